@@ -1,0 +1,134 @@
+// The load generator (autocannon, in the runner's process) and its accounting.
+//
+// On a small machine the load generator competes with the server for CPU, so every
+// measurement also records how much CPU the runner (= autocannon) and the server used.
+// A load generator near 100 % of one core means the number is client-bound: the server
+// could do more than was measured.
+
+import autocannon from "autocannon"
+import { cpus } from "node:os"
+
+/**
+ * One autocannon run; resolves with autocannon's result. With `latencies`, every 2xx response
+ * time (fractional ms) is also recorded there: autocannon's own histogram stores whole
+ * milliseconds, too coarse for loopback latencies well under 1 ms.
+ */
+const cannon = (opts, latencies) =>
+  new Promise((resolveRun, reject) => {
+    const instance = autocannon(opts, (error, result) => (error ? reject(error) : resolveRun(result)))
+    if (latencies) {
+      instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+        if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime)
+      })
+    }
+  })
+
+/** A growable Float64Array of samples with exact percentiles. */
+class Samples {
+  constructor() {
+    this.values = new Float64Array(1 << 20)
+    this.length = 0
+  }
+  push(value) {
+    if (this.length === this.values.length) {
+      const bigger = new Float64Array(this.values.length * 2)
+      bigger.set(this.values)
+      this.values = bigger
+    }
+    this.values[this.length++] = value
+  }
+  percentiles(ps) {
+    const sorted = this.values.subarray(0, this.length).sort()
+    return ps.map((p) => (this.length === 0 ? NaN : sorted[Math.min(this.length - 1, Math.ceil((p / 100) * this.length) - 1)]))
+  }
+}
+
+/**
+ * Warm-up (discarded), then a measured run against `url` with fixed concurrency.
+ * `server` is a process handle (for its CPU use); `label` names the row.
+ */
+export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log }) => {
+  const common = { url, connections, pipelining, timeout: 10 }
+  if (warmupSeconds > 0) {
+    log(`  ${label}: warm-up ${warmupSeconds} s`)
+    await cannon({ ...common, duration: warmupSeconds })
+  }
+  log(`  ${label}: measuring ${durationSeconds} s`)
+  const serverCpu0 = server?.cpuSeconds()
+  const selfCpu0 = process.cpuUsage()
+  const t0 = process.hrtime.bigint()
+  const latencies = new Samples()
+  const result = await cannon({ ...common, duration: durationSeconds }, latencies)
+  const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9
+  const selfCpu = process.cpuUsage(selfCpu0)
+  const serverCpu1 = server?.cpuSeconds()
+
+  const [p50, p99, max] = latencies.percentiles([50, 99, 100])
+  const ok = result["2xx"]
+  if (ok === 0) {
+    throw new Error(`${label}: no 2xx responses (errors ${result.errors}, non-2xx ${result.non2xx}, status ${JSON.stringify(result.statusCodeStats)})`)
+  }
+  return {
+    label,
+    url,
+    requestsPerSecond: ok / result.duration,
+    requestsPerSecondMean: result.requests.average,
+    latencyP50: p50,
+    latencyP99: p99,
+    latencyMax: max,
+    total2xx: ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bytesPerSecond: result.throughput.average,
+    seconds: result.duration,
+    // CPU as a share of one core over the measured run.
+    loadgenCpu: (selfCpu.user + selfCpu.system) / 1e6 / wallSeconds,
+    serverCpu: serverCpu0 === undefined || serverCpu1 === undefined ? undefined : (serverCpu1 - serverCpu0) / wallSeconds
+  }
+}
+
+const pct = (x) => (x === undefined ? "n/a" : `${Math.round(x * 100)}%`)
+const num = (x, digits = 0) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(digits))
+
+/** Prints rows of `measure` results as an aligned table. */
+export const printTable = (rows, out = console.log) => {
+  const header = ["", "req/s", "p50 ms", "p99 ms", "max ms", "2xx", "non-2xx/err", "server CPU", "loadgen CPU"]
+  const lines = rows.map((r) => [
+    r.label,
+    num(r.requestsPerSecond),
+    num(r.latencyP50, 2),
+    num(r.latencyP99, 2),
+    num(r.latencyMax, 1),
+    String(r.total2xx ?? ""),
+    r.non2xx === undefined ? "" : `${r.non2xx}/${r.errors}`,
+    pct(r.serverCpu),
+    pct(r.loadgenCpu)
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
+  const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
+  out(fmt(header))
+  for (const line of lines) out(fmt(line))
+}
+
+/** Mean of several measurements of the same target (for the baseline before and after). */
+export const meanRow = (label, rows) => {
+  const avg = (key) => {
+    const values = rows.map((r) => r[key]).filter((v) => v !== undefined)
+    return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length
+  }
+  return {
+    label,
+    requestsPerSecond: avg("requestsPerSecond"),
+    latencyP50: avg("latencyP50"),
+    latencyP99: avg("latencyP99"),
+    latencyMax: Math.max(...rows.map((r) => r.latencyMax)),
+    serverCpu: avg("serverCpu"),
+    loadgenCpu: avg("loadgenCpu")
+  }
+}
+
+export const machine = () => {
+  const list = cpus()
+  return `${list.length} × ${list[0]?.model?.trim() ?? "unknown CPU"}, node ${process.version}`
+}

@@ -1,0 +1,2 @@
+export { birzha, run } from "./Cli.js"
+export { version } from "./version.js"

@@ -1,0 +1,32 @@
+import { BirzhaApi } from "@birzha/domain"
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+
+export interface BirzhaClientOptions {
+  /** Where the service answers, e.g. `https://birzha.example`. */
+  readonly baseUrl: string | URL
+  /** A bearer key from the integrations page; omit for public reads. */
+  readonly apiKey?: string | undefined
+}
+
+/** Creates the Effect client of the whole catalog: one method per operation id. */
+export const makeBirzhaClient = (options: BirzhaClientOptions) =>
+  HttpApiClient.make(BirzhaApi, {
+    baseUrl: options.baseUrl,
+    transformClient: (client) =>
+      options.apiKey === undefined
+        ? client
+        : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
+  })
+
+export type BirzhaClient = Effect.Effect.Success<ReturnType<typeof makeBirzhaClient>>
+
+/** The client as a service, for Effect programs: `yield* Birzha` then `client["events.types"]()`. */
+export class Birzha extends Context.Tag("@birzha/client/Birzha")<Birzha, BirzhaClient>() {
+  static readonly layer = (options: BirzhaClientOptions): Layer.Layer<Birzha, never, HttpClient.HttpClient> =>
+    Layer.effect(Birzha, makeBirzhaClient(options))
+
+  /** Same, over the platform's `fetch`. */
+  static readonly layerFetch = (options: BirzhaClientOptions): Layer.Layer<Birzha> =>
+    Birzha.layer(options).pipe(Layer.provide(FetchHttpClient.layer))
+}

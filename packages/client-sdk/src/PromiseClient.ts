@@ -1,0 +1,58 @@
+import { FetchHttpClient } from "@effect/platform"
+import { Cause, Effect, Exit, Option } from "effect"
+import { type BirzhaClient, type BirzhaClientOptions, makeBirzhaClient } from "./BirzhaClient.js"
+
+/**
+ * What a Promise of the facade rejects with. `code` and `status` are the service's own when it
+ * answered with its error envelope; `transport_error` and `unexpected_response` otherwise.
+ */
+export class BirzhaError extends Error {
+  override readonly name = "BirzhaError"
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number | undefined,
+    override readonly cause?: unknown
+  ) {
+    super(message)
+  }
+}
+
+type Method<F> = F extends (request: infer Request) => Effect.Effect<infer Success, infer _E, infer _R>
+  ? [Request] extends [void] ? (request?: Request) => Promise<Success> : (request: Request) => Promise<Success>
+  : never
+
+/** The catalog as plain async functions, for code that does not use Effect. */
+export type BirzhaPromiseClient = { readonly [Id in keyof BirzhaClient]: Method<BirzhaClient[Id]> }
+
+const toBirzhaError = (cause: Cause.Cause<unknown>): BirzhaError => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) return new BirzhaError("transport_error", Cause.pretty(cause), undefined, cause)
+  const error = failure.value
+  const ctor = typeof error === "object" && error !== null ? error.constructor : undefined
+  const code = ctor !== undefined && "code" in ctor && typeof ctor.code === "string" ? ctor.code : undefined
+  const status = ctor !== undefined && "status" in ctor && typeof ctor.status === "number" ? ctor.status : undefined
+  const message = error instanceof Error ? error.message : String(error)
+  if (code !== undefined) return new BirzhaError(code, message, status, error)
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? error._tag : undefined
+  return tag === "ParseError" || tag === "ResponseError"
+    ? new BirzhaError("unexpected_response", message, undefined, error)
+    : new BirzhaError("transport_error", message, undefined, error)
+}
+
+/**
+ * `createBirzhaClient({ baseUrl, apiKey })`: every operation of the catalog as
+ * `client["events.types"]()`, typed from the same schemas as the Effect client.
+ */
+export const createBirzhaClient = (options: BirzhaClientOptions): BirzhaPromiseClient => {
+  const client = Effect.runSync(makeBirzhaClient(options).pipe(Effect.provide(FetchHttpClient.layer)))
+  const facade: Record<string, (request?: unknown) => Promise<unknown>> = {}
+  for (const [id, method] of Object.entries(client as Record<string, (request?: unknown) => Effect.Effect<unknown, unknown>>)) {
+    facade[id] = (request) =>
+      Effect.runPromiseExit(method(request)).then((exit) => {
+        if (Exit.isSuccess(exit)) return exit.value
+        throw toBirzhaError(exit.cause)
+      })
+  }
+  return facade as BirzhaPromiseClient
+}

@@ -1,0 +1,2 @@
+export * from "./BirzhaClient.js"
+export * from "./PromiseClient.js"

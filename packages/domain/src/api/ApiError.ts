@@ -1,0 +1,103 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * The one wire shape of every error the service answers with: `{"error":{"code","message"}}`.
+ * `correlationId` appears only on 500 answers, so an operator can find the logged defect.
+ */
+export const ErrorEnvelope = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.String,
+    message: Schema.String,
+    correlationId: Schema.optional(Schema.String)
+  })
+})
+export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+/** An error class of the domain: a tagged error carrying its HTTP status and stable code. */
+export interface ApiErrorClass<Self extends { readonly message: string }> {
+  new(props: { readonly message: string }): Self
+  readonly status: number
+  readonly code: string
+}
+
+/**
+ * The HTTP encoding of a domain error: the envelope with the class's own literal code, so a
+ * client decodes the envelope back into the same typed error (several codes may share a status).
+ */
+export const wire = <Self extends { readonly message: string }>(
+  cls: ApiErrorClass<Self> & Schema.Schema<Self, any, never>
+): Schema.Schema<Self, { readonly error: { readonly code: string; readonly message: string } }> =>
+  Schema.transform(
+    Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(cls.code), message: Schema.String }) }),
+    Schema.typeSchema(cls),
+    {
+      strict: true,
+      decode: (envelope) => new cls({ message: envelope.error.message }),
+      encode: (error) => ({ error: { code: cls.code, message: error.message } })
+    }
+  ).annotations({
+    ...HttpApiSchema.annotations({ status: cls.status }),
+    identifier: cls.code.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("") + "Error",
+    description: `Error envelope with code ${cls.code}`
+  })
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_request"
+}
+
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
+  message: Schema.String
+}) {
+  static readonly status = 404
+  static readonly code = "not_found"
+}
+
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  message: Schema.String
+}) {
+  static readonly status = 405
+  static readonly code = "method_not_allowed"
+}
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  message: Schema.String
+}) {
+  static readonly status = 413
+  static readonly code = "payload_too_large"
+}
+
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
+  message: Schema.String
+}) {
+  static readonly status = 500
+  static readonly code = "internal_error"
+}
+
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  message: Schema.String
+}) {
+  static readonly status = 503
+  static readonly code = "unavailable"
+}
+
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+  message: Schema.String
+}) {
+  static readonly status = 503
+  static readonly code = "not_ready"
+}
+
+/** Builds the envelope for answers produced outside a declared operation (router, body limits, defects). */
+export const envelope = (
+  cls: { readonly code: string },
+  message: string,
+  correlationId?: string
+): ErrorEnvelope => ({
+  error: correlationId === undefined
+    ? { code: cls.code, message }
+    : { code: cls.code, message, correlationId }
+})

@@ -1,0 +1,86 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { eventTypes } from "../events/EventType.js"
+import { catalog, openApiDocument } from "./BirzhaApi.js"
+import { coverage, type SpecOperation } from "./SpecOperations.js"
+
+interface Json { readonly [key: string]: any }
+/** The served document as plain JSON, which is what clients and validators see. */
+const documentJson = (): Json => JSON.parse(JSON.stringify(openApiDocument()))
+
+const specOperations: ReadonlyArray<SpecOperation> = JSON.parse(
+  readFileSync(new URL("../../../../spec/operations.json", import.meta.url), "utf8")
+)
+
+describe("the operation catalog", () => {
+  it("declares every operation id once", () => {
+    const ids = catalog.map((entry) => entry.id)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it("matches the spec's method and path for every declared operation", () => {
+    const result = coverage(catalog, specOperations)
+    expect(result.mismatched).toEqual([])
+    expect(result.extra).toEqual([])
+  })
+
+  it("names the same operations in the OpenAPI document as in the catalog", () => {
+    const spec = documentJson()
+    const fromDocument = Object.entries(spec.paths).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]) => `${op.operationId} ${method.toUpperCase()} ${path}`)
+    )
+    expect(fromDocument.sort()).toEqual(catalog.map((e) => `${e.id} ${e.method} ${e.path}`).sort())
+  })
+
+  it("carries x-scopes and x-approval on every OpenAPI operation, as declared", () => {
+    const spec = documentJson()
+    for (const entry of catalog) {
+      const op = spec.paths[entry.path][entry.method.toLowerCase()]
+      expect(op["x-scopes"], entry.id).toEqual(entry.scopes)
+      expect(op["x-approval"], entry.id).toBe(entry.approval)
+    }
+  })
+
+  it("documents the error envelope on every error response", () => {
+    const spec = documentJson()
+    const resolve = (schema: Json): Json =>
+      typeof schema.$ref === "string" ? spec.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema
+    let checked = 0
+    for (const item of Object.values(spec.paths) as Array<Json>) {
+      for (const op of Object.values(item) as Array<Json>) {
+        for (const [status, response] of Object.entries(op.responses) as Array<[string, Json]>) {
+          if (Number(status) < 400) continue
+          const schema: Json = response.content["application/json"].schema
+          const variants: Array<Json> = schema.anyOf ?? [schema]
+          for (const variant of variants) {
+            const resolved = resolve(variant)
+            expect(resolved.required, `${op.operationId} ${status}`).toEqual(["error"])
+            const inner = resolve(resolved.properties.error)
+            expect(inner.required).toEqual(expect.arrayContaining(["code", "message"]))
+            checked++
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0)
+  })
+
+  it("does not advertise the framework's own decode error shape", () => {
+    expect(JSON.stringify(documentJson())).not.toContain("HttpApiDecodeError")
+  })
+
+  it("uses OpenAPI 3.1.0 and the interface version 2026-10-15", () => {
+    const spec = documentJson()
+    expect(spec.openapi).toBe("3.1.0")
+    expect(spec.info.version).toBe("2026-10-15")
+  })
+})
+
+describe("event types", () => {
+  it("lists exactly the spec's 57 event types", () => {
+    expect(eventTypes).toHaveLength(57)
+    expect(new Set(eventTypes).size).toBe(57)
+    expect(eventTypes).toContain("publication.draft_saved")
+    expect(eventTypes).toContain("learning.enrollment.withdrawn")
+  })
+})

@@ -1,0 +1,97 @@
+import { HttpApi, HttpApiEndpoint, OpenApi } from "@effect/platform"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+import { Context, Option, type SchemaAST } from "effect"
+
+/**
+ * Who may call an operation and how. `scopes` are the bearer-key scopes the spec lists as
+ * `x-scopes`; `approval` marks operations a bearer client may run only through the approval flow.
+ * `specId` is the id the spec gives; `null` for the spec's few unnamed routes, which get an id
+ * of ours so every operation is addressable by id (see docs/decisions.md).
+ */
+export interface OperationPolicy {
+  readonly access: "public" | "authenticated"
+  readonly scopes: ReadonlyArray<string>
+  readonly approval: boolean
+  readonly specId: string | null
+}
+
+export class Policy extends Context.Tag("@birzha/domain/api/Policy")<Policy, OperationPolicy>() {}
+
+/**
+ * Declares one operation: the endpoint's name is the operation id, and the id, scopes and approval
+ * flag travel as annotations so the router, OpenAPI, SDK, MCP and approval flow read the same facts.
+ */
+export const operation = <const Method extends HttpMethod, const Id extends string, const Path extends HttpApiEndpoint.PathSegment>(
+  method: Method,
+  id: Id,
+  path: Path,
+  policy: {
+    readonly access?: OperationPolicy["access"]
+    readonly scopes?: ReadonlyArray<string>
+    readonly approval?: boolean
+    readonly specId?: string | null
+    readonly summary?: string
+  } = {}
+) => {
+  const full: OperationPolicy = {
+    access: policy.access ?? "authenticated",
+    scopes: policy.scopes ?? [],
+    approval: policy.approval ?? false,
+    specId: policy.specId === undefined ? id : policy.specId
+  }
+  let annotations = Context.empty().pipe(
+    Context.add(OpenApi.Identifier, id),
+    Context.add(Policy, full),
+    Context.add(OpenApi.Override, { "x-scopes": [...full.scopes], "x-approval": full.approval })
+  )
+  if (policy.summary !== undefined) annotations = Context.add(annotations, OpenApi.Summary, policy.summary)
+  return HttpApiEndpoint.make(method)(id, path).annotateContext(annotations)
+}
+
+/** One row of the catalog as every derived surface sees it. */
+export interface CatalogEntry extends OperationPolicy {
+  readonly id: string
+  readonly method: HttpMethod
+  /** OpenAPI form: `{param}` */
+  readonly path: string
+  readonly group: string
+  /** The input schemas (path, query, body) the MCP tools and approval flow decode with. */
+  readonly schemas: {
+    readonly path: Option.Option<SchemaAST.AST>
+    readonly urlParams: Option.Option<SchemaAST.AST>
+    readonly payload: Option.Option<SchemaAST.AST>
+    readonly success: SchemaAST.AST
+  }
+}
+
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)\??/g, "{$1}")
+
+/** Walks a declared HttpApi and lists its operations: the single list every surface derives from. */
+export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyArray<CatalogEntry> => {
+  const entries: Array<CatalogEntry> = []
+  HttpApi.reflect(api as unknown as HttpApi.HttpApi.AnyWithProps, {
+    onGroup() {},
+    onEndpoint({ endpoint, group }) {
+      const policy = Context.getOrElse(endpoint.annotations, Policy, (): OperationPolicy => ({
+        access: "authenticated",
+        scopes: [],
+        approval: false,
+        specId: endpoint.name
+      }))
+      entries.push({
+        ...policy,
+        id: endpoint.name,
+        method: endpoint.method,
+        path: toOpenApiPath(endpoint.path),
+        group: group.identifier,
+        schemas: {
+          path: Option.map(endpoint.pathSchema, (schema) => schema.ast),
+          urlParams: Option.map(endpoint.urlParamsSchema, (schema) => schema.ast),
+          payload: Option.map(endpoint.payloadSchema, (schema) => schema.ast),
+          success: endpoint.successSchema.ast
+        }
+      })
+    }
+  })
+  return entries
+}

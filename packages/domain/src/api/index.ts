@@ -1,0 +1,6 @@
+export * from "./ApiError.js"
+export * from "./BirzhaApi.js"
+export * from "./EventsApi.js"
+export * from "./HealthApi.js"
+export * from "./Operation.js"
+export * from "./SpecOperations.js"

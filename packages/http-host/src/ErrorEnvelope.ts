@@ -1,0 +1,122 @@
+import {
+  envelope,
+  InternalError,
+  InvalidRequest,
+  MethodNotAllowed,
+  PayloadTooLarge,
+  RouteNotFound,
+  ServiceUnavailable
+} from "@birzha/domain"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import type { RouteTable } from "./RouteTable.js"
+
+const describeIssues = (error: HttpApiError.HttpApiDecodeError): string => {
+  const issues = error.issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join(".") : "request"
+    return `${where}: ${issue.message}`
+  })
+  return issues.length > 0 ? issues.join("; ") : "The request does not match the operation's schema"
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", ...headers } })
+
+const isBodyLimit = (error: HttpServerError.RequestError) =>
+  error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+
+const isDatabaseFailure = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
+
+type Outcome =
+  | { readonly _tag: "Respond"; readonly response: HttpServerResponse.HttpServerResponse }
+  | { readonly _tag: "Refail"; readonly error: unknown }
+
+/**
+ * The API-level middleware: it wraps the router inside the app, before the framework encodes
+ * declared errors, so whatever a declared error does not cover still answers with the one
+ * envelope and never a stack or SQL:
+ * - unknown route → 404, known path with another method → 405 with `Allow`;
+ * - unreadable body → 400 `invalid_request`, oversized body → 413 (declared length checked first);
+ * - a request failing its schema → the declared `invalid_request` error (not the framework's shape);
+ * - a database failure → the declared 503 `unavailable`;
+ * - a defect → 500 with a correlation id that the log line carries too.
+ * Declared domain errors pass through untouched to be encoded by their own schemas.
+ */
+export const errorEnvelope = (routes: RouteTable, maxBodyBytes: number) =>
+  HttpApiBuilder.middleware((app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const declared = Number(request.headers["content-length"] ?? "0")
+      if (Number.isFinite(declared) && declared > maxBodyBytes) {
+        return tooLarge(maxBodyBytes)
+      }
+      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes)).pipe(
+        Effect.catchAllCause((cause: Cause.Cause<unknown>) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const outcome = classify(request, routes, maxBodyBytes, cause)
+          if (outcome._tag === "Respond") return Effect.succeed(outcome.response)
+          if (outcome.error !== undefined) return Effect.fail(outcome.error)
+          const error = Cause.squash(cause)
+          if (isDatabaseFailure(error)) {
+            return Effect.logWarning("database unavailable", cause).pipe(
+              Effect.zipRight(Effect.fail(new ServiceUnavailable({ message: "The service is temporarily unavailable" })))
+            )
+          }
+          const correlationId = randomUUID()
+          return Effect.logError("unexpected failure", cause).pipe(
+            Effect.annotateLogs({ correlationId, method: request.method, url: request.url }),
+            Effect.as(json(500, envelope(InternalError, "An unexpected error occurred", correlationId)))
+          )
+        }),
+        // The middleware type says `never`, but declared errors travel on to be encoded.
+        (effect) => effect as Effect.Effect<HttpServerResponse.HttpServerResponse, never, never>
+      )
+    })
+  )
+
+const tooLarge = (maxBodyBytes: number) =>
+  json(413, envelope(PayloadTooLarge, `The request body exceeds ${maxBodyBytes} bytes`), { connection: "close" })
+
+/** What to do with a failure: answer here, re-fail with a declared error, or (undefined) treat as a defect. */
+const classify = (
+  request: HttpServerRequest.HttpServerRequest,
+  routes: RouteTable,
+  maxBodyBytes: number,
+  cause: Cause.Cause<unknown>
+): Outcome | { readonly _tag: "Refail"; readonly error: undefined } => {
+  // Framework errors may arrive as failures or as defects (the body reader dies on bad input).
+  const failure = Cause.failureOption(cause)
+  const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+  if (error instanceof HttpServerError.RouteNotFound) {
+    const path = new URL(request.url, "http://host").pathname
+    const allowed = routes.allowedMethods(path)
+    return {
+      _tag: "Respond",
+      response: allowed.length > 0
+        ? json(405, envelope(MethodNotAllowed, `${request.method} is not allowed on ${path}`), { allow: allowed.join(", ") })
+        : json(404, envelope(RouteNotFound, `No operation at ${request.method} ${path}`))
+    }
+  }
+  if (error instanceof HttpServerError.RequestError) {
+    return {
+      _tag: "Respond",
+      response: isBodyLimit(error)
+        ? tooLarge(maxBodyBytes)
+        : json(400, envelope(InvalidRequest, "The request body is not valid JSON"))
+    }
+  }
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    return { _tag: "Refail", error: new InvalidRequest({ message: describeIssues(error) }) }
+  }
+  if (isDatabaseFailure(error) || Option.isNone(failure)) return { _tag: "Refail", error: undefined }
+  return { _tag: "Refail", error }
+}

@@ -1,0 +1,51 @@
+import { booleanFlag } from "@birzha/worker-host"
+import { Config, ConfigError, Either, Option } from "effect"
+
+export interface HttpSettings {
+  readonly port: number
+  readonly host: string
+  /** The exact origin browsers use; sign-in requests must carry it in `Origin`. */
+  readonly publicOrigin: string
+  /** Largest accepted request body; larger ones get 413 before the body is read. */
+  readonly maxBodyBytes: number
+  /** Read the client address from `X-Forwarded-For` (only behind a trusted proxy). */
+  readonly trustProxy: boolean
+}
+
+const port = Config.integer("BIRZHA_PORT").pipe(
+  Config.withDefault(8080),
+  Config.validate({
+    message: "expected a TCP port, an integer from 0 to 65535",
+    validation: (n) => n >= 0 && n <= 65535
+  })
+)
+
+const origin = (name: string) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((value) => {
+      const parsed = URL.canParse(value) ? new URL(value) : undefined
+      return parsed !== undefined && (parsed.protocol === "http:" || parsed.protocol === "https:") &&
+          parsed.origin === value.replace(/\/$/, "")
+        ? Either.right(parsed.origin)
+        : Either.left(
+          ConfigError.InvalidData([], `expected an origin such as https://birzha.example (scheme, host and optional port, no path), got ${JSON.stringify(value)}`)
+        )
+    })
+  )
+
+
+export const HttpConfig: Config.Config<HttpSettings> = Config.all({
+  port,
+  host: Config.string("BIRZHA_HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicOrigin: Config.option(origin("BIRZHA_PUBLIC_ORIGIN")),
+  maxBodyBytes: Config.integer("BIRZHA_MAX_BODY_BYTES").pipe(
+    Config.withDefault(10 * 1024 * 1024),
+    Config.validate({ message: "expected a positive number of bytes", validation: (n) => n > 0 })
+  ),
+  trustProxy: booleanFlag("BIRZHA_TRUST_PROXY")
+}).pipe(
+  Config.map(({ publicOrigin, ...rest }) => ({
+    ...rest,
+    publicOrigin: Option.getOrElse(publicOrigin, () => `http://localhost:${rest.port}`)
+  }))
+)

@@ -1,0 +1,6 @@
+export * from "./DocsPage.js"
+export * from "./ErrorEnvelope.js"
+export * from "./HttpConfig.js"
+export * from "./HttpHost.js"
+export * from "./Readiness.js"
+export * from "./RouteTable.js"

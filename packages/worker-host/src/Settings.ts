@@ -1,0 +1,55 @@
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
+
+/** `1/true/yes/on` or `0/false/no/off`; anything else is a configuration error naming the variable. */
+export const booleanFlag = (name: string): Config.Config<boolean> =>
+  Config.string(name).pipe(
+    Config.mapOrFail((value) => {
+      const v = value.trim().toLowerCase()
+      if (["1", "true", "yes", "on"].includes(v)) return Either.right(true)
+      if (["", "0", "false", "no", "off"].includes(v)) return Either.right(false)
+      return Either.left(ConfigError.InvalidData([], `expected 1 or 0, got ${JSON.stringify(value)}`))
+    }),
+    Config.withDefault(false)
+  )
+
+const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** Settings every host shares (DESIGN §6), beside the database and HTTP ones. */
+export interface ServiceSettings {
+  /** Key for keyed hashes and encryption; when absent one is generated and kept in the data dir. */
+  readonly secret: Option.Option<Redacted.Redacted<string>>
+  /** SMTP for mail; when absent the development mailbox keeps messages in the database. */
+  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
+  readonly webhookAllowHttpLoopback: boolean
+  readonly moderators: ReadonlyArray<string>
+}
+
+export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
+  secret: Config.option(
+    Config.redacted("BIRZHA_SECRET").pipe(
+      Config.validate({
+        message: "expected at least 32 characters of random text",
+        validation: (value) => Redacted.value(value).length >= 32
+      })
+    )
+  ),
+  smtpUrl: Config.option(
+    Config.redacted("BIRZHA_SMTP_URL").pipe(
+      Config.validate({
+        message: "expected an smtp:// or smtps:// URL",
+        validation: (value) => /^smtps?:\/\/[^\s]+$/.test(Redacted.value(value)) && URL.canParse(Redacted.value(value))
+      })
+    )
+  ),
+  webhookAllowHttpLoopback: booleanFlag("BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK"),
+  moderators: Config.string("BIRZHA_MODERATORS").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((value) => {
+      const list = value.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0)
+      const bad = list.filter((s) => !email.test(s) || s.length > 254)
+      return bad.length === 0
+        ? Either.right(list)
+        : Either.left(ConfigError.InvalidData([], `expected comma-separated email addresses, got ${JSON.stringify(bad[0])}`))
+    })
+  )
+})

@@ -1,0 +1,3 @@
+export * from "./ConfigProblem.js"
+export * from "./Settings.js"
+export * from "./WorkerLoop.js"
