@@ -4,7 +4,7 @@ import {
   InvalidRequest,
   MethodNotAllowed,
   PayloadTooLarge,
-  RouteNotFound,
+  NotFound,
   ServiceUnavailable
 } from "@birzha/domain"
 import {
@@ -103,7 +103,7 @@ const classify = (
       _tag: "Respond",
       response: allowed.length > 0
         ? json(405, envelope(MethodNotAllowed, `${request.method} is not allowed on ${path}`), { allow: allowed.join(", ") })
-        : json(404, envelope(RouteNotFound, `No operation at ${request.method} ${path}`))
+        : json(404, envelope(NotFound, `No operation at ${request.method} ${path}`))
     }
   }
   if (error instanceof HttpServerError.RequestError) {

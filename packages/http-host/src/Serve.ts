@@ -1,26 +1,28 @@
-import { Database, DatabaseLive, MigrationsAtStart, ServiceConfig, WorkerHostLive } from "@birzha/worker-host"
-import { Effect, Layer } from "effect"
-import { HttpConfig } from "./HttpConfig.js"
+import { Database, DatabaseConfig, DatabaseLive, MigrationsAtStart, validateSettings, WorkerHostLive } from "@birzha/worker-host"
+import { Effect, Layer, Option } from "effect"
+import { HttpConfig, type HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive } from "./HttpHost.js"
 import { Readiness } from "./Readiness.js"
 
-const ReadinessLive = Layer.effect(
-  Readiness,
-  Effect.map(Database, (database) => ({ check: database.readiness }))
-)
+const ReadinessLive = Layer.effect(Readiness, Effect.map(Database, (database) => ({ check: database.readiness })))
 
 /**
- * `birzha serve`: settings are validated first (a bad value ends here, before anything binds),
- * then HTTP starts on the database; in embedded mode the workers run in this same process.
+ * The whole service as one layer: HTTP on the configured database, migrations applied in the
+ * background (readyz says when), and on the embedded database the workers in this process too.
+ */
+export const ServiceLive = (settings: HttpSettings, options: { readonly workers: boolean }) =>
+  Layer.mergeAll(HttpServerLive(settings), MigrationsAtStart, options.workers ? WorkerHostLive : Layer.empty).pipe(
+    Layer.provide(ReadinessLive),
+    Layer.provideMerge(DatabaseLive)
+  )
+
+/**
+ * `birzha serve`: every setting is validated first (a bad value ends here, before anything
+ * binds), then the service runs until SIGTERM or SIGINT, which drain in-flight requests.
  */
 export const serve = Effect.gen(function*() {
   const settings = yield* HttpConfig
-  yield* ServiceConfig
-  const database = yield* Effect.provide(Database, DatabaseLive).pipe(Effect.map((d) => d.mode), Effect.orDie, Effect.scoped)
-  const workers = database === "embedded" ? WorkerHostLive : Layer.empty
-  const host = Layer.mergeAll(HttpServerLive(settings), workers, MigrationsAtStart).pipe(
-    Layer.provide(ReadinessLive),
-    Layer.provide(DatabaseLive)
-  )
-  return yield* Layer.launch(host)
+  yield* validateSettings
+  const { url } = yield* DatabaseConfig
+  return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) }))
 })

@@ -49,7 +49,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
   static readonly code = "invalid_request"
 }
 
-export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   message: Schema.String
 }) {
   static readonly status = 404
@@ -89,6 +89,22 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
 }) {
   static readonly status = 503
   static readonly code = "not_ready"
+}
+
+/** A stale `expectedRevision`: the caller must re-read the entity; nothing was changed. */
+export class RevisionConflict extends Schema.TaggedError<RevisionConflict>()("RevisionConflict", {
+  message: Schema.String
+}) {
+  static readonly status = 409
+  static readonly code = "revision_conflict"
+}
+
+/** The same `requestUuid` arrived with a different request body: a different command reused the key. */
+export class RequestConflict extends Schema.TaggedError<RequestConflict>()("RequestConflict", {
+  message: Schema.String
+}) {
+  static readonly status = 409
+  static readonly code = "request_conflict"
 }
 
 /** Builds the envelope for answers produced outside a declared operation (router, body limits, defects). */

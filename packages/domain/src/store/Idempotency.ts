@@ -1,0 +1,71 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { RequestConflict } from "../api/ApiError.js"
+
+/** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v)
+
+export const requestHash = (operationId: string, request: unknown): string =>
+  createHash("sha256").update(operationId).update("\n").update(canonicalJson(request)).digest("hex")
+
+export interface IdempotentCommand<A, I> {
+  /** Whose key space the `requestUuid` lives in: the acting profile (or account). */
+  readonly scope: string
+  readonly operationId: string
+  readonly requestUuid: string
+  /** The decoded request, as the caller sent it; its canonical hash decides "same body". */
+  readonly request: unknown
+  /** How the first result is stored and returned again to retries. */
+  readonly result: Schema.Schema<A, I>
+}
+
+/**
+ * Runs a command at most once per `(scope, requestUuid)`, in one transaction with its effect.
+ *
+ * The key row is claimed with `INSERT … ON CONFLICT DO NOTHING`: a concurrent retry blocks on the
+ * unique index until the first transaction ends. If that one committed, the retry reads the stored
+ * result (or a `RequestConflict` when its body differs); if it rolled back (the command failed),
+ * the retry claims the key itself. So concurrent identical requests make exactly one write, and a
+ * failed command stores nothing.
+ */
+export const idempotent = <A, I, E, R>(
+  command: IdempotentCommand<A, I>,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | RequestConflict | SqlError, R | SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const hash = requestHash(command.operationId, command.request)
+    const run = Effect.gen(function*() {
+      const claimed = yield* sql`
+        INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
+        VALUES (${command.scope}, ${command.requestUuid}, ${command.operationId}, ${hash})
+        ON CONFLICT (scope, request_uuid) DO NOTHING
+        RETURNING request_uuid`
+      if (claimed.length === 1) {
+        const result = yield* effect
+        const stored = yield* Schema.encode(command.result)(result).pipe(Effect.orDie)
+        yield* sql`UPDATE idempotency_keys SET response = ${JSON.stringify(stored)}::jsonb
+          WHERE scope = ${command.scope} AND request_uuid = ${command.requestUuid}`
+        return result
+      }
+      const [first] = yield* sql<{ operation_id: string; request_hash: string; response: unknown }>`
+        SELECT operation_id, request_hash, response FROM idempotency_keys
+        WHERE scope = ${command.scope} AND request_uuid = ${command.requestUuid}`
+      if (first === undefined || first.request_hash !== hash) {
+        return yield* new RequestConflict({
+          message: `requestUuid ${command.requestUuid} was already used for a different request; use a new requestUuid for a new command`
+        })
+      }
+      return yield* Schema.decodeUnknown(command.result)(parseJson(first.response)).pipe(Effect.orDie)
+    })
+    return yield* sql.withTransaction(run)
+  })
+
+// pg parses jsonb; PGlite does too, but a driver that hands back text still decodes the same.
+const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)

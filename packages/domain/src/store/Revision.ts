@@ -1,0 +1,48 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { NotFound, RevisionConflict } from "../api/ApiError.js"
+
+type Column = string | number | boolean | null | Date
+
+/**
+ * The one way a mutable record changes: the update applies only at `expectedRevision`, and
+ * bumps `revision` and `updated_at` with it. A stale revision fails with `RevisionConflict`
+ * (409) and changes nothing; a missing row fails with `NotFound`. Returns the new revision.
+ */
+export const updateAtRevision = (options: {
+  readonly table: string
+  readonly kind: string
+  readonly uuid: string
+  readonly expectedRevision: number
+  readonly values: Readonly<Record<string, Column>>
+}): Effect.Effect<number, RevisionConflict | NotFound | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { expectedRevision, kind, table, uuid, values } = options
+    const assignments = Object.keys(values).length > 0 ? sql`${sql.update(values)},` : sql``
+    const updated = yield* sql<{ revision: number }>`
+      UPDATE ${sql(table)} SET ${assignments} revision = revision + 1, updated_at = now()
+      WHERE uuid = ${uuid} AND revision = ${expectedRevision}
+      RETURNING revision`
+    if (updated.length === 1) return updated[0]!.revision
+    const current = yield* sql<{ revision: number }>`SELECT revision FROM ${sql(table)} WHERE uuid = ${uuid}`
+    if (current.length === 0) return yield* new NotFound({ message: `No ${kind} ${uuid}` })
+    return yield* new RevisionConflict({
+      message: `The ${kind} is at revision ${current[0]!.revision}, not ${expectedRevision}; read it again and retry`
+    })
+  })
+
+/** For handlers that read with `FOR UPDATE` first: the same conflict, from the row already locked. */
+export const requireRevision = (
+  kind: string,
+  current: number,
+  expectedRevision: number
+): Effect.Effect<void, RevisionConflict> =>
+  current === expectedRevision
+    ? Effect.void
+    : Effect.fail(
+      new RevisionConflict({
+        message: `The ${kind} is at revision ${current}, not ${expectedRevision}; read it again and retry`
+      })
+    )

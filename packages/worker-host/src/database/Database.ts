@@ -1,0 +1,109 @@
+import { Store } from "@birzha/domain"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { mkdirSync } from "node:fs"
+import { resolve } from "node:path"
+import Pg from "pg"
+import { DatabaseConfig } from "./DatabaseConfig.js"
+import { makePgliteClient } from "./PgliteClient.js"
+
+export interface ReadinessReport {
+  readonly database: boolean
+  readonly migrations: boolean
+}
+
+/** Which store this process uses, and whether it can serve. */
+export class Database extends Context.Tag("@birzha/worker-host/Database")<Database, {
+  readonly mode: "server" | "embedded"
+  /** Where the data is, for the start-up log line; never the password. */
+  readonly location: string
+  /** Does the database answer within two seconds, and is the latest migration applied. Never fails. */
+  readonly readiness: Effect.Effect<ReadinessReport>
+}>() {}
+
+const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =>
+  Effect.gen(function*() {
+    const [table] = yield* sql<{ present: boolean }>`SELECT to_regclass(${Store.migrationsTable}) IS NOT NULL AS present`
+    if (table?.present !== true) return { database: true, migrations: false }
+    const [latest] = yield* sql<{ latest: number | null }>`SELECT max(migration_id) AS latest FROM ${sql(Store.migrationsTable)}`
+    return { database: true, migrations: (latest?.latest ?? 0) >= Store.latestMigrationId }
+  }).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(2), onTimeout: () => "timeout" as const }),
+    Effect.orElseSucceed(() => ({ database: false, migrations: false }))
+  )
+
+const serverClient = (url: Redacted.Redacted<string>) =>
+  PgClient.fromPool({
+    // A lazy pool: the host starts while the server is down and answers readyz 503 until it is up.
+    acquire: Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new Pg.Pool({
+          connectionString: Redacted.value(url),
+          max: 10,
+          connectionTimeoutMillis: 5_000,
+          idleTimeoutMillis: 30_000,
+          application_name: "birzha"
+        })
+        // An idle connection dropped by the server must not crash the process; the next query reconnects.
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(2)))
+    ),
+    applicationName: "birzha"
+  })
+
+/**
+ * `SqlClient` and `Database` from the configuration: `DATABASE_URL` gives `@effect/sql-pg`;
+ * without it, embedded PGlite in `BIRZHA_DATA_DIR/pgdata`.
+ */
+export const DatabaseLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const settings = yield* DatabaseConfig
+    return Layer.scopedContext(
+      Effect.gen(function*() {
+        const embedded = Option.isNone(settings.url)
+        const dataDir = resolve(settings.dataDir, "pgdata")
+        if (embedded) mkdirSync(dataDir, { recursive: true })
+        const sql: SqlClient.SqlClient = Option.isSome(settings.url)
+          ? yield* serverClient(settings.url.value)
+          : yield* makePgliteClient(dataDir)
+        const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
+        return Context.make(SqlClient.SqlClient, sql).pipe(
+          Context.add(Database, { mode: embedded ? "embedded" : "server", location, readiness: readinessOf(sql) })
+        )
+      })
+    ).pipe(Layer.provide(Reactivity.layer))
+  })
+)
+
+const describeServer = (url: string): string => {
+  const parsed = new URL(url)
+  return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`
+}
+
+/**
+ * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the
+ * database is unreachable, and keeps retrying until the migrations are applied.
+ */
+export const MigrationsAtStart = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const database = yield* Database
+    yield* Effect.logInfo("database").pipe(Effect.annotateLogs({ mode: database.mode, location: database.location }))
+    const attempt = Store.runMigrations.pipe(
+      Effect.tap((applied) =>
+        Effect.logInfo("migrations applied").pipe(
+          Effect.annotateLogs({ applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none pending" })
+        )
+      ),
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("migrations failed; retrying", Cause.squash(cause)).pipe(Effect.zipRight(Effect.failCause(cause)))
+      )
+    )
+    yield* Effect.forkScoped(
+      Effect.retry(attempt, Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))).pipe(Effect.ignore)
+    )
+  })
+)

@@ -1,0 +1,25 @@
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
+
+export interface DatabaseSettings {
+  /** A Postgres server; absent means the embedded PGlite database in `dataDir`. */
+  readonly url: Option.Option<Redacted.Redacted<string>>
+  /** The embedded database and local files live here. */
+  readonly dataDir: string
+}
+
+export const DatabaseConfig: Config.Config<DatabaseSettings> = Config.all({
+  url: Config.string("DATABASE_URL").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((value) => {
+      const url = value.trim()
+      if (url === "") return Either.right(Option.none())
+      return /^postgres(ql)?:\/\//.test(url) && URL.canParse(url)
+        ? Either.right(Option.some(Redacted.make(url)))
+        : Either.left(ConfigError.InvalidData([], "expected a postgres:// or postgresql:// URL"))
+    })
+  ),
+  dataDir: Config.string("BIRZHA_DATA_DIR").pipe(
+    Config.withDefault("./.birzha"),
+    Config.validate({ message: "expected a directory path", validation: (value) => value.trim().length > 0 })
+  )
+})

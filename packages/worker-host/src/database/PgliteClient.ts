@@ -1,0 +1,69 @@
+import { SqlClient } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { Effect, Layer, Stream } from "effect"
+
+// Read int8 and numeric as text, as node-postgres does, so rows look the same on both stores.
+const parsers = { 20: (value: string) => value, 1700: (value: string) => value }
+
+const wrap = <A>(run: () => Promise<A>, message: string) =>
+  Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
+
+/**
+ * An in-process `SqlClient` over embedded PGlite (Postgres in WebAssembly).
+ *
+ * PGlite is one database session, so statements of two transactions would interleave on it. The
+ * acquirer is therefore a one-permit semaphore held for the whole scope of a connection use —
+ * a statement, or a transaction from BEGIN to COMMIT — the pattern of `@effect/sql-sqlite-node`.
+ * The statement compiler is `@effect/sql-pg`'s, so the SQL is exactly what a server receives.
+ */
+export const makePgliteClient = (dataDir: string) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      wrap(() => PGlite.create(dataDir, { extensions: { pg_trgm }, parsers }), `Could not open the embedded database in ${dataDir}`),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+
+    const connection: Connection = {
+      execute: (sql, params, transformRows) =>
+        wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+          Effect.map((result) => (transformRows ? transformRows(result.rows) : result.rows))
+        ),
+      executeRaw: (sql, params) => wrap(() => db.query(sql, [...params]), "Failed to execute statement"),
+      executeValues: (sql, params) =>
+        wrap(() => db.query<Array<unknown>>(sql, [...params], { rowMode: "array" }), "Failed to execute statement").pipe(
+          Effect.map((result) => result.rows)
+        ),
+      executeUnprepared: (sql, params, transformRows) =>
+        (params.length === 0
+          ? wrap(() => db.exec(sql), "Failed to execute statement").pipe(
+            Effect.map((results) => (results.at(-1)?.rows ?? []) as ReadonlyArray<Record<string, unknown>>)
+          )
+          : wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+            Effect.map((result) => result.rows)
+          )).pipe(Effect.map((rows) => (transformRows ? transformRows(rows) : rows))),
+      executeStream: (sql, params, transformRows) =>
+        Stream.fromIterableEffect(
+          wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+            Effect.map((result) => (transformRows ? transformRows(result.rows) : result.rows))
+          )
+        )
+    }
+
+    const session = yield* Effect.makeSemaphore(1)
+    const acquirer = Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), connection)
+
+    return yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer: acquirer,
+      compiler: makeCompiler(),
+      spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
+    })
+  })
+
+export const PgliteClientLive = (dataDir: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+  Layer.scoped(SqlClient.SqlClient, makePgliteClient(dataDir)).pipe(Layer.provide(Reactivity.layer))
