@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, type HttpClientResponse } from "@effect/platform"
 import { Cause, Effect, Exit, Option } from "effect"
 import { type BirzhaClient, type BirzhaClientOptions, makeBirzhaClient } from "./BirzhaClient.js"
 
@@ -18,8 +18,15 @@ export class BirzhaError extends Error {
   }
 }
 
+// The Effect client can also answer `[value, response]` when asked `withResponse: true`; the
+// facade never asks, so its Promises resolve to the value alone.
+type Value<S> = Exclude<S, readonly [unknown, HttpClientResponse.HttpClientResponse]>
+
+type Args<Request> = Omit<Exclude<Request, void>, "withResponse">
+
 type Method<F> = F extends (request: infer Request) => Effect.Effect<infer Success, infer _E, infer _R>
-  ? [Request] extends [void] ? (request?: Request) => Promise<Success> : (request: Request) => Promise<Success>
+  ? [keyof Args<Request>] extends [never] ? (request?: Args<Request>) => Promise<Value<Success>>
+  : (request: Args<Request>) => Promise<Value<Success>>
   : never
 
 /** The catalog as plain async functions, for code that does not use Effect. */

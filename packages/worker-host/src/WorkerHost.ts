@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { Store } from "@birzha/domain"
+import * as Store from "@birzha/domain/store"
 import { DatabaseLive, MigrationsAtStart } from "./database/Database.js"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
 import { ServiceConfig } from "./Settings.js"

@@ -1,4 +1,4 @@
-import { Store } from "@birzha/domain"
+import * as Store from "@birzha/domain/store"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"

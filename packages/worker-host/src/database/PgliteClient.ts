@@ -62,8 +62,8 @@ export const makePgliteClient = (dataDir: string) =>
       transactionAcquirer: acquirer,
       compiler: makeCompiler(),
       spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
-    })
+    }).pipe(Effect.provide(Reactivity.layer))
   })
 
 export const PgliteClientLive = (dataDir: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
-  Layer.scoped(SqlClient.SqlClient, makePgliteClient(dataDir)).pipe(Layer.provide(Reactivity.layer))
+  Layer.scoped(SqlClient.SqlClient, makePgliteClient(dataDir))

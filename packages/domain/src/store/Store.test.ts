@@ -1,0 +1,194 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, ManagedRuntime, Redacted, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { NotFound, RequestConflict, RevisionConflict } from "../api/ApiError.js"
+import { idempotent, requestHash } from "./Idempotency.js"
+import { latestMigrationId, migrationsTable, runMigrations } from "./Migrations.js"
+import { appendEvent } from "./Outbox.js"
+import { updateAtRevision } from "./Revision.js"
+
+let database: TestDatabase
+let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
+const exit = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromiseExit(effect)
+const failure = <A, E>(result: Exit.Exit<A, E>): unknown =>
+  Exit.isFailure(result) && result.cause._tag === "Fail" ? result.cause.error : undefined
+
+beforeAll(async () => {
+  database = await createTestDatabase("store")
+  runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 30 }))
+  await run(runMigrations)
+  await run(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE widgets (
+      uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(), name text NOT NULL,
+      revision integer NOT NULL DEFAULT 1, updated_at timestamptz NOT NULL DEFAULT now())`
+    yield* sql`CREATE TABLE writes (n serial PRIMARY KEY, label text NOT NULL)`
+  }))
+})
+
+afterAll(async () => {
+  await runtime?.dispose()
+  await database?.drop()
+})
+
+const newWidget = (name: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ uuid: string }>`INSERT INTO widgets (name) VALUES (${name}) RETURNING uuid`).pipe(
+    Effect.map((rows) => rows[0]!.uuid)
+  )
+const widget = (uuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ name: string; revision: number }>`SELECT name, revision FROM widgets WHERE uuid = ${uuid}`).pipe(
+    Effect.map((rows) => rows[0])
+  )
+
+describe("migrations", () => {
+  it("apply once even when several hosts start at the same time", async () => {
+    const fresh = await createTestDatabase("migrate")
+    const rt = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(fresh.url), maxConnections: 5 }))
+    try {
+      const results = await rt.runPromise(Effect.all([runMigrations, runMigrations, runMigrations], { concurrency: "unbounded" }))
+      expect(results.flat().map(([id]) => id)).toEqual([1])
+      const rows = await rt.runPromise(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(migrationsTable)}`)
+      )
+      expect(rows.map((r) => r.migration_id)).toEqual([latestMigrationId])
+    } finally {
+      await rt.dispose()
+      await fresh.drop()
+    }
+  })
+})
+
+describe("revision check", () => {
+  it("applies a change at the expected revision and bumps it by one", async () => {
+    const uuid = await run(newWidget("first"))
+    const revision = await run(updateAtRevision({ table: "widgets", kind: "widget", uuid, expectedRevision: 1, values: { name: "second" } }))
+    expect(revision).toBe(2)
+    expect(await run(widget(uuid))).toEqual({ name: "second", revision: 2 })
+  })
+
+  it("answers a stale expectedRevision with a 409 conflict and changes nothing", async () => {
+    const uuid = await run(newWidget("kept"))
+    await run(updateAtRevision({ table: "widgets", kind: "widget", uuid, expectedRevision: 1, values: { name: "kept too" } }))
+    const stale = await exit(updateAtRevision({ table: "widgets", kind: "widget", uuid, expectedRevision: 1, values: { name: "lost" } }))
+    const error = failure(stale)
+    expect(error).toBeInstanceOf(RevisionConflict)
+    expect(RevisionConflict.status).toBe(409)
+    expect((error as RevisionConflict).message).toContain("revision 2")
+    expect(await run(widget(uuid))).toEqual({ name: "kept too", revision: 2 })
+  })
+
+  it("answers a missing record with not found", async () => {
+    const missing = await exit(
+      updateAtRevision({ table: "widgets", kind: "widget", uuid: "00000000-0000-4000-8000-000000000000", expectedRevision: 1, values: { name: "x" } })
+    )
+    expect(failure(missing)).toBeInstanceOf(NotFound)
+  })
+
+  it("lets exactly one of two concurrent writers at the same revision win", async () => {
+    const uuid = await run(newWidget("race"))
+    const results = await Promise.all(
+      ["a", "b"].map((name) => exit(updateAtRevision({ table: "widgets", kind: "widget", uuid, expectedRevision: 1, values: { name } })))
+    )
+    expect(results.filter(Exit.isSuccess)).toHaveLength(1)
+    expect(results.map(failure).filter((e) => e instanceof RevisionConflict)).toHaveLength(1)
+    expect((await run(widget(uuid)))?.revision).toBe(2)
+  })
+})
+
+describe("idempotent commands", () => {
+  const Result = Schema.Struct({ writeNumber: Schema.Number, label: Schema.String })
+  const write = (label: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`INSERT INTO writes (label) VALUES (${label}) RETURNING n`).pipe(
+      Effect.map((rows) => ({ writeNumber: rows[0]!.n, label }))
+    )
+  const writesOf = (label: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: string }>`SELECT count(*) AS count FROM writes WHERE label = ${label}`).pipe(
+      Effect.map((rows) => Number(rows[0]!.count))
+    )
+  const command = (requestUuid: string, request: unknown, label: string) =>
+    idempotent({ scope: "profile-1", operationId: "widgets.save", requestUuid, request, result: Result }, write(label))
+
+  it("returns the stored first result to a retry with the same body", async () => {
+    const key = crypto.randomUUID()
+    const first = await run(command(key, { title: "a", tags: [1, 2] }, "retry"))
+    const second = await run(command(key, { tags: [1, 2], title: "a" }, "retry"))
+    expect(second).toEqual(first)
+    expect(await run(writesOf("retry"))).toBe(1)
+  })
+
+  it("answers the same requestUuid with a different body with a 409 and writes nothing", async () => {
+    const key = crypto.randomUUID()
+    await run(command(key, { title: "a" }, "different"))
+    const result = await exit(command(key, { title: "b" }, "different"))
+    expect(failure(result)).toBeInstanceOf(RequestConflict)
+    expect(RequestConflict.status).toBe(409)
+    expect(await run(writesOf("different"))).toBe(1)
+  })
+
+  it("makes exactly one write for 20 concurrent identical requests", async () => {
+    const key = crypto.randomUUID()
+    const results = await Promise.all(Array.from({ length: 20 }, () => run(command(key, { title: "same" }, "concurrent"))))
+    expect(new Set(results.map((r) => r.writeNumber)).size).toBe(1)
+    expect(await run(writesOf("concurrent"))).toBe(1)
+  })
+
+  it("stores nothing for a failed command, so its retry runs again", async () => {
+    const key = crypto.randomUUID()
+    const failing = idempotent(
+      { scope: "profile-1", operationId: "widgets.save", requestUuid: key, request: { title: "x" }, result: Result },
+      Effect.zipRight(write("failed"), Effect.fail("invalid" as const))
+    )
+    expect(failure(await exit(failing))).toBe("invalid")
+    expect(await run(writesOf("failed"))).toBe(0)
+    await run(command(key, { title: "x" }, "failed"))
+    expect(await run(writesOf("failed"))).toBe(1)
+  })
+
+  it("keeps requestUuids of different scopes apart", async () => {
+    const key = crypto.randomUUID()
+    await run(idempotent({ scope: "profile-a", operationId: "widgets.save", requestUuid: key, request: { t: 1 }, result: Result }, write("scoped")))
+    await run(idempotent({ scope: "profile-b", operationId: "widgets.save", requestUuid: key, request: { t: 2 }, result: Result }, write("scoped")))
+    expect(await run(writesOf("scoped"))).toBe(2)
+  })
+
+  it("hashes requests independently of key order but not of values or operation", () => {
+    expect(requestHash("op", { a: 1, b: { c: 2, d: 3 } })).toBe(requestHash("op", { b: { d: 3, c: 2 }, a: 1 }))
+    expect(requestHash("op", { a: 1 })).not.toBe(requestHash("op", { a: 2 }))
+    expect(requestHash("op", { a: 1 })).not.toBe(requestHash("other", { a: 1 }))
+  })
+})
+
+describe("outbox", () => {
+  const events = (aggregateUuid: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ type: string; position: string | null; data: unknown; same_transaction: boolean }>`
+        SELECT type, position, data, transaction_id = pg_current_xact_id_if_assigned() AS same_transaction
+        FROM outbox_events WHERE aggregate_uuid = ${aggregateUuid}`)
+
+  it("writes the event in the caller's transaction, unsequenced", async () => {
+    const aggregate = crypto.randomUUID()
+    await run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* appendEvent({ type: "publication.draft_saved", aggregate: { kind: "publication", uuid: aggregate, revision: 1 }, data: { objectUuid: aggregate, status: "draft" } })
+        const inside = yield* events(aggregate)
+        expect(inside).toHaveLength(1)
+        expect(inside[0]!.same_transaction).toBe(true)
+      }))))
+    const rows = await run(events(aggregate))
+    expect(rows).toEqual([{ type: "publication.draft_saved", position: null, data: { objectUuid: aggregate, status: "draft" }, same_transaction: null }])
+  })
+
+  it("loses the event when the business change rolls back", async () => {
+    const aggregate = crypto.randomUUID()
+    const result = await exit(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* appendEvent({ type: "publication.submitted", aggregate: { kind: "publication", uuid: aggregate, revision: 2 }, data: { objectUuid: aggregate, status: "pending" } })
+        return yield* Effect.fail("business rule" as const)
+      }))))
+    expect(failure(result)).toBe("business rule")
+    expect(await run(events(aggregate))).toEqual([])
+  })
+})
