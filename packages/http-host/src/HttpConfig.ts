@@ -1,5 +1,5 @@
-import { booleanFlag } from "@birzha/worker-host"
-import { Config, ConfigError, Either, Option } from "effect"
+import { booleanFlag, invalidSetting, requireSetting } from "@birzha/worker-host"
+import { Config, Either, Option } from "effect"
 
 export interface HttpSettings {
   readonly port: number
@@ -14,10 +14,7 @@ export interface HttpSettings {
 
 const port = Config.integer("BIRZHA_PORT").pipe(
   Config.withDefault(8080),
-  Config.validate({
-    message: "expected a TCP port, an integer from 0 to 65535",
-    validation: (n) => n >= 0 && n <= 65535
-  })
+  requireSetting("BIRZHA_PORT", "expected a TCP port, an integer from 0 to 65535", (n: number) => n >= 0 && n <= 65535)
 )
 
 const origin = (name: string) =>
@@ -28,7 +25,7 @@ const origin = (name: string) =>
           parsed.origin === value.replace(/\/$/, "")
         ? Either.right(parsed.origin)
         : Either.left(
-          ConfigError.InvalidData([], `expected an origin such as https://birzha.example (scheme, host and optional port, no path), got ${JSON.stringify(value)}`)
+          invalidSetting(name, `expected an origin such as https://birzha.example (scheme, host and optional port, no path), got ${JSON.stringify(value)}`)
         )
     })
   )
@@ -40,7 +37,7 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
   publicOrigin: Config.option(origin("BIRZHA_PUBLIC_ORIGIN")),
   maxBodyBytes: Config.integer("BIRZHA_MAX_BODY_BYTES").pipe(
     Config.withDefault(10 * 1024 * 1024),
-    Config.validate({ message: "expected a positive number of bytes", validation: (n) => n > 0 })
+    requireSetting("BIRZHA_MAX_BODY_BYTES", "expected a positive number of bytes", (n: number) => n > 0)
   ),
   trustProxy: booleanFlag("BIRZHA_TRUST_PROXY")
 }).pipe(

@@ -1,6 +1,6 @@
 import { catalog, eventTypes } from "@birzha/domain"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { ConfigProvider, Layer } from "effect"
+import { ConfigProvider, Layer, Logger, LogLevel } from "effect"
 import { createServer, type Server, Socket as NetSocket, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
@@ -11,7 +11,12 @@ const settings = { port: 0, host: "127.0.0.1", publicOrigin: "http://localhost:8
 
 /** The service as `birzha serve` composes it, on the database the environment map names. */
 const startService = (env: Record<string, string>) =>
-  startHost(ServiceLive(settings, { workers: false }).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))))
+  startHost(
+    ServiceLive(settings, { workers: false }).pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+    )
+  )
 
 const getJson = async (url: string) => {
   const response = await fetch(url)

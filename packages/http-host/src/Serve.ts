@@ -1,5 +1,5 @@
-import { Database, DatabaseConfig, DatabaseLive, MigrationsAtStart, validateSettings, WorkerHostLive } from "@birzha/worker-host"
-import { Effect, Layer, Option } from "effect"
+import { Database, DatabaseConfig, DatabaseLive, MigrationsAtStart, ServiceConfig, WorkerHostLive } from "@birzha/worker-host"
+import { Config, Effect, Layer, Option } from "effect"
 import { HttpConfig, type HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive } from "./HttpHost.js"
 import { Readiness } from "./Readiness.js"
@@ -21,8 +21,7 @@ export const ServiceLive = (settings: HttpSettings, options: { readonly workers:
  * binds), then the service runs until SIGTERM or SIGINT, which drain in-flight requests.
  */
 export const serve = Effect.gen(function*() {
-  const settings = yield* HttpConfig
-  yield* validateSettings
-  const { url } = yield* DatabaseConfig
+  // One read of every setting, so a start reports each bad variable, not only the first.
+  const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig])
   return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) }))
 })

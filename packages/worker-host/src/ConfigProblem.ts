@@ -1,4 +1,4 @@
-import { ConfigError } from "effect"
+import { Config, ConfigError, Either } from "effect"
 
 /**
  * One line per bad setting, naming the variable: what an operator needs to fix the environment,
@@ -26,3 +26,10 @@ export const describeConfigError = (error: ConfigError.ConfigError): string => {
   walk(error)
   return [...new Set(lines)].join("\n")
 }
+
+/** A setting's value is wrong: the error names the variable, so the one line says which to fix. */
+export const invalidSetting = (name: string, message: string): ConfigError.ConfigError => ConfigError.InvalidData([name], message)
+
+/** `Config.validate`, but the failure names the variable (a bare `validate` reports an empty path). */
+export const requireSetting = <A>(name: string, message: string, valid: (value: A) => boolean) => (config: Config.Config<A>): Config.Config<A> =>
+  Config.mapOrFail(config, (value) => (valid(value) ? Either.right(value) : Either.left(invalidSetting(name, message))))

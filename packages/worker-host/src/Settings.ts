@@ -1,4 +1,5 @@
-import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import { Config, Either, Option, Redacted } from "effect"
+import { invalidSetting, requireSetting } from "./ConfigProblem.js"
 
 /** `1/true/yes/on` or `0/false/no/off`; anything else is a configuration error naming the variable. */
 export const booleanFlag = (name: string): Config.Config<boolean> =>
@@ -7,7 +8,7 @@ export const booleanFlag = (name: string): Config.Config<boolean> =>
       const v = value.trim().toLowerCase()
       if (["1", "true", "yes", "on"].includes(v)) return Either.right(true)
       if (["", "0", "false", "no", "off"].includes(v)) return Either.right(false)
-      return Either.left(ConfigError.InvalidData([], `expected 1 or 0, got ${JSON.stringify(value)}`))
+      return Either.left(invalidSetting(name, `expected 1 or 0, got ${JSON.stringify(value)}`))
     }),
     Config.withDefault(false)
   )
@@ -27,18 +28,16 @@ export interface ServiceSettings {
 export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
   secret: Config.option(
     Config.redacted("BIRZHA_SECRET").pipe(
-      Config.validate({
-        message: "expected at least 32 characters of random text",
-        validation: (value) => Redacted.value(value).length >= 32
-      })
+      requireSetting("BIRZHA_SECRET", "expected at least 32 characters of random text", (value: Redacted.Redacted<string>) => Redacted.value(value).length >= 32)
     )
   ),
   smtpUrl: Config.option(
     Config.redacted("BIRZHA_SMTP_URL").pipe(
-      Config.validate({
-        message: "expected an smtp:// or smtps:// URL",
-        validation: (value) => /^smtps?:\/\/[^\s]+$/.test(Redacted.value(value)) && URL.canParse(Redacted.value(value))
-      })
+      requireSetting(
+        "BIRZHA_SMTP_URL",
+        "expected an smtp:// or smtps:// URL",
+        (value: Redacted.Redacted<string>) => /^smtps?:\/\/[^\s]+$/.test(Redacted.value(value)) && URL.canParse(Redacted.value(value))
+      )
     )
   ),
   webhookAllowHttpLoopback: booleanFlag("BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK"),
@@ -49,7 +48,7 @@ export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
       const bad = list.filter((s) => !email.test(s) || s.length > 254)
       return bad.length === 0
         ? Either.right(list)
-        : Either.left(ConfigError.InvalidData([], `expected comma-separated email addresses, got ${JSON.stringify(bad[0])}`))
+        : Either.left(invalidSetting("BIRZHA_MODERATORS", `expected comma-separated email addresses, got ${JSON.stringify(bad[0])}`))
     })
   )
 })

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import * as Store from "@birzha/domain/store"
 import { DatabaseLive, MigrationsAtStart } from "./database/Database.js"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
@@ -9,7 +9,7 @@ import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 export const WorkerHostLive = WorkerLoop.pipe(Layer.provide(WorkerJobs.none))
 
 /** Every setting is read before anything starts, so a bad value stops the host with one line per variable. */
-export const validateSettings = Effect.all([DatabaseConfig, ServiceConfig], { discard: true })
+export const validateSettings = Effect.asVoid(Config.all([DatabaseConfig, ServiceConfig]))
 
 /** `birzha worker`: the workers alone, until SIGTERM. */
 export const work = Effect.gen(function*() {

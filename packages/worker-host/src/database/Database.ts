@@ -99,7 +99,9 @@ export const MigrationsAtStart = Layer.scopedDiscard(
         )
       ),
       Effect.catchAllCause((cause) =>
-        Effect.logWarning("migrations failed; retrying", Cause.squash(cause)).pipe(Effect.zipRight(Effect.failCause(cause)))
+        Effect.logWarning("migrations failed; retrying").pipe(
+          Effect.annotateLogs({ reason: describeFailure(Cause.squash(cause)) })
+        ).pipe(Effect.zipRight(Effect.failCause(cause)))
       )
     )
     yield* Effect.forkScoped(
@@ -107,3 +109,11 @@ export const MigrationsAtStart = Layer.scopedDiscard(
     )
   })
 )
+
+// The one line an operator needs ("connect ECONNREFUSED 127.0.0.1:5432"), not the whole error tree.
+const describeFailure = (error: unknown): string => {
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  const inner = cause instanceof Error ? cause.message : undefined
+  const outer = error instanceof Error ? error.message : String(error)
+  return inner !== undefined && inner !== outer ? `${outer}: ${inner}` : outer
+}

@@ -1,4 +1,5 @@
-import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import { Config, Either, Option, Redacted } from "effect"
+import { invalidSetting, requireSetting } from "../ConfigProblem.js"
 
 export interface DatabaseSettings {
   /** A Postgres server; absent means the embedded PGlite database in `dataDir`. */
@@ -15,11 +16,11 @@ export const DatabaseConfig: Config.Config<DatabaseSettings> = Config.all({
       if (url === "") return Either.right(Option.none())
       return /^postgres(ql)?:\/\//.test(url) && URL.canParse(url)
         ? Either.right(Option.some(Redacted.make(url)))
-        : Either.left(ConfigError.InvalidData([], "expected a postgres:// or postgresql:// URL"))
+        : Either.left(invalidSetting("DATABASE_URL", "expected a postgres:// or postgresql:// URL"))
     })
   ),
   dataDir: Config.string("BIRZHA_DATA_DIR").pipe(
     Config.withDefault("./.birzha"),
-    Config.validate({ message: "expected a directory path", validation: (value) => value.trim().length > 0 })
+    requireSetting("BIRZHA_DATA_DIR", "expected a directory path", (value: string) => value.trim().length > 0)
   )
 })
