@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "store/index": "src/store/index.ts" },
+  entry: { index: "src/index.ts", "store/index": "src/store/index.ts", server: "src/server.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,

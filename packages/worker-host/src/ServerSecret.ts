@@ -1,12 +1,11 @@
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { ServerSecret } from "@birzha/domain/server"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
 import { ServiceConfig } from "./Settings.js"
 
-/** The server key for keyed hashes (codes, tokens, keys) and encryption at rest. */
-export class ServerSecret extends Context.Tag("@birzha/worker-host/ServerSecret")<ServerSecret, Redacted.Redacted<string>>() {}
 
 /**
  * `BIRZHA_SECRET` when set; otherwise a key generated once and kept (mode 0600) in

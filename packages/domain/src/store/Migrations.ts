@@ -1,54 +1,18 @@
 import { Migrator, SqlClient } from "@effect/sql"
+import { foundation } from "./migrations/0001_foundation.js"
+import { accounts } from "./migrations/0002_accounts.js"
+import { developmentMailbox } from "./migrations/0003_development_mailbox.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
 /**
- * Forward-only migrations, identical on a Postgres server and on embedded PGlite. A migration is
- * never edited once released; a change is a new entry with the next id. Each runs in the
- * migrator's transaction, one statement per call (PGlite's extended protocol takes one at a time).
+ * Forward-only migrations, identical on a Postgres server and on embedded PGlite: one file each
+ * in `migrations/`, never edited once released; a change is a new file with the next id.
  */
-const statements = (...sql: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const client = yield* SqlClient.SqlClient
-    for (const statement of sql) yield* client.unsafe(statement)
-  })
-
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
-  [
-    1,
-    "foundation",
-    statements(
-      `CREATE EXTENSION IF NOT EXISTS pg_trgm`,
-      // Commands idempotent by requestUuid: the first result, stored with a hash of the request.
-      `CREATE TABLE idempotency_keys (
-        scope text NOT NULL,
-        request_uuid uuid NOT NULL,
-        operation_id text NOT NULL,
-        request_hash text NOT NULL,
-        response jsonb,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (scope, request_uuid)
-      )`,
-      `CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)`,
-      // The outbox: written in the business transaction; the sequencer gives committed rows a
-      // gapless position later, in commit order of their transaction ids, never by uuid or time.
-      `CREATE TABLE outbox_events (
-        uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        type text NOT NULL,
-        schema_version integer NOT NULL DEFAULT 1,
-        occurred_at timestamptz NOT NULL DEFAULT now(),
-        aggregate_kind text NOT NULL,
-        aggregate_uuid uuid NOT NULL,
-        aggregate_revision integer NOT NULL CHECK (aggregate_revision >= 0),
-        data jsonb NOT NULL,
-        context jsonb NOT NULL DEFAULT '{}'::jsonb,
-        transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
-        position bigint UNIQUE CHECK (position > 0)
-      )`,
-      `CREATE INDEX outbox_events_unsequenced ON outbox_events (transaction_id, uuid) WHERE position IS NULL`,
-      `CREATE INDEX outbox_events_aggregate ON outbox_events (aggregate_kind, aggregate_uuid, position)`
-    )
-  ]
+  [1, "foundation", foundation],
+  [2, "accounts", accounts],
+  [3, "development_mailbox", developmentMailbox]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
