@@ -47,8 +47,8 @@ class Samples {
  * Warm-up (discarded), then a measured run against `url` with fixed concurrency.
  * `server` is a process handle (for its CPU use); `label` names the row.
  */
-export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log }) => {
-  const common = { url, connections, pipelining, timeout: 10 }
+export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers }) => {
+  const common = { url, connections, pipelining, timeout: 10, ...(headers ? { headers } : {}) }
   if (warmupSeconds > 0) {
     log(`  ${label}: warm-up ${warmupSeconds} s`)
     await cannon({ ...common, duration: warmupSeconds })

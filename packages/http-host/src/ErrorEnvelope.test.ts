@@ -1,4 +1,14 @@
-import { InternalError, InvalidRequest, operation, PayloadTooLarge, ServiceUnavailable, wire } from "@birzha/domain"
+import {
+  catalogOf,
+  ForbiddenOrigin,
+  InternalError,
+  InvalidCode,
+  InvalidRequest,
+  operation,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  wire
+} from "@birzha/domain"
 import { HttpApi, HttpApiBuilder, HttpApiGroup } from "@effect/platform"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Schema } from "effect"
@@ -12,12 +22,19 @@ import { type RunningHost, startHost } from "./testing.js"
 // so each failure the envelope must cover (including a defect) can be provoked on purpose.
 const Probe = HttpApiGroup.make("probe", { topLevel: true })
   .add(
-    operation("POST", "probe.echo", "/api/v1/probe/echo", { access: "public" })
+    operation("POST", "probe.echo", "/api/v1/probe/echo", {})
       .setPayload(Schema.Struct({ name: Schema.String.pipe(Schema.minLength(3)) }))
       .addSuccess(Schema.Struct({ name: Schema.String }))
   )
-  .add(operation("GET", "probe.defect", "/api/v1/probe/defect", { access: "public" }).addSuccess(Schema.Void))
-  .add(operation("GET", "probe.database", "/api/v1/probe/database", { access: "public" }).addSuccess(Schema.Void))
+  .add(
+    operation("POST", "probe.sign_in", "/api/v1/probe/sign-in", { sameOrigin: true, invalidInput: { code: InvalidCode } })
+      .setPayload(Schema.Struct({ code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/)) }).annotations({ parseOptions: { onExcessProperty: "error" } }))
+      .addSuccess(Schema.Struct({ ok: Schema.Boolean }))
+      .addError(wire(InvalidCode))
+      .addError(wire(ForbiddenOrigin))
+  )
+  .add(operation("GET", "probe.defect", "/api/v1/probe/defect", {}).addSuccess(Schema.Void))
+  .add(operation("GET", "probe.database", "/api/v1/probe/database", {}).addSuccess(Schema.Void))
 
 class ProbeApi extends HttpApi.make("probe")
   .add(Probe)
@@ -30,23 +47,21 @@ class ProbeApi extends HttpApi.make("probe")
 const ProbeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
   handlers
     .handle("probe.echo", ({ payload }) => Effect.succeed({ name: payload.name }))
+    .handle("probe.sign_in", () => Effect.succeed({ ok: true }))
     .handle("probe.defect", () => Effect.die(new Error("boom at SELECT secret FROM accounts")))
     .handle("probe.database", () =>
       Effect.die(new SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to acquire connection" }))))
 
 const maxBodyBytes = 1024
+const publicOrigin = "http://localhost:8080"
 let host: RunningHost
 
 beforeAll(async () => {
   host = await startHost(
     makeHttpServer(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeHandlers)),
-      [
-        { method: "POST", path: "/api/v1/probe/echo" },
-        { method: "GET", path: "/api/v1/probe/defect" },
-        { method: "GET", path: "/api/v1/probe/database" }
-      ],
-      { port: 0, host: "127.0.0.1", maxBodyBytes }
+      catalogOf(ProbeApi),
+      { port: 0, host: "127.0.0.1", maxBodyBytes, publicOrigin }
     )
   )
 })
@@ -161,9 +176,37 @@ describe("the error envelope", () => {
   })
 })
 
+describe("operation policy", () => {
+  const signIn = (origin: string | undefined, body: string) =>
+    fetch(`${host.url}/api/v1/probe/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(origin === undefined ? {} : { origin }) },
+      body
+    })
+
+  it("refuses a same-origin operation without the exact Origin with 403 forbidden_origin, before reading the body", async () => {
+    await expectEnvelope(await signIn(undefined, JSON.stringify({ code: "123456" })), 403, "forbidden_origin")
+    await expectEnvelope(await signIn("http://evil.example", JSON.stringify({ code: "123456" })), 403, "forbidden_origin")
+    await expectEnvelope(await signIn(`${publicOrigin}/`, JSON.stringify({ code: "123456" })), 403, "forbidden_origin")
+    await expectEnvelope(await signIn("http://evil.example", "{not json"), 403, "forbidden_origin")
+    const ok = await signIn(publicOrigin, JSON.stringify({ code: "123456" }))
+    expect(ok.status).toBe(200)
+  })
+
+  it("answers a schema violation of a named field with the operation's own error code", async () => {
+    await expectEnvelope(await signIn(publicOrigin, JSON.stringify({ code: "12345" })), 400, "invalid_code")
+    await expectEnvelope(await signIn(publicOrigin, JSON.stringify({})), 400, "invalid_code")
+  })
+
+  it("answers other schema violations with invalid_request", async () => {
+    await expectEnvelope(await signIn(publicOrigin, JSON.stringify({ code: "123456", extra: 1 })), 400, "invalid_request")
+    await expectEnvelope(await signIn(publicOrigin, "{not json"), 400, "invalid_request")
+  })
+})
+
 describe("the route table", () => {
   it("tells a known path with another method from an unknown path", () => {
-    const table = makeRouteTable([{ method: "GET", path: "/api/v1/events/{uuid}" }, { method: "PATCH", path: "/api/v1/events/{uuid}" }])
+    const table = makeRouteTable([], [{ method: "GET", path: "/api/v1/events/{uuid}" }, { method: "PATCH", path: "/api/v1/events/{uuid}" }])
     expect(table.allowedMethods("/api/v1/events/abc")).toEqual(["GET", "PATCH"])
     expect(table.allowedMethods("/api/v1/events/abc/def")).toEqual([])
     expect(table.allowedMethods("/api/v1/events.x")).toEqual([])

@@ -1,5 +1,7 @@
 import {
+  type CatalogEntry,
   envelope,
+  ForbiddenOrigin,
   InternalError,
   InvalidRequest,
   MethodNotAllowed,
@@ -51,18 +53,25 @@ type Outcome =
  * - a defect → 500 with a correlation id that the log line carries too.
  * Declared domain errors pass through untouched to be encoded by their own schemas.
  */
-export const errorEnvelope = (routes: RouteTable, maxBodyBytes: number) =>
+export const errorEnvelope = (routes: RouteTable, options: { readonly maxBodyBytes: number; readonly publicOrigin: string }) =>
   HttpApiBuilder.middleware((app) =>
     Effect.gen(function*() {
+      const { maxBodyBytes, publicOrigin } = options
       const request = yield* HttpServerRequest.HttpServerRequest
       const declared = Number(request.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > maxBodyBytes) {
         return tooLarge(maxBodyBytes)
       }
+      const path = new URL(request.url, "http://host").pathname
+      const operation = routes.operation(request.method, path)
+      if (operation?.sameOrigin === true && request.headers["origin"] !== publicOrigin) {
+        // Before the body is read or anything is looked up: nothing changes for a foreign page.
+        return json(403, envelope(ForbiddenOrigin, "This request must come from the service's own pages"))
+      }
       return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes)).pipe(
         Effect.catchAllCause((cause: Cause.Cause<unknown>) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-          const outcome = classify(request, routes, maxBodyBytes, cause)
+          const outcome = classify(request, routes, maxBodyBytes, cause, operation)
           if (outcome._tag === "Respond") return Effect.succeed(outcome.response)
           if (outcome.error !== undefined) return Effect.fail(outcome.error)
           const error = Cause.squash(cause)
@@ -91,7 +100,8 @@ const classify = (
   request: HttpServerRequest.HttpServerRequest,
   routes: RouteTable,
   maxBodyBytes: number,
-  cause: Cause.Cause<unknown>
+  cause: Cause.Cause<unknown>,
+  operation: CatalogEntry | undefined
 ): Outcome | { readonly _tag: "Refail"; readonly error: undefined } => {
   // Framework errors may arrive as failures or as defects (the body reader dies on bad input).
   const failure = Cause.failureOption(cause)
@@ -115,7 +125,12 @@ const classify = (
     }
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
-    return { _tag: "Refail", error: new InvalidRequest({ message: describeIssues(error) }) }
+    // The operation may name its own error for a field (invalid_email, invalid_code, ...).
+    const fields = new Set(error.issues.map((issue) => String(issue.path[0] ?? "")))
+    const invalidInput = operation?.invalidInput ?? {}
+    const named = [...fields].map((field) => invalidInput[field]).find((cls) => cls !== undefined) ?? invalidInput["*"]
+    const message = describeIssues(error)
+    return { _tag: "Refail", error: named !== undefined ? new named({ message }) : new InvalidRequest({ message }) }
   }
   if (isDatabaseFailure(error) || Option.isNone(failure)) return { _tag: "Refail", error: undefined }
   return { _tag: "Refail", error }

@@ -1,13 +1,19 @@
 import { BirzhaApi, catalog, type CatalogEntry, openApiDocument } from "@birzha/domain"
+import { SignInConfig } from "@birzha/domain/server"
 import { type HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { renderDocsPage } from "./DocsPage.js"
 import { errorEnvelope } from "./ErrorEnvelope.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { AccountHandlers } from "./handlers/AccountHandlers.js"
+import { AuthHandlers } from "./handlers/AuthHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
+import { HostSettings } from "./HostSettings.js"
 import type { HttpSettings } from "./HttpConfig.js"
+import { PageRoutes, pageRoutes } from "./pages/Pages.js"
 import { makeRouteTable } from "./RouteTable.js"
 
 /** Routes served by the host beside the catalog's operations (documents and pages, not operations). */
@@ -36,7 +42,9 @@ const DocumentRoutes = HttpApiBuilder.Router.use((router) =>
 )
 
 /** Every handler of the catalog; a missing one is a type error at this line. */
-export const ApiHandlers = Layer.mergeAll(HealthHandlers, EventsHandlers)
+export const ApiHandlers = Layer.mergeAll(HealthHandlers, AuthHandlers, AccountHandlers, EventsHandlers).pipe(
+  Layer.provide(AuthenticationLive)
+)
 
 export const ApiLive = HttpApiBuilder.api(BirzhaApi).pipe(Layer.provide(ApiHandlers))
 
@@ -45,18 +53,27 @@ export const ApiLive = HttpApiBuilder.api(BirzhaApi).pipe(Layer.provide(ApiHandl
  * with the host's middleware and document routes on a Node listener. It also outputs the
  * `HttpServer`, so callers (tests, benchmarks) can read the bound address.
  */
-export const makeHttpServer = <E, R>(
+export const makeHttpServer = <E, R, E2 = never, R2 = never>(
   api: Layer.Layer<HttpApi.Api, E, R>,
-  entries: ReadonlyArray<Pick<CatalogEntry, "method" | "path">>,
-  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host">
+  entries: ReadonlyArray<CatalogEntry>,
+  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin">,
+  pages: {
+    readonly layer: Layer.Layer<never, E2, R2>
+    readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
+  } = { layer: Layer.empty as Layer.Layer<never, E2, R2>, routes: [] }
 ) =>
   HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
     Layer.provide(DocumentRoutes),
+    Layer.provide(pages.layer),
     Layer.provide(api),
-    Layer.provide(errorEnvelope(makeRouteTable(entries, documentRoutes), settings.maxBodyBytes)),
+    Layer.provide(errorEnvelope(makeRouteTable(entries, [...documentRoutes, ...pages.routes]), settings)),
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
   )
 
-/** The service's HTTP server: the whole catalog. Needs `Readiness` (and later the domain services). */
-export const HttpServerLive = (settings: HttpSettings) => makeHttpServer(ApiLive, catalog, settings)
+/** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */
+export const HttpServerLive = (settings: HttpSettings) =>
+  makeHttpServer(ApiLive, catalog, settings, { layer: PageRoutes, routes: pageRoutes }).pipe(
+    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy })),
+    Layer.provide(Layer.succeed(SignInConfig, { publicOrigin: settings.publicOrigin }))
+  )

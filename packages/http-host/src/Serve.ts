@@ -1,4 +1,13 @@
-import { Database, DatabaseConfig, DatabaseLive, MigrationsAtStart, ServiceConfig, WorkerHostLive } from "@birzha/worker-host"
+import {
+  Database,
+  DatabaseConfig,
+  DatabaseLive,
+  MailerLive,
+  MigrationsAtStart,
+  ServerSecretLive,
+  ServiceConfig,
+  WorkerHostLive
+} from "@birzha/worker-host"
 import { Config, Effect, Layer, Option } from "effect"
 import { HttpConfig, type HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive } from "./HttpHost.js"
@@ -13,6 +22,7 @@ const ReadinessLive = Layer.effect(Readiness, Effect.map(Database, (database) =>
 export const ServiceLive = (settings: HttpSettings, options: { readonly workers: boolean }) =>
   Layer.mergeAll(HttpServerLive(settings), MigrationsAtStart, options.workers ? WorkerHostLive : Layer.empty).pipe(
     Layer.provide(ReadinessLive),
+    Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive)),
     Layer.provideMerge(DatabaseLive)
   )
 

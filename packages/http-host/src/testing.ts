@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import { ServiceLive } from "./Serve.js"
 
 export interface RunningHost {
   readonly url: string
@@ -16,4 +17,43 @@ export const startHost = async <E>(layer: Layer.Layer<HttpServer.HttpServer, E>)
     url: `http://127.0.0.1:${address.port}`,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
+}
+
+/**
+ * The whole service as `birzha serve` composes it (without in-process workers), on the settings
+ * and environment given, quiet unless asked: for tests and benchmarks.
+ */
+export const startService = async (
+  options: {
+    readonly env: Record<string, string>
+    readonly port?: number
+    readonly publicOrigin?: string
+    readonly trustProxy?: boolean
+    readonly logLevel?: LogLevel.LogLevel
+  }
+): Promise<RunningHost> => {
+  const settings = {
+    port: options.port ?? 0,
+    host: "127.0.0.1",
+    publicOrigin: options.publicOrigin ?? "http://localhost:8080",
+    maxBodyBytes: 1024 * 1024,
+    trustProxy: options.trustProxy ?? false
+  }
+  return startHost(
+    ServiceLive(settings, { workers: false }).pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env))))),
+      Layer.provide(Logger.minimumLogLevel(options.logLevel ?? LogLevel.None))
+    )
+  )
+}
+
+/** Polls readyz until the migrations are applied (they run in the background at start). */
+export const untilReady = async (host: RunningHost, timeoutMs = 20_000): Promise<void> => {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    const response = await fetch(`${host.url}/api/readyz`).catch(() => undefined)
+    if (response?.status === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error("the host did not become ready")
 }

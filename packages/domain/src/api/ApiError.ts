@@ -107,6 +107,69 @@ export class RequestConflict extends Schema.TaggedError<RequestConflict>()("Requ
   static readonly code = "request_conflict"
 }
 
+/** No usable session or key: absent, expired, revoked, or its account or profile is deleted. */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  message: Schema.String
+}) {
+  static readonly status = 401
+  static readonly code = "unauthenticated"
+}
+
+/** Authenticated, but not allowed to do this. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  message: Schema.String
+}) {
+  static readonly status = 403
+  static readonly code = "forbidden"
+}
+
+/** A sign-in request whose `Origin` is not exactly `BIRZHA_PUBLIC_ORIGIN`; nothing was changed. */
+export class ForbiddenOrigin extends Schema.TaggedError<ForbiddenOrigin>()("ForbiddenOrigin", {
+  message: Schema.String
+}) {
+  static readonly status = 403
+  static readonly code = "forbidden_origin"
+}
+
+/** The thing existed and is gone for good (a deleted account's sign-in link). */
+export class Gone extends Schema.TaggedError<Gone>()("Gone", {
+  message: Schema.String
+}) {
+  static readonly status = 410
+  static readonly code = "gone"
+}
+
+/** A limit was reached; the answer carries `Retry-After` with the real remaining wait in seconds. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  message: Schema.String
+}) {
+  static readonly status = 429
+  static readonly code = "rate_limited"
+}
+
+export class InvalidEmail extends Schema.TaggedError<InvalidEmail>()("InvalidEmail", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_email"
+}
+
+/** Wrong, expired, used or exhausted sign-in code: one answer for all, revealing nothing. */
+export class InvalidCode extends Schema.TaggedError<InvalidCode>()("InvalidCode", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_code"
+}
+
+/** Missing, malformed, expired, superseded or consumed sign-in link: one answer for all. */
+export class InvalidLink extends Schema.TaggedError<InvalidLink>()("InvalidLink", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_link"
+}
+
 /** Builds the envelope for answers produced outside a declared operation (router, body limits, defects). */
 export const envelope = (
   cls: { readonly code: string },

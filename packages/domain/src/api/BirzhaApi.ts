@@ -1,5 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, wire } from "./ApiError.js"
+import { AccountApi } from "./AccountApi.js"
+import { AuthApi } from "./AuthApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { catalogOf } from "./Operation.js"
@@ -41,6 +43,8 @@ function withoutFrameworkDecodeError(document: Record<string, unknown>): Record<
  */
 export class BirzhaApi extends HttpApi.make("birzha")
   .add(HealthApi)
+  .add(AuthApi)
+  .add(AccountApi)
   .add(EventsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))

@@ -10,13 +10,11 @@ export const EventTypeList = Schema.Struct({
 export const EventsApi = HttpApiGroup.make("events", { topLevel: true })
   .add(
     operation("GET", "events.types", "/api/v1/event-types", {
-      access: "public",
       summary: "Every event type the service emits"
     }).addSuccess(EventTypeList)
   )
   .add(
     operation("GET", "events.types_legacy", "/event-types", {
-      access: "public",
       specId: null,
       summary: "Every event type (unprefixed form kept for older clients)"
     }).addSuccess(EventTypeList)

@@ -14,14 +14,12 @@ export const Readiness = Schema.Struct({
 export const HealthApi = HttpApiGroup.make("health", { topLevel: true })
   .add(
     operation("GET", "health.live", "/api/healthz", {
-      access: "public",
       specId: null,
       summary: "The process is alive"
     }).addSuccess(Liveness)
   )
   .add(
     operation("GET", "health.ready", "/api/readyz", {
-      access: "public",
       specId: null,
       summary: "The database answers and the latest migration is applied"
     })

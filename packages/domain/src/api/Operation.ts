@@ -9,10 +9,26 @@ import { Context, Option, type SchemaAST } from "effect"
  * of ours so every operation is addressable by id (see docs/decisions.md).
  */
 export interface OperationPolicy {
+  /** Derived, never declared: `authenticated` exactly when the endpoint carries the `Authentication` middleware. */
   readonly access: "public" | "authenticated"
   readonly scopes: ReadonlyArray<string>
   readonly approval: boolean
   readonly specId: string | null
+  /** Browser sign-in requests: `Origin` must equal `BIRZHA_PUBLIC_ORIGIN` (403 `forbidden_origin` otherwise), checked before anything else. */
+  readonly sameOrigin: boolean
+  /**
+   * The error a schema violation answers with, by the top-level payload field it concerns
+   * (`"*"`: any field); `invalid_request` otherwise. The spec names such codes: `invalid_email`,
+   * `invalid_code`, `invalid_link`, `invalid_task`.
+   */
+  readonly invalidInput: Readonly<Record<string, InputErrorClass>>
+}
+
+/** An error class of the domain that a schema violation can be reported as. */
+export interface InputErrorClass {
+  new(props: { readonly message: string }): unknown
+  readonly code: string
+  readonly status: number
 }
 
 export class Policy extends Context.Tag("@birzha/domain/api/Policy")<Policy, OperationPolicy>() {}
@@ -26,18 +42,21 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
   id: Id,
   path: Path,
   policy: {
-    readonly access?: OperationPolicy["access"]
     readonly scopes?: ReadonlyArray<string>
     readonly approval?: boolean
     readonly specId?: string | null
     readonly summary?: string
+    readonly sameOrigin?: boolean
+    readonly invalidInput?: OperationPolicy["invalidInput"]
   } = {}
 ) => {
   const full: OperationPolicy = {
-    access: policy.access ?? "authenticated",
+    access: "public",
     scopes: policy.scopes ?? [],
     approval: policy.approval ?? false,
-    specId: policy.specId === undefined ? id : policy.specId
+    specId: policy.specId === undefined ? id : policy.specId,
+    sameOrigin: policy.sameOrigin ?? false,
+    invalidInput: policy.invalidInput ?? {}
   }
   let annotations = Context.empty().pipe(
     Context.add(OpenApi.Identifier, id),
@@ -64,6 +83,8 @@ export interface CatalogEntry extends OperationPolicy {
   }
 }
 
+const authenticationKey = "@birzha/domain/api/Authentication"
+
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)\??/g, "{$1}")
 
 /** Walks a declared HttpApi and lists its operations: the single list every surface derives from. */
@@ -73,13 +94,17 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
     onGroup() {},
     onEndpoint({ endpoint, group }) {
       const policy = Context.getOrElse(endpoint.annotations, Policy, (): OperationPolicy => ({
-        access: "authenticated",
+        access: "public",
         scopes: [],
         approval: false,
-        specId: endpoint.name
+        specId: endpoint.name,
+        sameOrigin: false,
+        invalidInput: {}
       }))
+      const authenticated = [...endpoint.middlewares].some((tag) => tag.key === authenticationKey)
       entries.push({
         ...policy,
+        access: authenticated ? "authenticated" : "public",
         id: endpoint.name,
         method: endpoint.method,
         path: toOpenApiPath(endpoint.path),

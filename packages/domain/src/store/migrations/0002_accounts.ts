@@ -59,6 +59,7 @@ export const accounts = statements(
     uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     token_hash text NOT NULL UNIQUE,
     account_uuid uuid NOT NULL REFERENCES accounts (uuid),
+    profile_uuid uuid NOT NULL REFERENCES profiles (uuid),
     created_at timestamptz NOT NULL DEFAULT now(),
     expires_at timestamptz NOT NULL,
     revoked_at timestamptz

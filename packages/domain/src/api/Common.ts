@@ -1,0 +1,20 @@
+import { Schema } from "effect"
+
+/** An instant on the wire: an ISO 8601 string (`format: date-time`), a `Date` in code. */
+export const DateTime = Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+
+const emailPattern = /^[^\s@]{1,64}@[^\s@.]{1,63}(\.[^\s@.]{1,63})+$/
+
+/** An email address of at most 254 characters (spec limit); compared lower-cased. */
+export const Email = Schema.String.pipe(
+  Schema.maxLength(254, { message: () => "an email address has at most 254 characters" }),
+  Schema.pattern(emailPattern, { message: () => "expected an email address such as name@example.com" })
+).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
+
+/** The client's id of one command, reused for its retries. */
+export const RequestUuid = Schema.UUID.annotations({
+  description: "Chosen by the client for one command and reused for its retries; the first result is returned again"
+})
+
+/** A payload object that refuses properties it does not declare (the spec's "no other properties"). */
+export const strict = { parseOptions: { onExcessProperty: "error" } } as const

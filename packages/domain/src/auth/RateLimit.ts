@@ -1,0 +1,47 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Data, Effect } from "effect"
+
+/** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1. */
+export class LimitReached extends Data.TaggedError("LimitReached")<{
+  readonly retryAfterSeconds: number
+  readonly message: string
+}> {}
+
+export interface Window {
+  readonly bucket: string
+  readonly subject: string
+  readonly limit: number
+  readonly seconds: number
+  readonly message: string
+}
+
+/**
+ * Persisted sliding-window limits: one row per counted event in `rate_limit_hits`, so limits
+ * survive restarts and hold across hosts. The caller serialises concurrent checks of one subject
+ * (an advisory lock in its transaction) so two requests cannot both take the last slot.
+ */
+export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ hits: number; oldest_wait: number | null }>`
+      SELECT count(*)::int AS hits,
+        ceil(extract(epoch FROM (min(at) + make_interval(secs => ${window.seconds}) - clock_timestamp())))::int AS oldest_wait
+      FROM (
+        SELECT at FROM rate_limit_hits
+        WHERE bucket = ${window.bucket} AND subject = ${window.subject}
+          AND at > clock_timestamp() - make_interval(secs => ${window.seconds})
+        ORDER BY at DESC LIMIT ${window.limit}
+      ) recent`
+    if (row !== undefined && row.hits >= window.limit) {
+      // Full window: the slot frees when the oldest of the last `limit` hits leaves it.
+      return yield* new LimitReached({ retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1), message: window.message })
+    }
+  })
+
+export const recordHit = (bucket: string, subject: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO rate_limit_hits (bucket, subject, at) VALUES (${bucket}, ${subject}, clock_timestamp())`)
+
+/** Serialises checks of one subject until the end of the current transaction. */
+export const lockSubject = (key: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
