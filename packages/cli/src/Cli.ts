@@ -1,8 +1,17 @@
 import { openApiDocument } from "@birzha/domain"
 import { serve } from "@birzha/http-host"
-import { describeConfigError, migrate, work } from "@birzha/worker-host"
-import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import {
+  DatabaseLive,
+  describeConfigError,
+  DevelopmentMailbox,
+  DevelopmentMailboxLive,
+  migrate,
+  ServiceConfig,
+  validateSettings,
+  work
+} from "@birzha/worker-host"
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer, Option } from "effect"
 import { version } from "./version.js"
 
 /** A bad setting ends the command with one line per variable and exit code 1, not a stack. */
@@ -33,13 +42,62 @@ const migrateCommand = Command.make("migrate", {}, () => reportingConfigErrors(m
   Command.withDescription("Apply the database migrations and exit.")
 )
 
+/** `birzha mail list`: what the development mailbox kept, newest first, so a developer can read a sign-in code. */
+const listMail = (query: { readonly to: Option.Option<string>; readonly limit: number }) =>
+  Effect.gen(function*() {
+    yield* validateSettings
+    const { smtpUrl } = yield* ServiceConfig
+    if (Option.isSome(smtpUrl)) yield* Console.error("BIRZHA_SMTP_URL is set: new mail goes to the SMTP server; this lists what the development mailbox kept before.")
+    const messages = yield* Effect.flatMap(DevelopmentMailbox, (mailbox) =>
+      mailbox.list({ limit: query.limit, ...(Option.isSome(query.to) ? { to: query.to.value } : {}) })
+    ).pipe(
+      Effect.provide(DevelopmentMailboxLive.pipe(Layer.provide(DatabaseLive))),
+      Effect.catchTag("SqlError", (error) =>
+        Console.error(`birzha: could not read the development mailbox (has the database been migrated?): ${error.message}${
+          error.cause instanceof Error ? `: ${error.cause.message}` : ""
+        }`).pipe(
+          Effect.zipRight(Effect.sync(() => {
+            process.exitCode = 1
+          })),
+          Effect.as(undefined)
+        ))
+    )
+    if (messages === undefined) return
+    if (messages.length === 0) return yield* Console.log("The development mailbox is empty.")
+    for (const message of messages) {
+      yield* Console.log(`── ${message.createdAt.toISOString()}  to ${message.to}\n   ${message.subject}\n\n${message.text.trimEnd()}\n`)
+    }
+  })
+
+const mailListCommand = Command.make(
+  "list",
+  {
+    to: Options.text("to").pipe(Options.withDescription("Only messages to this address."), Options.optional),
+    limit: Options.integer("limit").pipe(
+      Options.withDescription("How many messages, newest first (1 to 1000)."),
+      Options.withDefault(20)
+    )
+  },
+  ({ limit, to }) =>
+    limit < 1 || limit > 1000
+      ? Console.error("birzha: --limit must be between 1 and 1000").pipe(Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      })))
+      : reportingConfigErrors(listMail({ to, limit }))
+).pipe(Command.withDescription("Print the messages the development mailbox kept (sign-in codes included), newest first."))
+
+const mailCommand = Command.make("mail").pipe(
+  Command.withDescription("The development mailbox: mail sent while BIRZHA_SMTP_URL is not set."),
+  Command.withSubcommands([mailListCommand])
+)
+
 const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.stringify(openApiDocument(), null, 2))).pipe(
   Command.withDescription("Print the OpenAPI 3.1 document of the API.")
 )
 
 export const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
-  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, openapiCommand])
+  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, mailCommand, openapiCommand])
 )
 
 export const run = Command.run(birzha, { name: "birzha", version })

@@ -2,6 +2,7 @@ import {
   Database,
   DatabaseConfig,
   DatabaseLive,
+  MailConfig,
   MailerLive,
   MigrationsAtStart,
   ServerSecretLive,
@@ -32,6 +33,6 @@ export const ServiceLive = (settings: HttpSettings, options: { readonly workers:
  */
 export const serve = Effect.gen(function*() {
   // One read of every setting, so a start reports each bad variable, not only the first.
-  const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig])
+  const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig])
   return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) }))
 })

@@ -2,6 +2,7 @@ import { Config, Effect, Layer } from "effect"
 import * as Store from "@birzha/domain/store"
 import { DatabaseLive, MigrationsAtStart } from "./database/Database.js"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
+import { MailConfig } from "./mail/MailerLive.js"
 import { ServiceConfig } from "./Settings.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
@@ -9,7 +10,7 @@ import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 export const WorkerHostLive = WorkerLoop.pipe(Layer.provide(WorkerJobs.none))
 
 /** Every setting is read before anything starts, so a bad value stops the host with one line per variable. */
-export const validateSettings = Effect.asVoid(Config.all([DatabaseConfig, ServiceConfig]))
+export const validateSettings = Effect.asVoid(Config.all([DatabaseConfig, ServiceConfig, MailConfig]))
 
 /** `birzha worker`: the workers alone, until SIGTERM. */
 export const work = Effect.gen(function*() {

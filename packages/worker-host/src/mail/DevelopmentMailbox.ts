@@ -1,0 +1,91 @@
+import { Mailer, MailNotAccepted } from "@birzha/domain"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer } from "effect"
+
+/** A message the service would have mailed, as kept in `development_mailbox`. */
+export interface MailboxMessage {
+  readonly uuid: string
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+  readonly html: string
+  readonly createdAt: Date
+}
+
+export interface MailboxQuery {
+  /** Only messages to this address (compared without regard to case). */
+  readonly to?: string
+  readonly limit: number
+}
+
+/** Reads the development mailbox: what `birzha mail list` prints. */
+export class DevelopmentMailbox extends Context.Tag("@birzha/worker-host/DevelopmentMailbox")<DevelopmentMailbox, {
+  /** Newest first. */
+  readonly list: (query: MailboxQuery) => Effect.Effect<ReadonlyArray<MailboxMessage>, SqlError>
+}>() {}
+
+interface MailboxRow {
+  readonly uuid: string
+  readonly to_address: string
+  readonly subject: string
+  readonly text_body: string
+  readonly html_body: string
+  readonly created_at: Date | string
+}
+
+const messageOf = (row: MailboxRow): MailboxMessage => ({
+  uuid: row.uuid,
+  to: row.to_address,
+  subject: row.subject,
+  text: row.text_body,
+  html: row.html_body,
+  createdAt: new Date(row.created_at)
+})
+
+export const DevelopmentMailboxLive: Layer.Layer<DevelopmentMailbox, never, SqlClient.SqlClient> = Layer.effect(
+  DevelopmentMailbox,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return DevelopmentMailbox.of({
+      list: ({ limit, to }) => {
+        const count = Math.max(1, Math.min(1000, Math.trunc(limit)))
+        const rows = to === undefined
+          ? sql<MailboxRow>`SELECT uuid, to_address, subject, text_body, html_body, created_at
+              FROM development_mailbox ORDER BY created_at DESC LIMIT ${count}`
+          : sql<MailboxRow>`SELECT uuid, to_address, subject, text_body, html_body, created_at
+              FROM development_mailbox WHERE lower(to_address) = lower(${to.trim()})
+              ORDER BY created_at DESC LIMIT ${count}`
+        return Effect.map(rows, (found) => found.map(messageOf))
+      }
+    })
+  })
+)
+
+/**
+ * The `Mailer` when no SMTP server is configured: each message is logged and kept in
+ * `development_mailbox`, so sign-in works locally and `birzha mail list` shows what was sent.
+ * `send` succeeds once the row is stored; a database that does not answer fails it with
+ * `MailNotAccepted`, as a refusing SMTP server would.
+ */
+export const DevelopmentMailer: Layer.Layer<Mailer, never, SqlClient.SqlClient> = Layer.effect(
+  Mailer,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return Mailer.of({
+      send: (message) =>
+        sql`INSERT INTO development_mailbox (to_address, subject, text_body, html_body)
+            VALUES (${message.to}, ${message.subject}, ${message.text}, ${message.html})`.pipe(
+          Effect.mapError((error) => new MailNotAccepted({ message: `The development mailbox could not keep the message: ${error.message}` })),
+          // The text body goes to the log on purpose, sign-in code and link included: this mailer
+          // only runs without SMTP, that is on a developer's machine, who needs the code to sign in.
+          // Production (BIRZHA_SMTP_URL set) never logs a body.
+          Effect.zipRight(
+            Effect.logInfo(`development mailbox: mail to ${message.to}: ${message.subject}`).pipe(
+              Effect.annotateLogs({ text: message.text })
+            )
+          )
+        )
+    })
+  })
+)
