@@ -100,6 +100,34 @@ describe("birzha migrate", () => {
   })
 })
 
+describe("birzha accounts delete", () => {
+  it("deletes the live account of an address with its profiles and sessions, and says so when there is none", async () => {
+    const database = await createTestDatabase("cli_accounts")
+    try {
+      expect(await birzha(["migrate"], { DATABASE_URL: database.url }).exited).toBe(0)
+      const client = new Pg.Client({ connectionString: database.url })
+      await client.connect()
+      const { rows } = await client.query<{ uuid: string }>("INSERT INTO accounts (email) VALUES ('gone@example.com') RETURNING uuid")
+      const account = rows[0]!.uuid
+      const profile = await client.query<{ uuid: string }>("INSERT INTO profiles (id, account_uuid, name, type) VALUES ('cliprofile01', $1, 'P', 'Физлицо') RETURNING uuid", [account])
+      await client.query("INSERT INTO sessions (token_hash, account_uuid, profile_uuid, expires_at) VALUES ('h', $1, $2, now() + interval '1 day')", [account, profile.rows[0]!.uuid])
+      const run = birzha(["accounts", "delete", "Gone@Example.com"], { DATABASE_URL: database.url })
+      expect(await run.exited).toBe(0)
+      expect(run.output()).toContain("Deleted the account of Gone@Example.com")
+      const state = await client.query(
+        "SELECT a.deleted_at IS NOT NULL AS account, p.deleted_at IS NOT NULL AS profile, s.revoked_at IS NOT NULL AS session FROM accounts a JOIN profiles p ON p.account_uuid = a.uuid JOIN sessions s ON s.account_uuid = a.uuid"
+      )
+      expect(state.rows).toEqual([{ account: true, profile: true, session: true }])
+      await client.end()
+      const again = birzha(["accounts", "delete", "gone@example.com"], { DATABASE_URL: database.url })
+      expect(await again.exited).toBe(1)
+      expect(again.output()).toContain("no live account")
+    } finally {
+      await database.drop()
+    }
+  })
+})
+
 describe("birzha serve", () => {
   it("drains an in-flight request on SIGTERM and exits 0", async () => {
     // A "database" that accepts connections and never answers: readyz waits its full two seconds.

@@ -1,4 +1,5 @@
 import { openApiDocument } from "@birzha/domain"
+import { deleteAccount, liveAccountByEmail } from "@birzha/domain/server"
 import { serve } from "@birzha/http-host"
 import {
   DatabaseLive,
@@ -10,7 +11,7 @@ import {
   validateSettings,
   work
 } from "@birzha/worker-host"
-import { Command, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { version } from "./version.js"
 
@@ -91,13 +92,39 @@ const mailCommand = Command.make("mail").pipe(
   Command.withSubcommands([mailListCommand])
 )
 
+/** `birzha accounts delete <email>`: the operator's way to delete an account (same effect as `accounts.delete`). */
+const deleteAccountByEmail = (email: string) =>
+  Effect.gen(function*() {
+    yield* validateSettings
+    const deleted = yield* Effect.gen(function*() {
+      const account = yield* liveAccountByEmail(email)
+      if (account === undefined) return false
+      return yield* deleteAccount(account)
+    }).pipe(Effect.provide(DatabaseLive))
+    if (!deleted) {
+      yield* Console.error(`birzha: no live account with the address ${email}`)
+      process.exitCode = 1
+      return
+    }
+    yield* Console.log(`Deleted the account of ${email}: its profiles are deleted and its sessions revoked.`)
+  })
+
+const accountsCommand = Command.make("accounts").pipe(
+  Command.withDescription("Accounts of the service."),
+  Command.withSubcommands([
+    Command.make("delete", { email: Args.text({ name: "email" }) }, ({ email }) => reportingConfigErrors(deleteAccountByEmail(email))).pipe(
+      Command.withDescription("Delete the account of an address: its profiles are deleted and its sessions revoked.")
+    )
+  ])
+)
+
 const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.stringify(openApiDocument(), null, 2))).pipe(
   Command.withDescription("Print the OpenAPI 3.1 document of the API.")
 )
 
 export const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
-  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, mailCommand, openapiCommand])
+  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, openapiCommand])
 )
 
 export const run = Command.run(birzha, { name: "birzha", version })

@@ -71,7 +71,7 @@ export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
   )
   .add(
     operation("POST", "profiles.create", "/api/v1/commands/profiles.create", {
-      specId: null,
+      extension: true,
       scopes: ["profiles:write"],
       summary: "Add another profile (individual, self-employed, sole trader or company) to the account"
     })
@@ -83,7 +83,7 @@ export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
   )
   .add(
     operation("POST", "profiles.switch", "/api/v1/commands/profiles.switch", {
-      specId: null,
+      extension: true,
       scopes: ["profiles:write"],
       summary: "Act as another profile of the account in this session"
     })
@@ -94,7 +94,7 @@ export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
   )
   .add(
     operation("POST", "accounts.delete", "/api/v1/commands/accounts.delete", {
-      specId: null,
+      extension: true,
       scopes: ["account:delete"],
       approval: true,
       summary: "Delete the signed-in account, its profiles and sessions"

@@ -21,7 +21,8 @@ describe("the operation catalog", () => {
   it("matches the spec's method and path for every declared operation", () => {
     const result = coverage(catalog, specOperations)
     expect(result.mismatched).toEqual([])
-    expect(result.extra).toEqual([])
+    // Only operations declared as ours are outside the spec's list.
+    expect(result.extra).toEqual(catalog.filter((entry) => entry.extension).map((entry) => entry.id))
   })
 
   it("names the same operations in the OpenAPI document as in the catalog", () => {

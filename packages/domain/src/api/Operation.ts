@@ -14,6 +14,8 @@ export interface OperationPolicy {
   readonly scopes: ReadonlyArray<string>
   readonly approval: boolean
   readonly specId: string | null
+  /** Not in the spec at all: an operation of ours (profiles.create, moderation...), marked `x-extension` in OpenAPI. */
+  readonly extension: boolean
   /** Browser sign-in requests: `Origin` must equal `BIRZHA_PUBLIC_ORIGIN` (403 `forbidden_origin` otherwise), checked before anything else. */
   readonly sameOrigin: boolean
   /**
@@ -45,6 +47,7 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     readonly scopes?: ReadonlyArray<string>
     readonly approval?: boolean
     readonly specId?: string | null
+    readonly extension?: boolean
     readonly summary?: string
     readonly sameOrigin?: boolean
     readonly invalidInput?: OperationPolicy["invalidInput"]
@@ -54,14 +57,19 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     access: "public",
     scopes: policy.scopes ?? [],
     approval: policy.approval ?? false,
-    specId: policy.specId === undefined ? id : policy.specId,
+    specId: policy.extension === true ? null : policy.specId === undefined ? id : policy.specId,
+    extension: policy.extension ?? false,
     sameOrigin: policy.sameOrigin ?? false,
     invalidInput: policy.invalidInput ?? {}
   }
   let annotations = Context.empty().pipe(
     Context.add(OpenApi.Identifier, id),
     Context.add(Policy, full),
-    Context.add(OpenApi.Override, { "x-scopes": [...full.scopes], "x-approval": full.approval })
+    Context.add(OpenApi.Override, {
+      "x-scopes": [...full.scopes],
+      "x-approval": full.approval,
+      ...(full.extension ? { "x-extension": true } : {})
+    })
   )
   if (policy.summary !== undefined) annotations = Context.add(annotations, OpenApi.Summary, policy.summary)
   return HttpApiEndpoint.make(method)(id, path).annotateContext(annotations)
@@ -98,6 +106,7 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         scopes: [],
         approval: false,
         specId: endpoint.name,
+        extension: false,
         sameOrigin: false,
         invalidInput: {}
       }))
