@@ -2,8 +2,8 @@ import { catalog, eventTypes, NotReady } from "@birzha/domain"
 import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host"
 import { FetchHttpClient } from "@effect/platform"
 import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
-import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { Birzha, BirzhaError, createBirzhaClient, makeBirzhaClient } from "./index.js"
 
@@ -60,10 +60,7 @@ describe("the SDK", () => {
   })
 
   it("surfaces the service's error envelope as typed errors in both clients", async () => {
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const port = (closed.address() as { port: number }).port
-    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const port = await freePort()
     const down = await startService(`postgres://postgres@127.0.0.1:${port}/nothing`)
     try {
       const effectResult = await Effect.runPromise(

@@ -3,6 +3,7 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { ConfigProvider, Layer, Logger, LogLevel } from "effect"
 import { createServer, type Server, Socket as NetSocket, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { ServiceLive } from "./Serve.js"
 import { type RunningHost, startHost } from "./testing.js"
@@ -94,10 +95,7 @@ describe("the service on a Postgres server", () => {
 
 describe("readiness without a database", () => {
   it("answers readyz 503 not_ready while the database is unreachable, healthz still 200", async () => {
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const port = (closed.address() as { port: number }).port
-    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const port = await freePort()
     const host = await startService({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nothing` })
     try {
       expect((await getJson(`${host.url}/api/healthz`)).status).toBe(200)

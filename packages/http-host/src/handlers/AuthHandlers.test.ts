@@ -1,6 +1,6 @@
 import Pg from "pg"
-import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
 
@@ -470,10 +470,7 @@ describe("sessions", () => {
 
 describe("the mail provider", () => {
   it("refused or unreachable: start answers 503 and leaves no active challenge and no count", async () => {
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const port = (closed.address() as { port: number }).port
-    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const port = await freePort()
     const noMail = await startService({
       env: { DATABASE_URL: database.url, BIRZHA_SMTP_URL: `smtp://127.0.0.1:${port}` },
       publicOrigin: origin,

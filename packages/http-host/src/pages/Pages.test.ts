@@ -1,7 +1,7 @@
 import { type Browser, chromium } from "playwright-core"
-import { createServer } from "node:net"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
 
@@ -13,15 +13,6 @@ let host: RunningHost
 let browser: Browser
 let db: Pg.Client
 let origin: string
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
 
 beforeAll(async () => {
   database = await createTestDatabase("pages")
