@@ -2,6 +2,7 @@ import { Migrator, SqlClient } from "@effect/sql"
 import { foundation } from "./migrations/0001_foundation.js"
 import { accounts } from "./migrations/0002_accounts.js"
 import { developmentMailbox } from "./migrations/0003_development_mailbox.js"
+import { publications } from "./migrations/0004_publications.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -12,7 +13,8 @@ import { Effect } from "effect"
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
   [1, "foundation", foundation],
   [2, "accounts", accounts],
-  [3, "development_mailbox", developmentMailbox]
+  [3, "development_mailbox", developmentMailbox],
+  [4, "publications", publications]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
