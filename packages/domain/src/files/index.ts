@@ -1,0 +1,2 @@
+export * from "./File.js"
+export * from "./FileErrors.js"
