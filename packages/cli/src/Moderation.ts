@@ -1,0 +1,215 @@
+import { Email, ModerationDecisionInput, type ModerationItem, PublicationKind } from "@birzha/domain"
+import {
+  decideModeration,
+  grantModerator,
+  listModerators,
+  moderationQueue,
+  moderationTarget,
+  revokeModerator
+} from "@birzha/domain/server"
+import { DatabaseLive, ModeratorsConfig, validateSettings } from "@birzha/worker-host"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+
+/**
+ * Settings first (a bad one is reported by name), then `use` on the configured database. A
+ * database error is one line: most often the database is down or not migrated yet.
+ */
+const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
+  reportingConfigErrors(reportingFailures(Effect.gen(function*() {
+    yield* validateSettings
+    return yield* use.pipe(
+      Effect.provide(DatabaseLive),
+      Effect.catchIf(
+        (error): error is E & { readonly _tag: "SqlError"; readonly message: string; readonly cause: unknown } =>
+          typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError",
+        (error) =>
+          new CommandFailed({
+            message: `the database refused the command (is it up and migrated, birzha migrate?): ${error.message}${
+              error.cause instanceof Error ? `: ${error.cause.message}` : ""
+            }`
+          })
+      )
+    )
+  })))
+
+const isEmail = Schema.is(Email)
+
+const emailArg = Args.text({ name: "email" }).pipe(Args.withDescription("The address, as its owner signs in with it (compared lower-cased)."))
+
+const validEmail = (email: string) =>
+  isEmail(email.trim()) ? Effect.succeed(email.trim().toLowerCase()) : new CommandFailed({ message: `not an email address: ${JSON.stringify(email)}` })
+
+const grantCommand = Command.make("grant", { email: emailArg }, ({ email }) =>
+  onDatabase(Effect.gen(function*() {
+    const address = yield* validEmail(email)
+    yield* grantModerator(address)
+    yield* Console.log(`${address} is a moderator (granted with the CLI: it stays until birzha moderation revoke).`)
+  }))).pipe(
+    Command.withDescription(
+      "Grant the moderator role to an address, even before its first sign-in. A CLI grant survives the address leaving BIRZHA_MODERATORS."
+    )
+  )
+
+const revokeCommand = Command.make("revoke", { email: emailArg }, ({ email }) =>
+  onDatabase(Effect.gen(function*() {
+    const address = yield* validEmail(email)
+    const revoked = yield* revokeModerator(address)
+    if (!revoked) return yield* new CommandFailed({ message: `${address} is not a moderator` })
+    yield* Console.log(`${address} is no longer a moderator.`)
+    const configured = yield* ModeratorsConfig
+    if (configured.includes(address)) {
+      yield* Console.error(`Note: ${address} is listed in BIRZHA_MODERATORS, so the next start grants the role again; remove it there too.`)
+    }
+  }))).pipe(Command.withDescription("Take the moderator role from an address, whichever way it was granted."))
+
+const listCommand = Command.make("list", {}, () =>
+  onDatabase(Effect.gen(function*() {
+    const moderators = yield* listModerators
+    if (moderators.length === 0) return yield* Console.log("There are no moderators.")
+    for (const moderator of moderators) {
+      yield* Console.log(`${moderator.email}  ${moderator.source}  granted ${moderator.granted_at.toISOString()}`)
+    }
+  }))).pipe(
+    Command.withDescription("Print the moderators: address, how the role was granted (cli or config, from BIRZHA_MODERATORS) and when.")
+  )
+
+const titleOf = (item: ModerationItem): string => {
+  const title = item.draft["title"]
+  return typeof title === "string" && title.trim().length > 0 ? title : "(untitled)"
+}
+
+/** Every page of the queue: an operator wants the whole of it, and pending publications are few. */
+const wholeQueue = (kind: PublicationKind | undefined) =>
+  Effect.gen(function*() {
+    const items: Array<ModerationItem> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* moderationQueue({ kind, cursor, limit: 100 })
+      items.push(...page.items)
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    return items
+  })
+
+const queueCommand = Command.make(
+  "queue",
+  {
+    kind: Options.choice("kind", PublicationKind.literals).pipe(
+      Options.withDescription("Only publications of this kind."),
+      Options.optional
+    )
+  },
+  ({ kind }) =>
+    onDatabase(Effect.gen(function*() {
+      // An invalid cursor cannot happen here (we pass back the one we were given).
+      const items = yield* wholeQueue(Option.getOrUndefined(kind)).pipe(
+        Effect.catchTag("InvalidRequest", (error) => new CommandFailed({ message: error.message }))
+      )
+      if (items.length === 0) return yield* Console.log("No publications are waiting for moderation.")
+      yield* Console.log("UUID  KIND  REVISION  SUBMITTED  OWNER  TITLE")
+      for (const item of items) {
+        yield* Console.log(
+          `${item.uuid}  ${item.kind}  ${item.revision}  ${item.submittedAt.toISOString()}  ${item.ownerName} (${item.ownerId})  ${titleOf(item)}`
+        )
+      }
+    }))
+).pipe(
+  Command.withDescription(
+    "Print the publications waiting for moderation, oldest submission first: uuid, kind, revision, submitted at, owner and title."
+  )
+)
+
+const decisionOf = { approve: "approved", return: "returned", reject: "rejected" } as const
+
+/**
+ * Reads the current revision, then decides at it as moderator `cli` (no account), with a fresh
+ * request id: the same path, checks and `publication.moderated` event as the HTTP operation.
+ */
+const decide = (decision: "approve" | "return" | "reject", publicationUuid: string, reason: string | undefined) =>
+  onDatabase(Effect.gen(function*() {
+    if (!Schema.is(Schema.UUID)(publicationUuid)) {
+      return yield* new CommandFailed({ message: `not a publication uuid: ${JSON.stringify(publicationUuid)}` })
+    }
+    // The HTTP operation's input rules (reason required to return or reject, at most 2000
+    // characters), checked before the database is touched; the revision is set once read.
+    const input = Schema.decodeUnknownEither(ModerationDecisionInput)({
+      requestUuid: randomUUID(),
+      publicationUuid,
+      expectedRevision: 1,
+      decision,
+      ...(reason === undefined ? {} : { reason })
+    })
+    if (Either.isLeft(input)) {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(input.left)[0]
+      // The schema's message quotes the whole value; a long reason is better summed up.
+      const tooLong = reason !== undefined && reason.length > 2000
+      return yield* new CommandFailed({
+        message: tooLong ? `--reason has at most 2000 characters, this one has ${reason.length}` : `--reason: ${issue?.message ?? "invalid"}`
+      })
+    }
+    const target = yield* moderationTarget(publicationUuid)
+    if (Option.isNone(target)) return yield* new CommandFailed({ message: `no publication ${publicationUuid}` })
+    if (target.value.status !== "pending") {
+      return yield* new CommandFailed({
+        message: `publication ${publicationUuid} is ${target.value.status}, not pending: only pending publications are moderated`
+      })
+    }
+    const result = yield* decideModeration(
+      { accountUuid: null, name: "cli" },
+      { ...input.right, expectedRevision: target.value.revision }
+    ).pipe(
+      Effect.catchTags({
+        NotFound: () => new CommandFailed({ message: `no publication ${publicationUuid}` }),
+        InvalidState: (error) => new CommandFailed({ message: `publication ${publicationUuid}: ${error.message}` }),
+        RevisionConflict: () =>
+          new CommandFailed({ message: `publication ${publicationUuid} changed while deciding (its owner edited it); look at the queue again` }),
+        RequestConflict: (error) => new CommandFailed({ message: error.message })
+      })
+    )
+    yield* Console.log(
+      `Publication ${publicationUuid} is ${decisionOf[decision]} (revision ${result.revision})${
+        result.reason === "" ? "" : `, reason: ${result.reason}`
+      }.`
+    )
+  }))
+
+const publicationArg = Args.text({ name: "publicationUuid" }).pipe(Args.withDescription("The uuid of a pending publication (see birzha moderation queue)."))
+
+const approveCommand = Command.make(
+  "approve",
+  {
+    publicationUuid: publicationArg,
+    reason: Options.text("reason").pipe(Options.withDescription("An optional note kept with the decision (at most 2000 characters)."), Options.optional)
+  },
+  ({ publicationUuid, reason }) => decide("approve", publicationUuid, Option.getOrUndefined(reason))
+).pipe(Command.withDescription("Approve a pending publication: its draft becomes the public data."))
+
+const reasonRequired = Options.text("reason").pipe(
+  Options.withDescription("Required: what the owner should know or change (1 to 2000 characters).")
+)
+
+const returnCommand = Command.make(
+  "return",
+  { publicationUuid: publicationArg, reason: reasonRequired },
+  ({ publicationUuid, reason }) => decide("return", publicationUuid, reason)
+).pipe(
+  Command.withDescription("Return a pending publication to its owner for changes, with a reason; the previously approved data stays public.")
+)
+
+const rejectCommand = Command.make(
+  "reject",
+  { publicationUuid: publicationArg, reason: reasonRequired },
+  ({ publicationUuid, reason }) => decide("reject", publicationUuid, reason)
+).pipe(
+  Command.withDescription("Reject a pending publication for good, with a reason; it can no longer be edited or submitted.")
+)
+
+export const moderationCommand = Command.make("moderation").pipe(
+  Command.withDescription(
+    "Moderation of publications: the moderator role by address, the queue of pending publications, and decisions (recorded with moderator cli)."
+  ),
+  Command.withSubcommands([grantCommand, revokeCommand, listCommand, queueCommand, approveCommand, returnCommand, rejectCommand])
+)

@@ -1,0 +1,165 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
+import type { InvalidRequest } from "../api/ApiError.js"
+import { publicView, type ProfileRow, profileColumns } from "../profiles/Profiles.js"
+import type { Profile, ProfileType } from "../profiles/Profile.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
+import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
+import { publicationsJoin, publiclyVisible } from "./Visibility.js"
+
+interface PublicRow {
+  readonly uuid: string
+  readonly id: string
+  readonly kind: PublicationKind
+  readonly owner_id: string
+  readonly owner_uuid: string
+  readonly approved: Record<string, unknown>
+  readonly closed: boolean
+  readonly demo: boolean
+  readonly created_at: Date
+  readonly approved_at: Date
+  readonly approved_key: string
+}
+
+const publicColumns = `p.uuid, p.id, p.kind, o.id AS owner_id, o.uuid AS owner_uuid, p.approved, p.closed, p.demo,
+  p.created_at, p.approved_at, p.approved_at::text AS approved_key`
+
+/** The spec's Publication: approved data only; `draft` equals `approved`, no history, no reason. */
+const publication = (row: PublicRow): Publication => ({
+  uuid: row.uuid,
+  id: row.id,
+  ownerId: row.owner_id,
+  ownerUuid: row.owner_uuid,
+  kind: row.kind,
+  approved: row.approved,
+  draft: row.approved,
+  status: "approved",
+  hidden: false,
+  history: [],
+  reason: "",
+  closed: row.closed,
+  createdAt: row.created_at,
+  // The public revision changes when a moderator approves, not when the owner edits a draft.
+  updatedAt: row.approved_at
+})
+
+const isArray = (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The catalog projection (spec CatalogPublication): no `draft`; when the approved content document
+ * has canonical `assets` and `blocks` arrays, the legacy `portfolio.assets` and `portfolio.blocks`
+ * are sent empty (the client reads the canonical ones); everything else stays complete.
+ */
+export const catalogPublication = (row: PublicRow): CatalogPublication => {
+  const { draft: _draft, ...rest } = publication(row)
+  const content = row.approved["content"]
+  const portfolio = row.approved["portfolio"]
+  const canonical = isObject(content) && isArray(content["assets"]) && isArray(content["blocks"])
+  const approved = canonical && isObject(portfolio)
+    ? { ...row.approved, portfolio: { ...portfolio, assets: [], blocks: [] } }
+    : row.approved
+  return { ...rest, approved, ...(row.demo ? { demo: true } : {}) }
+}
+
+/** `q` as LIKE patterns: terms split on white space, LIKE's own characters escaped; each must match. */
+const searchTerms = (q: string | undefined): ReadonlyArray<string> =>
+  (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64).map((term) => term.replace(/[\\%_]/g, "\\$&"))
+
+/** Every term of `q` must occur in the normalised column (lower case, ё as е), through its trigram index. */
+const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
+  searchTerms(q).map((term) => sql`${sql.literal(column)} LIKE '%' || birzha_search_normalize(${term}) || '%'`)
+
+export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
+      WHERE p.uuid = ${uuid} AND ${sql.literal(publiclyVisible)}`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), publication))
+    )
+
+export interface PublicationQuery {
+  readonly q?: string | undefined
+  readonly kind?: PublicationKind | undefined
+  readonly category?: string | undefined
+  readonly ownerUuid?: string | undefined
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/** Public publications, newest approval first, filtered by `q`, kind, category and owner. */
+export const listPublications = (
+  query: PublicationQuery
+): Effect.Effect<{ readonly items: ReadonlyArray<Publication>; readonly nextCursor?: string }, InvalidRequest | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const limit = query.limit ?? 20
+    const after = yield* decodeCursor(query.cursor)
+    const conditions = [
+      publiclyVisible,
+      ...(query.kind === undefined ? [] : [sql`p.kind = ${query.kind}`]),
+      ...(query.category === undefined ? [] : [sql`p.category = ${query.category}`]),
+      ...(query.ownerUuid === undefined ? [] : [sql`p.owner_profile_uuid = ${query.ownerUuid}`]),
+      ...matchingAll(sql, "p.search_text", query.q),
+      ...Option.match(after, {
+        onNone: () => [],
+        onSome: (at) => [sql`(p.approved_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
+      })
+    ]
+    const rows = yield* sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
+      WHERE ${sql.and(conditions)}
+      ORDER BY p.approved_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+    return pageOf(rows, limit, (row) => ({ key: row.approved_key, uuid: row.uuid }), publication)
+  })
+
+export interface ProfileQuery {
+  readonly q?: string | undefined
+  readonly type?: ProfileType | undefined
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+const publicProfiles = `profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid`
+const publicProfile = `p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`
+
+/** Public profiles (specialists), newest first, filtered by `q` and type. */
+export const listProfiles = (
+  query: ProfileQuery
+): Effect.Effect<{ readonly items: ReadonlyArray<Profile>; readonly nextCursor?: string }, InvalidRequest | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const limit = query.limit ?? 20
+    const after = yield* decodeCursor(query.cursor)
+    const conditions = [
+      publicProfile,
+      ...(query.type === undefined ? [] : [sql`p.type = ${query.type}`]),
+      ...matchingAll(sql, "p.search_text", query.q),
+      ...Option.match(after, {
+        onNone: () => [],
+        onSome: (at) => [sql`(p.created_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
+      })
+    ]
+    const rows = yield* sql<ProfileRow & { readonly created_key: string }>`
+      SELECT ${sql.literal(profileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
+      WHERE ${sql.and(conditions)}
+      ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+    return pageOf(rows, limit, (row) => ({ key: row.created_key, uuid: row.uuid }), publicView)
+  })
+
+/**
+ * The public catalog bootstrap (spec getCatalog): every public profile and every public
+ * publication in the catalog projection; no private account state.
+ */
+export const getCatalog: Effect.Effect<
+  { readonly schemaVersion: 1; readonly profiles: ReadonlyArray<Profile>; readonly publications: ReadonlyArray<CatalogPublication> },
+  SqlError,
+  SqlClient.SqlClient
+> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM ${sql.literal(publicProfiles)}
+    WHERE ${sql.literal(publicProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
+  const publications = yield* sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
+    WHERE ${sql.literal(publiclyVisible)} ORDER BY p.approved_at DESC, p.uuid DESC`
+  return { schemaVersion: 1 as const, profiles: profiles.map(publicView), publications: publications.map(catalogPublication) }
+})

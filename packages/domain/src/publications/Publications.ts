@@ -1,0 +1,302 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import {
+  InvalidPublication,
+  InvalidRequest,
+  InvalidState,
+  InvalidTask,
+  NotFound,
+  type RequestConflict,
+  type RevisionConflict
+} from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+import type { EventType } from "../events/EventType.js"
+import { unusableFiles } from "../files/Files.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
+import { idempotent } from "../store/Idempotency.js"
+import { appendEvent } from "../store/Outbox.js"
+import { requireRevision } from "../store/Revision.js"
+import { newRoutingKey } from "../store/RoutingKey.js"
+import { ownPublication, type PublicationKind, type PublicationStatus } from "./Publication.js"
+
+/** The owner's full view of a publication of data type A; operation outputs narrow it (OwnTask). */
+export interface OwnRecord<A> {
+  readonly uuid: string
+  readonly id: string
+  readonly kind: PublicationKind
+  readonly revision: number
+  readonly status: PublicationStatus
+  readonly draft: A
+  readonly approved: A | null
+  readonly hidden: boolean
+  readonly closed: boolean
+  readonly reason: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export interface PublicationRow {
+  readonly uuid: string
+  readonly id: string
+  readonly kind: PublicationKind
+  readonly owner_profile_uuid: string
+  readonly status: PublicationStatus
+  readonly draft: unknown
+  readonly approved: unknown
+  readonly reason: string
+  readonly hidden: boolean
+  readonly closed: boolean
+  readonly revision: number
+  readonly created_at: Date
+  readonly updated_at: Date
+  /** `updated_at::text`: the exact keyset position */
+  readonly updated_key: string
+}
+
+export const rowColumns = `p.uuid, p.id, p.kind, p.owner_profile_uuid, p.status, p.draft, p.approved, p.reason, p.hidden,
+  p.closed, p.revision, p.created_at, p.updated_at, p.updated_at::text AS updated_key`
+
+export interface ListInput {
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+export interface SaveInput<A> {
+  readonly requestUuid: string
+  readonly data: A
+  readonly publicationUuid?: string | undefined
+  readonly expectedRevision?: number | undefined
+  /** Tasks: save and submit in one command (the spec's "when submit is true"). */
+  readonly submit?: boolean | undefined
+}
+
+export interface CommandInput {
+  readonly requestUuid: string
+  readonly publicationUuid: string
+  readonly expectedRevision: number
+}
+
+type CommandError = NotFound | RevisionConflict | RequestConflict | SqlError
+
+const notFound = () => new NotFound({ message: "No such publication of the acting profile" })
+
+/**
+ * The owner commands of one publication kind. Data arrives decoded by the operation's schema;
+ * it is stored encoded, and read back through the same schema.
+ */
+export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | InvalidPublication>(
+  kind: PublicationKind,
+  data: Schema.Schema<A, I>,
+  operationPrefix: string,
+  /** The kind's 400 for data the schema alone cannot judge (spec: `invalid_task` for tasks). */
+  invalid: (message: string) => Invalid,
+  rules: {
+    /** The uploaded files a draft refers to, checked to be ready files of the profile. */
+    readonly references?: (data: A) => { readonly assets: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }
+    /** Why a draft cannot be submitted yet, if it cannot. */
+    readonly unsubmittable?: (data: A) => string | undefined
+  } = {}
+) => {
+  const own = ownPublication(data, `Own_${kind}`)
+  const decodeData = Schema.decodeUnknown(data)
+  const encodeData = Schema.encode(data)
+
+  const view = (row: PublicationRow): Effect.Effect<OwnRecord<A>> =>
+    Effect.gen(function*() {
+      const draft = yield* Effect.orDie(decodeData(row.draft))
+      const approved = row.approved === null ? null : yield* Effect.orDie(decodeData(row.approved))
+      return {
+        uuid: row.uuid,
+        id: row.id,
+        kind: row.kind,
+        revision: row.revision,
+        status: row.status,
+        draft,
+        approved,
+        hidden: row.hidden,
+        closed: row.closed,
+        reason: row.reason,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at
+      }
+    })
+
+  const lockOwn = (actor: Actor, uuid: string) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
+        WHERE p.uuid = ${uuid} AND p.kind = ${kind} AND p.owner_profile_uuid = ${actor.profileUuid} AND p.deleted_at IS NULL
+        FOR UPDATE`
+      return row === undefined ? yield* notFound() : row
+    })
+
+  /** Applies a change at the expected revision and records its event; returns the new row. */
+  const change = (
+    actor: Actor,
+    row: PublicationRow,
+    values: Readonly<Record<string, string | boolean | null>>,
+    event: EventType,
+    status: string
+  ) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [updated] = yield* sql<PublicationRow>`UPDATE publications p SET ${sql.update(values)},
+          revision = p.revision + 1, updated_at = now()
+        WHERE p.uuid = ${row.uuid} RETURNING ${sql.literal(rowColumns)}`
+      yield* appendEvent({
+        type: event,
+        aggregate: { kind: "publication", uuid: row.uuid, revision: updated!.revision },
+        data: { objectUuid: row.uuid, status },
+        context: { profileUuid: actor.profileUuid, kind }
+      })
+      return updated!
+    })
+
+  const checkFiles = (actor: Actor, value: A) =>
+    Effect.gen(function*() {
+      if (rules.references === undefined) return
+      const refs = rules.references(value)
+      const badAssets = yield* unusableFiles(actor.profileUuid, "publication_asset", refs.assets)
+      const badFiles = yield* unusableFiles(actor.profileUuid, "publication_file", refs.files)
+      const bad = [...badAssets, ...badFiles]
+      if (bad.length > 0) {
+        return yield* Effect.fail(invalid(
+          `not ready files of this profile for this use: ${bad.join(", ")}; upload with files.prepare and files.complete first`
+        ))
+      }
+    })
+
+  const submitChecks = (value: A): Effect.Effect<void, Invalid> => {
+    const problem = rules.unsubmittable?.(value)
+    return problem === undefined ? Effect.void : Effect.fail(invalid(problem))
+  }
+
+  const submittable = (row: PublicationRow): Effect.Effect<void, InvalidState> =>
+    row.status === "draft" || row.status === "returned"
+      ? Effect.void
+      : Effect.fail(new InvalidState({
+        message: row.status === "pending"
+          ? "the publication is already waiting for moderation"
+          : row.status === "rejected"
+          ? "a rejected publication cannot be submitted again"
+          : "nothing new to submit: save a changed draft first"
+      }))
+
+  const submitRow = (actor: Actor, row: PublicationRow) =>
+    Effect.gen(function*() {
+      yield* submittable(row)
+      yield* submitChecks(yield* Effect.orDie(decodeData(row.draft)))
+      return yield* change(actor, row, { status: "pending", submitted_at: new Date().toISOString(), reason: "" }, "publication.submitted", "pending")
+    })
+
+  const command = <E>(
+    actor: Actor,
+    operation: string,
+    input: CommandInput,
+    body: (row: PublicationRow) => Effect.Effect<PublicationRow, E | SqlError, SqlClient.SqlClient>
+  ): Effect.Effect<OwnRecord<A>, CommandError | E, SqlClient.SqlClient> =>
+    idempotent(
+      { scope: actor.profileUuid, operationId: `${operationPrefix}.${operation}`, requestUuid: input.requestUuid, request: input, result: own },
+      Effect.gen(function*() {
+        const row = yield* lockOwn(actor, input.publicationUuid)
+        yield* requireRevision("publication", row.revision, input.expectedRevision)
+        return yield* view(yield* body(row))
+      })
+    )
+
+  return {
+    own,
+
+    list: (actor: Actor, input: ListInput) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const limit = input.limit ?? 20
+        const after = yield* decodeCursor(input.cursor)
+        const rows = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
+          WHERE p.owner_profile_uuid = ${actor.profileUuid} AND p.kind = ${kind} AND p.deleted_at IS NULL
+          ${Option.match(after, {
+          onNone: () => sql``,
+          onSome: (at) => sql`AND (p.updated_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`
+        })}
+          ORDER BY p.updated_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+        const page = pageOf(rows, limit, (row) => ({ key: row.updated_key, uuid: row.uuid }), (row) => row)
+        return { ...page, items: yield* Effect.forEach(page.items, view) }
+      }),
+
+    /** One publication by uuid, or the most recently changed one of this kind when no uuid is given. */
+    get: (actor: Actor, publicationUuid: string | undefined) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
+          WHERE p.owner_profile_uuid = ${actor.profileUuid} AND p.kind = ${kind} AND p.deleted_at IS NULL
+          ${publicationUuid === undefined ? sql`` : sql`AND p.uuid = ${publicationUuid}`}
+          ORDER BY p.updated_at DESC, p.uuid DESC LIMIT 1`
+        return row === undefined ? yield* notFound() : yield* view(row)
+      }),
+
+    /**
+     * Saves the whole draft: creates the publication without `publicationUuid`, else replaces the
+     * draft at `expectedRevision`. Saving never publishes: an approved snapshot stays public until a
+     * moderator approves the new draft.
+     */
+    save: (actor: Actor, input: SaveInput<A>): Effect.Effect<OwnRecord<A>, CommandError | InvalidState | Invalid | InvalidRequest, SqlClient.SqlClient> =>
+      idempotent(
+        { scope: actor.profileUuid, operationId: `${operationPrefix}.save`, requestUuid: input.requestUuid, request: input, result: own },
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const encoded = yield* encodeData(input.data).pipe(Effect.mapError((error) => invalid(error.message)))
+          yield* checkFiles(actor, input.data)
+          const draft = JSON.stringify(encoded)
+          let row: PublicationRow
+          if (input.publicationUuid === undefined) {
+            if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
+              return yield* new InvalidRequest({ message: "a new publication has expectedRevision 0 (or none); pass publicationUuid to edit" })
+            }
+            const [created] = yield* sql<PublicationRow>`INSERT INTO publications AS p (id, kind, owner_profile_uuid, draft)
+              VALUES (${newRoutingKey()}, ${kind}, ${actor.profileUuid}, ${draft}::jsonb)
+              RETURNING ${sql.literal(rowColumns)}`
+            yield* appendEvent({
+              type: "publication.draft_saved",
+              aggregate: { kind: "publication", uuid: created!.uuid, revision: created!.revision },
+              data: { objectUuid: created!.uuid, status: "draft" },
+              context: { profileUuid: actor.profileUuid, kind }
+            })
+            row = created!
+          } else {
+            if (input.expectedRevision === undefined) {
+              return yield* new InvalidRequest({ message: "expectedRevision is required to edit a publication: read it first" })
+            }
+            const current = yield* lockOwn(actor, input.publicationUuid)
+            yield* requireRevision("publication", current.revision, input.expectedRevision)
+            if (current.status === "rejected") {
+              return yield* new InvalidState({ message: "a rejected publication cannot be edited; create a new one" })
+            }
+            row = yield* change(actor, current, { draft, status: "draft" }, "publication.draft_saved", "draft")
+          }
+          if (input.submit === true) row = yield* submitRow(actor, row)
+          return yield* view(row)
+        })
+      ),
+
+    submit: (actor: Actor, input: CommandInput) => command(actor, "submit", input, (row) => submitRow(actor, row)),
+
+    hide: (actor: Actor, input: CommandInput) =>
+      command(actor, "hide", input, (row) =>
+        row.hidden ? Effect.succeed(row) : change(actor, row, { hidden: true }, "publication.hidden", "hidden")),
+
+    restore: (actor: Actor, input: CommandInput) =>
+      command(actor, "restore", input, (row) =>
+        row.hidden ? change(actor, row, { hidden: false }, "publication.restored", "restored") : Effect.succeed(row)),
+
+    delete: (actor: Actor, input: CommandInput) =>
+      command(actor, "delete", input, (row) =>
+        change(actor, row, { deleted_at: new Date().toISOString() }, "publication.deleted", "deleted")),
+
+    close: (actor: Actor, input: CommandInput) =>
+      command(actor, "close", input, (row) =>
+        row.closed
+          ? Effect.succeed(row)
+          : change(actor, row, { closed: true }, "task.closed", "closed"))
+  }
+}
