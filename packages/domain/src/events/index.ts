@@ -1,1 +1,4 @@
+export * from "./EventCatalog.js"
+export * from "./EventEnvelope.js"
 export * from "./EventType.js"
+export * from "./TypePattern.js"

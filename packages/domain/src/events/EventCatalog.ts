@@ -1,0 +1,323 @@
+import { Schema } from "effect"
+import { EventEnvelope } from "./EventEnvelope.js"
+import { type EventType, EventType as EventTypeSchema, eventTypes } from "./EventType.js"
+
+/** An operation that reads the record an event is about (ids, methods and paths exactly as in the spec). */
+export interface ReadOperation {
+  readonly operationId: string
+  readonly method: "GET"
+  readonly path: string
+}
+
+const get = (operationId: string, path: string): ReadOperation => ({ operationId, method: "GET", path })
+
+const publicationGets = [
+  get("tasks.get", "/api/v1/commands/tasks.get"),
+  get("portfolio.get", "/api/v1/commands/portfolio.get"),
+  get("services.get", "/api/v1/commands/services.get"),
+  get("articles.get", "/api/v1/commands/articles.get"),
+  get("jobs.get", "/api/v1/commands/jobs.get"),
+  get("resumes.get", "/api/v1/commands/resumes.get"),
+  get("learning.get", "/api/v1/commands/learning.get")
+]
+
+/** What every event about one kind of record shares: who may see it and how the record is read. */
+interface AggregateKind {
+  readonly visibleTo: string
+  /** The scope a bearer key needs to read the record itself (beyond `events:read`). */
+  readonly scope: string
+  readonly read: ReadonlyArray<ReadOperation>
+  readonly readNote: string
+}
+
+const learner = "the learner and the course's staff"
+
+/** The kinds of records events are about; `aggregate.kind` of the envelope. */
+const aggregates = {
+  complaint: {
+    visibleTo: "the profile that filed the complaint",
+    scope: "complaints:read",
+    read: [get("complaints.get", "/api/v1/commands/complaints.get")],
+    readNote: "query complaintUuid = objectUuid"
+  },
+  deal: {
+    visibleTo: "both parties of the deal",
+    scope: "deals:read",
+    read: [get("deals.get", "/api/v1/commands/deals.get")],
+    readNote: "query relationUuid = objectUuid"
+  },
+  favorite: {
+    visibleTo: "the profile whose favorites changed",
+    scope: "favorites:read",
+    read: [get("favorites.list", "/api/v1/commands/favorites.list")],
+    readNote: "objectUuid is the profile or publication added or removed"
+  },
+  file: {
+    visibleTo: "the profile that uploaded the file",
+    scope: "files:read",
+    read: [get("files.status", "/api/v1/files/{uuid}")],
+    readNote: "path uuid = objectUuid"
+  },
+  job_contact: {
+    visibleTo: "the job's owner and the applicant or invited resume owner",
+    scope: "responses:read",
+    read: [get("job_contacts.get", "/api/v1/commands/job_contacts.get")],
+    readNote: "query relationUuid = objectUuid"
+  },
+  learning_appeal: {
+    visibleTo: learner,
+    scope: "learning:read",
+    read: [get("learning.appeals.list_for_submission", "/api/v1/learning/submissions/{submission}/appeals")],
+    readNote: "context.submissionUuid names the submission"
+  },
+  learning_checker: {
+    visibleTo: "the course's staff",
+    scope: "learning:read",
+    read: [get("learning.checkers.get", "/api/v1/learning/courses/{course}/checkers/{checker}")],
+    readNote: "path checker = objectUuid, course = context.courseUuid"
+  },
+  learning_course: {
+    visibleTo: "the course's staff and its enrolled learners",
+    scope: "learning:read",
+    read: [get("learning.courses.get", "/api/v1/learning/courses/{course}")],
+    readNote: "path course = objectUuid"
+  },
+  learning_enrollment: {
+    visibleTo: learner,
+    scope: "learning:read",
+    read: [get("learning.enrollments.get", "/api/v1/learning/enrollments/{enrollment}")],
+    readNote: "path enrollment = objectUuid"
+  },
+  learning_review: {
+    visibleTo: "the reviewer and the course's staff",
+    scope: "learning:read",
+    read: [get("learning.reviews.assignment", "/api/v1/learning/submissions/{submission}/review-assignment")],
+    readNote: "path submission = context.submissionUuid"
+  },
+  learning_run: {
+    visibleTo: "the run's staff and learners",
+    scope: "learning:read",
+    read: [get("learning.runs.list", "/api/v1/learning/courses/{course}/runs")],
+    readNote: "path course = context.courseUuid; the run is objectUuid"
+  },
+  learning_submission: {
+    visibleTo: learner,
+    scope: "learning:read",
+    read: [get("learning.submissions.get", "/api/v1/learning/submissions/{submission}")],
+    readNote: "path submission = objectUuid"
+  },
+  learning_thread: {
+    visibleTo: "the thread's participants and the course's staff",
+    scope: "learning:read",
+    read: [get("learning.community.get", "/api/v1/learning/threads/{thread}")],
+    readNote: "path thread = objectUuid"
+  },
+  message: {
+    visibleTo: "the participants of the thread",
+    scope: "threads:read",
+    read: [get("threads.messages", "/api/v1/commands/threads.messages")],
+    readNote: "query threadUuid = context.threadUuid; the message is objectUuid"
+  },
+  offer: {
+    visibleTo: "the offer's sender and recipient",
+    scope: "offers:read",
+    read: [get("offers.get", "/api/v1/commands/offers.get")],
+    readNote: "query relationUuid = objectUuid"
+  },
+  profile: {
+    visibleTo: "the profile itself",
+    scope: "profiles:read",
+    read: [get("profiles.get_own", "/api/v1/commands/profiles.get_own")],
+    readNote: "the acting profile's own view"
+  },
+  publication: {
+    visibleTo: "the publication's owner profile",
+    scope: "<kind>:read (tasks, portfolio, services, articles, jobs, resumes, learning)",
+    read: publicationGets,
+    readNote: "the get of the publication's kind (context.kind: task → tasks.get ...), query publicationUuid = objectUuid"
+  },
+  response: {
+    visibleTo: "the responding profile and the task's owner",
+    scope: "responses:read",
+    read: [get("responses.get", "/api/v1/commands/responses.get")],
+    readNote: "query relationUuid = objectUuid"
+  },
+  review: {
+    visibleTo: "the review's author and the reviewed profile",
+    scope: "reviews:read",
+    read: [get("reviews.list_own", "/api/v1/commands/reviews.list_own")],
+    readNote: "the review is objectUuid"
+  }
+} satisfies Record<string, AggregateKind>
+
+export type AggregateKindName = keyof typeof aggregates
+
+/** One row of the table: the record kind, the values `data.status` takes, and what happened. */
+interface TypeRow {
+  readonly kind: AggregateKindName
+  readonly statuses: ReadonlyArray<string>
+  readonly summary: string
+  /** Overrides the kind's read operation when the event concerns one facet of the record. */
+  readonly read?: { readonly operations: ReadonlyArray<ReadOperation>; readonly note: string }
+}
+
+const enrollment = (statuses: ReadonlyArray<string>, summary: string): TypeRow => ({ kind: "learning_enrollment", statuses, summary })
+const completion = { operations: [get("learning.completion.get", "/api/v1/learning/enrollments/{enrollment}/completion")], note: "path enrollment = objectUuid" }
+const calendar = { operations: [get("learning.calendar.get", "/api/v1/learning/enrollments/{enrollment}/calendar")], note: "path enrollment = objectUuid" }
+
+/**
+ * The one table the catalog is generated from: one row per event type. Emitters write `data.status`
+ * from these values, so the catalog and the events agree.
+ */
+const table: { readonly [Type in EventType]: TypeRow } = {
+  "complaint.created": { kind: "complaint", statuses: ["open"], summary: "A complaint was filed" },
+  "complaint.moderated": { kind: "complaint", statuses: ["upheld", "dismissed"], summary: "A moderator decided on a complaint" },
+  "deal.started": { kind: "deal", statuses: ["active"], summary: "An accepted offer or response started a deal" },
+  "deal.status_changed": {
+    kind: "deal",
+    statuses: ["results_submitted", "completed", "terminated"],
+    summary: "A deal moved on: work handed over, accepted, or cooperation ended"
+  },
+  "favorite.changed": { kind: "favorite", statuses: ["added", "removed"], summary: "A profile or publication was added to or removed from favorites" },
+  "file.ready": { kind: "file", statuses: ["ready"], summary: "An uploaded file passed its checks and can be attached" },
+  "job_invitation.received": { kind: "job_contact", statuses: ["invited"], summary: "An employer invited a resume's owner to a job" },
+  "job_invitation.status_changed": { kind: "job_contact", statuses: ["accepted", "declined"], summary: "The invited profile answered an invitation" },
+  "job_invitation.withdrawn": { kind: "job_contact", statuses: ["withdrawn"], summary: "The employer withdrew an invitation" },
+  "job_response.received": { kind: "job_contact", statuses: ["applied"], summary: "A profile responded to a job" },
+  "job_response.status_changed": { kind: "job_contact", statuses: ["accepted", "declined"], summary: "The job's owner answered a response" },
+  "job_response.withdrawn": { kind: "job_contact", statuses: ["withdrawn"], summary: "The applicant withdrew a response to a job" },
+  "learning.appeal.opened": { kind: "learning_appeal", statuses: ["open"], summary: "A learner appealed a grade" },
+  "learning.checker.failed": { kind: "learning_checker", statuses: ["failed"], summary: "A checker could not grade a submission" },
+  "learning.community.created": { kind: "learning_thread", statuses: ["open"], summary: "A question or discussion thread was opened" },
+  "learning.community.replied": { kind: "learning_thread", statuses: ["open"], summary: "Someone replied in a thread" },
+  "learning.community.resolved": { kind: "learning_thread", statuses: ["resolved"], summary: "A thread was marked resolved" },
+  "learning.course.completed": { ...enrollment(["completed"], "A learner completed a course"), read: completion },
+  "learning.course.published": { kind: "learning_course", statuses: ["published"], summary: "A course version was published" },
+  "learning.deadline.approaching": { ...enrollment(["approaching"], "A deadline of the learner is near"), read: calendar },
+  "learning.deadline.changed": { ...enrollment(["changed"], "A deadline of the learner changed"), read: calendar },
+  "learning.enrollment.activated": enrollment(["active"], "An enrollment became active"),
+  "learning.enrollment.completed": enrollment(["completed"], "An enrollment was completed"),
+  "learning.enrollment.invited": enrollment(["invited"], "A profile was invited to a course run"),
+  "learning.enrollment.pause": enrollment(["paused"], "An enrollment was paused"),
+  "learning.enrollment.requested": enrollment(["requested"], "A profile asked to enroll"),
+  "learning.enrollment.restored": enrollment(["active"], "A withdrawn or removed enrollment was restored"),
+  "learning.enrollment.resume": enrollment(["active"], "A paused enrollment was resumed"),
+  "learning.enrollment.start": enrollment(["active"], "A learner started a course run"),
+  "learning.enrollment.transferred": enrollment(["active"], "An enrollment was moved to another run"),
+  "learning.enrollment.withdraw": enrollment(["withdrawal_requested"], "A learner asked to withdraw"),
+  "learning.enrollment.withdrawn": enrollment(["withdrawn"], "An enrollment was withdrawn"),
+  "learning.module.completed": { ...enrollment(["completed"], "A learner completed a module"), read: completion },
+  "learning.review.overdue": { kind: "learning_review", statuses: ["overdue"], summary: "A review assignment passed its due time" },
+  "learning.review.requested": { kind: "learning_review", statuses: ["requested"], summary: "A submission was assigned for review" },
+  "learning.revision.requested": { kind: "learning_submission", statuses: ["revision_requested"], summary: "A reviewer asked for a revision" },
+  "learning.run.cancelled": { kind: "learning_run", statuses: ["cancelled"], summary: "A course run was cancelled" },
+  "learning.step.available": {
+    ...enrollment(["available"], "A step became available to the learner"),
+    read: {
+      operations: [get("learning.steps.get", "/api/v1/learning/enrollments/{enrollment}/steps/{node}")],
+      note: "path enrollment = objectUuid, node = context.nodeId"
+    }
+  },
+  "learning.submission.accepted": { kind: "learning_submission", statuses: ["accepted"], summary: "A submission was accepted for grading" },
+  "learning.submission.graded": { kind: "learning_submission", statuses: ["graded"], summary: "A submission received its grade" },
+  "message.received": { kind: "message", statuses: ["sent"], summary: "A message arrived in a thread" },
+  "offer.received": { kind: "offer", statuses: ["pending"], summary: "An offer was made to the profile" },
+  "offer.status_changed": { kind: "offer", statuses: ["accepted", "declined"], summary: "The recipient answered an offer" },
+  "offer.withdrawn": { kind: "offer", statuses: ["withdrawn"], summary: "The sender withdrew an offer" },
+  "profile.updated": { kind: "profile", statuses: ["updated"], summary: "A profile's data was replaced" },
+  "publication.deleted": { kind: "publication", statuses: ["deleted"], summary: "The owner deleted a publication" },
+  "publication.draft_saved": { kind: "publication", statuses: ["draft"], summary: "The owner saved a publication's draft" },
+  "publication.hidden": { kind: "publication", statuses: ["hidden"], summary: "The owner hid a publication" },
+  "publication.moderated": {
+    kind: "publication",
+    statuses: ["approved", "returned", "rejected"],
+    summary: "A moderator approved, returned or rejected a publication"
+  },
+  "publication.restored": { kind: "publication", statuses: ["restored"], summary: "The owner made a hidden publication visible again" },
+  "publication.submitted": { kind: "publication", statuses: ["pending"], summary: "The owner submitted a publication for moderation" },
+  "response.received": { kind: "response", statuses: ["pending"], summary: "A profile responded to a task" },
+  "response.status_changed": { kind: "response", statuses: ["accepted", "declined"], summary: "The task's owner answered a response" },
+  "response.withdrawn": { kind: "response", statuses: ["withdrawn"], summary: "The responder withdrew a response" },
+  "review.moderated": { kind: "review", statuses: ["published", "removed"], summary: "A moderator decided on a review" },
+  "review.submitted": { kind: "review", statuses: ["submitted"], summary: "A review of completed work was submitted" },
+  "task.closed": {
+    kind: "publication",
+    statuses: ["closed"],
+    summary: "The owner closed a task to further responses",
+    read: { operations: [get("tasks.get", "/api/v1/commands/tasks.get")], note: "query publicationUuid = objectUuid" }
+  }
+}
+
+// ---- the catalog's wire shape -------------------------------------------------------------
+
+export const EventField = Schema.Struct({
+  name: Schema.String,
+  type: Schema.String,
+  format: Schema.optional(Schema.String),
+  values: Schema.optional(Schema.Array(Schema.String)),
+  description: Schema.String
+}).annotations({ identifier: "EventField" })
+
+export const EventCatalogEntry = Schema.Struct({
+  type: EventTypeSchema,
+  schemaVersion: Schema.Int,
+  summary: Schema.String,
+  aggregateKind: Schema.String,
+  /** `data` of the reference payload mode. */
+  fields: Schema.Array(EventField),
+  permissions: Schema.Struct({
+    /** Bearer scopes: `events:read` for the event, the second one to read the record it names. */
+    scopes: Schema.Array(Schema.String),
+    visibleTo: Schema.String
+  }),
+  read: Schema.Struct({
+    operations: Schema.Array(Schema.Struct({ operationId: Schema.String, method: Schema.String, path: Schema.String })),
+    note: Schema.String
+  }),
+  sample: EventEnvelope
+}).annotations({ identifier: "EventCatalogEntry" })
+
+export const EventCatalog = Schema.Struct({
+  schemaVersion: Schema.Literal(1),
+  types: Schema.Array(EventCatalogEntry)
+}).annotations({ identifier: "EventCatalog" })
+
+export type EventCatalog = typeof EventCatalog.Type
+
+/** Every event of this version has schemaVersion 1. */
+export const currentSchemaVersion = 1
+
+const sampleUuid = (n: number, tag: string) => `${tag}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
+
+const entryOf = (type: EventType, index: number): typeof EventCatalogEntry.Type => {
+  const row = table[type]
+  const kind: AggregateKind = aggregates[row.kind]
+  const objectUuid = sampleUuid(index + 1, "0b1ec700")
+  return {
+    type,
+    schemaVersion: currentSchemaVersion,
+    summary: row.summary,
+    aggregateKind: row.kind,
+    fields: [
+      { name: "objectUuid", type: "string", format: "uuid", description: `The ${row.kind.replace(/_/g, " ")} the event is about` },
+      { name: "status", type: "string", values: row.statuses, description: "Its status right after the change" }
+    ],
+    permissions: { scopes: ["events:read", kind.scope], visibleTo: kind.visibleTo },
+    read: row.read ?? { operations: kind.read, note: kind.readNote },
+    sample: {
+      uuid: sampleUuid(index + 1, "e0e0e0e0"),
+      type,
+      schemaVersion: currentSchemaVersion,
+      occurredAt: new Date("2026-10-15T12:00:00.000Z"),
+      aggregate: { kind: row.kind, uuid: objectUuid, revision: 3 },
+      data: { objectUuid, status: row.statuses[0]! },
+      context: { profileUuid: sampleUuid(1, "9f0f11e0") }
+    }
+  }
+}
+
+/** `GET /api/v1/event-catalog`: generated once from the table, in the spec's order of types. */
+export const eventCatalog: EventCatalog = { schemaVersion: 1, types: eventTypes.map(entryOf) }
+
+/** The record kind each event type is about (emitters and the visibility rule agree on these names). */
+export const aggregateKindOf = (type: EventType): AggregateKindName => table[type].kind

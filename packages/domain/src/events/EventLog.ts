@@ -1,0 +1,152 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Either, Option, Schema } from "effect"
+import { InvalidRequest, type ResyncRequired } from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+import { decodeEventCursor, encodeEventCursor } from "./EventCursor.js"
+import { EventEnvelope } from "./EventEnvelope.js"
+import type { EventType } from "./EventType.js"
+import { eventVisibleTo } from "./EventVisibility.js"
+import { parseTypeList } from "./TypePattern.js"
+
+/** Page size bounds of `events.list` (spec: limit 1 to 100); ours: 20 when absent. */
+export const eventPageLimits = { min: 1, max: 100, default: 20 } as const
+
+export interface EventListQuery {
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+  /** Comma-separated type patterns with `*` wildcards. */
+  readonly types?: string | undefined
+  readonly aggregateKind?: string | undefined
+  readonly aggregateUuid?: string | undefined
+}
+
+export interface EventPage {
+  readonly items: ReadonlyArray<EventEnvelope>
+  /** Always present: pass it back to continue after the last event of this page, now or later. */
+  readonly nextCursor: string
+  /** More events are readable right now; when false, poll later with `nextCursor`. */
+  readonly hasMore: boolean
+}
+
+/** A sequenced event with its position, for operators (`birzha events tail`) and workers. */
+export interface SequencedEvent {
+  readonly position: string
+  readonly sequencedAt: Date | null
+  readonly event: EventEnvelope
+}
+
+interface EventRow {
+  readonly position: string
+  readonly sequenced_at: Date | null
+  readonly uuid: string
+  readonly type: string
+  readonly schema_version: number
+  readonly occurred_at: Date
+  readonly aggregate_kind: string
+  readonly aggregate_uuid: string
+  readonly aggregate_revision: number
+  readonly data: unknown
+  readonly context: unknown
+}
+
+const columns = `e.position::text AS position, e.sequenced_at, e.uuid, e.type, e.schema_version, e.occurred_at,
+  e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context`
+
+const decodeEnvelope = Schema.decodeUnknown(EventEnvelope)
+
+/** The stored row as the envelope, checked: an emitter that broke the shape is a defect, not a 400. */
+const envelopeOf = (row: EventRow): Effect.Effect<EventEnvelope> =>
+  Effect.orDie(decodeEnvelope({
+    uuid: row.uuid,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    occurredAt: row.occurred_at.toISOString(),
+    aggregate: { kind: row.aggregate_kind, uuid: row.aggregate_uuid, revision: row.aggregate_revision },
+    data: row.data,
+    context: row.context
+  }))
+
+/**
+ * The last position handed out. Everything up to it is committed and readable: the sequencer
+ * moves the counter in the same transaction as the positions.
+ */
+export const lastEventPosition: Effect.Effect<string, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ last_position: string }>`SELECT last_position::text AS last_position FROM event_sequence`
+  return row?.last_position ?? "0"
+})
+
+const typeFilter = (types: string | undefined): Either.Either<ReadonlyArray<EventType> | undefined, InvalidRequest> =>
+  types === undefined
+    ? Either.right(undefined)
+    : Either.mapLeft(parseTypeList(types), (message) => new InvalidRequest({ message: `types: ${message}` }))
+
+/**
+ * `events.list`: the caller's visible events after the cursor, in position order. Only sequenced
+ * events exist here. The page is bounded by the counter read first, so `nextCursor` can move past
+ * events the caller does not see (a follower does not rescan them), yet never past one that was
+ * not yet readable when the page was read.
+ */
+export const listEvents = (
+  actor: Actor,
+  query: EventListQuery
+): Effect.Effect<EventPage, InvalidRequest | ResyncRequired | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const after = query.cursor === undefined ? "0" : (yield* decodeEventCursor(query.cursor, now)).position
+    const types = yield* typeFilter(query.types)
+    const limit = query.limit ?? eventPageLimits.default
+    if (!Number.isInteger(limit) || limit < eventPageLimits.min || limit > eventPageLimits.max) {
+      return yield* new InvalidRequest({ message: `limit must be an integer from ${eventPageLimits.min} to ${eventPageLimits.max}` })
+    }
+    const sql = yield* SqlClient.SqlClient
+    const mark = yield* lastEventPosition
+    const filters = [
+      sql`e.position > ${after}`,
+      sql`e.position <= ${mark}`,
+      eventVisibleTo(sql, actor.profileUuid),
+      ...(types === undefined ? [] : [sql.in("e.type", types)]),
+      ...(query.aggregateKind === undefined ? [] : [sql`e.aggregate_kind = ${query.aggregateKind}`]),
+      ...(query.aggregateUuid === undefined ? [] : [sql`e.aggregate_uuid = ${query.aggregateUuid}`])
+    ]
+    const rows = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
+      WHERE ${sql.and(filters)} ORDER BY e.position LIMIT ${limit + 1}`
+    const page = rows.slice(0, limit)
+    const hasMore = rows.length > limit
+    const last = page[page.length - 1]
+    const position = hasMore && last !== undefined ? last.position : BigInt(mark) > BigInt(after) ? mark : after
+    return {
+      items: yield* Effect.forEach(page, envelopeOf),
+      nextCursor: encodeEventCursor({ position, issuedAt: now }),
+      hasMore
+    }
+  })
+
+/** `events.get`: one sequenced event the caller may see now; none when absent, unsequenced or not visible. */
+export const getEvent = (actor: Actor, uuid: string): Effect.Effect<Option.Option<EventEnvelope>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
+      WHERE e.uuid = ${uuid} AND e.position IS NOT NULL AND ${eventVisibleTo(sql, actor.profileUuid)}`
+    return row === undefined ? Option.none() : Option.some(yield* envelopeOf(row))
+  })
+
+/**
+ * Sequenced events after a position, every profile's, in position order: for the operator's
+ * `birzha events tail` and for workers, never for an API caller (no visibility rule applied).
+ */
+export const readSequencedEvents = (
+  options: { readonly after: string; readonly limit: number; readonly types?: ReadonlyArray<EventType> | undefined }
+): Effect.Effect<ReadonlyArray<SequencedEvent>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const filters = [
+      sql`e.position > ${options.after}`,
+      ...(options.types === undefined ? [] : [sql.in("e.type", options.types)])
+    ]
+    const rows = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
+      WHERE ${sql.and(filters)} ORDER BY e.position LIMIT ${options.limit}`
+    return yield* Effect.forEach(rows, (row) =>
+      Effect.map(envelopeOf(row), (event) => ({ position: row.position, sequencedAt: row.sequenced_at, event })))
+  })
