@@ -1,0 +1,185 @@
+import { catalog, type CatalogEntry, grantableScopes } from "@birzha/domain"
+import { randomUUID } from "node:crypto"
+import { Option } from "effect"
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { signIn, type SignedIn } from "../../../testing/signIn.js"
+import { type RunningHost, startService, untilReady } from "./testing.js"
+
+/**
+ * The authorization matrix, generated from the catalog: every operation × every kind of caller
+ * gets the answer its declaration (access, scopes, approval, sessionOnly) implies. An operation
+ * added later with missing or wrong flags fails here without anyone writing a test for it.
+ * "Allowed" means the call got past authentication and authorization: anything but 401 and 403
+ * (bodies are empty, so most commands answer 400 and touch nothing).
+ */
+
+const origin = "http://localhost:8080"
+let database: TestDatabase
+let host: RunningHost
+let db: Pg.Client
+let owner: SignedIn
+/** Used for public operations: `auth.logout` with it revokes it, and the matrix goes on. */
+let spare: SignedIn
+let keys: { with: Key; without: Key; httpOff: Key }
+let ip = 0
+
+interface Key {
+  readonly uuid: string
+  readonly secret: string
+  revision: number
+}
+
+const send = async (entry: CatalogEntry, who: { readonly cookie?: string; readonly bearer?: string }) => {
+  const path = entry.path.replace(/\{[^}]+\}/g, () => randomUUID())
+  ip++
+  const response = await fetch(`${host.url}${path}`, {
+    method: entry.method,
+    headers: {
+      "content-type": "application/json",
+      origin,
+      "x-forwarded-for": `203.0.${Math.floor(ip / 250) % 250}.${(ip % 250) + 1}`,
+      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
+      ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
+    },
+    ...(Option.isSome(entry.schemas.payload) ? { body: "{}" } : {})
+  })
+  const text = await response.text()
+  let code: string | undefined
+  try {
+    code = JSON.parse(text)?.error?.code
+  } catch {
+    code = undefined
+  }
+  return { status: response.status, code }
+}
+
+const setScopes = async (key: Key, scopes: ReadonlyArray<string>, httpEnabled = true) => {
+  const response = await fetch(`${host.url}/api/v1/keys/${key.uuid}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", origin, cookie: owner.cookie },
+    body: JSON.stringify({ requestUuid: randomUUID(), expectedRevision: key.revision, name: "matrix", scopes, httpEnabled, mcpEnabled: false })
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+  key.revision = ((await response.json()) as { key: { revision: number } }).key.revision
+}
+
+const makeKey = async (): Promise<Key> => {
+  const response = await fetch(`${host.url}/api/v1/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin, cookie: owner.cookie },
+    body: JSON.stringify({ requestUuid: randomUUID(), name: "matrix", scopes: [], httpEnabled: true, mcpEnabled: false })
+  })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { key: { uuid: string; revision: number }; secret: string }
+  return { uuid: body.key.uuid, secret: body.secret, revision: body.key.revision }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase("authz_matrix")
+  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
+  await untilReady(host)
+  db = new Pg.Client({ connectionString: database.url })
+  await db.connect()
+  owner = await signIn({ url: host.url, origin, db })
+  spare = await signIn({ url: host.url, origin, db })
+  // The session may moderate, so moderation answers by its declaration, not the role check.
+  await db.query("INSERT INTO moderators (email, source) VALUES ($1, 'cli')", [owner.email])
+  keys = { with: await makeKey(), without: await makeKey(), httpOff: await makeKey() }
+  await setScopes(keys.httpOff, grantableScopes, false)
+})
+afterAll(async () => {
+  await db?.end()
+  await host?.close()
+  await database?.drop()
+})
+
+type Expected = { readonly allowed: true } | { readonly status: 401 | 403; readonly code: string }
+const allowed: Expected = { allowed: true }
+
+/** What the declaration says each caller gets. */
+const expectations = (entry: CatalogEntry) => {
+  const keyRule = (holdsScope: boolean): Expected =>
+    entry.sessionOnly
+      ? { status: 403, code: "session_required" }
+      : !holdsScope
+      ? { status: 403, code: "insufficient_scope" }
+      : entry.approval
+      ? { status: 403, code: "approval_required" }
+      : allowed
+  return {
+    anonymous: { status: 401, code: "unauthenticated" } as Expected,
+    session: allowed,
+    keyWithoutScope: keyRule(entry.scopes.length === 0),
+    keyWithScope: keyRule(true),
+    keyHttpDisabled: { status: 403, code: "key_http_disabled" } as Expected
+  }
+}
+
+const check = (entry: CatalogEntry, who: string, got: { status: number; code: string | undefined }, expected: Expected) => {
+  const label = `${entry.id} as ${who}: ${got.status} ${got.code ?? ""}`
+  if ("allowed" in expected) {
+    expect([401, 403], label).not.toContain(got.status)
+  } else {
+    expect({ status: got.status, code: got.code }, label).toEqual({ status: expected.status, code: expected.code })
+  }
+}
+
+describe("the authorization matrix (generated from the catalog)", () => {
+  it("covers every operation of the catalog", () => {
+    expect(catalog.length).toBeGreaterThan(50)
+  })
+
+  for (const entry of catalog) {
+    it(`${entry.id} (${entry.access}${entry.sessionOnly ? ", session only" : ""}${entry.approval ? ", approval" : ""}${entry.scopes.length > 0 ? `, ${entry.scopes.join(" | ")}` : ""})`, async () => {
+      if (entry.access === "public") {
+        // Public operations ignore credentials: the same answer for every caller, never 401/403.
+        const anonymous = await send(entry, {})
+        expect([401, 403], `${entry.id} anonymous: ${anonymous.status}`).not.toContain(anonymous.status)
+        for (const [who, credential] of [
+          ["keyWithScope", { bearer: keys.with.secret }],
+          ["keyHttpDisabled", { bearer: keys.httpOff.secret }],
+          ["session", { cookie: spare.cookie }]
+        ] as const) {
+          const got = await send(entry, credential)
+          expect(got.status, `${entry.id} as ${who}`).toBe(anonymous.status)
+        }
+        return
+      }
+      const expected = expectations(entry)
+      const withoutScopes = grantableScopes.filter((scope) => !entry.scopes.includes(scope))
+      await setScopes(keys.with, entry.scopes.filter((scope) => grantableScopes.includes(scope)))
+      await setScopes(keys.without, withoutScopes)
+      check(entry, "anonymous", await send(entry, {}), expected.anonymous)
+      check(entry, "keyHttpDisabled", await send(entry, { bearer: keys.httpOff.secret }), expected.keyHttpDisabled)
+      check(entry, "keyWithoutScope", await send(entry, { bearer: keys.without.secret }), expected.keyWithoutScope)
+      check(entry, "keyWithScope", await send(entry, { bearer: keys.with.secret }), expected.keyWithScope)
+      check(entry, "session", await send(entry, { cookie: owner.cookie }), expected.session)
+    })
+  }
+})
+
+describe("the catalog's authorization declarations", () => {
+  /** Authenticated operations any key may call whatever its scopes: they only describe the caller. */
+  const anyKey = new Set(["getMyCapabilities"])
+
+  it("every authenticated operation names a scope, is session-only, or is one of the few any caller may use", () => {
+    const unscoped = catalog.filter((e) => e.access === "authenticated" && !e.sessionOnly && e.scopes.length === 0 && !anyKey.has(e.id))
+    expect(unscoped.map((e) => e.id)).toEqual([])
+  })
+
+  it("administrative operations (moderation.*, keys.*) are session-only, and their scopes are never grantable", () => {
+    for (const entry of catalog.filter((e) => /^(moderation|keys)\./.test(e.id))) {
+      expect(entry.sessionOnly, entry.id).toBe(true)
+      expect(entry.access, entry.id).toBe("authenticated")
+      for (const scope of entry.scopes) expect(grantableScopes, entry.id).not.toContain(scope)
+    }
+  })
+
+  it("every scope a key-callable operation names can be granted", () => {
+    for (const entry of catalog.filter((e) => e.access === "authenticated" && !e.sessionOnly)) {
+      for (const scope of entry.scopes) expect(grantableScopes, entry.id).toContain(scope)
+    }
+  })
+})
