@@ -1,0 +1,5 @@
+export * from "./AddressPolicy.js"
+export * from "./WebhookEndpoint.js"
+export * from "./WebhookSettings.js"
+export * from "./WebhookUrl.js"
+export * from "./WebhookDisabledEmail.js"

@@ -1,0 +1,83 @@
+import { type Actor, Mailer, WebhookSettings } from "@birzha/domain"
+import {
+  accountForVerifiedEmail,
+  approveWebhookEndpoint,
+  createWebhookEndpoint,
+  sendTestDelivery,
+  ServerSecret
+} from "@birzha/domain/server"
+import { appendEvent, runMigrations } from "@birzha/domain/store"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Redacted } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Webhook } from "standardwebhooks"
+import { afterAll, describe, expect, it } from "vitest"
+import { startReceiver } from "../../../../testing/webhookReceiver.js"
+import { makePgliteClient } from "../database/PgliteClient.js"
+import { sequencePending } from "../events/Sequencer.js"
+import { makeWebhookJob } from "./WebhookDispatcher.js"
+
+const dir = mkdtempSync(join(tmpdir(), "birzha-webhooks-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe("webhooks on the embedded database", () => {
+  it("approve, test, activate and deliver a signed event through PGlite, with the same SQL", async () => {
+    const receiver = await startReceiver()
+    try {
+      const outcome = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const sql = yield* makePgliteClient(dir)
+        const services = Layer.mergeAll(
+          Layer.succeed(SqlClient.SqlClient, sql),
+          Layer.succeed(ServerSecret, Redacted.make("e".repeat(32))),
+          Layer.succeed(WebhookSettings, { publicOrigin: "http://localhost:8080", allowHttpLoopback: true }),
+          Layer.succeed(Mailer, { send: () => Effect.void })
+        )
+        return yield* Effect.gen(function*() {
+          yield* runMigrations
+          const signedIn = yield* accountForVerifiedEmail("embedded.webhooks@example.com")
+          const actor: Actor = {
+            ...signedIn,
+            profileName: "embedded",
+            profileType: "Физлицо",
+            via: "session",
+            sessionUuid: crypto.randomUUID(),
+            expiresAt: new Date(Date.now() + 60_000)
+          }
+          const created = yield* createWebhookEndpoint(actor, { requestUuid: crypto.randomUUID(), url: receiver.url, eventTypes: ["profile.*"] })
+          const uuid = created.endpoint.uuid
+          yield* approveWebhookEndpoint(actor, uuid, { url: created.endpoint.url, expectedRevision: 1 })
+          yield* sendTestDelivery(actor, uuid, { requestUuid: crypto.randomUUID() })
+          const job = yield* makeWebhookJob({ allowHttpLoopback: true })
+          const runUntil = (done: () => Effect.Effect<boolean, unknown>) =>
+            Effect.gen(function*() {
+              for (let i = 0; i < 200; i++) {
+                yield* sequencePending(100)
+                yield* job.run
+                if (yield* done()) return
+                yield* Effect.sleep("20 millis")
+              }
+              throw new Error("not done in time")
+            })
+          const stateOf = () => Effect.map(sql<{ state: string }>`SELECT state FROM webhook_endpoints WHERE uuid = ${uuid}`, (rows) => rows[0]?.state)
+          yield* runUntil(() => Effect.map(stateOf(), (state) => state === "active"))
+          const event = yield* sql.withTransaction(appendEvent({
+            type: "profile.updated",
+            aggregate: { kind: "profile", uuid: actor.profileUuid, revision: 2 },
+            data: { objectUuid: actor.profileUuid, status: "updated" },
+            context: { profileUuid: actor.profileUuid }
+          }))
+          yield* runUntil(() => Effect.succeed(receiver.ids().includes(event)))
+          return { secret: created.secret, event }
+        }).pipe(Effect.provide(services))
+      })))
+      expect(receiver.received).toHaveLength(2)
+      const delivered = receiver.received[1]!
+      const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) => [h, String(delivered.headers[h])]))
+      expect(new Webhook(outcome.secret).verify(delivered.body, headers)).toMatchObject({ uuid: outcome.event, type: "profile.updated" })
+    } finally {
+      await receiver.stop()
+    }
+  }, 60_000)
+})
