@@ -1,0 +1,82 @@
+import { FiberRef, Schema } from "effect"
+import { AnyJson, DateTime } from "../api/Common.js"
+
+/** Where a prepared command stands; `expired` is read from `expiresAt`, never stored. */
+export const IntegrationCommandState = Schema.Literal("pending", "approved", "denied", "running", "committed", "failed", "expired", "revoked")
+export type IntegrationCommandState = typeof IntegrationCommandState.Type
+
+/** The body of `integrationCommands.prepare`: an approval-flagged operation and its arguments (path, query and body fields, flat). */
+export const IntegrationCommandPrepare = Schema.Struct({
+  operationId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  arguments: Schema.Record({ key: Schema.String, value: AnyJson })
+}).annotations({ identifier: "IntegrationCommandPrepare", parseOptions: { onExcessProperty: "error" } })
+
+export const IntegrationCommandPath = Schema.Struct({ uuid: Schema.UUID })
+
+/** The operation's own answer, stored once and returned by every later commit. */
+export const IntegrationCommandResult = Schema.Struct({
+  status: Schema.Int,
+  body: AnyJson
+}).annotations({ identifier: "IntegrationCommandResult" })
+
+export const IntegrationCommand = Schema.Struct({
+  uuid: Schema.UUID,
+  operationId: Schema.String,
+  /** Exactly what will run: the client's arguments plus the server-fixed requestUuid (and profileUuid). */
+  arguments: Schema.Record({ key: Schema.String, value: AnyJson }),
+  state: IntegrationCommandState,
+  approvalUrl: Schema.String,
+  expiresAt: DateTime,
+  createdAt: DateTime,
+  decidedAt: Schema.optional(DateTime),
+  committedAt: Schema.optional(DateTime),
+  result: Schema.optional(IntegrationCommandResult)
+}).annotations({ identifier: "IntegrationCommand" })
+export type IntegrationCommand = typeof IntegrationCommand.Type
+
+export const IntegrationCommandAnswer = Schema.Struct({ command: IntegrationCommand })
+  .annotations({ identifier: "IntegrationCommandAnswer" })
+
+
+/** prepare of an operation that is not flagged for approval: call it directly. */
+export class ApprovalNotRequired extends Schema.TaggedError<ApprovalNotRequired>()("ApprovalNotRequired", { message: Schema.String }) {
+  static readonly status = 400
+  static readonly code = "approval_not_required"
+}
+
+/** commit before the owner decided. */
+export class ApprovalPending extends Schema.TaggedError<ApprovalPending>()("ApprovalPending", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "approval_pending"
+}
+
+/** The owner denied the command; it can never run. */
+export class CommandDenied extends Schema.TaggedError<CommandDenied>()("CommandDenied", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "command_denied"
+}
+
+/** The command's hour passed before it was committed; prepare it again. */
+export class CommandExpired extends Schema.TaggedError<CommandExpired>()("CommandExpired", { message: Schema.String }) {
+  static readonly status = 410
+  static readonly code = "command_expired"
+}
+
+/** The operation ran and failed (its error is in the message and in the stored result); prepare a new command. */
+export class CommandFailed extends Schema.TaggedError<CommandFailed>()("CommandFailed", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "command_failed"
+}
+
+/** Another commit of the same command is running now; retry shortly. */
+export class CommandInProgress extends Schema.TaggedError<CommandInProgress>()("CommandInProgress", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "command_in_progress"
+}
+
+/**
+ * The operation id the current fiber runs as the commit of an approved prepared command. Only the
+ * commit handler sets it (locally, around its internal dispatch); key authorization reads it as
+ * `approved`, so no header or body field can ever claim approval.
+ */
+export const approvedOperation = FiberRef.unsafeMake<string | null>(null)

@@ -1,0 +1,309 @@
+import { randomUUID } from "node:crypto"
+import Pg from "pg"
+import { type Browser, type BrowserContext, chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../../testing/net.js"
+import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { type RunningHost, startService, untilReady } from "../testing.js"
+
+const executablePath = process.env["BIRZHA_CHROMIUM"] ?? "/usr/bin/chromium"
+
+let database: TestDatabase
+let host: RunningHost
+let db: Pg.Client
+let origin: string
+let browser: Browser
+
+beforeAll(async () => {
+  database = await createTestDatabase("integration_commands")
+  const port = await freePort()
+  origin = `http://localhost:${port}`
+  host = await startService({
+    env: { DATABASE_URL: database.url, BIRZHA_SECRET: "integration command tests: a server secret of 32+ characters" },
+    port,
+    publicOrigin: origin,
+    trustProxy: true
+  })
+  await untilReady(host)
+  db = new Pg.Client({ connectionString: database.url })
+  await db.connect()
+  browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+  })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await db?.end()
+  await host?.close()
+  await database?.drop()
+})
+
+interface Owner {
+  readonly context: BrowserContext
+  readonly cookie: string
+}
+
+let ip = 0
+/** Signs in through the real sign-in page, so the browser holds the owner's session. */
+const signInBrowser = async (): Promise<Owner> => {
+  const email = `owner-${randomUUID()}@example.com`
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
+  const tab = await context.newPage()
+  await tab.goto(`${origin}/sign-in?lang=en`)
+  await tab.getByLabel("Email", { exact: true }).fill(email)
+  await tab.getByRole("button", { name: "Send me a code" }).click()
+  await tab.getByLabel("Code from the email (6 digits)").waitFor()
+  const { rows } = await db.query<{ text_body: string }>("SELECT text_body FROM development_mailbox WHERE to_address = $1", [email])
+  await tab.getByLabel("Code from the email (6 digits)").fill(rows[0]!.text_body.match(/\b(\d{6})\b/)![1]!)
+  await tab.getByRole("button", { name: "Sign in", exact: true }).click()
+  await tab.waitForURL(`${origin}/account`)
+  await tab.close()
+  const session = (await context.cookies()).find((c) => c.name === "__Host-birzha_session")!
+  return { context, cookie: `${session.name}=${session.value}` }
+}
+
+const call = async (method: string, path: string, who: { readonly cookie?: string; readonly bearer?: string }, body?: unknown) => {
+  const response = await fetch(`${host.url}${path}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      origin,
+      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
+      ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any> }
+}
+
+const makeKey = async (owner: Owner, scopes: ReadonlyArray<string>) => {
+  const made = await call("POST", "/api/v1/keys", owner, { requestUuid: randomUUID(), name: "agent", scopes, httpEnabled: true, mcpEnabled: false })
+  expect(made.status, JSON.stringify(made.body)).toBe(200)
+  return { uuid: made.body.key.uuid as string, secret: made.body.secret as string }
+}
+
+const saveTask = async (owner: Owner) => {
+  const saved = await call("POST", "/api/v1/commands/tasks.save", owner, {
+    requestUuid: randomUUID(),
+    data: { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+  })
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+  return { uuid: saved.body.uuid as string, revision: saved.body.revision as number }
+}
+
+const revisionOf = async (uuid: string) =>
+  (await db.query<{ revision: number }>("SELECT revision FROM publications WHERE uuid = $1", [uuid])).rows[0]!.revision
+
+const prepare = (bearer: string, operationId: string, args: Record<string, unknown>) =>
+  call("POST", "/api/v1/integration-commands/prepare", { bearer }, { operationId, arguments: args })
+
+const commit = (bearer: string, uuid: string, body?: unknown) =>
+  call("POST", `/api/v1/integration-commands/${uuid}/commit`, { bearer }, body)
+
+/** The owner opens the approval URL in Chromium and presses a button. */
+const decide = async (owner: Owner, approvalUrl: string, button: "Approve" | "Deny", expected: { readonly operationId: string; readonly args: Record<string, unknown> }) => {
+  const tab = await owner.context.newPage()
+  await tab.goto(`${approvalUrl}?lang=en`)
+  expect(await tab.locator("#operation-id").textContent()).toBe(expected.operationId)
+  expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("pending")
+  expect(JSON.parse((await tab.locator("#raw-arguments").textContent())!)).toEqual(expected.args)
+  for (const [name, value] of Object.entries(expected.args)) {
+    expect(await tab.locator("#parameters").textContent()).toContain(name)
+    expect(await tab.locator("#parameters").textContent()).toContain(String(value))
+  }
+  await tab.getByRole("button", { name: button, exact: true }).click()
+  await tab.waitForURL(`${approvalUrl}?lang=en`)
+  const state = await tab.locator("#command-state").getAttribute("data-state")
+  await tab.close()
+  return state
+}
+
+describe("the approval flow for bearer clients", () => {
+  it("prepare → the owner approves in the browser → commit runs the operation once; a repeated commit answers the same result", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const task = await saveTask(owner)
+
+    const direct = await call("POST", "/api/v1/commands/tasks.submit", { bearer: key.secret }, {
+      requestUuid: randomUUID(), publicationUuid: task.uuid, expectedRevision: task.revision
+    })
+    expect(direct.status).toBe(403)
+    expect(direct.body.error.code).toBe("approval_required")
+
+    const prepared = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: task.revision })
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200)
+    const command = prepared.body.command
+    expect(command.operationId).toBe("tasks.submit")
+    expect(command.state).toBe("pending")
+    expect(command.approvalUrl).toBe(`${origin}/approvals/${command.uuid}`)
+    const expiresIn = Date.parse(command.expiresAt) - Date.now()
+    expect(expiresIn).toBeGreaterThan(59 * 60_000)
+    expect(expiresIn).toBeLessThanOrEqual(60 * 60_000)
+    // The server fixed requestUuid; the client's fields are exactly as sent.
+    expect(command.arguments.publicationUuid).toBe(task.uuid)
+    expect(command.arguments.requestUuid).toMatch(/^[0-9a-f-]{36}$/)
+
+    const early = await commit(key.secret, command.uuid, { confirmed: true })
+    expect(early.status).toBe(409)
+    expect(early.body.error.code).toBe("approval_pending")
+    expect(await revisionOf(task.uuid)).toBe(task.revision)
+
+    expect(await decide(owner, command.approvalUrl, "Approve", { operationId: "tasks.submit", args: command.arguments })).toBe("approved")
+
+    const first = await commit(key.secret, command.uuid)
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    expect(first.body.command.state).toBe("committed")
+    expect(first.body.command.result.status).toBe(200)
+    expect(first.body.command.result.body.uuid).toBe(task.uuid)
+    const afterFirst = await revisionOf(task.uuid)
+    expect(afterFirst).toBe(task.revision + 1)
+
+    const second = await commit(key.secret, command.uuid)
+    expect(second.status).toBe(200)
+    expect(second.body.command.result).toEqual(first.body.command.result)
+    expect(await revisionOf(task.uuid)).toBe(afterFirst)
+    await owner.context.close()
+  })
+
+  it("the approval page shows a command to the key's own account only, and decides only from the service's own origin", async () => {
+    const owner = await signInBrowser()
+    const stranger = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const task = await saveTask(owner)
+    const command = (await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: task.revision })).body.command
+    const path = `/approvals/${command.uuid}`
+    const get = (cookie?: string) => fetch(`${host.url}${path}?lang=ru`, { redirect: "manual", headers: cookie === undefined ? {} : { cookie } })
+    expect((await get()).status).toBe(303)
+    expect((await get(stranger.cookie)).status).toBe(404)
+    const shown = await get(owner.cookie)
+    expect(shown.status).toBe(200)
+    expect(shown.headers.get("content-security-policy")).toContain("form-action 'self'")
+    const html = await shown.text()
+    expect(html).toContain("Подтвердить")
+    expect(html).toContain(task.uuid)
+    const post = (cookie: string, headers: Record<string, string>) =>
+      fetch(`${host.url}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie, ...headers },
+        body: "decision=approve"
+      })
+    expect((await post(owner.cookie, { origin: "https://evil.example" })).status).toBe(403)
+    expect((await post(owner.cookie, {})).status).toBe(403)
+    expect((await post(stranger.cookie, { origin })).status).toBe(404)
+    const state = async () => (await db.query("SELECT state FROM integration_commands WHERE uuid = $1", [command.uuid])).rows[0].state
+    expect(await state()).toBe("pending")
+    expect((await post(owner.cookie, { origin })).status).toBe(303)
+    expect(await state()).toBe("approved")
+    await owner.context.close()
+    await stranger.context.close()
+  })
+
+  it("a denied command never commits, confirmed: true included", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const task = await saveTask(owner)
+    const prepared = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: task.revision })
+    expect(prepared.status).toBe(200)
+    const command = prepared.body.command
+    expect(await decide(owner, command.approvalUrl, "Deny", { operationId: "tasks.submit", args: command.arguments })).toBe("denied")
+    for (const body of [undefined, { confirmed: true }]) {
+      const refused = await commit(key.secret, command.uuid, body)
+      expect(refused.status).toBe(409)
+      expect(refused.body.error.code).toBe("command_denied")
+    }
+    expect(await revisionOf(task.uuid)).toBe(task.revision)
+    await owner.context.close()
+  })
+
+  it("only the key that prepared a command commits it; a revoked key's commands stop; expired ones are refused", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const other = await makeKey(owner, ["tasks:submit"])
+    const task = await saveTask(owner)
+    const prepared = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: task.revision })
+    const command = prepared.body.command
+    expect(await decide(owner, command.approvalUrl, "Approve", { operationId: "tasks.submit", args: command.arguments })).toBe("approved")
+
+    const foreign = await commit(other.secret, command.uuid, { confirmed: true })
+    expect(foreign.status).toBe(404)
+    expect(foreign.body.error.code).toBe("not_found")
+    const bySession = await commit(owner.cookie, command.uuid)
+    expect(bySession.status).toBe(401)
+    const withCookie = await call("POST", `/api/v1/integration-commands/${command.uuid}/commit`, { cookie: owner.cookie })
+    expect(withCookie.status).toBe(403)
+    expect(withCookie.body.error.code).toBe("key_required")
+
+    // Expiry: an approved command past its hour cannot commit.
+    await db.query("UPDATE integration_commands SET expires_at = now() - interval '1 second' WHERE uuid = $1", [command.uuid])
+    const expired = await commit(key.secret, command.uuid)
+    expect(expired.status).toBe(410)
+    expect(expired.body.error.code).toBe("command_expired")
+    await db.query("UPDATE integration_commands SET expires_at = now() + interval '1 hour' WHERE uuid = $1", [command.uuid])
+
+    const revoked = await call("POST", `/api/v1/keys/${key.uuid}/revoke`, owner)
+    expect(revoked.status).toBe(200)
+    const afterRevoke = await commit(key.secret, command.uuid)
+    expect(afterRevoke.status).toBe(401)
+    expect(await revisionOf(task.uuid)).toBe(task.revision)
+    const shown = await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, { headers: { cookie: owner.cookie } })
+    expect(shown.status).toBe(200)
+    expect(await shown.text()).toContain('data-state="revoked"')
+    // Nor can the owner approve it any more.
+    const late = await fetch(`${host.url}/approvals/${command.uuid}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner.cookie, origin },
+      body: "decision=approve"
+    })
+    expect(late.status).toBe(303)
+    expect((await db.query("SELECT state FROM integration_commands WHERE uuid = $1", [command.uuid])).rows[0].state).toBe("approved")
+    await owner.context.close()
+  })
+
+  it("prepare decodes the arguments with the operation's own schema and refuses server-fixed fields", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit", "articles:write"])
+    const task = await saveTask(owner)
+    const count = async () => Number((await db.query("SELECT count(*) FROM integration_commands")).rows[0].count)
+    const before = await count()
+
+    // The same code a direct tasks.submit gives for the same violation (tasks: invalid_task).
+    const negative = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: -1 })
+    const directNegative = await call("POST", "/api/v1/commands/tasks.submit", owner, { requestUuid: randomUUID(), publicationUuid: task.uuid, expectedRevision: -1 })
+    expect(negative.status).toBe(400)
+    expect(directNegative.status).toBe(400)
+    expect(negative.body.error.code).toBe(directNegative.body.error.code)
+    const zero = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: 0 })
+    expect(zero.status).toBe(200)
+    const extra = await prepare(key.secret, "articles.delete", { publicationUuid: task.uuid, expectedRevision: 1, title: "x" })
+    expect(extra.status).toBe(400)
+    expect(extra.body.error.code).toBe("invalid_request")
+    const missing = await prepare(key.secret, "articles.delete", { publicationUuid: task.uuid })
+    expect(missing.status).toBe(400)
+
+    for (const field of ["requestUuid", "profileUuid"]) {
+      const fixed = await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: 1, [field]: randomUUID() })
+      expect(fixed.status).toBe(400)
+      expect(fixed.body.error.code).toBe("invalid_request")
+      expect(fixed.body.error.message).toContain(field)
+    }
+
+    const unknown = await prepare(key.secret, "tasks.nothing", {})
+    expect(unknown.status).toBe(400)
+    const direct = await prepare(key.secret, "tasks.list", {})
+    expect(direct.status).toBe(400)
+    expect(direct.body.error.code).toBe("approval_not_required")
+    const noScope = await prepare(key.secret, "portfolio.delete", { publicationUuid: task.uuid, expectedRevision: 1 })
+    expect(noScope.status).toBe(403)
+    expect(noScope.body.error.code).toBe("insufficient_scope")
+    const session = await call("POST", "/api/v1/integration-commands/prepare", owner, { operationId: "tasks.submit", arguments: {} })
+    expect(session.status).toBe(403)
+    expect(session.body.error.code).toBe("key_required")
+
+    expect(await count()).toBe(before + 1)
+    await owner.context.close()
+  })
+})
