@@ -1,13 +1,16 @@
+import { syncConfiguredModerators } from "@birzha/domain/server"
 import * as Store from "@birzha/domain/store"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
+import { ModeratorsConfig } from "../Settings.js"
 import { DatabaseConfig } from "./DatabaseConfig.js"
 import { makePgliteClient } from "./PgliteClient.js"
+import { PreparingClient } from "./PreparingClient.js"
 
 export interface ReadinessReport {
   readonly database: boolean
@@ -19,8 +22,13 @@ export class Database extends Context.Tag("@birzha/worker-host/Database")<Databa
   readonly mode: "server" | "embedded"
   /** Where the data is, for the start-up log line; never the password. */
   readonly location: string
-  /** Does the database answer within two seconds, and is the latest migration applied. Never fails. */
+  /**
+   * Does the database answer within two seconds, and is the latest migration applied (with this
+   * process's start-up sync done, see `markStarted`). Never fails.
+   */
   readonly readiness: Effect.Effect<ReadinessReport>
+  /** `MigrationsAtStart` calls this once migrations and the settings sync are done. */
+  readonly markStarted: Effect.Effect<void>
 }>() {}
 
 const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =>
@@ -40,6 +48,8 @@ const serverClient = (url: Redacted.Redacted<string>) =>
     acquire: Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new Pg.Pool({
+          // Parameterised statements are prepared per connection: Postgres plans them once (see PreparingClient).
+          Client: PreparingClient,
           connectionString: Redacted.value(url),
           max: 10,
           connectionTimeoutMillis: 5_000,
@@ -71,8 +81,20 @@ export const DatabaseLive = Layer.unwrapEffect(
           ? yield* serverClient(settings.url.value)
           : yield* makePgliteClient(dataDir)
         const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
+        // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
+        // the grants of the previous start (another host may have applied the migrations already).
+        const started = yield* Ref.make(false)
+        const readiness = Effect.zipWith(readinessOf(sql), Ref.get(started), (report, done) => ({
+          database: report.database,
+          migrations: report.migrations && done
+        }))
         return Context.make(SqlClient.SqlClient, sql).pipe(
-          Context.add(Database, { mode: embedded ? "embedded" : "server", location, readiness: readinessOf(sql) })
+          Context.add(Database, {
+            mode: embedded ? "embedded" : "server",
+            location,
+            readiness,
+            markStarted: Ref.set(started, true)
+          })
         )
       })
     ).pipe(Layer.provide(Reactivity.layer))
@@ -85,19 +107,37 @@ const describeServer = (url: string): string => {
 }
 
 /**
+ * Pending migrations, then what every start re-applies from the settings: the moderators of
+ * `BIRZHA_MODERATORS` become exactly the `config` grants (CLI grants are kept). Returns the ids
+ * applied now. `serve`, `worker` and `migrate` all run this.
+ */
+export const migrateAndSync = (moderators: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const applied = yield* Store.runMigrations
+    yield* syncConfiguredModerators(moderators)
+    return applied
+  })
+
+/**
  * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the
  * database is unreachable, and keeps retrying until the migrations are applied.
  */
 export const MigrationsAtStart = Layer.scopedDiscard(
   Effect.gen(function*() {
     const database = yield* Database
+    // Read here too, since tests build the service layer without `validateSettings`: a bad value stops the start.
+    const moderators = yield* ModeratorsConfig
     yield* Effect.logInfo("database").pipe(Effect.annotateLogs({ mode: database.mode, location: database.location }))
-    const attempt = Store.runMigrations.pipe(
+    const attempt = migrateAndSync(moderators).pipe(
       Effect.tap((applied) =>
         Effect.logInfo("migrations applied").pipe(
-          Effect.annotateLogs({ applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none pending" })
+          Effect.annotateLogs({
+            applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none pending",
+            configuredModerators: moderators.length
+          })
         )
       ),
+      Effect.zipLeft(database.markStarted),
       Effect.catchAllCause((cause) =>
         Effect.logWarning("migrations failed; retrying").pipe(
           Effect.annotateLogs({ reason: describeFailure(Cause.squash(cause)) })
