@@ -47,8 +47,9 @@ class Samples {
  * Warm-up (discarded), then a measured run against `url` with fixed concurrency.
  * `server` is a process handle (for its CPU use); `label` names the row.
  */
-export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers }) => {
-  const common = { url, connections, pipelining, timeout: 10, ...(headers ? { headers } : {}) }
+export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers, requests }) => {
+  // `requests`: autocannon's request list, e.g. a `setupRequest` choosing each request's path.
+  const common = { url, connections, pipelining, timeout: 10, ...(headers ? { headers } : {}), ...(requests ? { requests } : {}) }
   if (warmupSeconds > 0) {
     log(`  ${label}: warm-up ${warmupSeconds} s`)
     await cannon({ ...common, duration: warmupSeconds })
@@ -63,7 +64,7 @@ export const measure = async ({ label, url, server, connections, pipelining, war
   const selfCpu = process.cpuUsage(selfCpu0)
   const serverCpu1 = server?.cpuSeconds()
 
-  const [p50, p99, max] = latencies.percentiles([50, 99, 100])
+  const [p50, p95, p99, max] = latencies.percentiles([50, 95, 99, 100])
   const ok = result["2xx"]
   if (ok === 0) {
     throw new Error(`${label}: no 2xx responses (errors ${result.errors}, non-2xx ${result.non2xx}, status ${JSON.stringify(result.statusCodeStats)})`)
@@ -74,6 +75,7 @@ export const measure = async ({ label, url, server, connections, pipelining, war
     requestsPerSecond: ok / result.duration,
     requestsPerSecondMean: result.requests.average,
     latencyP50: p50,
+    latencyP95: p95,
     latencyP99: p99,
     latencyMax: max,
     total2xx: ok,

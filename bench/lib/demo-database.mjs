@@ -1,0 +1,105 @@
+// A Postgres database made for one benchmark and filled by `birzha demo` (the same generator an
+// operator runs), dropped when the benchmark ends. BENCH_POSTGRES_URL names the server (default the
+// local one).
+
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import Pg from "pg"
+import { freePort, repoRoot, startProcess } from "./processes.mjs"
+
+export const adminUrl = () => process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const withClient = async (url, use) => {
+  const client = new Pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Runs the built CLI with `args` against `databaseUrl`; resolves with its output, rejects on a non-zero exit. */
+const cli = (args, databaseUrl, workDir) =>
+  new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, "packages/cli/dist/bin.js"), ...args], {
+      cwd: workDir,
+      env: { ...process.env, DATABASE_URL: databaseUrl, BIRZHA_DATA_DIR: join(workDir, "cli-data") },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk) => (output += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0 ? resolveRun(output) : reject(new Error(`birzha ${args.join(" ")} exited with ${code}:\n${output.slice(-4000)}`))
+    )
+  })
+
+/**
+ * A fresh database with `publications` demo publications. Returns its URL, a client factory and
+ * `fill(n)` to replace the demo data with another size (`birzha demo --reset`).
+ */
+export const demoDatabase = async (ctx, { publications, seed = 1 }) => {
+  const admin = adminUrl()
+  const name = `birzha_bench_${process.pid}_${Date.now()}`
+  await withClient(admin, (client) => client.query(`CREATE DATABASE "${name}"`))
+  ctx.defer(() => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)))
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  const databaseUrl = url.toString()
+  ctx.log(`  database: ${url.host}${url.pathname}`)
+
+  const fill = async (count) => {
+    const started = Date.now()
+    const output = await cli(["demo", "--reset", "--publications", String(count), "--seed", String(seed)], databaseUrl, ctx.workDir)
+    const seconds = (Date.now() - started) / 1000
+    const summary = output.split("\n").find((line) => line.startsWith("Demo data:")) ?? output.trim()
+    ctx.log(`  birzha demo --publications ${count}: ${seconds.toFixed(1)} s wall (${summary.replace(/^Demo data: /, "")})`)
+    // What autovacuum does after a bulk load, done now so every run measures the same state: the
+    // planner's statistics, the visibility map, and the trigram index's pending list merged.
+    await withClient(databaseUrl, async (client) => {
+      await client.query("VACUUM ANALYZE publications")
+      await client.query("VACUUM ANALYZE profiles")
+      await client.query("VACUUM ANALYZE accounts")
+    })
+    return seconds
+  }
+  const seedSeconds = await fill(publications)
+  return {
+    url: databaseUrl,
+    seedSeconds,
+    fill,
+    query: (text, params) => withClient(databaseUrl, (client) => client.query(text, params)),
+    /** Runs `use` on one connection of its own (for session state: PREPARE, SET). */
+    session: (use) => withClient(databaseUrl, use)
+  }
+}
+
+const libDir = dirname(fileURLToPath(import.meta.url))
+
+/** The bare node:http + pg server of bench/lib/bare-pg-server.mjs, stopped when the benchmark ends. */
+export const startBarePgServer = async (ctx, databaseUrl, nodeOptions = []) => {
+  const port = await freePort()
+  const handle = await startProcess({
+    label: "bare-pg",
+    entry: join(libDir, "bare-pg-server.mjs"),
+    args: [String(port), "127.0.0.1", databaseUrl],
+    nodeOptions,
+    port,
+    readyPath: "/__ready",
+    readyTimeoutMs: 10_000,
+    workDir: ctx.workDir
+  })
+  ctx.defer(() => handle.stop())
+  return handle
+}
+
+/** The value with object keys sorted, so two JSON answers compare by content. */
+export const sorted = (value) =>
+  Array.isArray(value)
+    ? value.map(sorted)
+    : value !== null && typeof value === "object"
+    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]))
+    : value

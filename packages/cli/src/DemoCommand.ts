@@ -1,0 +1,77 @@
+import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
+import * as Store from "@birzha/domain/store"
+import { DatabaseLive, validateSettings } from "@birzha/worker-host"
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+
+const errorLine = (error: { readonly message: string; readonly cause?: unknown }) =>
+  `${error.message}${error.cause instanceof Error && error.cause.message !== error.message ? `: ${error.cause.message}` : ""}`
+
+/**
+ * `birzha demo`: migrates the configured database if needed, then fills it with the demo
+ * marketplace. Demo data already there is left alone (exit 0) unless `--reset` replaces it.
+ */
+const fillDemo = (options: { readonly publications: number; readonly seed: number; readonly reset: boolean }) =>
+  Effect.gen(function*() {
+    if (!Number.isInteger(options.publications) || options.publications < 1 || options.publications > maxDemoPublications) {
+      return yield* new CommandFailed({ message: `--publications must be between 1 and ${maxDemoPublications}` })
+    }
+    yield* validateSettings
+    const started = Date.now()
+    const progressEvery = 10_000
+    const outcome = yield* Effect.gen(function*() {
+      yield* Store.runMigrations
+      return yield* seedDemoData({
+        publications: options.publications,
+        seed: options.seed,
+        reset: options.reset,
+        onProgress: (stored, total) =>
+          total >= 2 * progressEvery && (stored % progressEvery === 0 || stored === total)
+            ? Console.error(`  ${stored} of ${total} publications`)
+            : Effect.void
+      })
+    }).pipe(
+      Effect.provide(PostgresBlobStore.pipe(Layer.provideMerge(DatabaseLive))),
+      Effect.catchTags({
+        DemoDataPresent: (present) =>
+          Console.log(
+            `Demo data is already there (${present.profiles} profiles, ${present.publications} publications): nothing changed. ` +
+              "Run birzha demo --reset to replace it."
+          ).pipe(Effect.as(undefined)),
+        SqlError: (error) => new CommandFailed({ message: `the database refused the demo data: ${errorLine(error)}` }),
+        MigrationError: (error) => new CommandFailed({ message: `could not migrate the database: ${errorLine(error)}` })
+      })
+    )
+    if (outcome === undefined) return
+    const seconds = ((Date.now() - started) / 1000).toFixed(1)
+    const total = Object.values(outcome.publications).reduce((a, b) => a + b, 0)
+    if (outcome.removed.profiles + outcome.removed.publications > 0) {
+      yield* Console.log(`Removed the previous demo data: ${outcome.removed.profiles} profiles, ${outcome.removed.publications} publications.`)
+    }
+    yield* Console.log(
+      `Demo data: ${outcome.profiles} public profiles, ${outcome.pictures} pictures, ${total} approved publications ` +
+        `(${publicationKinds.map((kind) => `${kind} ${outcome.publications[kind]}`).join(", ")}) in ${seconds} s.`
+    )
+  })
+
+export const demoCommand = Command.make(
+  "demo",
+  {
+    publications: Options.integer("publications").pipe(
+      Options.withDescription(`How many approved publications (1 to ${maxDemoPublications}; every kind from 7 on).`),
+      Options.withDefault(300)
+    ),
+    seed: Options.integer("seed").pipe(
+      Options.withDescription("The seed: the same seed gives the same profiles, publications and pictures."),
+      Options.withDefault(1)
+    ),
+    reset: Options.boolean("reset").pipe(Options.withDescription("Remove the demo data that is there first, then fill again."))
+  },
+  (options) => reportingConfigErrors(reportingFailures(fillDemo(options)))
+).pipe(
+  Command.withDescription(
+    "Fill the database with a Russian-language demo marketplace: public profiles of every type and approved publications of every kind with pictures, marked demo. " +
+      "On the embedded database, stop birzha serve first (one process at a time opens it)."
+  )
+)
