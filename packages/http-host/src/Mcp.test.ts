@@ -1,0 +1,200 @@
+import { catalog, grantableScopes } from "@birzha/domain"
+import { randomUUID } from "node:crypto"
+import { register } from "node:module"
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../../../testing/net.js"
+import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { signIn, type SignedIn } from "../../../testing/signIn.js"
+import { type RunningHost, startService, untilReady } from "./testing.js"
+
+// The test workers run Node with `--conditions source` (workspace packages resolve to their
+// TypeScript), which sends the SDK client's SSE parser to sources Node cannot load; this hook hands
+// it the package's built module instead. Registered before the client is imported.
+register(
+  "data:text/javascript," + encodeURIComponent(`export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context)
+    return resolved.url.includes("/eventsource-parser/src/") && resolved.url.endsWith(".ts")
+      ? { ...resolved, url: resolved.url.replace("/eventsource-parser/src/", "/eventsource-parser/dist/").slice(0, -3) + ".js" }
+      : resolved
+  }`)
+)
+const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
+const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+type Client = InstanceType<typeof Client>
+
+let database: TestDatabase
+let host: RunningHost
+let db: Pg.Client
+let origin: string
+
+beforeAll(async () => {
+  database = await createTestDatabase("mcp")
+  const port = await freePort()
+  origin = `http://localhost:${port}`
+  host = await startService({
+    env: { DATABASE_URL: database.url, BIRZHA_SECRET: "mcp tests: a server secret of 32+ characters long" },
+    port,
+    publicOrigin: origin,
+    trustProxy: true
+  })
+  await untilReady(host)
+  db = new Pg.Client({ connectionString: database.url })
+  await db.connect()
+}, 60_000)
+afterAll(async () => {
+  await db?.end()
+  await host?.close()
+  await database?.drop()
+})
+
+const call = async (method: string, path: string, cookie: string, body: unknown) => {
+  const response = await fetch(`${host.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", origin, cookie },
+    body: JSON.stringify(body)
+  })
+  const text = await response.text()
+  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any> }
+}
+
+const makeKey = async (owner: SignedIn, scopes: ReadonlyArray<string>, mcpEnabled = true) => {
+  const made = await call("POST", "/api/v1/keys", owner.cookie, { requestUuid: randomUUID(), name: "agent", scopes, httpEnabled: true, mcpEnabled })
+  expect(made.status, JSON.stringify(made.body)).toBe(200)
+  return { secret: made.body.secret as string, scopes: made.body.key.scopes as ReadonlyArray<string> }
+}
+
+const connect = async (secret: string, query = "") => {
+  const client = new Client({ name: "mcp-test", version: "1" })
+  const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp${query}`), {
+    requestInit: { headers: { authorization: `Bearer ${secret}` } }
+  })
+  await client.connect(transport)
+  return client
+}
+
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => {
+  const content = result.content as ReadonlyArray<{ type: string; text?: string }>
+  return JSON.parse(content[0]?.text ?? "null") as Record<string, any>
+}
+
+describe("the MCP endpoint", () => {
+  it("lists one tool per operation the key may run (every non-session-only operation for a key with all scopes), with hints and input schemas", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, grantableScopes)
+    const client = await connect(key.secret)
+    const { tools } = await client.listTools()
+    const names = tools.map((tool) => tool.name).sort()
+    const expected = catalog
+      .filter((entry) => !entry.sessionOnly && (entry.scopes.length === 0 || entry.scopes.some((scope) => key.scopes.includes(scope))))
+      .map((entry) => entry.id)
+      .sort()
+    expect(names).toEqual(expected)
+    expect(names).toContain("tasks.list")
+    expect(names).toContain("integrationCommands.commit")
+    expect(names.some((name) => catalog.find((entry) => entry.id === name)?.sessionOnly)).toBe(false)
+    const list = tools.find((tool) => tool.name === "tasks.list")!
+    expect(list.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(tools.find((tool) => tool.name === "comments.delete")?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    expect(tools.find((tool) => tool.name === "tasks.delete")?.annotations).toMatchObject({ destructiveHint: true })
+    const submit = tools.find((tool) => tool.name === "tasks.submit")!
+    expect(submit.annotations?.readOnlyHint).toBe(false)
+    // The operation's own input schema; an approval tool leaves out what the server fixes for a prepared command.
+    expect(Object.keys(submit.inputSchema.properties ?? {}).sort()).toEqual(["expectedRevision", "publicationUuid"])
+    expect(submit.inputSchema.required).toEqual(["publicationUuid", "expectedRevision"])
+    const save = tools.find((tool) => tool.name === "tasks.save")!
+    expect(save.inputSchema.required).toContain("requestUuid")
+    await client.close()
+  })
+
+  it("a key sees only the tools its scopes allow, and ?toolsets= narrows them to the chosen groups", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, ["profiles:read"])
+    const narrow = await connect(key.secret)
+    const names = (await narrow.listTools()).tools.map((tool) => tool.name)
+    expect(names).not.toContain("tasks.submit")
+    for (const name of names) {
+      const entry = catalog.find((e) => e.id === name)!
+      expect(entry.scopes.length === 0 || entry.scopes.includes("profiles:read"), name).toBe(true)
+    }
+    await narrow.close()
+
+    const all = await makeKey(owner, grantableScopes)
+    const selected = await connect(all.secret, "?toolsets=publications,events")
+    const groups = new Set((await selected.listTools()).tools.map((tool) => catalog.find((e) => e.id === tool.name)!.group))
+    expect([...groups].sort()).toEqual(["events", "publications"])
+    await selected.close()
+
+    const unknown = await fetch(`${host.url}/mcp?toolsets=publications,nope`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${all.secret}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    })
+    expect(unknown.status).toBe(400)
+  })
+
+  it("a read tool answers what the HTTP call answers", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, grantableScopes)
+    const client = await connect(key.secret)
+    const result = await client.callTool({ name: "tasks.list", arguments: {} })
+    expect(result.isError ?? false, JSON.stringify(result)).toBe(false)
+    const direct = await fetch(`${host.url}${catalog.find((entry) => entry.id === "tasks.list")!.path}?limit=1`, { headers: { authorization: `Bearer ${key.secret}` } })
+    expect(direct.status).toBe(200)
+    const viaMcp = await client.callTool({ name: "tasks.list", arguments: { limit: 1 } })
+    expect(textOf(viaMcp)).toEqual(await direct.json())
+    expect(Array.isArray(textOf(result)["items"])).toBe(true)
+    const scopes = await client.callTool({ name: "getCatalog", arguments: {} })
+    expect(scopes.isError ?? false, JSON.stringify(scopes)).toBe(false)
+    // Bad input is the operation's own 400, as a tool error.
+    const bad = await client.callTool({ name: "tasks.submit", arguments: { publicationUuid: "not-a-uuid", expectedRevision: -1 } })
+    expect(bad.isError).toBe(true)
+    await client.close()
+  })
+
+  it("an approval tool returns the prepared command; integrationCommands.commit completes it after the owner approved", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, ["tasks:submit"])
+    const saved = await call("POST", "/api/v1/commands/tasks.save", owner.cookie, {
+      requestUuid: randomUUID(),
+      data: { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+    })
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+    const client = await connect(key.secret)
+    const prepared = await client.callTool({ name: "tasks.submit", arguments: { publicationUuid: saved.body.uuid, expectedRevision: saved.body.revision } })
+    expect(prepared.isError ?? false, JSON.stringify(prepared)).toBe(false)
+    const command = textOf(prepared).command
+    expect(command).toMatchObject({ operationId: "tasks.submit", state: "pending", approvalUrl: `${origin}/approvals/${command.uuid}` })
+
+    // Not yet approved: commit refuses, and nothing ran.
+    const early = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: command.uuid, confirmed: true } })
+    expect(early.isError).toBe(true)
+
+    const approved = await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie: owner.cookie },
+      body: "decision=approve",
+      redirect: "manual"
+    })
+    expect(approved.status).toBeLessThan(400)
+    const committed = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: command.uuid } })
+    expect(committed.isError ?? false, JSON.stringify(committed)).toBe(false)
+    expect(textOf(committed).command.state).toBe("committed")
+    await client.close()
+  })
+
+  it("refuses a key with MCP access off (403) and a request without a key (401)", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const off = await makeKey(owner, grantableScopes, false)
+    await expect(connect(off.secret)).rejects.toThrow(/403|key_mcp_disabled/)
+    const raw = await fetch(`${host.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${off.secret}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    })
+    expect(raw.status).toBe(403)
+    expect((await raw.json()).error.code).toBe("key_mcp_disabled")
+    const anonymous = await fetch(`${host.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    expect(anonymous.status).toBe(401)
+  })
+})

@@ -1,0 +1,185 @@
+import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, Unauthenticated } from "@birzha/domain"
+import { actorForKey, ServerSecret } from "@birzha/domain/server"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either, JSONSchema, Option, Redacted, Runtime, Schema } from "effect"
+import { HostSettings } from "../HostSettings.js"
+import { dispatchOperation } from "./InternalDispatch.js"
+
+/** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
+export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
+
+/** A key whose MCP access is off; the same 403 shape as the other key refusals. */
+const keyMcpDisabled = { status: 403, code: "key_mcp_disabled" } as const
+
+const refuse = (cls: { readonly status: number; readonly code: string }, message: string) =>
+  HttpServerResponse.unsafeJson(envelope(cls, message), { status: cls.status, headers: { "cache-control": "no-store" } })
+
+const prepareId = "integrationCommands.prepare"
+const prepareEntry = catalog.find((entry) => entry.id === prepareId)
+
+const serverFixed: ReadonlyArray<string> = ["requestUuid", "profileUuid"]
+
+type JsonObject = { readonly [key: string]: unknown }
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * One input object from the operation's own schemas (path, query, body merged, as the approval
+ * flow's flat `arguments`). Object parts contribute their properties; any other shape (a union
+ * body) is kept whole under `allOf`.
+ */
+export const inputSchemaOf = (entry: CatalogEntry): Tool["inputSchema"] => {
+  const properties: Record<string, object> = {}
+  const required: Array<string> = []
+  const allOf: Array<unknown> = []
+  let defs: Record<string, unknown> = {}
+  const parts = [entry.schemas.path, entry.schemas.urlParams, entry.schemas.payload]
+  for (const part of parts) {
+    if (Option.isNone(part)) continue
+    const made: unknown = JSONSchema.make(Schema.make(part.value))
+    if (!isObject(made)) continue
+    const { $defs, $schema: _schema, ...top } = made
+    if (isObject($defs)) defs = { ...defs, ...$defs }
+    // A named schema (a class, an identifier) comes as a reference to its definition: use the definition.
+    const ref = typeof top["$ref"] === "string" ? top["$ref"].replace("#/$defs/", "") : undefined
+    const target = ref === undefined ? undefined : defs[ref]
+    const json: JsonObject = isObject(target) ? target : top
+    if (json["type"] === "object" && isObject(json["properties"]) && json["anyOf"] === undefined) {
+      for (const [name, schema] of Object.entries(json["properties"])) if (isObject(schema)) properties[name] = schema
+      if (Array.isArray(json["required"])) required.push(...json["required"].filter((name): name is string => typeof name === "string"))
+    } else {
+      allOf.push(json)
+    }
+  }
+  // The server fixes these for a prepared command (prepare refuses them), so approval tools do not take them.
+  if (entry.approval) {
+    for (const name of serverFixed) delete properties[name]
+  }
+  const needed = entry.approval ? required.filter((name) => !serverFixed.includes(name)) : required
+  return {
+    type: "object",
+    properties,
+    ...(needed.length > 0 ? { required: needed } : {}),
+    ...(allOf.length > 0 ? { allOf } : {}),
+    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {})
+  }
+}
+
+const destructive = /\.(delete|remove|revoke|hide|archive|withdraw|cancel|close)/i
+
+export const toolOf = (entry: CatalogEntry): Tool => ({
+  name: entry.id,
+  description: `${entry.id}: ${entry.method} ${entry.path}` +
+    (entry.approval ? ". Needs the owner's approval: the call returns a prepared command with its approvalUrl; after approval call integrationCommands.commit with its uuid" : ""),
+  inputSchema: inputSchemaOf(entry),
+  annotations: {
+    readOnlyHint: entry.method === "GET",
+    destructiveHint: entry.method === "DELETE" || destructive.test(entry.id),
+    idempotentHint: entry.method === "GET" || entry.method === "PUT" || entry.method === "DELETE"
+  }
+})
+
+/** The operations the key may run as tools (approval aside: those go through prepare), in the selected toolsets. */
+export const toolsFor = (key: KeyActor, toolsets: Option.Option<ReadonlySet<string>>) =>
+  catalog
+    .filter((entry) => Either.isRight(Effect.runSync(Effect.either(authorizeKey(entry, key, { channel: "mcp", approved: true })))))
+    .filter((entry) => Option.match(toolsets, { onNone: () => true, onSome: (set) => set.has(entry.group) }))
+
+const groups = new Set(catalog.map((entry) => entry.group))
+
+const resultOf = (status: number, body: unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  ...(status >= 400 ? { isError: true } : {})
+})
+
+const bearerOf = (header: string | undefined) => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
+  return match?.[1]
+}
+
+type DispatchServices = Exclude<Effect.Effect.Context<ReturnType<typeof dispatchOperation>>, HttpApiBuilder.Router>
+
+const handle = (router: HttpApiBuilder.Router["Type"]) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicOrigin } = yield* HostSettings
+    const authorization = request.headers["authorization"] ?? ""
+    const token = bearerOf(authorization)
+    const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
+    if (Option.isNone(found)) {
+      return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
+    }
+    const key = found.value
+    if (!key.mcpEnabled) {
+      return refuse(keyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
+    }
+    const selected = new URL(request.url, publicOrigin).searchParams.get("toolsets")
+    let toolsets: Option.Option<ReadonlySet<string>> = Option.none()
+    if (selected !== null && selected.trim() !== "") {
+      const names = selected.split(",").map((name) => name.trim()).filter((name) => name !== "")
+      const unknown = names.filter((name) => !groups.has(name))
+      if (unknown.length > 0) {
+        return refuse(InvalidRequest, `toolsets: no toolset ${unknown.join(", ")}; known: ${[...groups].join(", ")}`)
+      }
+      toolsets = Option.some(new Set(names))
+    }
+    const body = yield* Effect.either(request.json)
+    if (Either.isLeft(body)) return refuse(InvalidRequest, "The body must be a JSON-RPC message")
+
+    const entries = toolsFor(key, toolsets)
+    const byName = new Map(entries.map((entry) => [entry.id, entry]))
+    const runtime = yield* Effect.runtime<DispatchServices>()
+    const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
+      Runtime.runPromise(runtime)(
+        dispatchOperation(entry, args, { authorization, publicOrigin, approved: false, channel: "mcp" }).pipe(
+          Effect.provideService(HttpApiBuilder.Router, router)
+        )
+      )
+
+    const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } } })
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
+    server.setRequestHandler(CallToolRequestSchema, async (call) => {
+      const entry = byName.get(call.params.name)
+      if (entry === undefined) {
+        return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
+      }
+      const args: Record<string, unknown> = { ...call.params.arguments }
+      // Approval tools never run directly: they prepare the command, exactly as a bearer client would.
+      if (entry.approval && prepareEntry !== undefined) {
+        const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: args })
+        return resultOf(prepared.status, prepared.body)
+      }
+      const answer = await dispatch(entry, args)
+      return resultOf(answer.status, answer.body)
+    })
+    // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const outgoing = NodeHttpServerRequest.toServerResponse(request)
+    yield* Effect.promise(async () => {
+      const closed = new Promise<void>((resolve) => {
+        if (outgoing.writableEnded) resolve()
+        else outgoing.once("close", () => resolve())
+      })
+      await server.connect(transport)
+      await transport.handleRequest(incoming, outgoing, body.right)
+      await closed
+      await server.close()
+    })
+    // The transport wrote the answer; the platform leaves an ended response alone.
+    return HttpServerResponse.empty()
+  }).pipe(
+    Effect.catchTag("SqlError", () => Effect.succeed(refuse({ status: 503, code: "service_unavailable" }, "The service is temporarily unavailable")))
+  )
+
+/** `POST /mcp`, on the database, server key and host settings the host runs with. */
+export const McpRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | HostSettings>()
+    yield* router.post("/mcp", Effect.provide(handle(router), services))
+  })
+)
