@@ -3,7 +3,6 @@ import { deleteAccount, liveAccountByEmail } from "@birzha/domain/server"
 import { serve } from "@birzha/http-host"
 import {
   DatabaseLive,
-  describeConfigError,
   DevelopmentMailbox,
   DevelopmentMailboxLive,
   migrate,
@@ -13,21 +12,12 @@ import {
 } from "@birzha/worker-host"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
+import { demoCommand } from "./DemoCommand.js"
+import { eventsCommand } from "./EventsCommand.js"
+import { webhooksCommand } from "./WebhooksCommand.js"
+import { moderationCommand } from "./Moderation.js"
+import { reportingConfigErrors } from "./Reporting.js"
 import { version } from "./version.js"
-
-/** A bad setting ends the command with one line per variable and exit code 1, not a stack. */
-const reportingConfigErrors = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is E & { readonly _tag: "ConfigError" } =>
-      typeof error === "object" && error !== null && "_tag" in error && error._tag === "ConfigError",
-    (error) =>
-      Console.error(`birzha: invalid configuration\n${describeConfigError(error as never)}`).pipe(
-        Effect.zipRight(Effect.sync(() => {
-          process.exitCode = 1
-        }))
-      )
-  )
 
 const serveCommand = Command.make("serve", {}, () => reportingConfigErrors(serve)).pipe(
   Command.withDescription(
@@ -124,7 +114,7 @@ const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.string
 
 export const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
-  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, openapiCommand])
+  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
 )
 
 export const run = Command.run(birzha, { name: "birzha", version })

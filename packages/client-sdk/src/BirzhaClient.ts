@@ -7,16 +7,22 @@ export interface BirzhaClientOptions {
   readonly baseUrl: string | URL
   /** A bearer key from the integrations page; omit for public reads. */
   readonly apiKey?: string | undefined
+  /** Extra headers on every request: a proxy's, or a session cookie for a server-side tool. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** Creates the Effect client of the whole catalog: one method per operation id. */
 export const makeBirzhaClient = (options: BirzhaClientOptions) =>
   HttpApiClient.make(BirzhaApi, {
     baseUrl: options.baseUrl,
-    transformClient: (client) =>
-      options.apiKey === undefined
+    transformClient: (client) => {
+      const withHeaders = options.headers === undefined
         ? client
-        : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
+        : HttpClient.mapRequest(client, HttpClientRequest.setHeaders(options.headers))
+      return options.apiKey === undefined
+        ? withHeaders
+        : HttpClient.mapRequest(withHeaders, HttpClientRequest.bearerToken(options.apiKey))
+    }
   })
 
 export type BirzhaClient = Effect.Effect.Success<ReturnType<typeof makeBirzhaClient>>

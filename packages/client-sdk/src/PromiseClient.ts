@@ -7,7 +7,7 @@ import { type BirzhaClient, type BirzhaClientOptions, makeBirzhaClient } from ".
  * answered with its error envelope; `transport_error` and `unexpected_response` otherwise.
  */
 export class BirzhaError extends Error {
-  override readonly name = "BirzhaError"
+  override readonly name: string = "BirzhaError"
   constructor(
     readonly code: string,
     message: string,
@@ -16,6 +16,14 @@ export class BirzhaError extends Error {
   ) {
     super(message)
   }
+}
+
+/**
+ * The events cursor is older than 30 days (410 `resync_required`): read the current records again,
+ * then start a new cursor without one. Thrown by `events.list` and by `followEvents`.
+ */
+export class ResyncRequiredError extends BirzhaError {
+  override readonly name: string = "ResyncRequiredError"
 }
 
 // The Effect client can also answer `[value, response]` when asked `withResponse: true`; the
@@ -40,6 +48,7 @@ const toBirzhaError = (cause: Cause.Cause<unknown>): BirzhaError => {
   const code = ctor !== undefined && "code" in ctor && typeof ctor.code === "string" ? ctor.code : undefined
   const status = ctor !== undefined && "status" in ctor && typeof ctor.status === "number" ? ctor.status : undefined
   const message = error instanceof Error ? error.message : String(error)
+  if (code === "resync_required") return new ResyncRequiredError(code, message, status, error)
   if (code !== undefined) return new BirzhaError(code, message, status, error)
   const tag = typeof error === "object" && error !== null && "_tag" in error ? error._tag : undefined
   return tag === "ParseError" || tag === "ResponseError"

@@ -1,2 +1,4 @@
 export * from "./BirzhaClient.js"
 export * from "./PromiseClient.js"
+export * from "./EventFeed.js"
+export * from "./WebhookVerification.js"

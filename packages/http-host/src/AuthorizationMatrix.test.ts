@@ -110,7 +110,7 @@ const expectations = (entry: CatalogEntry) => {
       : allowed
   return {
     anonymous: { status: 401, code: "unauthenticated" } as Expected,
-    session: allowed,
+    session: entry.keyOnly ? { status: 403, code: "key_required" } as Expected : allowed,
     keyWithoutScope: keyRule(entry.scopes.length === 0),
     keyWithScope: keyRule(true),
     keyHttpDisabled: { status: 403, code: "key_http_disabled" } as Expected
@@ -162,7 +162,7 @@ describe("the authorization matrix (generated from the catalog)", () => {
 
 describe("the catalog's authorization declarations", () => {
   /** Authenticated operations any key may call whatever its scopes: they only describe the caller. */
-  const anyKey = new Set(["getMyCapabilities"])
+  const anyKey = new Set(["getMyCapabilities", "integrationCommands.prepare", "integrationCommands.commit"])
 
   it("every authenticated operation names a scope, is session-only, or is one of the few any caller may use", () => {
     const unscoped = catalog.filter((e) => e.access === "authenticated" && !e.sessionOnly && e.scopes.length === 0 && !anyKey.has(e.id))

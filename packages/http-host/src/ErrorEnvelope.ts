@@ -117,11 +117,13 @@ const classify = (
     }
   }
   if (error instanceof HttpServerError.RequestError) {
+    // An operation whose every input error has its own code (tasks: invalid_task) keeps it for a malformed body too.
+    const malformed = operation?.invalidInput["*"] ?? InvalidRequest
     return {
       _tag: "Respond",
       response: isBodyLimit(error)
         ? tooLarge(maxBodyBytes)
-        : json(400, envelope(InvalidRequest, "The request body is not valid JSON"))
+        : json(malformed.status, envelope(malformed, "The request body is not valid JSON"))
     }
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {

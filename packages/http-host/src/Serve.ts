@@ -9,6 +9,7 @@ import {
   ServiceConfig,
   WorkerHostLive
 } from "@birzha/worker-host"
+import { PostgresBlobStore } from "@birzha/domain/server"
 import { Config, Effect, Layer, Option } from "effect"
 import { HttpConfig, type HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive } from "./HttpHost.js"
@@ -23,7 +24,7 @@ const ReadinessLive = Layer.effect(Readiness, Effect.map(Database, (database) =>
 export const ServiceLive = (settings: HttpSettings, options: { readonly workers: boolean }) =>
   Layer.mergeAll(HttpServerLive(settings), MigrationsAtStart, options.workers ? WorkerHostLive : Layer.empty).pipe(
     Layer.provide(ReadinessLive),
-    Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive)),
+    Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive, PostgresBlobStore)),
     Layer.provideMerge(DatabaseLive)
   )
 

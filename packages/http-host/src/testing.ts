@@ -36,7 +36,7 @@ export const startService = async (
     port: options.port ?? 0,
     host: "127.0.0.1",
     publicOrigin: options.publicOrigin ?? "http://localhost:8080",
-    maxBodyBytes: 1024 * 1024,
+    maxBodyBytes: 10 * 1024 * 1024,
     trustProxy: options.trustProxy ?? false
   }
   return startHost(

@@ -1,4 +1,5 @@
-import { Config, Either, Option, Redacted } from "effect"
+import { Email } from "@birzha/domain"
+import { Config, Either, Option, Redacted, Schema } from "effect"
 import { invalidSetting, requireSetting } from "./ConfigProblem.js"
 
 /** `1/true/yes/on` or `0/false/no/off`; anything else is a configuration error naming the variable. */
@@ -13,7 +14,22 @@ export const booleanFlag = (name: string): Config.Config<boolean> =>
     Config.withDefault(false)
   )
 
-const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const isEmail = Schema.is(Email)
+
+/**
+ * `BIRZHA_MODERATORS`: comma-separated addresses (blanks around commas and empty entries are
+ * ignored), each an `Email` as the API accepts it, lower-cased as accounts compare them.
+ */
+export const ModeratorsConfig: Config.Config<ReadonlyArray<string>> = Config.string("BIRZHA_MODERATORS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((value) => {
+    const list = [...new Set(value.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0))]
+    const bad = list.find((s) => !isEmail(s))
+    return bad === undefined
+      ? Either.right(list)
+      : Either.left(invalidSetting("BIRZHA_MODERATORS", `expected comma-separated email addresses, got ${JSON.stringify(bad)}`))
+  })
+)
 
 /** Settings every host shares (DESIGN §6), beside the database and HTTP ones. */
 export interface ServiceSettings {
@@ -41,14 +57,5 @@ export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
     )
   ),
   webhookAllowHttpLoopback: booleanFlag("BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK"),
-  moderators: Config.string("BIRZHA_MODERATORS").pipe(
-    Config.withDefault(""),
-    Config.mapOrFail((value) => {
-      const list = value.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0)
-      const bad = list.filter((s) => !email.test(s) || s.length > 254)
-      return bad.length === 0
-        ? Either.right(list)
-        : Either.left(invalidSetting("BIRZHA_MODERATORS", `expected comma-separated email addresses, got ${JSON.stringify(bad[0])}`))
-    })
-  )
+  moderators: ModeratorsConfig
 })

@@ -1,13 +1,45 @@
-import { Config, Effect, Layer } from "effect"
-import * as Store from "@birzha/domain/store"
-import { DatabaseLive, MigrationsAtStart } from "./database/Database.js"
+import { Config, Duration, Effect, Layer } from "effect"
+import { Database, DatabaseLive, migrateAndSync, MigrationsAtStart } from "./database/Database.js"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
 import { MailConfig } from "./mail/MailerLive.js"
-import { ServiceConfig } from "./Settings.js"
+import { ModeratorsConfig, ServiceConfig } from "./Settings.js"
+import { makeSequencerJob } from "./events/Sequencer.js"
+import { MailerLive } from "./mail/MailerLive.js"
+import { ServerSecretLive } from "./ServerSecret.js"
+import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
+import { makeWebhookRetentionJob } from "./webhooks/WebhookRetention.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
+/**
+ * The jobs of a worker process. The sequencer polls every 20 ms on a server; on the embedded
+ * database every 50 ms, since each poll holds its single session for a moment.
+ */
+export const WorkerJobsLive = Layer.scoped(
+  WorkerJobs,
+  Effect.gen(function*() {
+    const database = yield* Database
+    const migrated = Effect.map(database.readiness, (report) => report.migrations)
+    const { webhookAllowHttpLoopback } = yield* ServiceConfig
+    return [
+      yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated }),
+      // Webhook delivery (its in-flight attempts live in this layer's scope) and the hourly history cleanup.
+      yield* makeWebhookJob({
+        allowHttpLoopback: webhookAllowHttpLoopback,
+        every: Duration.millis(database.mode === "embedded" ? 50 : 10),
+        ready: migrated
+      }),
+      yield* makeWebhookRetentionJob({ ready: migrated })
+    ]
+  })
+)
+
 /** The background workers; `birzha serve` runs these in-process on the embedded database. */
-export const WorkerHostLive = WorkerLoop.pipe(Layer.provide(WorkerJobs.none))
+export const WorkerHostLive = WorkerLoop.pipe(
+  Layer.provide(WorkerJobsLive),
+  // Webhook delivery opens sealed signing secrets and mails owners of disabled endpoints. The same
+  // layer values as `birzha serve` provides, so they are built once when both are present.
+  Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive))
+)
 
 /** Every setting is read before anything starts, so a bad value stops the host with one line per variable. */
 export const validateSettings = Effect.asVoid(Config.all([DatabaseConfig, ServiceConfig, MailConfig]))
@@ -21,6 +53,6 @@ export const work = Effect.gen(function*() {
 /** `birzha migrate`: apply pending migrations and exit. */
 export const migrate = Effect.gen(function*() {
   yield* validateSettings
-  const applied = yield* Store.runMigrations.pipe(Effect.provide(DatabaseLive))
+  const applied = yield* migrateAndSync(yield* ModeratorsConfig).pipe(Effect.provide(DatabaseLive))
   yield* Effect.logInfo(applied.length === 0 ? "no migrations pending" : `applied ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
 })

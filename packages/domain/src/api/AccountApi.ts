@@ -4,14 +4,27 @@ import { OwnProfile, Profile, ProfileData, ProfileType } from "../profiles/Profi
 import { Forbidden, NotFound, RequestConflict, RevisionConflict, wire } from "./ApiError.js"
 import { AuthSession } from "./AuthApi.js"
 import { Authentication } from "./Authentication.js"
-import { Email, RequestUuid, strict } from "./Common.js"
+import { DateTime, Email, RequestUuid, strict } from "./Common.js"
+import { KeyKind } from "../keys/Key.js"
 import { operation } from "./Operation.js"
 
 export const Capabilities = Schema.Struct({
-  authentication: Schema.Literal("session"),
+  /** How the caller proved who it is: the session cookie, a bearer key over HTTP, or (later) MCP. */
+  authentication: Schema.Literal("session", "key", "mcp"),
   account: Schema.Struct({ uuid: Schema.UUID, email: Schema.String }),
   profile: Schema.Struct({ uuid: Schema.UUID, id: Schema.String, name: Schema.String, type: ProfileType }),
-  /** Every scope of the catalog the caller holds: a session holds them all for its own profile. */
+  /** The key, when the caller is one. */
+  key: Schema.optional(Schema.Struct({
+    uuid: Schema.UUID,
+    name: Schema.String,
+    kind: KeyKind,
+    httpEnabled: Schema.Boolean,
+    mcpEnabled: Schema.Boolean,
+    expiresAt: DateTime
+  })),
+  /** When the session or the key's secret stops working. */
+  expiresAt: DateTime,
+  /** Every scope of the catalog the caller holds: a session holds them all for its own profile; a key its own. */
   scopes: Schema.Array(Schema.String)
 }).annotations({ identifier: "Capabilities" })
 
@@ -85,6 +98,7 @@ export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
     operation("POST", "profiles.switch", "/api/v1/commands/profiles.switch", {
       extension: true,
       scopes: ["profiles:write"],
+      sessionOnly: true,
       summary: "Act as another profile of the account in this session"
     })
       .middleware(Authentication)

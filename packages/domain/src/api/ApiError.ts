@@ -170,6 +170,38 @@ export class InvalidLink extends Schema.TaggedError<InvalidLink>()("InvalidLink"
   static readonly code = "invalid_link"
 }
 
+/** Invalid task fields, an unsupported attachment or a malformed task body (spec); nothing is saved. */
+export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_task"
+}
+
+/** A media draft that refers to files which are not ready files of the same profile and purpose; nothing is saved. */
+export class InvalidPublication extends Schema.TaggedError<InvalidPublication>()("InvalidPublication", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_publication"
+}
+
+/** The record's state does not allow this command now (submit an approved publication, edit a rejected one...). */
+export class InvalidState extends Schema.TaggedError<InvalidState>()("InvalidState", {
+  message: Schema.String
+}) {
+  static readonly status = 409
+  static readonly code = "invalid_state"
+}
+
+/** An events cursor older than 30 days (spec: 410): read the current entities again and start a new cursor. */
+export class ResyncRequired extends Schema.TaggedError<ResyncRequired>()("ResyncRequired", {
+  message: Schema.String
+}) {
+  static readonly status = 410
+  static readonly code = "resync_required"
+}
+
 /** Builds the envelope for answers produced outside a declared operation (router, body limits, defects). */
 export const envelope = (
   cls: { readonly code: string },

@@ -87,6 +87,7 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
   .add(
     operation("GET", "auth.session", "/api/v1/auth/session", {
       specId: null,
+      sessionOnly: true,
       summary: "The signed-in user, acting profile and session expiry"
     })
       .middleware(Authentication)

@@ -1,20 +1,47 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
+import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
+import type { KeyKind } from "../keys/Key.js"
 import type { ProfileType } from "../profiles/Profile.js"
 import { Unauthenticated, wire } from "./ApiError.js"
 
-/** Who is acting: the account, the profile it acts as, and how it proved it. */
-export interface Actor {
+interface ActorBase {
   readonly accountUuid: string
   readonly email: string
   readonly profileUuid: string
   readonly profileName: string
   readonly profileType: ProfileType
-  readonly via: "session"
-  /** The session (for logout and the AuthSession answer). */
-  readonly sessionUuid: string
+  /** When the session or the key's current secret stops working. */
   readonly expiresAt: Date
 }
+
+/** A browser session: it acts with every scope, on its own profile's records. */
+export interface SessionActor extends ActorBase {
+  readonly via: "session"
+  /** The session (for logout, profiles.switch and the AuthSession answer). */
+  readonly sessionUuid: string
+}
+
+/**
+ * A bearer key (over HTTP; over MCP later, `via: "mcp"`): it acts as the one profile the key is
+ * bound to, with only the key's scopes. Prepared commands and automation rules remember `keyUuid`
+ * so revoking the key stops them.
+ */
+export interface KeyActor extends ActorBase {
+  readonly via: "key" | "mcp"
+  readonly keyUuid: string
+  readonly keyName: string
+  readonly keyKind: KeyKind
+  readonly scopes: ReadonlyArray<string>
+  readonly httpEnabled: boolean
+  readonly mcpEnabled: boolean
+}
+
+/** Who is acting: the account, the profile it acts as, and how it proved it. */
+export type Actor = SessionActor | KeyActor
+
+/** Whether the caller holds a scope: a session holds them all; a key only its own. */
+export const holdsScope = (actor: Actor, scope: string): boolean => actor.via === "session" || actor.scopes.includes(scope)
 
 export class CurrentActor extends Context.Tag("@birzha/domain/CurrentActor")<CurrentActor, Actor>() {}
 
@@ -28,13 +55,33 @@ export const sessionSecurity = HttpApiSecurity.apiKey({ in: "cookie", key: sessi
   )
 )
 
+export const bearerSecurity = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "`Authorization: Bearer birzha_pk_…`: an integration key made on /settings/integrations. It acts as one " +
+      "profile with the key's scopes only (the operation's `x-scopes`; every scope is listed in the document's " +
+      "`x-scopes` and at GET /api/v1/scopes). Operations with `x-approval: true` need the approval flow; " +
+      "`x-session-only` operations refuse keys."
+  )
+)
+
 /**
  * Marks an operation as needing a caller: the catalog reads `access: authenticated` from the
- * presence of this middleware, so declaring and enforcing are one act. Absent, expired or revoked
- * sessions, and sessions of deleted accounts or profiles, answer 401 `unauthenticated`.
+ * presence of this middleware, so declaring and enforcing are one act. Either the session cookie
+ * or a bearer key (spec rule 4). 401 `unauthenticated`: no usable session or key (absent,
+ * expired, revoked, of a deleted account or profile). 403 for a key: `key_http_disabled`,
+ * `session_required`, `insufficient_scope`, `approval_required`.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@birzha/domain/api/Authentication", {
-  failure: wire(Unauthenticated),
+  failure: Schema.Union(
+    wire(Unauthenticated),
+    wire(KeyHttpDisabled),
+    wire(SessionRequired),
+    wire(InsufficientScope),
+    wire(ApprovalRequired),
+    wire(KeyRequired)
+  ),
   provides: CurrentActor,
-  security: { session: sessionSecurity }
+  // Tried in this order; the host answers a refused key's own 403 when no session rescues it.
+  security: { bearer: bearerSecurity, session: sessionSecurity }
 }) {}

@@ -2,9 +2,25 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, wire } from "./ApiError.js"
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
+import { CommentsApi } from "./CommentsApi.js"
 import { EventsApi } from "./EventsApi.js"
+import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
+import { KeysApi } from "./KeysApi.js"
+import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
+import {
+  ArticlesApi,
+  JobsApi,
+  LearningApi,
+  ModerationApi,
+  PortfolioApi,
+  PublicApi,
+  ResumesApi,
+  ServicesApi,
+  TasksApi
+} from "./PublicationsApi.js"
+import { WebhooksApi } from "./WebhooksApi.js"
 
 /** The interface version the spec names; the OpenAPI document carries it as `info.version`. */
 export const apiVersion = "2026-10-15"
@@ -38,6 +54,19 @@ function withoutFrameworkDecodeError(document: Record<string, unknown>): Record<
 }
 
 /**
+ * The complete list of scope names (spec: "not shown") at the document root as `x-scopes`, read
+ * from the operations' own `x-scopes`, so it can never disagree with them. GET /api/v1/scopes
+ * serves the same names with their operations and whether a key may hold them.
+ */
+function withScopeList(document: Record<string, unknown>): Record<string, unknown> {
+  const names = new Set<string>()
+  for (const item of Object.values(document.paths as Record<string, Record<string, { "x-scopes"?: ReadonlyArray<string> }>>)) {
+    for (const op of Object.values(item)) for (const scope of op["x-scopes"] ?? []) names.add(scope)
+  }
+  return { ...document, "x-scopes": [...names].sort() }
+}
+
+/**
  * The operation catalog: every operation of the service, declared once. HTTP routes, the OpenAPI
  * document, the SDK, MCP tools, approval and automations are all derived from this value.
  */
@@ -45,14 +74,28 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(HealthApi)
   .add(AuthApi)
   .add(AccountApi)
+  .add(PublicApi)
+  .add(TasksApi)
+  .add(PortfolioApi)
+  .add(ServicesApi)
+  .add(ArticlesApi)
+  .add(JobsApi)
+  .add(ResumesApi)
+  .add(LearningApi)
+  .add(ModerationApi)
   .add(EventsApi)
+  .add(FilesApi)
+  .add(CommentsApi)
+  .add(KeysApi)
+  .add(IntegrationCommandsApi)
+  .add(WebhooksApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(InternalError))
   .addError(wire(ServiceUnavailable))
   .annotate(OpenApi.Title, "Birzha API")
   .annotate(OpenApi.Version, apiVersion)
-  .annotate(OpenApi.Transform, withoutFrameworkDecodeError)
+  .annotate(OpenApi.Transform, (document) => withScopeList(withoutFrameworkDecodeError(document)))
   .annotate(
     OpenApi.Description,
     "Marketplace and learning service. Every error answers with {\"error\":{\"code\",\"message\"}}."

@@ -18,3 +18,11 @@ export const RequestUuid = Schema.UUID.annotations({
 
 /** A payload object that refuses properties it does not declare (the spec's "no other properties"). */
 export const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/**
+ * Any JSON value. `Schema.Unknown` alone is emitted with a fixed `$id`, which appears more than
+ * once in the document and makes it invalid OpenAPI; this states the same thing without an `$id`.
+ */
+export const AnyJson = Schema.Unknown.annotations({
+  jsonSchema: { type: ["object", "array", "string", "number", "boolean", "null"] }
+})

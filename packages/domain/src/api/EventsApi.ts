@@ -1,11 +1,35 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { EventCatalog } from "../events/EventCatalog.js"
+import { EventEnvelope } from "../events/EventEnvelope.js"
 import { EventType } from "../events/EventType.js"
+import { NotFound, ResyncRequired, wire } from "./ApiError.js"
+import { Authentication } from "./Authentication.js"
 import { operation } from "./Operation.js"
 
 export const EventTypeList = Schema.Struct({
   types: Schema.Array(EventType)
 }).annotations({ identifier: "EventTypeList" })
+
+export const EventListParams = Schema.Struct({
+  /** `nextCursor` of an earlier page; absent: from the oldest event kept. */
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+    description: "Events per page, 1 to 100; 20 when absent"
+  }),
+  types: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))).annotations({
+    description: "Comma-separated event types; `*` stands for any characters (`publication.*,profile.updated`)"
+  }),
+  aggregateKind: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z][a-z_]{0,39}$/))),
+  aggregateUuid: Schema.optional(Schema.UUID)
+}).annotations({ identifier: "EventListParams" })
+
+/** A page of events in position order; `nextCursor` is always given, so a follower polls with it. */
+export const EventPage = Schema.Struct({
+  items: Schema.Array(EventEnvelope),
+  nextCursor: Schema.String,
+  hasMore: Schema.Boolean
+}).annotations({ identifier: "EventPage" })
 
 export const EventsApi = HttpApiGroup.make("events", { topLevel: true })
   .add(
@@ -18,5 +42,30 @@ export const EventsApi = HttpApiGroup.make("events", { topLevel: true })
       specId: null,
       summary: "Every event type (unprefixed form kept for older clients)"
     }).addSuccess(EventTypeList)
+  )
+  .add(
+    operation("GET", "events.catalog", "/api/v1/event-catalog", {
+      summary: "Every event type with its fields, permissions, a sample and the operation that reads its record"
+    }).addSuccess(EventCatalog)
+  )
+  .add(
+    operation("GET", "events.list", "/api/v1/events", {
+      scopes: ["events:read"],
+      summary: "The caller's events after a cursor, in sequence order; a cursor older than 30 days answers 410"
+    })
+      .middleware(Authentication)
+      .setUrlParams(EventListParams)
+      .addSuccess(EventPage)
+      .addError(wire(ResyncRequired))
+  )
+  .add(
+    operation("GET", "events.get", "/api/v1/events/:uuid", {
+      scopes: ["events:read"],
+      summary: "One event the caller may see"
+    })
+      .middleware(Authentication)
+      .setPath(Schema.Struct({ uuid: Schema.UUID }))
+      .addSuccess(EventEnvelope)
+      .addError(wire(NotFound))
   )
   .annotate(OpenApi.Description, "Events, the event catalog and signed webhooks")

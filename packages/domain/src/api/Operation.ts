@@ -24,6 +24,13 @@ export interface OperationPolicy {
    * `invalid_code`, `invalid_link`, `invalid_task`.
    */
   readonly invalidInput: Readonly<Record<string, InputErrorClass>>
+  /**
+   * Only a browser session may call it (a bearer key answers 403 `session_required`): managing
+   * keys, moderation, the session itself. Its scopes are never grantable to keys (`x-session-only`).
+   */
+  readonly sessionOnly: boolean
+  /** Only a bearer key may call it (a session answers 403 `key_required`): the approval flow's prepare and commit (`x-key-only`). */
+  readonly keyOnly: boolean
 }
 
 /** An error class of the domain that a schema violation can be reported as. */
@@ -51,6 +58,8 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     readonly summary?: string
     readonly sameOrigin?: boolean
     readonly invalidInput?: OperationPolicy["invalidInput"]
+    readonly sessionOnly?: boolean
+    readonly keyOnly?: boolean
   } = {}
 ) => {
   const full: OperationPolicy = {
@@ -60,7 +69,9 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     specId: policy.extension === true ? null : policy.specId === undefined ? id : policy.specId,
     extension: policy.extension ?? false,
     sameOrigin: policy.sameOrigin ?? false,
-    invalidInput: policy.invalidInput ?? {}
+    invalidInput: policy.invalidInput ?? {},
+    sessionOnly: policy.sessionOnly ?? false,
+    keyOnly: policy.keyOnly ?? false
   }
   let annotations = Context.empty().pipe(
     Context.add(OpenApi.Identifier, id),
@@ -68,7 +79,9 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     Context.add(OpenApi.Override, {
       "x-scopes": [...full.scopes],
       "x-approval": full.approval,
-      ...(full.extension ? { "x-extension": true } : {})
+      ...(full.extension ? { "x-extension": true } : {}),
+      ...(full.sessionOnly ? { "x-session-only": true } : {}),
+      ...(full.keyOnly ? { "x-key-only": true } : {})
     })
   )
   if (policy.summary !== undefined) annotations = Context.add(annotations, OpenApi.Summary, policy.summary)
@@ -108,7 +121,9 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         specId: endpoint.name,
         extension: false,
         sameOrigin: false,
-        invalidInput: {}
+        invalidInput: {},
+        sessionOnly: false,
+        keyOnly: false
       }))
       const authenticated = [...endpoint.middlewares].some((tag) => tag.key === authenticationKey)
       entries.push({

@@ -1,14 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
 import type { ProfileData } from "../profiles/Profile.js"
+import { newRoutingKey } from "../store/RoutingKey.js"
+import { ensurePersonalKey, revokeAccountKeys } from "../keys/Keys.js"
 import { lockSubject } from "./RateLimit.js"
-
-const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-/** The legacy routing key of a profile: 12 random lower-case letters and digits, stable for its life. */
-export const newProfileId = (): string => Array.from(randomBytes(12), (byte) => alphabet[byte % alphabet.length]).join("")
 
 /** A first name for a new individual profile: the address's local part, which the owner can change. */
 const nameFrom = (email: string): string => email.split("@")[0]!.slice(0, 160) || "Профиль"
@@ -20,7 +16,7 @@ export const insertProfile = (accountUuid: string, data: ProfileData): Effect.Ef
     const [row] = yield* sql<{ uuid: string }>`
       INSERT INTO profiles (id, account_uuid, name, type, is_public, show_contacts, avatar_url, about, categories,
         contacts, networks, skills, structured_contacts)
-      VALUES (${newProfileId()}, ${accountUuid}, ${data.name}, ${data.type}, ${data.isPublic}, ${data.showContacts},
+      VALUES (${newRoutingKey()}, ${accountUuid}, ${data.name}, ${data.type}, ${data.isPublic}, ${data.showContacts},
         ${data.avatarUrl ?? null}, ${data.about}, ${JSON.stringify(data.categories)}::jsonb, ${data.contacts},
         ${JSON.stringify(data.networks)}::jsonb, ${JSON.stringify(data.skills)}::jsonb, ${JSON.stringify(data.structuredContacts)}::jsonb)
       RETURNING uuid`
@@ -63,6 +59,8 @@ export const accountForVerifiedEmail = (email: string): Effect.Effect<SignedInAc
     if (existing?.current_profile_uuid !== profileUuid) {
       yield* sql`UPDATE accounts SET current_profile_uuid = ${profileUuid}, updated_at = now() WHERE uuid = ${accountUuid}`
     }
+    // Every account has its personal key (spec); made here once, without a secret until shown.
+    yield* ensurePersonalKey(accountUuid)
     return { accountUuid, email, profileUuid }
   })
 
@@ -76,6 +74,7 @@ export const deleteAccount = (accountUuid: string): Effect.Effect<boolean, SqlEr
       if (deleted.length === 0) return false
       yield* sql`UPDATE profiles SET deleted_at = now(), updated_at = now() WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`
       yield* sql`UPDATE sessions SET revoked_at = now() WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL`
+      yield* revokeAccountKeys(accountUuid)
       return true
     }))
   })

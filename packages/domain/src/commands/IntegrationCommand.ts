@@ -80,3 +80,11 @@ export class CommandInProgress extends Schema.TaggedError<CommandInProgress>()("
  * `approved`, so no header or body field can ever claim approval.
  */
 export const approvedOperation = FiberRef.unsafeMake<string | null>(null)
+
+export type KeyChannel = "http" | "mcp"
+
+/**
+ * The surface a key's request came through: `mcp` inside an MCP tool call's internal dispatch,
+ * `http` otherwise. Key authorization checks the matching access switch (HTTP or MCP enabled).
+ */
+export const keyChannel = FiberRef.unsafeMake<KeyChannel>("http")

@@ -52,3 +52,11 @@ export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidSco
   static readonly status = 400
   static readonly code = "invalid_scope"
 }
+
+/** Only a bearer key may do this (the approval flow's prepare and commit); a browser session calls the operation directly. */
+export class KeyRequired extends Schema.TaggedError<KeyRequired>()("KeyRequired", {
+  message: Schema.String
+}) {
+  static readonly status = 403
+  static readonly code = "key_required"
+}

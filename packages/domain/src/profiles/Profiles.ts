@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { Forbidden, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
-import type { Actor } from "../api/Authentication.js"
+import type { Actor, SessionActor } from "../api/Authentication.js"
 import { insertProfile } from "../auth/Accounts.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -14,7 +14,7 @@ const OwnProfileResultSchema = Schema.Struct({ profile: OwnProfile })
 /** Ours: an account holds at most this many live profiles. */
 export const maxProfilesPerAccount = 20
 
-interface ProfileRow {
+export interface ProfileRow {
   readonly uuid: string
   readonly id: string
   readonly name: string
@@ -33,7 +33,7 @@ interface ProfileRow {
   readonly updated_at: Date
 }
 
-const columns = `p.uuid, p.id, p.name, p.type, p.is_public, p.show_contacts, p.avatar_url, p.about, p.categories,
+export const profileColumns = `p.uuid, p.id, p.name, p.type, p.is_public, p.show_contacts, p.avatar_url, p.about, p.categories,
   p.contacts, p.networks, p.skills, p.structured_contacts, p.revision, p.created_at, p.updated_at`
 
 const common = (row: ProfileRow) => ({
@@ -69,7 +69,7 @@ const ownView = (row: ProfileRow, currentUuid: string): OwnProfile => ({
 
 const ownRows = (accountUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ProfileRow>`SELECT ${sql.literal(columns)} FROM profiles p
+    sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM profiles p
       WHERE p.account_uuid = ${accountUuid} AND p.deleted_at IS NULL ORDER BY p.created_at, p.uuid`)
 
 const notFound = () => new NotFound({ message: "No such profile of this account" })
@@ -153,7 +153,7 @@ export const createProfile = (
   )
 
 /** Makes another live profile of the account the acting one, for this session and as the default of new ones. */
-export const switchProfile = (actor: Actor, profileUuid: string): Effect.Effect<void, NotFound | SqlError, SqlClient.SqlClient> =>
+export const switchProfile = (actor: SessionActor, profileUuid: string): Effect.Effect<void, NotFound | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(Effect.gen(function*() {
@@ -167,7 +167,7 @@ export const switchProfile = (actor: Actor, profileUuid: string): Effect.Effect<
 /** A profile as the public sees it: absent, private and deleted all read as not found. */
 export const publicProfile = (uuid: string): Effect.Effect<Option.Option<Profile>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ProfileRow>`SELECT ${sql.literal(columns)} FROM profiles p
+    sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM profiles p
       LEFT JOIN accounts a ON a.uuid = p.account_uuid
       WHERE p.uuid = ${uuid} AND p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), publicView))

@@ -64,6 +64,9 @@ export const catalogPublication = (row: PublicRow): CatalogPublication => {
   return { ...rest, approved, ...(row.demo ? { demo: true } : {}) }
 }
 
+/** Marks a statement to be planned with its values on every call (never kept as a generic plan). */
+export const searchPlan = "/* birzha:per-call-plan */"
+
 /** `q` as LIKE patterns: terms split on white space, LIKE's own characters escaped; each must match. */
 const searchTerms = (q: string | undefined): ReadonlyArray<string> =>
   (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64).map((term) => term.replace(/[\\%_]/g, "\\$&"))
@@ -107,7 +110,8 @@ export const listPublications = (
         onSome: (at) => [sql`(p.approved_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
       })
     ]
-    const rows = yield* sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
+    // Planned per call (see perCallPlan in the worker-host's PreparingClient): the plan depends on the terms.
+    const rows = yield* sql<PublicRow>`SELECT ${sql.literal(searchPlan)} ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
       WHERE ${sql.and(conditions)}
       ORDER BY p.approved_at DESC, p.uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.approved_key, uuid: row.uuid }), publication)
@@ -141,7 +145,7 @@ export const listProfiles = (
       })
     ]
     const rows = yield* sql<ProfileRow & { readonly created_key: string }>`
-      SELECT ${sql.literal(profileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
+      SELECT ${sql.literal(searchPlan)} ${sql.literal(profileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
       WHERE ${sql.and(conditions)}
       ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.created_key, uuid: row.uuid }), publicView)

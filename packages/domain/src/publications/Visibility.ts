@@ -3,12 +3,12 @@
  * and its owner profile and account are live. Absent and not public read the same (404). A
  * publication of a private profile is still public: the profile's own page is what `isPublic` hides.
  *
- * SQL over aliases `p` (publications), `o` (owner profile), `oa` (owner account); join with
+ * SQL over aliases `p` (publications) and `o` (owner profile); join with
  * `publicationsJoin`.
  */
 export const publicationsJoin = `publications p
-  JOIN profiles o ON o.uuid = p.owner_profile_uuid
-  LEFT JOIN accounts oa ON oa.uuid = o.account_uuid`
+  JOIN profiles o ON o.uuid = p.owner_profile_uuid`
 
-export const publiclyVisible = `p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_at IS NULL
-  AND o.deleted_at IS NULL AND oa.deleted_at IS NULL`
+// Deleting an account soft-deletes its profiles in the same transaction (auth/Accounts.ts), so a
+// live profile means a live account; joining accounts too only misled the planner.
+export const publiclyVisible = `p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_at IS NULL AND o.deleted_at IS NULL`

@@ -3,6 +3,12 @@ import { foundation } from "./migrations/0001_foundation.js"
 import { accounts } from "./migrations/0002_accounts.js"
 import { developmentMailbox } from "./migrations/0003_development_mailbox.js"
 import { publications } from "./migrations/0004_publications.js"
+import { files } from "./migrations/0005_files.js"
+import { comments } from "./migrations/0006_comments.js"
+import { events } from "./migrations/0007_events.js"
+import { keys } from "./migrations/0008_keys.js"
+import { webhooks } from "./migrations/0009_webhooks.js"
+import { integrationCommands } from "./migrations/0010_integration_commands.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -14,7 +20,13 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [1, "foundation", foundation],
   [2, "accounts", accounts],
   [3, "development_mailbox", developmentMailbox],
-  [4, "publications", publications]
+  [4, "publications", publications],
+  [5, "files", files],
+  [6, "comments", comments],
+  [7, "events", events],
+  [8, "keys", keys],
+  [9, "webhooks", webhooks],
+  [10, "integration_commands", integrationCommands]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

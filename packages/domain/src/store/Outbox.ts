@@ -6,9 +6,16 @@ import type { EventType } from "../events/EventType.js"
 export interface NewEvent {
   readonly type: EventType
   readonly aggregate: { readonly kind: string; readonly uuid: string; readonly revision: number }
-  /** The reference payload (`objectUuid`, `status`, …); the current-resource mode is built at delivery. */
-  readonly data: Readonly<Record<string, unknown>>
-  readonly context?: Readonly<Record<string, unknown>>
+  /**
+   * The reference payload: `objectUuid`, `status` (one of the type's values in the event catalog)
+   * and whatever else the type carries; the current-resource mode is built at delivery.
+   */
+  readonly data: { readonly objectUuid: string; readonly status: string } & Readonly<Record<string, unknown>>
+  /**
+   * `profileUuid`: the acting profile; `audience`: further profiles the event is addressed to.
+   * Both decide who sees the event (`eventVisibleTo`), with ownership of profiles, publications and files.
+   */
+  readonly context?: { readonly profileUuid?: string; readonly audience?: ReadonlyArray<string> } & Readonly<Record<string, unknown>>
   readonly schemaVersion?: number
 }
 

@@ -1,13 +1,10 @@
-import { BirzhaApi, catalog, CurrentActor, Forbidden, NotFound } from "@birzha/domain"
+import { allScopes, BirzhaApi, CurrentActor, Forbidden, isGrantableScope, NotFound, SessionRequired } from "@birzha/domain"
 import { actorForSession, authSessionOf, createProfile, deleteAccount, ownProfiles, publicProfile, switchProfile, updateProfile } from "@birzha/domain/server"
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { clearSessionCookie, noStore } from "./SessionCookie.js"
 import { using } from "./Storage.js"
-
-/** Every scope the catalog names: a browser session acts with all of them on its own records. */
-const allScopes = [...new Set(catalog.flatMap((entry) => entry.scopes))].sort()
 
 export const AccountHandlers = HttpApiBuilder.group(BirzhaApi, "account", (handlers) =>
   Effect.gen(function*() {
@@ -19,11 +16,25 @@ export const AccountHandlers = HttpApiBuilder.group(BirzhaApi, "account", (handl
           const actor = yield* CurrentActor
           yield* noStore
           const [profile] = yield* withSql(sql<{ id: string }>`SELECT id FROM profiles WHERE uuid = ${actor.profileUuid}`)
-          return {
-            authentication: actor.via,
+          const base = {
             account: { uuid: actor.accountUuid, email: actor.email },
             profile: { uuid: actor.profileUuid, id: profile?.id ?? "", name: actor.profileName, type: actor.profileType },
-            scopes: allScopes
+            expiresAt: actor.expiresAt
+          }
+          // A session holds every scope on its own records; a key only its own that still exist and may be held.
+          if (actor.via === "session") return { ...base, authentication: actor.via, scopes: allScopes }
+          return {
+            ...base,
+            authentication: actor.via,
+            key: {
+              uuid: actor.keyUuid,
+              name: actor.keyName,
+              kind: actor.keyKind,
+              httpEnabled: actor.httpEnabled,
+              mcpEnabled: actor.mcpEnabled,
+              expiresAt: actor.expiresAt
+            },
+            scopes: actor.scopes.filter(isGrantableScope)
           }
         }))
       .handle("profiles.get_own", () =>
@@ -36,6 +47,8 @@ export const AccountHandlers = HttpApiBuilder.group(BirzhaApi, "account", (handl
       .handle("profiles.switch", ({ payload }) =>
         Effect.gen(function*() {
           const actor = yield* CurrentActor
+          // Session-only in the catalog (a key is bound to one profile); narrowed here for the types.
+          if (actor.via !== "session") return yield* new SessionRequired({ message: "profiles.switch changes a browser session" })
           yield* withSql(switchProfile(actor, payload.profileUuid))
           const switched = yield* withSql(actorForSession(actor.sessionUuid))
           if (Option.isNone(switched)) return yield* new NotFound({ message: "No such profile of this account" })

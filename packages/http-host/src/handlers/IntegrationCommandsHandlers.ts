@@ -1,6 +1,5 @@
 import {
   ApprovalNotRequired,
-  approvedOperation,
   authorizeKey,
   BirzhaApi,
   catalog,
@@ -13,18 +12,17 @@ import {
   NotFound
 } from "@birzha/domain"
 import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "@birzha/domain/server"
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Either, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, Either, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { HostSettings } from "../HostSettings.js"
+import { dispatchOperation, splitArguments } from "./InternalDispatch.js"
 import { noStore } from "./SessionCookie.js"
 import { using } from "./Storage.js"
 
 /** Fields the server fixes for a prepared command; a client sending them is refused (spec). */
 const serverFixed = ["requestUuid", "profileUuid"] as const
-
-const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "")
 
 const propertyNames = (ast: SchemaAST.AST): ReadonlyArray<string> => {
   try {
@@ -34,20 +32,6 @@ const propertyNames = (ast: SchemaAST.AST): ReadonlyArray<string> => {
   }
 }
 
-interface Parts {
-  readonly path: Record<string, unknown>
-  readonly rest: Record<string, unknown>
-}
-
-/** The flat arguments split the way the route reads them: path parameters, and the rest as body (or query). */
-const split = (entry: CatalogEntry, args: Record<string, unknown>): Parts => {
-  const names = new Set(pathNames(entry.path))
-  const path: Record<string, unknown> = {}
-  const rest: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(args)) (names.has(name) ? path : rest)[name] = value
-  return { path, rest }
-}
-
 const envelope = (status: number, code: string, message: string) =>
   HttpServerResponse.unsafeJson({ error: { code, message } }, { status })
 
@@ -55,7 +39,7 @@ const envelope = (status: number, code: string, message: string) =>
  * Decodes prepared arguments with the operation's own input schemas (path, query, body), and
  * answers a violation with the code the operation itself would give (`invalidInput`).
  */
-const validate = (entry: CatalogEntry, parts: Parts): Option.Option<HttpServerResponse.HttpServerResponse> => {
+const validate = (entry: CatalogEntry, parts: ReturnType<typeof splitArguments>): Option.Option<HttpServerResponse.HttpServerResponse> => {
   const stringly = (record: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]))
   const hasBody = Option.isSome(entry.schemas.payload)
@@ -77,23 +61,6 @@ const validate = (entry: CatalogEntry, parts: Parts): Option.Option<HttpServerRe
   return Option.none()
 }
 
-/** The answer an operation's failure gets on the wire: the error's own status and code. */
-const answerOfFailure = (cause: Cause.Cause<unknown>): { readonly status: number; readonly body: unknown } => {
-  const error = Cause.squash(cause)
-  if (typeof error === "object" && error !== null) {
-    // Domain errors carry their status and code as statics of their class.
-    const cls = error.constructor as { readonly status?: unknown; readonly code?: unknown }
-    const message = "message" in error && typeof error.message === "string" ? error.message : ""
-    if (typeof cls.status === "number" && typeof cls.code === "string") {
-      return { status: cls.status, body: { error: { code: cls.code, message } } }
-    }
-    if ("_tag" in error && error._tag === "HttpApiDecodeError") {
-      return { status: 400, body: { error: { code: InvalidRequest.code, message } } }
-    }
-  }
-  return { status: 500, body: { error: { code: "internal_error", message: "The operation failed unexpectedly" } } }
-}
-
 const keyOf = (actor: typeof CurrentActor.Service): Effect.Effect<KeyActor, KeyRequired> =>
   actor.via === "session"
     ? Effect.fail(new KeyRequired({ message: "The approval flow is for bearer clients; in a browser session call the operation directly" }))
@@ -102,52 +69,8 @@ const keyOf = (actor: typeof CurrentActor.Service): Effect.Effect<KeyActor, KeyR
 export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "integrationCommands", (handlers) =>
   Effect.gen(function*() {
     const run = using(yield* Effect.context<SqlClient.SqlClient>())
-    const router = yield* HttpApiBuilder.Router
     const { publicOrigin } = yield* HostSettings
     const byId = new Map(catalog.map((entry) => [entry.id, entry]))
-
-    /**
-     * Runs the operation through the service's own router, exactly as a direct call with the same
-     * key would (route, authentication, scopes, schemas, handler), with `approvedOperation` set so
-     * the key's approval check passes for this one operation. No per-operation code.
-     */
-    const dispatch = (entry: CatalogEntry, args: Record<string, unknown>, authorization: string) =>
-      Effect.gen(function*() {
-        const parts = split(entry, args)
-        let path = entry.path
-        for (const [name, value] of Object.entries(parts.path)) path = path.replace(`{${name}}`, encodeURIComponent(String(value)))
-        const url = new URL(path, publicOrigin)
-        const hasBody = Option.isSome(entry.schemas.payload)
-        if (!hasBody) {
-          for (const [name, value] of Object.entries(parts.rest)) url.searchParams.set(name, typeof value === "string" ? value : JSON.stringify(value))
-        }
-        const request = HttpServerRequest.fromWeb(
-          new Request(url, {
-            method: entry.method,
-            headers: { authorization, "content-type": "application/json" },
-            ...(hasBody ? { body: JSON.stringify(parts.rest) } : {})
-          })
-        )
-        const app = yield* HttpRouter.toHttpApp(yield* router.router)
-        return yield* app.pipe(
-          Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-          Effect.scoped,
-          Effect.locally(approvedOperation, entry.id),
-          Effect.flatMap((response) =>
-            Effect.promise(async () => {
-              const text = await HttpServerResponse.toWeb(response).text()
-              let body: unknown = null
-              try {
-                body = text === "" ? null : JSON.parse(text)
-              } catch {
-                body = text
-              }
-              return { status: response.status, body }
-            })
-          ),
-          Effect.catchAllCause((cause) => Effect.succeed(answerOfFailure(cause)))
-        )
-      })
 
     return handlers
       .handle("integrationCommands.prepare", ({ payload }) =>
@@ -176,7 +99,7 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
             ...(fields.includes("requestUuid") ? { requestUuid } : {}),
             ...(fields.includes("profileUuid") ? { profileUuid: key.profileUuid } : {})
           }
-          const invalid = validate(entry, split(entry, args))
+          const invalid = validate(entry, splitArguments(entry, args))
           if (Option.isSome(invalid)) return invalid.value
           const row = yield* run(insertCommand(key, { uuid, operationId: entry.id, arguments: args, requestUuid }))
           return { command: toCommand(row, publicOrigin) }
@@ -192,7 +115,12 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
           if (entry === undefined) return yield* Effect.fail(new NotFound({ message: "The command's operation no longer exists" }))
           const request = yield* HttpServerRequest.HttpServerRequest
           const args = toCommand(claim.row, publicOrigin).arguments
-          const result = yield* dispatch(entry, args, request.headers["authorization"] ?? "")
+          const result = yield* dispatchOperation(entry, args, {
+            authorization: request.headers["authorization"] ?? "",
+            publicOrigin,
+            approved: true,
+            channel: "http"
+          })
           const row = yield* run(finishCommand(claim.row.uuid, result))
           if (row.state === "failed") return yield* Effect.fail(new CommandFailed({ message: failureMessage(row) }))
           return { command: toCommand(row, publicOrigin) }

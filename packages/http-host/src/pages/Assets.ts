@@ -3,6 +3,8 @@
  * dependency-free, and they only call the public API with `fetch` (same origin, so the browser
  * sends `Origin` and the session cookie).
  */
+import { integrationsScript } from "./IntegrationsScript.js"
+
 const post = `async function post(path, body) {
   const response = await fetch(path, {
     method: "POST",
@@ -114,11 +116,15 @@ button { cursor: pointer; }
 ul.profiles { list-style: none; padding: 0; }
 ul.profiles li { display: flex; justify-content: space-between; align-items: center; padding: 0.5rem 0; border-bottom: 1px solid #8884; }
 [hidden] { display: none !important; }
+ul.keys, ul.scopes { list-style: none; padding: 0; }
+fieldset { display: grid; gap: 0.5rem; }
+#secret-value { word-break: break-all; font-size: 1.1em; }
 `
 
 export const assets: Readonly<Record<string, { readonly body: string; readonly contentType: string }>> = {
   "sign-in.js": { body: signIn, contentType: "text/javascript; charset=utf-8" },
   "link.js": { body: link, contentType: "text/javascript; charset=utf-8" },
   "account.js": { body: account, contentType: "text/javascript; charset=utf-8" },
+  "integrations.js": { body: integrationsScript, contentType: "text/javascript; charset=utf-8" },
   "site.css": { body: css, contentType: "text/css; charset=utf-8" }
 }

@@ -66,7 +66,7 @@ describe("embedded PGlite database", () => {
     const save = Store.idempotent(
       { scope: "p", operationId: "x.save", requestUuid: key, request: { a: 1 }, result: Result },
       Effect.map(
-        Store.appendEvent({ type: "publication.draft_saved", aggregate: { kind: "publication", uuid: key, revision: 1 }, data: { objectUuid: key } }),
+        Store.appendEvent({ type: "publication.draft_saved", aggregate: { kind: "publication", uuid: key, revision: 1 }, data: { objectUuid: key, status: "draft" } }),
         (uuid) => ({ uuid })
       )
     )
