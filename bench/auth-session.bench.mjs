@@ -90,7 +90,7 @@ export const run = async (ctx) => {
   }
   const busy = [h1, s, h2].filter((r) => r.serverCpu !== undefined && r.serverCpu < 0.9)
   if (busy.length > 0) {
-    log(`  note: the host used under 90 % of a core in ${busy.map((r) => r.label).join(", ")}: the machine was busy with other work, so req/s is low and the ratio unreliable`)
+    log(`  note: the host used under 90 % of a core in ${busy.map((r) => r.label).join(", ")}: it was short of CPU (Postgres and anything else running share the cores), so treat req/s with care and compare the CPU per request`)
   }
   log(`  ratio session/healthz req/s: ${ratio.toFixed(2)}  ${ratio >= TARGET ? "PASS" : "BELOW TARGET"} (target ≥ ${TARGET})`)
   return { ratio, target: TARGET, rows: [h1, h2, base, s] }

@@ -12,7 +12,9 @@ import { type RunningHost, startService, untilReady } from "./testing.js"
  * gets the answer its declaration (access, scopes, approval, sessionOnly) implies. An operation
  * added later with missing or wrong flags fails here without anyone writing a test for it.
  * "Allowed" means the call got past authentication and authorization: anything but 401 and 403
- * (bodies are empty, so most commands answer 400 and touch nothing).
+ * (bodies are empty, so most commands answer 400 and touch nothing). Each operation is also
+ * called as an MCP tool: by a key with MCP access off (403 `key_mcp_disabled`), and by keys
+ * with and without its scope (the tool is hidden, `unknown_tool`, unless the key may run it).
  */
 
 const origin = "http://localhost:8080"
@@ -22,7 +24,7 @@ let db: Pg.Client
 let owner: SignedIn
 /** Used for public operations: `auth.logout` with it revokes it, and the matrix goes on. */
 let spare: SignedIn
-let keys: { with: Key; without: Key; httpOff: Key }
+let keys: { with: Key; without: Key; httpOff: Key; mcpOff: Key }
 let ip = 0
 
 interface Key {
@@ -55,11 +57,50 @@ const send = async (entry: CatalogEntry, who: { readonly cookie?: string; readon
   return { status: response.status, code }
 }
 
-const setScopes = async (key: Key, scopes: ReadonlyArray<string>, httpEnabled = true) => {
+/** Codes that mean "refused by authentication or authorization" (a tool the key may not see is `unknown_tool`). */
+const refusals = new Set(["unauthenticated", "insufficient_scope", "approval_required", "session_required", "key_required", "key_http_disabled", "key_mcp_disabled", "unknown_tool"])
+
+/**
+ * The operation as an MCP tool call (JSON-RPC `tools/call` to /mcp, stateless, JSON answer):
+ * path parameters as random UUIDs, nothing else. The HTTP status of /mcp itself when it refuses
+ * the key, otherwise the tool result's own error code (or none).
+ */
+const sendMcp = async (entry: CatalogEntry, secret: string) => {
+  const args = Object.fromEntries([...entry.path.matchAll(/\{(\w+)\}/g)].map((match) => [match[1], randomUUID()]))
+  const response = await fetch(`${host.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: entry.id, arguments: args } })
+  })
+  const body = (await response.json()) as { error?: { code?: string }; result?: { isError?: boolean; content?: ReadonlyArray<{ text?: string }> } }
+  if (response.status !== 200) return { status: response.status, code: body.error?.code }
+  const text = body.result?.content?.[0]?.text ?? "null"
+  let code: string | undefined
+  try {
+    code = body.result?.isError === true ? JSON.parse(text)?.error?.code : undefined
+  } catch {
+    code = undefined
+  }
+  return { status: 200, code }
+}
+
+const checkMcp = (entry: CatalogEntry, who: string, got: { status: number; code: string | undefined }, expected: Expected | "unknown_tool") => {
+  const label = `${entry.id} over MCP as ${who}: ${got.status} ${got.code ?? ""}`
+  if (expected === "unknown_tool") {
+    expect({ status: got.status, code: got.code }, label).toEqual({ status: 200, code: "unknown_tool" })
+  } else if ("allowed" in expected) {
+    expect(got.status, label).toBe(200)
+    expect(refusals.has(got.code ?? ""), label).toBe(false)
+  } else {
+    expect({ status: got.status, code: got.code }, label).toEqual({ status: expected.status, code: expected.code })
+  }
+}
+
+const setScopes = async (key: Key, scopes: ReadonlyArray<string>, httpEnabled = true, mcpEnabled = true) => {
   const response = await fetch(`${host.url}/api/v1/keys/${key.uuid}`, {
     method: "PUT",
     headers: { "content-type": "application/json", origin, cookie: owner.cookie },
-    body: JSON.stringify({ requestUuid: randomUUID(), expectedRevision: key.revision, name: "matrix", scopes, httpEnabled, mcpEnabled: false })
+    body: JSON.stringify({ requestUuid: randomUUID(), expectedRevision: key.revision, name: "matrix", scopes, httpEnabled, mcpEnabled })
   })
   expect(response.status, await response.clone().text()).toBe(200)
   key.revision = ((await response.json()) as { key: { revision: number } }).key.revision
@@ -69,7 +110,7 @@ const makeKey = async (): Promise<Key> => {
   const response = await fetch(`${host.url}/api/v1/keys`, {
     method: "POST",
     headers: { "content-type": "application/json", origin, cookie: owner.cookie },
-    body: JSON.stringify({ requestUuid: randomUUID(), name: "matrix", scopes: [], httpEnabled: true, mcpEnabled: false })
+    body: JSON.stringify({ requestUuid: randomUUID(), name: "matrix", scopes: [], httpEnabled: true, mcpEnabled: true })
   })
   expect(response.status).toBe(200)
   const body = (await response.json()) as { key: { uuid: string; revision: number }; secret: string }
@@ -86,8 +127,9 @@ beforeAll(async () => {
   spare = await signIn({ url: host.url, origin, db })
   // The session may moderate, so moderation answers by its declaration, not the role check.
   await db.query("INSERT INTO moderators (email, source) VALUES ($1, 'cli')", [owner.email])
-  keys = { with: await makeKey(), without: await makeKey(), httpOff: await makeKey() }
-  await setScopes(keys.httpOff, grantableScopes, false)
+  keys = { with: await makeKey(), without: await makeKey(), httpOff: await makeKey(), mcpOff: await makeKey() }
+  await setScopes(keys.httpOff, grantableScopes, false, true)
+  await setScopes(keys.mcpOff, grantableScopes, true, false)
 })
 afterAll(async () => {
   await db?.end()
@@ -113,7 +155,12 @@ const expectations = (entry: CatalogEntry) => {
     session: entry.keyOnly ? { status: 403, code: "key_required" } as Expected : allowed,
     keyWithoutScope: keyRule(entry.scopes.length === 0),
     keyWithScope: keyRule(true),
-    keyHttpDisabled: { status: 403, code: "key_http_disabled" } as Expected
+    keyHttpDisabled: { status: 403, code: "key_http_disabled" } as Expected,
+    // Over MCP a tool the key may not run is not listed, so calling it answers unknown_tool; a key
+    // with MCP access off is refused by /mcp itself, for every operation.
+    mcpWithoutScope: entry.sessionOnly || entry.scopes.length > 0 ? "unknown_tool" as const : allowed,
+    mcpWithScope: entry.sessionOnly ? "unknown_tool" as const : allowed,
+    mcpDisabled: { status: 403, code: "key_mcp_disabled" } as Expected
   }
 }
 
@@ -145,6 +192,8 @@ describe("the authorization matrix (generated from the catalog)", () => {
           const got = await send(entry, credential)
           expect(got.status, `${entry.id} as ${who}`).toBe(anonymous.status)
         }
+        checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), allowed)
+        checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), { status: 403, code: "key_mcp_disabled" })
         return
       }
       const expected = expectations(entry)
@@ -156,6 +205,11 @@ describe("the authorization matrix (generated from the catalog)", () => {
       check(entry, "keyWithoutScope", await send(entry, { bearer: keys.without.secret }), expected.keyWithoutScope)
       check(entry, "keyWithScope", await send(entry, { bearer: keys.with.secret }), expected.keyWithScope)
       check(entry, "session", await send(entry, { cookie: owner.cookie }), expected.session)
+      checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), expected.mcpDisabled)
+      checkMcp(entry, "keyWithoutScope", await sendMcp(entry, keys.without.secret), expected.mcpWithoutScope)
+      checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), expected.mcpWithScope)
+      // HTTP access off does not touch MCP: the channels are enabled separately (this key holds every scope).
+      checkMcp(entry, "keyHttpDisabled", await sendMcp(entry, keys.httpOff.secret), expected.mcpWithScope)
     })
   }
 })

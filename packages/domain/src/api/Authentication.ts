@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
-import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
+import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyMcpDisabled, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import type { KeyKind } from "../keys/Key.js"
 import type { ProfileType } from "../profiles/Profile.js"
 import { Unauthenticated, wire } from "./ApiError.js"
@@ -70,12 +70,14 @@ export const bearerSecurity = HttpApiSecurity.bearer.pipe(
  * presence of this middleware, so declaring and enforcing are one act. Either the session cookie
  * or a bearer key (spec rule 4). 401 `unauthenticated`: no usable session or key (absent,
  * expired, revoked, of a deleted account or profile). 403 for a key: `key_http_disabled`,
+ * `key_mcp_disabled` (a tool call through /mcp),
  * `session_required`, `insufficient_scope`, `approval_required`.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@birzha/domain/api/Authentication", {
   failure: Schema.Union(
     wire(Unauthenticated),
     wire(KeyHttpDisabled),
+    wire(KeyMcpDisabled),
     wire(SessionRequired),
     wire(InsufficientScope),
     wire(ApprovalRequired),

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
 import { type Actor, holdsScope, type KeyActor } from "../api/Authentication.js"
 import type { CatalogEntry } from "../api/Operation.js"
-import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, SessionRequired } from "./KeyErrors.js"
+import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyMcpDisabled, SessionRequired } from "./KeyErrors.js"
 
 /**
  * Whether a key may run an operation, read from the operation's catalog entry alone, so a new
- * operation needs no code here. In order: the channel must be enabled on the key (HTTP now; MCP
- * checks `mcpEnabled` the same way), the operation must not be session-only, the key must hold one
+ * operation needs no code here. In order: the channel must be enabled on the key (`httpEnabled`
+ * for HTTP, `mcpEnabled` for a tool call through /mcp), the operation must not be session-only, the key must hold one
  * of the operation's scopes, and an approval operation runs only through prepare/commit (`approved`
  * is for the commit of an approved prepared command).
  */
@@ -14,9 +14,12 @@ export const authorizeKey = (
   entry: CatalogEntry,
   key: KeyActor,
   options: { readonly channel: "http" | "mcp"; readonly approved?: boolean }
-): Effect.Effect<void, KeyHttpDisabled | SessionRequired | InsufficientScope | ApprovalRequired> => {
+): Effect.Effect<void, KeyHttpDisabled | KeyMcpDisabled | SessionRequired | InsufficientScope | ApprovalRequired> => {
   if (options.channel === "http" && !key.httpEnabled) {
     return Effect.fail(new KeyHttpDisabled({ message: "HTTP API access is turned off for this key; turn it on at /settings/integrations" }))
+  }
+  if (options.channel === "mcp" && !key.mcpEnabled) {
+    return Effect.fail(new KeyMcpDisabled({ message: "MCP access is turned off for this key; turn it on at /settings/integrations" }))
   }
   if (entry.sessionOnly) {
     return Effect.fail(new SessionRequired({ message: `${entry.id} is only available in a signed-in browser session, never to a key` }))

@@ -29,6 +29,14 @@ export class KeyHttpDisabled extends Schema.TaggedError<KeyHttpDisabled>()("KeyH
   static readonly code = "key_http_disabled"
 }
 
+/** The key exists and is valid, but its owner turned MCP access off (`/mcp` and every tool call through it). */
+export class KeyMcpDisabled extends Schema.TaggedError<KeyMcpDisabled>()("KeyMcpDisabled", {
+  message: Schema.String
+}) {
+  static readonly status = 403
+  static readonly code = "key_mcp_disabled"
+}
+
 /** Only a signed-in browser session may do this (manage keys, moderate, switch the session's profile). */
 export class SessionRequired extends Schema.TaggedError<SessionRequired>()("SessionRequired", {
   message: Schema.String

@@ -8,13 +8,14 @@ import {
   CurrentActor,
   InvalidRequest,
   type KeyActor,
+  keyChannel,
   KeyRequired,
   NotFound
 } from "@birzha/domain"
 import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, Either, FiberRef, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { HostSettings } from "../HostSettings.js"
 import { dispatchOperation, splitArguments } from "./InternalDispatch.js"
@@ -89,8 +90,8 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
               return yield* Effect.fail(new InvalidRequest({ message: `arguments.${field}: the server fixes ${field}; leave it out` }))
             }
           }
-          // The key must be allowed to run the operation itself (scope, HTTP access), approval aside.
-          yield* authorizeKey(entry, key, { channel: "http", approved: true })
+          // The key must be allowed to run the operation itself (scope, access on the channel it came through), approval aside.
+          yield* authorizeKey(entry, key, { channel: yield* FiberRef.get(keyChannel), approved: true })
           const uuid = randomUUID()
           const requestUuid = randomUUID()
           const fields: ReadonlyArray<string> = Option.match(entry.schemas.payload, { onNone: () => [], onSome: propertyNames })
@@ -119,7 +120,8 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
             authorization: request.headers["authorization"] ?? "",
             publicOrigin,
             approved: true,
-            channel: "http"
+            // The commit runs the operation on the channel the commit came through (a tool call stays MCP).
+            channel: yield* FiberRef.get(keyChannel)
           })
           const row = yield* run(finishCommand(claim.row.uuid, result))
           if (row.state === "failed") return yield* Effect.fail(new CommandFailed({ message: failureMessage(row) }))

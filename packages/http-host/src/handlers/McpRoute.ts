@@ -1,4 +1,4 @@
-import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, Unauthenticated } from "@birzha/domain"
+import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, Unauthenticated } from "@birzha/domain"
 import { actorForKey, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -12,9 +12,6 @@ import { dispatchOperation } from "./InternalDispatch.js"
 
 /** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
 export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
-
-/** A key whose MCP access is off; the same 403 shape as the other key refusals. */
-const keyMcpDisabled = { status: 403, code: "key_mcp_disabled" } as const
 
 const refuse = (cls: { readonly status: number; readonly code: string }, message: string) =>
   HttpServerResponse.unsafeJson(envelope(cls, message), { status: cls.status, headers: { "cache-control": "no-store" } })
@@ -114,8 +111,9 @@ const handle = (router: HttpApiBuilder.Router["Type"]) =>
       return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
     }
     const key = found.value
+    // Refused before any JSON-RPC; every tool call checks it again through authorizeKey (channel "mcp").
     if (!key.mcpEnabled) {
-      return refuse(keyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
+      return refuse(KeyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
     }
     const selected = new URL(request.url, publicOrigin).searchParams.get("toolsets")
     let toolsets: Option.Option<ReadonlySet<string>> = Option.none()
