@@ -75,7 +75,7 @@ interface Outcome {
 }
 
 /** Attempts in flight to one endpoint at most, over all workers, by default. */
-export const defaultPerEndpoint = 64
+export const defaultPerEndpoint = 192
 
 /** An endpoint the service just disabled, for the owner's notice. */
 interface Disabled {
@@ -140,7 +140,7 @@ export const makeWebhookJob = (
     const sql = yield* SqlClient.SqlClient
     const serverSecret = yield* ServerSecret
     const mailer = yield* Mailer
-    const concurrency = options.concurrency ?? 256
+    const concurrency = options.concurrency ?? 768
     const perEndpoint = options.perEndpoint ?? defaultPerEndpoint
     const timeoutMs = Duration.toMillis(options.timeout ?? Duration.seconds(15))
     const leaseSeconds = Math.ceil(Duration.toSeconds(options.lease ?? Duration.seconds(30)))
