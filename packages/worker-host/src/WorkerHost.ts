@@ -1,3 +1,4 @@
+import { PostgresBlobStore } from "@birzha/domain/server"
 import { Config, Duration, Effect, Layer } from "effect"
 import { Database, DatabaseLive, migrateAndSync, MigrationsAtStart } from "./database/Database.js"
 import { DatabaseConfig } from "./database/DatabaseConfig.js"
@@ -6,8 +7,8 @@ import { ModeratorsConfig, ServiceConfig } from "./Settings.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { MailerLive } from "./mail/MailerLive.js"
 import { ServerSecretLive } from "./ServerSecret.js"
+import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
-import { makeWebhookRetentionJob } from "./webhooks/WebhookRetention.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 /**
@@ -22,13 +23,13 @@ export const WorkerJobsLive = Layer.scoped(
     const { webhookAllowHttpLoopback } = yield* ServiceConfig
     return [
       yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated }),
-      // Webhook delivery (its in-flight attempts live in this layer's scope) and the hourly history cleanup.
+      // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
         allowHttpLoopback: webhookAllowHttpLoopback,
         every: Duration.millis(database.mode === "embedded" ? 50 : 10),
         ready: migrated
       }),
-      yield* makeWebhookRetentionJob({ ready: migrated })
+      yield* makeRetentionJob({ ready: migrated })
     ]
   })
 )
@@ -36,9 +37,10 @@ export const WorkerJobsLive = Layer.scoped(
 /** The background workers; `birzha serve` runs these in-process on the embedded database. */
 export const WorkerHostLive = WorkerLoop.pipe(
   Layer.provide(WorkerJobsLive),
-  // Webhook delivery opens sealed signing secrets and mails owners of disabled endpoints. The same
-  // layer values as `birzha serve` provides, so they are built once when both are present.
-  Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive))
+  // Webhook delivery opens sealed signing secrets and mails owners of disabled endpoints; retention
+  // removes the bytes of abandoned files. The same layer values as `birzha serve` provides, so they
+  // are built once when both are present.
+  Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive, PostgresBlobStore))
 )
 
 /** Every setting is read before anything starts, so a bad value stops the host with one line per variable. */

@@ -45,3 +45,20 @@ export const recordHit = (bucket: string, subject: string): Effect.Effect<void, 
 /** Serialises checks of one subject until the end of the current transaction. */
 export const lockSubject = (key: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
+
+/**
+ * Forgets counted events older than a day (the longest window is an hour) and sign-in challenges
+ * that expired more than a day ago: the addresses of people who never finished signing in are not
+ * kept. Returns how many rows of each went.
+ */
+export const cleanSignInRecords: Effect.Effect<{ readonly hits: number; readonly challenges: number }, SqlError, SqlClient.SqlClient> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [hits] = yield* sql<{ n: number }>`WITH gone AS (
+        DELETE FROM rate_limit_hits WHERE at < now() - interval '1 day' RETURNING 1
+      ) SELECT count(*)::int AS n FROM gone`
+    const [challenges] = yield* sql<{ n: number }>`WITH gone AS (
+        DELETE FROM sign_in_challenges WHERE expires_at < now() - interval '1 day' RETURNING 1
+      ) SELECT count(*)::int AS n FROM gone`
+    return { hits: hits?.n ?? 0, challenges: challenges?.n ?? 0 }
+  })

@@ -6,7 +6,7 @@ import { NotFound, type RequestConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
 import { publicationsJoin, publiclyVisible } from "../publications/Visibility.js"
-import { idempotent } from "../store/Idempotency.js"
+import { idempotencyRetentionDays, idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkContent } from "./ContentSniffing.js"
@@ -347,3 +347,30 @@ export const unusableFiles = (
     const usable = new Set(rows.map((row) => row.uuid))
     return distinct.filter((uuid) => !usable.has(uuid.toLowerCase()))
   })
+
+/**
+ * Removes files that never became ready (never uploaded, or uploaded and never completed) once
+ * they are older than the idempotency retention and their upload address is dead, with their
+ * bytes. Until then `files.status` still answers `expired` or `uploaded`, and a retried
+ * `files.prepare` (its key is kept as long) still finds its file. Ready files are never removed
+ * here. Returns how many went.
+ */
+export const cleanAbandonedFiles: Effect.Effect<number, SqlError, SqlClient.SqlClient | BlobStore> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const blobs = yield* BlobStore
+  let total = 0
+  for (;;) {
+    const removed = yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ uuid: string }>`DELETE FROM files WHERE uuid IN (
+          SELECT uuid FROM files
+          WHERE status <> 'ready' AND created_at < now() - make_interval(days => ${idempotencyRetentionDays})
+            AND (status = 'uploaded' OR upload_expires_at < now())
+          LIMIT 500 FOR UPDATE SKIP LOCKED)
+        RETURNING uuid`
+      yield* Effect.forEach(rows, (row) => blobs.delete(row.uuid), { discard: true })
+      return rows.length
+    }))
+    total += removed
+    if (removed < 500) return total
+  }
+})

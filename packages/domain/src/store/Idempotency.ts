@@ -69,3 +69,26 @@ export const idempotent = <A, I, E, R>(
 
 // pg parses jsonb; PGlite does too, but a driver that hands back text still decodes the same.
 const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+/**
+ * How long a `requestUuid` is remembered: a retry within it returns the first result, a request
+ * after it runs as new. Stripe keeps keys 24 hours; agents and queues retry much later than a
+ * browser, so 30 days. Records a command's result points at (an unfinished file) stay at least as
+ * long, so a remembered result never names something already cleaned away.
+ */
+export const idempotencyRetentionDays = 30
+
+/** Forgets keys older than the retention, in batches; returns how many went. */
+export const cleanIdempotencyKeys: Effect.Effect<number, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  let total = 0
+  for (;;) {
+    const [gone] = yield* sql<{ n: number }>`WITH gone AS (
+        DELETE FROM idempotency_keys WHERE ctid IN (
+          SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(days => ${idempotencyRetentionDays}) LIMIT 5000)
+        RETURNING 1
+      ) SELECT count(*)::int AS n FROM gone`
+    total += gone?.n ?? 0
+    if ((gone?.n ?? 0) < 5000) return total
+  }
+})

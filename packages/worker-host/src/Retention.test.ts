@@ -1,0 +1,132 @@
+import type { Actor } from "@birzha/domain"
+import { BlobStore, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/server"
+import * as Store from "@birzha/domain/store"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { cleanExpired } from "./Retention.js"
+
+let database: TestDatabase
+let db: Pg.Client
+let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient | BlobStore | ServerSecret, unknown>
+const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | BlobStore | ServerSecret>) => runtime.runPromise(effect)
+
+let actor: Actor
+
+beforeAll(async () => {
+  database = await createTestDatabase("retention")
+  const sql = PgClient.layer({ url: Redacted.make(database.url), maxConnections: 5 })
+  runtime = ManagedRuntime.make(Layer.mergeAll(
+    PostgresBlobStore,
+    Layer.succeed(ServerSecret, Redacted.make("retention tests: a server secret of 32+ characters"))
+  ).pipe(Layer.provideMerge(sql)))
+  await run(Store.runMigrations)
+  db = new Pg.Client({ connectionString: database.url })
+  await db.connect()
+  const account = randomUUID()
+  const profile = randomUUID()
+  await db.query("INSERT INTO accounts (uuid, email) VALUES ($1, 'retention@example.com')", [account])
+  await db.query("INSERT INTO profiles (uuid, id, account_uuid, name, type) VALUES ($1, 'retention', $2, 'Retention', 'Физлицо')", [profile, account])
+  actor = {
+    via: "session",
+    sessionUuid: randomUUID(),
+    accountUuid: account,
+    email: "retention@example.com",
+    profileUuid: profile,
+    profileName: "Retention",
+    profileType: "Физлицо",
+    expiresAt: new Date(Date.now() + 3_600_000)
+  }
+})
+afterAll(async () => {
+  await db?.end()
+  await runtime?.dispose()
+  await database?.drop()
+})
+
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000)
+
+/** A file row as `files.prepare` leaves it, then aged; with bytes when uploaded or ready. */
+const file = async (status: "pending" | "uploaded" | "ready", created: Date, uploadExpires: Date) => {
+  const uuid = randomUUID()
+  await db.query(
+    `INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at, created_at)
+     VALUES ($1, $2, 'publication_file', 'a.txt', 'text/plain', 3, $3, 'x', $4, $5)`,
+    [uuid, actor.profileUuid, status, uploadExpires, created]
+  )
+  if (status !== "pending") await db.query("INSERT INTO file_blobs (key, bytes) VALUES ($1, 'abc')", [uuid])
+  return uuid
+}
+
+const exists = async (table: string, column: string, value: string) =>
+  (await db.query(`SELECT 1 FROM ${table} WHERE ${column} = $1`, [value])).rowCount === 1
+
+describe("retention (the hourly cleanup of what the service keeps only for a while)", () => {
+  it("removes idempotency keys older than 30 days and keeps younger ones", async () => {
+    const old = randomUUID()
+    const young = randomUUID()
+    await db.query(
+      `INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash, created_at)
+       VALUES ('s', $1, 'x', 'h', $2), ('s', $3, 'x', 'h', $4)`,
+      [old, daysAgo(30.1), young, daysAgo(29.9)]
+    )
+    await run(cleanExpired)
+    expect(await exists("idempotency_keys", "request_uuid", old)).toBe(false)
+    expect(await exists("idempotency_keys", "request_uuid", young)).toBe(true)
+  })
+
+  it("removes files that never became ready after 30 days, with their bytes; ready files, younger ones and live upload addresses stay", async () => {
+    const abandonedPending = await file("pending", daysAgo(31), daysAgo(31))
+    const abandonedUploaded = await file("uploaded", daysAgo(31), daysAgo(31))
+    const oldReady = await file("ready", daysAgo(400), daysAgo(400))
+    const youngExpired = await file("pending", daysAgo(29), daysAgo(29))
+    const oldButRenewed = await file("pending", daysAgo(31), new Date(Date.now() + 600_000))
+    const removed = await run(cleanExpired)
+    expect(removed["files"]).toBeGreaterThanOrEqual(2)
+    expect(await exists("files", "uuid", abandonedPending)).toBe(false)
+    expect(await exists("files", "uuid", abandonedUploaded)).toBe(false)
+    expect(await exists("file_blobs", "key", abandonedUploaded)).toBe(false)
+    expect(await exists("files", "uuid", oldReady)).toBe(true)
+    expect(await exists("file_blobs", "key", oldReady)).toBe(true)
+    expect(await exists("files", "uuid", youngExpired)).toBe(true)
+    expect(await exists("files", "uuid", oldButRenewed)).toBe(true)
+  })
+
+  it("a files.prepare retried after both its key and its file were cleaned runs as a new request", async () => {
+    const input = { requestUuid: randomUUID(), name: "a.txt", mimeType: "text/plain" as const, size: 3, purpose: "publication_file" as const }
+    const first = await run(prepareFile(actor, input, "http://localhost"))
+    const again = await run(prepareFile(actor, input, "http://localhost"))
+    expect(again.uuid).toBe(first.uuid)
+    // 31 days later, its address long dead.
+    await db.query("UPDATE files SET created_at = $2, upload_expires_at = $2 WHERE uuid = $1", [first.uuid, daysAgo(31)])
+    await db.query("UPDATE idempotency_keys SET created_at = $2 WHERE request_uuid = $1", [input.requestUuid, daysAgo(31)])
+    await run(cleanExpired)
+    const later = await run(prepareFile(actor, input, "http://localhost"))
+    expect(later.uuid).not.toBe(first.uuid)
+    expect(later.status).toBe("pending")
+    expect(Option.isSome(Option.fromNullable(later.upload))).toBe(true)
+  })
+
+  it("removes rate-limit hits older than a day and sign-in challenges expired more than a day ago", async () => {
+    await db.query(
+      "INSERT INTO rate_limit_hits (bucket, subject, at) VALUES ('email', 'old@example.com', $1), ('email', 'young@example.com', $2)",
+      [daysAgo(1.1), daysAgo(0.9)]
+    )
+    const oldChallenge = randomUUID()
+    const youngChallenge = randomUUID()
+    await db.query(
+      `INSERT INTO sign_in_challenges (uuid, email, code_hash, expires_at, created_at)
+       VALUES ($1, 'old@example.com', 'h', $2, $2), ($3, 'young@example.com', 'h', $4, $4)`,
+      [oldChallenge, daysAgo(1.1), youngChallenge, daysAgo(0.9)]
+    )
+    await run(cleanExpired)
+    expect(await exists("rate_limit_hits", "subject", "old@example.com")).toBe(false)
+    expect(await exists("rate_limit_hits", "subject", "young@example.com")).toBe(true)
+    expect(await exists("sign_in_challenges", "uuid", oldChallenge)).toBe(false)
+    expect(await exists("sign_in_challenges", "uuid", youngChallenge)).toBe(true)
+  })
+})
