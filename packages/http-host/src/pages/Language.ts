@@ -39,6 +39,7 @@ const texts = {
     acting: "действующий",
     switchTo: "Перейти",
     signOut: "Выйти",
+    integrations: "Интеграции: ключи API и MCP",
     other: "English"
   },
   en: {
@@ -66,6 +67,7 @@ const texts = {
     acting: "acting",
     switchTo: "Switch",
     signOut: "Sign out",
+    integrations: "Integrations: API keys and MCP",
     other: "Русский"
   }
 } as const

@@ -70,6 +70,8 @@ describe("the pages in a browser", () => {
     expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: "Lax", path: "/" })
     // The cookie is HttpOnly: page scripts cannot read it.
     expect(await page.evaluate(() => document.cookie)).not.toContain("birzha_session")
+    // The account page leads to the integrations page (keys, MCP).
+    expect(await page.getByRole("link", { name: "Integrations: API keys and MCP" }).getAttribute("href")).toBe("/settings/integrations?lang=en")
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.waitForURL(/\/sign-in/)
     await page.goto(`${origin}/account`)

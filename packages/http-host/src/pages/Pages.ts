@@ -102,6 +102,7 @@ const accountPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<string>
 <ul class="profiles">
 ${items}
 </ul>
+<p><a href="/settings/integrations?lang=${language}">${t.integrations}</a></p>
 <button type="button" id="sign-out">${t.signOut}</button>
 <p id="status" role="status" aria-live="polite"></p>`
     }))
