@@ -172,3 +172,16 @@ export const publicProfile = (uuid: string): Effect.Effect<Option.Option<Profile
       WHERE p.uuid = ${uuid} AND p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), publicView))
     )
+
+/**
+ * A profile in its owner's view, read by the profile itself (a webhook endpoint of the profile in
+ * payload mode `current`): the view `profiles.get_own` gives, with `current` true since the
+ * profile is the one acting. Deleted profiles and profiles of deleted accounts read as none.
+ */
+export const ownProfileView = (profileUuid: string): Effect.Effect<Option.Option<OwnProfile>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM profiles p
+      LEFT JOIN accounts a ON a.uuid = p.account_uuid
+      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ownView(row, row.uuid)))
+    )

@@ -594,9 +594,9 @@ describe("history, replay and recovery", () => {
 })
 
 describe("payload mode current", () => {
-  it("carries the record read now: a publication in its owner's view, other kinds unavailable", async () => {
+  it("carries the record read now: a publication in its owner's view, the endpoint's own profile in its owner's view, a file unavailable", async () => {
     const r = await receiver()
-    const { owner, secret: signing } = await activeEndpoint(r, { payloadMode: "current", eventTypes: ["publication.*", "profile.updated"] })
+    const { owner, secret: signing } = await activeEndpoint(r, { payloadMode: "current", eventTypes: ["publication.*", "profile.updated", "file.ready"] })
     const saved = await call("POST", "/api/v1/commands/tasks.save", owner, {
       requestUuid: randomUUID(),
       data: { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
@@ -611,8 +611,27 @@ describe("payload mode current", () => {
     const [profileEvent] = await emit(owner)
     await r.until((all) => all.some((x) => x.headers["webhook-id"] === profileEvent))
     const profileBody = JSON.parse(r.received.find((x) => x.headers["webhook-id"] === profileEvent)!.body)
-    expect(profileBody.data).toMatchObject({ resourceStatus: "unavailable" })
-    expect(profileBody.data.resource).toBeUndefined()
+    expect(profileBody.data).toMatchObject({ resourceStatus: "available" })
+    // The view profiles.get_own gives: contacts included, whatever showContacts says.
+    expect(profileBody.data.resource).toMatchObject({ uuid: owner.profileUuid, current: true, type: "Физлицо" })
+    expect(Object.keys(profileBody.data.resource)).toEqual(expect.arrayContaining(["contacts", "isPublic", "revision", "createdAt", "updatedAt"]))
+    // A file is never copied: its event says unavailable.
+    const file = randomUUID()
+    await db.query(
+      `INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at)
+       VALUES ($1, $2, 'publication_file', 'a.txt', 'text/plain', 3, 'ready', 'x', now())`,
+      [file, owner.profileUuid]
+    )
+    const { rows: [fileEvent] } = await db.query<{ uuid: string }>(
+      `INSERT INTO outbox_events (type, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
+       VALUES ('file.ready', 'file', $1::uuid, 2, jsonb_build_object('objectUuid', $1::text, 'status', 'ready'),
+         jsonb_build_object('profileUuid', $2::text)) RETURNING uuid`,
+      [file, owner.profileUuid]
+    )
+    await r.until((all) => all.some((x) => x.headers["webhook-id"] === fileEvent!.uuid))
+    const fileBody = JSON.parse(r.received.find((x) => x.headers["webhook-id"] === fileEvent!.uuid)!.body)
+    expect(fileBody.data).toMatchObject({ objectUuid: file, resourceStatus: "unavailable" })
+    expect(fileBody.data.resource).toBeUndefined()
   })
 })
 

@@ -1,5 +1,5 @@
 import { EventEnvelope, type PayloadMode, webhookLimits } from "@birzha/domain"
-import { eventVisibleTo, getPublication, testEventType } from "@birzha/domain/server"
+import { eventVisibleTo, getPublication, ownProfileView, testEventType } from "@birzha/domain/server"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Schema } from "effect"
@@ -62,14 +62,21 @@ type ResourceStatus = "available" | "unavailable" | "too_large"
 
 /**
  * The record an event is about, as `profileUuid` may read it now (spec payload mode `current`):
- * a publication in its owner's view when the profile owns it, otherwise its public view; anything
- * else, or nothing readable, is `unavailable`. Files are never copied and links not followed.
+ * a publication in its owner's view when the profile owns it, otherwise its public view; the
+ * endpoint's own profile in its owner's view (the only profile whose events it sees); anything
+ * else (files: their bytes are never copied), or nothing readable, is `unavailable`. Links are not
+ * followed.
  */
 const currentResource = (
   profileUuid: string,
   aggregate: WireEnvelope["aggregate"]
 ): Effect.Effect<Either.Either<unknown, "unavailable">, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    if (aggregate.kind === "profile") {
+      if (aggregate.uuid !== profileUuid) return Either.left("unavailable" as const)
+      const own = yield* ownProfileView(profileUuid)
+      return own._tag === "Some" ? Either.right(own.value) : Either.left("unavailable" as const)
+    }
     if (aggregate.kind !== "publication") return Either.left("unavailable" as const)
     const sql = yield* SqlClient.SqlClient
     const [own] = yield* sql<{
