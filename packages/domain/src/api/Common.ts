@@ -3,11 +3,43 @@ import { Schema } from "effect"
 /** An instant on the wire: an ISO 8601 string (`format: date-time`), a `Date` in code. */
 export const DateTime = Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time" } })
 
+/**
+ * Characters as the spec, Postgres `char_length` and JSON Schema `maxLength` count them: code
+ * points, not JavaScript's UTF-16 units (an emoji outside the BMP is one character, not two).
+ */
+export const codePoints = (value: string): number => {
+  let count = 0
+  for (const _ of value) count++
+  return count
+}
+
+/** `Schema.maxLength` counting code points; the same JSON Schema (`maxLength`). */
+export const maxChars = <S extends Schema.Schema.Any>(max: number, annotations?: Schema.Annotations.Filter<Schema.Schema.Type<S>>) =>
+<A extends string>(self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>): Schema.filter<S> =>
+  self.pipe(Schema.filter((a) => a.length <= max || codePoints(a) <= max, {
+    schemaId: Schema.MaxLengthSchemaId,
+    title: `maxLength(${max})`,
+    description: `a string at most ${max} character(s) long`,
+    jsonSchema: { maxLength: max },
+    ...annotations
+  }))
+
+/** `Schema.minLength` counting code points; the same JSON Schema (`minLength`). */
+export const minChars = <S extends Schema.Schema.Any>(min: number, annotations?: Schema.Annotations.Filter<Schema.Schema.Type<S>>) =>
+<A extends string>(self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>): Schema.filter<S> =>
+  self.pipe(Schema.filter((a) => a.length >= min && codePoints(a) >= min, {
+    schemaId: Schema.MinLengthSchemaId,
+    title: `minLength(${min})`,
+    description: `a string at least ${min} character(s) long`,
+    jsonSchema: { minLength: min },
+    ...annotations
+  }))
+
 const emailPattern = /^[^\s@]{1,64}@[^\s@.]{1,63}(\.[^\s@.]{1,63})+$/
 
 /** An email address of at most 254 characters (spec limit); compared lower-cased. */
 export const Email = Schema.String.pipe(
-  Schema.maxLength(254, { message: () => "an email address has at most 254 characters" }),
+  maxChars(254, { message: () => "an email address has at most 254 characters" }),
   Schema.pattern(emailPattern, { message: () => "expected an email address such as name@example.com" })
 ).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
 

@@ -1,5 +1,6 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { maxChars, minChars } from "./Common.js"
 import { EventCatalog } from "../events/EventCatalog.js"
 import { EventEnvelope } from "../events/EventEnvelope.js"
 import { EventType } from "../events/EventType.js"
@@ -13,11 +14,11 @@ export const EventTypeList = Schema.Struct({
 
 export const EventListParams = Schema.Struct({
   /** `nextCursor` of an earlier page; absent: from the oldest event kept. */
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
   limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
     description: "Events per page, 1 to 100; 20 when absent"
   }),
-  types: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))).annotations({
+  types: Schema.optional(Schema.String.pipe(minChars(1), maxChars(2000))).annotations({
     description: "Comma-separated event types; `*` stands for any characters (`publication.*,profile.updated`)"
   }),
   aggregateKind: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z][a-z_]{0,39}$/))),

@@ -25,12 +25,12 @@ import {
   wire
 } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { RequestUuid, strict } from "./Common.js"
+import { maxChars, RequestUuid, strict } from "./Common.js"
 import { operation } from "./Operation.js"
 
 /** `limit` of a list operation: 1 to 100 (spec), from the query string. */
 export const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
-const Cursor = Schema.String.pipe(Schema.maxLength(512))
+const Cursor = Schema.String.pipe(maxChars(512))
 
 // Query schemas carry no identifier: a named one would be emitted as a $ref and its parameters lost from OpenAPI.
 export const ListParams = Schema.Struct({
@@ -191,12 +191,12 @@ export const ResumesApi = kindGroup("resumes", mediaSave(ResumeData, "ResumeSave
 export const LearningApi = kindGroup("learning", mediaSave(TrainingData, "TrainingSave"), OwnTraining, InvalidPublication)
 
 /** `q`: at most 4096 characters (spec). */
-const Query = Schema.String.pipe(Schema.maxLength(4096))
+const Query = Schema.String.pipe(maxChars(4096))
 
 export const PublicationListParams = Schema.Struct({
   q: Schema.optional(Query),
   kind: Schema.optional(PublicationKind),
-  category: Schema.optional(Schema.String.pipe(Schema.maxLength(80))),
+  category: Schema.optional(Schema.String.pipe(maxChars(80))),
   ownerUuid: Schema.optional(Schema.UUID),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(Limit)
@@ -282,7 +282,7 @@ export const ModerationDecisionInput = Schema.Struct({
   publicationUuid: Schema.UUID,
   expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
   decision: ModerationDecision,
-  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+  reason: Schema.optional(Schema.String.pipe(maxChars(2000)))
 }).pipe(
   Schema.filter((input) =>
     input.decision === "approve" || (input.reason ?? "").trim().length > 0

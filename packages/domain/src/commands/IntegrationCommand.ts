@@ -1,5 +1,5 @@
 import { FiberRef, Schema } from "effect"
-import { AnyJson, DateTime } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars } from "../api/Common.js"
 
 /** Where a prepared command stands; `expired` is read from `expiresAt`, never stored. */
 export const IntegrationCommandState = Schema.Literal("pending", "approved", "denied", "running", "committed", "failed", "expired", "revoked")
@@ -7,7 +7,7 @@ export type IntegrationCommandState = typeof IntegrationCommandState.Type
 
 /** The body of `integrationCommands.prepare`: an approval-flagged operation and its arguments (path, query and body fields, flat). */
 export const IntegrationCommandPrepare = Schema.Struct({
-  operationId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  operationId: Schema.String.pipe(minChars(1), maxChars(100)),
   arguments: Schema.Record({ key: Schema.String, value: AnyJson })
 }).annotations({ identifier: "IntegrationCommandPrepare", parseOptions: { onExcessProperty: "error" } })
 

@@ -1,15 +1,8 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../api/Common.js"
+import { codePoints, DateTime, RequestUuid, strict } from "../api/Common.js"
 
 /** Spec limit: a comment body has at most 5000 characters. */
 export const maxCommentBody = 5000
-
-/** Characters as Postgres `char_length` and JSON Schema `maxLength` count them: code points, not UTF-16 units. */
-const codePoints = (value: string): number => {
-  let count = 0
-  for (const _ of value) count++
-  return count
-}
 
 /**
  * A comment's text: trimmed, then 1 to 5000 characters. NUL is refused here because Postgres

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../api/Common.js"
+import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
 
 /** The formats a file may have: the spec's TaskFile list, for every purpose. */
 export const fileMimeTypes = [
@@ -48,8 +48,8 @@ export type FileStatus = typeof FileStatus.Type
 
 // Control characters would break headers (Content-Disposition) and listings.
 const FileName = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "a file name has 1 to 240 characters" }),
-  Schema.maxLength(240, { message: () => "a file name has 1 to 240 characters" }),
+  minChars(1, { message: () => "a file name has 1 to 240 characters" }),
+  maxChars(240, { message: () => "a file name has 1 to 240 characters" }),
   Schema.pattern(/^[^\u0000-\u001f\u007f]+$/, { message: () => "a file name has no control characters" })
 )
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../api/Common.js"
+import { codePoints, DateTime, maxChars, RequestUuid, strict } from "../api/Common.js"
 import { ProfileType } from "../profiles/Profile.js"
 
 /**
@@ -31,12 +31,12 @@ export const keyLimits = {
 /** A scope name as the catalog spells them: `area:action`. Whether it exists is checked against the catalog. */
 export const ScopeName = Schema.String.pipe(
   Schema.pattern(/^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$/, { message: () => "a scope looks like area:action, e.g. profiles:read" }),
-  Schema.maxLength(64)
+  maxChars(64)
 ).annotations({ identifier: "ScopeName" })
 
 const KeyName = Schema.String.pipe(
   Schema.filter((s) => {
-    const length = s.trim().length
+    const length = codePoints(s.trim())
     return (length >= 1 && length <= keyLimits.nameMaxLength) ||
       `a key name has 1 to ${keyLimits.nameMaxLength} characters after trimming`
   })

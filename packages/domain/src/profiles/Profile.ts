@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxChars, minChars } from "../api/Common.js"
 
 /** The spec's profile types: individual, self-employed, sole trader, company. */
 export const ProfileType = Schema.Literal("Физлицо", "Самозанятый", "ИП", "Компания").annotations({
@@ -7,14 +8,14 @@ export const ProfileType = Schema.Literal("Физлицо", "Самозанят�
 export type ProfileType = typeof ProfileType.Type
 
 const text = (min: number, max: number) =>
-  Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
+  Schema.String.pipe(minChars(min), maxChars(max))
 
 /** A trimmed, non-blank line of text between `min` and `max` characters. */
 const line = (min: number, max: number) =>
   Schema.Trim.pipe(Schema.compose(text(min, max)))
 
 const HttpsUrl = Schema.String.pipe(
-  Schema.maxLength(2048),
+  maxChars(2048),
   Schema.filter((value) => URL.canParse(value) && new URL(value).protocol === "https:", {
     message: () => "expected an https:// URL of at most 2048 characters"
   })

@@ -1,4 +1,5 @@
 import { InvalidPublication, InvalidTask } from "../api/ApiError.js"
+import { codePoints } from "../api/Common.js"
 import { ArticleData, PortfolioData, referencedFiles, ResumeData, ServiceData, TrainingData, VacancyData } from "./MediaData.js"
 import { publicationCommandsOf } from "./Publications.js"
 import { minSubmitDescription, TaskData } from "./TaskData.js"
@@ -14,7 +15,7 @@ const invalidPublication = (message: string) => new InvalidPublication({ message
 export const publicationCommands = {
   tasks: publicationCommandsOf("task", TaskData, "tasks", invalidTask, {
     unsubmittable: (data) =>
-      data.description.trim().length >= minSubmitDescription
+      codePoints(data.description.trim()) >= minSubmitDescription
         ? undefined
         : `a task needs a description of at least ${minSubmitDescription} characters to be submitted`
   }),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { strict } from "../api/Common.js"
+import { maxChars, minChars, strict } from "../api/Common.js"
 
 /**
  * The draft data of the media kinds (service, portfolio, article, vacancy, resume, training): the
@@ -7,12 +7,12 @@ import { strict } from "../api/Common.js"
  * object of kind-specific fields. Bounds are ours where the spec shows none (docs/decisions.md).
  */
 
-const text = (max: number) => Schema.String.pipe(Schema.maxLength(max))
-const line = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
+const text = (max: number) => Schema.String.pipe(maxChars(max))
+const line = (min: number, max: number) => Schema.String.pipe(minChars(min), maxChars(max))
 const list = <A, I, R>(item: Schema.Schema<A, I, R>, max: number) => Schema.Array(item).pipe(Schema.maxItems(max))
 
 const HttpsUrl = Schema.String.pipe(
-  Schema.maxLength(2048),
+  maxChars(2048),
   Schema.filter((value) => URL.canParse(value) && new URL(value).protocol === "https:", {
     message: () => "expected an https:// URL of at most 2048 characters"
   })
@@ -179,7 +179,7 @@ export const TrainingDetails = Schema.Struct({
 }).annotations({ identifier: "TrainingDetails", ...strict })
 
 const common = {
-  title: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(160)),
+  title: Schema.String.pipe(minChars(3), maxChars(160)),
   category: Schema.optional(text(80)),
   description: Schema.optionalWith(text(20000), { default: () => "" }),
   content: Schema.optional(Content),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { strict } from "../api/Common.js"
+import { maxChars, minChars, strict } from "../api/Common.js"
 import { FileMimeType } from "../files/File.js"
 
 /** The spec's task categories. */
@@ -42,8 +42,8 @@ const maxDataUrlLength = Math.ceil(maxTaskFileBytes / 3) * 4 + 200
  * declared one and whose decoded length equals `size`. External and Blob URLs are refused.
  */
 export const TaskFile = Schema.Struct({
-  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(240)),
+  id: Schema.String.pipe(minChars(1), maxChars(100)),
+  name: Schema.String.pipe(minChars(1), maxChars(240)),
   url: Schema.String.pipe(
     Schema.maxLength(maxDataUrlLength),
     Schema.filter((url) => decodedDataUrl(url) !== undefined, {
@@ -67,11 +67,11 @@ export const minSubmitDescription = 20
 
 /** The whole draft of a task (spec TaskData): every field required, no others. */
 export const TaskData = Schema.Struct({
-  title: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(160)),
+  title: Schema.String.pipe(minChars(3), maxChars(160)),
   category: TaskCategory,
-  description: Schema.String.pipe(Schema.maxLength(20000)),
-  budget: Schema.String.pipe(Schema.maxLength(80)),
-  deadline: Schema.String.pipe(Schema.maxLength(120)),
+  description: Schema.String.pipe(maxChars(20000)),
+  budget: Schema.String.pipe(maxChars(80)),
+  deadline: Schema.String.pipe(maxChars(120)),
   files: Schema.Array(TaskFile).pipe(Schema.maxItems(5))
 }).annotations({ identifier: "TaskData", ...strict })
 export type TaskData = typeof TaskData.Type

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../api/Common.js"
+import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
 
 /** Bounds of ours (the spec shows no fields of webhook endpoints and deliveries; docs/decisions.md, Webhooks). */
 export const webhookLimits = {
@@ -40,8 +40,8 @@ export const DisabledReason = Schema.Literal("gone", "failing").annotations({ id
 export type DisabledReason = typeof DisabledReason.Type
 
 export const WebhookUrl = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.maxLength(webhookLimits.urlLength, { message: () => `a webhook URL has at most ${webhookLimits.urlLength} characters` })
+  minChars(1),
+  maxChars(webhookLimits.urlLength, { message: () => `a webhook URL has at most ${webhookLimits.urlLength} characters` })
 ).annotations({
   description: "The receiver: an https:// URL of a public host, without credentials or fragment; the owner approves it exactly as stored",
   jsonSchema: { type: "string", format: "uri", maxLength: webhookLimits.urlLength }
@@ -53,7 +53,7 @@ export const EventTypePatterns = Schema.Array(Schema.String.pipe(Schema.pattern(
   Schema.maxItems(webhookLimits.typePatterns)
 ).annotations({ description: "Event types the endpoint receives; `*` stands for any characters (`publication.*`, `*`)" })
 
-const Description = Schema.String.pipe(Schema.maxLength(webhookLimits.descriptionLength))
+const Description = Schema.String.pipe(maxChars(webhookLimits.descriptionLength))
 
 /** A webhook endpoint as its owner sees it. The signing secret is never part of it. */
 export const WebhookEndpoint = Schema.Struct({
@@ -188,7 +188,7 @@ export const WebhookDeliveryPage = Schema.Struct({
 
 export const WebhookDeliveryQuery = Schema.Struct({
   status: Schema.optional(DeliveryStatus),
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
   limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
     description: "Deliveries per page, 1 to 100; 20 when absent"
   })

@@ -96,6 +96,10 @@ describe("task data bounds", () => {
     ["title of 2 characters", { title: "ab" }, false],
     ["title of 160 characters", { title: "я".repeat(160) }, true],
     ["title of 161 characters", { title: "я".repeat(161) }, false],
+    // Characters are code points (as JSON Schema's maxLength and Postgres count them): an emoji is one.
+    ["title of 160 emoji", { title: "🎨".repeat(160) }, true],
+    ["title of 161 emoji", { title: "🎨".repeat(161) }, false],
+    ["title of 2 emoji and nothing else", { title: "🎨🎨" }, false],
     ["description of 20000 characters", { description: "д".repeat(20000) }, true],
     ["description of 20001 characters", { description: "д".repeat(20001) }, false],
     ["budget of 80 characters", { budget: "б".repeat(80) }, true],
