@@ -1,7 +1,8 @@
 import * as Store from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Schema } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -75,4 +76,29 @@ describe("embedded PGlite database", () => {
     const [count] = await withEmbedded(Effect.flatMap(sql, (q) => q<{ n: string }>`SELECT count(*) AS n FROM outbox_events WHERE aggregate_uuid = ${key}`))
     expect(count!.n).toBe("1")
   })
+})
+
+describe("one process at a time on an embedded database", () => {
+  it("refuses to open a data directory another live process holds, and takes over the lock of a dead one", async () => {
+    const lockDir = mkdtempSync(join(tmpdir(), "birzha-pglite-lock-"))
+    const data = join(lockDir, "pgdata")
+    // Another process, alive: its pid in the lock, as `birzha serve` leaves it while running.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" })
+    try {
+      writeFileSync(`${data}.lock`, String(other.pid))
+      const refused = await Effect.runPromiseExit(Effect.scoped(makePgliteClient(data)))
+      expect(Exit.isFailure(refused)).toBe(true)
+      expect(JSON.stringify(refused)).toContain(`in use by process ${other.pid}`)
+      expect(readFileSync(`${data}.lock`, "utf8")).toBe(String(other.pid))
+    } finally {
+      other.kill("SIGKILL")
+      await new Promise((resolve) => other.once("exit", resolve))
+    }
+    // The holder died without cleaning up (kill -9): the lock is stale and this process takes it.
+    const rows = await Effect.runPromise(Effect.scoped(Effect.flatMap(makePgliteClient(data), (q) => q<{ one: number }>`SELECT 1 AS one`)))
+    expect(rows).toEqual([{ one: 1 }])
+    // Closed: the lock is released.
+    expect(existsSync(`${data}.lock`)).toBe(false)
+    rmSync(lockDir, { recursive: true, force: true })
+  }, 60_000)
 })

@@ -6,12 +6,66 @@ import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Effect, Layer, Stream } from "effect"
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs"
 
 // Read int8 and numeric as text, as node-postgres does, so rows look the same on both stores.
 const parsers = { 20: (value: string) => value, 1700: (value: string) => value }
 
 const wrap = <A>(run: () => Promise<A>, message: string) =>
   Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
+
+/** Whether a process with this pid is running (EPERM: it is, as another user). */
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same directory (the CLI while
+ * `serve` runs) would write over it. `<dataDir>.lock` holds the pid of the process that has it
+ * open; another live pid there refuses the open with a clear error, a dead one (a killed host) is
+ * taken over. Released when the database closes.
+ */
+export const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const path = `${dataDir}.lock`
+        try {
+          writeFileSync(path, String(process.pid), { flag: "wx" })
+          return path
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        }
+        const holder = Number.parseInt(readFileSync(path, "utf8"), 10)
+        if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+          throw { inUseBy: holder }
+        }
+        writeFileSync(path, String(process.pid))
+        return path
+      },
+      catch: (cause) =>
+        typeof cause === "object" && cause !== null && "inUseBy" in cause
+          ? new SqlError({
+            cause: `process ${String(cause.inUseBy)}`,
+            message: `The embedded database in ${dataDir} is in use by process ${String(cause.inUseBy)}: stop that process ` +
+              "(e.g. birzha serve) first, or set DATABASE_URL to use a Postgres server"
+          })
+          : new SqlError({ cause, message: `Could not lock the embedded database in ${dataDir}` })
+    }),
+    (path) =>
+      Effect.sync(() => {
+        try {
+          if (readFileSync(path, "utf8") === String(process.pid)) unlinkSync(path)
+        } catch {
+          // Already gone.
+        }
+      })
+  )
 
 /**
  * An in-process `SqlClient` over embedded PGlite (Postgres in WebAssembly).
@@ -23,6 +77,7 @@ const wrap = <A>(run: () => Promise<A>, message: string) =>
  */
 export const makePgliteClient = (dataDir: string) =>
   Effect.gen(function*() {
+    yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       wrap(() => PGlite.create(dataDir, { extensions: { pg_trgm }, parsers }), `Could not open the embedded database in ${dataDir}`),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
