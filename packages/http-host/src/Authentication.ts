@@ -38,7 +38,9 @@ export const authenticationFor = (entries: ReadonlyArray<CatalogEntry>) =>
 
       const checkKey = (token: Redacted.Redacted<string>) =>
         Effect.gen(function*() {
-          const found = yield* provide(actorForKey(token)).pipe(Effect.orDie)
+          const channel = yield* FiberRef.get(keyChannel)
+          // A tool call through /mcp acts `via: "mcp"` (what getMyCapabilities reports).
+          const found = yield* provide(actorForKey(token, channel === "mcp" ? "mcp" : "key")).pipe(Effect.orDie)
           if (Option.isNone(found)) return yield* Effect.fail<Refusal>(refusal)
           const { route } = yield* HttpRouter.RouteContext
           const entry = byRoute.get(`${route.method} ${catalogPath(route.path)}`)
@@ -46,7 +48,7 @@ export const authenticationFor = (entries: ReadonlyArray<CatalogEntry>) =>
           if (entry === undefined) return yield* Effect.dieMessage(`no catalog entry for ${route.method} ${route.path}`)
           // Approved only inside the commit of an approved prepared command of exactly this operation.
           const approved = (yield* FiberRef.get(approvedOperation)) === entry.id
-          yield* authorizeKey(entry, found.value, { channel: yield* FiberRef.get(keyChannel), approved })
+          yield* authorizeKey(entry, found.value, { channel, approved })
           return found.value
         })
 

@@ -58,8 +58,8 @@ const call = async (method: string, path: string, cookie: string, body: unknown)
   return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any> }
 }
 
-const makeKey = async (owner: SignedIn, scopes: ReadonlyArray<string>, mcpEnabled = true) => {
-  const made = await call("POST", "/api/v1/keys", owner.cookie, { requestUuid: randomUUID(), name: "agent", scopes, httpEnabled: true, mcpEnabled })
+const makeKey = async (owner: SignedIn, scopes: ReadonlyArray<string>, mcpEnabled = true, httpEnabled = true) => {
+  const made = await call("POST", "/api/v1/keys", owner.cookie, { requestUuid: randomUUID(), name: "agent", scopes, httpEnabled, mcpEnabled })
   expect(made.status, JSON.stringify(made.body)).toBe(200)
   return { secret: made.body.secret as string, scopes: made.body.key.scopes as ReadonlyArray<string> }
 }
@@ -152,9 +152,10 @@ describe("the MCP endpoint", () => {
     await client.close()
   })
 
-  it("an approval tool returns the prepared command; integrationCommands.commit completes it after the owner approved", async () => {
+  it("an approval tool returns the prepared command; integrationCommands.commit completes it after the owner approved (with HTTP access off)", async () => {
     const owner = await signIn({ url: host.url, origin, db })
-    const key = await makeKey(owner, ["tasks:submit"])
+    // MCP on, HTTP off: prepare, commit and the operation itself all run on the MCP channel.
+    const key = await makeKey(owner, ["tasks:submit"], true, false)
     const saved = await call("POST", "/api/v1/commands/tasks.save", owner.cookie, {
       requestUuid: randomUUID(),
       data: { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
@@ -180,6 +181,13 @@ describe("the MCP endpoint", () => {
     const committed = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: command.uuid } })
     expect(committed.isError ?? false, JSON.stringify(committed)).toBe(false)
     expect(textOf(committed).command.state).toBe("committed")
+    const task = await fetch(`${host.url}/api/v1/commands/tasks.get?publicationUuid=${saved.body.uuid}`, { headers: { cookie: owner.cookie } })
+    expect(((await task.json()) as { status: string }).status).toBe("pending")
+    // The same key over HTTP is refused: its HTTP access is off.
+    const direct = await fetch(`${host.url}/api/v1/me/capabilities`, { headers: { authorization: `Bearer ${key.secret}` } })
+    expect(direct.status).toBe(403)
+    const capabilities = await client.callTool({ name: "getMyCapabilities", arguments: {} })
+    expect(textOf(capabilities)).toMatchObject({ authentication: "mcp", key: { httpEnabled: false, mcpEnabled: true } })
     await client.close()
   })
 

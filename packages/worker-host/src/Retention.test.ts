@@ -1,5 +1,5 @@
 import type { Actor } from "@birzha/domain"
-import { BlobStore, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/server"
+import { BlobStore, cleanAbandonedFiles, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/server"
 import * as Store from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -79,12 +79,12 @@ describe("retention (the hourly cleanup of what the service keeps only for a whi
     expect(await exists("idempotency_keys", "request_uuid", young)).toBe(true)
   })
 
-  it("removes files that never became ready after 30 days, with their bytes; ready files, younger ones and live upload addresses stay", async () => {
-    const abandonedPending = await file("pending", daysAgo(31), daysAgo(31))
-    const abandonedUploaded = await file("uploaded", daysAgo(31), daysAgo(31))
+  it("removes files that never became ready after 31 days, with their bytes; ready files, younger ones and live upload addresses stay", async () => {
+    const abandonedPending = await file("pending", daysAgo(32), daysAgo(32))
+    const abandonedUploaded = await file("uploaded", daysAgo(32), daysAgo(32))
     const oldReady = await file("ready", daysAgo(400), daysAgo(400))
-    const youngExpired = await file("pending", daysAgo(29), daysAgo(29))
-    const oldButRenewed = await file("pending", daysAgo(31), new Date(Date.now() + 600_000))
+    const youngExpired = await file("pending", daysAgo(30.5), daysAgo(30.5))
+    const oldButRenewed = await file("pending", daysAgo(32), new Date(Date.now() + 600_000))
     const removed = await run(cleanExpired)
     expect(removed["files"]).toBeGreaterThanOrEqual(2)
     expect(await exists("files", "uuid", abandonedPending)).toBe(false)
@@ -101,14 +101,26 @@ describe("retention (the hourly cleanup of what the service keeps only for a whi
     const first = await run(prepareFile(actor, input, "http://localhost"))
     const again = await run(prepareFile(actor, input, "http://localhost"))
     expect(again.uuid).toBe(first.uuid)
-    // 31 days later, its address long dead.
-    await db.query("UPDATE files SET created_at = $2, upload_expires_at = $2 WHERE uuid = $1", [first.uuid, daysAgo(31)])
-    await db.query("UPDATE idempotency_keys SET created_at = $2 WHERE request_uuid = $1", [input.requestUuid, daysAgo(31)])
+    // 32 days later, its address long dead.
+    await db.query("UPDATE files SET created_at = $2, upload_expires_at = $2 WHERE uuid = $1", [first.uuid, daysAgo(32)])
+    await db.query("UPDATE idempotency_keys SET created_at = $2 WHERE request_uuid = $1", [input.requestUuid, daysAgo(32)])
     await run(cleanExpired)
     const later = await run(prepareFile(actor, input, "http://localhost"))
     expect(later.uuid).not.toBe(first.uuid)
     expect(later.status).toBe("pending")
     expect(Option.isSome(Option.fromNullable(later.upload))).toBe(true)
+  })
+
+  it("keeps an abandoned file while the files.prepare key naming it is still remembered (a key cleanup that failed or lagged)", async () => {
+    const input = { requestUuid: randomUUID(), name: "a.txt", mimeType: "text/plain" as const, size: 3, purpose: "publication_file" as const }
+    const first = await run(prepareFile(actor, input, "http://localhost"))
+    await db.query("UPDATE files SET created_at = $2, upload_expires_at = $2 WHERE uuid = $1", [first.uuid, daysAgo(40)])
+    await db.query("UPDATE idempotency_keys SET created_at = $2 WHERE request_uuid = $1", [input.requestUuid, daysAgo(40)])
+    // Only the files rule runs: the key is still there, so the file must stay, and a retry finds it.
+    await run(cleanAbandonedFiles)
+    expect(await exists("files", "uuid", first.uuid)).toBe(true)
+    const retried = await run(prepareFile(actor, input, "http://localhost"))
+    expect(retried.uuid).toBe(first.uuid)
   })
 
   it("removes rate-limit hits older than a day and sign-in challenges expired more than a day ago", async () => {

@@ -12,7 +12,7 @@ import type { WorkerJob } from "./WorkerLoop.js"
  *
  * - webhook delivery history and request logs: 7 days (spec);
  * - idempotency keys: 30 days (`idempotencyRetentionDays`);
- * - files that never became ready: 30 days, with their bytes (`cleanAbandonedFiles`);
+ * - files that never became ready: 31 days and no key naming them, with their bytes (`cleanAbandonedFiles`);
  * - rate-limit hits and expired sign-in challenges: 1 day.
  */
 export const retentionRules: ReadonlyArray<{

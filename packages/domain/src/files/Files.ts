@@ -349,10 +349,10 @@ export const unusableFiles = (
   })
 
 /**
- * Removes files that never became ready (never uploaded, or uploaded and never completed) once
- * they are older than the idempotency retention and their upload address is dead, with their
- * bytes. Until then `files.status` still answers `expired` or `uploaded`, and a retried
- * `files.prepare` (its key is kept as long) still finds its file. Ready files are never removed
+ * Removes files that never became ready (never uploaded, or uploaded and never completed) a day
+ * after the idempotency retention, once their upload address is dead and the `files.prepare` key
+ * naming them is gone, with their bytes. Until then `files.status` still answers `expired` or
+ * `uploaded`, and a retried `files.prepare` still finds its file. Ready files are never removed
  * here. Returns how many went.
  */
 export const cleanAbandonedFiles: Effect.Effect<number, SqlError, SqlClient.SqlClient | BlobStore> = Effect.gen(function*() {
@@ -362,10 +362,13 @@ export const cleanAbandonedFiles: Effect.Effect<number, SqlError, SqlClient.SqlC
   for (;;) {
     const removed = yield* sql.withTransaction(Effect.gen(function*() {
       const rows = yield* sql<{ uuid: string }>`DELETE FROM files WHERE uuid IN (
-          SELECT uuid FROM files
-          WHERE status <> 'ready' AND created_at < now() - make_interval(days => ${idempotencyRetentionDays})
-            AND (status = 'uploaded' OR upload_expires_at < now())
-          LIMIT 500 FOR UPDATE SKIP LOCKED)
+          SELECT f.uuid FROM files f
+          WHERE f.status <> 'ready' AND f.created_at < now() - make_interval(days => ${idempotencyRetentionDays + 1})
+            AND (f.status = 'uploaded' OR f.upload_expires_at < now())
+            -- Never while the files.prepare key that names it is still remembered (its retry must find it).
+            AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.scope = f.profile_uuid::text
+              AND k.operation_id = 'files.prepare' AND k.response->>'uuid' = f.uuid::text)
+          LIMIT 500 FOR UPDATE OF f SKIP LOCKED)
         RETURNING uuid`
       yield* Effect.forEach(rows, (row) => blobs.delete(row.uuid), { discard: true })
       return rows.length

@@ -174,14 +174,19 @@ export const publicProfile = (uuid: string): Effect.Effect<Option.Option<Profile
     )
 
 /**
- * A profile in its owner's view, read by the profile itself (a webhook endpoint of the profile in
- * payload mode `current`): the view `profiles.get_own` gives, with `current` true since the
- * profile is the one acting. Deleted profiles and profiles of deleted accounts read as none.
+ * A profile in its owner's view as another profile of the same account reads it (a webhook
+ * endpoint of `readerUuid` in payload mode `current`): the view `profiles.get_own` gives, with
+ * `current` true for the reader itself. A profile of another account, a deleted profile and a
+ * profile of a deleted account read as none.
  */
-export const ownProfileView = (profileUuid: string): Effect.Effect<Option.Option<OwnProfile>, SqlError, SqlClient.SqlClient> =>
+export const ownProfileView = (
+  readerUuid: string,
+  profileUuid: string
+): Effect.Effect<Option.Option<OwnProfile>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM profiles p
-      LEFT JOIN accounts a ON a.uuid = p.account_uuid
-      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ownView(row, row.uuid)))
+      JOIN profiles reader ON reader.uuid = ${readerUuid} AND reader.account_uuid = p.account_uuid AND reader.deleted_at IS NULL
+      JOIN accounts a ON a.uuid = p.account_uuid AND a.deleted_at IS NULL
+      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ownView(row, readerUuid)))
     )

@@ -41,7 +41,7 @@ export const idempotent = <A, I, E, R>(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const hash = requestHash(command.operationId, command.request)
-    const run = Effect.gen(function*() {
+    const run: Effect.Effect<A, E | RequestConflict | SqlError, R> = Effect.gen(function*() {
       const claimed = yield* sql`
         INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
         VALUES (${command.scope}, ${command.requestUuid}, ${command.operationId}, ${hash})
@@ -57,7 +57,9 @@ export const idempotent = <A, I, E, R>(
       const [first] = yield* sql<{ operation_id: string; request_hash: string; response: unknown }>`
         SELECT operation_id, request_hash, response FROM idempotency_keys
         WHERE scope = ${command.scope} AND request_uuid = ${command.requestUuid}`
-      if (first === undefined || first.request_hash !== hash) {
+      // Gone between the claim and the read: retention forgot an expired key. Claim it afresh.
+      if (first === undefined) return yield* run
+      if (first.request_hash !== hash) {
         return yield* new RequestConflict({
           message: `requestUuid ${command.requestUuid} was already used for a different request; use a new requestUuid for a new command`
         })

@@ -9,6 +9,7 @@ import { events } from "./migrations/0007_events.js"
 import { keys } from "./migrations/0008_keys.js"
 import { webhooks } from "./migrations/0009_webhooks.js"
 import { integrationCommands } from "./migrations/0010_integration_commands.js"
+import { retention } from "./migrations/0011_retention.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -26,7 +27,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [7, "events", events],
   [8, "keys", keys],
   [9, "webhooks", webhooks],
-  [10, "integration_commands", integrationCommands]
+  [10, "integration_commands", integrationCommands],
+  [11, "retention", retention]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

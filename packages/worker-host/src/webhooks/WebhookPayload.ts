@@ -62,8 +62,9 @@ type ResourceStatus = "available" | "unavailable" | "too_large"
 
 /**
  * The record an event is about, as `profileUuid` may read it now (spec payload mode `current`):
- * a publication in its owner's view when the profile owns it, otherwise its public view; the
- * endpoint's own profile in its owner's view (the only profile whose events it sees); anything
+ * a publication in its owner's view when the profile owns it, otherwise its public view; a
+ * profile of the endpoint's own account in its owner's view (events of other profiles are not
+ * visible to it); anything
  * else (files: their bytes are never copied), or nothing readable, is `unavailable`. Links are not
  * followed.
  */
@@ -73,8 +74,7 @@ const currentResource = (
 ): Effect.Effect<Either.Either<unknown, "unavailable">, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     if (aggregate.kind === "profile") {
-      if (aggregate.uuid !== profileUuid) return Either.left("unavailable" as const)
-      const own = yield* ownProfileView(profileUuid)
+      const own = yield* ownProfileView(profileUuid, aggregate.uuid)
       return own._tag === "Some" ? Either.right(own.value) : Either.left("unavailable" as const)
     }
     if (aggregate.kind !== "publication") return Either.left("unavailable" as const)
