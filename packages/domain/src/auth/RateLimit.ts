@@ -39,8 +39,26 @@ export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | 
     }
   })
 
-export const recordHit = (bucket: string, subject: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO rate_limit_hits (bucket, subject, at) VALUES (${bucket}, ${subject}, clock_timestamp())`)
+/** One counted event, as `forgetHits` needs it to take the count back. */
+export interface Hit {
+  readonly bucket: string
+  readonly subject: string
+  /** The exact instant, as text: microseconds, which a JavaScript `Date` would round away. */
+  readonly at: string
+}
+
+export const recordHit = (bucket: string, subject: string): Effect.Effect<Hit, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ at: string }>`INSERT INTO rate_limit_hits (bucket, subject, at) VALUES (${bucket}, ${subject}, clock_timestamp()) RETURNING at::text AS at`,
+      (rows) => ({ bucket, subject, at: rows[0]!.at })
+    ))
+
+/** Takes counted events back (an attempt that turned out not to count, e.g. a refused email). */
+export const forgetHits = (hits: ReadonlyArray<Hit>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach(hits, (hit) =>
+      sql`DELETE FROM rate_limit_hits WHERE bucket = ${hit.bucket} AND subject = ${hit.subject} AND at = ${hit.at}::timestamptz`, { discard: true }))
 
 /** Serialises checks of one subject until the end of the current transaction. */
 export const lockSubject = (key: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

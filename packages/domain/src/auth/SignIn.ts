@@ -6,7 +6,7 @@ import { Gone, InvalidCode, InvalidLink, ServiceUnavailable } from "../api/ApiEr
 import type { AuthSession } from "../api/AuthApi.js"
 import { Mailer } from "../mail/Mailer.js"
 import { accountForVerifiedEmail } from "./Accounts.js"
-import { checkWindow, LimitReached, lockSubject, recordHit } from "./RateLimit.js"
+import { checkWindow, forgetHits, LimitReached, lockSubject, recordHit } from "./RateLimit.js"
 import { keyedHash, sameHash, ServerSecret } from "./ServerSecret.js"
 import { actorForSession, authSessionOf, createSession } from "./Sessions.js"
 import { signInEmail } from "./SignInEmail.js"
@@ -31,10 +31,15 @@ export interface Started {
 }
 
 /**
- * Starts email sign-in: checks the persisted limits, supersedes older links of the address,
- * stores the keyed hashes of a new code and link token, and sends the email — all in one
- * transaction, so a refused or unreachable mail provider leaves no active challenge and counts
- * against no limit.
+ * Starts email sign-in in three steps, so no database connection waits on the mail provider:
+ *
+ * 1. one transaction checks the persisted limits (serialised per address and IP), stores the keyed
+ *    hashes of a new code and link token and counts the email, so a concurrent start already sees
+ *    this one (nobody but the server knows the code or token yet);
+ * 2. the email is sent, holding nothing;
+ * 3. accepted: older links of the address are superseded; refused or unreachable: the challenge
+ *    and the counts are taken back, so the failure leaves no active challenge and counts against
+ *    no limit, and the answer is 503.
  */
 export const startSignIn = (input: { readonly email: string; readonly clientIp: string }): Effect.Effect<
   Started,
@@ -47,7 +52,10 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
     const mailer = yield* Mailer
     const { publicOrigin } = yield* SignInConfig
     const email = normalizeEmail(input.email)
-    return yield* sql.withTransaction(Effect.gen(function*() {
+    const challengeUuid = randomUUID()
+    const code = String(randomInt(0, 1_000_000)).padStart(6, "0")
+    const token = randomBytes(32).toString("base64url")
+    const { expiresAt, hits } = yield* sql.withTransaction(Effect.gen(function*() {
       yield* lockSubject(`sign-in-email:${email}`)
       yield* lockSubject(`sign-in-ip:${input.clientIp}`)
       yield* checkWindow({
@@ -71,30 +79,32 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
         seconds: 3600,
         message: "Too many sign-in emails from this address this hour"
       })
-      const challengeUuid = randomUUID()
-      const code = String(randomInt(0, 1_000_000)).padStart(6, "0")
-      const token = randomBytes(32).toString("base64url")
       const [account] = yield* sql<{ uuid: string }>`SELECT uuid FROM accounts WHERE email = ${email} AND deleted_at IS NULL`
-      yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
-        WHERE email = ${email} AND link_superseded_at IS NULL AND consumed_at IS NULL`
       const [row] = yield* sql<{ expires_at: Date }>`
         INSERT INTO sign_in_challenges (uuid, email, account_uuid, code_hash, link_hash, expires_at)
         VALUES (${challengeUuid}, ${email}, ${account?.uuid ?? null}, ${codeHashOf(secret, challengeUuid, code)},
           ${linkHashOf(secret, challengeUuid, token)}, now() + make_interval(secs => ${Duration.toSeconds(signInLimits.challengeLifetime)}))
         RETURNING expires_at`
-      yield* recordHit("sign-in-email", email)
-      yield* recordHit("sign-in-ip", input.clientIp)
-      yield* mailer.send(signInEmail({
-        to: email,
-        code,
-        link: signInLink(publicOrigin, challengeUuid, token),
-        expiresAt: row!.expires_at,
-        minutes: Duration.toMinutes(signInLimits.challengeLifetime)
-      })).pipe(
-        Effect.mapError(() => new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" }))
-      )
-      return { challengeUuid, expiresAt: row!.expires_at, resendAfterSeconds: 60 as const }
+      const counted = [yield* recordHit("sign-in-email", email), yield* recordHit("sign-in-ip", input.clientIp)]
+      return { expiresAt: row!.expires_at, hits: counted }
     }))
+    const sent = yield* Effect.either(mailer.send(signInEmail({
+      to: email,
+      code,
+      link: signInLink(publicOrigin, challengeUuid, token),
+      expiresAt,
+      minutes: Duration.toMinutes(signInLimits.challengeLifetime)
+    })))
+    if (Either.isLeft(sent)) {
+      yield* sql.withTransaction(Effect.zipRight(
+        sql`DELETE FROM sign_in_challenges WHERE uuid = ${challengeUuid}`,
+        forgetHits(hits)
+      ))
+      return yield* new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" })
+    }
+    yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
+      WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL`
+    return { challengeUuid, expiresAt, resendAfterSeconds: 60 as const }
   })
 
 interface ChallengeRow {

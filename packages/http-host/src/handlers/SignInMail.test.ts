@@ -88,3 +88,45 @@ describe("sign-in by real mail", () => {
     expect(signedIn.headers.get("set-cookie")).toContain("__Host-birzha_session=")
   })
 })
+
+describe("a slow mail provider", () => {
+  it("holds no database connection: while more sign-in emails than the pool has connections wait on SMTP, readyz and sign-in still answer", async () => {
+    // An SMTP server that takes every message and answers only when the test lets it.
+    const waiting: Array<() => void> = []
+    const slow = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        stream.on("data", () => {})
+        stream.on("end", () => waiting.push(() => callback()))
+      }
+    })
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve))
+    const port = (slow.server.address() as { port: number }).port
+    const busy = await startService({ env: { DATABASE_URL: database.url, BIRZHA_SMTP_URL: `smtp://127.0.0.1:${port}` }, publicOrigin: origin })
+    try {
+      await untilReady(busy)
+      // The host's pool has 10 connections; 12 starts wait on the provider at once.
+      const starts = Array.from({ length: 12 }, (_, i) =>
+        fetch(`${busy.url}/api/v1/auth/email/start`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin },
+          body: JSON.stringify({ email: `slow.${i}.${Date.now()}@example.com` })
+        }))
+      const deadline = Date.now() + 15_000
+      while (waiting.length < 12 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(waiting.length).toBe(12)
+      // Every connection would be taken if a start held one while its mail is out: readyz (2 s limit) would say 503.
+      const ready = await fetch(`${busy.url}/api/readyz`)
+      expect(ready.status).toBe(200)
+      for (const release of waiting.splice(0)) release()
+      const answers = await Promise.all(starts)
+      expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200))
+    } finally {
+      for (const release of waiting.splice(0)) release()
+      await busy.close()
+      await new Promise<void>((resolve) => slow.close(() => resolve()))
+    }
+  }, 60_000)
+})
