@@ -12,6 +12,13 @@ import { parseTypeList } from "./TypePattern.js"
 /** Page size bounds of `events.list` (spec: limit 1 to 100); ours: 20 when absent. */
 export const eventPageLimits = { min: 1, max: 100, default: 20 } as const
 
+/**
+ * Positions one `events.list` call looks through at most: a caller who sees few events of a long
+ * stream gets a short (even empty) page with `hasMore` and a cursor past the window, instead of
+ * one request reading the whole stream.
+ */
+export const eventScanWindow = 10_000
+
 export interface EventListQuery {
   readonly cursor?: string | undefined
   readonly limit?: number | undefined
@@ -86,7 +93,8 @@ const typeFilter = (types: string | undefined): Either.Either<ReadonlyArray<Even
  * `events.list`: the caller's visible events after the cursor, in position order. Only sequenced
  * events exist here. The page is bounded by the counter read first, so `nextCursor` can move past
  * events the caller does not see (a follower does not rescan them), yet never past one that was
- * not yet readable when the page was read.
+ * not yet readable when the page was read. One call looks through at most `eventScanWindow`
+ * positions.
  */
 export const listEvents = (
   actor: Actor,
@@ -101,7 +109,9 @@ export const listEvents = (
       return yield* new InvalidRequest({ message: `limit must be an integer from ${eventPageLimits.min} to ${eventPageLimits.max}` })
     }
     const sql = yield* SqlClient.SqlClient
-    const mark = yield* lastEventPosition
+    const last = yield* lastEventPosition
+    const windowEnd = BigInt(after) + BigInt(eventScanWindow)
+    const mark = BigInt(last) > windowEnd ? windowEnd.toString() : last
     const filters = [
       sql`e.position > ${after}`,
       sql`e.position <= ${mark}`,
@@ -113,9 +123,11 @@ export const listEvents = (
     const rows = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
       WHERE ${sql.and(filters)} ORDER BY e.position LIMIT ${limit + 1}`
     const page = rows.slice(0, limit)
-    const hasMore = rows.length > limit
-    const last = page[page.length - 1]
-    const position = hasMore && last !== undefined ? last.position : BigInt(mark) > BigInt(after) ? mark : after
+    const full = rows.length > limit
+    const lastItem = page[page.length - 1]
+    const position = full && lastItem !== undefined ? lastItem.position : BigInt(mark) > BigInt(after) ? mark : after
+    // More to read: a full page, or a window that stopped short of the stream's end.
+    const hasMore = full || BigInt(mark) < BigInt(last)
     return {
       items: yield* Effect.forEach(page, envelopeOf),
       nextCursor: encodeEventCursor({ position, issuedAt: now }),

@@ -207,8 +207,35 @@ describe("events.list and events.get", () => {
     expect(fresh.hasMore).toBe(false)
   })
 
+  it("look through at most 10 000 positions per call: past a long run of others' events, an empty page with hasMore, then mine", async () => {
+    const me = await signIn({ url: host.url, origin, db })
+    const stranger = await signIn({ url: host.url, origin, db })
+    await sequence()
+    const { rows: [start] } = await db.query<{ p: string }>("SELECT last_position::text AS p FROM event_sequence")
+    await db.query(
+      `INSERT INTO outbox_events (type, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
+       SELECT 'profile.updated', 'profile', $1::uuid, g, jsonb_build_object('objectUuid', $1::text, 'status', 'updated'),
+         jsonb_build_object('profileUuid', $1::text)
+       FROM generate_series(1, 10050) g`,
+      [stranger.profileUuid]
+    )
+    await sequence()
+    await updateProfile(me, 1, "После длинной ленты")
+    await sequence()
+    const first = await list(me, `?cursor=${cursorOf(Number(start!.p), Date.now())}`)
+    expect(first.items).toEqual([])
+    expect(first.hasMore).toBe(true)
+    const second = await list(me, `?cursor=${first.nextCursor}`)
+    expect(second.items.map((e) => e.type)).toEqual(["profile.updated"])
+    expect(second.items[0]!.aggregate.uuid).toBe(me.profileUuid)
+    expect(second.hasMore).toBe(false)
+  })
+
   it("bound limit to 1..100", async () => {
     const me = await signIn({ url: host.url, origin, db })
+    await sequence()
+    const { rows: [start] } = await db.query<{ p: string }>("SELECT last_position::text AS p FROM event_sequence")
+    const from = `&cursor=${cursorOf(Number(start!.p), Date.now())}`
     for (let revision = 1; revision <= 2; revision++) await updateProfile(me, revision, `Имя ${revision}`)
     await sequence()
     for (const bad of ["0", "101", "-1", "1.5", "ten", ""]) {
@@ -216,9 +243,9 @@ describe("events.list and events.get", () => {
       expect(response.status, `limit=${bad}`).toBe(400)
       expect(await errorOf(response)).toBe("invalid_request")
     }
-    const one = await list(me, "?limit=1")
+    const one = await list(me, `?limit=1${from}`)
     expect([one.items.length, one.hasMore]).toEqual([1, true])
-    const hundred = await list(me, "?limit=100")
+    const hundred = await list(me, `?limit=100${from}`)
     expect([hundred.items.length, hundred.hasMore]).toEqual([2, false])
   })
 
