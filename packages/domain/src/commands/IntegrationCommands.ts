@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect, Option } from "effect"
+import { Effect, Option, type Redacted } from "effect"
 import { NotFound } from "../api/ApiError.js"
 import type { KeyActor } from "../api/Authentication.js"
+import { openSecret, sealSecret } from "../webhooks/SigningSecret.js"
 import {
   ApprovalPending,
   CommandDenied,
@@ -51,6 +52,27 @@ const objectOf = (value: unknown): Record<string, unknown> => {
   return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
 }
 
+/**
+ * A secret in an operation's answer (`webhooks.create` and `webhooks.rotate` return the signing
+ * secret) is kept encrypted at rest in the stored result, as the endpoint keeps it: the top-level
+ * `secret` is stored sealed (AES-256-GCM under the server secret, bound to the command) as
+ * `sealedSecret`, and opened again only for the key's own commit answers.
+ */
+const sealedField = "sealedSecret"
+const secretContext = (commandUuid: string) => `integration-command:${commandUuid}`
+
+const sealResult = (serverSecret: Redacted.Redacted<string>, commandUuid: string, body: unknown): unknown => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body
+  const { secret, ...rest } = body as Record<string, unknown>
+  return typeof secret === "string" ? { ...rest, [sealedField]: sealSecret(serverSecret, secretContext(commandUuid), secret) } : body
+}
+
+const openResult = (serverSecret: Redacted.Redacted<string>, commandUuid: string, body: unknown): unknown => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body
+  const { [sealedField]: sealed, ...rest } = body as Record<string, unknown>
+  return typeof sealed === "string" ? { ...rest, secret: openSecret(serverSecret, secretContext(commandUuid), sealed) } : body
+}
+
 /** What the owner and the client see; a finished command keeps its state even after expiry. */
 export const commandStateOf = (row: CommandRow): IntegrationCommandState =>
   row.state === "committed" || row.state === "failed" || row.state === "denied"
@@ -61,7 +83,7 @@ export const commandStateOf = (row: CommandRow): IntegrationCommandState =>
     ? "expired"
     : row.state
 
-export const toCommand = (row: CommandRow, publicOrigin: string): IntegrationCommand => ({
+export const toCommand = (row: CommandRow, publicOrigin: string, serverSecret: Redacted.Redacted<string>): IntegrationCommand => ({
   uuid: row.uuid,
   operationId: row.operation_id,
   arguments: objectOf(row.arguments),
@@ -71,7 +93,9 @@ export const toCommand = (row: CommandRow, publicOrigin: string): IntegrationCom
   createdAt: row.created_at,
   ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
   ...(row.committed_at === null ? {} : { committedAt: row.committed_at }),
-  ...(row.result_status === null ? {} : { result: { status: row.result_status, body: json(row.result) ?? null } })
+  ...(row.result_status === null
+    ? {}
+    : { result: { status: row.result_status, body: openResult(serverSecret, row.uuid, json(row.result) ?? null) } })
 })
 
 const selectOne = (where: (sql: SqlClient.SqlClient) => Statement.Fragment) =>
@@ -167,13 +191,15 @@ export const claimCommand = (
 /** Stores the operation's answer once: 2xx commits the command, anything else fails it for good. */
 export const finishCommand = (
   uuid: string,
-  result: { readonly status: number; readonly body: unknown }
+  result: { readonly status: number; readonly body: unknown },
+  serverSecret: Redacted.Redacted<string>
 ): Effect.Effect<CommandRow, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const state = result.status >= 200 && result.status < 300 ? "committed" : "failed"
+    const stored = sealResult(serverSecret, uuid, result.body ?? null)
     yield* sql`UPDATE integration_commands SET state = ${state}, committed_at = now(), updated_at = now(),
-      result_status = ${result.status}, result = ${JSON.stringify(result.body ?? null)}::jsonb
+      result_status = ${result.status}, result = ${JSON.stringify(stored)}::jsonb
       WHERE uuid = ${uuid} AND state = 'running'`
     return Option.getOrThrow(yield* selectOne((s) => s.and([s`c.uuid = ${uuid}`])))
   })

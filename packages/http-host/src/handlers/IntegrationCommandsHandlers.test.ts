@@ -201,6 +201,30 @@ describe("the approval flow for bearer clients", () => {
     await stranger.context.close()
   })
 
+  it("a webhook secret returned through commit is kept sealed in the stored command and answered again to the same key", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["webhooks:write"])
+    const args = { url: "https://example.com/birzha-hook", eventTypes: ["publication.*"] }
+    const prepared = await prepare(key.secret, "webhooks.create", args)
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200)
+    const command = prepared.body.command
+    expect(await decide(owner, command.approvalUrl, "Approve", { operationId: "webhooks.create", args: command.arguments })).toBe("approved")
+    const first = await commit(key.secret, command.uuid)
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    const secret = first.body.command.result.body.secret as string
+    expect(secret).toMatch(/^whsec_/)
+    expect(first.body.command.result.body.sealedSecret).toBeUndefined()
+    // At rest: no trace of the secret, only its sealed form.
+    const { rows } = await db.query<{ result: string }>("SELECT result::text AS result FROM integration_commands WHERE uuid = $1", [command.uuid])
+    expect(rows[0]!.result).not.toContain(secret)
+    expect(rows[0]!.result).not.toContain(secret.slice("whsec_".length))
+    expect(JSON.parse(rows[0]!.result)).toHaveProperty("sealedSecret")
+    // A repeated commit answers the same result, secret included.
+    const again = await commit(key.secret, command.uuid)
+    expect(again.body.command.result.body.secret).toBe(secret)
+    await owner.context.close()
+  })
+
   it("a denied command never commits, confirmed: true included", async () => {
     const owner = await signInBrowser()
     const key = await makeKey(owner, ["tasks:submit"])

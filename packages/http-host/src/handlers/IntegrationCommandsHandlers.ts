@@ -12,7 +12,7 @@ import {
   KeyRequired,
   NotFound
 } from "@birzha/domain"
-import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "@birzha/domain/server"
+import { claimCommand, failureMessage, finishCommand, insertCommand, ServerSecret, toCommand } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, FiberRef, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
@@ -71,6 +71,8 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
   Effect.gen(function*() {
     const run = using(yield* Effect.context<SqlClient.SqlClient>())
     const { publicOrigin } = yield* HostSettings
+    // Secrets in stored results (a webhook signing secret) are sealed under it.
+    const secret = yield* ServerSecret
     const byId = new Map(catalog.map((entry) => [entry.id, entry]))
 
     return handlers
@@ -103,7 +105,7 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
           const invalid = validate(entry, splitArguments(entry, args))
           if (Option.isSome(invalid)) return invalid.value
           const row = yield* run(insertCommand(key, { uuid, operationId: entry.id, arguments: args, requestUuid }))
-          return { command: toCommand(row, publicOrigin) }
+          return { command: toCommand(row, publicOrigin, secret) }
         }))
       .handle("integrationCommands.commit", ({ path }) =>
         Effect.gen(function*() {
@@ -111,11 +113,11 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
           const key = yield* Effect.flatMap(CurrentActor, keyOf)
           // Any body (`confirmed: true` included) is ignored: only the owner's approval lets it run.
           const claim = yield* run(claimCommand(key.keyUuid, path.uuid))
-          if (claim._tag === "Done") return { command: toCommand(claim.row, publicOrigin) }
+          if (claim._tag === "Done") return { command: toCommand(claim.row, publicOrigin, secret) }
           const entry = byId.get(claim.row.operation_id)
           if (entry === undefined) return yield* Effect.fail(new NotFound({ message: "The command's operation no longer exists" }))
           const request = yield* HttpServerRequest.HttpServerRequest
-          const args = toCommand(claim.row, publicOrigin).arguments
+          const args = toCommand(claim.row, publicOrigin, secret).arguments
           const result = yield* dispatchOperation(entry, args, {
             authorization: request.headers["authorization"] ?? "",
             publicOrigin,
@@ -123,9 +125,9 @@ export const IntegrationCommandsHandlers = HttpApiBuilder.group(BirzhaApi, "inte
             // The commit runs the operation on the channel the commit came through (a tool call stays MCP).
             channel: yield* FiberRef.get(keyChannel)
           })
-          const row = yield* run(finishCommand(claim.row.uuid, result))
+          const row = yield* run(finishCommand(claim.row.uuid, result, secret))
           if (row.state === "failed") return yield* Effect.fail(new CommandFailed({ message: failureMessage(row) }))
-          return { command: toCommand(row, publicOrigin) }
+          return { command: toCommand(row, publicOrigin, secret) }
         }))
   })
 ).pipe(
