@@ -42,6 +42,38 @@ describe("the operation catalog", () => {
     }
   })
 
+  it("declares each operation's security as it is enforced: the cookie for session-only, the key for key-only", () => {
+    const spec = documentJson()
+    for (const entry of catalog) {
+      const op = spec.paths[entry.path][entry.method.toLowerCase()]
+      if (entry.access === "public") {
+        expect(op.security, entry.id).toEqual(entry.id === "auth.logout" ? [{ session: [] }, {}] : [])
+      } else if (entry.sessionOnly) {
+        expect(op.security, entry.id).toEqual([{ session: [] }])
+      } else if (entry.keyOnly) {
+        expect(op.security, entry.id).toEqual([{ bearer: [] }])
+      } else {
+        expect(op.security, entry.id).toEqual([{ bearer: [] }, { session: [] }])
+      }
+    }
+  })
+
+  it("publishes every query parameter, and every list limit as an integer from 1 to 100", () => {
+    const spec = documentJson()
+    const names = (path: string, method: string) =>
+      (spec.paths[path][method].parameters as Array<{ name: string; in: string }>).filter((p) => p.in === "query").map((p) => p.name)
+    expect(names("/api/v1/events", "get").sort()).toEqual(["aggregateKind", "aggregateUuid", "cursor", "limit", "types"])
+    expect(names("/api/v1/webhook-endpoints/{uuid}/deliveries", "get").sort()).toEqual(["cursor", "limit", "status"])
+    for (const [path, item] of Object.entries(spec.paths)) {
+      for (const [method, op] of Object.entries(item as Json)) {
+        for (const parameter of (op.parameters ?? []) as Array<{ name: string; schema: Json }>) {
+          if (parameter.name !== "limit") continue
+          expect(parameter.schema, `${method} ${path}`).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+        }
+      }
+    }
+  })
+
   it("documents the error envelope on every error response", () => {
     const spec = documentJson()
     const resolve = (schema: Json): Json =>

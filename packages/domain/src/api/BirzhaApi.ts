@@ -67,6 +67,24 @@ function withScopeList(document: Record<string, unknown>): Record<string, unknow
 }
 
 /**
+ * Each operation's `security` as it really is: session-only operations accept only the cookie,
+ * key-only ones only the bearer key (the `Authentication` middleware declares both for all). Logout
+ * uses the session cookie when there is one and answers 204 without it (spec: it "needs the cookie
+ * security scheme"), so its requirement is the cookie or nothing.
+ */
+function withSecurityFromFlags(document: Record<string, unknown>): Record<string, unknown> {
+  type Op = { operationId?: string; security?: Array<Record<string, Array<string>>>; "x-session-only"?: boolean; "x-key-only"?: boolean }
+  for (const item of Object.values(document.paths as Record<string, Record<string, Op>>)) {
+    for (const op of Object.values(item)) {
+      if (op["x-session-only"] === true) op.security = [{ session: [] }]
+      else if (op["x-key-only"] === true) op.security = [{ bearer: [] }]
+      else if (op.operationId === "auth.logout") op.security = [{ session: [] }, {}]
+    }
+  }
+  return document
+}
+
+/**
  * The operation catalog: every operation of the service, declared once. HTTP routes, the OpenAPI
  * document, the SDK, MCP tools, approval and automations are all derived from this value.
  */
@@ -95,7 +113,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .addError(wire(ServiceUnavailable))
   .annotate(OpenApi.Title, "Birzha API")
   .annotate(OpenApi.Version, apiVersion)
-  .annotate(OpenApi.Transform, (document) => withScopeList(withoutFrameworkDecodeError(document)))
+  .annotate(OpenApi.Transform, (document) => withSecurityFromFlags(withScopeList(withoutFrameworkDecodeError(document))))
   .annotate(
     OpenApi.Description,
     "Marketplace and learning service. Every error answers with {\"error\":{\"code\",\"message\"}}."

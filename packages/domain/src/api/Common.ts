@@ -43,6 +43,14 @@ export const Email = Schema.String.pipe(
   Schema.pattern(emailPattern, { message: () => "expected an email address such as name@example.com" })
 ).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
 
+/**
+ * `limit` of a list operation, from the query string: an integer 1 to 100 (spec), 20 when absent.
+ * Published as an integer with its bounds (the wire form is a query-string number).
+ */
+export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20 }
+})
+
 /** The client's id of one command, reused for its retries. */
 export const RequestUuid = Schema.UUID.annotations({
   description: "Chosen by the client for one command and reused for its retries; the first result is returned again"

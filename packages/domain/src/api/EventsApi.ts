@@ -1,6 +1,6 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { maxChars, minChars } from "./Common.js"
+import { maxChars, minChars, PageLimit } from "./Common.js"
 import { EventCatalog } from "../events/EventCatalog.js"
 import { EventEnvelope } from "../events/EventEnvelope.js"
 import { EventType } from "../events/EventType.js"
@@ -15,7 +15,7 @@ export const EventTypeList = Schema.Struct({
 export const EventListParams = Schema.Struct({
   /** `nextCursor` of an earlier page; absent: from the oldest event kept. */
   cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+  limit: Schema.optional(PageLimit).annotations({
     description: "Events per page, 1 to 100; 20 when absent"
   }),
   types: Schema.optional(Schema.String.pipe(minChars(1), maxChars(2000))).annotations({
@@ -23,7 +23,8 @@ export const EventListParams = Schema.Struct({
   }),
   aggregateKind: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z][a-z_]{0,39}$/))),
   aggregateUuid: Schema.optional(Schema.UUID)
-}).annotations({ identifier: "EventListParams" })
+})
+// No identifier: a named query schema is emitted as a $ref and its parameters are lost from OpenAPI.
 
 /** A page of events in position order; `nextCursor` is always given, so a follower polls with it. */
 export const EventPage = Schema.Struct({

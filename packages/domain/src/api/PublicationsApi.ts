@@ -25,11 +25,11 @@ import {
   wire
 } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { maxChars, RequestUuid, strict } from "./Common.js"
+import { maxChars, PageLimit, RequestUuid, strict } from "./Common.js"
 import { operation } from "./Operation.js"
 
 /** `limit` of a list operation: 1 to 100 (spec), from the query string. */
-export const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
+export const Limit = PageLimit
 const Cursor = Schema.String.pipe(maxChars(512))
 
 // Query schemas carry no identifier: a named one would be emitted as a $ref and its parameters lost from OpenAPI.

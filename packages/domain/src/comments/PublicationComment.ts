@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { codePoints, DateTime, RequestUuid, strict } from "../api/Common.js"
+import { codePoints, DateTime, PageLimit, RequestUuid, strict } from "../api/Common.js"
 
 /** Spec limit: a comment body has at most 5000 characters. */
 export const maxCommentBody = 5000
@@ -84,9 +84,5 @@ export const CommentCursor = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1
 // No identifier: OpenAPI lists query parameters only from an inline (not $ref) object schema.
 export const CommentListQuery = Schema.Struct({
   cursor: Schema.optional(CommentCursor),
-  limit: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-      jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20 }
-    })
-  )
+  limit: Schema.optional(PageLimit)
 })

@@ -24,8 +24,8 @@ const publicationGets = [
 /** What every event about one kind of record shares: who may see it and how the record is read. */
 interface AggregateKind {
   readonly visibleTo: string
-  /** The scope a bearer key needs to read the record itself (beyond `events:read`). */
-  readonly scope: string
+  /** The scopes with which a bearer key reads the record itself (any one of them, beyond `events:read`). */
+  readonly scopes: ReadonlyArray<string>
   readonly read: ReadonlyArray<ReadOperation>
   readonly readNote: string
 }
@@ -36,115 +36,115 @@ const learner = "the learner and the course's staff"
 const aggregates = {
   complaint: {
     visibleTo: "the profile that filed the complaint",
-    scope: "complaints:read",
+    scopes: ["complaints:read"],
     read: [get("complaints.get", "/api/v1/commands/complaints.get")],
     readNote: "query complaintUuid = objectUuid"
   },
   deal: {
     visibleTo: "both parties of the deal",
-    scope: "deals:read",
+    scopes: ["deals:read"],
     read: [get("deals.get", "/api/v1/commands/deals.get")],
     readNote: "query relationUuid = objectUuid"
   },
   favorite: {
     visibleTo: "the profile whose favorites changed",
-    scope: "favorites:read",
+    scopes: ["favorites:read"],
     read: [get("favorites.list", "/api/v1/commands/favorites.list")],
     readNote: "objectUuid is the profile or publication added or removed"
   },
   file: {
     visibleTo: "the profile that uploaded the file",
-    scope: "files:read",
+    scopes: ["files:read"],
     read: [get("files.status", "/api/v1/files/{uuid}")],
     readNote: "path uuid = objectUuid"
   },
   job_contact: {
     visibleTo: "the job's owner and the applicant or invited resume owner",
-    scope: "responses:read",
+    scopes: ["responses:read"],
     read: [get("job_contacts.get", "/api/v1/commands/job_contacts.get")],
     readNote: "query relationUuid = objectUuid"
   },
   learning_appeal: {
     visibleTo: learner,
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.appeals.list_for_submission", "/api/v1/learning/submissions/{submission}/appeals")],
     readNote: "context.submissionUuid names the submission"
   },
   learning_checker: {
     visibleTo: "the course's staff",
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.checkers.get", "/api/v1/learning/courses/{course}/checkers/{checker}")],
     readNote: "path checker = objectUuid, course = context.courseUuid"
   },
   learning_course: {
     visibleTo: "the course's staff and its enrolled learners",
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.courses.get", "/api/v1/learning/courses/{course}")],
     readNote: "path course = objectUuid"
   },
   learning_enrollment: {
     visibleTo: learner,
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.enrollments.get", "/api/v1/learning/enrollments/{enrollment}")],
     readNote: "path enrollment = objectUuid"
   },
   learning_review: {
     visibleTo: "the reviewer and the course's staff",
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.reviews.assignment", "/api/v1/learning/submissions/{submission}/review-assignment")],
     readNote: "path submission = context.submissionUuid"
   },
   learning_run: {
     visibleTo: "the run's staff and learners",
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.runs.list", "/api/v1/learning/courses/{course}/runs")],
     readNote: "path course = context.courseUuid; the run is objectUuid"
   },
   learning_submission: {
     visibleTo: learner,
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.submissions.get", "/api/v1/learning/submissions/{submission}")],
     readNote: "path submission = objectUuid"
   },
   learning_thread: {
     visibleTo: "the thread's participants and the course's staff",
-    scope: "learning:read",
+    scopes: ["learning:read"],
     read: [get("learning.community.get", "/api/v1/learning/threads/{thread}")],
     readNote: "path thread = objectUuid"
   },
   message: {
     visibleTo: "the participants of the thread",
-    scope: "threads:read",
+    scopes: ["threads:read"],
     read: [get("threads.messages", "/api/v1/commands/threads.messages")],
     readNote: "query threadUuid = context.threadUuid; the message is objectUuid"
   },
   offer: {
     visibleTo: "the offer's sender and recipient",
-    scope: "offers:read",
+    scopes: ["offers:read"],
     read: [get("offers.get", "/api/v1/commands/offers.get")],
     readNote: "query relationUuid = objectUuid"
   },
   profile: {
     visibleTo: "the profile itself",
-    scope: "profiles:read",
+    scopes: ["profiles:read"],
     read: [get("profiles.get_own", "/api/v1/commands/profiles.get_own")],
     readNote: "the acting profile's own view"
   },
   publication: {
     visibleTo: "the publication's owner profile",
-    scope: "<kind>:read (tasks, portfolio, services, articles, jobs, resumes, learning)",
+    scopes: ["tasks:read", "portfolio:read", "services:read", "articles:read", "jobs:read", "resumes:read", "learning:read"],
     read: publicationGets,
     readNote: "the get of the publication's kind (context.kind: task → tasks.get ...), query publicationUuid = objectUuid"
   },
   response: {
     visibleTo: "the responding profile and the task's owner",
-    scope: "responses:read",
+    scopes: ["responses:read"],
     read: [get("responses.get", "/api/v1/commands/responses.get")],
     readNote: "query relationUuid = objectUuid"
   },
   review: {
     visibleTo: "the review's author and the reviewed profile",
-    scope: "reviews:read",
+    scopes: ["reviews:read"],
     read: [get("reviews.list_own", "/api/v1/commands/reviews.list_own")],
     readNote: "the review is objectUuid"
   }
@@ -159,6 +159,8 @@ interface TypeRow {
   readonly summary: string
   /** Overrides the kind's read operation when the event concerns one facet of the record. */
   readonly read?: { readonly operations: ReadonlyArray<ReadOperation>; readonly note: string }
+  /** Narrower than the kind's scopes (task.closed is only about tasks). */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 const enrollment = (statuses: ReadonlyArray<string>, summary: string): TypeRow => ({ kind: "learning_enrollment", statuses, summary })
@@ -242,6 +244,7 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "review.submitted": { kind: "review", statuses: ["submitted"], summary: "A review of completed work was submitted" },
   "task.closed": {
     kind: "publication",
+    scopes: ["tasks:read"],
     statuses: ["closed"],
     summary: "The owner closed a task to further responses",
     read: { operations: [get("tasks.get", "/api/v1/commands/tasks.get")], note: "query publicationUuid = objectUuid" }
@@ -266,7 +269,7 @@ export const EventCatalogEntry = Schema.Struct({
   /** `data` of the reference payload mode. */
   fields: Schema.Array(EventField),
   permissions: Schema.Struct({
-    /** Bearer scopes: `events:read` for the event, the second one to read the record it names. */
+    /** Bearer scopes: `events:read` for the event, then those that read the record it names (any one of them). */
     scopes: Schema.Array(Schema.String),
     visibleTo: Schema.String
   }),
@@ -302,7 +305,7 @@ const entryOf = (type: EventType, index: number): typeof EventCatalogEntry.Type 
       { name: "objectUuid", type: "string", format: "uuid", description: `The ${row.kind.replace(/_/g, " ")} the event is about` },
       { name: "status", type: "string", values: row.statuses, description: "Its status right after the change" }
     ],
-    permissions: { scopes: ["events:read", kind.scope], visibleTo: kind.visibleTo },
+    permissions: { scopes: ["events:read", ...(row.scopes ?? kind.scopes)], visibleTo: kind.visibleTo },
     read: row.read ?? { operations: kind.read, note: kind.readNote },
     sample: {
       uuid: sampleUuid(index + 1, "e0e0e0e0"),

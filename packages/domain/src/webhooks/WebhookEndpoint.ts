@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
+import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 
 /** Bounds of ours (the spec shows no fields of webhook endpoints and deliveries; docs/decisions.md, Webhooks). */
 export const webhookLimits = {
@@ -189,7 +189,8 @@ export const WebhookDeliveryPage = Schema.Struct({
 export const WebhookDeliveryQuery = Schema.Struct({
   status: Schema.optional(DeliveryStatus),
   cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+  limit: Schema.optional(PageLimit).annotations({
     description: "Deliveries per page, 1 to 100; 20 when absent"
   })
-}).annotations({ identifier: "WebhookDeliveryQuery" })
+})
+// No identifier: a named query schema is emitted as a $ref and its parameters are lost from OpenAPI.

@@ -1,5 +1,5 @@
 import { allScopes, BirzhaApi, CurrentActor, Forbidden, isGrantableScope, NotFound, SessionRequired } from "@birzha/domain"
-import { actorForSession, authSessionOf, createProfile, deleteAccount, ownProfiles, publicProfile, switchProfile, updateProfile } from "@birzha/domain/server"
+import { actorForSession, authSessionOf, createProfile, deleteAccount, isModerator, ownProfiles, publicProfile, switchProfile, updateProfile } from "@birzha/domain/server"
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
@@ -21,8 +21,13 @@ export const AccountHandlers = HttpApiBuilder.group(BirzhaApi, "account", (handl
             profile: { uuid: actor.profileUuid, id: profile?.id ?? "", name: actor.profileName, type: actor.profileType },
             expiresAt: actor.expiresAt
           }
-          // A session holds every scope on its own records; a key only its own that still exist and may be held.
-          if (actor.via === "session") return { ...base, authentication: actor.via, scopes: allScopes }
+          // A session holds every scope on its own records (moderation ones only with the moderator role);
+          // a key only its own that still exist and may be held.
+          if (actor.via === "session") {
+            const moderator = yield* withSql(isModerator(actor.email))
+            const scopes = moderator ? allScopes : allScopes.filter((scope) => !scope.startsWith("moderation:"))
+            return { ...base, authentication: actor.via, scopes }
+          }
           return {
             ...base,
             authentication: actor.via,

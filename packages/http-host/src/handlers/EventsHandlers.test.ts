@@ -320,11 +320,19 @@ describe("events.catalog", () => {
       expect(sample.type).toBe(entry.type)
       expect(entry.fields.map((f) => f.name)).toEqual(["objectUuid", "status"])
       expect(entry.permissions.scopes[0]).toBe("events:read")
+      expect(entry.permissions.scopes.length, entry.type).toBeGreaterThan(1)
+      // Machine-readable: scope names only, no prose placeholders.
+      for (const scope of entry.permissions.scopes) expect(scope, entry.type).toMatch(/^[a-z_]+:[a-z_]+$/)
       expect(entry.permissions.visibleTo.length).toBeGreaterThan(0)
       expect(entry.read.operations.length).toBeGreaterThan(0)
       for (const op of entry.read.operations) {
         expect(specById.get(op.operationId), `${entry.type}: ${op.operationId}`).toEqual(op)
       }
     }
+    const byType = new Map(catalog.types.map((entry) => [entry.type, entry]))
+    expect(byType.get("publication.submitted")!.permissions.scopes).toEqual(
+      ["events:read", "tasks:read", "portfolio:read", "services:read", "articles:read", "jobs:read", "resumes:read", "learning:read"]
+    )
+    expect(byType.get("task.closed")!.permissions.scopes).toEqual(["events:read", "tasks:read"])
   })
 })

@@ -1,4 +1,4 @@
-import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, Unauthenticated } from "@birzha/domain"
+import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
 import { actorForKey, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -171,7 +171,7 @@ const handle = (router: HttpApiBuilder.Router["Type"]) =>
     // The transport wrote the answer; the platform leaves an ended response alone.
     return HttpServerResponse.empty()
   }).pipe(
-    Effect.catchTag("SqlError", () => Effect.succeed(refuse({ status: 503, code: "service_unavailable" }, "The service is temporarily unavailable")))
+    Effect.catchTag("SqlError", () => Effect.succeed(refuse(ServiceUnavailable, "The service is temporarily unavailable")))
   )
 
 /** `POST /mcp`, on the database, server key and host settings the host runs with. */
