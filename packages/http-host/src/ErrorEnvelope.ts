@@ -95,6 +95,16 @@ export const errorEnvelope = (routes: RouteTable, options: { readonly maxBodyByt
 const tooLarge = (maxBodyBytes: number) =>
   json(413, envelope(PayloadTooLarge, `The request body exceeds ${maxBodyBytes} bytes`), { connection: "close" })
 
+/** The top-level `kind` of a JSON body the operation already read (the platform keeps its text), if any. */
+const bodyKind = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  try {
+    const body: unknown = JSON.parse(Effect.runSync(request.text))
+    return typeof body === "object" && body !== null && "kind" in body && typeof body.kind === "string" ? body.kind : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** What to do with a failure: answer here, re-fail with a declared error, or (undefined) treat as a defect. */
 const classify = (
   request: HttpServerRequest.HttpServerRequest,
@@ -130,7 +140,8 @@ const classify = (
     // The operation may name its own error for a field (invalid_email, invalid_code, ...).
     const fields = new Set(error.issues.map((issue) => String(issue.path[0] ?? "")))
     const invalidInput = operation?.invalidInput ?? {}
-    const named = [...fields].map((field) => invalidInput[field]).find((cls) => cls !== undefined) ?? invalidInput["*"]
+    const byKind = Object.keys(invalidInput).some((key) => key.startsWith("kind=")) ? invalidInput[`kind=${bodyKind(request)}`] : undefined
+    const named = [...fields].map((field) => invalidInput[field]).find((cls) => cls !== undefined) ?? byKind ?? invalidInput["*"]
     const message = describeIssues(error)
     return { _tag: "Refail", error: named !== undefined ? new named({ message }) : new InvalidRequest({ message }) }
   }

@@ -74,6 +74,12 @@ describe("the operation catalog", () => {
     }
   })
 
+  it("lets a Profile carry extra properties (spec), unlike the closed resources", () => {
+    const spec = documentJson()
+    expect(spec.components.schemas.Profile.additionalProperties).toBe(true)
+    expect(spec.components.schemas.Profile.required).toContain("uuid")
+  })
+
   it("documents the error envelope on every error response", () => {
     const spec = documentJson()
     const resolve = (schema: Json): Json =>

@@ -20,8 +20,9 @@ export interface OperationPolicy {
   readonly sameOrigin: boolean
   /**
    * The error a schema violation answers with, by the top-level payload field it concerns
-   * (`"*"`: any field); `invalid_request` otherwise. The spec names such codes: `invalid_email`,
-   * `invalid_code`, `invalid_link`, `invalid_task`.
+   * (`"*"`: any field; `"kind=<value>"`: any field of a body whose top-level `kind` is that value,
+   * for an operation taking several kinds); `invalid_request` otherwise. The spec names such codes:
+   * `invalid_email`, `invalid_code`, `invalid_link`, `invalid_task`.
    */
   readonly invalidInput: Readonly<Record<string, InputErrorClass>>
   /**

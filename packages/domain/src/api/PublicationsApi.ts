@@ -257,6 +257,8 @@ export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
     operation("POST", "publications.create", "/api/v1/publications", {
       extension: true,
       scopes: ["tasks:write", "services:write", "portfolio:write", "articles:write", "jobs:write", "resumes:write", "learning:write"],
+      // The same save as tasks.save: a task's bad data is invalid_task there too.
+      invalidInput: { "kind=task": InvalidTask },
       summary: "Save a publication of any kind (the kind's own save, addressed by kind); the scope needed is the kind's write scope"
     })
       .middleware(Authentication)

@@ -88,22 +88,26 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
       const counted = [yield* recordHit("sign-in-email", email), yield* recordHit("sign-in-ip", input.clientIp)]
       return { expiresAt: row!.expires_at, hits: counted }
     }))
-    const sent = yield* Effect.either(mailer.send(signInEmail({
-      to: email,
-      code,
-      link: signInLink(publicOrigin, challengeUuid, token),
-      expiresAt,
-      minutes: Duration.toMinutes(signInLimits.challengeLifetime)
-    })))
-    if (Either.isLeft(sent)) {
-      yield* sql.withTransaction(Effect.zipRight(
-        sql`DELETE FROM sign_in_challenges WHERE uuid = ${challengeUuid}`,
-        forgetHits(hits)
-      ))
-      return yield* new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" })
-    }
-    yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
-      WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL`
+    // From here on the steps finish together even if the client goes away: the mail goes out (or
+    // not) and the bookkeeping says which, never a counted start with nothing decided.
+    yield* Effect.uninterruptible(Effect.gen(function*() {
+      const sent = yield* Effect.either(mailer.send(signInEmail({
+        to: email,
+        code,
+        link: signInLink(publicOrigin, challengeUuid, token),
+        expiresAt,
+        minutes: Duration.toMinutes(signInLimits.challengeLifetime)
+      })))
+      if (Either.isLeft(sent)) {
+        yield* sql.withTransaction(Effect.zipRight(
+          sql`DELETE FROM sign_in_challenges WHERE uuid = ${challengeUuid}`,
+          forgetHits(hits)
+        ))
+        return yield* new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" })
+      }
+      yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
+        WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL`
+    }))
     return { challengeUuid, expiresAt, resendAfterSeconds: 60 as const }
   })
 

@@ -378,7 +378,7 @@ const assetsOf = (draft: Draft, title: string, count: number) =>
   }))
 
 /** The content document of a media publication: preview picture, assets and a few blocks. */
-const contentOf = (draft: Draft, title: string, summary: string, extra: ReadonlyArray<Content["blocks"][number]> = []) => {
+const contentOf = (draft: Draft, title: string, summary: string, extra: ReadonlyArray<NonNullable<Content["blocks"]>[number]> = []) => {
   const assets = assetsOf(draft, title, draft.dice.int(1, picturesPerProfile))
   const blocks = [
     { id: "b1", type: "richtext" as const, text: summary },

@@ -72,7 +72,8 @@ export const Profile = Schema.Struct({
   networks: Schema.Array(ProfileNetwork),
   skills: Schema.Array(ProfileSkill),
   structuredContacts: Schema.Array(StructuredContact)
-}).annotations({ identifier: "Profile" })
+  // Spec: "extra properties allowed": clients must accept fields added later.
+}).annotations({ identifier: "Profile", jsonSchema: { additionalProperties: true } })
 export type Profile = typeof Profile.Type
 
 const DateTime = Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time" } })

@@ -32,7 +32,8 @@ export const ContentPreview = Schema.Struct({
 export const ContentArticle = Schema.Struct({
   lead: Schema.optional(text(1000)),
   coverId: Schema.optional(Schema.UUID),
-  readingMinutes: Schema.optional(Schema.String.pipe(Schema.pattern(/^(\d{1,3})?$/))),
+  // Spec: a string that may be empty ("7", "7 мин", ""): free text, bounded.
+  readingMinutes: Schema.optional(text(40)),
   tags: Schema.optional(list(line(1, 40), 20)),
   sources: Schema.optional(list(Schema.Struct({ title: line(1, 240), url: Schema.optional(HttpsUrl) }).annotations(strict), 50))
 }).annotations({ identifier: "ContentArticle", ...strict })
@@ -77,15 +78,17 @@ export const Content = Schema.Struct({
   version: Schema.Literal(1),
   preview: Schema.optional(ContentPreview),
   article: Schema.optional(ContentArticle),
-  assets: Schema.optionalWith(list(ContentAsset, 50), { default: () => [] }),
-  blocks: Schema.optionalWith(list(ContentBlock, 200), { default: () => [] })
+  // Kept absent when the client leaves them out: whether they are present decides the catalog's
+  // projection of `portfolio` (spec CatalogPublication), so a default would change what was sent.
+  assets: Schema.optional(list(ContentAsset, 50)),
+  blocks: Schema.optional(list(ContentBlock, 200))
 }).pipe(
   Schema.filter((content) => {
-    const listed = new Set(content.assets.map((asset) => asset.id))
+    const listed = new Set((content.assets ?? []).map((asset) => asset.id))
     const referenced = [
       ...(content.preview?.assetIds ?? []),
       ...(content.article?.coverId === undefined ? [] : [content.article.coverId]),
-      ...content.blocks.flatMap((block) => block.mediaIds ?? [])
+      ...(content.blocks ?? []).flatMap((block) => block.mediaIds ?? [])
     ]
     const missing = referenced.find((id) => !listed.has(id))
     return missing === undefined ? true : `asset ${missing} is referenced but not listed in content.assets`

@@ -251,7 +251,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
           let row: PublicationRow
           if (input.publicationUuid === undefined) {
             if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
-              return yield* new InvalidRequest({ message: "a new publication has expectedRevision 0 (or none); pass publicationUuid to edit" })
+              return yield* Effect.fail(invalid("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
             }
             const [created] = yield* sql<PublicationRow>`INSERT INTO publications AS p (id, kind, owner_profile_uuid, draft)
               VALUES (${newRoutingKey()}, ${kind}, ${actor.profileUuid}, ${draft}::jsonb)
@@ -265,7 +265,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
             row = created!
           } else {
             if (input.expectedRevision === undefined) {
-              return yield* new InvalidRequest({ message: "expectedRevision is required to edit a publication: read it first" })
+              return yield* Effect.fail(invalid("expectedRevision is required to edit a publication: read it first"))
             }
             const current = yield* lockOwn(actor, input.publicationUuid)
             yield* requireRevision("publication", current.revision, input.expectedRevision)

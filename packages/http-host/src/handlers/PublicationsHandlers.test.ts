@@ -374,8 +374,19 @@ describe("status and moderation", () => {
     }, owner)
     expect(article.status).toBe(200)
     expect(article.body!.kind).toBe("article")
+    // The same save as tasks.save: a task's bad data answers invalid_task, other kinds invalid_request.
     const wrong = await call("POST", "/api/v1/publications", { kind: "task", requestUuid: randomUUID(), data: { title: "x" } }, owner)
     expect(wrong.status).toBe(400)
+    expect(wrong.body!.error.code).toBe("invalid_task")
+    const wrongArticle = await call("POST", "/api/v1/publications", { kind: "article", requestUuid: randomUUID(), data: { title: "x" } }, owner)
+    expect(wrongArticle.status).toBe(400)
+    expect(wrongArticle.body!.error.code).toBe("invalid_request")
+    // Every task save failure is invalid_task (spec), revision mistakes included.
+    const taskData = { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню", budget: "", deadline: "", files: [] }
+    const newWithRevision = await call("POST", "/api/v1/commands/tasks.save", { requestUuid: randomUUID(), expectedRevision: 3, data: taskData }, owner)
+    expect([newWithRevision.status, newWithRevision.body!.error.code]).toEqual([400, "invalid_task"])
+    const editWithoutRevision = await call("POST", "/api/v1/commands/tasks.save", { requestUuid: randomUUID(), publicationUuid: randomUUID(), data: taskData }, owner)
+    expect([editWithoutRevision.status, editWithoutRevision.body!.error.code]).toEqual([400, "invalid_task"])
   })
 })
 
@@ -441,6 +452,32 @@ describe("media kinds", () => {
     const foreign = await call("POST", "/api/v1/commands/articles.save", { requestUuid: randomUUID(), data }, stranger)
     expect(foreign.status).toBe(400)
     expect(foreign.body!.error.code).toBe("invalid_publication")
+  })
+
+  it("the catalog empties portfolio.assets only when content carries the canonical arrays; a portfolio with only its own images keeps them", async () => {
+    const asset = await readyFile(owner, "publication_asset")
+    const image = { id: asset, kind: "image", alt: "фото" }
+    const publish = async (content: Record<string, unknown>) => {
+      const saved = await call("POST", "/api/v1/commands/portfolio.save", {
+        requestUuid: randomUUID(),
+        data: { title: "Кейс кофейни", content, portfolio: { client: "Кофейня", assets: [image], blocks: [] } }
+      }, owner)
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+      // What was sent is what is kept: no canonical arrays appear that the client left out.
+      expect(Object.keys(saved.body!.draft.content).sort()).toEqual(Object.keys(content).sort())
+      const submitted = await command("submit", saved.body!, owner, "portfolio")
+      expect(submitted.status).toBe(200)
+      expect((await decide(submitted.body!, "approve")).status).toBe(200)
+      return saved.body!.uuid as string
+    }
+    const legacyOnly = await publish({ version: 1 })
+    const canonical = await publish({ version: 1, assets: [image], blocks: [{ id: "b", type: "image", mediaIds: [asset] }] })
+    const catalog = await call("GET", "/api/v1/catalog")
+    const entry = (uuid: string) => (catalog.body!.publications as Array<{ uuid: string; approved: { portfolio: { assets: Array<unknown>; client: string } } }>).find((p) => p.uuid === uuid)!
+    expect(entry(legacyOnly).approved.portfolio.assets).toEqual([image])
+    expect(entry(canonical).approved.portfolio).toMatchObject({ assets: [], client: "Кофейня" })
+    // Individual reads are never projected.
+    expect((await call("GET", `/api/v1/publications/${canonical}`)).body!.approved.portfolio.assets).toEqual([image])
   })
 
   it("refuses assets that are not ready files of the profile, saving nothing", async () => {
