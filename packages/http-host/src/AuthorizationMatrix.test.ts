@@ -216,7 +216,7 @@ describe("the authorization matrix (generated from the catalog)", () => {
 
 describe("the catalog's authorization declarations", () => {
   /** Authenticated operations any key may call whatever its scopes: they only describe the caller. */
-  const anyKey = new Set(["getMyCapabilities", "integrationCommands.prepare", "integrationCommands.commit"])
+  const anyKey = new Set(["getMyCapabilities", "auth.session", "integrationCommands.prepare", "integrationCommands.commit"])
 
   it("every authenticated operation names a scope, is session-only, or is one of the few any caller may use", () => {
     const unscoped = catalog.filter((e) => e.access === "authenticated" && !e.sessionOnly && e.scopes.length === 0 && !anyKey.has(e.id))

@@ -87,8 +87,9 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
   .add(
     operation("GET", "auth.session", "/api/v1/auth/session", {
       specId: null,
-      sessionOnly: true,
-      summary: "The signed-in user, acting profile and session expiry"
+      // Spec rule 4 and this row's errors (401, 503 only): a key may ask too; it describes the caller,
+      // so it needs no scope (as getMyCapabilities). For a key, expiresAt is the key's.
+      summary: "The signed-in user, acting profile and session expiry (for a bearer key: the key's expiry)"
     })
       .middleware(Authentication)
       .addSuccess(AuthSession)

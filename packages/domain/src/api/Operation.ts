@@ -27,7 +27,7 @@ export interface OperationPolicy {
   readonly invalidInput: Readonly<Record<string, InputErrorClass>>
   /**
    * Only a browser session may call it (a bearer key answers 403 `session_required`): managing
-   * keys, moderation, the session itself. Its scopes are never grantable to keys (`x-session-only`).
+   * keys, moderation, switching the session's profile. Its scopes are never grantable to keys (`x-session-only`).
    */
   readonly sessionOnly: boolean
   /** Only a bearer key may call it (a session answers 403 `key_required`): the approval flow's prepare and commit (`x-key-only`). */

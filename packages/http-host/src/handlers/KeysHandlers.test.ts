@@ -314,14 +314,21 @@ describe("choosing what a key may do", () => {
       ["POST", `/api/v1/keys/${key.uuid}/reissue`, undefined],
       ["POST", `/api/v1/keys/${key.uuid}/revoke`, undefined],
       ["POST", "/api/v1/commands/profiles.switch", { profileUuid: owner.profileUuid }],
-      ["GET", "/api/v1/moderation/queue", undefined],
-      ["GET", "/api/v1/auth/session", undefined]
+      ["GET", "/api/v1/moderation/queue", undefined]
     ] as const) {
       const answer = await call(method, path, { bearer: secret }, body)
       expect(answer.status, path).toBe(403)
       expect(answer.body.error.code, path).toBe("session_required")
     }
     expect((await getOwn(secret)).status).toBe(200)
+    // auth.session describes any caller (spec: 401 and 503 only): for a key, its account, profile and expiry.
+    const described = await call("GET", "/api/v1/auth/session", { bearer: secret })
+    expect(described.status).toBe(200)
+    expect(described.body).toEqual({
+      user: { uuid: owner.accountUuid, email: owner.email },
+      profile: { uuid: owner.profileUuid, name: expect.any(String), type: "Физлицо" },
+      expiresAt: key.expiresAt
+    })
   })
 
   it("a key needs the kind's own write scope to create a publication through publications.create", async () => {
