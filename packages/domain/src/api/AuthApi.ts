@@ -26,7 +26,7 @@ export const SignInLink = Schema.Struct({
 
 /** Spec: AuthSession, no additional properties. */
 export const AuthSession = Schema.Struct({
-  user: Schema.Struct({ uuid: Schema.UUID, email: Schema.String }),
+  user: Schema.Struct({ uuid: Schema.UUID, email: Schema.String.annotations({ jsonSchema: { type: "string", format: "email" } }) }),
   profile: Schema.Struct({ uuid: Schema.UUID, name: Schema.String, type: ProfileType }),
   expiresAt: DateTime
 }).annotations({ identifier: "AuthSession" })
