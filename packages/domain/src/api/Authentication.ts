@@ -23,7 +23,7 @@ export interface SessionActor extends ActorBase {
 }
 
 /**
- * A bearer key (over HTTP; over MCP later, `via: "mcp"`): it acts as the one profile the key is
+ * A bearer key (over HTTP `via: "key"`, inside an MCP tool call `via: "mcp"`): it acts as the one profile the key is
  * bound to, with only the key's scopes. Prepared commands and automation rules remember `keyUuid`
  * so revoking the key stops them.
  */
