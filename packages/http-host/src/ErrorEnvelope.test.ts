@@ -107,6 +107,19 @@ describe("the error envelope", () => {
     await expectEnvelope(response, 400, "invalid_request")
   })
 
+  it("answers a body in a content type the operation does not take (broken multipart, plain text) with 400, never 500", async () => {
+    for (const [contentType, body] of [
+      ["multipart/form-data; boundary=broken", "--nope\r\ncontent-disposition: form-data\r\n\r\nx"],
+      ["multipart/form-data", "x"],
+      ["text/plain", "{\"name\": \"abc\"}"],
+      ["application/x-www-form-urlencoded", "name=%ZZ"]
+    ]) {
+      const response = await fetch(`${host.url}/api/v1/probe/echo`, { method: "POST", headers: { "content-type": contentType! }, body: body! })
+      expect(response.status, contentType).toBeLessThan(500)
+      if (response.status >= 400) await expectEnvelope(response, response.status, (await response.clone().json()).error.code)
+    }
+  })
+
   it("answers a body that fails the schema with 400 invalid_request naming the field", async () => {
     const response = await fetch(`${host.url}/api/v1/probe/echo`, {
       method: "POST",

@@ -47,7 +47,8 @@ type Outcome =
  * declared errors, so whatever a declared error does not cover still answers with the one
  * envelope and never a stack or SQL:
  * - unknown route → 404, known path with another method → 405 with `Allow`;
- * - unreadable body → 400 `invalid_request`, oversized body → 413 (declared length checked first);
+ * - unreadable body → 400 `invalid_request`, oversized body → 413 (declared length checked first),
+ *   a multipart body (no operation takes one) → 400 before it is parsed;
  * - a request failing its schema → the declared `invalid_request` error (not the framework's shape);
  * - a database failure → the declared 503 `unavailable`;
  * - a defect → 500 with a correlation id that the log line carries too.
@@ -67,6 +68,12 @@ export const errorEnvelope = (routes: RouteTable, options: { readonly maxBodyByt
       if (operation?.sameOrigin === true && request.headers["origin"] !== publicOrigin) {
         // Before the body is read or anything is looked up: nothing changes for a foreign page.
         return json(403, envelope(ForbiddenOrigin, "This request must come from the service's own pages"))
+      }
+      if (operation !== undefined && /^multipart\//i.test(request.headers["content-type"] ?? "")) {
+        // No operation takes a multipart form (file bytes go to their upload address): refused before
+        // the framework's multipart parser sees it, whose broken-boundary errors are not even typed.
+        const malformed = operation.invalidInput["*"] ?? InvalidRequest
+        return json(malformed.status, envelope(malformed, "Send the request body as JSON (Content-Type: application/json)"))
       }
       return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes)).pipe(
         Effect.catchAllCause((cause: Cause.Cause<unknown>) => {
@@ -97,6 +104,8 @@ const tooLarge = (maxBodyBytes: number) =>
 
 /** The top-level `kind` of a JSON body the operation already read (the platform keeps its text), if any. */
 const bodyKind = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  // Only a JSON body: any other was not read as text, and reading it here would start a new read.
+  if (!(request.headers["content-type"] ?? "").toLowerCase().includes("application/json")) return undefined
   try {
     const body: unknown = JSON.parse(Effect.runSync(request.text))
     return typeof body === "object" && body !== null && "kind" in body && typeof body.kind === "string" ? body.kind : undefined

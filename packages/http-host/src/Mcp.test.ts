@@ -122,7 +122,8 @@ describe("the MCP endpoint", () => {
     const all = await makeKey(owner, grantableScopes)
     const selected = await connect(all.secret, "?toolsets=publications,events")
     const groups = new Set((await selected.listTools()).tools.map((tool) => catalog.find((e) => e.id === tool.name)!.group))
-    expect([...groups].sort()).toEqual(["events", "publications"])
+    // The approval flow's tools (prepare, commit) stay listed whatever the toolsets.
+    expect([...groups].sort()).toEqual(["events", "integrationCommands", "publications"])
     await selected.close()
 
     const unknown = await fetch(`${host.url}/mcp?toolsets=publications,nope`, {

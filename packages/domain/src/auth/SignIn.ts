@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Either, Redacted } from "effect"
+import { Duration, Effect, Either, Exit, Redacted } from "effect"
 import { randomBytes, randomInt, randomUUID } from "node:crypto"
 import { Gone, InvalidCode, InvalidLink, ServiceUnavailable } from "../api/ApiError.js"
 import type { AuthSession } from "../api/AuthApi.js"
@@ -55,50 +55,50 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
     const challengeUuid = randomUUID()
     const code = String(randomInt(0, 1_000_000)).padStart(6, "0")
     const token = randomBytes(32).toString("base64url")
-    const { expiresAt, hits } = yield* sql.withTransaction(Effect.gen(function*() {
-      yield* lockSubject(`sign-in-email:${email}`)
-      yield* lockSubject(`sign-in-ip:${input.clientIp}`)
-      yield* checkWindow({
-        bucket: "sign-in-email",
-        subject: email,
-        limit: 1,
-        seconds: signInLimits.resendCooldownSeconds,
-        message: "A sign-in email was just sent to this address; wait before asking again"
-      })
-      yield* checkWindow({
-        bucket: "sign-in-email",
-        subject: email,
-        limit: signInLimits.emailsPerAddressPerHour,
-        seconds: 3600,
-        message: "Too many sign-in emails to this address this hour"
-      })
-      yield* checkWindow({
-        bucket: "sign-in-ip",
-        subject: input.clientIp,
-        limit: signInLimits.emailsPerIpPerHour,
-        seconds: 3600,
-        message: "Too many sign-in emails from this address this hour"
-      })
-      const [account] = yield* sql<{ uuid: string }>`SELECT uuid FROM accounts WHERE email = ${email} AND deleted_at IS NULL`
-      const [row] = yield* sql<{ expires_at: Date }>`
-        INSERT INTO sign_in_challenges (uuid, email, account_uuid, code_hash, link_hash, expires_at)
-        VALUES (${challengeUuid}, ${email}, ${account?.uuid ?? null}, ${codeHashOf(secret, challengeUuid, code)},
-          ${linkHashOf(secret, challengeUuid, token)}, now() + make_interval(secs => ${Duration.toSeconds(signInLimits.challengeLifetime)}))
-        RETURNING expires_at`
-      const counted = [yield* recordHit("sign-in-email", email), yield* recordHit("sign-in-ip", input.clientIp)]
-      return { expiresAt: row!.expires_at, hits: counted }
-    }))
-    // From here on the steps finish together even if the client goes away: the mail goes out (or
-    // not) and the bookkeeping says which, never a counted start with nothing decided.
-    yield* Effect.uninterruptible(Effect.gen(function*() {
-      const sent = yield* Effect.either(mailer.send(signInEmail({
+    // Started, it runs to the end even if the client goes away: never a counted start with nothing
+    // decided (the mail goes out or not, and the bookkeeping says which). SMTP timeouts bound it.
+    return yield* Effect.uninterruptible(Effect.gen(function*() {
+      const { expiresAt, hits } = yield* sql.withTransaction(Effect.gen(function*() {
+        yield* lockSubject(`sign-in-email:${email}`)
+        yield* lockSubject(`sign-in-ip:${input.clientIp}`)
+        yield* checkWindow({
+          bucket: "sign-in-email",
+          subject: email,
+          limit: 1,
+          seconds: signInLimits.resendCooldownSeconds,
+          message: "A sign-in email was just sent to this address; wait before asking again"
+        })
+        yield* checkWindow({
+          bucket: "sign-in-email",
+          subject: email,
+          limit: signInLimits.emailsPerAddressPerHour,
+          seconds: 3600,
+          message: "Too many sign-in emails to this address this hour"
+        })
+        yield* checkWindow({
+          bucket: "sign-in-ip",
+          subject: input.clientIp,
+          limit: signInLimits.emailsPerIpPerHour,
+          seconds: 3600,
+          message: "Too many sign-in emails from this address this hour"
+        })
+        const [account] = yield* sql<{ uuid: string }>`SELECT uuid FROM accounts WHERE email = ${email} AND deleted_at IS NULL`
+        const [row] = yield* sql<{ expires_at: Date }>`
+          INSERT INTO sign_in_challenges (uuid, email, account_uuid, code_hash, link_hash, expires_at)
+          VALUES (${challengeUuid}, ${email}, ${account?.uuid ?? null}, ${codeHashOf(secret, challengeUuid, code)},
+            ${linkHashOf(secret, challengeUuid, token)}, now() + make_interval(secs => ${Duration.toSeconds(signInLimits.challengeLifetime)}))
+          RETURNING expires_at`
+        const counted = [yield* recordHit("sign-in-email", email), yield* recordHit("sign-in-ip", input.clientIp)]
+        return { expiresAt: row!.expires_at, hits: counted }
+      }))
+      const sent = yield* Effect.exit(mailer.send(signInEmail({
         to: email,
         code,
         link: signInLink(publicOrigin, challengeUuid, token),
         expiresAt,
         minutes: Duration.toMinutes(signInLimits.challengeLifetime)
       })))
-      if (Either.isLeft(sent)) {
+      if (Exit.isFailure(sent)) {
         yield* sql.withTransaction(Effect.zipRight(
           sql`DELETE FROM sign_in_challenges WHERE uuid = ${challengeUuid}`,
           forgetHits(hits)
@@ -106,9 +106,10 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
         return yield* new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" })
       }
       yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
-        WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL`
+        WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL
+          AND created_at < (SELECT created_at FROM sign_in_challenges WHERE uuid = ${challengeUuid})`
+      return { challengeUuid, expiresAt, resendAfterSeconds: 60 as const }
     }))
-    return { challengeUuid, expiresAt, resendAfterSeconds: 60 as const }
   })
 
 interface ChallengeRow {

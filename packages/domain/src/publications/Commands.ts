@@ -14,6 +14,7 @@ const invalidPublication = (message: string) => new InvalidPublication({ message
  */
 export const publicationCommands = {
   tasks: publicationCommandsOf("task", TaskData, "tasks", invalidTask, {
+    invalidSave: invalidTask,
     unsubmittable: (data) =>
       codePoints(data.description.trim()) >= minSubmitDescription
         ? undefined

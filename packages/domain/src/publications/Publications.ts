@@ -96,8 +96,14 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
     readonly references?: (data: A) => { readonly assets: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }
     /** Why a draft cannot be submitted yet, if it cannot. */
     readonly unsubmittable?: (data: A) => string | undefined
+    /**
+     * The 400 for a malformed save request (a revision that does not fit): `invalid_request` by
+     * default; tasks answer `invalid_task` for every save failure (spec).
+     */
+    readonly invalidSave?: (message: string) => Invalid | InvalidRequest
   } = {}
 ) => {
+  const invalidSave = rules.invalidSave ?? ((message: string) => new InvalidRequest({ message }))
   const own = ownPublication(data, `Own_${kind}`)
   const decodeData = Schema.decodeUnknown(data)
   const encodeData = Schema.encode(data)
@@ -251,7 +257,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
           let row: PublicationRow
           if (input.publicationUuid === undefined) {
             if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
-              return yield* Effect.fail(invalid("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
+              return yield* Effect.fail(invalidSave("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
             }
             const [created] = yield* sql<PublicationRow>`INSERT INTO publications AS p (id, kind, owner_profile_uuid, draft)
               VALUES (${newRoutingKey()}, ${kind}, ${actor.profileUuid}, ${draft}::jsonb)
@@ -265,7 +271,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
             row = created!
           } else {
             if (input.expectedRevision === undefined) {
-              return yield* Effect.fail(invalid("expectedRevision is required to edit a publication: read it first"))
+              return yield* Effect.fail(invalidSave("expectedRevision is required to edit a publication: read it first"))
             }
             const current = yield* lockOwn(actor, input.publicationUuid)
             yield* requireRevision("publication", current.revision, input.expectedRevision)

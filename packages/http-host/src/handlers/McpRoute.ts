@@ -84,9 +84,11 @@ export const toolOf = (entry: CatalogEntry): Tool => ({
 export const toolsFor = (key: KeyActor, toolsets: Option.Option<ReadonlySet<string>>) =>
   catalog
     .filter((entry) => Either.isRight(Effect.runSync(Effect.either(authorizeKey(entry, key, { channel: "mcp", approved: true })))))
-    .filter((entry) => Option.match(toolsets, { onNone: () => true, onSome: (set) => set.has(entry.group) }))
+    // The approval flow's own tools stay whatever the toolsets: an approval tool needs commit to finish.
+    .filter((entry) => entry.group === approvalGroup || Option.match(toolsets, { onNone: () => true, onSome: (set) => set.has(entry.group) }))
 
 const groups = new Set(catalog.map((entry) => entry.group))
+const approvalGroup = prepareEntry?.group ?? "integrationCommands"
 
 const resultOf = (status: number, body: unknown): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(body) }],

@@ -387,6 +387,9 @@ describe("status and moderation", () => {
     expect([newWithRevision.status, newWithRevision.body!.error.code]).toEqual([400, "invalid_task"])
     const editWithoutRevision = await call("POST", "/api/v1/commands/tasks.save", { requestUuid: randomUUID(), publicationUuid: randomUUID(), data: taskData }, owner)
     expect([editWithoutRevision.status, editWithoutRevision.body!.error.code]).toEqual([400, "invalid_task"])
+    // Other kinds keep invalid_request for a malformed request (invalid_publication is for unusable files).
+    const articleWithoutRevision = await call("POST", "/api/v1/commands/articles.save", { requestUuid: randomUUID(), publicationUuid: randomUUID(), data: { title: "Статья" } }, owner)
+    expect([articleWithoutRevision.status, articleWithoutRevision.body!.error.code]).toEqual([400, "invalid_request"])
   })
 })
 
