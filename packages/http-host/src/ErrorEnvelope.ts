@@ -114,6 +114,24 @@ const bodyKind = (request: HttpServerRequest.HttpServerRequest): string | undefi
   }
 }
 
+/**
+ * The declared error a schema violation answers with: the operation may name its own for a field
+ * (invalid_email, invalid_code, ...), for a body kind (`kind=task`: invalid_task) or for any field
+ * (`*`); `invalid_request` otherwise. Shared by HTTP and the internal dispatch (MCP, approval commits).
+ */
+export const inputError = (
+  operation: CatalogEntry | undefined,
+  error: HttpApiError.HttpApiDecodeError,
+  kind: () => string | undefined
+) => {
+  const fields = new Set(error.issues.map((issue) => String(issue.path[0] ?? "")))
+  const invalidInput = operation?.invalidInput ?? {}
+  const byKind = Object.keys(invalidInput).some((key) => key.startsWith("kind=")) ? invalidInput[`kind=${kind()}`] : undefined
+  const named = [...fields].map((field) => invalidInput[field]).find((cls) => cls !== undefined) ?? byKind ?? invalidInput["*"]
+  const message = describeIssues(error)
+  return named !== undefined ? new named({ message }) : new InvalidRequest({ message })
+}
+
 /** What to do with a failure: answer here, re-fail with a declared error, or (undefined) treat as a defect. */
 const classify = (
   request: HttpServerRequest.HttpServerRequest,
@@ -146,13 +164,7 @@ const classify = (
     }
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
-    // The operation may name its own error for a field (invalid_email, invalid_code, ...).
-    const fields = new Set(error.issues.map((issue) => String(issue.path[0] ?? "")))
-    const invalidInput = operation?.invalidInput ?? {}
-    const byKind = Object.keys(invalidInput).some((key) => key.startsWith("kind=")) ? invalidInput[`kind=${bodyKind(request)}`] : undefined
-    const named = [...fields].map((field) => invalidInput[field]).find((cls) => cls !== undefined) ?? byKind ?? invalidInput["*"]
-    const message = describeIssues(error)
-    return { _tag: "Refail", error: named !== undefined ? new named({ message }) : new InvalidRequest({ message }) }
+    return { _tag: "Refail", error: inputError(operation, error, () => bodyKind(request)) }
   }
   if (isDatabaseFailure(error) || Option.isNone(failure)) return { _tag: "Refail", error: undefined }
   return { _tag: "Refail", error }

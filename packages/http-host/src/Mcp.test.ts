@@ -150,6 +150,10 @@ describe("the MCP endpoint", () => {
     // Bad input is the operation's own 400, as a tool error.
     const bad = await client.callTool({ name: "tasks.submit", arguments: { publicationUuid: "not-a-uuid", expectedRevision: -1 } })
     expect(bad.isError).toBe(true)
+    // The operation's own input error, as over HTTP: a task's bad data is invalid_task.
+    const badTask = await client.callTool({ name: "tasks.save", arguments: { requestUuid: randomUUID(), data: { title: "x" } } })
+    expect(badTask.isError).toBe(true)
+    expect(textOf(badTask).error.code).toBe("invalid_task")
     await client.close()
   })
 

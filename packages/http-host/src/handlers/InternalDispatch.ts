@@ -1,6 +1,7 @@
-import { approvedOperation, type CatalogEntry, InvalidRequest, keyChannel, type KeyChannel } from "@birzha/domain"
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { approvedOperation, type CatalogEntry, keyChannel, type KeyChannel } from "@birzha/domain"
+import { HttpApiBuilder, HttpApiError, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
+import { inputError } from "../ErrorEnvelope.js"
 
 /**
  * The service's own router as an internal call: the approval commit and the MCP tools run an
@@ -24,18 +25,22 @@ export interface DispatchResult {
   readonly body: unknown
 }
 
+const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "HttpApiDecodeError"
+
 /** The answer an operation's failure gets on the wire: the error's own status and code. */
-const answerOfFailure = (cause: Cause.Cause<unknown>): DispatchResult => {
-  const error = Cause.squash(cause)
+const answerOfFailure = (entry: CatalogEntry, args: Record<string, unknown>, cause: Cause.Cause<unknown>): DispatchResult => {
+  const squashed = Cause.squash(cause)
+  // A schema violation answers the operation's own input error, as over HTTP (tasks: invalid_task).
+  const error = isDecodeError(squashed)
+    ? inputError(entry, squashed, () => (typeof args["kind"] === "string" ? args["kind"] : undefined))
+    : squashed
   if (typeof error === "object" && error !== null) {
     // Domain errors carry their status and code as statics of their class.
     const cls = error.constructor as { readonly status?: unknown; readonly code?: unknown }
     const message = "message" in error && typeof error.message === "string" ? error.message : ""
     if (typeof cls.status === "number" && typeof cls.code === "string") {
       return { status: cls.status, body: { error: { code: cls.code, message } } }
-    }
-    if ("_tag" in error && error._tag === "HttpApiDecodeError") {
-      return { status: 400, body: { error: { code: InvalidRequest.code, message } } }
     }
   }
   return { status: 500, body: { error: { code: "internal_error", message: "The operation failed unexpectedly" } } }
@@ -88,6 +93,6 @@ export const dispatchOperation = (
           return { status: response.status, body }
         })
       ),
-      Effect.catchAllCause((cause) => Effect.succeed(answerOfFailure(cause)))
+      Effect.catchAllCause((cause) => Effect.succeed(answerOfFailure(entry, args, cause)))
     )
   })
