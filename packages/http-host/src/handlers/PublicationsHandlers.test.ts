@@ -221,6 +221,20 @@ describe("owner views and public reads", () => {
     expect(JSON.stringify(catalog.body)).not.toContain(owner.email)
   })
 
+  it("answers concurrent catalog readers with one shared build, and the next reader sees a change at once", async () => {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => fetch(`${host.url}/api/v1/catalog`)))
+    for (const answer of answers) {
+      expect(answer.status).toBe(200)
+      expect(answer.headers.get("content-type")).toContain("application/json")
+    }
+    const bodies = await Promise.all(answers.map((answer) => answer.text()))
+    expect(new Set(bodies).size).toBe(1)
+    // Nothing is kept after a build: a publication approved now is in the very next answer.
+    const { uuid } = await approvedTask({ title: "Сразу в каталоге" })
+    const next = await call("GET", "/api/v1/catalog")
+    expect((next.body!.publications as Array<{ uuid: string }>).some((p) => p.uuid === uuid)).toBe(true)
+  })
+
   it("reads absent, draft-only, hidden and deleted publications as the same 404", async () => {
     const draftOnly = await saveTask(task())
     const hidden = await approvedTask()

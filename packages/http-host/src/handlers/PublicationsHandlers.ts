@@ -1,4 +1,4 @@
-import { BirzhaApi, CurrentActor, type InvalidPublication, type InvalidTask, NotFound, requireScope } from "@birzha/domain"
+import { BirzhaApi, Catalog, CurrentActor, type InvalidPublication, type InvalidTask, NotFound, requireScope } from "@birzha/domain"
 import {
   decideModeration,
   getCatalog,
@@ -10,9 +10,9 @@ import {
   publicationCommands,
   type publicationCommandsOf
 } from "@birzha/domain/server"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, FiberId, Option, Schema } from "effect"
 import { using } from "./Storage.js"
 
 /** The write scope of each kind `publications.create` accepts. */
@@ -109,10 +109,39 @@ export const LearningHandlers = HttpApiBuilder.group(BirzhaApi, "learning", (han
       .handle("learning.delete", h.delete)
   }))
 
+/**
+ * One build for every request that arrives while it runs: the catalog is one large public document
+ * (26 MiB of JSON at 10k publications), so concurrent readers share the rows, the encoding and the
+ * string instead of each holding a copy. Nothing is kept after the build: the next request reads
+ * afresh, so an answer is never older than the requests it serves. A reader that leaves does not
+ * stop the build for the others.
+ */
+const sharedBuild = <A, E>(build: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  let current: Deferred.Deferred<A, E> | undefined
+  return Effect.suspend(() => {
+    if (current !== undefined) return Deferred.await(current)
+    const started = Deferred.unsafeMake<A, E>(FiberId.none)
+    current = started
+    return build.pipe(
+      Effect.exit,
+      Effect.flatMap((exit) => Deferred.done(started, exit)),
+      Effect.ensuring(Effect.sync(() => {
+        current = undefined
+      })),
+      Effect.forkDaemon,
+      Effect.zipRight(Deferred.await(started))
+    )
+  })
+}
+
 export const PublicHandlers = HttpApiBuilder.group(BirzhaApi, "publications", (handlers) =>
-  Effect.map(withSqlContext, (context) =>
-    handlers
-      .handle("getCatalog", () => context(getCatalog))
+  Effect.map(withSqlContext, (context) => {
+    // The JSON the framework would send for the declared schema, built once per wave of readers.
+    const catalogJson = sharedBuild(
+      context(getCatalog).pipe(Effect.flatMap(Schema.encode(Catalog)), Effect.orDie, Effect.map((encoded) => JSON.stringify(encoded)))
+    )
+    return handlers
+      .handle("getCatalog", () => Effect.map(catalogJson, (body) => HttpServerResponse.text(body, { contentType: "application/json" })))
       .handle("listPublications", ({ urlParams }) => context(listPublications(urlParams)))
       .handle("getPublication", ({ path }) =>
         Effect.flatMap(context(getPublication(path.uuid)), Option.match({
@@ -156,7 +185,7 @@ export const PublicHandlers = HttpApiBuilder.group(BirzhaApi, "publications", (h
             }
           }
         }))
-  ))
+  }))
 
 export const ModerationHandlers = HttpApiBuilder.group(BirzhaApi, "moderation", (handlers) =>
   Effect.map(withSqlContext, (context) =>
