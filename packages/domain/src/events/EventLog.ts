@@ -43,9 +43,8 @@ export interface SequencedEvent {
   readonly event: EventEnvelope
 }
 
-interface EventRow {
-  readonly position: string
-  readonly sequenced_at: Date | null
+/** An outbox row's envelope columns, as `envelopeColumns` reads them (alias `e`). */
+export interface EnvelopeRow {
   readonly uuid: string
   readonly type: string
   readonly schema_version: number
@@ -57,22 +56,31 @@ interface EventRow {
   readonly context: unknown
 }
 
-const columns = `e.position::text AS position, e.sequenced_at, e.uuid, e.type, e.schema_version, e.occurred_at,
+interface EventRow extends EnvelopeRow {
+  readonly position: string
+  readonly sequenced_at: Date | null
+}
+
+export const envelopeColumns = `e.uuid, e.type, e.schema_version, e.occurred_at,
   e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context`
+
+const columns = `e.position::text AS position, e.sequenced_at, ${envelopeColumns}`
+
+/** The stored row in the envelope's wire form, exactly the spec's fields (not yet checked against `EventEnvelope`). */
+export const wireEnvelopeOf = (row: EnvelopeRow) => ({
+  uuid: row.uuid,
+  type: row.type,
+  schemaVersion: row.schema_version,
+  occurredAt: row.occurred_at.toISOString(),
+  aggregate: { kind: row.aggregate_kind, uuid: row.aggregate_uuid, revision: row.aggregate_revision },
+  data: row.data,
+  context: row.context
+})
 
 const decodeEnvelope = Schema.decodeUnknown(EventEnvelope)
 
 /** The stored row as the envelope, checked: an emitter that broke the shape is a defect, not a 400. */
-const envelopeOf = (row: EventRow): Effect.Effect<EventEnvelope> =>
-  Effect.orDie(decodeEnvelope({
-    uuid: row.uuid,
-    type: row.type,
-    schemaVersion: row.schema_version,
-    occurredAt: row.occurred_at.toISOString(),
-    aggregate: { kind: row.aggregate_kind, uuid: row.aggregate_uuid, revision: row.aggregate_revision },
-    data: row.data,
-    context: row.context
-  }))
+const envelopeOf = (row: EventRow): Effect.Effect<EventEnvelope> => Effect.orDie(decodeEnvelope(wireEnvelopeOf(row)))
 
 /**
  * The last position handed out. Everything up to it is committed and readable: the sequencer

@@ -1,5 +1,5 @@
 import { EventEnvelope, type PayloadMode, webhookLimits } from "@birzha/domain"
-import { eventVisibleTo, getPublication, ownProfileView, testEventType } from "@birzha/domain/server"
+import { type EnvelopeRow, envelopeColumns, eventVisibleTo, getPublication, ownProfileView, testEventType, wireEnvelopeOf } from "@birzha/domain/server"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Schema } from "effect"
@@ -10,18 +10,6 @@ export const testBody = (uuid: string): string =>
 
 /** An event as sent: the envelope's wire form (exactly the spec's fields), checked against `EventEnvelope`. */
 export type WireEnvelope = typeof EventEnvelope.Encoded
-
-interface EventRow {
-  readonly uuid: string
-  readonly type: string
-  readonly schema_version: number
-  readonly occurred_at: Date
-  readonly aggregate_kind: string
-  readonly aggregate_uuid: string
-  readonly aggregate_revision: number
-  readonly data: unknown
-  readonly context: unknown
-}
 
 const isEnvelope = Schema.is(Schema.encodedSchema(EventEnvelope))
 
@@ -38,19 +26,10 @@ export const visibleEnvelopes = (
     const found = new Map<string, WireEnvelope>()
     if (uuids.length === 0) return found
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<EventRow>`SELECT e.uuid, e.type, e.schema_version, e.occurred_at, e.aggregate_kind,
-        e.aggregate_uuid, e.aggregate_revision, e.data, e.context
+    const rows = yield* sql<EnvelopeRow>`SELECT ${sql.literal(envelopeColumns)}
       FROM outbox_events e WHERE ${sql.in("e.uuid", uuids)} AND ${eventVisibleTo(sql, profileUuid)}`
     for (const row of rows) {
-      const wire = {
-        uuid: row.uuid,
-        type: row.type,
-        schemaVersion: row.schema_version,
-        occurredAt: row.occurred_at.toISOString(),
-        aggregate: { kind: row.aggregate_kind, uuid: row.aggregate_uuid, revision: row.aggregate_revision },
-        data: row.data,
-        context: row.context
-      }
+      const wire = wireEnvelopeOf(row)
       // An emitter that broke the envelope's shape is a defect of ours; such an event is not sent.
       if (isEnvelope(wire)) found.set(row.uuid, wire)
       else yield* Effect.logError("outbox event does not match EventEnvelope; not delivered").pipe(Effect.annotateLogs({ event: row.uuid }))
