@@ -3,9 +3,8 @@ import { randomUUID } from "node:crypto"
 import { Option } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
-import { type RunningHost, startService, untilReady } from "./testing.js"
+import { type RunningHost, startTestService, type TestService } from "./testing.js"
 
 /**
  * The authorization matrix, generated from the catalog: every operation × every kind of caller
@@ -18,7 +17,7 @@ import { type RunningHost, startService, untilReady } from "./testing.js"
  */
 
 const origin = "http://localhost:8080"
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 let owner: SignedIn
@@ -118,11 +117,8 @@ const makeKey = async (): Promise<Key> => {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase("authz_matrix")
-  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("authz_matrix", { publicOrigin: origin, trustProxy: true })
+  ;({ host, db } = service)
   owner = await signIn({ url: host.url, origin, db })
   spare = await signIn({ url: host.url, origin, db })
   // The session may moderate, so moderation answers by its declaration, not the role check.
@@ -132,9 +128,7 @@ beforeAll(async () => {
   await setScopes(keys.mcpOff, grantableScopes, true, false)
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 type Expected = { readonly allowed: true } | { readonly status: 401 | 403; readonly code: string }

@@ -3,10 +3,8 @@ import { randomUUID } from "node:crypto"
 import { register } from "node:module"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort } from "../../../testing/net.js"
-import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
-import { type RunningHost, startService, untilReady } from "./testing.js"
+import { type RunningHost, startTestService, type TestService } from "./testing.js"
 
 // The test workers run Node with `--conditions source` (workspace packages resolve to their
 // TypeScript), which sends the SDK client's SSE parser to sources Node cannot load; this hook hands
@@ -23,29 +21,17 @@ const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
 const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
 type Client = InstanceType<typeof Client>
 
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 let origin: string
 
 beforeAll(async () => {
-  database = await createTestDatabase("mcp")
-  const port = await freePort()
-  origin = `http://localhost:${port}`
-  host = await startService({
-    env: { DATABASE_URL: database.url, BIRZHA_SECRET: "mcp tests: a server secret of 32+ characters long" },
-    port,
-    publicOrigin: origin,
-    trustProxy: true
-  })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("mcp", { env: { BIRZHA_SECRET: "mcp tests: a server secret of 32+ characters long" }, trustProxy: true })
+  ;({ host, db, origin } = service)
 }, 60_000)
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 const call = async (method: string, path: string, cookie: string, body: unknown) => {

@@ -1,25 +1,19 @@
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { type RunningHost, startTestService, type TestService } from "../testing.js"
 
 const origin = "http://localhost:8080"
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 let n = 0
 
 beforeAll(async () => {
-  database = await createTestDatabase("account")
-  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("account", { publicOrigin: origin, trustProxy: true })
+  ;({ host, db } = service)
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 const call = (method: string, path: string, body?: unknown, cookie?: string, ip = "198.51.100.1") =>

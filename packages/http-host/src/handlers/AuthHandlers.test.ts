@@ -1,10 +1,11 @@
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../../testing/net.js"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import type { TestDatabase } from "../../../../testing/postgres.js"
+import { type RunningHost, startService, startTestService, type TestService, untilReady } from "../testing.js"
 
 const origin = "http://localhost:8080"
+let service: TestService
 let database: TestDatabase
 let host: RunningHost
 let db: Pg.Client
@@ -15,16 +16,11 @@ let emailCounter = 0
 const nextEmail = (label = "user") => `${label}.${++emailCounter}.${Date.now()}@example.com`
 
 beforeAll(async () => {
-  database = await createTestDatabase("auth")
-  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("auth", { publicOrigin: origin, trustProxy: true })
+  ;({ database, host, db } = service)
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 interface Call {

@@ -6,11 +6,12 @@ import { createHash } from "node:crypto"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sampleFiles, zipOf } from "../../../../testing/files.js"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import type { TestDatabase } from "../../../../testing/postgres.js"
 import { type SignedIn, signIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { type RunningHost, startTestService, type TestService } from "../testing.js"
 
 const origin = "http://localhost:8080"
+let service: TestService
 let database: TestDatabase
 let host: RunningHost
 let db: Pg.Client
@@ -18,18 +19,13 @@ let alice: SignedIn
 let bob: SignedIn
 
 beforeAll(async () => {
-  database = await createTestDatabase("files")
-  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("files", { publicOrigin: origin, trustProxy: true })
+  ;({ database, host, db } = service)
   alice = await signIn({ url: host.url, origin, db })
   bob = await signIn({ url: host.url, origin, db })
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 interface FileBody {

@@ -1,42 +1,25 @@
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
-import { type Browser, type BrowserContext, chromium } from "playwright-core"
+import type { Browser, BrowserContext } from "playwright-core"
+import { launchChromium } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort } from "../../../../testing/net.js"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { type RunningHost, startTestService, type TestService } from "../testing.js"
 
-const executablePath = process.env["BIRZHA_CHROMIUM"] ?? "/usr/bin/chromium"
 
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 let origin: string
 let browser: Browser
 
 beforeAll(async () => {
-  database = await createTestDatabase("integration_commands")
-  const port = await freePort()
-  origin = `http://localhost:${port}`
-  host = await startService({
-    env: { DATABASE_URL: database.url, BIRZHA_SECRET: "integration command tests: a server secret of 32+ characters" },
-    port,
-    publicOrigin: origin,
-    trustProxy: true
-  })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
-  browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
+  service = await startTestService("integration_commands", { env: { BIRZHA_SECRET: "integration command tests: a server secret of 32+ characters" }, trustProxy: true })
+  ;({ host, db, origin } = service)
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 interface Owner {

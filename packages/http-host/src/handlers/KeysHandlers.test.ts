@@ -2,27 +2,21 @@ import { grantableScopes, allScopes } from "@birzha/domain"
 import { createHmac, randomUUID } from "node:crypto"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { type RunningHost, startTestService, type TestService } from "../testing.js"
 
 const origin = "http://localhost:8080"
 const serverSecret = "keys-test-secret-0123456789-abcdefghijklmnop"
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 
 beforeAll(async () => {
-  database = await createTestDatabase("keys")
-  host = await startService({ env: { DATABASE_URL: database.url, BIRZHA_SECRET: serverSecret }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("keys", { env: { BIRZHA_SECRET: serverSecret }, publicOrigin: origin, trustProxy: true })
+  ;({ host, db } = service)
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 interface Answer<T = any> {

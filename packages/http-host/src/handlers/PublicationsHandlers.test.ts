@@ -1,12 +1,11 @@
 import Pg from "pg"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { type RunningHost, startTestService, type TestService } from "../testing.js"
 
 const origin = "http://localhost:8080"
-let database: TestDatabase
+let service: TestService
 let host: RunningHost
 let db: Pg.Client
 let owner: SignedIn
@@ -14,20 +13,15 @@ let moderator: SignedIn
 let stranger: SignedIn
 
 beforeAll(async () => {
-  database = await createTestDatabase("publications")
-  host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
+  service = await startTestService("publications", { publicOrigin: origin, trustProxy: true })
+  ;({ host, db } = service)
   owner = await signIn({ url: host.url, origin, db })
   moderator = await signIn({ url: host.url, origin, db })
   stranger = await signIn({ url: host.url, origin, db })
   await db.query("INSERT INTO moderators (email, source) VALUES ($1, 'cli')", [moderator.email])
 })
 afterAll(async () => {
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 const call = async (method: string, path: string, body?: unknown, who?: SignedIn) => {

@@ -177,7 +177,8 @@ describe("the webhook endpoint state table", () => {
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString("base64")}`, test)).toThrow()
 
     const active = await until(() => endpointOf(owner, endpoint["uuid"]), (e) => e["state"] === "active")
-    expect(active["verifiedAt"]).toBeDefined()
+    // Verified by this test delivery, just now.
+    expect(Math.abs(Date.parse(active["verifiedAt"]) - Date.now())).toBeLessThan(60_000)
     // The event emitted before activation is not sent; one after is, as the exact envelope.
     const [event] = await emit(owner)
     await r.until((all) => all.length === 2)
@@ -501,7 +502,10 @@ describe("history, replay and recovery", () => {
     expect(Buffer.byteLength(attempt["responseExcerpt"])).toBeGreaterThan(1000)
     expect(attempt["durationMs"]).toBeGreaterThanOrEqual(0)
     expect(attempt["attemptedAt"]).toMatch(/^\d{4}-\d\d-\d\dT/)
-    expect(pending!["nextAttemptAt"]).toBeDefined()
+    // The schedule's second try: 5 s after the first, ±20 % jitter.
+    const wait = Date.parse(pending!["nextAttemptAt"]) - Date.parse(attempt["attemptedAt"])
+    expect(wait).toBeGreaterThanOrEqual(3_900)
+    expect(wait).toBeLessThanOrEqual(6_100 + attempt["durationMs"])
     // Paging: newest first, the cursor continues without repeats.
     const page1 = await call("GET", `/api/v1/webhook-endpoints/${endpoint["uuid"]}/deliveries?limit=1`, owner)
     const page2 = await call("GET", `/api/v1/webhook-endpoints/${endpoint["uuid"]}/deliveries?limit=1&cursor=${page1.body["nextCursor"]}`, owner)

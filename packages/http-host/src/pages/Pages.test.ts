@@ -1,38 +1,24 @@
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { launchChromium } from "../../../../testing/browser.js"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort } from "../../../../testing/net.js"
-import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
-import { type RunningHost, startService, untilReady } from "../testing.js"
+import { startTestService, type TestService } from "../testing.js"
 
 // Real headless Chromium (Debian's package) driving the server-rendered pages.
-const executablePath = process.env["BIRZHA_CHROMIUM"] ?? "/usr/bin/chromium"
 
-let database: TestDatabase
-let host: RunningHost
-let browser: Browser
+let service: TestService
 let db: Pg.Client
 let origin: string
+let browser: Browser
 
 beforeAll(async () => {
-  database = await createTestDatabase("pages")
-  const port = await freePort()
-  origin = `http://localhost:${port}`
-  host = await startService({ env: { DATABASE_URL: database.url }, port, publicOrigin: origin })
-  await untilReady(host)
-  db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
-  browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
+  service = await startTestService("pages")
+  ;({ db, origin } = service)
+  browser = await launchChromium()
 }, 60_000)
-
 afterAll(async () => {
   await browser?.close()
-  await db?.end()
-  await host?.close()
-  await database?.drop()
+  await service?.close()
 })
 
 const mailTo = async (email: string) => {
