@@ -4,6 +4,7 @@
 // Runs the host on a Postgres server (BENCH_POSTGRES_URL, default the local one) in a database
 // made for the run, because the sign-in code is read from the development mailbox table.
 import Pg from "pg"
+import { benchDatabase, signInOnHost } from "./lib/database.mjs"
 import { childCpuSeconds } from "./lib/processes.mjs"
 
 export const name = "auth-session"
@@ -14,46 +15,18 @@ const ORIGIN = "http://localhost:8080"
 
 export const run = async (ctx) => {
   const { log } = ctx
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const dbName = `birzha_bench_${process.pid}_${Date.now()}`
-  const admin = new Pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE "${dbName}"`)
-  await admin.end()
-  ctx.defer(async () => {
-    const c = new Pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-    await c.end()
-  })
-  const url = new URL(adminUrl)
-  url.pathname = `/${dbName}`
-  log(`  database: ${url.host}${url.pathname}`)
+  const database = await benchDatabase(ctx)
+  log(`  database: ${database.label}`)
 
-  const host = await ctx.startHost({ env: { DATABASE_URL: url.toString(), BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
-
-  const email = `bench.${Date.now()}@example.com`
-  const post = (path, body) =>
-    fetch(host.url + path, { method: "POST", headers: { "content-type": "application/json", origin: ORIGIN }, body: JSON.stringify(body) })
-  const started = await post("/api/v1/auth/email/start", { email })
-  if (started.status !== 200) throw new Error(`start answered ${started.status}: ${await started.text()}`)
-  const { challengeUuid } = await started.json()
-  const db = new Pg.Client({ connectionString: url.toString() })
-  await db.connect()
-  const { rows } = await db.query("SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1", [email])
-  await db.end()
-  const code = rows[0]?.text_body.match(/\b(\d{6})\b/)?.[1]
-  if (!code) throw new Error("no sign-in code in the development mailbox")
-  const verified = await post("/api/v1/auth/email/verify", { challengeUuid, code })
-  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}: ${await verified.text()}`)
-  const cookie = (verified.headers.get("set-cookie") ?? "").split(";")[0]
+  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
+  const { cookie, email } = await signInOnHost(host.url, database.url, ORIGIN)
   const check = await fetch(host.url + "/api/v1/auth/session", { headers: { cookie } })
   if (check.status !== 200) throw new Error(`session answered ${check.status}`)
   log(`  signed in as ${email}; the session answer is ${(await check.text()).length} bytes`)
 
   // CPU per request of the host and of this database's Postgres backends: unlike req/s it does not
   // depend on what else the machine runs, and the session's cost is partly the database's.
-  const backends = await databaseBackends(url.toString())
+  const backends = await databaseBackends(database.url)
   const measured = async (args) => {
     if (ctx.options.warmupSeconds > 0) {
       await ctx.measure({ ...args, label: `${args.label} warm-up`, durationSeconds: ctx.options.warmupSeconds, warmupSeconds: 0 })

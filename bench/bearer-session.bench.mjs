@@ -5,7 +5,7 @@
 // lookup and the operation's scope from the catalog. Three alternating rounds; each side's row in
 // the ratio is the mean of its runs. Runs on a Postgres server (BENCH_POSTGRES_URL, default the local
 // one) in a database made for the run, because the sign-in code is read from the mailbox table.
-import Pg from "pg"
+import { benchDatabase, signInOnHost } from "./lib/database.mjs"
 
 export const name = "bearer-session"
 export const description = "profiles.get_own with a bearer key vs the same read with a session cookie, same host"
@@ -16,43 +16,17 @@ const READ = "/api/v1/commands/profiles.get_own"
 
 export const run = async (ctx) => {
   const { log } = ctx
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const dbName = `birzha_bench_${process.pid}_${Date.now()}`
-  const admin = new Pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE "${dbName}"`)
-  await admin.end()
-  ctx.defer(async () => {
-    const c = new Pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-    await c.end()
-  })
-  const url = new URL(adminUrl)
-  url.pathname = `/${dbName}`
-  log(`  database: ${url.host}${url.pathname}`)
+  const database = await benchDatabase(ctx)
+  log(`  database: ${database.label}`)
 
-  const host = await ctx.startHost({ env: { DATABASE_URL: url.toString(), BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
-
-  const email = `bench.${Date.now()}@example.com`
+  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
   const post = (path, body, headers = {}) =>
     fetch(host.url + path, {
       method: "POST",
       headers: { "content-type": "application/json", origin: ORIGIN, ...headers },
       body: JSON.stringify(body)
     })
-  const started = await post("/api/v1/auth/email/start", { email })
-  if (started.status !== 200) throw new Error(`start answered ${started.status}: ${await started.text()}`)
-  const { challengeUuid } = await started.json()
-  const db = new Pg.Client({ connectionString: url.toString() })
-  await db.connect()
-  const { rows } = await db.query("SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1", [email])
-  await db.end()
-  const code = rows[0]?.text_body.match(/\b(\d{6})\b/)?.[1]
-  if (!code) throw new Error("no sign-in code in the development mailbox")
-  const verified = await post("/api/v1/auth/email/verify", { challengeUuid, code })
-  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}: ${await verified.text()}`)
-  const cookie = (verified.headers.get("set-cookie") ?? "").split(";")[0]
+  const { cookie, email } = await signInOnHost(host.url, database.url, ORIGIN)
 
   // A key with exactly the read's scope, made the way the settings page makes one.
   const created = await post(

@@ -19,6 +19,7 @@ import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import Pg from "pg"
+import { benchDatabase } from "./lib/database.mjs"
 import { childCpuSeconds, freePort, repoRoot } from "./lib/processes.mjs"
 
 export const name = "webhooks"
@@ -48,22 +49,9 @@ export const run = async (ctx) => {
   const Redacted = await import(pathToFileURL(realpathSync(resolve(repoRoot, "packages/domain/node_modules/effect/dist/esm/Redacted.js"))).href)
 
   // A database for the run.
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const dbName = `birzha_bench_webhooks_${process.pid}_${Date.now()}`
-  const admin = new Pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE "${dbName}"`)
-  await admin.end()
-  ctx.defer(async () => {
-    const c = new Pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-    await c.end()
-  })
-  const url = new URL(adminUrl)
-  url.pathname = `/${dbName}`
-  const databaseUrl = url.toString()
-  log(`  database: ${url.host}${url.pathname}; writers: ${WRITERS} connections, one INSERT per commit; endpoints: ${ENDPOINTS}`)
+  const database = await benchDatabase(ctx, "webhooks")
+  const databaseUrl = database.url
+  log(`  database: ${database.label}; writers: ${WRITERS} connections, one INSERT per commit; endpoints: ${ENDPOINTS}`)
 
   const env = { DATABASE_URL: databaseUrl, BIRZHA_SECRET: SERVER_SECRET, BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1", BIRZHA_DATA_DIR: join(ctx.workDir, "webhooks-data") }
   const migrate = spawn(process.execPath, [entry, "migrate"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: "ignore" })

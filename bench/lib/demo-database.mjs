@@ -5,20 +5,9 @@
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import Pg from "pg"
+import { benchDatabase, withClient } from "./database.mjs"
 import { freePort, repoRoot, startProcess } from "./processes.mjs"
 
-export const adminUrl = () => process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-
-const withClient = async (url, use) => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
 
 /** Runs the built CLI with `args` against `databaseUrl`; resolves with its output, rejects on a non-zero exit. */
 const cli = (args, databaseUrl, workDir) =>
@@ -42,14 +31,9 @@ const cli = (args, databaseUrl, workDir) =>
  * `fill(n)` to replace the demo data with another size (`birzha demo --reset`).
  */
 export const demoDatabase = async (ctx, { publications, seed = 1 }) => {
-  const admin = adminUrl()
-  const name = `birzha_bench_${process.pid}_${Date.now()}`
-  await withClient(admin, (client) => client.query(`CREATE DATABASE "${name}"`))
-  ctx.defer(() => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)))
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  const databaseUrl = url.toString()
-  ctx.log(`  database: ${url.host}${url.pathname}`)
+  const database = await benchDatabase(ctx)
+  const databaseUrl = database.url
+  ctx.log(`  database: ${database.label}`)
 
   const fill = async (count) => {
     const started = Date.now()

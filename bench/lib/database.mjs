@@ -1,0 +1,46 @@
+// A Postgres database made for one benchmark (on BENCH_POSTGRES_URL, default the local server) and
+// dropped when the benchmark ends, and a real sign-in on a host running on it.
+import Pg from "pg"
+
+export const adminUrl = () => process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+export const withClient = async (url, use) => {
+  const client = new Pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A fresh database `birzha_bench_<label>…` for this run; returns its URL (logged as host/name). */
+export const benchDatabase = async (ctx, label = "") => {
+  const admin = adminUrl()
+  const name = `birzha_bench_${label === "" ? "" : `${label}_`}${process.pid}_${Date.now()}`
+  await withClient(admin, (client) => client.query(`CREATE DATABASE "${name}"`))
+  ctx.defer(() => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)))
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return { url: url.toString(), label: `${url.host}${url.pathname}` }
+}
+
+/**
+ * Signs in for real on `hostUrl` (start, the code from the development mailbox in `databaseUrl`,
+ * verify) and returns the session cookie (`name=value`) and the address used.
+ */
+export const signInOnHost = async (hostUrl, databaseUrl, origin) => {
+  const email = `bench.${Date.now()}@example.com`
+  const post = (path, body) =>
+    fetch(hostUrl + path, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify(body) })
+  const started = await post("/api/v1/auth/email/start", { email })
+  if (started.status !== 200) throw new Error(`start answered ${started.status}: ${await started.text()}`)
+  const { challengeUuid } = await started.json()
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query("SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1", [email]))
+  const code = rows[0]?.text_body.match(/\b(\d{6})\b/)?.[1]
+  if (!code) throw new Error("no sign-in code in the development mailbox")
+  const verified = await post("/api/v1/auth/email/verify", { challengeUuid, code })
+  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}: ${await verified.text()}`)
+  return { cookie: (verified.headers.get("set-cookie") ?? "").split(";")[0], email }
+}
