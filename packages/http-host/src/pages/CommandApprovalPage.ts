@@ -1,10 +1,11 @@
-import { openApiDocument, sessionCookieName, type SessionActor } from "@birzha/domain"
-import { actorForToken, type CommandRow, commandOfAccount, commandStateOf, decideCommand, ServerSecret } from "@birzha/domain/server"
+import { openApiDocument } from "@birzha/domain"
+import { type CommandRow, commandOfAccount, commandStateOf, decideCommand, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option } from "effect"
 import { HostSettings } from "../HostSettings.js"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
+import { pageActor, pathUuid, seeOther, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** The owner's page for a command a bearer client prepared (spec: approval flow for bearer clients). */
@@ -122,8 +123,6 @@ const commandPage = (language: Language, row: CommandRow, summaryOf: ReadonlyMap
   return page(language, path, facts + "\n" + action)
 }
 
-const pathUuid = (url: string) => new URL(url, "http://host").pathname.split("/")[2] ?? ""
-
 /** GET shows the exact command to the key's own account; POST (its buttons, same origin only) approves or denies it. */
 export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -138,10 +137,7 @@ export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const language = languageOf(request.url, request.headers["accept-language"])
       const uuid = pathUuid(request.url)
-      const token = request.cookies[sessionCookieName]
-      const actor: Option.Option<SessionActor> = token === undefined
-        ? Option.none()
-        : yield* withServices(actorForToken(Redacted.make(token)))
+      const actor = yield* withServices(pageActor(request))
       return { request, language, uuid, actor, path: `/approvals/${uuid}` }
     })
 
@@ -150,7 +146,7 @@ export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const { actor, language, path, uuid } = yield* context
         if (Option.isNone(actor)) {
-          return HttpServerResponse.redirect(`/sign-in?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })
+          return toSignIn(language)
         }
         const row = uuidPattern.test(uuid) ? yield* withServices(commandOfAccount(actor.value.accountUuid, uuid)) : Option.none()
         return Option.isNone(row) ? message(language, path, texts[language].notFound, 404) : commandPage(language, row.value, summaryOf)
@@ -171,7 +167,7 @@ export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
         if (decision !== "approve" && decision !== "deny") return message(language, path, t.notFound, 400)
         const row = yield* withServices(decideCommand(actor.value.accountUuid, uuid, decision === "approve" ? "approved" : "denied"))
         if (Option.isNone(row)) return message(language, path, t.notFound, 404)
-        return HttpServerResponse.redirect(`${path}?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })
+        return seeOther(`${path}?lang=${language}`)
       }).pipe(Effect.orDie)
     )
   })

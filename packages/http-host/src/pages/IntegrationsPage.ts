@@ -1,9 +1,10 @@
-import { type Key, keyLimits, scopeCatalog, sessionCookieName } from "@birzha/domain"
-import { actorForToken, listKeys, ownProfiles, ServerSecret, signedInRecently } from "@birzha/domain/server"
+import { type Key, keyLimits, scopeCatalog } from "@birzha/domain"
+import { listKeys, ownProfiles, ServerSecret, signedInRecently } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
+import { pageActor, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** The integrations settings page (spec: keys are obtained and their permissions chosen there). */
@@ -151,12 +152,9 @@ const integrationsPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<st
     const request = yield* HttpServerRequest.HttpServerRequest
     const language = languageOf(request.url, request.headers["accept-language"])
     const t = texts[language]
-    const token = request.cookies[sessionCookieName]
-    const found = token === undefined || token === ""
-      ? Option.none()
-      : yield* actorForToken(Redacted.make(token)).pipe(Effect.provideService(ServerSecret, secret))
+    const found = yield* pageActor(request).pipe(Effect.provideService(ServerSecret, secret))
     if (Option.isNone(found)) {
-      return HttpServerResponse.redirect(`/sign-in?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })
+      return toSignIn(language)
     }
     const actor = found.value
     const recent = yield* signedInRecently(actor)

@@ -1,10 +1,11 @@
-import { envelope, NotFound, sessionCookieName } from "@birzha/domain"
-import { actorForToken, ownProfiles, ServerSecret } from "@birzha/domain/server"
+import { envelope, NotFound } from "@birzha/domain"
+import { ownProfiles, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { assets } from "./Assets.js"
 import { escapeHtml, languageOf, textsOf } from "./Language.js"
+import { pageActor, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** Routes of the pages a person uses in a browser, beside the API (listed for the route table's 405s). */
@@ -74,15 +75,12 @@ const linkPage = Effect.map(pageOf, ({ language, texts: t }) =>
 const accountPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
     const { language, request, texts: t } = yield* pageOf
-    const token = request.cookies[sessionCookieName]
-    const actor = token === undefined
-      ? Option.none()
-      : yield* actorForToken(Redacted.make(token)).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(ServerSecret, secret)
-      )
+    const actor = yield* pageActor(request).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.provideService(ServerSecret, secret)
+    )
     if (Option.isNone(actor)) {
-      return HttpServerResponse.redirect(`/sign-in?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })
+      return toSignIn(language)
     }
     const { profiles } = yield* ownProfiles(actor.value).pipe(Effect.provideService(SqlClient.SqlClient, sql))
     const items = profiles.map((p) =>

@@ -1,10 +1,11 @@
-import { sessionCookieName, type SessionActor, WebhookSettings } from "@birzha/domain"
-import { actorForToken, approveWebhookEndpoint, type EndpointRow, endpointColumns, ServerSecret } from "@birzha/domain/server"
+import { type SessionActor, WebhookSettings } from "@birzha/domain"
+import { approveWebhookEndpoint, type EndpointRow, endpointColumns, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { WebhookSettingsLive } from "../handlers/WebhooksHandlers.js"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
+import { pageActor, pathUuid, seeOther, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** The owner's page for approving a webhook's exact URL (spec: prepared → owner approves the exact HTTPS URL). */
@@ -83,8 +84,6 @@ const endpointPage = (language: Language, row: EndpointRow) => {
   return page(language, path, facts + "\n" + action)
 }
 
-const pathUuid = (url: string) => new URL(url, "http://host").pathname.split("/")[2] ?? ""
-
 /** GET shows the endpoint's exact URL and a button; POST (the button, same origin only) approves it. */
 export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -102,10 +101,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const language = languageOf(request.url, request.headers["accept-language"])
       const uuid = pathUuid(request.url)
-      const token = request.cookies[sessionCookieName]
-      const actor: Option.Option<SessionActor> = token === undefined
-        ? Option.none()
-        : yield* withServices(actorForToken(Redacted.make(token)))
+      const actor = yield* withServices(pageActor(request))
       return { request, language, uuid, actor, path: `/webhooks/${uuid}/approve` }
     })
 
@@ -123,7 +119,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const { actor, language, path, uuid } = yield* context
         if (Option.isNone(actor)) {
-          return HttpServerResponse.redirect(`/sign-in?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })
+          return toSignIn(language)
         }
         const row = yield* ownRow(actor.value, uuid)
         return Option.isNone(row) ? message(language, path, texts[language].notFound, 404) : endpointPage(language, row.value)
@@ -144,7 +140,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
         const expectedRevision = Number(Option.getOrElse(UrlParams.getFirst(form, "expectedRevision"), () => ""))
         if (!Number.isInteger(expectedRevision) || expectedRevision < 1) return message(language, path, t.changed, 409)
         return yield* withServices(approveWebhookEndpoint(actor.value, uuid, { url, expectedRevision })).pipe(
-          Effect.as(HttpServerResponse.redirect(`${path}?lang=${language}`, { status: 303, headers: { "cache-control": "no-store" } })),
+          Effect.as(seeOther(`${path}?lang=${language}`)),
           Effect.catchTags({
             NotFound: () => Effect.succeed(message(language, path, t.notFound, 404)),
             RevisionConflict: () => Effect.succeed(message(language, path, t.changed, 409)),
