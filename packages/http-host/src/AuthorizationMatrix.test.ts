@@ -4,7 +4,8 @@ import { Option } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
-import { type RunningHost, startTestService, type TestService } from "./testing.js"
+import { type RunningHost } from "./testing.js"
+import { startTestService, type TestService } from "./testService.js"
 
 /**
  * The authorization matrix, generated from the catalog: every operation × every kind of caller

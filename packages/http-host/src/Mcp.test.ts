@@ -4,7 +4,8 @@ import { register } from "node:module"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
-import { type RunningHost, startTestService, type TestService } from "./testing.js"
+import { type RunningHost } from "./testing.js"
+import { startTestService, type TestService } from "./testService.js"
 
 // The test workers run Node with `--conditions source` (workspace packages resolve to their
 // TypeScript), which sends the SDK client's SSE parser to sources Node cannot load; this hook hands

@@ -1,8 +1,5 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
-import Pg from "pg"
-import { freePort } from "../../../testing/net.js"
-import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { ServiceLive } from "./Serve.js"
 
 export interface RunningHost {
@@ -59,48 +56,4 @@ export const untilReady = async (host: RunningHost, timeoutMs = 20_000): Promise
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error("the host did not become ready")
-}
-
-export interface TestService {
-  readonly database: TestDatabase
-  readonly host: RunningHost
-  /** A connection to the service's database, for looking behind the API. */
-  readonly db: Pg.Client
-  /** `http://localhost:<port>`: the service's public origin (Origin header, links in mails and pages). */
-  readonly origin: string
-  readonly close: () => Promise<void>
-}
-
-/**
- * A test file's service: its own database, the service on a free port whose public origin is
- * `http://localhost:<port>` unless given (so a browser on that origin satisfies the Origin rule),
- * ready, and a database connection.
- */
-export const startTestService = async (
-  name: string,
-  options: { readonly env?: Record<string, string>; readonly trustProxy?: boolean; readonly publicOrigin?: string } = {}
-): Promise<TestService> => {
-  const database = await createTestDatabase(name)
-  const port = await freePort()
-  const origin = options.publicOrigin ?? `http://localhost:${port}`
-  const host = await startService({
-    env: { DATABASE_URL: database.url, ...options.env },
-    port,
-    publicOrigin: origin,
-    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy })
-  })
-  await untilReady(host)
-  const db = new Pg.Client({ connectionString: database.url })
-  await db.connect()
-  return {
-    database,
-    host,
-    db,
-    origin,
-    close: async () => {
-      await db.end()
-      await host.close()
-      await database.drop()
-    }
-  }
 }

@@ -1,6 +1,7 @@
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningHost, startTestService, type TestService } from "../testing.js"
+import { type RunningHost } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 const origin = "http://localhost:8080"
 let service: TestService

@@ -2,7 +2,8 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../../testing/net.js"
 import type { TestDatabase } from "../../../../testing/postgres.js"
-import { type RunningHost, startService, startTestService, type TestService, untilReady } from "../testing.js"
+import { type RunningHost, startService, untilReady } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 const origin = "http://localhost:8080"
 let service: TestService

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sampleFiles, zipOf } from "../../../../testing/files.js"
 import type { TestDatabase } from "../../../../testing/postgres.js"
 import { type SignedIn, signIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startTestService, type TestService } from "../testing.js"
+import { type RunningHost } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 const origin = "http://localhost:8080"
 let service: TestService

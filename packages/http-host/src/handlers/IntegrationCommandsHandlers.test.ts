@@ -3,7 +3,8 @@ import Pg from "pg"
 import type { Browser, BrowserContext } from "playwright-core"
 import { launchChromium } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningHost, startTestService, type TestService } from "../testing.js"
+import { type RunningHost } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 
 let service: TestService

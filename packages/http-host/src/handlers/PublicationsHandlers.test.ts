@@ -2,7 +2,8 @@ import Pg from "pg"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startTestService, type TestService } from "../testing.js"
+import { type RunningHost } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 const origin = "http://localhost:8080"
 let service: TestService

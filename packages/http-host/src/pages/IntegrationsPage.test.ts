@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { launchChromium } from "../../../../testing/browser.js"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestService, type TestService } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 // Real headless Chromium (Debian's package) driving the integrations settings page.
 const secretPattern = /birzha_pk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/

@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core"
 import { launchChromium } from "../../../../testing/browser.js"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestService, type TestService } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 // Real headless Chromium (Debian's package) driving the server-rendered pages.
 

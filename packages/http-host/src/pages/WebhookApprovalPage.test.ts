@@ -4,7 +4,8 @@ import type { Browser } from "playwright-core"
 import { launchChromium } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
-import { type RunningHost, startTestService, type TestService } from "../testing.js"
+import { type RunningHost } from "../testing.js"
+import { startTestService, type TestService } from "../testService.js"
 
 
 let service: TestService
