@@ -1,93 +1,103 @@
-// The cost of authentication: GET /api/v1/auth/session with a session cookie (cookie parse,
-// keyed hash, one indexed join on Postgres, schema encode) vs GET /api/healthz through the same
-// host in the same run. Order: healthz, session, healthz; the healthz row in the ratio is the mean.
-// Runs the host on a Postgres server (BENCH_POSTGRES_URL, default the local one) in a database
-// made for the run, because the sign-in code is read from the development mailbox table.
-import Pg from "pg"
-import { benchDatabase, signInOnHost } from "./lib/database.mjs"
-import { childCpuSeconds } from "./lib/processes.mjs"
+// A session-authenticated read: GET /api/v1/auth/session with a session cookie through the whole
+// host against bench/lib/bare-session-server.mjs, a bare node:http + pg server doing the same work
+// (the cookie's keyed hash under the same server secret, the same session/account/profile lookup,
+// the same JSON bytes and headers). Both on one Postgres database made for the run (on
+// BENCH_POSTGRES_URL, default the local server), signed in for real: start, the code from the
+// development mailbox table, verify. Order: baseline, host, baseline; the baseline row is the mean
+// of both. Headline: server CPU per request, baseline/host (issue 11). GET /api/healthz through
+// the host is measured last, for information only (the old comparison).
+import { randomBytes } from "node:crypto"
+import { writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { benchDatabase, databaseBackends, signInOnHost } from "./lib/database.mjs"
+import { micros } from "./lib/load.mjs"
+import { freePort, get, startProcess } from "./lib/processes.mjs"
+import { assertSameAnswer, replayableHeaders } from "./lib/responses.mjs"
 
 export const name = "auth-session"
-export const description = "GET /api/v1/auth/session (session cookie) vs GET /api/healthz, same host"
+export const description = "GET /api/v1/auth/session (session cookie): host vs bare node:http + pg doing the same keyed-hash lookup"
+export const pin = true
 
 const TARGET = 0.6
 const ORIGIN = "http://localhost:8080"
+const PATH = "/api/v1/auth/session"
+
+const libDir = join(dirname(fileURLToPath(import.meta.url)), "lib")
 
 export const run = async (ctx) => {
-  const { log } = ctx
+  const { log, options } = ctx
+  log(`  connections ${options.connections}, pipelining ${options.pipelining}, warm-up ${options.warmupSeconds} s, measured ${options.durationSeconds} s per run`)
   const database = await benchDatabase(ctx)
   log(`  database: ${database.label}`)
 
-  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
+  // One server secret for both, so that both compute the same keyed hash of the cookie.
+  const secret = randomBytes(32).toString("base64url")
+  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_PUBLIC_ORIGIN: ORIGIN, BIRZHA_SECRET: secret } })
   const { cookie, email } = await signInOnHost(host.url, database.url, ORIGIN)
-  const check = await fetch(host.url + "/api/v1/auth/session", { headers: { cookie } })
-  if (check.status !== 200) throw new Error(`session answered ${check.status}`)
-  log(`  signed in as ${email}; the session answer is ${(await check.text()).length} bytes`)
+  const cookieName = cookie.slice(0, cookie.indexOf("="))
+  const headers = { cookie }
+  const sample = await get(host.url + PATH, { headers })
+  if (sample.status !== 200) throw new Error(`session answered ${sample.status}: ${sample.body.toString("utf8").slice(0, 300)}`)
+  log(`  signed in as ${email} (cookie ${cookieName})`)
 
-  // CPU per request of the host and of this database's Postgres backends: unlike req/s it does not
-  // depend on what else the machine runs, and the session's cost is partly the database's.
-  const backends = await databaseBackends(database.url)
-  const measured = async (args) => {
-    if (ctx.options.warmupSeconds > 0) {
-      await ctx.measure({ ...args, label: `${args.label} warm-up`, durationSeconds: ctx.options.warmupSeconds, warmupSeconds: 0 })
-    }
-    const db0 = await backends.cpuSeconds()
-    const row = await ctx.measure({ ...args, warmupSeconds: 0 })
-    const db1 = await backends.cpuSeconds()
-    const requests = row.requestsPerSecond * row.seconds
-    return {
-      ...row,
-      hostCpuPerRequest: row.serverCpu === undefined ? undefined : (row.serverCpu * row.seconds) / requests,
-      databaseCpuPerRequest: db0 === undefined || db1 === undefined ? undefined : (db1 - db0) / requests
-    }
+  const port = await freePort()
+  const headersFile = join(ctx.workDir, `session-headers-${port}.json`)
+  writeFileSync(headersFile, JSON.stringify(replayableHeaders(sample)))
+  const baseline = await startProcess({
+    label: "bare-session",
+    entry: join(libDir, "bare-session-server.mjs"),
+    args: [String(port), "127.0.0.1", database.url, cookieName, headersFile],
+    env: { BENCH_SERVER_SECRET: secret },
+    port,
+    readyPath: "/__ready",
+    readyTimeoutMs: 10_000,
+    workDir: ctx.workDir,
+    core: ctx.serverCore
+  })
+  ctx.defer(() => baseline.stop())
+  const check = await get(baseline.url + PATH, { headers })
+  if (check.status !== 200) {
+    throw new Error(
+      `the baseline answered ${check.status} to the host's session cookie: does the host still take its server secret from BIRZHA_SECRET? ${check.body.toString("utf8").slice(0, 300)}`
+    )
   }
-  const rowsOut = []
+  assertSameAnswer(`GET ${PATH}`, sample, check, log)
+
+  // Postgres CPU per request, for information: the lookup costs the database the same for both.
+  const backends = await databaseBackends(database.url)
+  const rows = []
   try {
-    rowsOut.push(await measured({ label: "healthz #1", url: host.url + "/api/healthz", server: host }))
-    rowsOut.push(await measured({ label: "session", url: host.url + "/api/v1/auth/session", server: host, headers: { cookie } }))
-    rowsOut.push(await measured({ label: "healthz #2", url: host.url + "/api/healthz", server: host }))
+    const databaseCpu = backends.cpuSeconds
+    rows.push(await ctx.measure({ label: "baseline #1", url: baseline.url + PATH, server: baseline, headers, databaseCpu }))
+    rows.push(await ctx.measure({ label: "host", url: host.url + PATH, server: host, headers, databaseCpu }))
+    rows.push(await ctx.measure({ label: "baseline #2", url: baseline.url + PATH, server: baseline, headers, databaseCpu }))
+    rows.push(await ctx.measure({ label: "host healthz", url: host.url + "/api/healthz", server: host, databaseCpu }))
   } finally {
     await backends.end()
   }
-  const [h1, s, h2] = rowsOut
-  const base = ctx.meanRow("healthz (mean)", [h1, h2])
-  const ratio = s.requestsPerSecond / base.requestsPerSecond
+  const [b1, h, b2, healthz] = rows
+  const base = ctx.meanRow("baseline (mean)", [b1, b2])
   log("")
-  ctx.printTable([h1, h2, base, s])
+  ctx.printTable([b1, b2, base, h, healthz])
   log("")
-  const us = (x) => (x === undefined ? "n/a" : `${Math.round(x * 1e6)} µs`)
-  const hostBase = h1.hostCpuPerRequest === undefined || h2.hostCpuPerRequest === undefined ? undefined : (h1.hostCpuPerRequest + h2.hostCpuPerRequest) / 2
-  log(`  CPU per request: healthz host ${us(hostBase)}; session host ${us(s.hostCpuPerRequest)} + Postgres ${us(s.databaseCpuPerRequest)}`)
-  if (hostBase !== undefined && s.hostCpuPerRequest !== undefined && s.databaseCpuPerRequest !== undefined) {
-    log(`  CPU ratio healthz/session (host + Postgres): ${(hostBase / (s.hostCpuPerRequest + s.databaseCpuPerRequest)).toFixed(2)}`)
-  }
-  const busy = [h1, s, h2].filter((r) => r.serverCpu !== undefined && r.serverCpu < 0.9)
-  if (busy.length > 0) {
-    log(`  note: the host used under 90 % of a core in ${busy.map((r) => r.label).join(", ")}: it was short of CPU (Postgres and anything else running share the cores), so treat req/s with care and compare the CPU per request`)
-  }
-  log(`  ratio session/healthz req/s: ${ratio.toFixed(2)}  ${ratio >= TARGET ? "PASS" : "BELOW TARGET"} (target ≥ ${TARGET})`)
-  return { ratio, target: TARGET, rows: [h1, h2, base, s] }
-}
-
-/**
- * CPU seconds used so far by the Postgres backends serving `databaseUrl` (from /proc, so only when
- * the server runs on this machine; undefined otherwise). Backends that ended in between are lost,
- * which the host's pool (idle timeout 30 s) does not do during a run.
- */
-const databaseBackends = async (databaseUrl) => {
-  const client = new Pg.Client({ connectionString: databaseUrl })
-  await client.connect()
+  log(`  ratio host/baseline req/s: ${(h.requestsPerSecond / base.requestsPerSecond).toFixed(2)} (informational)`)
+  log(`  Postgres CPU per request (informational): host ${micros(h.databaseCpuPerRequest)}, baseline ${micros(base.databaseCpuPerRequest)}`)
+  log(`  host healthz (informational, not in the ratio): ${micros(healthz.serverCpuPerRequest)} per request`)
+  const drift = Math.abs(b1.serverCpuPerRequest - b2.serverCpuPerRequest) / base.serverCpuPerRequest
+  if (drift > 0.1) log(`  note: the two baseline runs differ by ${(drift * 100).toFixed(0)}% in CPU per request: the machine is noisy, rerun`)
+  if (h.non2xx > 0 || h.errors > 0) log(`  warning: the host had ${h.non2xx} non-2xx answers and ${h.errors} errors during the run`)
+  const cpuRatio = ctx.cpuVerdict({ host: h, baseline: base, target: TARGET })
   return {
-    cpuSeconds: async () => {
-      const { rows } = await client.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
-      let total = 0
-      for (const { pid } of rows) {
-        const seconds = childCpuSeconds(pid)
-        if (seconds === undefined) return undefined
-        total += seconds
-      }
-      return total
-    },
-    end: () => client.end()
+    path: PATH,
+    responseBytes: sample.body.length,
+    baseline: base,
+    baselineRuns: [b1, b2],
+    host: h,
+    healthz,
+    ratio: cpuRatio,
+    requestsPerSecondRatio: h.requestsPerSecond / base.requestsPerSecond,
+    target: TARGET,
+    pass: cpuRatio !== undefined && cpuRatio >= TARGET
   }
 }

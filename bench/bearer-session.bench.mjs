@@ -9,6 +9,7 @@ import { benchDatabase, signInOnHost } from "./lib/database.mjs"
 
 export const name = "bearer-session"
 export const description = "profiles.get_own with a bearer key vs the same read with a session cookie, same host"
+export const pin = true
 
 const TARGET = 0.9
 const ORIGIN = "http://localhost:8080"

@@ -3,16 +3,19 @@
 //
 //   node bench/run.mjs [name ...] [--duration=10] [--warmup=2] [--connections=50]
 //                      [--pipelining=1] [--host-node-options="..."] [--cpu-prof] [--keep]
-//                      [--json=file] [--list]
+//                      [--pin | --no-pin] [--json=file] [--list]
 //
-// A benchmark is a module bench/<name>.bench.mjs exporting { name, description, run(ctx) }
-// (named exports or a default export). With no names, every benchmark runs, in file order.
+// A benchmark is a module bench/<name>.bench.mjs exporting { name, description, run(ctx) } and
+// optionally `pin` (true: CPU pinning by default), as named exports or a default export. With no
+// names, every benchmark runs, in file order.
 // See bench/README.md.
 
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { machine, meanRow, measure, printTable } from "./lib/load.mjs"
+import { cpuVerdict, machine, meanRow, measure, printTable } from "./lib/load.mjs"
+import { pinningAvailable, pinningNote, pinRunner, serverCore, unpinRunner } from "./lib/pinning.mjs"
 import { freePort, get, liveChildren, repoRoot, signalAllSync, startProcess, tempDir } from "./lib/processes.mjs"
 
 const benchDir = dirname(fileURLToPath(import.meta.url))
@@ -29,6 +32,9 @@ options:
                                (also BENCH_HOST_NODE_OPTIONS)
   --cpu-prof                   profile the host: adds --cpu-prof --cpu-prof-dir=.bench/profiles/<time>
   --keep                       keep the work directory (host logs, data dir)
+  --pin / --no-pin             pin servers to core 0 and the load generator to core 1 with taskset
+                               for every benchmark / none (default: the benchmarks that ask for it:
+                               event-types, auth-session, bearer-session, get-publication)
   --json=FILE                  also write the results as JSON
 
 environment:
@@ -52,6 +58,7 @@ const parseArgs = (argv) => {
     hostNodeOptions: splitFlags(process.env.BENCH_HOST_NODE_OPTIONS ?? ""),
     cpuProf: false,
     keep: false,
+    pin: "auto",
     json: undefined
   }
   const positiveNumber = (flag, value, { integer = false, min = 1 } = {}) => {
@@ -94,6 +101,12 @@ const parseArgs = (argv) => {
       case "--keep":
         options.keep = true
         break
+      case "--pin":
+        options.pin = "on"
+        break
+      case "--no-pin":
+        options.pin = "off"
+        break
       case "--json":
         if (!value) throw new UsageError("--json wants a file: --json=results.json")
         options.json = resolve(value)
@@ -126,7 +139,7 @@ const loadBenchmarks = async () => {
     if (typeof bench.name !== "string" || typeof bench.run !== "function") {
       throw new Error(`bench/${file} must export { name, description, run(ctx) }`)
     }
-    benchmarks.push({ name: bench.name, description: bench.description ?? "", run: bench.run, file })
+    benchmarks.push({ name: bench.name, description: bench.description ?? "", run: bench.run, pin: bench.pin === true, file })
   }
   return benchmarks
 }
@@ -166,9 +179,12 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
 
 // ---------------------------------------------------------------------------------------------
 
-const makeContext = (options, workDir, profileDir) => {
+const makeContext = (options, workDir, profileDir, pinned) => {
   const log = (...args) => console.log(...args)
   const defer = (fn) => cleanups.push(fn)
+  // The core of the servers under test, or undefined when not pinned.
+  const core = pinned ? serverCore : undefined
+  let runnerPinned = false
 
   const stopAndReport = (handle) => async () => {
     const outcome = await handle.stop()
@@ -189,6 +205,10 @@ const makeContext = (options, workDir, profileDir) => {
     printTable,
     meanRow,
     machine,
+    pinned,
+    serverCore: core,
+    /** Prints the headline: server CPU per request baseline/host against the target. */
+    cpuVerdict: (args) => cpuVerdict({ log, ...args }),
 
     /** Starts the Birzha host (`cli serve`) on a free loopback port with a fresh data dir. */
     startHost: async ({ env = {}, nodeOptions = [], readyPath = "/api/readyz" } = {}) => {
@@ -210,7 +230,8 @@ const makeContext = (options, workDir, profileDir) => {
         env: { BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1", BIRZHA_DATA_DIR: dataDir, ...env },
         port,
         readyPath,
-        workDir
+        workDir,
+        core
       })
       log(`  host: ready after ${handle.readyAfterMs} ms (pid ${handle.pid}, log ${handle.logFile})`)
       handle.stopAndReport = stopAndReport(handle)
@@ -218,19 +239,25 @@ const makeContext = (options, workDir, profileDir) => {
       return handle
     },
 
-    /** Starts the bare node:http server answering every request with `body` and `contentType`. */
-    startBaseline: async ({ body, contentType }) => {
+    /**
+     * Starts the bare node:http server answering every request with `body` and `contentType`, or
+     * with `headers` (raw name/value pairs, as `rawHeaders`) when given.
+     */
+    startBaseline: async ({ body, contentType, headers }) => {
       const port = await freePort()
       const bodyFile = join(workDir, `baseline-body-${port}`)
       writeFileSync(bodyFile, body)
+      const headersFile = join(workDir, `baseline-headers-${port}.json`)
+      writeFileSync(headersFile, JSON.stringify(headers ?? ["content-type", contentType]))
       const handle = await startProcess({
         label: "baseline",
         entry: join(benchDir, "lib", "bare-server.mjs"),
-        args: [String(port), "127.0.0.1", bodyFile, contentType],
+        args: [String(port), "127.0.0.1", bodyFile, headersFile],
         port,
         readyPath: "/__ready",
         readyTimeoutMs: 10_000,
-        workDir
+        workDir,
+        core
       })
       handle.stopAndReport = stopAndReport(handle)
       defer(handle.stopAndReport)
@@ -238,8 +265,14 @@ const makeContext = (options, workDir, profileDir) => {
     },
 
     /** Warm-up then a measured autocannon run with the runner's concurrency settings. */
-    measure: (args) =>
-      measure({
+    measure: (args) => {
+      // Pinned only from the first measurement on, so that setup (demo data, sign-in) may use every core.
+      if (pinned && !runnerPinned) {
+        pinRunner()
+        runnerPinned = true
+        defer(() => unpinRunner())
+      }
+      return measure({
         connections: options.connections,
         pipelining: options.pipelining,
         warmupSeconds: options.warmupSeconds,
@@ -247,6 +280,7 @@ const makeContext = (options, workDir, profileDir) => {
         log,
         ...args
       })
+    }
   }
 }
 
@@ -270,15 +304,19 @@ const main = async () => {
   if (profileDir) mkdirSync(profileDir, { recursive: true })
 
   console.log(`birzha bench: ${selected.map((b) => b.name).join(", ")}`)
-  console.log(`machine: ${machine()}; load generator: autocannon in this process`)
+  console.log(`machine: ${machine()}; load generator: autocannon in this process; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`)
   console.log(`work dir: ${work.dir}${options.keep ? " (kept)" : ""}`)
   const results = {}
   let failed = false
   for (const bench of selected) {
     console.log(`\n== ${bench.name}: ${bench.description}`)
+    const pinned = pinningAvailable() && (options.pin === "on" || (options.pin === "auto" && bench.pin))
+    if (options.pin === "on" && !pinningAvailable()) console.log("  --pin: taskset is missing or there are fewer than 2 cores; running unpinned")
+    console.log(`  ${pinningNote(pinned)}; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`)
     const mark = cleanups.length
     try {
-      results[bench.name] = await bench.run(makeContext(options, work.dir, profileDir))
+      const result = await bench.run(makeContext(options, work.dir, profileDir, pinned))
+      results[bench.name] = result && typeof result === "object" ? { pinned, ...result } : result
     } catch (error) {
       failed = true
       results[bench.name] = { error: error.message }

@@ -1,6 +1,7 @@
 // A Postgres database made for one benchmark (on BENCH_POSTGRES_URL, default the local server) and
 // dropped when the benchmark ends, and a real sign-in on a host running on it.
 import Pg from "pg"
+import { childCpuSeconds } from "./processes.mjs"
 
 export const adminUrl = () => process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -43,4 +44,35 @@ export const signInOnHost = async (hostUrl, databaseUrl, origin) => {
   const verified = await post("/api/v1/auth/email/verify", { challengeUuid, code })
   if (verified.status !== 200) throw new Error(`verify answered ${verified.status}: ${await verified.text()}`)
   return { cookie: (verified.headers.get("set-cookie") ?? "").split(";")[0], email }
+}
+
+/**
+ * CPU seconds used by the Postgres backends serving `databaseUrl`, for Postgres CPU per request
+ * (from /proc, so only when the server runs on this machine; undefined otherwise). `cpuSeconds()`
+ * is a running total that counts each backend from when it was first seen (or from zero when it
+ * appeared later), so a backend that ends between two readings (an idle pool connection closing)
+ * does not make the difference negative; what it used after the last reading is lost.
+ */
+export const databaseBackends = async (databaseUrl) => {
+  const client = new Pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const last = new Map()
+  let total = 0
+  let first = true
+  return {
+    cpuSeconds: async () => {
+      const { rows } = await client.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+      for (const { pid } of rows) {
+        const seconds = childCpuSeconds(pid)
+        if (seconds === undefined) return undefined
+        // A backend seen for the first time on the first reading is a starting point; later, all of its CPU is new.
+        const before = last.get(pid) ?? (first ? seconds : 0)
+        total += seconds - before
+        last.set(pid, seconds)
+      }
+      first = false
+      return total
+    },
+    end: () => client.end()
+  }
 }

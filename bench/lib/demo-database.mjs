@@ -63,7 +63,10 @@ export const demoDatabase = async (ctx, { publications, seed = 1 }) => {
 
 const libDir = dirname(fileURLToPath(import.meta.url))
 
-/** The bare node:http + pg server of bench/lib/bare-pg-server.mjs, stopped when the benchmark ends. */
+/**
+ * The bare node:http + pg server of bench/lib/bare-pg-server.mjs, stopped when the benchmark ends
+ * (pinned to the servers' core when the benchmark is pinned).
+ */
 export const startBarePgServer = async (ctx, databaseUrl, nodeOptions = []) => {
   const port = await freePort()
   const handle = await startProcess({
@@ -74,7 +77,8 @@ export const startBarePgServer = async (ctx, databaseUrl, nodeOptions = []) => {
     port,
     readyPath: "/__ready",
     readyTimeoutMs: 10_000,
-    workDir: ctx.workDir
+    workDir: ctx.workDir,
+    core: ctx.serverCore
   })
   ctx.defer(() => handle.stop())
   return handle

@@ -45,9 +45,11 @@ class Samples {
 
 /**
  * Warm-up (discarded), then a measured run against `url` with fixed concurrency.
- * `server` is a process handle (for its CPU use); `label` names the row.
+ * `server` is a process handle (for its CPU use); `label` names the row. `databaseCpu`, if given,
+ * is an async function returning the CPU seconds the database has used so far (for Postgres CPU
+ * per request).
  */
-export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers, requests }) => {
+export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers, requests, databaseCpu }) => {
   // `requests`: autocannon's request list, e.g. a `setupRequest` choosing each request's path.
   const common = { url, connections, pipelining, timeout: 10, ...(headers ? { headers } : {}), ...(requests ? { requests } : {}) }
   if (warmupSeconds > 0) {
@@ -55,6 +57,7 @@ export const measure = async ({ label, url, server, connections, pipelining, war
     await cannon({ ...common, duration: warmupSeconds })
   }
   log(`  ${label}: measuring ${durationSeconds} s`)
+  const databaseCpu0 = databaseCpu ? await databaseCpu() : undefined
   const serverCpu0 = server?.cpuSeconds()
   const selfCpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
@@ -63,12 +66,17 @@ export const measure = async ({ label, url, server, connections, pipelining, war
   const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9
   const selfCpu = process.cpuUsage(selfCpu0)
   const serverCpu1 = server?.cpuSeconds()
+  const databaseCpu1 = databaseCpu ? await databaseCpu() : undefined
 
   const [p50, p95, p99, max] = latencies.percentiles([50, 95, 99, 100])
   const ok = result["2xx"]
   if (ok === 0) {
     throw new Error(`${label}: no 2xx responses (errors ${result.errors}, non-2xx ${result.non2xx}, status ${JSON.stringify(result.statusCodeStats)})`)
   }
+  const serverCpuSeconds = serverCpu0 === undefined || serverCpu1 === undefined ? undefined : serverCpu1 - serverCpu0
+  const databaseCpuSeconds = databaseCpu0 === undefined || databaseCpu1 === undefined ? undefined : databaseCpu1 - databaseCpu0
+  // Per answered request, over the same measured window as the CPU reading.
+  const answered = ok + result.non2xx
   return {
     label,
     url,
@@ -86,16 +94,24 @@ export const measure = async ({ label, url, server, connections, pipelining, war
     seconds: result.duration,
     // CPU as a share of one core over the measured run.
     loadgenCpu: (selfCpu.user + selfCpu.system) / 1e6 / wallSeconds,
-    serverCpu: serverCpu0 === undefined || serverCpu1 === undefined ? undefined : (serverCpu1 - serverCpu0) / wallSeconds
+    serverCpu: serverCpuSeconds === undefined ? undefined : serverCpuSeconds / wallSeconds,
+    serverCpuPerRequest: serverCpuSeconds === undefined ? undefined : serverCpuSeconds / answered,
+    databaseCpuPerRequest: databaseCpuSeconds === undefined ? undefined : databaseCpuSeconds / answered
   }
 }
+
+/** Seconds as whole (or fractional, below 100) microseconds, for CPU per request. */
+export const micros = (seconds) =>
+  seconds === undefined || Number.isNaN(seconds) ? "n/a" : `${(seconds * 1e6).toFixed(seconds * 1e6 < 100 ? 1 : 0)} µs`
 
 const pct = (x) => (x === undefined ? "n/a" : `${Math.round(x * 100)}%`)
 const num = (x, digits = 0) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(digits))
 
 /** Prints rows of `measure` results as an aligned table. */
 export const printTable = (rows, out = console.log) => {
-  const header = ["", "req/s", "p50 ms", "p99 ms", "max ms", "2xx", "non-2xx/err", "server CPU", "loadgen CPU"]
+  // The Postgres column only when some row measured it.
+  const withDatabase = rows.some((r) => r.databaseCpuPerRequest !== undefined)
+  const header = ["", "req/s", "p50 ms", "p99 ms", "max ms", "2xx", "non-2xx/err", "server CPU", "loadgen CPU", "server CPU/req", ...(withDatabase ? ["Postgres CPU/req"] : [])]
   const lines = rows.map((r) => [
     r.label,
     num(r.requestsPerSecond),
@@ -105,7 +121,9 @@ export const printTable = (rows, out = console.log) => {
     String(r.total2xx ?? ""),
     r.non2xx === undefined ? "" : `${r.non2xx}/${r.errors}`,
     pct(r.serverCpu),
-    pct(r.loadgenCpu)
+    pct(r.loadgenCpu),
+    micros(r.serverCpuPerRequest),
+    ...(withDatabase ? [micros(r.databaseCpuPerRequest)] : [])
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
@@ -126,11 +144,31 @@ export const meanRow = (label, rows) => {
     latencyP99: avg("latencyP99"),
     latencyMax: Math.max(...rows.map((r) => r.latencyMax)),
     serverCpu: avg("serverCpu"),
-    loadgenCpu: avg("loadgenCpu")
+    loadgenCpu: avg("loadgenCpu"),
+    serverCpuPerRequest: avg("serverCpuPerRequest"),
+    databaseCpuPerRequest: avg("databaseCpuPerRequest")
   }
 }
 
 export const machine = () => {
   const list = cpus()
   return `${list.length} × ${list[0]?.model?.trim() ?? "unknown CPU"}, node ${process.version}`
+}
+
+/**
+ * The headline of the issue-11 benchmarks: server CPU per request, baseline/host (1 = the host
+ * costs what the bare server costs). It does not depend on which side was short of CPU or who
+ * was the bottleneck, unlike req/s. Returns the ratio (undefined off Linux).
+ */
+export const cpuVerdict = ({ host, baseline, target, log, hostLabel = "host", baselineLabel = "baseline" }) => {
+  const h = host.serverCpuPerRequest
+  const b = baseline.serverCpuPerRequest
+  if (h === undefined || b === undefined) {
+    log("  server CPU per request: n/a (no /proc here)")
+    return undefined
+  }
+  const ratio = b / h
+  log(`  server CPU per request: ${hostLabel} ${micros(h)}, ${baselineLabel} ${micros(b)}`)
+  log(`  ratio ${baselineLabel}/${hostLabel} server CPU per request: ${ratio.toFixed(2)}  ${ratio >= target ? "PASS" : "BELOW TARGET"} (target ≥ ${target})`)
+  return ratio
 }

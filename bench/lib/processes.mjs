@@ -12,6 +12,7 @@ import net from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { pinnedCommand } from "./pinning.mjs"
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
@@ -43,10 +44,10 @@ export const freePort = (host = "127.0.0.1") =>
     })
   })
 
-/** One GET on the loopback; resolves with status, headers and the body bytes. */
-export const get = (url, { timeoutMs = 5_000 } = {}) =>
+/** One GET on the loopback (with optional request `headers`); resolves with status, headers and the body bytes. */
+export const get = (url, { timeoutMs = 5_000, headers = {} } = {}) =>
   new Promise((resolveGet, reject) => {
-    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+    const req = http.get(url, { agent: false, timeout: timeoutMs, headers }, (res) => {
       const chunks = []
       res.on("data", (chunk) => chunks.push(chunk))
       res.on("end", () => resolveGet({ status: res.statusCode, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }))
@@ -86,6 +87,7 @@ export const childCpuSeconds = (pid) => {
 /**
  * Starts `node [nodeOptions] entry ...args` with its output in `<workDir>/<label>.log`, waits
  * until `readyUrl` answers 200 (or the child exits, or the timeout passes) and returns a handle.
+ * With `core`, the process runs pinned to that core (`taskset -c core node ...`).
  * On failure the child is stopped and the tail of its output is part of the error message.
  */
 export const startProcess = async ({
@@ -98,12 +100,15 @@ export const startProcess = async ({
   port,
   readyPath,
   readyTimeoutMs = 60_000,
-  workDir
+  workDir,
+  core
 }) => {
   const logFile = join(workDir, `${label}.log`)
   const fd = openSync(logFile, "a")
   const startedAt = Date.now()
-  const child = spawn(process.execPath, [...nodeOptions, entry, ...args], {
+  const nodeArgs = [...nodeOptions, entry, ...args]
+  const { command, args: commandArgs } = core === undefined ? { command: process.execPath, args: nodeArgs } : pinnedCommand(core, nodeArgs)
+  const child = spawn(command, commandArgs, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd]
@@ -126,6 +131,7 @@ export const startProcess = async ({
   const handle = {
     label,
     pid: child.pid,
+    core,
     url,
     logFile,
     output: () => tail(logFile),

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// The top functions by self time of V8 CPU profiles (.cpuprofile, as `node --cpu-prof` writes them).
+//
+// Usage: node bench/lib/profile-summary.mjs <file-or-dir> [...] [--top=25] [--by=function|package] [--requests=N]
+//   A directory means every .cpuprofile in it. --by=package groups by the package (node_modules
+//   name, or the workspace package, or "node:" internals) instead of by function. --requests=N
+//   (the requests the profiled process answered) adds CPU µs per request to every row.
+//
+// Self time of a function: the samples whose top frame it is, each weighted by the time to the
+// next sample (V8's timeDeltas). "(idle)" is time the process waited for I/O; it is left out of the
+// percentages, which are of the busy time.
+
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { basename, join } from "node:path"
+
+const args = process.argv.slice(2)
+const option = (name, fallback) => {
+  const found = args.find((a) => a.startsWith(`--${name}=`))
+  return found === undefined ? fallback : found.slice(name.length + 3)
+}
+const top = Number(option("top", "25"))
+const by = option("by", "function")
+const requests = option("requests", undefined) === undefined ? undefined : Number(option("requests", "0"))
+const inputs = args.filter((a) => !a.startsWith("--"))
+if (inputs.length === 0 || !["function", "package"].includes(by) || !(top > 0)) {
+  console.error("usage: node bench/lib/profile-summary.mjs <file.cpuprofile|dir> [...] [--top=25] [--by=function|package] [--requests=N]")
+  process.exit(2)
+}
+
+const files = inputs.flatMap((input) =>
+  statSync(input).isDirectory()
+    ? readdirSync(input).filter((f) => f.endsWith(".cpuprofile")).sort().map((f) => join(input, f))
+    : [input]
+)
+if (files.length === 0) {
+  console.error(`no .cpuprofile in ${inputs.join(", ")}`)
+  process.exit(1)
+}
+
+/** Where a frame's code lives, shortened: `pkg/path:line` for node_modules, repo-relative otherwise. */
+const place = (url, line) => {
+  if (url === "") return ""
+  const path = url.replace(/^file:\/\//, "")
+  const inModules = path.lastIndexOf("node_modules/")
+  const short = inModules >= 0 ? path.slice(inModules + "node_modules/".length).replace(/^\.pnpm\/[^/]+\/node_modules\//, "") : path.replace(/^.*\/packages\//, "packages/")
+  return `${short}:${line + 1}`
+}
+
+const packageOf = (url) => {
+  if (url === "") return "(native / V8)"
+  if (url.startsWith("node:")) return "node: internals"
+  const path = url.replace(/^file:\/\//, "")
+  const inModules = path.lastIndexOf("node_modules/")
+  if (inModules >= 0) {
+    const rest = path.slice(inModules + "node_modules/".length).split("/")
+    return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]
+  }
+  const workspace = path.match(/\/packages\/([^/]+)\//)
+  return workspace ? `@birzha/${workspace[1]}` : path
+}
+
+const self = new Map()
+let busy = 0
+let idle = 0
+for (const file of files) {
+  const profile = JSON.parse(readFileSync(file, "utf8"))
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const { samples, timeDeltas } = profile
+  for (let i = 0; i < samples.length; i++) {
+    const micros = timeDeltas[i + 1] ?? 0
+    const frame = nodes.get(samples[i]).callFrame
+    if (frame.functionName === "(idle)") {
+      idle += micros
+      continue
+    }
+    busy += micros
+    const key = by === "package"
+      ? packageOf(frame.url)
+      : `${frame.functionName || "(anonymous)"}  ${place(frame.url, frame.lineNumber)}`.trim()
+    self.set(key, (self.get(key) ?? 0) + micros)
+  }
+}
+
+const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
+console.log(`${files.length} profile(s): ${files.map((f) => basename(f)).join(", ")}`)
+console.log(`busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s${requests ? `; ${requests} requests: ${(busy / requests).toFixed(1)} µs busy per request` : ""}`)
+console.log("")
+const header = ["self ms", "self %", ...(requests ? ["µs/req"] : []), by === "package" ? "package" : "function  location"]
+console.log(header.join("  "))
+let cumulative = 0
+for (const [key, micros] of rows) {
+  cumulative += micros
+  const cells = [
+    (micros / 1000).toFixed(1).padStart(header[0].length),
+    `${((micros / busy) * 100).toFixed(1)}%`.padStart(header[1].length),
+    ...(requests ? [(micros / requests).toFixed(1).padStart(header[2].length)] : []),
+    key
+  ]
+  console.log(cells.join("  "))
+}
+console.log(`\ntop ${rows.length} together: ${((cumulative / busy) * 100).toFixed(1)}% of busy time`)
