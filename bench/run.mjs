@@ -235,6 +235,7 @@ const makeContext = (options, workDir, profileDir, pinned) => {
       })
       log(`  host: ready after ${handle.readyAfterMs} ms (pid ${handle.pid}, log ${handle.logFile})`)
       handle.stopAndReport = stopAndReport(handle)
+      handle.isHost = true
       defer(handle.stopAndReport)
       return handle
     },
@@ -265,14 +266,14 @@ const makeContext = (options, workDir, profileDir, pinned) => {
     },
 
     /** Warm-up then a measured autocannon run with the runner's concurrency settings. */
-    measure: (args) => {
+    measure: async (args) => {
       // Pinned only from the first measurement on, so that setup (demo data, sign-in) may use every core.
       if (pinned && !runnerPinned) {
         pinRunner()
         runnerPinned = true
         defer(() => unpinRunner())
       }
-      return measure({
+      const row = await measure({
         connections: options.connections,
         pipelining: options.pipelining,
         warmupSeconds: options.warmupSeconds,
@@ -280,6 +281,14 @@ const makeContext = (options, workDir, profileDir, pinned) => {
         log,
         ...args
       })
+      if (profileDir && args.server?.isHost) {
+        // The profile covers the host's whole life (start-up included); this is the measured run alone.
+        log(
+          `  ${row.label}: profile of the measured run: node bench/lib/profile-summary.mjs ${displayPath(profileDir)}` +
+            ` --pid=${args.server.pid} --between=${row.windowMicros.join(",")} --requests=${row.total2xx + row.non2xx}`
+        )
+      }
+      return row
     }
   }
 }

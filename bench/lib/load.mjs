@@ -80,6 +80,8 @@ export const measure = async ({ label, url, server, connections, pipelining, war
   return {
     label,
     url,
+    // The measured run on the monotonic clock in µs: the clock of V8's CPU profiles (for profile-summary --between).
+    windowMicros: [Number(t0 / 1000n), Number((t0 + BigInt(Math.round(wallSeconds * 1e9))) / 1000n)],
     requestsPerSecond: ok / result.duration,
     requestsPerSecondMean: result.requests.average,
     latencyP50: p50,

@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // The top functions by self time of V8 CPU profiles (.cpuprofile, as `node --cpu-prof` writes them).
 //
-// Usage: node bench/lib/profile-summary.mjs <file-or-dir> [...] [--top=25] [--by=function|package] [--requests=N]
-//   A directory means every .cpuprofile in it. --by=package groups by the package (node_modules
-//   name, or the workspace package, or "node:" internals) instead of by function. --requests=N
-//   (the requests the profiled process answered) adds CPU µs per request to every row.
+// Usage: node bench/lib/profile-summary.mjs <file-or-dir> [...] [--top=25] [--by=function|package]
+//                                           [--pid=PID] [--between=START,END] [--requests=N]
+//   A directory means every .cpuprofile in it (--pid: only the profile of that process, from
+//   node's file name CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile). --by=package groups by
+//   the package (node_modules name, the workspace package, or "node:" internals) instead of by
+//   function. --between keeps the samples between two instants of the monotonic clock in µs (the
+//   clock of V8's profiles; bench/run.mjs --cpu-prof prints the window of each measured host run),
+//   so start-up and warm-up are left out. --requests=N (the requests answered in that window) adds
+//   CPU µs per request to every row.
 //
 // Self time of a function: the samples whose top frame it is, each weighted by the time to the
 // next sample (V8's timeDeltas). "(idle)" is time the process waited for I/O; it is left out of the
@@ -21,6 +26,12 @@ const option = (name, fallback) => {
 const top = Number(option("top", "25"))
 const by = option("by", "function")
 const requests = option("requests", undefined) === undefined ? undefined : Number(option("requests", "0"))
+const pid = option("pid", undefined)
+const between = option("between", undefined)?.split(",").map(Number)
+if (between !== undefined && (between.length !== 2 || between.some((x) => !Number.isFinite(x)))) {
+  console.error("--between wants START,END in µs of the monotonic clock")
+  process.exit(2)
+}
 const inputs = args.filter((a) => !a.startsWith("--"))
 if (inputs.length === 0 || !["function", "package"].includes(by) || !(top > 0)) {
   console.error("usage: node bench/lib/profile-summary.mjs <file.cpuprofile|dir> [...] [--top=25] [--by=function|package] [--requests=N]")
@@ -31,7 +42,7 @@ const files = inputs.flatMap((input) =>
   statSync(input).isDirectory()
     ? readdirSync(input).filter((f) => f.endsWith(".cpuprofile")).sort().map((f) => join(input, f))
     : [input]
-)
+).filter((file) => pid === undefined || basename(file).split(".")[3] === pid)
 if (files.length === 0) {
   console.error(`no .cpuprofile in ${inputs.join(", ")}`)
   process.exit(1)
@@ -66,7 +77,10 @@ for (const file of files) {
   const profile = JSON.parse(readFileSync(file, "utf8"))
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const { samples, timeDeltas } = profile
+  let at = profile.startTime
   for (let i = 0; i < samples.length; i++) {
+    at += timeDeltas[i]
+    if (between !== undefined && (at < between[0] || at > between[1])) continue
     const micros = timeDeltas[i + 1] ?? 0
     const frame = nodes.get(samples[i]).callFrame
     if (frame.functionName === "(idle)") {
@@ -82,7 +96,7 @@ for (const file of files) {
 }
 
 const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
-console.log(`${files.length} profile(s): ${files.map((f) => basename(f)).join(", ")}`)
+console.log(`${files.length} profile(s): ${files.map((f) => basename(f)).join(", ")}${between ? ` between ${between.join(" and ")} µs` : ""}`)
 console.log(`busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s${requests ? `; ${requests} requests: ${(busy / requests).toFixed(1)} µs busy per request` : ""}`)
 console.log("")
 const header = ["self ms", "self %", ...(requests ? ["µs/req"] : []), by === "package" ? "package" : "function  location"]
