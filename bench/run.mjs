@@ -40,7 +40,8 @@ options:
 environment:
   BENCH_HOST_ENTRY             host entry script (default packages/cli/dist/bin.js, run with "serve")
   BENCH_HOST_NODE_OPTIONS      as --host-node-options
-  DATABASE_URL                 passed through to the host (default: embedded PGlite in a temp dir)
+  DATABASE_URL                 passed through to the host by benchmarks that make no database of their own
+                               (default: embedded PGlite in a temp dir)
   BENCH_POSTGRES_URL           the Postgres server of the benchmarks that need one (default the local one)
   BENCH_WEBHOOK_RATE           webhooks: the offered events/s of the target run (default 2000)
   BENCH_WEBHOOK_LIGHT_RATE     webhooks: the offered events/s of the latency run (default 200)
