@@ -37,11 +37,51 @@ export interface KeyActor extends ActorBase {
   readonly mcpEnabled: boolean
 }
 
-/** Who is acting: the account, the profile it acts as, and how it proved it. */
-export type Actor = SessionActor | KeyActor
+/**
+ * An automation rule acting for its owner's profile in the worker, with no request at all: the
+ * rule's authority is the scopes it was created with (a session's rule: its owner's; a key's: the
+ * key's), and it never passes the approval flow.
+ */
+export interface AutomationActor extends ActorBase {
+  readonly via: "automation"
+  readonly ruleUuid: string
+  readonly executionUuid: string
+  /** The key that created the rule, if a key did: revoking it stops the rule. */
+  readonly keyUuid: string | null
+  readonly scopes: ReadonlyArray<string>
+}
 
-/** Whether the caller holds a scope: a session holds them all; a key only its own. */
+/** Who is acting: the account, the profile it acts as, and how it proved it. */
+export type Actor = SessionActor | KeyActor | AutomationActor
+
+/** The operator at the database (the CLI): no account or profile; only operations marked `operator` accept it. */
+export interface SystemCaller {
+  readonly via: "system"
+  /** Recorded where the operation records who acted (moderation decisions: `cli`). */
+  readonly name: string
+}
+
+/** Nobody signed in: public operations only. */
+export interface AnonymousCaller {
+  readonly via: "anonymous"
+}
+
+/** Whoever calls `Operations.run`. */
+export type Caller = Actor | SystemCaller | AnonymousCaller
+
+export const anonymous: AnonymousCaller = { via: "anonymous" }
+
+export const isActor = (caller: Caller): caller is Actor => caller.via !== "system" && caller.via !== "anonymous"
+
+/** Whether the caller holds a scope: a session holds them all; a key or rule only its own. */
 export const holdsScope = (actor: Actor, scope: string): boolean => actor.via === "session" || actor.scopes.includes(scope)
+
+/**
+ * Marks an operation the operator may run from the CLI (`SystemCaller`) besides its declared
+ * callers; the catalog reads `operator` from its presence, and the implementation is typed to
+ * accept a `SystemCaller` too. It does nothing over HTTP.
+ */
+export class OperatorAccess extends HttpApiMiddleware.Tag<OperatorAccess>()("@birzha/domain/api/OperatorAccess") {}
 
 export class CurrentActor extends Context.Tag("@birzha/domain/CurrentActor")<CurrentActor, Actor>() {}
 

@@ -22,6 +22,8 @@ export const CommentsApi = HttpApiGroup.make("comments", { topLevel: true })
   .add(
     operation("GET", "comments.list", "/api/v1/publications/:uuid/comments", {
       extension: true,
+      // canDelete depends on the caller: never kept by a shared cache.
+      noStore: true,
       summary: "A page of a public publication's comments: roots oldest first, each followed by its answers; " +
         "with a session, canDelete reflects the caller"
     })

@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Context, Option, type SchemaAST } from "effect"
 
@@ -32,6 +32,13 @@ export interface OperationPolicy {
   readonly sessionOnly: boolean
   /** Only a bearer key may call it (a session answers 403 `key_required`): the approval flow's prepare and commit (`x-key-only`). */
   readonly keyOnly: boolean
+  /** Derived, never declared: the operator (CLI, `SystemCaller`) may run it, when it carries `OperatorAccess`. */
+  readonly operator: boolean
+  /**
+   * The answer is for this caller alone and must not be kept by any cache (`Cache-Control: no-store`):
+   * every authenticated operation and every browser sign-in step; declared `false` nowhere today.
+   */
+  readonly noStore: boolean
 }
 
 /** An error class of the domain that a schema violation can be reported as. */
@@ -61,10 +68,13 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     readonly invalidInput?: OperationPolicy["invalidInput"]
     readonly sessionOnly?: boolean
     readonly keyOnly?: boolean
+    readonly noStore?: boolean
   } = {}
 ) => {
   const full: OperationPolicy = {
     access: "public",
+    operator: false,
+    noStore: policy.noStore ?? policy.sameOrigin ?? false,
     scopes: policy.scopes ?? [],
     approval: policy.approval ?? false,
     specId: policy.extension === true ? null : policy.specId === undefined ? id : policy.specId,
@@ -96,6 +106,8 @@ export interface CatalogEntry extends OperationPolicy {
   /** OpenAPI form: `{param}` */
   readonly path: string
   readonly group: string
+  /** The status of a successful answer (200; 201, 202 or 204 where declared). */
+  readonly successStatus: number
   /** The input schemas (path, query, body) the MCP tools and approval flow decode with. */
   readonly schemas: {
     readonly path: Option.Option<SchemaAST.AST>
@@ -106,6 +118,7 @@ export interface CatalogEntry extends OperationPolicy {
 }
 
 const authenticationKey = "@birzha/domain/api/Authentication"
+const operatorKey = "@birzha/domain/api/OperatorAccess"
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)\??/g, "{$1}")
 
@@ -124,12 +137,18 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         sameOrigin: false,
         invalidInput: {},
         sessionOnly: false,
-        keyOnly: false
+        keyOnly: false,
+        operator: false,
+        noStore: false
       }))
       const authenticated = [...endpoint.middlewares].some((tag) => tag.key === authenticationKey)
       entries.push({
         ...policy,
         access: authenticated ? "authenticated" : "public",
+        operator: [...endpoint.middlewares].some((tag) => tag.key === operatorKey),
+        // Per-user answers are never cached; public ones may declare the same.
+        noStore: policy.noStore || authenticated,
+        successStatus: HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast),
         id: endpoint.name,
         method: endpoint.method,
         path: toOpenApiPath(endpoint.path),

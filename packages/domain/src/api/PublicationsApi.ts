@@ -24,7 +24,7 @@ import {
   RevisionConflict,
   wire
 } from "./ApiError.js"
-import { Authentication } from "./Authentication.js"
+import { Authentication, OperatorAccess } from "./Authentication.js"
 import { maxChars, PageLimit, RequestUuid, strict } from "./Common.js"
 import { operation } from "./Operation.js"
 
@@ -302,6 +302,7 @@ export const ModerationApi = HttpApiGroup.make("moderation", { topLevel: true })
       summary: "Publications waiting for a moderator, oldest submission first (moderators only)"
     })
       .middleware(Authentication)
+      .middleware(OperatorAccess)
       .setUrlParams(ModerationQueueParams)
       .addSuccess(page(ModerationItem, "ModerationQueuePage"))
       .addError(wire(Forbidden))
@@ -315,6 +316,7 @@ export const ModerationApi = HttpApiGroup.make("moderation", { topLevel: true })
       summary: "Approve, return or reject a pending publication, with a reason (moderators only)"
     })
       .middleware(Authentication)
+      .middleware(OperatorAccess)
       .setPayload(ModerationDecisionInput)
       .addSuccess(ModerationResult)
       .addError(wire(Forbidden))

@@ -114,3 +114,8 @@ export const authSessionOf = (actor: Actor): AuthSession => ({
   profile: { uuid: actor.profileUuid, name: actor.profileName, type: actor.profileType },
   expiresAt: actor.expiresAt
 })
+
+/** Revokes one session (logout); idempotent. */
+export const revokeSession = (sessionUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE sessions SET revoked_at = now() WHERE uuid = ${sessionUuid} AND revoked_at IS NULL`.pipe(Effect.asVoid))

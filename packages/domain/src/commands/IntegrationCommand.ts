@@ -1,4 +1,4 @@
-import { FiberRef, Schema } from "effect"
+import { Schema } from "effect"
 import { AnyJson, DateTime, maxChars, minChars } from "../api/Common.js"
 
 /** Where a prepared command stands; `expired` is read from `expiresAt`, never stored. */
@@ -74,17 +74,4 @@ export class CommandInProgress extends Schema.TaggedError<CommandInProgress>()("
   static readonly code = "command_in_progress"
 }
 
-/**
- * The operation id the current fiber runs as the commit of an approved prepared command. Only the
- * commit handler sets it (locally, around its internal dispatch); key authorization reads it as
- * `approved`, so no header or body field can ever claim approval.
- */
-export const approvedOperation = FiberRef.unsafeMake<string | null>(null)
 
-export type KeyChannel = "http" | "mcp"
-
-/**
- * The surface a key's request came through: `mcp` inside an MCP tool call's internal dispatch,
- * `http` otherwise. Key authorization checks the matching access switch (HTTP or MCP enabled).
- */
-export const keyChannel = FiberRef.unsafeMake<KeyChannel>("http")

@@ -190,3 +190,8 @@ export const ownProfileView = (
       WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL`).pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ownView(row, readerUuid)))
     )
+
+/** A profile's stable legacy id (`""` when the profile is gone). */
+export const profileIdOf = (uuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ id: string }>`SELECT id FROM profiles WHERE uuid = ${uuid}`, (rows) => rows[0]?.id ?? ""))

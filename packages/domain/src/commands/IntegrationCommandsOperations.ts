@@ -1,0 +1,106 @@
+import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { randomUUID } from "node:crypto"
+import { InvalidRequest, NotFound } from "../api/ApiError.js"
+import type { Actor, KeyActor } from "../api/Authentication.js"
+import { IntegrationCommandsApi } from "../api/IntegrationCommandsApi.js"
+import type { CatalogEntry } from "../api/Operation.js"
+import { ServerSecret } from "../auth/ServerSecret.js"
+import { authorizeKey } from "../keys/KeyAccess.js"
+import { KeyRequired } from "../keys/KeyErrors.js"
+import { implementWith } from "../operations/Implementation.js"
+import { inputErrorOf, inputOfArguments, Operations } from "../operations/Operations.js"
+import { PublicOrigin } from "../operations/PublicOrigin.js"
+import { ApprovalNotRequired, CommandFailed } from "./IntegrationCommand.js"
+import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "./IntegrationCommands.js"
+
+/** Fields the server fixes for a prepared command; a client sending them is refused (spec). */
+const serverFixed = ["requestUuid", "profileUuid"] as const
+
+const propertyNames = (ast: SchemaAST.AST): ReadonlyArray<string> => {
+  try {
+    return SchemaAST.getPropertySignatures(SchemaAST.typeAST(ast)).map((property) => String(property.name))
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Decodes prepared arguments with the operation's own input schemas (path, query, body), strictly
+ * (an unknown field is refused: the owner approves exactly what will run), and answers a violation
+ * with the error the operation itself would give.
+ */
+const validate = (entry: CatalogEntry, args: Record<string, unknown>) => {
+  const input = inputOfArguments(entry, args)
+  const checks: Array<readonly [Option.Option<SchemaAST.AST>, unknown]> = [
+    [entry.schemas.path, input.path ?? {}],
+    [entry.schemas.payload, input.payload],
+    [entry.schemas.urlParams, input.urlParams ?? {}]
+  ]
+  for (const [ast, value] of checks) {
+    if (Option.isNone(ast)) continue
+    const decoded = Schema.decodeUnknownEither(Schema.make(ast.value), { errors: "all", onExcessProperty: "error" })(value)
+    if (Either.isLeft(decoded)) {
+      const error = inputErrorOf(entry, ParseResult.ArrayFormatter.formatErrorSync(decoded.left), input.payload)
+      // Approval operations name no input error of their own today; any other would still be a 400.
+      return Effect.fail(error instanceof InvalidRequest ? error : new InvalidRequest({ message: String(Reflect.get(Object(error), "message")) }))
+    }
+  }
+  return Effect.void
+}
+
+const keyOf = (actor: Actor): Effect.Effect<KeyActor, KeyRequired> =>
+  actor.via === "key" || actor.via === "mcp"
+    ? Effect.succeed(actor)
+    : Effect.fail(new KeyRequired({ message: "The approval flow is for bearer clients; in a browser session call the operation directly" }))
+
+export const IntegrationCommandsOperations = implementWith(
+  IntegrationCommandsApi,
+  Effect.all({ publicOrigin: PublicOrigin, secret: ServerSecret })
+)(({ publicOrigin, secret }) => ({
+  "integrationCommands.prepare": ({ payload }, actor) =>
+    Effect.gen(function*() {
+      const key = yield* keyOf(actor)
+      const operations = yield* Operations
+      const entry = operations.entries.get(payload.operationId)
+      if (entry === undefined) {
+        return yield* Effect.fail(new InvalidRequest({ message: `operationId: no operation ${payload.operationId} in the catalog` }))
+      }
+      if (!entry.approval) {
+        return yield* Effect.fail(new ApprovalNotRequired({ message: `${entry.id} needs no approval: call it directly` }))
+      }
+      for (const field of serverFixed) {
+        if (field in payload.arguments) {
+          return yield* Effect.fail(new InvalidRequest({ message: `arguments.${field}: the server fixes ${field}; leave it out` }))
+        }
+      }
+      // The key must be allowed to run the operation itself (scope, access on the channel it came through), approval aside.
+      yield* authorizeKey(entry, key, { channel: key.via === "mcp" ? "mcp" : "http", approved: true })
+      const uuid = randomUUID()
+      const requestUuid = randomUUID()
+      const fields: ReadonlyArray<string> = Option.match(entry.schemas.payload, { onNone: () => [], onSome: propertyNames })
+      const args: Record<string, unknown> = {
+        ...payload.arguments,
+        ...(fields.includes("requestUuid") ? { requestUuid } : {}),
+        ...(fields.includes("profileUuid") ? { profileUuid: key.profileUuid } : {})
+      }
+      yield* validate(entry, args)
+      const row = yield* insertCommand(key, { uuid, operationId: entry.id, arguments: args, requestUuid })
+      return { command: toCommand(row, publicOrigin, secret) }
+    }),
+  "integrationCommands.commit": ({ path }, actor) =>
+    Effect.gen(function*() {
+      const key = yield* keyOf(actor)
+      // Any body (`confirmed: true` included) is ignored: only the owner's approval lets it run.
+      const claim = yield* claimCommand(key.keyUuid, path.uuid)
+      if (claim._tag === "Done") return { command: toCommand(claim.row, publicOrigin, secret) }
+      const operations = yield* Operations
+      const entry = operations.entries.get(claim.row.operation_id)
+      if (entry === undefined) return yield* Effect.fail(new NotFound({ message: "The command's operation no longer exists" }))
+      const args = toCommand(claim.row, publicOrigin, secret).arguments
+      // The same key runs it, on the channel the commit came through (a tool call stays MCP), approved for this one operation.
+      const answer = yield* operations.invoke(entry.id, key, inputOfArguments(entry, args), { approved: true })
+      const row = yield* finishCommand(claim.row.uuid, { status: answer.status, body: answer.body }, secret)
+      if (row.state === "failed") return yield* Effect.fail(new CommandFailed({ message: failureMessage(row) }))
+      return { command: toCommand(row, publicOrigin, secret) }
+    })
+}))

@@ -1,0 +1,21 @@
+import { Effect, Option } from "effect"
+import { NotFound } from "../api/ApiError.js"
+import { EventsApi } from "../api/EventsApi.js"
+import { implement } from "../operations/Implementation.js"
+import { eventCatalog } from "./EventCatalog.js"
+import { getEvent, listEvents } from "./EventLog.js"
+import { eventTypes } from "./EventType.js"
+
+const typeList = { types: eventTypes }
+
+export const EventsOperations = implement(EventsApi)({
+  "events.types": () => Effect.succeed(typeList),
+  "events.types_legacy": () => Effect.succeed(typeList),
+  "events.catalog": () => Effect.succeed(eventCatalog),
+  "events.list": ({ urlParams }, actor) => listEvents(actor, urlParams),
+  "events.get": ({ path }, actor) =>
+    Effect.flatMap(getEvent(actor, path.uuid), Option.match({
+      onNone: () => Effect.fail(new NotFound({ message: "No such event" })),
+      onSome: Effect.succeed
+    }))
+})

@@ -1,0 +1,100 @@
+import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect } from "effect"
+import type { InvalidRequest, ServiceUnavailable } from "../api/ApiError.js"
+import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../api/Authentication.js"
+
+/**
+ * What one operation's implementation receives: the decoded path, query and body of its
+ * declaration (no request, no headers: an implementation never sees a transport), and who calls.
+ */
+export type OperationInput<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = Omit<
+  HttpApiEndpoint.HttpApiEndpoint.Request<E>,
+  "request" | "headers"
+>
+
+/**
+ * The caller an implementation is given, typed from the declaration: an operator operation also
+ * accepts the CLI's `SystemCaller`; an authenticated one always has an `Actor` (the registry
+ * refuses anyone else before it runs); a public one may have nobody (`undefined`).
+ */
+export type CallerOf<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = OperatorAccess extends HttpApiEndpoint.HttpApiEndpoint.Context<E>
+  ? Actor | SystemCaller
+  : Authentication extends HttpApiEndpoint.HttpApiEndpoint.Context<E> ? Actor
+  : Actor | undefined
+
+/** An answer already encoded as JSON text (a large public document shared by concurrent readers). */
+export class EncodedJson {
+  constructor(readonly json: string) {}
+}
+
+/** Errors any implementation may fail with beside its declared ones; the registry answers them (a `SqlError` is 503). */
+export type CommonFailure = SqlError | InvalidRequest | ServiceUnavailable
+
+export type Implementation<E extends HttpApiEndpoint.HttpApiEndpoint.Any, R> = (
+  input: OperationInput<E>,
+  caller: CallerOf<E>
+) => Effect.Effect<
+  HttpApiEndpoint.HttpApiEndpoint.Success<E> | EncodedJson,
+  HttpApiEndpoint.HttpApiEndpoint.Error<E> | CommonFailure,
+  R
+>
+
+/** Every operation of a group, by operation id: a missing or misspelt one is a type error. */
+export type GroupImplementations<Group extends HttpApiGroup.HttpApiGroup.Any, R> = {
+  readonly [Name in HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<Group>>]: Implementation<
+    HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>,
+    R
+  >
+}
+
+/** Untyped form the registry stores; typed at `implement`. */
+export type AnyImplementation = (input: never, caller: never) => Effect.Effect<unknown, unknown, unknown>
+
+/** One group's implementations, built once with the services they need (captured by the registry). */
+export interface GroupImplementation<R> {
+  readonly group: string
+  readonly build: Effect.Effect<Readonly<Record<string, AnyImplementation>>, never, R>
+}
+
+/** Implements a declared group in the domain: one function per operation id. */
+export const implement = <Group extends HttpApiGroup.HttpApiGroup.Any>(group: Group) =>
+<RH>(implementations: GroupImplementations<Group, RH>): GroupImplementation<RH> => ({
+  group: group.identifier,
+  build: Effect.succeed(implementations as Readonly<Record<string, AnyImplementation>>)
+})
+
+/**
+ * The same, for implementations that need something once when the registry is made (a setting,
+ * shared state): `setup` runs once, its value is handed to `make`.
+ */
+export const implementWith = <Group extends HttpApiGroup.HttpApiGroup.Any, S, R>(group: Group, setup: Effect.Effect<S, never, R>) =>
+<RH>(make: (services: S) => GroupImplementations<Group, RH>): GroupImplementation<R | RH> => ({
+  group: group.identifier,
+  build: Effect.map(setup, (services) => make(services) as Readonly<Record<string, AnyImplementation>>)
+})
+
+/**
+ * What an operation tells its transport beside its answer, for the transport to express its own
+ * way (HTTP: cookies and `Retry-After`; MCP and automations ignore them). Set through `CallFacts`.
+ */
+export interface Facts {
+  /** Sign-in completed: the new session's secret and end (HTTP sets the session cookie). */
+  session?: { readonly token: string; readonly expiresAt: Date } | "ended"
+  /** A refused attempt may be retried after this many seconds. */
+  retryAfterSeconds?: number
+}
+
+/**
+ * The call in progress: where it came from and what it tells its transport. Provided by the
+ * registry to every implementation.
+ */
+export interface Call {
+  /** The client's network address as the transport saw it (`unknown` when there is none: CLI, worker). */
+  readonly clientAddress: string
+  /** The channel a key came through: what `getMyCapabilities` reports and key access is checked for. */
+  readonly channel: "http" | "mcp" | "internal"
+  readonly facts: Facts
+}
+
+export class CurrentCall extends Context.Tag("@birzha/domain/operations/CurrentCall")<CurrentCall, Call>() {}

@@ -1,0 +1,209 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { anonymous, type AutomationActor, type KeyActor, type SessionActor, type SystemCaller } from "../api/Authentication.js"
+import { catalog } from "../api/BirzhaApi.js"
+import { accountForVerifiedEmail } from "../auth/Accounts.js"
+import { ServerSecret } from "../auth/ServerSecret.js"
+import { actorForSession, createSession } from "../auth/Sessions.js"
+import { SignInConfig } from "../auth/SignInSettings.js"
+import { type MailMessage, Mailer } from "../mail/Mailer.js"
+import { grantModerator } from "../publications/Moderation.js"
+import { runMigrations } from "../store/Migrations.js"
+import { WebhookSettings } from "../webhooks/WebhookSettings.js"
+import { EncodedJson } from "./Implementation.js"
+import { type Answer, Operations, runOperation } from "./Operations.js"
+import { PublicOrigin } from "./PublicOrigin.js"
+import { Readiness } from "./Readiness.js"
+import { OperationsLive, serviceImplementations } from "./ServiceOperations.js"
+
+// Every area's operations run here through the registry alone: no HTTP, no request, real Postgres.
+const origin = "http://localhost:8080"
+const mailbox: Array<MailMessage> = []
+let database: TestDatabase
+let runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | ServerSecret, unknown>
+
+beforeAll(async () => {
+  database = await createTestDatabase("operations")
+  const services = Layer.mergeAll(
+    PgClient.layer({ url: Redacted.make(database.url) }),
+    Layer.succeed(ServerSecret, Redacted.make("operations-test-secret-of-32-characters")),
+    // Sign-in mail kept in the process: these tests read the code the way a person reads their mail.
+    Layer.succeed(Mailer, { send: (message) => Effect.sync(() => void mailbox.push(message)) }),
+    Layer.succeed(SignInConfig, { publicOrigin: origin }),
+    Layer.succeed(PublicOrigin, origin),
+    Layer.succeed(WebhookSettings, { publicOrigin: origin, allowHttpLoopback: true }),
+    Layer.succeed(Readiness, { check: Effect.succeed({ database: true, migrations: true }) })
+  )
+  runtime = ManagedRuntime.make(Layer.provideMerge(OperationsLive, services))
+  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, () => runMigrations))
+})
+afterAll(async () => {
+  await runtime?.dispose()
+  await database?.drop()
+})
+
+const run = <A, E>(effect: Effect.Effect<A, E, Operations | SqlClient.SqlClient | ServerSecret>) => runtime.runPromise(effect)
+const invoke = (id: string, caller: Parameters<Operations["Type"]["invoke"]>[1], input: Parameters<Operations["Type"]["invoke"]>[2] = {}) =>
+  run(Effect.flatMap(Operations, (operations) => operations.invoke(id, caller, input)))
+const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } }).error?.code
+
+const sessionFor = async (email: string): Promise<SessionActor> =>
+  run(Effect.gen(function*() {
+    const account = yield* accountForVerifiedEmail(email)
+    const session = yield* createSession(account.accountUuid, account.profileUuid)
+    return Option.getOrThrow(yield* actorForSession(session.sessionUuid))
+  }))
+
+const keyFrom = (session: SessionActor, scopes: ReadonlyArray<string>, via: "key" | "mcp" = "key"): KeyActor => ({
+  ...session,
+  via,
+  keyUuid: randomUUID(),
+  keyName: "test",
+  keyKind: "application",
+  scopes,
+  httpEnabled: true,
+  mcpEnabled: true
+})
+
+const taskDraft = {
+  title: "Перевести инструкцию",
+  category: "Сайты",
+  description: "Нужно перевести инструкцию по сборке станка с немецкого на русский, 12 страниц",
+  budget: "до 5 000 ₽",
+  deadline: "неделя",
+  files: []
+}
+
+describe("the registry", () => {
+  it("implements every operation of the catalog, and nothing else", () => {
+    const implemented = new Set<string>()
+    for (const group of serviceImplementations) implemented.add(group.group)
+    expect([...new Set(catalog.map((entry) => entry.group))].sort()).toEqual([...implemented].sort())
+    expect(run(Effect.map(Operations, (operations) => [...operations.entries.keys()].sort()))).resolves.toEqual(catalog.map((entry) => entry.id).sort())
+  })
+
+  it("health and events answer anyone", async () => {
+    expect(await run(runOperation("health.ready", anonymous, {}))).toEqual({ status: "ready", database: "ok", migrations: "ok" })
+    const types = await run(runOperation("events.types", anonymous, {}))
+    expect(types.types).toContain("publication.submitted")
+  })
+
+  it("auth: sign-in by code hands the new session to the transport as a fact, not in the answer", async () => {
+    const email = `reader-${randomUUID()}@example.com`
+    const started = await invoke("auth.email.start", anonymous, { payload: { email } })
+    expect(started.status).toBe(200)
+    const mail = mailbox.find((message) => message.to === email)
+    const code = /\b(\d{6})\b/.exec(mail?.text ?? "")?.[1]
+    expect(code).toMatch(/^\d{6}$/)
+    const challengeUuid = (started.body as { challengeUuid: string }).challengeUuid
+    const verified = await invoke("auth.email.verify", anonymous, { payload: { challengeUuid, code } })
+    expect(verified.status).toBe(200)
+    const session = verified.facts.session
+    expect(typeof session === "object" && session.token.length).toBeGreaterThan(20)
+    expect(JSON.stringify(verified.body)).not.toContain(typeof session === "object" ? session.token : "none")
+  })
+
+  it("account, keys, webhooks, files, comments and publications run for a session", async () => {
+    const session = await sessionFor(`owner-${randomUUID()}@example.com`)
+    expect((await run(runOperation("auth.session", session, {}))).user.email).toBe(session.email)
+    expect((await run(runOperation("profiles.get_own", session, {}))).profiles.length).toBe(1)
+    expect((await run(runOperation("keys.list", session, {}))).items[0]?.kind).toBe("personal")
+    expect((await run(runOperation("webhooks.list", session, {}))).items).toEqual([])
+    const prepared = await run(runOperation("files.prepare", session, {
+      payload: { requestUuid: randomUUID(), purpose: "publication_asset", name: "a.png", mimeType: "image/png", size: 100 }
+    }))
+    expect(prepared.upload?.url.startsWith(origin)).toBe(true)
+    const task = await run(runOperation("tasks.save", session, { payload: { requestUuid: randomUUID(), data: taskDraft } }))
+    expect(task.status).toBe("draft")
+    const comments = await invoke("comments.list", session, { path: { uuid: task.uuid } })
+    expect(comments.status).toBe(404)
+  })
+
+  it("moderation runs for the operator (CLI) and refuses the operator elsewhere", async () => {
+    const operator: SystemCaller = { via: "system", name: "cli" }
+    const queue = await run(runOperation("moderation.queue", operator, { urlParams: { limit: "5" } }))
+    expect(Array.isArray(queue.items)).toBe(true)
+    expect(codeOf(await invoke("tasks.list", operator))).toBe("unauthenticated")
+    const session = await sessionFor(`moderator-${randomUUID()}@example.com`)
+    expect(codeOf(await invoke("moderation.queue", session))).toBe("forbidden")
+    await run(grantModerator(session.email))
+    expect((await invoke("moderation.queue", session)).status).toBe(200)
+  })
+
+  it("the public catalog is encoded once as JSON text, and a typed caller still gets the value", async () => {
+    const answer = await invoke("getCatalog", anonymous)
+    expect(answer.body).toBeInstanceOf(EncodedJson)
+    const value = await run(runOperation("getCatalog", anonymous, {}))
+    expect(value.schemaVersion).toBe(1)
+  })
+})
+
+describe("authorization comes from the declaration", () => {
+  it("refuses anonymous callers of authenticated operations with 401", async () => {
+    const answer = await invoke("tasks.list", anonymous)
+    expect([answer.status, codeOf(answer)]).toEqual([401, "unauthenticated"])
+  })
+
+  it("a key needs the operation's scope, and an approval operation the approval flow", async () => {
+    const session = await sessionFor(`keyowner-${randomUUID()}@example.com`)
+    const reader = keyFrom(session, ["tasks:read"])
+    expect((await invoke("tasks.list", reader)).status).toBe(200)
+    expect(codeOf(await invoke("tasks.save", reader, { payload: { requestUuid: randomUUID(), data: taskDraft } }))).toBe("insufficient_scope")
+    const submitter = keyFrom(session, ["tasks:submit"])
+    const submit = { requestUuid: randomUUID(), publicationUuid: randomUUID(), expectedRevision: 1 }
+    expect(codeOf(await invoke("tasks.submit", submitter, { payload: submit }))).toBe("approval_required")
+    expect(codeOf(await invoke("keys.list", reader))).toBe("session_required")
+    expect(codeOf(await invoke("integrationCommands.prepare", session, { payload: { operationId: "tasks.submit", arguments: {} } }))).toBe("key_required")
+  })
+
+  it("a key with MCP turned off may not call over MCP; HTTP off does not stop MCP", async () => {
+    const session = await sessionFor(`mcp-${randomUUID()}@example.com`)
+    const key = { ...keyFrom(session, ["tasks:read"], "mcp"), mcpEnabled: false }
+    expect(codeOf(await invoke("tasks.list", key))).toBe("key_mcp_disabled")
+    expect((await invoke("tasks.list", { ...key, mcpEnabled: true, httpEnabled: false })).status).toBe(200)
+  })
+
+  it("an automation rule holds only its scopes and never passes an approval", async () => {
+    const session = await sessionFor(`rule-${randomUUID()}@example.com`)
+    const rule: AutomationActor = {
+      ...session,
+      via: "automation",
+      ruleUuid: randomUUID(),
+      executionUuid: randomUUID(),
+      keyUuid: null,
+      scopes: ["tasks:write", "tasks:submit"]
+    }
+    const saved = await invoke("tasks.save", rule, { payload: { requestUuid: randomUUID(), data: taskDraft } })
+    expect(saved.status).toBe(200)
+    const submit = { requestUuid: randomUUID(), publicationUuid: (saved.body as { uuid: string }).uuid, expectedRevision: 1 }
+    expect(codeOf(await invoke("tasks.submit", rule, { payload: submit }))).toBe("approval_required")
+    expect(codeOf(await invoke("keys.list", rule))).toBe("session_required")
+  })
+
+  it("answers an input that fails the schema with the operation's own error, and an unknown operation with 400", async () => {
+    const session = await sessionFor(`bad-${randomUUID()}@example.com`)
+    expect(codeOf(await invoke("tasks.save", session, { payload: { requestUuid: "nope" } }))).toBe("invalid_task")
+    expect(codeOf(await invoke("articles.save", session, { payload: { requestUuid: "nope" } }))).toBe("invalid_request")
+    expect(codeOf(await invoke("no.such", session))).toBe("invalid_request")
+    // Prototype names as fields never find Object's own members: a 400 envelope, never a 500.
+    const prototypeKeys = await invoke("auth.email.start", anonymous, { payload: JSON.parse("{\"__proto__\":1,\"constructor\":2,\"toString\":3}") })
+    expect([prototypeKeys.status, typeof codeOf(prototypeKeys)]).toEqual([400, "string"])
+  })
+
+  it("a database failure is 503, a defect 500 with a correlation id", async () => {
+    const broken = ManagedRuntime.make(
+      Operations.layer(catalog.filter((entry) => entry.id === "events.types"), [{
+        group: "events",
+        build: Effect.succeed({ "events.types": () => Effect.die(new Error("boom")) })
+      }])
+    )
+    const answer = await broken.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke("events.types", anonymous, {})))
+    expect(answer.status).toBe(500)
+    expect((answer.body as { error: { correlationId: string } }).error.correlationId).toMatch(/^[0-9a-f-]{36}$/)
+    await broken.dispose()
+  })
+})

@@ -1,0 +1,339 @@
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../api/ApiError.js"
+import {
+  type Actor,
+  type Caller,
+  type SystemCaller,
+  holdsScope
+} from "../api/Authentication.js"
+import type { BirzhaApi } from "../api/BirzhaApi.js"
+import type { CatalogEntry } from "../api/Operation.js"
+import { authorizeKey } from "../keys/KeyAccess.js"
+import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
+import { type AnyImplementation, type Call, CurrentCall, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
+
+/** The input of a call before decoding, as a transport has it: path parameters, query, body. */
+export interface RawInput {
+  readonly path?: Readonly<Record<string, string>>
+  readonly urlParams?: Readonly<Record<string, string | ReadonlyArray<string>>>
+  readonly payload?: unknown
+}
+
+export interface CallOptions {
+  readonly clientAddress?: string
+  /**
+   * Only the commit of an approved prepared command passes `true`: an approval operation then runs
+   * for the key that prepared it.
+   */
+  readonly approved?: boolean
+}
+
+/** A finished call in wire form: what every transport answers with (HTTP as is, MCP as tool result). */
+export interface Answer {
+  readonly status: number
+  /** The encoded success, the error envelope, or JSON text already encoded; `undefined` for 204. */
+  readonly body: unknown
+  readonly facts: Facts
+  /** The error's code when the call failed (the body is then its envelope). */
+  readonly errorCode?: string
+}
+
+/** A domain error class's status and code (statics every error of the service carries). */
+const errorClassOf = (error: unknown): { readonly status: number; readonly code: string } | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const status: unknown = Reflect.get(error.constructor, "status")
+  const code: unknown = Reflect.get(error.constructor, "code")
+  return typeof status === "number" && typeof code === "string" ? { status, code } : undefined
+}
+
+const isSqlError = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
+
+const describe = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
+  issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "request"}: ${issue.message}`).join("; ") ||
+  "The request does not match the operation's schema"
+
+/**
+ * The declared error a schema violation answers with: the operation may name its own for a field
+ * (invalid_email, invalid_code, ...), for a body kind (`kind=task`: invalid_task) or for any field
+ * (`*`); `invalid_request` otherwise.
+ */
+export const inputErrorOf = (entry: CatalogEntry, issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>, payload: unknown) => {
+  const fields = new Set(issues.map((issue) => String(issue.path[0] ?? "")))
+  const invalidInput = entry.invalidInput
+  const kind = typeof payload === "object" && payload !== null && "kind" in payload && typeof payload.kind === "string"
+    ? payload.kind
+    : undefined
+  const byKind = kind !== undefined && Object.hasOwn(invalidInput, `kind=${kind}`) ? invalidInput[`kind=${kind}`] : undefined
+  // Own entries only: a field named `constructor` or `__proto__` must not find Object's.
+  const own = (name: string) => (Object.hasOwn(invalidInput, name) ? invalidInput[name] : undefined)
+  const named = [...fields].map(own).find((cls) => cls !== undefined) ?? byKind ?? own("*")
+  const message = describe(issues)
+  return named !== undefined ? new named({ message }) : new InvalidRequest({ message })
+}
+
+/** Path parameter names of a catalog path (`/api/v1/x/{uuid}`). */
+const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "")
+
+/**
+ * Flat arguments (an MCP tool call's, a prepared command's) split the way the declaration reads
+ * them: path parameters by name, the rest as the body, or as the query when there is no body.
+ */
+export const inputOfArguments = (entry: CatalogEntry, args: Readonly<Record<string, unknown>>): RawInput => {
+  const names = new Set(pathNames(entry.path))
+  const path: Record<string, string> = {}
+  const rest: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(args)) {
+    if (names.has(name)) path[name] = typeof value === "string" ? value : JSON.stringify(value)
+    else rest[name] = value
+  }
+  if (Option.isSome(entry.schemas.payload)) return { path, payload: rest }
+  const urlParams: Record<string, string> = {}
+  for (const [name, value] of Object.entries(rest)) urlParams[name] = typeof value === "string" ? value : JSON.stringify(value)
+  return { path, urlParams }
+}
+
+/** An operation compiled once: its decoders, its encoder and its implementation. */
+interface Compiled {
+  readonly entry: CatalogEntry
+  readonly implementation: AnyImplementation
+  readonly decodePath: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+  readonly decodeUrlParams: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+  readonly decodePayload: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+  readonly encodeSuccess: (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+}
+
+const compile = (entry: CatalogEntry, implementation: AnyImplementation): Compiled => ({
+  entry,
+  implementation,
+  decodePath: Option.match(entry.schemas.path, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
+  decodeUrlParams: Option.match(entry.schemas.urlParams, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
+  decodePayload: Option.match(entry.schemas.payload, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
+  encodeSuccess: Schema.encodeUnknown(Schema.make(entry.schemas.success))
+})
+
+type AuthorizationFailure = Unauthenticated | KeyRequired | SessionRequired | InsufficientScope | ApprovalRequired | Effect.Effect.Error<ReturnType<typeof authorizeKey>>
+
+/**
+ * Whether `caller` may run `entry`, from the declaration alone, so a new operation needs no code
+ * here. Returns who the implementation is given.
+ */
+export const authorize = (
+  entry: CatalogEntry,
+  caller: Caller,
+  approved: boolean
+): Effect.Effect<Actor | SystemCaller | undefined, AuthorizationFailure> => {
+  switch (caller.via) {
+    case "anonymous":
+      return entry.access === "public"
+        ? Effect.succeed(undefined)
+        : Effect.fail(new Unauthenticated({ message: "Sign in first, or send a valid key as Authorization: Bearer <key>" }))
+    case "system":
+      // The operator at the database runs what is marked for it, and public reads.
+      return entry.operator || entry.access === "public"
+        ? Effect.succeed(caller)
+        : Effect.fail(new Unauthenticated({ message: `${entry.id} needs a signed-in profile; the operator may not run it` }))
+    case "session":
+      return entry.keyOnly
+        ? Effect.fail(new KeyRequired({ message: "This is for bearer clients; in a browser session call the operation directly" }))
+        : Effect.succeed(caller)
+    case "key":
+    case "mcp":
+      return Effect.as(authorizeKey(entry, caller, { channel: caller.via === "mcp" ? "mcp" : "http", approved }), caller)
+    case "automation": {
+      if (entry.sessionOnly || entry.keyOnly) {
+        return Effect.fail(new SessionRequired({ message: `${entry.id} is not available to automation rules` }))
+      }
+      if (entry.scopes.length > 0 && !entry.scopes.some((scope) => holdsScope(caller, scope))) {
+        return Effect.fail(new InsufficientScope({ message: `${entry.id} needs the scope ${entry.scopes.join(" or ")}; the rule does not hold it` }))
+      }
+      // A rule never stands in for the owner's approval.
+      return entry.approval
+        ? Effect.fail(new ApprovalRequired({ message: `${entry.id} needs the owner's approval and cannot run from an automation rule` }))
+        : Effect.succeed(caller)
+    }
+  }
+}
+
+
+const decodeInput = (compiled: Compiled, raw: RawInput) =>
+  Effect.gen(function*() {
+    const input: Record<string, unknown> = {}
+    if (compiled.decodePath !== undefined) input["path"] = yield* compiled.decodePath(raw.path ?? {})
+    if (compiled.decodeUrlParams !== undefined) input["urlParams"] = yield* compiled.decodeUrlParams(raw.urlParams ?? {})
+    if (compiled.decodePayload !== undefined) input["payload"] = yield* compiled.decodePayload(raw.payload)
+    return input
+  }).pipe(
+    Effect.catchTag("ParseError", (error) =>
+      Effect.fail(inputErrorOf(compiled.entry, ParseResult.ArrayFormatter.formatErrorSync(error), raw.payload)))
+  )
+
+export interface OperationsService {
+  /** The catalog entries the registry serves, by operation id. */
+  readonly entries: ReadonlyMap<string, CatalogEntry>
+  /**
+   * Runs one operation for `caller` and answers in wire form: decoded with the catalog's schemas,
+   * authorized from its declared policy, run, encoded. Never fails: refusals, domain errors, a
+   * database failure (503) and defects (500 with a correlation id the log carries) are answers.
+   */
+  readonly invoke: (operationId: string, caller: Caller, input: RawInput, options?: CallOptions) => Effect.Effect<Answer>
+  /** The same call, answering the implementation's own success or typed error (the CLI, automations, tests). */
+  readonly execute: (operationId: string, caller: Caller, input: RawInput, options?: CallOptions) => Effect.Effect<unknown, unknown>
+}
+
+/**
+ * The one transport-free entry every caller uses: HTTP, MCP tools, approval commits, the CLI and
+ * automation rules all run operations through it.
+ */
+export class Operations extends Context.Tag("@birzha/domain/operations/Operations")<Operations, OperationsService>() {
+  /**
+   * Builds the registry from the catalog and the groups' implementations. Every catalog entry must
+   * be implemented (a missing group fails here, at start).
+   */
+  static layer = <const Impls extends ReadonlyArray<GroupImplementation<unknown>>>(
+    catalog: ReadonlyArray<CatalogEntry>,
+    implementations: Impls
+  ): Layer.Layer<Operations, never, ServicesOf<Impls>> =>
+    Layer.effect(
+      Operations,
+      Effect.gen(function*() {
+        const context = yield* Effect.context<ServicesOf<Impls>>()
+        const byId = new Map<string, AnyImplementation>()
+        for (const group of implementations) {
+          // Each group's build needs only services the layer requires (`ServicesOf`).
+          const built = yield* (group.build as Effect.Effect<Readonly<Record<string, AnyImplementation>>, never, ServicesOf<Impls>>)
+          for (const [id, implementation] of Object.entries(built)) byId.set(id, implementation)
+        }
+        const compiled = new Map<string, Compiled>()
+        for (const entry of catalog) {
+          const implementation = byId.get(entry.id)
+          if (implementation === undefined) return yield* Effect.dieMessage(`operation ${entry.id} has no implementation`)
+          compiled.set(entry.id, compile(entry, implementation))
+        }
+        // Implementations may call the registry themselves (an approval commit runs the approved operation).
+        const service: OperationsService = makeService(catalog, compiled, () => Context.add(context, Operations, service))
+        return service
+      })
+    )
+}
+
+/** What a set of implementations needs from the host: everything but the registry itself and the call (provided per call). */
+export type ServicesOf<Impls extends ReadonlyArray<GroupImplementation<unknown>>> = Exclude<
+  Impls[number] extends infer G ? G extends GroupImplementation<infer R> ? R : never : never,
+  Operations | CurrentCall
+>
+
+const unknownOperation = (operationId: string) =>
+  new InvalidRequest({ message: `operationId: no operation ${operationId} in the catalog` })
+
+const makeService = (
+  catalog: ReadonlyArray<CatalogEntry>,
+  compiled: ReadonlyMap<string, Compiled>,
+  context: () => Context.Context<never>
+): OperationsService => {
+  let provided: Context.Context<never> | undefined
+  const execute = (operationId: string, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts) =>
+    Effect.gen(function*() {
+      const operation = compiled.get(operationId)
+      if (operation === undefined) return yield* Effect.fail(unknownOperation(operationId))
+      const actor = yield* authorize(operation.entry, caller, options.approved === true)
+      const input = yield* decodeInput(operation, raw)
+      const call: Call = {
+        clientAddress: options.clientAddress ?? "unknown",
+        channel: caller.via === "mcp" ? "mcp" : caller.via === "key" || caller.via === "session" ? "http" : "internal",
+        facts
+      }
+      const run = operation.implementation as (input: unknown, caller: unknown) => Effect.Effect<unknown, unknown, never>
+      return yield* run(input, actor).pipe(
+        Effect.provideService(CurrentCall, call),
+        Effect.provide(provided ??= context())
+      )
+    })
+
+  const invoke = (operationId: string, caller: Caller, raw: RawInput, options: CallOptions = {}): Effect.Effect<Answer> => {
+    const facts: Facts = {}
+    return execute(operationId, caller, raw, options, facts).pipe(
+      Effect.flatMap((value) => {
+        if (value instanceof EncodedJson) return Effect.succeed<Answer>({ status: 200, body: value, facts })
+        const operation = compiled.get(operationId)
+        if (operation === undefined) return Effect.die("unreachable")
+        return Effect.map(operation.encodeSuccess(value), (body): Answer => ({ status: operation.entry.successStatus, body, facts }))
+      }),
+      Effect.exit,
+      Effect.flatMap((exit) => Exit.isSuccess(exit) ? Effect.succeed(exit.value) : answerOfFailure(operationId, exit.cause, facts))
+    )
+  }
+
+  return {
+    entries: new Map(catalog.map((entry) => [entry.id, entry])),
+    invoke,
+    execute: (operationId, caller, raw, options = {}) =>
+      execute(operationId, caller, raw, options, {}).pipe(
+        // A typed caller gets the value, not the text a transport would send.
+        Effect.flatMap((value) => {
+          const operation = compiled.get(operationId)
+          return value instanceof EncodedJson && operation !== undefined
+            ? Effect.orDie(Schema.decodeUnknown(Schema.make(operation.entry.schemas.success))(JSON.parse(value.json)))
+            : Effect.succeed(value)
+        })
+      )
+  }
+}
+
+const answerOfFailure = (operationId: string, cause: Cause.Cause<unknown>, facts: Facts): Effect.Effect<Answer> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    const cls = errorClassOf(error)
+    if (cls !== undefined) {
+      const message = typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : ""
+      return Effect.succeed({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
+    }
+  }
+  // A database failure is 503 whether the implementation failed or died with it.
+  if (isSqlError(Option.getOrElse(failure, () => Cause.squash(cause)))) {
+    return Effect.logWarning("database unavailable", cause).pipe(
+      Effect.annotateLogs({ operationId }),
+      Effect.as<Answer>({
+        status: ServiceUnavailable.status,
+        body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
+        facts,
+        errorCode: ServiceUnavailable.code
+      })
+    )
+  }
+  const correlationId = randomUUID()
+  return Effect.logError("unexpected failure", cause).pipe(
+    Effect.annotateLogs({ correlationId, operationId }),
+    Effect.as<Answer>({
+      status: InternalError.status,
+      body: envelope(InternalError, "An unexpected error occurred", correlationId),
+      facts,
+      errorCode: InternalError.code
+    })
+  )
+}
+
+/** The operation ids of the catalog, for typed calls. */
+type GroupsOf<Api> = Api extends HttpApi.HttpApi<infer _Id, infer Groups, infer _E, infer _R> ? Groups : never
+type Endpoints = HttpApiGroup.HttpApiGroup.Endpoints<GroupsOf<typeof BirzhaApi>>
+export type OperationId = HttpApiEndpoint.HttpApiEndpoint.Name<Endpoints>
+export type SuccessOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.SuccessWithName<Endpoints, Id>
+export type ErrorOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.ErrorWithName<Endpoints, Id>
+
+/**
+ * A typed call of one operation (input in its encoded form, as a client would send it): the CLI,
+ * automation rules and tests use it.
+ */
+export const runOperation = <Id extends OperationId>(
+  operationId: Id,
+  caller: Caller,
+  input: RawInput,
+  options?: CallOptions
+): Effect.Effect<SuccessOf<Id>, ErrorOf<Id> | AuthorizationFailure | InvalidRequest | SqlError, Operations> =>
+  Effect.flatMap(Operations, (operations) =>
+    // `execute` answers exactly the implementation's success and failures, decoded by the same catalog types.
+    operations.execute(operationId, caller, input, options) as Effect.Effect<SuccessOf<Id>, ErrorOf<Id> | AuthorizationFailure | InvalidRequest | SqlError>)

@@ -1,0 +1,29 @@
+import { catalog } from "../api/BirzhaApi.js"
+import { AuthOperations } from "../auth/AuthOperations.js"
+import { IntegrationCommandsOperations } from "../commands/IntegrationCommandsOperations.js"
+import { CommentsOperations } from "../comments/CommentsOperations.js"
+import { EventsOperations } from "../events/EventsOperations.js"
+import { FilesOperations } from "../files/FilesOperations.js"
+import { KeysOperations } from "../keys/KeysOperations.js"
+import { AccountOperations } from "../profiles/AccountOperations.js"
+import { PublicationsOperations } from "../publications/PublicationsOperations.js"
+import { WebhooksOperations } from "../webhooks/WebhooksOperations.js"
+import { HealthOperations } from "./HealthOperations.js"
+import { Operations } from "./Operations.js"
+
+/** Every area's implementations of the catalog: the service's one registry. */
+export const serviceImplementations = [
+  HealthOperations,
+  AuthOperations,
+  AccountOperations,
+  EventsOperations,
+  CommentsOperations,
+  FilesOperations,
+  KeysOperations,
+  IntegrationCommandsOperations,
+  WebhooksOperations,
+  ...PublicationsOperations
+] as const
+
+/** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */
+export const OperationsLive = Operations.layer(catalog, serviceImplementations)
