@@ -1,17 +1,24 @@
-import { Email, ModerationDecisionInput, type ModerationItem, PublicationKind } from "@birzha/domain"
+import { catalog, Email, ModerationDecisionInput, type ModerationItem, PublicationKind, type SystemCaller } from "@birzha/domain"
 import {
-  decideModeration,
   grantModerator,
   listModerators,
-  moderationQueue,
   moderationTarget,
-  revokeModerator
+  ModerationOperations,
+  Operations,
+  revokeModerator,
+  runOperation
 } from "@birzha/domain/server"
 import { DatabaseLive, ModeratorsConfig, validateSettings } from "@birzha/worker-host"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+
+/** The operator at the database: decisions are recorded as moderator `cli`. */
+const operator: SystemCaller = { via: "system", name: "cli" }
+
+/** The moderation operations, run through the same registry as HTTP and MCP. */
+const ModerationRegistry = Operations.layer(catalog.filter((entry) => entry.group === "moderation"), [ModerationOperations])
 
 /**
  * Settings first (a bad one is reported by name), then `use` on the configured database. A
@@ -21,6 +28,7 @@ const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
   reportingConfigErrors(reportingFailures(Effect.gen(function*() {
     yield* validateSettings
     return yield* use.pipe(
+      Effect.provide(ModerationRegistry),
       Effect.provide(DatabaseLive),
       Effect.catchIf(
         (error): error is E & { readonly _tag: "SqlError"; readonly message: string; readonly cause: unknown } =>
@@ -87,7 +95,9 @@ const wholeQueue = (kind: PublicationKind | undefined) =>
     const items: Array<ModerationItem> = []
     let cursor: string | undefined
     do {
-      const page = yield* moderationQueue({ kind, cursor, limit: 100 })
+      const page = yield* runOperation("moderation.queue", operator, {
+        urlParams: { limit: "100", ...(kind === undefined ? {} : { kind }), ...(cursor === undefined ? {} : { cursor }) }
+      })
       items.push(...page.items)
       cursor = page.nextCursor
     } while (cursor !== undefined)
@@ -106,7 +116,7 @@ const queueCommand = Command.make(
     onDatabase(Effect.gen(function*() {
       // An invalid cursor cannot happen here (we pass back the one we were given).
       const items = yield* wholeQueue(Option.getOrUndefined(kind)).pipe(
-        Effect.catchTag("InvalidRequest", (error) => new CommandFailed({ message: error.message }))
+        Effect.catchIf((error) => error._tag !== "SqlError", (error) => new CommandFailed({ message: error.message }))
       )
       if (items.length === 0) return yield* Console.log("No publications are waiting for moderation.")
       yield* Console.log("UUID  KIND  REVISION  SUBMITTED  OWNER  TITLE")
@@ -157,17 +167,21 @@ const decide = (decision: "approve" | "return" | "reject", publicationUuid: stri
         message: `publication ${publicationUuid} is ${target.value.status}, not pending: only pending publications are moderated`
       })
     }
-    const result = yield* decideModeration(
-      { accountUuid: null, name: "cli" },
-      { ...input.right, expectedRevision: target.value.revision }
-    ).pipe(
+    const result = yield* runOperation("moderation.decide", operator, {
+      payload: { ...Schema.encodeSync(ModerationDecisionInput)(input.right), expectedRevision: target.value.revision }
+    }).pipe(
       Effect.catchTags({
         NotFound: () => new CommandFailed({ message: `no publication ${publicationUuid}` }),
         InvalidState: (error) => new CommandFailed({ message: `publication ${publicationUuid}: ${error.message}` }),
         RevisionConflict: () =>
           new CommandFailed({ message: `publication ${publicationUuid} changed while deciding (its owner edited it); look at the queue again` }),
         RequestConflict: (error) => new CommandFailed({ message: error.message })
-      })
+      }),
+      // Anything else the operation may answer (its input rules, the service unavailable) is one line too.
+      Effect.catchIf(
+        (error) => !(error instanceof CommandFailed) && error._tag !== "SqlError",
+        (error) => new CommandFailed({ message: error.message })
+      )
     )
     yield* Console.log(
       `Publication ${publicationUuid} is ${decisionOf[decision]} (revision ${result.revision})${

@@ -9,16 +9,19 @@ import {
   ServiceUnavailable,
   wire
 } from "@birzha/domain"
-import { HttpApi, HttpApiBuilder, HttpApiGroup } from "@effect/platform"
+import { implement, Operations, ServerSecret } from "@birzha/domain/server"
+import { HttpApi, HttpApiGroup } from "@effect/platform"
+import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { compileRoutes } from "./CompiledApi.js"
 import { makeHttpServer } from "./HttpHost.js"
-import { makeRouteTable } from "./RouteTable.js"
 import { type RunningHost, startHost } from "./testing.js"
 
-// A small API declared with the same `operation` helper and served by the same host middleware,
+// A small API declared with the same `operation` helper and served by the same host adapter,
 // so each failure the envelope must cover (including a defect) can be provoked on purpose.
 const Probe = HttpApiGroup.make("probe", { topLevel: true })
   .add(
@@ -44,28 +47,32 @@ class ProbeApi extends HttpApi.make("probe")
   .addError(wire(ServiceUnavailable))
 {}
 
-const ProbeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
-  handlers
-    .handle("probe.echo", ({ payload }) => Effect.succeed({ name: payload.name }))
-    .handle("probe.sign_in", () => Effect.succeed({ ok: true }))
-    .handle("probe.defect", () => Effect.die(new Error("boom at SELECT secret FROM accounts")))
-    .handle("probe.database", () =>
-      Effect.die(new SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to acquire connection" }))))
+const ProbeOperations = implement(Probe)({
+  "probe.echo": ({ payload }) => Effect.succeed({ name: payload.name }),
+  "probe.sign_in": () => Effect.succeed({ ok: true }),
+  "probe.defect": () => Effect.die(new Error("boom at SELECT secret FROM accounts")),
+  "probe.database": () => Effect.fail(new SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to acquire connection" }))
+})
 
 const maxBodyBytes = 1024
 const publicOrigin = "http://localhost:8080"
 let host: RunningHost
+let database: TestDatabase
 
 beforeAll(async () => {
+  database = await createTestDatabase("error_envelope")
   host = await startHost(
-    makeHttpServer(
-      HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeHandlers)),
-      catalogOf(ProbeApi),
-      { port: 0, host: "127.0.0.1", maxBodyBytes, publicOrigin }
+    makeHttpServer({ port: 0, host: "127.0.0.1", maxBodyBytes, publicOrigin, trustProxy: false }).pipe(
+      Layer.provide(Operations.layer(catalogOf(ProbeApi), [ProbeOperations])),
+      Layer.provide(PgClient.layer({ url: Redacted.make(database.url) })),
+      Layer.provide(Layer.succeed(ServerSecret, Redacted.make("probe-secret-of-at-least-32-characters")))
     )
   )
 })
-afterAll(() => host.close())
+afterAll(async () => {
+  await host?.close()
+  await database?.drop()
+})
 
 const expectEnvelope = async (response: Response, status: number, code: string) => {
   expect(response.status).toBe(status)
@@ -219,7 +226,7 @@ describe("operation policy", () => {
 
 describe("the route table", () => {
   it("tells a known path with another method from an unknown path", () => {
-    const table = makeRouteTable([], [{ method: "GET", path: "/api/v1/events/{uuid}" }, { method: "PATCH", path: "/api/v1/events/{uuid}" }])
+    const table = compileRoutes([], [{ method: "GET", path: "/api/v1/events/{uuid}" }, { method: "PATCH", path: "/api/v1/events/{uuid}" }])
     expect(table.allowedMethods("/api/v1/events/abc")).toEqual(["GET", "PATCH"])
     expect(table.allowedMethods("/api/v1/events/abc/def")).toEqual([])
     expect(table.allowedMethods("/api/v1/events.x")).toEqual([])

@@ -1,41 +1,22 @@
-import { BirzhaApi, catalog, type CatalogEntry, openApiDocument } from "@birzha/domain"
-import { SignInConfig } from "@birzha/domain/server"
-import { type HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse } from "@effect/platform"
+import { envelope, InternalError, openApiDocument, ServiceUnavailable } from "@birzha/domain"
+import { Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
+import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { Cause, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import { makeAccessLog } from "./AccessLog.js"
+import { makeCompiledApi } from "./CompiledApi.js"
 import { renderDocsPage } from "./DocsPage.js"
-import { errorEnvelope } from "./ErrorEnvelope.js"
-import { AuthenticationLive } from "./Authentication.js"
-import { AccountHandlers } from "./handlers/AccountHandlers.js"
-import { AuthHandlers } from "./handlers/AuthHandlers.js"
-import { CommentsHandlers } from "./handlers/CommentsHandlers.js"
-import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
-import { FilesHandlers } from "./handlers/FilesHandlers.js"
-import { HealthHandlers } from "./handlers/HealthHandlers.js"
-import { IntegrationCommandsHandlers } from "./handlers/IntegrationCommandsHandlers.js"
-import { KeysHandlers } from "./handlers/KeysHandlers.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
-import {
-  ArticlesHandlers,
-  JobsHandlers,
-  LearningHandlers,
-  ModerationHandlers,
-  PortfolioHandlers,
-  PublicHandlers,
-  ResumesHandlers,
-  ServicesHandlers,
-  TasksHandlers
-} from "./handlers/PublicationsHandlers.js"
-import { WebhooksHandlers } from "./handlers/WebhooksHandlers.js"
 import { HostSettings } from "./HostSettings.js"
 import type { HttpSettings } from "./HttpConfig.js"
-import { PageRoutes, pageRoutes } from "./pages/Pages.js"
-import { IntegrationsRoutes, integrationsRoutes } from "./pages/IntegrationsPage.js"
-import { WebhookPageRoutes, webhookPageRoutes } from "./pages/WebhookApprovalPage.js"
 import { CommandPageRoutes, commandPageRoutes } from "./pages/CommandApprovalPage.js"
-import { makeRouteTable } from "./RouteTable.js"
+import { IntegrationsRoutes, integrationsRoutes } from "./pages/IntegrationsPage.js"
+import { PageRoutes, pageRoutes } from "./pages/Pages.js"
+import { WebhookPageRoutes, webhookPageRoutes } from "./pages/WebhookApprovalPage.js"
+import { WebhookSettingsLive } from "./WebhookSettingsLive.js"
 
 /** Routes served by the host beside the catalog's operations (documents and pages, not operations). */
 const documentRoutes = [
@@ -56,67 +37,118 @@ const DocumentRoutes = HttpApiBuilder.Router.use((router) =>
     const page = renderDocsPage(spec)
     yield* router.get(
       "/api/v1/openapi.json",
-      Effect.succeed(HttpServerResponse.text(body, { contentType: "application/json" }))
+      Effect.succeed(HttpServerResponse.text(body, { contentType: "application/json", headers: { "x-content-type-options": "nosniff" } }))
     )
     yield* router.get("/api/docs", Effect.succeed(HttpServerResponse.html(page).pipe(HttpServerResponse.setHeaders(pageHeaders))))
   })
 )
 
-/** Every handler of the catalog; a missing one is a type error at this line. */
-/** The publication kinds' owner commands, public reads and moderation. */
-const PublicationHandlers = Layer.mergeAll(
-  PublicHandlers,
-  TasksHandlers,
-  PortfolioHandlers,
-  ServicesHandlers,
-  ArticlesHandlers,
-  JobsHandlers,
-  ResumesHandlers,
-  LearningHandlers,
-  ModerationHandlers
-)
+const json = (status: number, body: unknown) =>
+  HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } })
 
-export const ApiHandlers = Layer.mergeAll(HealthHandlers, AuthHandlers, AccountHandlers, EventsHandlers, CommentsHandlers, FilesHandlers, PublicationHandlers, KeysHandlers, IntegrationCommandsHandlers, WebhooksHandlers).pipe(
-  Layer.provide(AuthenticationLive)
-)
-
-export const ApiLive = HttpApiBuilder.api(BirzhaApi).pipe(Layer.provide(ApiHandlers))
+/**
+ * Whatever a page, file or MCP route fails with still answers with the one envelope: a database
+ * failure 503, anything else 500 with a correlation id the log carries too.
+ */
+const withEnvelope = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  app.pipe(
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const error = Cause.squash(cause)
+      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError") {
+        return Effect.as(Effect.logWarning("database unavailable", cause), json(503, envelope(ServiceUnavailable, "The service is temporarily unavailable")))
+      }
+      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "RouteNotFound") {
+        return Effect.succeed(json(404, envelope({ code: "not_found" }, "No such page")))
+      }
+      const correlationId = randomUUID()
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.logError("unexpected failure", cause).pipe(
+          Effect.annotateLogs({ correlationId, method: request.method, url: request.url }),
+          Effect.as(json(500, envelope(InternalError, "An unexpected error occurred", correlationId)))
+        ))
+    })
+  )
 
 /**
  * Node's 16 KiB header limit is below the spec's `q` of 4096 characters once percent-encoded
  * (Cyrillic takes 6 bytes a character), so the request line may be up to 64 KiB.
  */
-const listener = () => createServer({ maxHeaderSize: 64 * 1024 })
+const maxHeaderSize = 64 * 1024
+
+const listen = (server: Server, port: number, host: string) =>
+  Effect.async<void, Error>((resume) => {
+    const onError = (error: Error) => resume(Effect.fail(error))
+    server.once("error", onError)
+    server.listen(port, host, () => {
+      server.off("error", onError)
+      resume(Effect.void)
+    })
+  })
+
+/** Stops taking connections, lets requests in flight finish, then closes what is left. */
+const close = (server: Server) =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeIdleConnections()
+    const timer = setTimeout(() => server.closeAllConnections(), 5_000)
+    timer.unref()
+  })
 
 /**
- * Serves an API layer (the catalog's, or a test API built with the same `operation` helper)
- * with the host's middleware and document routes on a Node listener. It also outputs the
- * `HttpServer`, so callers (tests, benchmarks) can read the bound address.
+ * Serves the `Operations` registry's catalog through the compiled adapter, and every other route
+ * (pages, file bytes, MCP, documents) through the platform router, on one Node listener. It
+ * outputs the `HttpServer`, so callers (tests, benchmarks) can read the bound address.
  */
-export const makeHttpServer = <E, R, E2 = never, R2 = never>(
-  api: Layer.Layer<HttpApi.Api, E, R>,
-  entries: ReadonlyArray<CatalogEntry>,
-  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin">,
+export const makeHttpServer = <E2 = never, R2 = never>(
+  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy">,
   pages: {
     readonly layer: Layer.Layer<never, E2, R2>
     readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
   } = { layer: Layer.empty as Layer.Layer<never, E2, R2>, routes: [] }
 ) =>
-  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  Layer.scoped(
+    HttpServer.HttpServer,
+    Effect.gen(function*() {
+      const accessLog = yield* makeAccessLog
+      const handleOperation = yield* makeCompiledApi(settings, [...documentRoutes, ...pages.routes], accessLog)
+      const router = yield* HttpApiBuilder.Router.router
+      const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router)))
+      const server = createServer({ maxHeaderSize }, (req, res) => {
+        if (!handleOperation(req, res)) fallback(req, res)
+      })
+      yield* listen(server, settings.port, settings.host)
+      yield* Effect.addFinalizer(() => close(server))
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : settings.port
+      yield* Effect.logInfo(`Listening on ${settings.publicOrigin} (bound to ${settings.host}:${port})`)
+      return HttpServer.make({
+        // Routes are registered through the router above; nothing is served through this.
+        serve: () => Effect.void,
+        address: { _tag: "TcpAddress", hostname: settings.host, port }
+      })
+    })
+  ).pipe(
     Layer.provide(DocumentRoutes),
     Layer.provide(pages.layer),
-    Layer.provide(api),
-    Layer.provide(errorEnvelope(makeRouteTable(entries, [...documentRoutes, ...pages.routes]), settings)),
-    HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(listener, { port: settings.port, host: settings.host }))
+    Layer.provideMerge(HttpApiBuilder.Router.Live),
+    Layer.provide(NodeHttpServer.layerContext)
   )
+
+/** The pages, file bytes and MCP endpoint served beside the catalog. */
+const ServicePages = {
+  layer: Layer.mergeAll(PageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
+  routes: [...pageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+}
 
 /** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */
 export const HttpServerLive = (settings: HttpSettings) =>
-  makeHttpServer(ApiLive, catalog, settings, {
-    layer: Layer.mergeAll(PageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
-    routes: [...pageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
-  }).pipe(
+  makeHttpServer(settings, ServicePages).pipe(
+    Layer.provideMerge(OperationsLive),
+    Layer.provide(WebhookSettingsLive),
     Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy })),
+    Layer.provide(Layer.succeed(PublicOrigin, settings.publicOrigin)),
     Layer.provide(Layer.succeed(SignInConfig, { publicOrigin: settings.publicOrigin }))
   )
+
+export { Operations }

@@ -1,7 +1,2 @@
-import { Context } from "effect"
-import type { Effect } from "effect"
-
-/** What readyz asks: does the database answer, and is the latest migration applied. Never fails. */
-export class Readiness extends Context.Tag("@birzha/http-host/Readiness")<Readiness, {
-  readonly check: Effect.Effect<{ readonly database: boolean; readonly migrations: boolean }>
-}>() {}
+/** readyz's question lives with the health operations in the domain; hosts provide it. */
+export { Readiness } from "@birzha/domain/server"

@@ -1,5 +1,5 @@
 import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -7,8 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, JSONSchema, Option, Redacted, Runtime, Schema } from "effect"
-import { HostSettings } from "../HostSettings.js"
-import { dispatchOperation } from "./InternalDispatch.js"
+import { clientAddress, HostSettings } from "../HostSettings.js"
 
 /** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
 export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
@@ -100,14 +99,10 @@ const bearerOf = (header: string | undefined) => {
   return match?.[1]
 }
 
-type DispatchServices = Exclude<Effect.Effect.Context<ReturnType<typeof dispatchOperation>>, HttpApiBuilder.Router>
-
-const handle = (router: HttpApiBuilder.Router["Type"]) =>
-  Effect.gen(function*() {
+const handle = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { publicOrigin } = yield* HostSettings
-    const authorization = request.headers["authorization"] ?? ""
-    const token = bearerOf(authorization)
+    const token = bearerOf(request.headers["authorization"])
     const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
     if (Option.isNone(found)) {
       return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
@@ -132,13 +127,12 @@ const handle = (router: HttpApiBuilder.Router["Type"]) =>
 
     const entries = toolsFor(key, toolsets)
     const byName = new Map(entries.map((entry) => [entry.id, entry]))
-    const runtime = yield* Effect.runtime<DispatchServices>()
+    const operations = yield* Operations
+    const runtime = yield* Effect.runtime<never>()
+    const address = yield* clientAddress
+    // Every tool runs through the registry as the key over MCP: the same checks as over HTTP, channel "mcp".
     const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
-      Runtime.runPromise(runtime)(
-        dispatchOperation(entry, args, { authorization, publicOrigin, approved: false, channel: "mcp" }).pipe(
-          Effect.provideService(HttpApiBuilder.Router, router)
-        )
-      )
+      Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
 
     const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } } })
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
@@ -154,7 +148,7 @@ const handle = (router: HttpApiBuilder.Router["Type"]) =>
         return resultOf(prepared.status, prepared.body)
       }
       const answer = await dispatch(entry, args)
-      return resultOf(answer.status, answer.body)
+      return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body)
     })
     // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
@@ -179,7 +173,7 @@ const handle = (router: HttpApiBuilder.Router["Type"]) =>
 /** `POST /mcp`, on the database, server key and host settings the host runs with. */
 export const McpRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | HostSettings>()
-    yield* router.post("/mcp", Effect.provide(handle(router), services))
+    const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | HostSettings | Operations>()
+    yield* router.post("/mcp", Effect.provide(handle, services))
   })
 )

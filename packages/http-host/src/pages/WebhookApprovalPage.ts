@@ -3,7 +3,7 @@ import { approveWebhookEndpoint, type EndpointRow, endpointColumns, ServerSecret
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { WebhookSettingsLive } from "../handlers/WebhooksHandlers.js"
+import { WebhookSettingsLive } from "../WebhookSettingsLive.js"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
 import { pageActor, pathUuid, seeOther, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"

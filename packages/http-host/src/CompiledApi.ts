@@ -1,0 +1,366 @@
+import {
+  type Actor,
+  anonymous,
+  type Caller,
+  type CatalogEntry,
+  envelope,
+  ForbiddenOrigin,
+  InternalError,
+  InvalidRequest,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  sessionCookieName
+} from "@birzha/domain"
+import { actorForKey, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
+import { Cookies } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Cause, Duration, Effect, Exit, Option, Redacted, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { randomUUID } from "node:crypto"
+import type { AccessLog } from "./AccessLog.js"
+import { clientAddressOf } from "./HostSettings.js"
+
+/**
+ * The catalog served straight from `node:http`: the route table, decoders and encoders are
+ * compiled once, and each request runs its operation through `Operations.invoke` on a prebuilt
+ * runtime. No handler exists per operation id: what an answer needs beyond its body (status,
+ * `Cache-Control`, cookies) comes from the declaration and the operation's facts.
+ * Anything that is not a catalog operation (pages, file bytes, MCP, documents) goes to `fallback`.
+ */
+export interface CompiledApiSettings {
+  readonly maxBodyBytes: number
+  readonly publicOrigin: string
+  readonly trustProxy: boolean
+}
+
+interface Route {
+  readonly entry: CatalogEntry
+  /** Path segments; `undefined` where a parameter stands, named in `names`. */
+  readonly segments: ReadonlyArray<string | undefined>
+  readonly names: ReadonlyArray<string>
+}
+
+export interface RouteMatch {
+  readonly entry: CatalogEntry
+  readonly path: Record<string, string>
+}
+
+const splitPath = (path: string) => {
+  // A trailing slash names the same route.
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
+  return trimmed.split("/")
+}
+
+/** The catalog's paths compiled once: exact paths in a map, parameterised ones by segment count. */
+export const compileRoutes = (
+  entries: ReadonlyArray<CatalogEntry>,
+  extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
+) => {
+  const exact = new Map<string, CatalogEntry>()
+  const byLength = new Map<number, Array<Route>>()
+  for (const entry of entries) {
+    if (!entry.path.includes("{")) {
+      exact.set(`${entry.method} ${entry.path}`, entry)
+      continue
+    }
+    const parts = entry.path.split("/")
+    const route: Route = {
+      entry,
+      segments: parts.map((part) => (part.startsWith("{") ? undefined : part)),
+      names: parts.map((part) => (part.startsWith("{") ? part.slice(1, -1) : ""))
+    }
+    const list = byLength.get(parts.length) ?? []
+    list.push(route)
+    byLength.set(parts.length, list)
+  }
+  const others = extra.map(({ method, path }) => ({ method, pattern: new RegExp("^" + path.replace(/\{[^}]+\}/g, "[^/]+") + "/?$") }))
+
+  const matchPath = (segments: ReadonlyArray<string>, route: Route): Record<string, string> | undefined => {
+    const params: Record<string, string> = {}
+    for (let i = 0; i < segments.length; i++) {
+      const expected = route.segments[i]
+      const actual = segments[i] ?? ""
+      if (expected === undefined) {
+        if (actual === "") return undefined
+        let value: string
+        try {
+          value = decodeURIComponent(actual)
+        } catch {
+          return undefined
+        }
+        params[route.names[i] ?? ""] = value
+      } else if (expected !== actual) return undefined
+    }
+    return params
+  }
+
+  return {
+    match: (method: string, path: string): RouteMatch | undefined => {
+      const found = exact.get(`${method} ${path}`) ?? (path.endsWith("/") ? exact.get(`${method} ${path.slice(0, -1)}`) : undefined)
+      if (found !== undefined) return { entry: found, path: {} }
+      const segments = splitPath(path)
+      for (const route of byLength.get(segments.length) ?? []) {
+        if (route.entry.method !== method) continue
+        const params = matchPath(segments, route)
+        if (params !== undefined) return { entry: route.entry, path: params }
+      }
+      return undefined
+    },
+    /** Whether a route outside the catalog (pages, files, MCP) serves this method and path. */
+    isOther: (method: string, path: string) => others.some((route) => route.method === method && route.pattern.test(path)),
+    allowedMethods: (path: string): ReadonlyArray<string> => {
+      const methods = new Set<string>()
+      const segments = splitPath(path)
+      for (const entry of entries) if (!entry.path.includes("{") && splitPath(entry.path).join("/") === segments.join("/")) methods.add(entry.method)
+      for (const route of byLength.get(segments.length) ?? []) if (matchPath(segments, route) !== undefined) methods.add(route.entry.method)
+      for (const route of others) if (route.pattern.test(path)) methods.add(route.method)
+      return [...methods].sort()
+    }
+  }
+}
+
+export type CompiledRoutes = ReturnType<typeof compileRoutes>
+
+const jsonHeaders = { "content-type": "application/json", "x-content-type-options": "nosniff" } as const
+
+/** Writes one JSON answer; errors and per-caller answers are never stored by caches. */
+export const writeJson = (
+  res: ServerResponse,
+  status: number,
+  body: string | undefined,
+  headers: Record<string, string> = {},
+  noStore = true
+) => {
+  const all: Record<string, string> = body === undefined ? { "x-content-type-options": "nosniff", ...headers } : { ...jsonHeaders, ...headers }
+  if (noStore) all["cache-control"] = "no-store"
+  res.writeHead(status, all)
+  res.end(body)
+}
+
+export const writeEnvelope = (
+  res: ServerResponse,
+  cls: { readonly status: number; readonly code: string },
+  message: string,
+  headers: Record<string, string> = {}
+) => writeJson(res, cls.status, JSON.stringify(envelope(cls, message)), headers)
+
+const sessionCookieAttributes = { secure: true, httpOnly: true, sameSite: "lax", path: "/" } as const
+
+const sessionCookieHeader = (session: NonNullable<Answer["facts"]["session"]>) =>
+  session === "ended"
+    ? Cookies.serializeCookie(Cookies.unsafeMakeCookie(sessionCookieName, "", { ...sessionCookieAttributes, expires: new Date(0), maxAge: Duration.zero }))
+    : Cookies.serializeCookie(Cookies.unsafeMakeCookie(sessionCookieName, session.token, {
+      ...sessionCookieAttributes,
+      expires: session.expiresAt,
+      maxAge: Duration.millis(Math.max(0, session.expiresAt.getTime() - Date.now()))
+    }))
+
+const cookieValue = (header: string | undefined, name: string): string | undefined => {
+  if (header === undefined) return undefined
+  for (const part of header.split(";")) {
+    const at = part.indexOf("=")
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
+  }
+  return undefined
+}
+
+const bearerOf = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = /^bearer\s+(\S*)\s*$/i.exec(header)
+  return match === null ? undefined : match[1]
+}
+
+/** The query string as the framework reads it: one string per name, an array when repeated. */
+const queryOf = (search: string): Record<string, string | Array<string>> => {
+  const out: Record<string, string | Array<string>> = {}
+  if (search === "") return out
+  for (const [name, value] of new URLSearchParams(search)) {
+    const existing = out[name]
+    out[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
+  }
+  return out
+}
+
+type BodyRead = { readonly _tag: "Body"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Aborted" }
+
+/** Reads the body up to the limit; past it, stops keeping bytes and says so. */
+const readBody = (req: IncomingMessage, maxBytes: number): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let tooLarge = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        if (!tooLarge) {
+          tooLarge = true
+          chunks.length = 0
+          resolve({ _tag: "TooLarge" })
+        }
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      if (!tooLarge) resolve({ _tag: "Body", text: Buffer.concat(chunks).toString("utf8") })
+    })
+    req.on("error", () => resolve({ _tag: "Aborted" }))
+    req.on("aborted", () => resolve({ _tag: "Aborted" }))
+  })
+
+/**
+ * Answers 413 and ends the exchange cleanly: the client gets the envelope even while it is still
+ * sending, the rest of its body is read and dropped for a bounded time, then the socket closes.
+ */
+const refuseTooLarge = (req: IncomingMessage, res: ServerResponse, maxBodyBytes: number) => {
+  writeEnvelope(res, PayloadTooLarge, `The request body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
+  req.resume()
+  const timer = setTimeout(() => req.socket.destroy(), 2_000)
+  timer.unref()
+  req.once("end", () => clearTimeout(timer))
+}
+
+/**
+ * Builds the request listener. `fallback` serves everything outside the catalog.
+ */
+export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: ReadonlyArray<{ readonly method: string; readonly path: string }>, accessLog: AccessLog) =>
+  Effect.gen(function*() {
+    const operations = yield* Operations
+    const lookupSession = yield* makeSessionLookup
+    const keyServices = yield* Effect.context<SqlClient.SqlClient | ServerSecret>()
+    const runtime = yield* Effect.runtime<never>()
+    const routes = compileRoutes([...operations.entries.values()], extraRoutes)
+    const { maxBodyBytes, publicOrigin } = settings
+
+    const lookupKey = (token: string, via: "key" | "mcp") => Effect.provide(actorForKey(Redacted.make(token), via), keyServices)
+
+    /**
+     * Who calls, from the cookie and the bearer key. An operation that needs a caller tries the key
+     * first (its refusal is answered when no valid session rescues it); a public one is anonymous
+     * unless a usable session or key came along (never 401 or 403 for a public read).
+     */
+    const callerFor = (entry: CatalogEntry, req: IncomingMessage): Effect.Effect<Caller, unknown> =>
+      Effect.gen(function*() {
+        const cookie = cookieValue(req.headers.cookie, sessionCookieName)
+        const bearer = bearerOf(req.headers.authorization)
+        const session = cookie === undefined || cookie === "" ? undefined : Option.getOrUndefined(yield* lookupSession(Redacted.make(cookie)))
+        if (entry.access === "public") {
+          if (session !== undefined) return session
+          if (bearer === undefined || bearer === "") return anonymous
+          const key = Option.getOrUndefined(yield* lookupKey(bearer, "key"))
+          return key !== undefined && key.httpEnabled ? key : anonymous
+        }
+        if (bearer !== undefined && bearer !== "") {
+          const key = Option.getOrUndefined(yield* lookupKey(bearer, "key"))
+          if (key !== undefined) {
+            const allowed = yield* Effect.either(authorize(entry, key, false))
+            // A refused key falls through to a valid session sent with it.
+            if (allowed._tag === "Right" || session === undefined) return key
+          }
+        }
+        return session ?? anonymous
+      })
+
+    const failureAnswer = (cause: Cause.Cause<unknown>): Effect.Effect<Answer> => {
+      const error = Cause.squash(cause)
+      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError") {
+        return Effect.as(Effect.logWarning("database unavailable", cause), {
+          status: ServiceUnavailable.status,
+          body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
+          facts: {}
+        })
+      }
+      const correlationId = randomUUID()
+      return Effect.as(Effect.logError("unexpected failure", cause).pipe(Effect.annotateLogs({ correlationId })), {
+        status: InternalError.status,
+        body: envelope(InternalError, "An unexpected error occurred", correlationId),
+        facts: {}
+      })
+    }
+
+    const respond = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, started: number) => {
+      const headers: Record<string, string> = {}
+      const { facts } = answer
+      if (facts.session !== undefined) headers["set-cookie"] = sessionCookieHeader(facts.session)
+      if (facts.retryAfterSeconds !== undefined && answer.status === 429) headers["retry-after"] = String(facts.retryAfterSeconds)
+      const body = answer.body === undefined || answer.status === 204
+        ? undefined
+        : answer.body instanceof EncodedJson ? answer.body.json : JSON.stringify(answer.body)
+      writeJson(res, answer.status, body, headers, entry.noStore || answer.status >= 400)
+      accessLog.write(req.method ?? "", req.url ?? "", answer.status, started, entry.id)
+    }
+
+    const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
+      const program = Effect.flatMap(callerFor(entry, req), (caller) =>
+        operations.invoke(entry.id, caller, input, { clientAddress: clientAddressOf(req, settings.trustProxy) }))
+      Runtime.runCallback(runtime)(program, {
+        onExit: (exit) => {
+          if (Exit.isSuccess(exit)) return respond(req, res, entry, exit.value, started)
+          Runtime.runCallback(runtime)(failureAnswer(exit.cause), {
+            onExit: (answered) => Exit.isSuccess(answered) && respond(req, res, entry, answered.value, started)
+          })
+        }
+      })
+    }
+
+    /** Handles a catalog operation; `false` when the request is not one (the caller falls back). */
+    return (req: IncomingMessage, res: ServerResponse): boolean => {
+      const started = performance.now()
+      const url = req.url ?? "/"
+      const at = url.indexOf("?")
+      const path = at < 0 ? url : url.slice(0, at)
+      const method = req.method ?? "GET"
+      const match = routes.match(method, path)
+      if (match === undefined) {
+        if (routes.isOther(method, path)) return false
+        const allowed = routes.allowedMethods(path)
+        if (allowed.length > 0) writeEnvelope(res, MethodNotAllowed, `${method} is not allowed on ${path}`, { allow: allowed.join(", ") })
+        else writeEnvelope(res, NotFound, `No operation at ${method} ${path}`)
+        accessLog.write(method, url, allowed.length > 0 ? 405 : 404, started, undefined)
+        return true
+      }
+      const { entry } = match
+      const declared = Number(req.headers["content-length"] ?? "0")
+      if (Number.isFinite(declared) && declared > maxBodyBytes) {
+        refuseTooLarge(req, res, maxBodyBytes)
+        return true
+      }
+      if (entry.sameOrigin && req.headers.origin !== publicOrigin) {
+        // Before the body is read or anything is looked up: nothing changes for a foreign page.
+        writeEnvelope(res, ForbiddenOrigin, "This request must come from the service's own pages")
+        req.resume()
+        return true
+      }
+      const query = queryOf(at < 0 ? "" : url.slice(at + 1))
+      if (Option.isNone(entry.schemas.payload)) {
+        req.resume()
+        run(req, res, entry, { path: match.path, urlParams: query }, started)
+        return true
+      }
+      const malformed = entry.invalidInput["*"] ?? InvalidRequest
+      if (/^multipart\//i.test(req.headers["content-type"] ?? "")) {
+        // No operation takes a multipart form (file bytes go to their upload address).
+        writeEnvelope(res, malformed, "Send the request body as JSON (Content-Type: application/json)")
+        req.resume()
+        return true
+      }
+      void readBody(req, maxBodyBytes).then((read) => {
+        if (read._tag === "Aborted") return
+        if (read._tag === "TooLarge") return refuseTooLarge(req, res, maxBodyBytes)
+        let payload: unknown
+        try {
+          payload = JSON.parse(read.text)
+        } catch {
+          writeEnvelope(res, malformed, "The request body is not valid JSON")
+          accessLog.write(method, url, malformed.status, started, entry.id)
+          return
+        }
+        run(req, res, entry, { path: match.path, urlParams: query, payload }, started)
+      })
+      return true
+    }
+  })
+
+export type { Actor }
