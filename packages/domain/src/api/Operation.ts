@@ -39,6 +39,12 @@ export interface OperationPolicy {
    * every authenticated operation and every browser sign-in step; declared `false` nowhere today.
    */
   readonly noStore: boolean
+  /**
+   * Input flags that make the call do what another operation does (tasks.save with `submit: true`
+   * submits): when the body's field is `true`, the caller must also be allowed that operation, with
+   * its scopes and approval. An input flag never widens what a caller may do.
+   */
+  readonly widenedBy: Readonly<Record<string, string>>
 }
 
 /** An error class of the domain that a schema violation can be reported as. */
@@ -69,12 +75,14 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
     readonly sessionOnly?: boolean
     readonly keyOnly?: boolean
     readonly noStore?: boolean
+    readonly widenedBy?: Readonly<Record<string, string>>
   } = {}
 ) => {
   const full: OperationPolicy = {
     access: "public",
     operator: false,
     noStore: policy.noStore ?? policy.sameOrigin ?? false,
+    widenedBy: policy.widenedBy ?? {},
     scopes: policy.scopes ?? [],
     approval: policy.approval ?? false,
     specId: policy.extension === true ? null : policy.specId === undefined ? id : policy.specId,
@@ -139,7 +147,8 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         sessionOnly: false,
         keyOnly: false,
         operator: false,
-        noStore: false
+        noStore: false,
+        widenedBy: {}
       }))
       const authenticated = [...endpoint.middlewares].some((tag) => tag.key === authenticationKey)
       entries.push({

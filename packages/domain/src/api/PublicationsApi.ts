@@ -77,6 +77,8 @@ const kindGroup = <const C extends PublicationCommand, SA, SI, OA, OI, E extends
   const write = [`${command}:write`]
   const submit = [`${command}:submit`]
   const invalidInput = command === "tasks" ? { "*": InvalidTask } : {}
+  // A task saved with `submit: true` is submitted: the caller needs what tasks.submit needs.
+  const widenedBy = command === "tasks" ? { submit: "tasks.submit" } : {}
   return HttpApiGroup.make(command, { topLevel: true })
       .add(
         operation("GET", `${command}.list`, `/api/v1/commands/${command}.list`, {
@@ -94,6 +96,7 @@ const kindGroup = <const C extends PublicationCommand, SA, SI, OA, OI, E extends
         operation("POST", `${command}.save`, `/api/v1/commands/${command}.save`, {
           scopes: write,
           invalidInput,
+          widenedBy,
           summary: "Save the whole draft (create without publicationUuid); never publishes"
         })
           .middleware(Authentication)
@@ -259,6 +262,8 @@ export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
       scopes: ["tasks:write", "services:write", "portfolio:write", "articles:write", "jobs:write", "resumes:write", "learning:write"],
       // The same save as tasks.save: a task's bad data is invalid_task there too.
       invalidInput: { "kind=task": InvalidTask },
+      // A task saved with `submit: true` is submitted: the caller needs what tasks.submit needs.
+      widenedBy: { submit: "tasks.submit" },
       summary: "Save a publication of any kind (the kind's own save, addressed by kind); the scope needed is the kind's write scope"
     })
       .middleware(Authentication)

@@ -160,6 +160,22 @@ describe("authorization comes from the declaration", () => {
     expect(codeOf(await invoke("integrationCommands.prepare", session, { payload: { operationId: "tasks.submit", arguments: {} } }))).toBe("key_required")
   })
 
+  it("an input flag never widens a call: tasks.save with submit needs what tasks.submit needs (scope and approval)", async () => {
+    const session = await sessionFor(`widen-${randomUUID()}@example.com`)
+    const save = (submit: boolean) => ({ payload: { requestUuid: randomUUID(), data: taskDraft, submit } })
+    expect(codeOf(await invoke("tasks.save", keyFrom(session, ["tasks:write"]), save(true)))).toBe("insufficient_scope")
+    expect(codeOf(await invoke("tasks.save", keyFrom(session, ["tasks:write", "tasks:submit"]), save(true)))).toBe("approval_required")
+    expect(codeOf(await invoke("tasks.save", keyFrom(session, ["tasks:write", "tasks:submit"], "mcp"), save(true)))).toBe("approval_required")
+    expect(codeOf(await invoke("publications.create", keyFrom(session, ["tasks:write", "tasks:submit"]), {
+      payload: { kind: "task", requestUuid: randomUUID(), data: taskDraft, submit: true }
+    }))).toBe("approval_required")
+    // Refused before anything was written: the key's profile still has no task.
+    expect((await run(runOperation("tasks.list", session, {}))).items).toEqual([])
+    expect((await invoke("tasks.save", keyFrom(session, ["tasks:write"]), save(false))).status).toBe(200)
+    const submitted = await invoke("tasks.save", session, save(true))
+    expect([submitted.status, (submitted.body as { status: string }).status]).toEqual([200, "pending"])
+  })
+
   it("a key with MCP turned off may not call over MCP; HTTP off does not stop MCP", async () => {
     const session = await sessionFor(`mcp-${randomUUID()}@example.com`)
     const key = { ...keyFrom(session, ["tasks:read"], "mcp"), mcpEnabled: false }

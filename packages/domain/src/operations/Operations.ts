@@ -240,6 +240,14 @@ const makeService = (
       const operation = compiled.get(operationId)
       if (operation === undefined) return yield* Effect.fail(unknownOperation(operationId))
       const actor = yield* authorize(operation.entry, caller, options.approved === true)
+      // A flag that makes the call another operation's is authorized as that operation too.
+      for (const [field, widened] of Object.entries(operation.entry.widenedBy)) {
+        const payload = raw.payload
+        const other = compiled.get(widened)
+        if (other !== undefined && typeof payload === "object" && payload !== null && Reflect.get(payload, field) === true) {
+          yield* authorize(other.entry, caller, false)
+        }
+      }
       const input = yield* decodeInput(operation, raw)
       const call: Call = {
         clientAddress: options.clientAddress ?? "unknown",
