@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import { InvalidRequest, type ResyncRequired } from "../api/ApiError.js"
@@ -7,6 +7,14 @@ import { decodeEventCursor, encodeEventCursor } from "./EventCursor.js"
 import { EventEnvelope } from "./EventEnvelope.js"
 import type { EventType } from "./EventType.js"
 import { eventVisibleTo } from "./EventVisibility.js"
+import {
+  type EnvelopeRow,
+  findSequencedRow,
+  type SequencedEventRow,
+  readEnvelopeRows,
+  readLastPosition,
+  readSequencedRows
+} from "./OutboxEventRepository.js"
 import { parseTypeList } from "./TypePattern.js"
 
 /** Page size bounds of `events.list` (spec: limit 1 to 100); ours: 20 when absent. */
@@ -43,28 +51,7 @@ export interface SequencedEvent {
   readonly event: EventEnvelope
 }
 
-/** An outbox row's envelope columns, as `envelopeColumns` reads them (alias `e`). */
-export interface EnvelopeRow {
-  readonly uuid: string
-  readonly type: string
-  readonly schema_version: number
-  readonly occurred_at: Date
-  readonly aggregate_kind: string
-  readonly aggregate_uuid: string
-  readonly aggregate_revision: number
-  readonly data: unknown
-  readonly context: unknown
-}
-
-interface EventRow extends EnvelopeRow {
-  readonly position: string
-  readonly sequenced_at: Date | null
-}
-
-export const envelopeColumns = `e.uuid, e.type, e.schema_version, e.occurred_at,
-  e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context`
-
-const columns = `e.position::text AS position, e.sequenced_at, ${envelopeColumns}`
+export { type EnvelopeRow, envelopeColumns } from "./OutboxEventRepository.js"
 
 /** The stored row in the envelope's wire form, exactly the spec's fields (not yet checked against `EventEnvelope`). */
 export const wireEnvelopeOf = (row: EnvelopeRow) => ({
@@ -80,17 +67,13 @@ export const wireEnvelopeOf = (row: EnvelopeRow) => ({
 const decodeEnvelope = Schema.decodeUnknown(EventEnvelope)
 
 /** The stored row as the envelope, checked: an emitter that broke the shape is a defect, not a 400. */
-const envelopeOf = (row: EventRow): Effect.Effect<EventEnvelope> => Effect.orDie(decodeEnvelope(wireEnvelopeOf(row)))
+const envelopeOf = (row: SequencedEventRow): Effect.Effect<EventEnvelope> => Effect.orDie(decodeEnvelope(wireEnvelopeOf(row)))
 
 /**
  * The last position handed out. Everything up to it is committed and readable: the sequencer
  * moves the counter in the same transaction as the positions.
  */
-export const lastEventPosition: Effect.Effect<string, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ last_position: string }>`SELECT last_position::text AS last_position FROM event_sequence`
-  return row?.last_position ?? "0"
-})
+export const lastEventPosition: Effect.Effect<string, SqlError, SqlClient.SqlClient> = readLastPosition
 
 const typeFilter = (types: string | undefined): Either.Either<ReadonlyArray<EventType> | undefined, InvalidRequest> =>
   types === undefined
@@ -116,20 +99,18 @@ export const listEvents = (
     if (!Number.isInteger(limit) || limit < eventPageLimits.min || limit > eventPageLimits.max) {
       return yield* new InvalidRequest({ message: `limit must be an integer from ${eventPageLimits.min} to ${eventPageLimits.max}` })
     }
-    const sql = yield* SqlClient.SqlClient
     const last = yield* lastEventPosition
     const windowEnd = BigInt(after) + BigInt(eventScanWindow)
     const mark = BigInt(last) > windowEnd ? windowEnd.toString() : last
-    const filters = [
-      sql`e.position > ${after}`,
-      sql`e.position <= ${mark}`,
-      eventVisibleTo(sql, actor.profileUuid),
-      ...(types === undefined ? [] : [sql.in("e.type", types)]),
-      ...(query.aggregateKind === undefined ? [] : [sql`e.aggregate_kind = ${query.aggregateKind}`]),
-      ...(query.aggregateUuid === undefined ? [] : [sql`e.aggregate_uuid = ${query.aggregateUuid}`])
-    ]
-    const rows = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
-      WHERE ${sql.and(filters)} ORDER BY e.position LIMIT ${limit + 1}`
+    const rows = yield* readSequencedRows((sql) =>
+      sql.and([
+        sql`e.position > ${after}`,
+        sql`e.position <= ${mark}`,
+        eventVisibleTo(sql, actor.profileUuid),
+        ...(types === undefined ? [] : [sql.in("e.type", types)]),
+        ...(query.aggregateKind === undefined ? [] : [sql`e.aggregate_kind = ${query.aggregateKind}`]),
+        ...(query.aggregateUuid === undefined ? [] : [sql`e.aggregate_uuid = ${query.aggregateUuid}`])
+      ]), limit + 1)
     const page = rows.slice(0, limit)
     const full = rows.length > limit
     const lastItem = page[page.length - 1]
@@ -146,10 +127,10 @@ export const listEvents = (
 /** `events.get`: one sequenced event the caller may see now; none when absent, unsequenced or not visible. */
 export const getEvent = (actor: Actor, uuid: string): Effect.Effect<Option.Option<EventEnvelope>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
-      WHERE e.uuid = ${uuid} AND e.position IS NOT NULL AND ${eventVisibleTo(sql, actor.profileUuid)}`
-    return row === undefined ? Option.none() : Option.some(yield* envelopeOf(row))
+    const row = yield* findSequencedRow((sql) =>
+      sql.and([sql`e.uuid = ${uuid}`, sql`e.position IS NOT NULL`, eventVisibleTo(sql, actor.profileUuid)])
+    )
+    return Option.isNone(row) ? Option.none() : Option.some(yield* envelopeOf(row.value))
   })
 
 /**
@@ -160,13 +141,23 @@ export const readSequencedEvents = (
   options: { readonly after: string; readonly limit: number; readonly types?: ReadonlyArray<EventType> | undefined }
 ): Effect.Effect<ReadonlyArray<SequencedEvent>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const filters = [
-      sql`e.position > ${options.after}`,
-      ...(options.types === undefined ? [] : [sql.in("e.type", options.types)])
-    ]
-    const rows = yield* sql<EventRow>`SELECT ${sql.literal(columns)} FROM outbox_events e
-      WHERE ${sql.and(filters)} ORDER BY e.position LIMIT ${options.limit}`
+    const rows = yield* readSequencedRows((sql) =>
+      sql.and([
+        sql`e.position > ${options.after}`,
+        ...(options.types === undefined ? [] : [sql.in("e.type", options.types)])
+      ]), options.limit)
     return yield* Effect.forEach(rows, (row) =>
       Effect.map(envelopeOf(row), (event) => ({ position: row.position, sequencedAt: row.sequenced_at, event })))
   })
+
+/**
+ * The events of `uuids` a profile may see now, as stored rows (the webhook dispatcher checks
+ * rights again at send time with the same rule as `events.list`).
+ */
+export const visibleEventRows = (
+  profileUuid: string,
+  uuids: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<EnvelopeRow>, SqlError, SqlClient.SqlClient> =>
+  uuids.length === 0
+    ? Effect.succeed([])
+    : readEnvelopeRows((sql) => sql.and([sql.in("e.uuid", uuids), eventVisibleTo(sql, profileUuid)]))

@@ -6,24 +6,7 @@ import { publicView, type ProfileRow, profileColumns } from "../profiles/Profile
 import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
-import { publicationsJoin, publiclyVisible } from "./Visibility.js"
-
-interface PublicRow {
-  readonly uuid: string
-  readonly id: string
-  readonly kind: PublicationKind
-  readonly owner_id: string
-  readonly owner_uuid: string
-  readonly approved: Record<string, unknown>
-  readonly closed: boolean
-  readonly demo: boolean
-  readonly created_at: Date
-  readonly approved_at: Date
-  readonly approved_key: string
-}
-
-const publicColumns = `p.uuid, p.id, p.kind, o.id AS owner_id, o.uuid AS owner_uuid, p.approved, p.closed, p.demo,
-  p.created_at, p.approved_at, p.approved_at::text AS approved_key`
+import { findPublicPublication, listPublicPublications, type PublicRow } from "./PublicationRepository.js"
 
 /** The spec's Publication: approved data only; `draft` equals `approved`, no history, no reason. */
 const publication = (row: PublicRow): Publication => ({
@@ -76,11 +59,7 @@ const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undef
   searchTerms(q).map((term) => sql`${sql.literal(column)} LIKE '%' || birzha_search_normalize(${term}) || '%'`)
 
 export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
-      WHERE p.uuid = ${uuid} AND ${sql.literal(publiclyVisible)}`).pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), publication))
-    )
+  Effect.map(findPublicPublication(uuid), Option.map(publication))
 
 export interface PublicationQuery {
   readonly q?: string | undefined
@@ -96,11 +75,10 @@ export const listPublications = (
   query: PublicationQuery
 ): Effect.Effect<{ readonly items: ReadonlyArray<Publication>; readonly nextCursor?: string }, InvalidRequest | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const limit = query.limit ?? 20
     const after = yield* decodeCursor(query.cursor)
-    const conditions = [
-      publiclyVisible,
+    // Planned per call (see perCallPlan in the worker-host's PreparingClient): the plan depends on the terms.
+    const rows = yield* listPublicPublications((sql) => [
       ...(query.kind === undefined ? [] : [sql`p.kind = ${query.kind}`]),
       ...(query.category === undefined ? [] : [sql`p.category = ${query.category}`]),
       ...(query.ownerUuid === undefined ? [] : [sql`p.owner_profile_uuid = ${query.ownerUuid}`]),
@@ -109,11 +87,7 @@ export const listPublications = (
         onNone: () => [],
         onSome: (at) => [sql`(p.approved_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
       })
-    ]
-    // Planned per call (see perCallPlan in the worker-host's PreparingClient): the plan depends on the terms.
-    const rows = yield* sql<PublicRow>`SELECT ${sql.literal(searchPlan)} ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
-      WHERE ${sql.and(conditions)}
-      ORDER BY p.approved_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+    ], { limit: limit + 1, prefix: searchPlan })
     return pageOf(rows, limit, (row) => ({ key: row.approved_key, uuid: row.uuid }), publication)
   })
 
@@ -163,7 +137,6 @@ export const getCatalog: Effect.Effect<
   const sql = yield* SqlClient.SqlClient
   const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM ${sql.literal(publicProfiles)}
     WHERE ${sql.literal(publicProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
-  const publications = yield* sql<PublicRow>`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
-    WHERE ${sql.literal(publiclyVisible)} ORDER BY p.approved_at DESC, p.uuid DESC`
+  const publications = yield* listPublicPublications(() => [])
   return { schemaVersion: 1 as const, profiles: profiles.map(publicView), publications: publications.map(catalogPublication) }
 })

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import {
@@ -19,6 +19,14 @@ import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
 import { ownPublication, type PublicationKind, type PublicationStatus } from "./Publication.js"
+import {
+  insertPublication,
+  listOwnPublications,
+  lockOwnPublication,
+  type PublicationChange,
+  type PublicationRow,
+  updatePublication
+} from "./PublicationRepository.js"
 
 /** The owner's full view of a publication of data type A; operation outputs narrow it (OwnTask). */
 export interface OwnRecord<A> {
@@ -36,26 +44,7 @@ export interface OwnRecord<A> {
   readonly updatedAt: Date
 }
 
-export interface PublicationRow {
-  readonly uuid: string
-  readonly id: string
-  readonly kind: PublicationKind
-  readonly owner_profile_uuid: string
-  readonly status: PublicationStatus
-  readonly draft: unknown
-  readonly approved: unknown
-  readonly reason: string
-  readonly hidden: boolean
-  readonly closed: boolean
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  /** `updated_at::text`: the exact keyset position */
-  readonly updated_key: string
-}
-
-export const rowColumns = `p.uuid, p.id, p.kind, p.owner_profile_uuid, p.status, p.draft, p.approved, p.reason, p.hidden,
-  p.closed, p.revision, p.created_at, p.updated_at, p.updated_at::text AS updated_key`
+export { type PublicationRow, rowColumns } from "./PublicationRepository.js"
 
 export interface ListInput {
   readonly cursor?: string | undefined
@@ -129,34 +118,28 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
     })
 
   const lockOwn = (actor: Actor, uuid: string) =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [row] = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
-        WHERE p.uuid = ${uuid} AND p.kind = ${kind} AND p.owner_profile_uuid = ${actor.profileUuid} AND p.deleted_at IS NULL
-        FOR UPDATE`
-      return row === undefined ? yield* notFound() : row
-    })
+    Effect.flatMap(
+      lockOwnPublication(actor.profileUuid, kind, uuid),
+      Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+    )
 
   /** Applies a change at the expected revision and records its event; returns the new row. */
   const change = (
     actor: Actor,
     row: PublicationRow,
-    values: Readonly<Record<string, string | boolean | null>>,
+    values: PublicationChange,
     event: EventType,
     status: string
   ) =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [updated] = yield* sql<PublicationRow>`UPDATE publications p SET ${sql.update(values)},
-          revision = p.revision + 1, updated_at = now()
-        WHERE p.uuid = ${row.uuid} RETURNING ${sql.literal(rowColumns)}`
+      const updated = yield* updatePublication(row.uuid, values)
       yield* appendEvent({
         type: event,
-        aggregate: { kind: "publication", uuid: row.uuid, revision: updated!.revision },
+        aggregate: { kind: "publication", uuid: row.uuid, revision: updated.revision },
         data: { objectUuid: row.uuid, status },
         context: { profileUuid: actor.profileUuid, kind }
       })
-      return updated!
+      return updated
     })
 
   const checkFiles = (actor: Actor, value: A) =>
@@ -216,16 +199,9 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
 
     list: (actor: Actor, input: ListInput) =>
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
         const limit = input.limit ?? 20
         const after = yield* decodeCursor(input.cursor)
-        const rows = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
-          WHERE p.owner_profile_uuid = ${actor.profileUuid} AND p.kind = ${kind} AND p.deleted_at IS NULL
-          ${Option.match(after, {
-          onNone: () => sql``,
-          onSome: (at) => sql`AND (p.updated_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`
-        })}
-          ORDER BY p.updated_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+        const rows = yield* listOwnPublications(actor.profileUuid, kind, { after, limit: limit + 1 })
         const page = pageOf(rows, limit, (row) => ({ key: row.updated_key, uuid: row.uuid }), (row) => row)
         return { ...page, items: yield* Effect.forEach(page.items, view) }
       }),
@@ -233,11 +209,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
     /** One publication by uuid, or the most recently changed one of this kind when no uuid is given. */
     get: (actor: Actor, publicationUuid: string | undefined) =>
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql<PublicationRow>`SELECT ${sql.literal(rowColumns)} FROM publications p
-          WHERE p.owner_profile_uuid = ${actor.profileUuid} AND p.kind = ${kind} AND p.deleted_at IS NULL
-          ${publicationUuid === undefined ? sql`` : sql`AND p.uuid = ${publicationUuid}`}
-          ORDER BY p.updated_at DESC, p.uuid DESC LIMIT 1`
+        const [row] = yield* listOwnPublications(actor.profileUuid, kind, { after: Option.none(), limit: 1, uuid: publicationUuid })
         return row === undefined ? yield* notFound() : yield* view(row)
       }),
 
@@ -250,7 +222,6 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
       idempotent(
         { scope: actor.profileUuid, operationId: `${operationPrefix}.save`, requestUuid: input.requestUuid, request: input, result: own },
         Effect.gen(function*() {
-          const sql = yield* SqlClient.SqlClient
           const encoded = yield* encodeData(input.data).pipe(Effect.mapError((error) => invalid(error.message)))
           yield* checkFiles(actor, input.data)
           const draft = JSON.stringify(encoded)
@@ -259,16 +230,14 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
             if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
               return yield* Effect.fail(invalidSave("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
             }
-            const [created] = yield* sql<PublicationRow>`INSERT INTO publications AS p (id, kind, owner_profile_uuid, draft)
-              VALUES (${newRoutingKey()}, ${kind}, ${actor.profileUuid}, ${draft}::jsonb)
-              RETURNING ${sql.literal(rowColumns)}`
+            const created = yield* insertPublication({ id: newRoutingKey(), kind, ownerProfileUuid: actor.profileUuid, draft })
             yield* appendEvent({
               type: "publication.draft_saved",
-              aggregate: { kind: "publication", uuid: created!.uuid, revision: created!.revision },
-              data: { objectUuid: created!.uuid, status: "draft" },
+              aggregate: { kind: "publication", uuid: created.uuid, revision: created.revision },
+              data: { objectUuid: created.uuid, status: "draft" },
               context: { profileUuid: actor.profileUuid, kind }
             })
-            row = created!
+            row = created
           } else {
             if (input.expectedRevision === undefined) {
               return yield* Effect.fail(invalidSave("expectedRevision is required to edit a publication: read it first"))

@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import type { EventType } from "../events/EventType.js"
+import { insertOutboxEvent } from "../events/OutboxEventRepository.js"
 
 export interface NewEvent {
   readonly type: EventType
@@ -25,12 +26,10 @@ export interface NewEvent {
  * committed rows later. Returns the event's uuid.
  */
 export const appendEvent = (event: NewEvent): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ uuid: string }>`
-      INSERT INTO outbox_events (type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
-      VALUES (${event.type}, ${event.schemaVersion ?? 1}, ${event.aggregate.kind}, ${event.aggregate.uuid},
-        ${event.aggregate.revision}, ${JSON.stringify(event.data)}::jsonb, ${JSON.stringify(event.context ?? {})}::jsonb)
-      RETURNING uuid`
-    return row!.uuid
+  insertOutboxEvent({
+    type: event.type,
+    schemaVersion: event.schemaVersion ?? 1,
+    aggregate: event.aggregate,
+    data: event.data,
+    context: event.context ?? {}
   })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import type { Actor, SessionActor } from "../api/Authentication.js"
 import { ServerSecret } from "../auth/ServerSecret.js"
@@ -8,45 +8,26 @@ import { expandTypePatterns } from "../events/TypePattern.js"
 import { idempotent } from "../store/Idempotency.js"
 import { requireRevision } from "../store/Revision.js"
 import { newSigningSecret, openSecret, sealSecret } from "./SigningSecret.js"
+import { cancelPendingDeliveries } from "./WebhookDeliveryRepository.js"
+import { type PayloadMode, WebhookEndpoint, webhookLimits } from "./WebhookEndpoint.js"
 import {
-  type DisabledReason,
-  type PayloadMode,
-  WebhookEndpoint,
-  webhookLimits,
-  type WebhookState
-} from "./WebhookEndpoint.js"
+  approveEndpoint,
+  countOwnEndpointsLocked,
+  type EndpointRow,
+  findOwnEndpoint,
+  insertEndpoint,
+  listOwnEndpoints,
+  lockOwnEndpointDeletion,
+  rotateEndpointSecret,
+  softDeleteEndpoint,
+  transactionNow,
+  updateEndpointSettings
+} from "./WebhookEndpointRepository.js"
+
+export { cancelPendingDeliveries } from "./WebhookDeliveryRepository.js"
+export { type EndpointRow, endpointColumns, findLiveEndpoint } from "./WebhookEndpointRepository.js"
 import { approvalPageUrl, WebhookSettings } from "./WebhookSettings.js"
 import { normalizeWebhookUrl } from "./WebhookUrl.js"
-
-/** A row of `webhook_endpoints` as the commands and the worker read it. */
-export interface EndpointRow {
-  readonly uuid: string
-  readonly profile_uuid: string
-  readonly url: string
-  readonly description: string
-  readonly event_types: ReadonlyArray<string>
-  readonly payload_mode: PayloadMode
-  readonly state: WebhookState
-  readonly config_version: number
-  readonly approved_at: Date | null
-  readonly verified_at: Date | null
-  readonly paused_at: Date | null
-  readonly disabled_at: Date | null
-  readonly disabled_reason: DisabledReason | null
-  readonly failing_since: Date | null
-  readonly secret_sealed: string
-  readonly previous_secret_sealed: string | null
-  readonly previous_secret_expires_at: Date | null
-  readonly secret_rotated_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export const endpointColumns = `w.uuid, w.profile_uuid, w.url, w.description, w.event_types, w.payload_mode, w.state,
-  w.config_version, w.approved_at, w.verified_at, w.paused_at, w.disabled_at, w.disabled_reason, w.failing_since,
-  w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.secret_rotated_at, w.revision,
-  w.created_at, w.updated_at`
 
 const optionalDate = <K extends string>(key: K, value: Date | null): { readonly [P in K]?: Date } =>
   (value === null ? {} : { [key]: value }) as { readonly [P in K]?: Date }
@@ -79,14 +60,10 @@ const notFound = () => new NotFound({ message: "No such webhook endpoint of the 
 
 /** The acting profile's live endpoint, locked for the rest of the transaction when `lock`. */
 export const ownEndpoint = (actor: Actor, uuid: string, options: { readonly lock: boolean }) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints w
-      WHERE w.uuid = ${uuid} AND w.profile_uuid = ${actor.profileUuid} AND w.deleted_at IS NULL
-      ${options.lock ? sql`FOR UPDATE` : sql``}`
-    if (row === undefined) return yield* notFound()
-    return row
-  })
+  Effect.flatMap(
+    findOwnEndpoint(actor.profileUuid, uuid, options),
+    Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+  )
 
 const checkTypes = (patterns: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, InvalidRequest> =>
   Either.map(
@@ -98,29 +75,12 @@ const checkTypes = (patterns: ReadonlyArray<string>): Either.Either<ReadonlyArra
 const checkUrl = (url: string, allowHttpLoopback: boolean): Either.Either<string, InvalidRequest> =>
   Either.mapLeft(normalizeWebhookUrl(url, { allowHttpLoopback }), (message) => new InvalidRequest({ message }))
 
-/**
- * Pending attempts of the endpoint end as `cancelled` (spec: pause and disable cancel pending
- * attempts). One a worker is sending right now finishes its request (it cannot be recalled) and is
- * not retried.
- */
-export const cancelPendingDeliveries = (endpointUuid: string, reason: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', cancel_reason = ${reason},
-        next_attempt_at = NULL, finished_at = now(), updated_at = now()
-      WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
-      RETURNING uuid`
-    return rows.length
-  })
-
 const view = (row: EndpointRow) => Effect.map(WebhookSettings, (settings) => endpointView(row, settings.publicOrigin))
 
 /** `webhooks.list`: the acting profile's endpoints, oldest first (at most 20, so one page). */
 export const listWebhookEndpoints = (actor: Actor) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints w
-      WHERE w.profile_uuid = ${actor.profileUuid} AND w.deleted_at IS NULL ORDER BY w.created_at, w.uuid`
+    const rows = yield* listOwnEndpoints(actor.profileUuid)
     return { items: yield* Effect.forEach(rows, view) }
   })
 
@@ -161,22 +121,21 @@ export const createWebhookEndpoint = (
     const stored = yield* idempotent(
       { scope: actor.profileUuid, operationId: "webhooks.create", requestUuid: input.requestUuid, request: input, result: SealedResult },
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        // One count at a time per profile, so two concurrent creates cannot both pass the limit.
-        yield* sql`SELECT 1 FROM profiles WHERE uuid = ${actor.profileUuid} FOR UPDATE`
-        const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_endpoints
-          WHERE profile_uuid = ${actor.profileUuid} AND deleted_at IS NULL`
-        if ((count?.n ?? 0) >= webhookLimits.endpointsPerProfile) {
+        if ((yield* countOwnEndpointsLocked(actor.profileUuid)) >= webhookLimits.endpointsPerProfile) {
           return yield* new Forbidden({ message: `A profile has at most ${webhookLimits.endpointsPerProfile} webhook endpoints` })
         }
         const uuid = crypto.randomUUID()
         const sealedSecret = sealSecret(serverSecret, uuid, newSigningSecret())
-        const [row] = yield* sql<EndpointRow>`INSERT INTO webhook_endpoints AS w
-            (uuid, profile_uuid, url, description, event_types, payload_mode, secret_sealed)
-          VALUES (${uuid}, ${actor.profileUuid}, ${url}, ${input.description ?? ""}, ${JSON.stringify(eventTypes)}::jsonb,
-            ${input.payloadMode ?? "reference"}, ${sealedSecret})
-          RETURNING ${sql.literal(endpointColumns)}`
-        return { endpoint: yield* view(row!), sealedSecret }
+        const row = yield* insertEndpoint({
+          uuid,
+          profileUuid: actor.profileUuid,
+          url,
+          description: input.description ?? "",
+          eventTypes,
+          payloadMode: input.payloadMode ?? "reference",
+          secretSealed: sealedSecret
+        })
+        return { endpoint: yield* view(row), sealedSecret }
       })
     )
     return yield* unseal(stored.endpoint.uuid)(stored)
@@ -219,11 +178,9 @@ export const updateWebhookEndpoint = (
     return yield* idempotent(
       { scope: actor.profileUuid, operationId: "webhooks.update", requestUuid: input.requestUuid, request: { uuid, ...input }, result: EndpointResult },
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
         const row = yield* ownEndpoint(actor, uuid, { lock: true })
         yield* requireRevision("webhook endpoint", row.revision, input.expectedRevision)
-        const [clock] = yield* sql<{ now: Date }>`SELECT now() AS now`
-        const now = clock!.now
+        const now = yield* transactionNow
         const next = {
           url: url ?? row.url,
           eventTypes: eventTypes ?? row.event_types,
@@ -259,20 +216,11 @@ export const updateWebhookEndpoint = (
         if (!changed) return { endpoint: yield* view(row) }
         const becomesActive = row.state !== "active" && next.disabledAt === null && next.pausedAt === null &&
           next.approvedAt !== null && next.verifiedAt !== null
-        const [updated] = yield* sql<EndpointRow>`UPDATE webhook_endpoints w SET
-            url = ${next.url}, event_types = ${JSON.stringify(next.eventTypes)}::jsonb, payload_mode = ${next.payloadMode},
-            description = ${next.description}, config_version = ${next.configVersion}, approved_at = ${next.approvedAt},
-            verified_at = ${next.verifiedAt}, paused_at = ${next.pausedAt}, disabled_at = ${next.disabledAt},
-            disabled_reason = ${next.disabledReason}, failing_since = ${next.failingSince},
-            -- Events sequenced while the endpoint was not active are not sent to it.
-            after_position = CASE WHEN ${becomesActive} THEN (SELECT last_position FROM event_sequence) ELSE w.after_position END,
-            revision = w.revision + 1, updated_at = now()
-          WHERE w.uuid = ${uuid}
-          RETURNING ${sql.literal(endpointColumns)}`
-        if (updated!.state !== "active" || configChanged) {
-          yield* cancelPendingDeliveries(uuid, configChanged ? "endpoint changed" : `endpoint ${updated!.state}`)
+        const updated = yield* updateEndpointSettings(uuid, next, becomesActive)
+        if (updated.state !== "active" || configChanged) {
+          yield* cancelPendingDeliveries(uuid, configChanged ? "endpoint changed" : `endpoint ${updated.state}`)
         }
-        return { endpoint: yield* view(updated!) }
+        return { endpoint: yield* view(updated) }
       })
     )
   })
@@ -282,11 +230,10 @@ export const deleteWebhookEndpoint = (actor: Actor, uuid: string): Effect.Effect
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(Effect.gen(function*() {
-      const [row] = yield* sql<{ deleted: boolean }>`SELECT deleted_at IS NOT NULL AS deleted FROM webhook_endpoints
-        WHERE uuid = ${uuid} AND profile_uuid = ${actor.profileUuid} FOR UPDATE`
-      if (row === undefined) return yield* notFound()
-      if (row.deleted) return
-      yield* sql`UPDATE webhook_endpoints SET deleted_at = now(), updated_at = now(), revision = revision + 1 WHERE uuid = ${uuid}`
+      const deleted = yield* lockOwnEndpointDeletion(actor.profileUuid, uuid)
+      if (Option.isNone(deleted)) return yield* notFound()
+      if (deleted.value) return
+      yield* softDeleteEndpoint(uuid)
       yield* cancelPendingDeliveries(uuid, "endpoint deleted")
     }))
   })
@@ -310,10 +257,7 @@ export const approveWebhookEndpoint = (
       if (row.url !== input.url) {
         return yield* new InvalidState({ message: "The endpoint's URL is not the one approved; read it again and approve its exact URL" })
       }
-      const [updated] = yield* sql<EndpointRow>`UPDATE webhook_endpoints w SET approved_at = now(), verified_at = NULL,
-          revision = w.revision + 1, updated_at = now()
-        WHERE w.uuid = ${uuid} RETURNING ${sql.literal(endpointColumns)}`
-      return { endpoint: yield* view(updated!) }
+      return { endpoint: yield* view(yield* approveEndpoint(uuid)) }
     }))
   })
 
@@ -335,15 +279,9 @@ export const rotateWebhookSecret = (
     const stored = yield* idempotent(
       { scope: actor.profileUuid, operationId: "webhooks.rotate", requestUuid: input.requestUuid, request: { uuid, ...input }, result: SealedResult },
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
         yield* ownEndpoint(actor, uuid, { lock: true })
         const sealedSecret = sealSecret(serverSecret, uuid, newSigningSecret())
-        const [row] = yield* sql<EndpointRow>`UPDATE webhook_endpoints w SET
-            previous_secret_sealed = w.secret_sealed,
-            previous_secret_expires_at = now() + make_interval(hours => ${webhookLimits.previousSecretHours}),
-            secret_sealed = ${sealedSecret}, secret_rotated_at = now(), revision = w.revision + 1, updated_at = now()
-          WHERE w.uuid = ${uuid} RETURNING ${sql.literal(endpointColumns)}`
-        return { endpoint: yield* view(row!), sealedSecret }
+        return { endpoint: yield* view(yield* rotateEndpointSecret(uuid, sealedSecret)), sealedSecret }
       })
     )
     return yield* unseal(uuid)(stored)

@@ -1,8 +1,8 @@
 import { EventEnvelope, type PayloadMode, webhookLimits } from "@birzha/domain"
-import { type EnvelopeRow, envelopeColumns, eventVisibleTo, getPublication, ownProfileView, testEventType, wireEnvelopeOf } from "@birzha/domain/server"
-import { SqlClient } from "@effect/sql"
+import { findOwnPublication, getPublication, ownProfileView, testEventType, visibleEventRows, wireEnvelopeOf } from "@birzha/domain/server"
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 
 /** The body of `webhook.test` (spec): uuid, type, schemaVersion and data.test = true; no user content. */
 export const testBody = (uuid: string): string =>
@@ -24,10 +24,7 @@ export const visibleEnvelopes = (
 ): Effect.Effect<ReadonlyMap<string, WireEnvelope>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const found = new Map<string, WireEnvelope>()
-    if (uuids.length === 0) return found
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<EnvelopeRow>`SELECT ${sql.literal(envelopeColumns)}
-      FROM outbox_events e WHERE ${sql.in("e.uuid", uuids)} AND ${eventVisibleTo(sql, profileUuid)}`
+    const rows = yield* visibleEventRows(profileUuid, uuids)
     for (const row of rows) {
       const wire = wireEnvelopeOf(row)
       // An emitter that broke the envelope's shape is a defect of ours; such an event is not sent.
@@ -57,22 +54,8 @@ const currentResource = (
       return own._tag === "Some" ? Either.right(own.value) : Either.left("unavailable" as const)
     }
     if (aggregate.kind !== "publication") return Either.left("unavailable" as const)
-    const sql = yield* SqlClient.SqlClient
-    const [own] = yield* sql<{
-      uuid: string
-      id: string
-      kind: string
-      revision: number
-      status: string
-      draft: unknown
-      approved: unknown
-      hidden: boolean
-      closed: boolean
-      reason: string
-      created_at: Date
-      updated_at: Date
-    }>`SELECT p.uuid, p.id, p.kind, p.revision, p.status, p.draft, p.approved, p.hidden, p.closed, p.reason, p.created_at, p.updated_at
-      FROM publications p WHERE p.uuid = ${aggregate.uuid} AND p.owner_profile_uuid = ${profileUuid} AND p.deleted_at IS NULL`
+    const found = yield* findOwnPublication(profileUuid, aggregate.uuid)
+    const own = Option.getOrUndefined(found)
     if (own !== undefined) {
       return Either.right({
         uuid: own.uuid,

@@ -1,0 +1,191 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import { Int8Text, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
+import type { EventType } from "./EventType.js"
+
+/**
+ * The `outbox_events` table and its counter `event_sequence`: their rows, read and written only
+ * here. Business transactions append (store/Outbox.ts); the sequencer numbers (`sequenceBatch`,
+ * run by the worker); readers page through positions (EventLog.ts, the webhook dispatcher).
+ */
+export const EnvelopeRow = Schema.Struct({
+  uuid: Schema.String,
+  type: Schema.String,
+  schema_version: Schema.Int,
+  occurred_at: Timestamp,
+  aggregate_kind: Schema.String,
+  aggregate_uuid: Schema.String,
+  aggregate_revision: Schema.Int,
+  /** Checked against the envelope's schema where it is read (`EventEnvelope`). */
+  data: Schema.Unknown,
+  context: Schema.Unknown
+})
+export type EnvelopeRow = typeof EnvelopeRow.Type
+
+/** A sequenced outbox row: the envelope with its place in the stream. */
+export const SequencedEventRow = Schema.Struct({
+  position: Int8Text,
+  sequenced_at: Schema.NullOr(Timestamp),
+  ...EnvelopeRow.fields
+})
+export type SequencedEventRow = typeof SequencedEventRow.Type
+
+/** The envelope's columns over alias `e`. */
+export const envelopeColumns = selectList(EnvelopeRow, "e")
+const eventColumns = selectList(SequencedEventRow, "e", { position: "e.position::text" })
+const decodeEnvelopes = rowsDecoder(EnvelopeRow)
+const decodeEvents = rowsDecoder(SequencedEventRow)
+
+export interface NewOutboxEvent {
+  readonly type: EventType
+  readonly schemaVersion: number
+  readonly aggregate: { readonly kind: string; readonly uuid: string; readonly revision: number }
+  readonly data: unknown
+  readonly context: unknown
+}
+
+const Uuid = Schema.Struct({ uuid: Schema.String })
+const decodeUuid = rowDecoder(Uuid)
+
+/** Inserts an unsequenced row (no position yet) in the caller's transaction; returns its uuid. */
+export const insertOutboxEvent = (event: NewOutboxEvent): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql`
+      INSERT INTO outbox_events (type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
+      VALUES (${event.type}, ${event.schemaVersion}, ${event.aggregate.kind}, ${event.aggregate.uuid},
+        ${event.aggregate.revision}, ${JSON.stringify(event.data)}::jsonb, ${JSON.stringify(event.context)}::jsonb)
+      RETURNING uuid`
+    return (yield* decodeUuid(row)).uuid
+  })
+
+type Fragment = ReturnType<SqlClient.SqlClient["and"]>
+
+/** Sequenced events `where` selects (alias `e`; it must select sequenced rows only), in position order, `limit` at most. */
+export const readSequencedRows = (
+  where: (sql: SqlClient.SqlClient) => Fragment,
+  limit: number
+): Effect.Effect<ReadonlyArray<SequencedEventRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeEvents(
+      yield* sql`SELECT ${sql.literal(eventColumns)} FROM outbox_events e WHERE ${where(sql)} ORDER BY e.position LIMIT ${limit}`
+    )
+  })
+
+/** One sequenced event `where` selects (alias `e`; it must select sequenced rows only), if any. */
+export const findSequencedRow = (
+  where: (sql: SqlClient.SqlClient) => Fragment
+): Effect.Effect<Option.Option<SequencedEventRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* decodeEvents(yield* sql`SELECT ${sql.literal(eventColumns)} FROM outbox_events e WHERE ${where(sql)}`)
+    return Option.fromNullable(rows[0])
+  })
+
+/** The envelopes of the events `where` selects (alias `e`), in no particular order. */
+export const readEnvelopeRows = (
+  where: (sql: SqlClient.SqlClient) => Fragment
+): Effect.Effect<ReadonlyArray<EnvelopeRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeEnvelopes(yield* sql`SELECT ${sql.literal(envelopeColumns)} FROM outbox_events e WHERE ${where(sql)}`)
+  })
+
+const LastPosition = Schema.Struct({ last_position: Int8Text })
+const decodeLastPosition = rowsDecoder(LastPosition)
+
+/** The counter: the last position handed out ("0" before any). */
+export const readLastPosition: Effect.Effect<string, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* decodeLastPosition(yield* sql`SELECT last_position::text AS last_position FROM event_sequence`)
+  return row?.last_position ?? "0"
+})
+
+/** Any constant works; every process sequencing one database must use the same one. */
+export const sequencerLockKey = 0x62697273657121 // "birseq!"
+
+/** Channel notified (payload: the last position) when a batch commits, for workers that wait on new events. */
+export const eventsSequencedChannel = "birzha_events_sequenced"
+
+const Pending = Schema.Struct({ pending: Schema.Boolean })
+const decodePending = rowsDecoder(Pending)
+const Locked = Schema.Struct({ locked: Schema.Boolean })
+const decodeLocked = rowsDecoder(Locked)
+const Numbered = Schema.Struct({ numbered: Schema.Int, last: Schema.NullOr(Int8Text) })
+const decodeNumbered = rowsDecoder(Numbered)
+
+/**
+ * Gives committed outbox rows their positions, one batch in one transaction:
+ *
+ * - Only the holder of the advisory lock numbers (a transaction-scoped try-lock: any number of
+ *   workers may poll; the one that gets the lock numbers the batch, the others skip this round).
+ *   The lock is taken in a statement before the numbering one, so the numbering statement's
+ *   snapshot already sees the previous holder's committed batch.
+ * - Only committed rows are numbered (uncommitted ones are invisible to the statement), and
+ *   positions only grow, so a reader following positions never skips a late commit: it simply
+ *   gets a later position.
+ * - Order: transaction id, then the order of `appendEvent` calls inside the transaction. Rows
+ *   are numbered only below the lowest transaction that is still running and has written to the
+ *   outbox, so a slow event-writing transaction is not overtaken by later ones (xmin would do the
+ *   same, but xmin is cluster-wide: any long write transaction of any database on the server, a
+ *   sign-in waiting on SMTP, would stall every event). A transaction that writes its first event
+ *   after later ones were numbered gets later positions: never skipped, just later.
+ * - The counter row and the positions change in one transaction, so positions are gapless and a
+ *   reader that sees the counter at N can read every position up to N.
+ *
+ * Returns how many events got positions (0 when another sequencer holds the lock).
+ */
+export const sequenceBatch = (batchSize: number): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The idle poll: one probe of the partial index, no transaction, no lock.
+    const [pending] = yield* decodePending(
+      yield* sql`SELECT EXISTS (SELECT 1 FROM outbox_events WHERE position IS NULL) AS pending`
+    )
+    if (pending?.pending !== true) return 0
+    return yield* sql.withTransaction(
+      Effect.gen(function*() {
+        const [lock] = yield* decodeLocked(yield* sql`SELECT pg_try_advisory_xact_lock(${sequencerLockKey}) AS locked`)
+        if (lock?.locked !== true) return 0
+        const [result] = yield* decodeNumbered(
+          yield* sql`
+          WITH writers AS (
+            -- Transactions of this database still running that wrote to the outbox: they hold
+            -- RowExclusiveLock on it until they end, and an ExclusiveLock on their own xid.
+            SELECT t.transactionid FROM pg_locks t JOIN pg_locks r ON r.pid = t.pid
+            WHERE t.locktype = 'transactionid' AND t.mode = 'ExclusiveLock' AND t.granted
+              AND r.locktype = 'relation' AND r.mode = 'RowExclusiveLock'
+              AND r.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND r.relation = 'outbox_events'::regclass
+          ), horizon AS (
+            SELECT coalesce(
+              (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) x WHERE x::xid IN (SELECT transactionid FROM writers)),
+              pg_snapshot_xmax(pg_current_snapshot())
+            ) AS below
+          ), next AS (
+            SELECT uuid, row_number() OVER (ORDER BY transaction_id, append_order) AS n
+            FROM outbox_events
+            WHERE position IS NULL AND transaction_id < (SELECT below FROM horizon)
+            ORDER BY transaction_id, append_order
+            LIMIT ${batchSize}
+          ), counter AS (
+            UPDATE event_sequence SET last_position = last_position + (SELECT count(*) FROM next)
+            WHERE EXISTS (SELECT 1 FROM next)
+            RETURNING last_position - (SELECT count(*) FROM next) AS base
+          ), numbered AS (
+            UPDATE outbox_events e SET position = counter.base + next.n, sequenced_at = clock_timestamp()
+            FROM next, counter WHERE e.uuid = next.uuid
+            RETURNING e.position
+          )
+          SELECT count(*)::int AS numbered, max(position)::text AS last FROM numbered`
+        )
+        const numbered = result?.numbered ?? 0
+        if (numbered > 0 && result?.last != null) {
+          yield* sql`SELECT pg_notify(${eventsSequencedChannel}, ${result.last})`
+        }
+        return numbered
+      })
+    )
+  })
