@@ -133,7 +133,9 @@ export const writeJson = (
   headers: Record<string, string> = {},
   noStore = true
 ) => {
-  const all: Record<string, string> = body === undefined ? { "x-content-type-options": "nosniff", ...headers } : { ...jsonHeaders, ...headers }
+  const all: Record<string, string> = body === undefined
+    ? { "x-content-type-options": "nosniff", ...headers }
+    : { ...jsonHeaders, "content-length": String(Buffer.byteLength(body)), ...headers }
   if (noStore) all["cache-control"] = "no-store"
   res.writeHead(status, all)
   res.end(body)

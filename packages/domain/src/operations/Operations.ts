@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../api/ApiError.js"
 import {
@@ -106,13 +106,42 @@ interface Compiled {
   readonly encodeSuccess: (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 }
 
+/**
+ * The success encoder: a schema with no transformation anywhere (its type side is itself) encodes
+ * to the same value, so the walk is skipped; anything else (dates, classes) is encoded.
+ */
+const encoderOf = (ast: SchemaAST.AST): ((value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) =>
+  !hasTransformation(ast)
+    ? Effect.succeed
+    : Schema.encodeUnknown(Schema.make(ast))
+
+const hasTransformation = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "Transformation":
+    case "Declaration":
+    case "Suspend":
+      return true
+    case "Refinement":
+      return hasTransformation(ast.from)
+    case "TypeLiteral":
+      return ast.propertySignatures.some((property) => hasTransformation(property.type)) ||
+        ast.indexSignatures.some((index) => hasTransformation(index.type))
+    case "TupleType":
+      return ast.elements.some((element) => hasTransformation(element.type)) || ast.rest.some((rest) => hasTransformation(rest.type))
+    case "Union":
+      return ast.types.some(hasTransformation)
+    default:
+      return false
+  }
+}
+
 const compile = (entry: CatalogEntry, implementation: AnyImplementation): Compiled => ({
   entry,
   implementation,
   decodePath: Option.match(entry.schemas.path, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
   decodeUrlParams: Option.match(entry.schemas.urlParams, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
   decodePayload: Option.match(entry.schemas.payload, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
-  encodeSuccess: Schema.encodeUnknown(Schema.make(entry.schemas.success))
+  encodeSuccess: encoderOf(entry.schemas.success)
 })
 
 type AuthorizationFailure = Unauthenticated | KeyRequired | SessionRequired | InsufficientScope | ApprovalRequired | Effect.Effect.Error<ReturnType<typeof authorizeKey>>
