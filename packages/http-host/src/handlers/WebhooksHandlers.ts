@@ -12,7 +12,7 @@ import {
   ServerSecret,
   updateWebhookEndpoint
 } from "@birzha/domain/server"
-import { booleanFlag } from "@birzha/worker-host"
+import { booleanFlag } from "@birzha/infrastructure"
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
