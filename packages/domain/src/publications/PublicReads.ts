@@ -110,7 +110,7 @@ export const listPublications = (
         onSome: (at) => [sql`(p.approved_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
       })
     ]
-    // Planned per call (see perCallPlan in the worker-host's PreparingClient): the plan depends on the terms.
+    // Planned per call (see perCallPlan in the infrastructure's PreparingClient): the plan depends on the terms.
     const rows = yield* sql<PublicRow>`SELECT ${sql.literal(searchPlan)} ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
       WHERE ${sql.and(conditions)}
       ORDER BY p.approved_at DESC, p.uuid DESC LIMIT ${limit + 1}`
