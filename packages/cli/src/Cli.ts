@@ -1,15 +1,7 @@
 import { openApiDocument } from "@birzha/domain"
 import { deleteAccount, liveAccountByEmail } from "@birzha/domain/server"
-import { serve } from "@birzha/http-host"
-import {
-  DatabaseLive,
-  DevelopmentMailbox,
-  DevelopmentMailboxLive,
-  migrate,
-  ServiceConfig,
-  validateSettings,
-  work
-} from "@birzha/worker-host"
+import { DatabaseLive, DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
+import { work } from "@birzha/worker-host"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { demoCommand } from "./DemoCommand.js"
@@ -17,6 +9,7 @@ import { eventsCommand } from "./EventsCommand.js"
 import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
 import { reportingConfigErrors } from "./Reporting.js"
+import { serve } from "./Serve.js"
 import { version } from "./version.js"
 
 const serveCommand = Command.make("serve", {}, () => reportingConfigErrors(serve)).pipe(

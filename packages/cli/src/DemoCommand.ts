@@ -1,6 +1,6 @@
 import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
 import * as Store from "@birzha/domain/store"
-import { DatabaseLive, validateSettings } from "@birzha/worker-host"
+import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"

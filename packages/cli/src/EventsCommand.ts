@@ -1,6 +1,6 @@
 import { EventEnvelope, type EventType, parseTypeList } from "@birzha/domain"
 import { lastEventPosition, readSequencedEvents, type SequencedEvent } from "@birzha/domain/server"
-import { DatabaseLive, validateSettings } from "@birzha/worker-host"
+import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Either, Option, Schema } from "effect"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"

@@ -8,7 +8,7 @@ import {
   revokeModerator,
   runOperation
 } from "@birzha/domain/server"
-import { DatabaseLive, ModeratorsConfig, validateSettings } from "@birzha/worker-host"
+import { DatabaseLive, ModeratorsConfig, validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"

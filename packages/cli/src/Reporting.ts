@@ -1,4 +1,4 @@
-import { describeConfigError } from "@birzha/worker-host"
+import { describeConfigError } from "@birzha/infrastructure"
 import { Console, Data, Effect } from "effect"
 
 /** A bad setting ends the command with one line per variable and exit code 1, not a stack. */

@@ -1,6 +1,6 @@
 import { DeliveryStatus, WebhookDelivery } from "@birzha/domain"
 import { operatorDeliveries } from "@birzha/domain/server"
-import { DatabaseLive, validateSettings } from "@birzha/worker-host"
+import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"

@@ -1,6 +1,7 @@
 import { type EventEnvelope, ResyncRequired } from "@birzha/domain"
 import { type RunningHost, startService, untilReady } from "@birzha/http-host"
-import { DatabaseLive, MigrationsAtStart, WorkerHostLive } from "@birzha/worker-host"
+import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
+import { WorkerHostLive } from "@birzha/worker-host"
 import { ConfigProvider, Effect, Either, Exit, Layer, Logger, LogLevel, Scope, Stream } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

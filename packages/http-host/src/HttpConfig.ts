@@ -1,4 +1,4 @@
-import { booleanFlag, invalidSetting, requireSetting } from "@birzha/worker-host"
+import { booleanFlag, invalidSetting, requireSetting } from "@birzha/infrastructure"
 import { Config, Either, Option } from "effect"
 
 export interface HttpSettings {

@@ -1,5 +1,5 @@
 import { WebhookSettings } from "@birzha/domain"
-import { booleanFlag } from "@birzha/worker-host"
+import { booleanFlag } from "@birzha/infrastructure"
 import { Effect, Layer } from "effect"
 import { HostSettings } from "./HostSettings.js"
 

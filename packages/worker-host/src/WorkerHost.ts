@@ -1,12 +1,7 @@
 import { PostgresBlobStore } from "@birzha/domain/server"
-import { Config, Duration, Effect, Layer } from "effect"
-import { Database, DatabaseLive, migrateAndSync, MigrationsAtStart } from "./database/Database.js"
-import { DatabaseConfig } from "./database/DatabaseConfig.js"
-import { MailConfig } from "./mail/MailerLive.js"
-import { ModeratorsConfig, ServiceConfig } from "./Settings.js"
+import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
+import { Duration, Effect, Layer } from "effect"
 import { makeSequencerJob } from "./events/Sequencer.js"
-import { MailerLive } from "./mail/MailerLive.js"
-import { ServerSecretLive } from "./ServerSecret.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
@@ -43,18 +38,8 @@ export const WorkerHostLive = WorkerLoop.pipe(
   Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive, PostgresBlobStore))
 )
 
-/** Every setting is read before anything starts, so a bad value stops the host with one line per variable. */
-export const validateSettings = Effect.asVoid(Config.all([DatabaseConfig, ServiceConfig, MailConfig]))
-
 /** `birzha worker`: the workers alone, until SIGTERM. */
 export const work = Effect.gen(function*() {
   yield* validateSettings
   return yield* Layer.launch(Layer.mergeAll(WorkerHostLive, MigrationsAtStart).pipe(Layer.provide(DatabaseLive)))
-})
-
-/** `birzha migrate`: apply pending migrations and exit. */
-export const migrate = Effect.gen(function*() {
-  yield* validateSettings
-  const applied = yield* migrateAndSync(yield* ModeratorsConfig).pipe(Effect.provide(DatabaseLive))
-  yield* Effect.logInfo(applied.length === 0 ? "no migrations pending" : `applied ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
 })

@@ -77,7 +77,7 @@ export const listPublications = (
   Effect.gen(function*() {
     const limit = query.limit ?? 20
     const after = yield* decodeCursor(query.cursor)
-    // Planned per call (see perCallPlan in the worker-host's PreparingClient): the plan depends on the terms.
+    // Planned per call (see perCallPlan in the infrastructure's PreparingClient): the plan depends on the terms.
     const rows = yield* listPublicPublications((sql) => [
       ...(query.kind === undefined ? [] : [sql`p.kind = ${query.kind}`]),
       ...(query.category === undefined ? [] : [sql`p.category = ${query.category}`]),

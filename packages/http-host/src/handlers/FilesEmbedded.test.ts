@@ -10,7 +10,7 @@ import {
   unusableFiles
 } from "@birzha/domain/server"
 import { runMigrations } from "@birzha/domain/store"
-import { makePgliteClient } from "@birzha/worker-host"
+import { makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"

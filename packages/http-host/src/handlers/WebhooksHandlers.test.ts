@@ -1,5 +1,6 @@
 import { cleanWebhookHistory } from "@birzha/domain/server"
-import { DatabaseLive, defaultPerEndpoint, MigrationsAtStart, WorkerHostLive } from "@birzha/worker-host"
+import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
+import { defaultPerEndpoint, WorkerHostLive } from "@birzha/worker-host"
 import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"

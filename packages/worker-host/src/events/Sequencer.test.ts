@@ -9,7 +9,7 @@ import { join } from "node:path"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
-import { makePgliteClient } from "../database/PgliteClient.js"
+import { makePgliteClient } from "@birzha/infrastructure"
 import { WorkerJobs, WorkerLoop } from "../WorkerLoop.js"
 import { makeSequencerJob, sequenceBatch, sequencerLockKey } from "./Sequencer.js"
 

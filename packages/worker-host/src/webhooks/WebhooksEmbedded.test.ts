@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
 import { startReceiver } from "../../../../testing/webhookReceiver.js"
-import { makePgliteClient } from "../database/PgliteClient.js"
+import { makePgliteClient } from "@birzha/infrastructure"
 import { sequencePending } from "../events/Sequencer.js"
 import { makeWebhookJob } from "./WebhookDispatcher.js"
 

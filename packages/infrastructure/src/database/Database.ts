@@ -18,7 +18,7 @@ export interface ReadinessReport {
 }
 
 /** Which store this process uses, and whether it can serve. */
-export class Database extends Context.Tag("@birzha/worker-host/Database")<Database, {
+export class Database extends Context.Tag("@birzha/infrastructure/Database")<Database, {
   readonly mode: "server" | "embedded"
   /** Where the data is, for the start-up log line; never the password. */
   readonly location: string

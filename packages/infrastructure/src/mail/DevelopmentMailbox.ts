@@ -20,7 +20,7 @@ export interface MailboxQuery {
 }
 
 /** Reads the development mailbox: what `birzha mail list` prints. */
-export class DevelopmentMailbox extends Context.Tag("@birzha/worker-host/DevelopmentMailbox")<DevelopmentMailbox, {
+export class DevelopmentMailbox extends Context.Tag("@birzha/infrastructure/DevelopmentMailbox")<DevelopmentMailbox, {
   /** Newest first. */
   readonly list: (query: MailboxQuery) => Effect.Effect<ReadonlyArray<MailboxMessage>, SqlError>
 }>() {}

@@ -1,0 +1,15 @@
+import { HttpConfig, ServiceLive } from "@birzha/http-host"
+import { DatabaseConfig, MailConfig, ServiceConfig } from "@birzha/infrastructure"
+import { WorkerHostLive } from "@birzha/worker-host"
+import { Config, Effect, Layer, Option } from "effect"
+
+/**
+ * `birzha serve`: every setting is validated first (a bad value ends here, before anything
+ * binds), then the service runs until SIGTERM or SIGINT, which drain in-flight requests. On the
+ * embedded database the workers run in this process too.
+ */
+export const serve = Effect.gen(function*() {
+  // One read of every setting, so a start reports each bad variable, not only the first.
+  const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig])
+  return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) ? WorkerHostLive : false }))
+})
