@@ -4,7 +4,9 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { Forbidden, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import type { KeyActor, SessionActor } from "../api/Authentication.js"
 import { keyedHash, ServerSecret } from "../auth/ServerSecret.js"
-import type { ProfileType } from "../profiles/Profile.js"
+import { lockAccount } from "../auth/Accounts.js"
+import { sessionSignedInWithin } from "../auth/Sessions.js"
+import { liveProfileType } from "../profiles/ProfileRepository.js"
 import { idempotent } from "../store/Idempotency.js"
 import { requireRevision } from "../store/Revision.js"
 import { type Key, type KeyCreate, keyLimits, KeyResult, type KeyStatus, type KeyUpdate } from "./Key.js"
@@ -67,10 +69,7 @@ export const ensurePersonalKey = (accountUuid: string): Effect.Effect<void, SqlE
 
 /** Whether the session signed in less than 10 minutes ago (the sessions row's `created_at`): secrets are shown only then. */
 export const signedInRecently = (actor: SessionActor): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ recent: boolean }>`
-      SELECT created_at > now() - make_interval(secs => ${keyLimits.recentSignInSeconds}) AS recent
-      FROM sessions WHERE uuid = ${actor.sessionUuid}`).pipe(Effect.map((rows) => rows[0]?.recent === true))
+  sessionSignedInWithin(actor, keyLimits.recentSignInSeconds)
 
 const requireRecentSignIn = (actor: SessionActor) =>
   Effect.gen(function*() {
@@ -134,18 +133,17 @@ export const createKey = (
       { scope: actor.accountUuid, operationId: "keys.create", requestUuid: input.requestUuid, request: input, result: KeyCreated },
       Effect.gen(function*() {
         // Serialises concurrent creates of one account, so the live-key bound holds.
-        yield* sql`SELECT 1 FROM accounts WHERE uuid = ${actor.accountUuid} FOR UPDATE`
+        yield* lockAccount(actor.accountUuid)
         if ((yield* countLiveKeys(actor.accountUuid)) >= keyLimits.liveKeysPerAccount) {
           return yield* new Forbidden({ message: `An account holds at most ${keyLimits.liveKeysPerAccount} live keys; revoke one first` })
         }
         const profileUuid = input.profileUuid ?? actor.profileUuid
-        const [profile] = yield* sql<{ type: ProfileType }>`
-          SELECT type FROM profiles WHERE uuid = ${profileUuid} AND account_uuid = ${actor.accountUuid} AND deleted_at IS NULL`
-        if (profile === undefined) return yield* new NotFound({ message: `No profile ${profileUuid} of this account` })
+        const profileType = yield* liveProfileType(actor.accountUuid, profileUuid)
+        if (Option.isNone(profileType)) return yield* new NotFound({ message: `No profile ${profileUuid} of this account` })
         const uuid = yield* insertKey({
           accountUuid: actor.accountUuid,
           profileUuid,
-          kind: profile.type === "Компания" ? "company" : "application",
+          kind: profileType.value === "Компания" ? "company" : "application",
           name: input.name.trim(),
           scopes,
           httpEnabled: input.httpEnabled,
