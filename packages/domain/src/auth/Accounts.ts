@@ -1,27 +1,26 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
-import type { ProfileData } from "../profiles/Profile.js"
-import { newRoutingKey } from "../store/RoutingKey.js"
+import { Effect, Option } from "effect"
+import type { SessionActor } from "../api/Authentication.js"
 import { ensurePersonalKey, revokeAccountKeys } from "../keys/Keys.js"
+import type { ProfileData } from "../profiles/Profile.js"
+import { actingProfileUuid, deleteProfilesOfAccount, insertProfileRow } from "../profiles/ProfileRepository.js"
+import {
+  insertAccount,
+  liveAccountRow,
+  lockAccountRow,
+  setCurrentProfile,
+  softDeleteAccount
+} from "./AccountRepository.js"
 import { lockSubject } from "./RateLimit.js"
+import { revokeAccountSessions, setSessionProfile } from "./SessionRepository.js"
 
 /** A first name for a new individual profile: the address's local part, which the owner can change. */
 const nameFrom = (email: string): string => email.split("@")[0]!.slice(0, 160) || "Профиль"
 
 /** Inserts a profile of an account inside the caller's transaction and returns its uuid. */
 export const insertProfile = (accountUuid: string, data: ProfileData): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ uuid: string }>`
-      INSERT INTO profiles (id, account_uuid, name, type, is_public, show_contacts, avatar_url, about, categories,
-        contacts, networks, skills, structured_contacts)
-      VALUES (${newRoutingKey()}, ${accountUuid}, ${data.name}, ${data.type}, ${data.isPublic}, ${data.showContacts},
-        ${data.avatarUrl ?? null}, ${data.about}, ${JSON.stringify(data.categories)}::jsonb, ${data.contacts},
-        ${JSON.stringify(data.networks)}::jsonb, ${JSON.stringify(data.skills)}::jsonb, ${JSON.stringify(data.structuredContacts)}::jsonb)
-      RETURNING uuid`
-    return row!.uuid
-  })
+  insertProfileRow(accountUuid, data)
 
 export interface SignedInAccount {
   readonly accountUuid: string
@@ -36,15 +35,11 @@ export interface SignedInAccount {
  */
 export const accountForVerifiedEmail = (email: string): Effect.Effect<SignedInAccount, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     yield* lockSubject(`account:${email}`)
-    const [existing] = yield* sql<{ uuid: string; current_profile_uuid: string | null }>`
-      SELECT uuid, current_profile_uuid FROM accounts WHERE email = ${email} AND deleted_at IS NULL`
-    const accountUuid = existing?.uuid ?? (yield* sql<{ uuid: string }>`INSERT INTO accounts (email) VALUES (${email}) RETURNING uuid`)[0]!.uuid
-    const [profile] = yield* sql<{ uuid: string }>`
-      SELECT uuid FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL
-      ORDER BY (uuid = ${existing?.current_profile_uuid ?? null}) DESC NULLS LAST, created_at LIMIT 1`
-    const profileUuid = profile?.uuid ?? (yield* insertProfile(accountUuid, {
+    const existing = Option.getOrUndefined(yield* liveAccountRow(email))
+    const accountUuid = existing?.uuid ?? (yield* insertAccount(email))
+    const profile = yield* actingProfileUuid(accountUuid, existing?.current_profile_uuid ?? null)
+    const profileUuid = Option.getOrUndefined(profile) ?? (yield* insertProfileRow(accountUuid, {
       name: nameFrom(email),
       type: "Физлицо",
       isPublic: false,
@@ -57,7 +52,7 @@ export const accountForVerifiedEmail = (email: string): Effect.Effect<SignedInAc
       structuredContacts: []
     }))
     if (existing?.current_profile_uuid !== profileUuid) {
-      yield* sql`UPDATE accounts SET current_profile_uuid = ${profileUuid}, updated_at = now() WHERE uuid = ${accountUuid}`
+      yield* setCurrentProfile(accountUuid, profileUuid)
     }
     // Every account has its personal key (spec); made here once, without a secret until shown.
     yield* ensurePersonalKey(accountUuid)
@@ -69,19 +64,21 @@ export const deleteAccount = (accountUuid: string): Effect.Effect<boolean, SqlEr
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const deleted = yield* sql`UPDATE accounts SET deleted_at = now(), updated_at = now(), revision = revision + 1
-        WHERE uuid = ${accountUuid} AND deleted_at IS NULL RETURNING uuid`
-      if (deleted.length === 0) return false
-      yield* sql`UPDATE profiles SET deleted_at = now(), updated_at = now() WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`
-      yield* sql`UPDATE sessions SET revoked_at = now() WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL`
+      if (!(yield* softDeleteAccount(accountUuid))) return false
+      yield* deleteProfilesOfAccount(accountUuid)
+      yield* revokeAccountSessions(accountUuid)
       yield* revokeAccountKeys(accountUuid)
       return true
     }))
   })
 
 /** For `birzha accounts delete <email>`: the live account of an address. */
-export const liveAccountByEmail = (email: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`SELECT uuid FROM accounts WHERE email = ${email.trim().toLowerCase()} AND deleted_at IS NULL`).pipe(
-      Effect.map((rows) => rows[0]?.uuid)
-    )
+export const liveAccountByEmail = (email: string): Effect.Effect<string | undefined, SqlError, SqlClient.SqlClient> =>
+  Effect.map(liveAccountRow(email.trim().toLowerCase()), (row) => Option.getOrUndefined(row)?.uuid)
+
+/** Locks the account until the end of the transaction: serialises creations bounded per account (keys, profiles). */
+export const lockAccount = (accountUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> => lockAccountRow(accountUuid)
+
+/** Makes a profile (already checked to be the account's own and live) the session's acting one and the account's default. */
+export const actAsProfile = (actor: SessionActor, profileUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.zipRight(setSessionProfile(actor.sessionUuid, profileUuid), setCurrentProfile(actor.accountUuid, profileUuid))

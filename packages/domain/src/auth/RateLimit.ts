@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect } from "effect"
+import { Data, Effect, Schema } from "effect"
+import { rowDecoder } from "../store/SqlRow.js"
+import { deleteExpiredChallenges } from "./SignInChallengeRepository.js"
 
 /** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1. */
 export class LimitReached extends Data.TaggedError("LimitReached")<{
@@ -15,6 +17,14 @@ export interface Window {
   readonly seconds: number
   readonly message: string
 }
+
+/**
+ * `rate_limit_hits`, of which this module is the one reader and writer: one row per counted
+ * event. `at` is read as text: microseconds, which a JavaScript `Date` would round away, and
+ * `forgetHits` must name the exact instant.
+ */
+const RateLimitHitRow = Schema.Struct({ bucket: Schema.String, subject: Schema.String, at: Schema.String })
+const decodeHit = rowDecoder(RateLimitHitRow)
 
 /**
  * Persisted sliding-window limits: one row per counted event in `rate_limit_hits`, so limits
@@ -49,9 +59,10 @@ export interface Hit {
 
 export const recordHit = (bucket: string, subject: string): Effect.Effect<Hit, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<{ at: string }>`INSERT INTO rate_limit_hits (bucket, subject, at) VALUES (${bucket}, ${subject}, clock_timestamp()) RETURNING at::text AS at`,
-      (rows) => ({ bucket, subject, at: rows[0]!.at })
+    Effect.flatMap(
+      sql`INSERT INTO rate_limit_hits (bucket, subject, at) VALUES (${bucket}, ${subject}, clock_timestamp())
+        RETURNING bucket, subject, at::text AS at`,
+      (rows) => decodeHit(rows[0])
     ))
 
 /** Takes counted events back (an attempt that turned out not to count, e.g. a refused email). */
@@ -75,8 +86,6 @@ export const cleanSignInRecords: Effect.Effect<{ readonly hits: number; readonly
     const [hits] = yield* sql<{ n: number }>`WITH gone AS (
         DELETE FROM rate_limit_hits WHERE at < now() - interval '1 day' RETURNING 1
       ) SELECT count(*)::int AS n FROM gone`
-    const [challenges] = yield* sql<{ n: number }>`WITH gone AS (
-        DELETE FROM sign_in_challenges WHERE expires_at < now() - interval '1 day' RETURNING 1
-      ) SELECT count(*)::int AS n FROM gone`
-    return { hits: hits?.n ?? 0, challenges: challenges?.n ?? 0 }
+    const challenges = yield* deleteExpiredChallenges
+    return { hits: hits?.n ?? 0, challenges }
   })

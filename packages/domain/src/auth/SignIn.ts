@@ -1,14 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Either, Exit, Redacted } from "effect"
+import { Duration, Effect, Either, Exit, Option, Redacted } from "effect"
 import { randomBytes, randomInt, randomUUID } from "node:crypto"
 import { Gone, InvalidCode, InvalidLink, ServiceUnavailable } from "../api/ApiError.js"
 import type { AuthSession } from "../api/AuthApi.js"
 import { Mailer } from "../mail/Mailer.js"
+import { liveAccountRow } from "./AccountRepository.js"
 import { accountForVerifiedEmail } from "./Accounts.js"
 import { checkWindow, forgetHits, LimitReached, lockSubject, recordHit } from "./RateLimit.js"
 import { keyedHash, sameHash, ServerSecret } from "./ServerSecret.js"
 import { actorForSession, authSessionOf, createSession } from "./Sessions.js"
+import {
+  challengeForUpdate,
+  consumeChallenge,
+  countWrongGuess,
+  deleteChallenge,
+  insertChallenge,
+  supersedeOlderLinks
+} from "./SignInChallengeRepository.js"
 import { signInEmail } from "./SignInEmail.js"
 import { SignInConfig, signInLimits } from "./SignInSettings.js"
 
@@ -82,14 +91,17 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
           seconds: 3600,
           message: "Too many sign-in emails from this address this hour"
         })
-        const [account] = yield* sql<{ uuid: string }>`SELECT uuid FROM accounts WHERE email = ${email} AND deleted_at IS NULL`
-        const [row] = yield* sql<{ expires_at: Date }>`
-          INSERT INTO sign_in_challenges (uuid, email, account_uuid, code_hash, link_hash, expires_at)
-          VALUES (${challengeUuid}, ${email}, ${account?.uuid ?? null}, ${codeHashOf(secret, challengeUuid, code)},
-            ${linkHashOf(secret, challengeUuid, token)}, now() + make_interval(secs => ${Duration.toSeconds(signInLimits.challengeLifetime)}))
-          RETURNING expires_at`
+        const account = yield* liveAccountRow(email)
+        const expiresAt = yield* insertChallenge({
+          uuid: challengeUuid,
+          email,
+          accountUuid: Option.getOrNull(Option.map(account, (a) => a.uuid)),
+          codeHash: codeHashOf(secret, challengeUuid, code),
+          linkHash: linkHashOf(secret, challengeUuid, token),
+          lifetimeSeconds: Duration.toSeconds(signInLimits.challengeLifetime)
+        })
         const counted = [yield* recordHit("sign-in-email", email), yield* recordHit("sign-in-ip", input.clientIp)]
-        return { expiresAt: row!.expires_at, hits: counted }
+        return { expiresAt, hits: counted }
       }))
       const sent = yield* Effect.exit(mailer.send(signInEmail({
         to: email,
@@ -100,28 +112,15 @@ export const startSignIn = (input: { readonly email: string; readonly clientIp: 
       })))
       if (Exit.isFailure(sent)) {
         yield* sql.withTransaction(Effect.zipRight(
-          sql`DELETE FROM sign_in_challenges WHERE uuid = ${challengeUuid}`,
+          deleteChallenge(challengeUuid),
           forgetHits(hits)
         ))
         return yield* new ServiceUnavailable({ message: "The mail service did not accept the sign-in email; try again shortly" })
       }
-      yield* sql`UPDATE sign_in_challenges SET link_superseded_at = now()
-        WHERE email = ${email} AND uuid <> ${challengeUuid} AND link_superseded_at IS NULL AND consumed_at IS NULL
-          AND created_at < (SELECT created_at FROM sign_in_challenges WHERE uuid = ${challengeUuid})`
+      yield* supersedeOlderLinks(email, challengeUuid)
       return { challengeUuid, expiresAt, resendAfterSeconds: 60 as const }
     }))
   })
-
-interface ChallengeRow {
-  readonly email: string
-  readonly account_uuid: string | null
-  readonly code_hash: string
-  readonly link_hash: string | null
-  readonly wrong_guesses: number
-  readonly usable: boolean
-  readonly link_superseded: boolean
-  readonly account_deleted: boolean
-}
 
 type Proof = { readonly _tag: "code"; readonly code: string } | { readonly _tag: "link"; readonly token: string }
 
@@ -156,20 +155,13 @@ const complete = <Invalid extends InvalidCode | InvalidLink, Deleted extends Inv
         seconds: 3600,
         message: "Too many failed sign-in attempts from this address; wait before trying again"
       })
-      const [challenge] = yield* sql<ChallengeRow>`
-        SELECT c.email, c.account_uuid, c.code_hash, c.link_hash, c.wrong_guesses,
-          (c.consumed_at IS NULL AND c.expires_at > now() AND c.wrong_guesses < ${signInLimits.wrongGuesses}) AS usable,
-          (c.link_superseded_at IS NOT NULL) AS link_superseded,
-          (a.deleted_at IS NOT NULL) AS account_deleted
-        FROM sign_in_challenges c LEFT JOIN accounts a ON a.uuid = c.account_uuid
-        WHERE c.uuid = ${challengeUuid}
-        FOR UPDATE OF c`
+      const challenge = Option.getOrUndefined(yield* challengeForUpdate(challengeUuid, signInLimits.wrongGuesses))
       const fail = (error: Invalid | Deleted) =>
         Effect.as(recordHit("sign-in-attempt-ip", clientIp), Either.left(error))
       if (challenge === undefined || !challenge.usable) return yield* fail(invalid)
       if (proof._tag === "code") {
         if (!sameHash(challenge.code_hash, codeHashOf(secret, challengeUuid, proof.code))) {
-          yield* sql`UPDATE sign_in_challenges SET wrong_guesses = wrong_guesses + 1 WHERE uuid = ${challengeUuid}`
+          yield* countWrongGuess(challengeUuid)
           return yield* fail(invalid)
         }
       } else if (
@@ -178,7 +170,7 @@ const complete = <Invalid extends InvalidCode | InvalidLink, Deleted extends Inv
       ) {
         return yield* fail(invalid)
       }
-      yield* sql`UPDATE sign_in_challenges SET consumed_at = now() WHERE uuid = ${challengeUuid}`
+      yield* consumeChallenge(challengeUuid)
       if (challenge.account_deleted) {
         // The account this challenge was started for has been deleted since: no session.
         return yield* fail(deleted)

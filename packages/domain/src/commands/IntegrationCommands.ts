@@ -1,10 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type * as Statement from "@effect/sql/Statement"
 import { Effect, Option, type Redacted } from "effect"
 import { NotFound } from "../api/ApiError.js"
 import type { KeyActor } from "../api/Authentication.js"
 import { openSecret, sealSecret } from "../webhooks/SigningSecret.js"
+import {
+  claimApproved,
+  commandRowWhere,
+  type CommandRow,
+  decidePending,
+  insertCommandRow,
+  storeResult
+} from "./CommandRepository.js"
 import {
   ApprovalPending,
   CommandDenied,
@@ -21,28 +28,7 @@ export const commandLifetimeMinutes = 60
 /** A commit left `running` this long (a crashed host) may be claimed again; the fixed requestUuid keeps it one write. */
 const staleClaimSeconds = 120
 
-export interface CommandRow {
-  readonly uuid: string
-  readonly key_uuid: string
-  readonly account_uuid: string
-  readonly profile_uuid: string
-  readonly operation_id: string
-  readonly arguments: unknown
-  readonly request_uuid: string
-  readonly state: "pending" | "approved" | "denied" | "running" | "committed" | "failed"
-  readonly expires_at: Date
-  readonly decided_at: Date | null
-  readonly committed_at: Date | null
-  readonly result_status: number | null
-  readonly result: unknown
-  readonly created_at: Date
-  readonly expired: boolean
-  readonly key_revoked: boolean
-}
-
-const columns = `c.uuid, c.key_uuid, c.account_uuid, c.profile_uuid, c.operation_id, c.arguments, c.request_uuid,
-  c.state, c.expires_at, c.decided_at, c.committed_at, c.result_status, c.result, c.created_at,
-  (c.expires_at <= now()) AS expired, (k.revoked_at IS NOT NULL) AS key_revoked`
+export type { CommandRow }
 
 // pg and PGlite both parse jsonb; a driver handing back text still reads the same.
 const json = (value: unknown): unknown => typeof value === "string" ? JSON.parse(value) : value
@@ -98,13 +84,7 @@ export const toCommand = (row: CommandRow, publicOrigin: string, serverSecret: R
     : { result: { status: row.result_status, body: openResult(serverSecret, row.uuid, json(row.result) ?? null) } })
 })
 
-const selectOne = (where: (sql: SqlClient.SqlClient) => Statement.Fragment) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<CommandRow>`SELECT ${sql.literal(columns)} FROM integration_commands c
-      JOIN api_keys k ON k.uuid = c.key_uuid WHERE ${where(sql)}`
-    return Option.fromNullable(rows[0])
-  })
+const selectOne = commandRowWhere
 
 /** Stores a prepared command (arguments already decoded with the operation's own schema). */
 export const insertCommand = (
@@ -112,12 +92,16 @@ export const insertCommand = (
   command: { readonly uuid: string; readonly operationId: string; readonly arguments: Record<string, unknown>; readonly requestUuid: string }
 ): Effect.Effect<CommandRow, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`INSERT INTO integration_commands
-      (uuid, key_uuid, account_uuid, profile_uuid, operation_id, arguments, request_uuid, state, expires_at)
-      VALUES (${command.uuid}, ${key.keyUuid}, ${key.accountUuid}, ${key.profileUuid}, ${command.operationId},
-        ${JSON.stringify(command.arguments)}::jsonb, ${command.requestUuid}, 'pending',
-        now() + make_interval(mins => ${commandLifetimeMinutes}))`
+    yield* insertCommandRow({
+      uuid: command.uuid,
+      keyUuid: key.keyUuid,
+      accountUuid: key.accountUuid,
+      profileUuid: key.profileUuid,
+      operationId: command.operationId,
+      arguments: command.arguments,
+      requestUuid: command.requestUuid,
+      lifetimeMinutes: commandLifetimeMinutes
+    })
     const row = yield* selectOne((s) => s.and([s`c.uuid = ${command.uuid}`]))
     return Option.getOrThrow(row)
   })
@@ -136,11 +120,7 @@ export const decideCommand = (
   decision: "approved" | "denied"
 ): Effect.Effect<Option.Option<CommandRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE integration_commands c SET state = ${decision}, decided_at = now(), updated_at = now()
-      FROM api_keys k
-      WHERE c.uuid = ${uuid} AND c.account_uuid = ${accountUuid} AND c.state = 'pending'
-        AND c.expires_at > now() AND k.uuid = c.key_uuid AND k.revoked_at IS NULL`
+    yield* decidePending(accountUuid, uuid, decision)
     return yield* commandOfAccount(accountUuid, uuid)
   })
 
@@ -161,15 +141,11 @@ export const claimCommand = (
   SqlClient.SqlClient
 > =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const claimed = yield* sql<{ uuid: string }>`UPDATE integration_commands SET state = 'running', claimed_at = now(), updated_at = now()
-      WHERE uuid = ${uuid} AND key_uuid = ${keyUuid} AND expires_at > now()
-        AND (state = 'approved' OR (state = 'running' AND claimed_at < now() - make_interval(secs => ${staleClaimSeconds})))
-      RETURNING uuid`
+    const claimed = yield* claimApproved(keyUuid, uuid, staleClaimSeconds)
     const found = yield* selectOne((s) => s.and([s`c.uuid = ${uuid}`, s`c.key_uuid = ${keyUuid}`]))
     if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "This key prepared no such command" }))
     const row = found.value
-    if (claimed.length > 0) return { _tag: "Run", row } as const
+    if (claimed) return { _tag: "Run", row } as const
     switch (row.state) {
       case "committed":
         return { _tag: "Done", row } as const
@@ -195,12 +171,8 @@ export const finishCommand = (
   serverSecret: Redacted.Redacted<string>
 ): Effect.Effect<CommandRow, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const state = result.status >= 200 && result.status < 300 ? "committed" : "failed"
-    const stored = sealResult(serverSecret, uuid, result.body ?? null)
-    yield* sql`UPDATE integration_commands SET state = ${state}, committed_at = now(), updated_at = now(),
-      result_status = ${result.status}, result = ${JSON.stringify(stored)}::jsonb
-      WHERE uuid = ${uuid} AND state = 'running'`
+    yield* storeResult(uuid, state, { status: result.status, body: sealResult(serverSecret, uuid, result.body ?? null) })
     return Option.getOrThrow(yield* selectOne((s) => s.and([s`c.uuid = ${uuid}`])))
   })
 

@@ -4,6 +4,14 @@ import { Effect, Option } from "effect"
 import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import type { ProfileType } from "../profiles/Profile.js"
+import {
+  commentPageRows,
+  commentRow,
+  type CommentRow,
+  insertComment,
+  lockedComment,
+  softDeleteComment
+} from "./CommentRepository.js"
 import { publiclyVisible, publicationsJoin } from "../publications/Visibility.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
@@ -17,40 +25,6 @@ import {
 
 /** Roots per page when the caller names no `limit`. */
 export const defaultCommentPageSize = 20
-
-interface CommentRow {
-  readonly uuid: string
-  /** bigint, read as text */
-  readonly seq: string
-  readonly publication_uuid: string
-  readonly parent_comment_uuid: string | null
-  readonly author_profile_uuid: string
-  readonly body: string
-  readonly created_at: Date
-  readonly live: boolean
-  readonly author_id: string
-  readonly author_name: string
-  readonly author_type: ProfileType
-  readonly avatar_url: string | null
-  readonly reply_count: number
-}
-
-/** Comments `c` with their author profile `ap` and its account `aa` (absent for imported profiles). */
-const commentsFrom = `publication_comments c
-  JOIN profiles ap ON ap.uuid = c.author_profile_uuid
-  LEFT JOIN accounts aa ON aa.uuid = ap.account_uuid`
-
-/** Shown as a comment: not deleted, and its author's profile and account are live (a deleted author's words go with them). */
-const commentLive = `(c.deleted_at IS NULL AND ap.deleted_at IS NULL AND aa.deleted_at IS NULL)`
-
-const commentColumns = `c.uuid, c.seq, c.publication_uuid, c.parent_comment_uuid, c.author_profile_uuid, c.body,
-  c.created_at, ${commentLive} AS live, ap.id AS author_id, ap.name AS author_name, ap.type AS author_type, ap.avatar_url`
-
-/** Currently visible answers of the root `c`. */
-const replyCount = `(SELECT count(*) FROM publication_comments x
-    JOIN profiles xp ON xp.uuid = x.author_profile_uuid
-    LEFT JOIN accounts xa ON xa.uuid = xp.account_uuid
-    WHERE x.parent_comment_uuid = c.uuid AND x.deleted_at IS NULL AND xp.deleted_at IS NULL AND xa.deleted_at IS NULL)::int`
 
 const authorTypeOf = (type: ProfileType): CommentAuthorType => (type === "Компания" ? "Organization" : "Person")
 
@@ -127,27 +101,11 @@ export const listComments = (
   query: { readonly cursor?: string | undefined; readonly limit?: number | undefined }
 ): Effect.Effect<PublicationCommentPage, NotFound | InvalidRequest | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const limit = query.limit ?? defaultCommentPageSize
     const after = yield* afterSeq(query.cursor)
     const publication = yield* visiblePublication(publicationUuid)
     // One root more than asked tells whether a next page exists.
-    const rows = yield* sql<CommentRow>`
-      WITH roots AS (
-        SELECT r.* FROM (
-          SELECT ${sql.literal(commentColumns)}, ${sql.literal(replyCount)} AS reply_count
-          FROM ${sql.literal(commentsFrom)}
-          WHERE c.publication_uuid = ${publicationUuid} AND c.parent_comment_uuid IS NULL AND c.seq > ${after}
-        ) r
-        WHERE r.live OR r.reply_count > 0
-        ORDER BY r.seq
-        LIMIT ${limit + 1}
-      )
-      SELECT * FROM roots
-      UNION ALL
-      SELECT ${sql.literal(commentColumns)}, 0 AS reply_count
-      FROM ${sql.literal(commentsFrom)}
-      WHERE c.parent_comment_uuid IN (SELECT uuid FROM roots) AND ${sql.literal(commentLive)}`
+    const rows = yield* commentPageRows(publicationUuid, after, limit + 1)
     const bySeq = (a: CommentRow, b: CommentRow) => compareSeq(a.seq, b.seq)
     const roots = rows.filter((row) => row.parent_comment_uuid === null).sort(bySeq)
     const page = roots.slice(0, limit)
@@ -185,27 +143,26 @@ const post = (
       result: PublicationCommentResult
     },
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const publication = yield* visiblePublication(publicationUuid)
       if (parentCommentUuid !== undefined) {
         // FOR SHARE: a concurrent delete of the root waits for this reply, or this reply sees it deleted.
-        const [parent] = yield* sql<{ parent_comment_uuid: string | null; live: boolean }>`
-          SELECT c.parent_comment_uuid, ${sql.literal(commentLive)} AS live FROM ${sql.literal(commentsFrom)}
-          WHERE c.uuid = ${parentCommentUuid} AND c.publication_uuid = ${publicationUuid}
-          FOR SHARE OF c`
+        const parent = Option.getOrUndefined(yield* lockedComment(publicationUuid, parentCommentUuid, "share"))
         if (parent === undefined || !parent.live) return yield* noSuchComment()
         if (parent.parent_comment_uuid !== null) {
           return yield* new InvalidRequest({ message: "Threads are one level deep: reply to the root comment instead" })
         }
       }
-      const [inserted] = yield* sql<{ uuid: string }>`
-        INSERT INTO publication_comments (publication_uuid, parent_comment_uuid, author_profile_uuid, body)
-        VALUES (${publicationUuid}, ${parentCommentUuid ?? null}, ${actor.profileUuid}, ${input.body})
-        RETURNING uuid`
-      const [row] = yield* sql<CommentRow>`
-        SELECT ${sql.literal(commentColumns)}, 0 AS reply_count FROM ${sql.literal(commentsFrom)}
-        WHERE c.uuid = ${inserted!.uuid}`
-      return { comment: view(row!, publication.owner_profile_uuid, actor) }
+      const uuid = yield* insertComment({
+        publicationUuid,
+        parentCommentUuid: parentCommentUuid ?? null,
+        authorProfileUuid: actor.profileUuid,
+        body: input.body
+      })
+      const row = yield* Effect.flatMap(commentRow(uuid), Option.match({
+        onNone: () => Effect.dieMessage(`the new comment ${uuid} is missing`),
+        onSome: Effect.succeed
+      }))
+      return { comment: view(row, publication.owner_profile_uuid, actor) }
     })
   )
 
@@ -230,11 +187,7 @@ export const deleteComment = (
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
       const publication = yield* visiblePublication(publicationUuid)
-      const [row] = yield* sql<{ author_profile_uuid: string; deleted: boolean; live: boolean }>`
-        SELECT c.author_profile_uuid, c.deleted_at IS NOT NULL AS deleted, ${sql.literal(commentLive)} AS live
-        FROM ${sql.literal(commentsFrom)}
-        WHERE c.uuid = ${commentUuid} AND c.publication_uuid = ${publicationUuid}
-        FOR UPDATE OF c`
+      const row = Option.getOrUndefined(yield* lockedComment(publicationUuid, commentUuid, "update"))
       if (row === undefined) return yield* noSuchComment()
       const allowed = actor.profileUuid === row.author_profile_uuid || actor.profileUuid === publication.owner_profile_uuid
       if (!allowed) {
@@ -243,7 +196,5 @@ export const deleteComment = (
           : noSuchComment()
       }
       if (row.deleted) return
-      yield* sql`UPDATE publication_comments
-        SET deleted_at = now(), deleted_by_profile_uuid = ${actor.profileUuid}, revision = revision + 1, updated_at = now()
-        WHERE uuid = ${commentUuid}`
+      yield* softDeleteComment(commentUuid, actor.profileUuid)
     })))

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { rowDecoder } from "../store/SqlRow.js"
 
 /**
  * Where the bytes of files live, by key. The default keeps them in Postgres (`file_blobs`), so
@@ -18,6 +19,10 @@ export interface BlobStoreService {
 
 export class BlobStore extends Context.Tag("@birzha/domain/BlobStore")<BlobStore, BlobStoreService>() {}
 
+/** `file_blobs`, read and written only by the Postgres blob store below. pg hands `bytea` back as a Buffer, PGlite as a Uint8Array: both are Uint8Arrays. */
+const FileBlobRow = Schema.Struct({ key: Schema.String, bytes: Schema.Uint8ArrayFromSelf, created_at: Schema.DateFromSelf })
+const decodeBytes = rowDecoder(Schema.Struct({ bytes: FileBlobRow.fields.bytes }))
+
 /**
  * The Postgres blob store: a `bytea` column per key. Its statements run on the caller's
  * transaction when there is one, so a rolled-back upload leaves no bytes behind.
@@ -29,8 +34,8 @@ export const PostgresBlobStore: Layer.Layer<BlobStore, never, SqlClient.SqlClien
       sql`INSERT INTO file_blobs (key, bytes) VALUES (${key}, ${bytes})
         ON CONFLICT (key) DO UPDATE SET bytes = EXCLUDED.bytes, created_at = now()`.pipe(Effect.asVoid),
     get: (key) =>
-      sql<{ bytes: Uint8Array }>`SELECT bytes FROM file_blobs WHERE key = ${key}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.bytes))
+      sql`SELECT bytes FROM file_blobs WHERE key = ${key}`.pipe(
+        Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(Effect.map(decodeBytes(rows[0]), (row) => row.bytes)))
       ),
     delete: (key) => sql`DELETE FROM file_blobs WHERE key = ${key}`.pipe(Effect.asVoid)
   }))

@@ -5,11 +5,21 @@ import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { NotFound, type RequestConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
-import { publicationsJoin, publiclyVisible } from "../publications/Visibility.js"
 import { idempotencyRetentionDays, idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkContent } from "./ContentSniffing.js"
+import {
+  deleteAbandonedFiles,
+  fileRow,
+  type FileRow,
+  insertFile,
+  markReady,
+  markUploaded,
+  readableFileRow,
+  readyFileUuids,
+  renewUpload
+} from "./FileRepository.js"
 import {
   fileContentPath,
   type FileMimeType,
@@ -26,28 +36,6 @@ import { ContentMismatch, InvalidFile, NotUploaded, SizeMismatch, UploadExpired,
 export const uploadLifetime = Duration.hours(1)
 
 const tokenPurpose = "file-upload"
-
-interface FileRow {
-  readonly uuid: string
-  readonly profile_uuid: string
-  readonly purpose: FilePurpose
-  readonly name: string
-  readonly mime_type: FileMimeType
-  readonly size: number
-  readonly status: "pending" | "uploaded" | "ready"
-  readonly upload_token_hash: string
-  readonly upload_expires_at: Date
-  readonly sha256: string | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  /** Pending and past its upload deadline, by the database's clock. */
-  readonly expired: boolean
-}
-
-const columns = `f.uuid, f.profile_uuid, f.purpose, f.name, f.mime_type, f.size, f.status, f.upload_token_hash,
-  f.upload_expires_at, f.sha256, f.revision, f.created_at, f.updated_at,
-  (f.status = 'pending' AND f.upload_expires_at <= now()) AS expired`
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -72,13 +60,7 @@ const recordOf = (row: FileRow, origin: string): FileRecord => ({
 const notFound = () => new NotFound({ message: "No such file" })
 
 const ownRow = (actor: Actor, uuid: string, lock: boolean) =>
-  Effect.gen(function*() {
-    if (!isUuid(uuid)) return Option.none<FileRow>()
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<FileRow>`SELECT ${sql.literal(columns)} FROM files f
-      WHERE f.uuid = ${uuid} AND f.profile_uuid = ${actor.profileUuid}${sql.literal(lock ? " FOR UPDATE" : "")}`
-    return Option.fromNullable(rows[0])
-  })
+  isUuid(uuid) ? fileRow(uuid, { profileUuid: actor.profileUuid, lock }) : Effect.succeedNone
 
 const PreparedUuid = Schema.Struct({ uuid: Schema.UUID })
 
@@ -112,16 +94,21 @@ export const prepareFile = (
         { scope: actor.profileUuid, operationId: "files.prepare", requestUuid: input.requestUuid, request: input, result: PreparedUuid },
         Effect.gen(function*() {
           const uuid = randomUUID()
-          yield* sql`INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, upload_token_hash, upload_expires_at)
-            VALUES (${uuid}, ${actor.profileUuid}, ${input.purpose}, ${input.name}, ${input.mimeType}, ${input.size},
-              ${keyedHash(secret, tokenPurpose, `${uuid}:${token}`)}, now() + make_interval(secs => ${lifetime}))`
+          yield* insertFile({
+            uuid,
+            profileUuid: actor.profileUuid,
+            purpose: input.purpose,
+            name: input.name,
+            mimeType: input.mimeType,
+            size: input.size,
+            uploadTokenHash: keyedHash(secret, tokenPurpose, `${uuid}:${token}`),
+            lifetimeSeconds: lifetime
+          })
           return { uuid }
         })
       )
       // The first call stores this token's hash already; a retry renews the address here.
-      yield* sql`UPDATE files SET upload_token_hash = ${keyedHash(secret, tokenPurpose, `${uuid}:${token}`)},
-        upload_expires_at = now() + make_interval(secs => ${lifetime})
-        WHERE uuid = ${uuid} AND status = 'pending'`
+      yield* renewUpload(uuid, keyedHash(secret, tokenPurpose, `${uuid}:${token}`), lifetime)
       const row = yield* Effect.flatMap(ownRow(actor, uuid, false), Option.match({
         onNone: () => Effect.dieMessage(`the prepared file ${uuid} is missing`),
         onSome: Effect.succeed
@@ -175,15 +162,14 @@ export const completeFile = (
             : "The file's bytes have not been uploaded yet: PUT them to the upload address first"
         })
       }
-      const [updated] = yield* sql<FileRow>`UPDATE files f SET status = 'ready', ready_at = now(), updated_at = now(),
-        revision = revision + 1 WHERE f.uuid = ${row.uuid} RETURNING ${sql.literal(columns)}`
+      const updated = yield* markReady(row.uuid)
       yield* appendEvent({
         type: "file.ready",
-        aggregate: { kind: "file", uuid: row.uuid, revision: updated!.revision },
+        aggregate: { kind: "file", uuid: row.uuid, revision: updated.revision },
         data: { objectUuid: row.uuid, status: "ready" },
         context: { profileUuid: row.profile_uuid }
       })
-      return recordOf(updated!, origin)
+      return recordOf(updated, origin)
     }))
   })
 
@@ -214,12 +200,9 @@ const targetOf = (
 }
 
 const targetRow = (uuid: string, token: string, lock: boolean) =>
-  Effect.gen(function*() {
-    if (!isUuid(uuid) || token.length === 0 || token.length > 200) return undefined
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<FileRow>`SELECT ${sql.literal(columns)} FROM files f WHERE f.uuid = ${uuid}${sql.literal(lock ? " FOR UPDATE" : "")}`
-    return rows[0]
-  })
+  !isUuid(uuid) || token.length === 0 || token.length > 200
+    ? Effect.succeed(undefined)
+    : Effect.map(fileRow(uuid, { lock }), Option.getOrUndefined)
 
 /** Checks an upload address before its body is read, so a bad one costs no bytes. */
 export const uploadTarget = (
@@ -259,8 +242,7 @@ export const receiveUpload = (
       const row = yield* targetRow(uuid, token, true)
       yield* targetOf(row, uuid, token, secret)
       yield* blobs.put(target.uuid, bytes)
-      yield* sql`UPDATE files SET status = 'uploaded', sha256 = ${sha256}, uploaded_at = now(), updated_at = now(),
-        revision = revision + 1 WHERE uuid = ${target.uuid}`
+      yield* markUploaded(target.uuid, sha256)
       return target.uuid
     }))
   })
@@ -297,20 +279,11 @@ export const readFileContent = (
 ): Effect.Effect<Option.Option<FileContent>, SqlError, SqlClient.SqlClient | BlobStore> =>
   Effect.gen(function*() {
     if (!isUuid(uuid)) return Option.none()
-    const sql = yield* SqlClient.SqlClient
     const blobs = yield* BlobStore
     const viewerEmail = Option.match(viewer, { onNone: () => null, onSome: (actor) => actor.email })
-    const [row] = yield* sql<FileRow & { readonly is_public: boolean; readonly moderator: boolean }>`
-      SELECT ${sql.literal(columns)},
-        (f.purpose = 'avatar' OR EXISTS (
-          SELECT 1 FROM ${sql.literal(publicationsJoin)}
-          WHERE p.owner_profile_uuid = f.profile_uuid AND ${sql.literal(publiclyVisible)}
-            AND jsonb_path_exists(p.approved, '$.** ? (@ == $id)', jsonb_build_object('id', f.uuid::text))
-        )) AS is_public,
-        EXISTS (SELECT 1 FROM moderators m WHERE m.email = ${viewerEmail}) AS moderator
-      FROM files f JOIN profiles fp ON fp.uuid = f.profile_uuid
-      WHERE f.uuid = ${uuid} AND f.status = 'ready' AND fp.deleted_at IS NULL`
-    if (row === undefined) return Option.none()
+    const found = yield* readableFileRow(uuid, viewerEmail)
+    if (Option.isNone(found)) return Option.none()
+    const row = found.value
     const owner = Option.exists(viewer, (actor) => actor.profileUuid === row.profile_uuid)
     if (!row.is_public && !owner && !row.moderator) return Option.none()
     const bytes = yield* blobs.get(row.uuid)
@@ -341,10 +314,7 @@ export const unusableFiles = (
     const distinct = [...new Set(uuids)]
     const wellFormed = distinct.filter(isUuid).map((uuid) => uuid.toLowerCase())
     if (wellFormed.length === 0 || !isUuid(profileUuid)) return distinct
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ uuid: string }>`SELECT uuid::text AS uuid FROM files
-      WHERE uuid IN ${sql.in(wellFormed)} AND profile_uuid = ${profileUuid} AND purpose = ${purpose} AND status = 'ready'`
-    const usable = new Set(rows.map((row) => row.uuid))
+    const usable = yield* readyFileUuids(profileUuid, purpose, wellFormed)
     return distinct.filter((uuid) => !usable.has(uuid.toLowerCase()))
   })
 
@@ -361,17 +331,9 @@ export const cleanAbandonedFiles: Effect.Effect<number, SqlError, SqlClient.SqlC
   let total = 0
   for (;;) {
     const removed = yield* sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql<{ uuid: string }>`DELETE FROM files WHERE uuid IN (
-          SELECT f.uuid FROM files f
-          WHERE f.status <> 'ready' AND f.created_at < now() - make_interval(days => ${idempotencyRetentionDays + 1})
-            AND (f.status = 'uploaded' OR f.upload_expires_at < now())
-            -- Never while the files.prepare key that names it is still remembered (its retry must find it).
-            AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.scope = f.profile_uuid::text
-              AND k.operation_id = 'files.prepare' AND k.response->>'uuid' = f.uuid::text)
-          LIMIT 500 FOR UPDATE OF f SKIP LOCKED)
-        RETURNING uuid`
-      yield* Effect.forEach(rows, (row) => blobs.delete(row.uuid), { discard: true })
-      return rows.length
+      const uuids = yield* deleteAbandonedFiles(idempotencyRetentionDays + 1, 500)
+      yield* Effect.forEach(uuids, (uuid) => blobs.delete(uuid), { discard: true })
+      return uuids.length
     }))
     total += removed
     if (removed < 500) return total

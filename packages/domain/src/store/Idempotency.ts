@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../api/ApiError.js"
+import { columnsOf, findOne } from "./SqlRow.js"
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
 export const canonicalJson = (value: unknown): string =>
@@ -13,6 +14,30 @@ export const canonicalJson = (value: unknown): string =>
 
 export const requestHash = (operationId: string, request: unknown): string =>
   createHash("sha256").update(operationId).update("\n").update(canonicalJson(request)).digest("hex")
+
+/** `idempotency_keys`: this module is its one reader and writer. */
+const IdempotencyKeyRow = Schema.Struct({
+  scope: Schema.String,
+  request_uuid: Schema.String,
+  operation_id: Schema.String,
+  request_hash: Schema.String,
+  /** jsonb: the first result, encoded with the command's result schema; null until the command's transaction stores it. */
+  response: Schema.Unknown,
+  created_at: Schema.DateFromSelf
+})
+const StoredRequest = Schema.Struct({
+  operation_id: IdempotencyKeyRow.fields.operation_id,
+  request_hash: IdempotencyKeyRow.fields.request_hash,
+  response: IdempotencyKeyRow.fields.response
+})
+const storedRequest = (sql: SqlClient.SqlClient, scope: string, requestUuid: string) =>
+  findOne({
+    Request: Schema.Struct({ scope: Schema.String, requestUuid: Schema.String }),
+    Result: StoredRequest,
+    execute: (key) =>
+      sql`SELECT ${sql.literal(columnsOf(StoredRequest))} FROM idempotency_keys
+        WHERE scope = ${key.scope} AND request_uuid = ${key.requestUuid}`
+  })({ scope, requestUuid })
 
 export interface IdempotentCommand<A, I> {
   /** Whose key space the `requestUuid` lives in: the acting profile (or account). */
@@ -54,9 +79,7 @@ export const idempotent = <A, I, E, R>(
           WHERE scope = ${command.scope} AND request_uuid = ${command.requestUuid}`
         return result
       }
-      const [first] = yield* sql<{ operation_id: string; request_hash: string; response: unknown }>`
-        SELECT operation_id, request_hash, response FROM idempotency_keys
-        WHERE scope = ${command.scope} AND request_uuid = ${command.requestUuid}`
+      const first = Option.getOrUndefined(yield* storedRequest(sql, command.scope, command.requestUuid))
       // Gone between the claim and the read: retention forgot an expired key. Claim it afresh.
       if (first === undefined) return yield* run
       if (first.request_hash !== hash) {

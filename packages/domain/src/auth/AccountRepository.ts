@@ -1,0 +1,48 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import { columnsOf, findOne } from "../store/SqlRow.js"
+
+/** `accounts`: the one module that reads and writes it. */
+export const AccountRow = Schema.Struct({
+  uuid: Schema.String,
+  email: Schema.String,
+  current_profile_uuid: Schema.NullOr(Schema.String),
+  revision: Schema.Number,
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf,
+  deleted_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type AccountRow = typeof AccountRow.Type
+
+const accountColumns = columnsOf(AccountRow)
+
+/** The live (not deleted) account of an address, as stored (lower-cased). */
+export const liveAccountRow: (email: string) => Effect.Effect<Option.Option<AccountRow>, SqlError, SqlClient.SqlClient> = (email) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    findOne({
+      Request: Schema.String,
+      Result: AccountRow,
+      execute: (address) => sql`SELECT ${sql.literal(accountColumns)} FROM accounts WHERE email = ${address} AND deleted_at IS NULL`
+    })(email))
+
+export const insertAccount = (email: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ uuid: string }>`INSERT INTO accounts ${sql.insert({ email })} RETURNING uuid`, (rows) => rows[0]!.uuid))
+
+/** Locks the account's row until the end of the transaction: serialises bounded creations (keys, profiles). */
+export const lockAccountRow = (accountUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM accounts WHERE uuid = ${accountUuid} FOR UPDATE`.pipe(Effect.asVoid))
+
+export const setCurrentProfile = (accountUuid: string, profileUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE accounts SET current_profile_uuid = ${profileUuid}, updated_at = now() WHERE uuid = ${accountUuid}`.pipe(Effect.asVoid))
+
+/** Marks a live account deleted; false when there was none. */
+export const softDeleteAccount = (accountUuid: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql`UPDATE accounts SET deleted_at = now(), updated_at = now(), revision = revision + 1
+        WHERE uuid = ${accountUuid} AND deleted_at IS NULL RETURNING uuid`,
+      (rows) => rows.length > 0
+    ))

@@ -1,0 +1,141 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import type { NotFound, RevisionConflict } from "../api/ApiError.js"
+import { updateAtRevision } from "../store/Revision.js"
+import { newRoutingKey } from "../store/RoutingKey.js"
+import { type ColumnValues, columnsOf } from "../store/SqlRow.js"
+import { type ProfileData, ProfileType, StructuredContact } from "./Profile.js"
+
+/**
+ * `profiles` as the service reads it: the one module that reads and writes the table. The JSON
+ * columns are read leniently (their shape, not the input bounds): what was stored is shown.
+ */
+export const ProfileRow = Schema.Struct({
+  uuid: Schema.String,
+  id: Schema.String,
+  name: Schema.String,
+  type: ProfileType,
+  is_public: Schema.Boolean,
+  show_contacts: Schema.Boolean,
+  avatar_url: Schema.NullOr(Schema.String),
+  about: Schema.String,
+  categories: Schema.Array(Schema.String),
+  contacts: Schema.String,
+  networks: Schema.Array(Schema.Struct({ kind: Schema.String, url: Schema.String })),
+  skills: Schema.Array(Schema.Struct({ name: Schema.String, years: Schema.optional(Schema.Number) })),
+  structured_contacts: Schema.Array(Schema.Struct({ kind: StructuredContact.fields.kind, value: Schema.String })),
+  revision: Schema.Number,
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf
+})
+export type ProfileRow = typeof ProfileRow.Type
+
+/** Columns written but not part of the row the service reads. */
+type ProfileColumns = ColumnValues<typeof ProfileRow.Encoded & { readonly account_uuid: string; readonly deleted_at: Date }>
+
+/** The row's SELECT list over alias `p`. */
+export const profileRowColumns = columnsOf(ProfileRow, "p")
+
+const decodeRows = Schema.decodeUnknown(Schema.Array(ProfileRow))
+const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+  Effect.flatMap(rows, (found) => Effect.orDie(decodeRows(found)))
+
+const dataColumns = (data: ProfileData) => ({
+  name: data.name,
+  type: data.type,
+  is_public: data.isPublic,
+  show_contacts: data.showContacts,
+  avatar_url: data.avatarUrl ?? null,
+  about: data.about,
+  categories: JSON.stringify(data.categories),
+  contacts: data.contacts,
+  networks: JSON.stringify(data.networks),
+  skills: JSON.stringify(data.skills),
+  structured_contacts: JSON.stringify(data.structuredContacts)
+}) satisfies ProfileColumns
+
+/** Inserts a profile of an account inside the caller's transaction and returns its uuid. */
+export const insertProfileRow = (accountUuid: string, data: ProfileData): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const values: ProfileColumns = { id: newRoutingKey(), account_uuid: accountUuid, ...dataColumns(data) }
+    return Effect.map(sql<{ uuid: string }>`INSERT INTO profiles ${sql.insert(values)} RETURNING uuid`, (rows) => rows[0]!.uuid)
+  })
+
+/** Replaces a profile's data at `expectedRevision`; returns the new revision. */
+export const updateProfileData = (
+  profileUuid: string,
+  expectedRevision: number,
+  data: ProfileData
+): Effect.Effect<number, RevisionConflict | NotFound | SqlError, SqlClient.SqlClient> =>
+  updateAtRevision({ table: "profiles", kind: "profile", uuid: profileUuid, expectedRevision, values: dataColumns(data) })
+
+/** The account's live profiles, oldest first. */
+export const liveProfilesOfAccount = (accountUuid: string): Effect.Effect<ReadonlyArray<ProfileRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    decoded(sql`SELECT ${sql.literal(profileRowColumns)} FROM profiles p
+      WHERE p.account_uuid = ${accountUuid} AND p.deleted_at IS NULL ORDER BY p.created_at, p.uuid`))
+
+export const countLiveProfiles = (accountUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`).pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0)
+    )
+
+/** The type of a live profile of the account (none: not its own or deleted), row-locked when `lock`. */
+export const liveProfileType = (
+  accountUuid: string,
+  profileUuid: string,
+  lock = false
+): Effect.Effect<Option.Option<ProfileType>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ type: ProfileType }>`SELECT type FROM profiles
+      WHERE uuid = ${profileUuid} AND account_uuid = ${accountUuid} AND deleted_at IS NULL${lock ? sql` FOR UPDATE` : sql``}`.pipe(
+      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(Effect.orDie(Schema.decodeUnknown(ProfileType)(rows[0]!.type))))
+    ))
+
+/** The live profile a signed-in account acts as: `preferredUuid` if still live, else its oldest. */
+export const actingProfileUuid = (
+  accountUuid: string,
+  preferredUuid: string | null
+): Effect.Effect<Option.Option<string>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ uuid: string }>`
+      SELECT uuid FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL
+      ORDER BY (uuid = ${preferredUuid}) DESC NULLS LAST, created_at LIMIT 1`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]?.uuid))
+    ))
+
+/** Soft-deletes every live profile of an account (account deletion). */
+export const deleteProfilesOfAccount = (accountUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE profiles SET deleted_at = now(), updated_at = now() WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`.pipe(
+      Effect.asVoid
+    ))
+
+/** A public profile: public, live, of a live account (or imported, without one). */
+export const publicProfileRow = (uuid: string): Effect.Effect<Option.Option<ProfileRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    decoded(sql`SELECT ${sql.literal(profileRowColumns)} FROM profiles p
+      LEFT JOIN accounts a ON a.uuid = p.account_uuid
+      WHERE p.uuid = ${uuid} AND p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))
+
+/** A live profile of the same live account as the live profile `readerUuid`. */
+export const sameAccountProfileRow = (
+  readerUuid: string,
+  profileUuid: string
+): Effect.Effect<Option.Option<ProfileRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    decoded(sql`SELECT ${sql.literal(profileRowColumns)} FROM profiles p
+      JOIN profiles reader ON reader.uuid = ${readerUuid} AND reader.account_uuid = p.account_uuid AND reader.deleted_at IS NULL
+      JOIN accounts a ON a.uuid = p.account_uuid AND a.deleted_at IS NULL
+      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL`).pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))
+
+/** A profile's stable legacy id, deleted or not (`""` when there is no such profile). */
+export const profileIdByUuid = (uuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ readonly id: string }>`SELECT id FROM profiles WHERE uuid = ${uuid}`, (rows) => rows[0]?.id ?? ""))
