@@ -121,7 +121,9 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       yield* Effect.addFinalizer(() => close(server))
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : settings.port
-      yield* Effect.logInfo(`Listening on ${settings.publicOrigin} (bound to ${settings.host}:${port})`)
+      // The bound address first (scripts read the port from it), then where browsers must go: sign-in
+      // checks Origin against BIRZHA_PUBLIC_ORIGIN, so another spelling of the host is refused.
+      yield* Effect.logInfo(`Listening on http://${settings.host}:${port} (browsers: ${settings.publicOrigin})`)
       return HttpServer.make({
         // Routes are registered through the router above; nothing is served through this.
         serve: () => Effect.void,
