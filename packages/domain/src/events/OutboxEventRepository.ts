@@ -164,12 +164,20 @@ export const sequenceBatch = (batchSize: number): Effect.Effect<number, SqlError
               (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) x WHERE x::xid IN (SELECT transactionid FROM writers)),
               pg_snapshot_xmax(pg_current_snapshot())
             ) AS below
+          ), cut AS (
+            -- Whole transactions only: a batch that split one could let a lower transaction that
+            -- commits later land between its halves.
+            SELECT max(transaction_id) AS last FROM (
+              SELECT transaction_id FROM outbox_events
+              WHERE position IS NULL AND transaction_id < (SELECT below FROM horizon)
+              ORDER BY transaction_id, append_order
+              LIMIT ${batchSize}
+            ) firsts
           ), next AS (
             SELECT uuid, row_number() OVER (ORDER BY transaction_id, append_order) AS n
             FROM outbox_events
-            WHERE position IS NULL AND transaction_id < (SELECT below FROM horizon)
+            WHERE position IS NULL AND transaction_id <= (SELECT last FROM cut)
             ORDER BY transaction_id, append_order
-            LIMIT ${batchSize}
           ), counter AS (
             UPDATE event_sequence SET last_position = last_position + (SELECT count(*) FROM next)
             WHERE EXISTS (SELECT 1 FROM next)
