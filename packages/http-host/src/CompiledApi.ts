@@ -1,24 +1,20 @@
 import {
-  type Actor,
   anonymous,
   type Caller,
   type CatalogEntry,
   envelope,
   ForbiddenOrigin,
-  InternalError,
   InvalidRequest,
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
-  ServiceUnavailable,
   sessionCookieName
 } from "@birzha/domain"
-import { actorForKey, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Cause, Duration, Effect, Exit, Option, Redacted, Runtime } from "effect"
+import { Duration, Effect, Exit, Option, Redacted, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { randomUUID } from "node:crypto"
 import type { AccessLog } from "./AccessLog.js"
 import { clientAddressOf } from "./HostSettings.js"
 
@@ -265,23 +261,6 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         return session ?? anonymous
       })
 
-    const failureAnswer = (cause: Cause.Cause<unknown>): Effect.Effect<Answer> => {
-      const error = Cause.squash(cause)
-      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError") {
-        return Effect.as(Effect.logWarning("database unavailable", cause), {
-          status: ServiceUnavailable.status,
-          body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
-          facts: {}
-        })
-      }
-      const correlationId = randomUUID()
-      return Effect.as(Effect.logError("unexpected failure", cause).pipe(Effect.annotateLogs({ correlationId })), {
-        status: InternalError.status,
-        body: envelope(InternalError, "An unexpected error occurred", correlationId),
-        facts: {}
-      })
-    }
-
     const respond = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, started: number) => {
       const headers: Record<string, string> = {}
       const { facts } = answer
@@ -296,14 +275,12 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
 
     const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
       const program = Effect.flatMap(callerFor(entry, req), (caller) =>
-        operations.invoke(entry.id, caller, input, { clientAddress: clientAddressOf(req, settings.trustProxy) }))
+        operations.invoke(entry.id, caller, input, { clientAddress: clientAddressOf(req, settings.trustProxy) })).pipe(
+          // A credential lookup that fails (the database) is answered the same way as an operation's failure.
+          Effect.catchAllCause((cause) => answerOfCause(cause, {}, { operationId: entry.id }))
+        )
       Runtime.runCallback(runtime)(program, {
-        onExit: (exit) => {
-          if (Exit.isSuccess(exit)) return respond(req, res, entry, exit.value, started)
-          Runtime.runCallback(runtime)(failureAnswer(exit.cause), {
-            onExit: (answered) => Exit.isSuccess(answered) && respond(req, res, entry, answered.value, started)
-          })
-        }
+        onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })
     }
 
@@ -365,4 +342,3 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
     }
   })
 
-export type { Actor }

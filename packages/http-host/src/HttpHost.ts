@@ -1,9 +1,8 @@
-import { envelope, InternalError, openApiDocument, ServiceUnavailable } from "@birzha/domain"
-import { Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
-import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { envelope, NotFound, openApiDocument } from "@birzha/domain"
+import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
+import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Layer } from "effect"
-import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeCompiledApi } from "./CompiledApi.js"
@@ -47,27 +46,21 @@ const json = (status: number, body: unknown) =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } })
 
 /**
- * Whatever a page, file or MCP route fails with still answers with the one envelope: a database
- * failure 503, anything else 500 with a correlation id the log carries too.
+ * Whatever a page, file or MCP route fails with still answers with the one envelope, mapped as an
+ * operation's failure is (`answerOfCause`: 503 for the database, 500 with a correlation id otherwise).
  */
 const withEnvelope = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   app.pipe(
-    Effect.catchAllCause((cause) => {
-      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-      const error = Cause.squash(cause)
-      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError") {
-        return Effect.as(Effect.logWarning("database unavailable", cause), json(503, envelope(ServiceUnavailable, "The service is temporarily unavailable")))
-      }
-      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "RouteNotFound") {
-        return Effect.succeed(json(404, envelope({ code: "not_found" }, "No such page")))
-      }
-      const correlationId = randomUUID()
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.logError("unexpected failure", cause).pipe(
-          Effect.annotateLogs({ correlationId, method: request.method, url: request.url }),
-          Effect.as(json(500, envelope(InternalError, "An unexpected error occurred", correlationId)))
-        ))
-    })
+    // A path the page routes do not take after all (a trailing slash the router does not match).
+    Effect.catchIf(
+      (error): error is E & HttpServerError.RouteNotFound => error instanceof HttpServerError.RouteNotFound,
+      () => Effect.succeed(json(404, envelope(NotFound, "No such page")))
+    ),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.map(answerOfCause(cause, {}, { method: request.method, url: request.url }), (answer) => json(answer.status, answer.body))))
   )
 
 /**

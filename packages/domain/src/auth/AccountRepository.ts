@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { columnsOf, findOne } from "../store/SqlRow.js"
+import { selectList, findOne } from "../store/Rows.js"
 
 /** `accounts`: the one module that reads and writes it. */
 export const AccountRow = Schema.Struct({
@@ -15,7 +15,7 @@ export const AccountRow = Schema.Struct({
 })
 export type AccountRow = typeof AccountRow.Type
 
-const accountColumns = columnsOf(AccountRow)
+const accountColumns = selectList(AccountRow)
 
 /** The live (not deleted) account of an address, as stored (lower-cased). */
 export const liveAccountRow: (email: string) => Effect.Effect<Option.Option<AccountRow>, SqlError, SqlClient.SqlClient> = (email) =>

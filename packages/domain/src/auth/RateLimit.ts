@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Schema } from "effect"
-import { rowDecoder } from "../store/SqlRow.js"
+import { rowDecoder } from "../store/Rows.js"
 import { deleteExpiredChallenges } from "./SignInChallengeRepository.js"
 
 /** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1. */

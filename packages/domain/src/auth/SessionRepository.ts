@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
-import { rowDecoder } from "../store/SqlRow.js"
+import { rowDecoder } from "../store/Rows.js"
 
 /** `sessions`: the one module that reads and writes it. Only the token's keyed hash is stored. */
 export const SessionRow = Schema.Struct({

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { rowDecoder } from "../store/SqlRow.js"
+import { rowDecoder } from "../store/Rows.js"
 
 /** `sign_in_challenges`: the one module that reads and writes it. Code and link are stored as keyed hashes. */
 export const SignInChallengeRow = Schema.Struct({

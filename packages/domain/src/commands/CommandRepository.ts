@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { Effect, Option, Schema } from "effect"
-import { columnsOf } from "../store/SqlRow.js"
+import { selectList } from "../store/Rows.js"
 
 /** `integration_commands` as the service reads it: the one module that reads and writes the table. */
 export const StoredCommandRow = Schema.Struct({
@@ -32,7 +32,7 @@ export const CommandRow = Schema.Struct({
 })
 export type CommandRow = typeof CommandRow.Type
 
-const commandRowList = `${columnsOf(StoredCommandRow, "c")}, (c.expires_at <= now()) AS expired, (k.revoked_at IS NOT NULL) AS key_revoked`
+const commandRowList = `${selectList(StoredCommandRow, "c")}, (c.expires_at <= now()) AS expired, (k.revoked_at IS NOT NULL) AS key_revoked`
 const decodeRows = Schema.decodeUnknown(Schema.Array(CommandRow))
 
 /** The one command matching `where` (over `c`, the command, and `k`, its key). */

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
-import { columnsOf } from "../store/SqlRow.js"
+import { selectList } from "../store/Rows.js"
 
 /** `publication_comments` as the service reads it: the one module that reads and writes the table. */
 export const StoredCommentRow = Schema.Struct({
@@ -39,7 +39,7 @@ const commentsFrom = `publication_comments c
 /** Shown as a comment: not deleted, and its author's profile and account are live (a deleted author's words go with them). */
 const commentLive = `(c.deleted_at IS NULL AND ap.deleted_at IS NULL AND aa.deleted_at IS NULL)`
 
-const commentColumns = `${columnsOf(StoredCommentRow, "c")}, ${commentLive} AS live,
+const commentColumns = `${selectList(StoredCommentRow, "c")}, ${commentLive} AS live,
   ap.id AS author_id, ap.name AS author_name, ap.type AS author_type, ap.avatar_url`
 
 /** Currently visible answers of the root `c`. */

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { rowDecoder } from "../store/SqlRow.js"
+import { rowDecoder } from "../store/Rows.js"
 
 /**
  * Where the bytes of files live, by key. The default keeps them in Postgres (`file_blobs`), so

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { publicationsJoin, publiclyVisible } from "../publications/Visibility.js"
-import { columnsOf } from "../store/SqlRow.js"
+import { selectList } from "../store/Rows.js"
 import { FileMimeType, FilePurpose } from "./File.js"
 
 /** `files`: the one module that reads and writes it (the bytes are the `BlobStore`'s). */
@@ -26,7 +26,7 @@ export const StoredFileRow = Schema.Struct({
 export const FileRow = Schema.Struct({ ...StoredFileRow.fields, expired: Schema.Boolean })
 export type FileRow = typeof FileRow.Type
 
-const fileRowList = `${columnsOf(StoredFileRow, "f")}, (f.status = 'pending' AND f.upload_expires_at <= now()) AS expired`
+const fileRowList = `${selectList(StoredFileRow, "f")}, (f.status = 'pending' AND f.upload_expires_at <= now()) AS expired`
 const decodeFileRows = Schema.decodeUnknown(Schema.Array(FileRow))
 const first = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
   Effect.flatMap(rows, (found) => Effect.map(Effect.orDie(decodeFileRows(found)), (decoded) => Option.fromNullable(decoded[0])))

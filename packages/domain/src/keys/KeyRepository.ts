@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
-import { type ColumnValues, columnsOf, rowDecoder } from "../store/SqlRow.js"
+import { type ColumnValues, selectList, rowDecoder } from "../store/Rows.js"
 import { KeyKind, keyLimits } from "./Key.js"
 import { personalKeyDefaultScopes } from "./Scopes.js"
 
@@ -40,7 +40,7 @@ export const KeyRow = Schema.Struct({
 })
 export type KeyRow = typeof KeyRow.Type
 
-const keyRowList = `${columnsOf(ApiKeyRow, "k")}, p.name AS profile_name, p.type AS profile_type,
+const keyRowList = `${selectList(ApiKeyRow, "k")}, p.name AS profile_name, p.type AS profile_type,
   coalesce(k.expires_at <= now(), false) AS expired`
 const decodeKeyRows = Schema.decodeUnknown(Schema.Array(KeyRow))
 

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
@@ -79,11 +80,19 @@ const taskDraft = {
 }
 
 describe("the registry", () => {
-  it("implements every operation of the catalog, and nothing else", () => {
-    const implemented = new Set<string>()
-    for (const group of serviceImplementations) implemented.add(group.group)
-    expect([...new Set(catalog.map((entry) => entry.group))].sort()).toEqual([...implemented].sort())
-    expect(run(Effect.map(Operations, (operations) => [...operations.entries.keys()].sort()))).resolves.toEqual(catalog.map((entry) => entry.id).sort())
+  it("serves every operation of the catalog (the registry refuses to start otherwise), grouped as declared", async () => {
+    expect(serviceImplementations.map((group) => group.group).sort()).toEqual([...new Set(catalog.map((entry) => entry.group))].sort())
+    const served = await run(Effect.map(Operations, (operations) => [...operations.entries.keys()].sort()))
+    expect(served).toEqual(catalog.map((entry) => entry.id).sort())
+  })
+
+  it("refuses to start when an operation of its catalog has no implementation", async () => {
+    const partial = ManagedRuntime.make(Operations.layer(catalog.filter((entry) => entry.group === "events"), []))
+    await expect(partial.runPromise(Operations)).rejects.toThrow(/events\.\w+ has no implementation/)
+    await partial.dispose()
+    const stray = ManagedRuntime.make(Operations.layer([], [{ group: "events", build: Effect.succeed({ "events.nothing": () => Effect.void }) }]))
+    await expect(stray.runPromise(Operations)).rejects.toThrow(/events\.nothing has no operation in the catalog/)
+    await stray.dispose()
   })
 
   it("health and events answer anyone", async () => {
@@ -210,16 +219,40 @@ describe("authorization comes from the declaration", () => {
     expect([prototypeKeys.status, typeof codeOf(prototypeKeys)]).toEqual([400, "string"])
   })
 
-  it("a database failure is 503, a defect 500 with a correlation id", async () => {
+  it("a database failure is 503 whether failed or died with, a defect 500 with a correlation id and no detail", async () => {
+    const sqlError = new SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to acquire connection" })
     const broken = ManagedRuntime.make(
-      Operations.layer(catalog.filter((entry) => entry.id === "events.types"), [{
+      Operations.layer(catalog.filter((entry) => ["events.types", "events.types_legacy", "events.catalog"].includes(entry.id)), [{
         group: "events",
-        build: Effect.succeed({ "events.types": () => Effect.die(new Error("boom")) })
+        build: Effect.succeed({
+          "events.types": () => Effect.die(new Error("boom at SELECT secret")),
+          "events.types_legacy": () => Effect.fail(sqlError),
+          "events.catalog": () => Effect.die(sqlError)
+        })
       }])
     )
-    const answer = await broken.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke("events.types", anonymous, {})))
-    expect(answer.status).toBe(500)
-    expect((answer.body as { error: { correlationId: string } }).error.correlationId).toMatch(/^[0-9a-f-]{36}$/)
+    const call = (id: string) => broken.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke(id, anonymous, {})))
+    const defect = await call("events.types")
+    expect([defect.status, codeOf(defect)]).toEqual([500, "internal_error"])
+    expect((defect.body as { error: { correlationId: string } }).error.correlationId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(JSON.stringify(defect.body)).not.toMatch(/boom|SELECT/)
+    for (const id of ["events.types_legacy", "events.catalog"]) {
+      const answer = await call(id)
+      expect([answer.status, codeOf(answer)], id).toEqual([503, "unavailable"])
+      expect(JSON.stringify(answer.body)).not.toContain("ECONNREFUSED")
+    }
     await broken.dispose()
+  })
+
+  it("encodes an answer with its declared schema, which drops what the declaration does not name", async () => {
+    const leaky = ManagedRuntime.make(
+      Operations.layer(catalog.filter((entry) => entry.id === "health.live"), [{
+        group: "health",
+        build: Effect.succeed({ "health.live": () => Effect.succeed({ status: "ok", secret: "not for the wire" }) })
+      }])
+    )
+    const answer = await leaky.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke("health.live", anonymous, {})))
+    expect(answer.body).toEqual({ status: "ok" })
+    await leaky.dispose()
   })
 })

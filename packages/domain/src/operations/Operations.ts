@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../api/ApiError.js"
 import {
@@ -106,42 +106,15 @@ interface Compiled {
   readonly encodeSuccess: (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 }
 
-/**
- * The success encoder: a schema with no transformation anywhere (its type side is itself) encodes
- * to the same value, so the walk is skipped; anything else (dates, classes) is encoded.
- */
-const encoderOf = (ast: SchemaAST.AST): ((value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) =>
-  !hasTransformation(ast)
-    ? Effect.succeed
-    : Schema.encodeUnknown(Schema.make(ast))
-
-const hasTransformation = (ast: SchemaAST.AST): boolean => {
-  switch (ast._tag) {
-    case "Transformation":
-    case "Declaration":
-    case "Suspend":
-      return true
-    case "Refinement":
-      return hasTransformation(ast.from)
-    case "TypeLiteral":
-      return ast.propertySignatures.some((property) => hasTransformation(property.type)) ||
-        ast.indexSignatures.some((index) => hasTransformation(index.type))
-    case "TupleType":
-      return ast.elements.some((element) => hasTransformation(element.type)) || ast.rest.some((rest) => hasTransformation(rest.type))
-    case "Union":
-      return ast.types.some(hasTransformation)
-    default:
-      return false
-  }
-}
-
 const compile = (entry: CatalogEntry, implementation: AnyImplementation): Compiled => ({
   entry,
   implementation,
   decodePath: Option.match(entry.schemas.path, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
   decodeUrlParams: Option.match(entry.schemas.urlParams, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
   decodePayload: Option.match(entry.schemas.payload, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
-  encodeSuccess: encoderOf(entry.schemas.success)
+  // Always encoded: the declared schema is also the allowlist of what an answer may carry (fields
+  // an implementation's value has beyond it are dropped), so no shortcut for plain schemas.
+  encodeSuccess: Schema.encodeUnknown(Schema.make(entry.schemas.success))
 })
 
 type AuthorizationFailure = Unauthenticated | KeyRequired | SessionRequired | InsufficientScope | ApprovalRequired | Effect.Effect.Error<ReturnType<typeof authorizeKey>>
@@ -236,6 +209,12 @@ export class Operations extends Context.Tag("@birzha/domain/operations/Operation
           const built = yield* (group.build as Effect.Effect<Readonly<Record<string, AnyImplementation>>, never, ServicesOf<Impls>>)
           for (const [id, implementation] of Object.entries(built)) byId.set(id, implementation)
         }
+        // Both ways at start: every catalog entry implemented, and nothing implemented outside it
+        // (the kinds' owner groups are built by name, where the types cannot tell).
+        const declared = new Set(catalog.map((entry) => entry.id))
+        for (const id of byId.keys()) {
+          if (!declared.has(id)) return yield* Effect.dieMessage(`implementation ${id} has no operation in the catalog`)
+        }
         const compiled = new Map<string, Compiled>()
         for (const entry of catalog) {
           const implementation = byId.get(entry.id)
@@ -300,7 +279,7 @@ const makeService = (
         return Effect.map(operation.encodeSuccess(value), (body): Answer => ({ status: operation.entry.successStatus, body, facts }))
       }),
       Effect.exit,
-      Effect.flatMap((exit) => Exit.isSuccess(exit) ? Effect.succeed(exit.value) : answerOfFailure(operationId, exit.cause, facts))
+      Effect.flatMap((exit) => Exit.isSuccess(exit) ? Effect.succeed(exit.value) : answerOfCause(exit.cause, facts, { operationId }))
     )
   }
 
@@ -320,7 +299,17 @@ const makeService = (
   }
 }
 
-const answerOfFailure = (operationId: string, cause: Cause.Cause<unknown>, facts: Facts): Effect.Effect<Answer> => {
+/**
+ * The answer for a failed call, the one mapping every transport uses (the registry for operations,
+ * the HTTP host for its own routes and credential lookups): a domain error is its own status and
+ * code; a database failure, whether failed or died with, 503 `unavailable`; anything else a defect,
+ * 500 with a correlation id the log line carries too. Never a stack or SQL in the body.
+ */
+export const answerOfCause = (
+  cause: Cause.Cause<unknown>,
+  facts: Facts = {},
+  annotations: Readonly<Record<string, unknown>> = {}
+): Effect.Effect<Answer> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
@@ -330,10 +319,9 @@ const answerOfFailure = (operationId: string, cause: Cause.Cause<unknown>, facts
       return Effect.succeed({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
     }
   }
-  // A database failure is 503 whether the implementation failed or died with it.
   if (isSqlError(Option.getOrElse(failure, () => Cause.squash(cause)))) {
     return Effect.logWarning("database unavailable", cause).pipe(
-      Effect.annotateLogs({ operationId }),
+      Effect.annotateLogs(annotations),
       Effect.as<Answer>({
         status: ServiceUnavailable.status,
         body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
@@ -344,7 +332,7 @@ const answerOfFailure = (operationId: string, cause: Cause.Cause<unknown>, facts
   }
   const correlationId = randomUUID()
   return Effect.logError("unexpected failure", cause).pipe(
-    Effect.annotateLogs({ correlationId, operationId }),
+    Effect.annotateLogs({ ...annotations, correlationId }),
     Effect.as<Answer>({
       status: InternalError.status,
       body: envelope(InternalError, "An unexpected error occurred", correlationId),

@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import type { NotFound, RevisionConflict } from "../api/ApiError.js"
 import { updateAtRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
-import { type ColumnValues, columnsOf } from "../store/SqlRow.js"
+import { type ColumnValues, selectList } from "../store/Rows.js"
 import { type ProfileData, ProfileType, StructuredContact } from "./Profile.js"
 
 /**
@@ -35,7 +35,7 @@ export type ProfileRow = typeof ProfileRow.Type
 type ProfileColumns = ColumnValues<typeof ProfileRow.Encoded & { readonly account_uuid: string; readonly deleted_at: Date }>
 
 /** The row's SELECT list over alias `p`. */
-export const profileRowColumns = columnsOf(ProfileRow, "p")
+export const profileRowColumns = selectList(ProfileRow, "p")
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(ProfileRow))
 const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>

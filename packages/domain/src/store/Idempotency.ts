@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../api/ApiError.js"
-import { columnsOf, findOne } from "./SqlRow.js"
+import { selectList, findOne } from "./Rows.js"
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
 export const canonicalJson = (value: unknown): string =>
@@ -35,7 +35,7 @@ const storedRequest = (sql: SqlClient.SqlClient, scope: string, requestUuid: str
     Request: Schema.Struct({ scope: Schema.String, requestUuid: Schema.String }),
     Result: StoredRequest,
     execute: (key) =>
-      sql`SELECT ${sql.literal(columnsOf(StoredRequest))} FROM idempotency_keys
+      sql`SELECT ${sql.literal(selectList(StoredRequest))} FROM idempotency_keys
         WHERE scope = ${key.scope} AND request_uuid = ${key.requestUuid}`
   })({ scope, requestUuid })
 

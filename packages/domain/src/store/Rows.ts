@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Either, type Option, ParseResult, Schema } from "effect"
 
 /**
  * Column schemas of row Schemas, for what node-postgres and PGlite return alike: `timestamptz`
@@ -20,26 +21,29 @@ export const JsonObject = Schema.declare(
 )
 
 /**
- * The SELECT list of a row schema: each field read as `alias.field`, or as the expression given in
- * `computed` (`updated_at::text` for a keyset position). The schema names each column once.
+ * The SELECT (or RETURNING) list of a row schema: each field once, in the schema's order, as
+ * `alias.field` (bare without an alias), or as the expression given in `computed`
+ * (`updated_at::text` for a keyset position). The row schema is where a column is named; queries
+ * take their list from here instead of spelling it again.
  */
 export const selectList = <Fields extends Schema.Struct.Fields>(
-  schema: Schema.Struct<Fields>,
-  alias: string,
+  schema: { readonly fields: Fields },
+  alias?: string,
   computed: { readonly [K in keyof Fields]?: string } = {}
 ): string =>
   Object.keys(schema.fields).map((field) => {
     const expression: string | undefined = computed[field]
-    return expression === undefined ? `${alias}.${field}` : `${expression} AS ${field}`
+    return expression !== undefined ? `${expression} AS ${field}` : alias === undefined ? field : `${alias}.${field}`
   }).join(", ")
 
 /**
- * A row decoder compiled once. A row that does not fit its schema is a defect of ours (the
- * migration and the schema disagree), not the caller's failure.
+ * A decoder of one row compiled once (module level), for statements that run on every request. A
+ * row that does not fit its schema is a defect of ours (the migration and the schema disagree), not
+ * the caller's failure.
  */
-export const rowDecoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(schema)
-  return (row: unknown): Effect.Effect<A> => Effect.orDie(decode(row))
+export const rowDecoder = <A, I>(schema: Schema.Schema<A, I>): (row: unknown) => Effect.Effect<A> => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (row) => Either.match(decode(row), { onLeft: Effect.die, onRight: Effect.succeed })
 }
 
 /** The rows decoded with one compiled array decoder. */
@@ -47,3 +51,35 @@ export const rowsDecoder = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => Effect.orDie(decode(rows))
 }
+
+/** A row that does not decode is a defect (see `rowDecoder`); the error channel keeps only `SqlError`. */
+export const dieOnParse = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError>, R> =>
+  Effect.catchIf(effect, ParseResult.isParseError, Effect.die)
+
+/** `SqlSchema.findAll` with the row decoded and a mismatch a defect. */
+export const findAll = <IA, II, A, AI, E, R>(options: {
+  readonly Request: Schema.Schema<IA, II, never>
+  readonly Result: Schema.Schema<A, AI, never>
+  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, E, R>
+}): (request: IA) => Effect.Effect<ReadonlyArray<A>, E, R> => {
+  const run = SqlSchema.findAll(options)
+  return (request) => dieOnParse(run(request))
+}
+
+/** `SqlSchema.findOne` with the row decoded and a mismatch a defect. */
+export const findOne = <IA, II, A, AI, E, R>(options: {
+  readonly Request: Schema.Schema<IA, II, never>
+  readonly Result: Schema.Schema<A, AI, never>
+  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, E, R>
+}): (request: IA) => Effect.Effect<Option.Option<A>, E, R> => {
+  const run = SqlSchema.findOne(options)
+  return (request) => dieOnParse(run(request))
+}
+
+/**
+ * The values of an insert or update, keyed by the row schema's own column names, so a misspelt
+ * column is a type error. JSON columns take their text (`JSON.stringify`), which Postgres reads as jsonb.
+ */
+export type ColumnValues<Row> = { readonly [K in keyof Row]?: string | number | boolean | null | Date }

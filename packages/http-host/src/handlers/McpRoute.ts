@@ -1,5 +1,5 @@
-import { authorizeKey, catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
+import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
+import { actorForKey, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -82,7 +82,7 @@ export const toolOf = (entry: CatalogEntry): Tool => ({
 /** The operations the key may run as tools (approval aside: those go through prepare), in the selected toolsets. */
 export const toolsFor = (key: KeyActor, toolsets: Option.Option<ReadonlySet<string>>) =>
   catalog
-    .filter((entry) => Either.isRight(Effect.runSync(Effect.either(authorizeKey(entry, key, { channel: "mcp", approved: true })))))
+    .filter((entry) => Either.isRight(Effect.runSync(Effect.either(authorize(entry, key, true)))))
     // The approval flow's own tools stay whatever the toolsets: an approval tool needs commit to finish.
     .filter((entry) => entry.group === approvalGroup || Option.match(toolsets, { onNone: () => true, onSome: (set) => set.has(entry.group) }))
 
@@ -100,75 +100,75 @@ const bearerOf = (header: string | undefined) => {
 }
 
 const handle = Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const { publicOrigin } = yield* HostSettings
-    const token = bearerOf(request.headers["authorization"])
-    const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
-    if (Option.isNone(found)) {
-      return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { publicOrigin } = yield* HostSettings
+  const token = bearerOf(request.headers["authorization"])
+  const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
+  if (Option.isNone(found)) {
+    return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
+  }
+  const key = found.value
+  // Refused before any JSON-RPC; every tool call checks it again through authorizeKey (channel "mcp").
+  if (!key.mcpEnabled) {
+    return refuse(KeyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
+  }
+  const selected = new URL(request.url, publicOrigin).searchParams.get("toolsets")
+  let toolsets: Option.Option<ReadonlySet<string>> = Option.none()
+  if (selected !== null && selected.trim() !== "") {
+    const names = selected.split(",").map((name) => name.trim()).filter((name) => name !== "")
+    const unknown = names.filter((name) => !groups.has(name))
+    if (unknown.length > 0) {
+      return refuse(InvalidRequest, `toolsets: no toolset ${unknown.join(", ")}; known: ${[...groups].join(", ")}`)
     }
-    const key = found.value
-    // Refused before any JSON-RPC; every tool call checks it again through authorizeKey (channel "mcp").
-    if (!key.mcpEnabled) {
-      return refuse(KeyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
-    }
-    const selected = new URL(request.url, publicOrigin).searchParams.get("toolsets")
-    let toolsets: Option.Option<ReadonlySet<string>> = Option.none()
-    if (selected !== null && selected.trim() !== "") {
-      const names = selected.split(",").map((name) => name.trim()).filter((name) => name !== "")
-      const unknown = names.filter((name) => !groups.has(name))
-      if (unknown.length > 0) {
-        return refuse(InvalidRequest, `toolsets: no toolset ${unknown.join(", ")}; known: ${[...groups].join(", ")}`)
-      }
-      toolsets = Option.some(new Set(names))
-    }
-    const body = yield* Effect.either(request.json)
-    if (Either.isLeft(body)) return refuse(InvalidRequest, "The body must be a JSON-RPC message")
+    toolsets = Option.some(new Set(names))
+  }
+  const body = yield* Effect.either(request.json)
+  if (Either.isLeft(body)) return refuse(InvalidRequest, "The body must be a JSON-RPC message")
 
-    const entries = toolsFor(key, toolsets)
-    const byName = new Map(entries.map((entry) => [entry.id, entry]))
-    const operations = yield* Operations
-    const runtime = yield* Effect.runtime<never>()
-    const address = yield* clientAddress
-    // Every tool runs through the registry as the key over MCP: the same checks as over HTTP, channel "mcp".
-    const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
-      Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
+  const entries = toolsFor(key, toolsets)
+  const byName = new Map(entries.map((entry) => [entry.id, entry]))
+  const operations = yield* Operations
+  const runtime = yield* Effect.runtime<never>()
+  const address = yield* clientAddress
+  // Every tool runs through the registry as the key over MCP: the same checks as over HTTP, channel "mcp".
+  const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
+    Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
 
-    const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
-    server.setRequestHandler(CallToolRequestSchema, async (call) => {
-      const entry = byName.get(call.params.name)
-      if (entry === undefined) {
-        return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
-      }
-      const args: Record<string, unknown> = { ...call.params.arguments }
-      // Approval tools never run directly: they prepare the command, exactly as a bearer client would.
-      if (entry.approval && prepareEntry !== undefined) {
-        const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: args })
-        return resultOf(prepared.status, prepared.body)
-      }
-      const answer = await dispatch(entry, args)
-      return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body)
+  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
+  server.setRequestHandler(CallToolRequestSchema, async (call) => {
+    const entry = byName.get(call.params.name)
+    if (entry === undefined) {
+      return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
+    }
+    const args: Record<string, unknown> = { ...call.params.arguments }
+    // Approval tools never run directly: they prepare the command, exactly as a bearer client would.
+    if (entry.approval && prepareEntry !== undefined) {
+      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: args })
+      return resultOf(prepared.status, prepared.body)
+    }
+    const answer = await dispatch(entry, args)
+    return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body)
+  })
+  // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  const outgoing = NodeHttpServerRequest.toServerResponse(request)
+  yield* Effect.promise(async () => {
+    const closed = new Promise<void>((resolve) => {
+      if (outgoing.writableEnded) resolve()
+      else outgoing.once("close", () => resolve())
     })
-    // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const outgoing = NodeHttpServerRequest.toServerResponse(request)
-    yield* Effect.promise(async () => {
-      const closed = new Promise<void>((resolve) => {
-        if (outgoing.writableEnded) resolve()
-        else outgoing.once("close", () => resolve())
-      })
-      await server.connect(transport)
-      await transport.handleRequest(incoming, outgoing, body.right)
-      await closed
-      await server.close()
-    })
-    // The transport wrote the answer; the platform leaves an ended response alone.
-    return HttpServerResponse.empty()
-  }).pipe(
-    Effect.catchTag("SqlError", () => Effect.succeed(refuse(ServiceUnavailable, "The service is temporarily unavailable")))
-  )
+    await server.connect(transport)
+    await transport.handleRequest(incoming, outgoing, body.right)
+    await closed
+    await server.close()
+  })
+  // The transport wrote the answer; the platform leaves an ended response alone.
+  return HttpServerResponse.empty()
+}).pipe(
+  Effect.catchTag("SqlError", () => Effect.succeed(refuse(ServiceUnavailable, "The service is temporarily unavailable")))
+)
 
 /** `POST /mcp`, on the database, server key and host settings the host runs with. */
 export const McpRoutes = HttpApiBuilder.Router.use((router) =>
