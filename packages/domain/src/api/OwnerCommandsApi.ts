@@ -70,6 +70,15 @@ export const ownerCommandsGroup = <
   const Ops extends ReadonlyArray<OwnerOperation>
 >(kind: OwnerCommandsOf<C, Save, OA, OI, E, EI>, operations: Ops) => {
   const { command, invalid, own, scopes } = kind
+  /** hide, restore, delete and close: an approval operation over the publication's uuid and revision. */
+  const ownerChange = <const Op extends OwnerOperation>(op: Op, summary: string, extension = false) =>
+    operation("POST", `${command}.${op}`, `/api/v1/commands/${command}.${op}`, { extension, scopes: [scopes.write], approval: true, summary })
+      .middleware(Authentication)
+      .setPayload(PublicationCommandInput)
+      .addSuccess(own)
+      .addError(wire(NotFound))
+      .addError(wire(RevisionConflict))
+      .addError(wire(RequestConflict))
   const endpoints = {
     list: operation("GET", `${command}.list`, `/api/v1/commands/${command}.list`, {
       scopes: [scopes.read],
@@ -106,51 +115,10 @@ export const ownerCommandsGroup = <
       .addError(wire(RevisionConflict))
       .addError(wire(RequestConflict))
       .addError(wire(InvalidState)),
-    hide: operation("POST", `${command}.hide`, `/api/v1/commands/${command}.hide`, {
-      scopes: [scopes.write],
-      approval: true,
-      summary: "Take the publication out of public view"
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCommandInput)
-      .addSuccess(own)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict)),
-    restore: operation("POST", `${command}.restore`, `/api/v1/commands/${command}.restore`, {
-      scopes: [scopes.write],
-      approval: true,
-      summary: "Show a hidden publication again"
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCommandInput)
-      .addSuccess(own)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict)),
-    delete: operation("POST", `${command}.delete`, `/api/v1/commands/${command}.delete`, {
-      scopes: [scopes.write],
-      approval: true,
-      summary: "Delete the publication (it disappears from every read)"
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCommandInput)
-      .addSuccess(own)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict)),
-    close: operation("POST", `${command}.close`, `/api/v1/commands/${command}.close`, {
-      extension: true,
-      scopes: [scopes.write],
-      approval: true,
-      summary: `Close a ${kind.kind}: it stays readable, marked closed, and takes no new responses`
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCommandInput)
-      .addSuccess(own)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+    hide: ownerChange("hide", "Take the publication out of public view"),
+    restore: ownerChange("restore", "Show a hidden publication again"),
+    delete: ownerChange("delete", "Delete the publication (it disappears from every read)"),
+    close: ownerChange("close", `Close a ${kind.kind}: it stays readable, marked closed, and takes no new responses`, true)
   }
   type Endpoint = (typeof endpoints)[Ops[number]]
   return operations
