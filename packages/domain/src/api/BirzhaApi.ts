@@ -1,4 +1,4 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, wire } from "./ApiError.js"
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
@@ -9,17 +9,8 @@ import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
-import {
-  ArticlesApi,
-  JobsApi,
-  LearningApi,
-  ModerationApi,
-  PortfolioApi,
-  PublicApi,
-  ResumesApi,
-  ServicesApi,
-  TasksApi
-} from "./PublicationsApi.js"
+import { kindList } from "../publications/Kinds.js"
+import { ModerationApi, PublicApi } from "./PublicationsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 /** The interface version the spec names; the OpenAPI document carries it as `info.version`. */
@@ -84,6 +75,13 @@ function withSecurityFromFlags(document: Record<string, unknown>): Record<string
   return document
 }
 
+/** The owner commands of every publication kind, in the table's order (`publications/Kinds.ts`). */
+const addKindGroups = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(api: HttpApi.HttpApi<"birzha", Groups, E, R>) =>
+  kindList.reduce(
+    (all: HttpApi.HttpApi<"birzha", Groups | (typeof kindList)[number]["group"], E, R>, kind) => all.add(kind.group),
+    api
+  )
+
 /**
  * The operation catalog: every operation of the service, declared once. HTTP routes, the OpenAPI
  * document, the SDK, MCP tools, approval and automations are all derived from this value.
@@ -93,13 +91,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(AuthApi)
   .add(AccountApi)
   .add(PublicApi)
-  .add(TasksApi)
-  .add(PortfolioApi)
-  .add(ServicesApi)
-  .add(ArticlesApi)
-  .add(JobsApi)
-  .add(ResumesApi)
-  .add(LearningApi)
+  .pipe(addKindGroups)
   .add(ModerationApi)
   .add(EventsApi)
   .add(FilesApi)

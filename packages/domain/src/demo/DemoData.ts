@@ -14,7 +14,7 @@ import {
   TrainingData,
   VacancyData
 } from "../publications/MediaData.js"
-import type { PublicationKind } from "../publications/Publication.js"
+import { PublicationKind } from "../publications/Publication.js"
 import { TaskCategory, TaskData } from "../publications/TaskData.js"
 import { drawPicture, type Rgb } from "./DemoPicture.js"
 import {
@@ -86,7 +86,7 @@ const batchSize = 1000
 // Any constant works; it only has to be the same in every process seeding one database.
 const demoLock = 0x64656d6f // "demo"
 
-export const publicationKinds: ReadonlyArray<PublicationKind> = ["task", "service", "portfolio", "article", "vacancy", "resume", "training"]
+export const publicationKinds: ReadonlyArray<PublicationKind> = PublicationKind.literals
 
 /** The domain of the demo accounts' addresses: `.invalid` is reserved (RFC 2606), no mail reaches it. */
 export const demoEmailDomain = "demo.birzha.invalid"

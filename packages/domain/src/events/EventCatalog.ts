@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { type AnyKind, kindList, kinds } from "../publications/Kinds.js"
 import { EventEnvelope } from "./EventEnvelope.js"
 import { type EventType, EventType as EventTypeSchema, eventTypes } from "./EventType.js"
 
@@ -11,15 +12,8 @@ export interface ReadOperation {
 
 const get = (operationId: string, path: string): ReadOperation => ({ operationId, method: "GET", path })
 
-const publicationGets = [
-  get("tasks.get", "/api/v1/commands/tasks.get"),
-  get("portfolio.get", "/api/v1/commands/portfolio.get"),
-  get("services.get", "/api/v1/commands/services.get"),
-  get("articles.get", "/api/v1/commands/articles.get"),
-  get("jobs.get", "/api/v1/commands/jobs.get"),
-  get("resumes.get", "/api/v1/commands/resumes.get"),
-  get("learning.get", "/api/v1/commands/learning.get")
-]
+/** The owner's read of a publication of one kind (`tasks.get`...). */
+const ownGet = (kind: AnyKind) => get(`${kind.command}.get`, `/api/v1/commands/${kind.command}.get`)
 
 /** What every event about one kind of record shares: who may see it and how the record is read. */
 interface AggregateKind {
@@ -132,8 +126,8 @@ const aggregates = {
   },
   publication: {
     visibleTo: "the publication's owner profile",
-    scopes: ["tasks:read", "portfolio:read", "services:read", "articles:read", "jobs:read", "resumes:read", "learning:read"],
-    read: publicationGets,
+    scopes: kindList.map((kind) => kind.scopes.read),
+    read: kindList.map(ownGet),
     readNote: "the get of the publication's kind (context.kind: task → tasks.get ...), query publicationUuid = objectUuid"
   },
   response: {
@@ -242,12 +236,12 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "response.withdrawn": { kind: "response", statuses: ["withdrawn"], summary: "The responder withdrew a response" },
   "review.moderated": { kind: "review", statuses: ["published", "removed"], summary: "A moderator decided on a review" },
   "review.submitted": { kind: "review", statuses: ["submitted"], summary: "A review of completed work was submitted" },
-  "task.closed": {
+  [kinds.task.closedEvent]: {
     kind: "publication",
-    scopes: ["tasks:read"],
+    scopes: [kinds.task.scopes.read],
     statuses: ["closed"],
     summary: "The owner closed a task to further responses",
-    read: { operations: [get("tasks.get", "/api/v1/commands/tasks.get")], note: "query publicationUuid = objectUuid" }
+    read: { operations: [ownGet(kinds.task)], note: "query publicationUuid = objectUuid" }
   }
 }
 

@@ -70,29 +70,45 @@ type CommandError = NotFound | RevisionConflict | RequestConflict | SqlError
 
 const notFound = () => new NotFound({ message: "No such publication of the acting profile" })
 
+/** What the owner commands of one kind need of its row in `Kinds.ts`. */
+export interface KindCommandsOf<A, I, Invalid extends InvalidTask | InvalidPublication> {
+  readonly kind: PublicationKind
+  /** Operation ids `<command>.<op>`: the idempotency records' keys. */
+  readonly command: string
+  readonly data: Schema.Schema<A, I>
+  /** The kind's 400 for data the schema alone cannot judge (spec: `invalid_task` for tasks). */
+  readonly invalid: new(props: { readonly message: string }) => Invalid
+  /**
+   * The 400 for a malformed save request (a revision that does not fit) is `invalid` too, not
+   * `invalid_request` (tasks answer `invalid_task` for every save failure: spec).
+   */
+  readonly invalidCoversInput: boolean
+  /** The event `close` records; `null` for a kind that does not close. */
+  readonly closedEvent: EventType | null
+  /** The uploaded files a draft refers to, checked to be ready files of the profile. */
+  readonly references?: ((data: A) => { readonly assets: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }) | undefined
+  /** Why a draft cannot be submitted yet, if it cannot. */
+  readonly unsubmittable?: ((data: A) => string | undefined) | undefined
+}
+
+/** What a save of a kind whose data judgments fail with `Invalid` can fail with. */
+export type SaveError<Invalid> = CommandError | InvalidState | Invalid | InvalidRequest
+
+/** A kind's save of a draft of data type A. */
+export type SaveCommand<A, Invalid> = (actor: Actor, input: SaveInput<A>) => Effect.Effect<OwnRecord<A>, SaveError<Invalid>, SqlClient.SqlClient>
+
 /**
  * The owner commands of one publication kind. Data arrives decoded by the operation's schema;
  * it is stored encoded, and read back through the same schema.
  */
 export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | InvalidPublication>(
-  kind: PublicationKind,
-  data: Schema.Schema<A, I>,
-  operationPrefix: string,
-  /** The kind's 400 for data the schema alone cannot judge (spec: `invalid_task` for tasks). */
-  invalid: (message: string) => Invalid,
-  rules: {
-    /** The uploaded files a draft refers to, checked to be ready files of the profile. */
-    readonly references?: (data: A) => { readonly assets: ReadonlyArray<string>; readonly files: ReadonlyArray<string> }
-    /** Why a draft cannot be submitted yet, if it cannot. */
-    readonly unsubmittable?: (data: A) => string | undefined
-    /**
-     * The 400 for a malformed save request (a revision that does not fit): `invalid_request` by
-     * default; tasks answer `invalid_task` for every save failure (spec).
-     */
-    readonly invalidSave?: (message: string) => Invalid | InvalidRequest
-  } = {}
+  kindRow: KindCommandsOf<A, I, Invalid>
 ) => {
-  const invalidSave = rules.invalidSave ?? ((message: string) => new InvalidRequest({ message }))
+  const { data, kind } = kindRow
+  const operationPrefix = kindRow.command
+  const invalid = (message: string): Invalid => new kindRow.invalid({ message })
+  const invalidSave = (message: string): Invalid | InvalidRequest =>
+    kindRow.invalidCoversInput ? invalid(message) : new InvalidRequest({ message })
   const own = ownPublication(data, `Own_${kind}`)
   const decodeData = Schema.decodeUnknown(data)
   const encodeData = Schema.encode(data)
@@ -144,8 +160,8 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
 
   const checkFiles = (actor: Actor, value: A) =>
     Effect.gen(function*() {
-      if (rules.references === undefined) return
-      const refs = rules.references(value)
+      if (kindRow.references === undefined) return
+      const refs = kindRow.references(value)
       const badAssets = yield* unusableFiles(actor.profileUuid, "publication_asset", refs.assets)
       const badFiles = yield* unusableFiles(actor.profileUuid, "publication_file", refs.files)
       const bad = [...badAssets, ...badFiles]
@@ -157,7 +173,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
     })
 
   const submitChecks = (value: A): Effect.Effect<void, Invalid> => {
-    const problem = rules.unsubmittable?.(value)
+    const problem = kindRow.unsubmittable?.(value)
     return problem === undefined ? Effect.void : Effect.fail(invalid(problem))
   }
 
@@ -194,6 +210,47 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
       })
     )
 
+  /**
+   * Saves the whole draft: creates the publication without `publicationUuid`, else replaces the
+   * draft at `expectedRevision`. Saving never publishes: an approved snapshot stays public until a
+   * moderator approves the new draft.
+   */
+  const save: SaveCommand<A, Invalid> = (actor, input) =>
+    idempotent(
+      { scope: actor.profileUuid, operationId: `${operationPrefix}.save`, requestUuid: input.requestUuid, request: input, result: own },
+      Effect.gen(function*() {
+        const encoded = yield* encodeData(input.data).pipe(Effect.mapError((error) => invalid(error.message)))
+        yield* checkFiles(actor, input.data)
+        const draft = JSON.stringify(encoded)
+        let row: PublicationRow
+        if (input.publicationUuid === undefined) {
+          if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
+            return yield* Effect.fail(invalidSave("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
+          }
+          const created = yield* insertPublication({ id: newRoutingKey(), kind, ownerProfileUuid: actor.profileUuid, draft })
+          yield* appendEvent({
+            type: "publication.draft_saved",
+            aggregate: { kind: "publication", uuid: created.uuid, revision: created.revision },
+            data: { objectUuid: created.uuid, status: "draft" },
+            context: { profileUuid: actor.profileUuid, kind }
+          })
+          row = created
+        } else {
+          if (input.expectedRevision === undefined) {
+            return yield* Effect.fail(invalidSave("expectedRevision is required to edit a publication: read it first"))
+          }
+          const current = yield* lockOwn(actor, input.publicationUuid)
+          yield* requireRevision("publication", current.revision, input.expectedRevision)
+          if (current.status === "rejected") {
+            return yield* new InvalidState({ message: "a rejected publication cannot be edited; create a new one" })
+          }
+          row = yield* change(actor, current, { draft, status: "draft" }, "publication.draft_saved", "draft")
+        }
+        if (input.submit === true) row = yield* submitRow(actor, row)
+        return yield* view(row)
+      })
+    )
+
   return {
     own,
 
@@ -213,46 +270,8 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
         return row === undefined ? yield* notFound() : yield* view(row)
       }),
 
-    /**
-     * Saves the whole draft: creates the publication without `publicationUuid`, else replaces the
-     * draft at `expectedRevision`. Saving never publishes: an approved snapshot stays public until a
-     * moderator approves the new draft.
-     */
-    save: (actor: Actor, input: SaveInput<A>): Effect.Effect<OwnRecord<A>, CommandError | InvalidState | Invalid | InvalidRequest, SqlClient.SqlClient> =>
-      idempotent(
-        { scope: actor.profileUuid, operationId: `${operationPrefix}.save`, requestUuid: input.requestUuid, request: input, result: own },
-        Effect.gen(function*() {
-          const encoded = yield* encodeData(input.data).pipe(Effect.mapError((error) => invalid(error.message)))
-          yield* checkFiles(actor, input.data)
-          const draft = JSON.stringify(encoded)
-          let row: PublicationRow
-          if (input.publicationUuid === undefined) {
-            if (input.expectedRevision !== undefined && input.expectedRevision !== 0) {
-              return yield* Effect.fail(invalidSave("a new publication has expectedRevision 0 (or none); pass publicationUuid to edit"))
-            }
-            const created = yield* insertPublication({ id: newRoutingKey(), kind, ownerProfileUuid: actor.profileUuid, draft })
-            yield* appendEvent({
-              type: "publication.draft_saved",
-              aggregate: { kind: "publication", uuid: created.uuid, revision: created.revision },
-              data: { objectUuid: created.uuid, status: "draft" },
-              context: { profileUuid: actor.profileUuid, kind }
-            })
-            row = created
-          } else {
-            if (input.expectedRevision === undefined) {
-              return yield* Effect.fail(invalidSave("expectedRevision is required to edit a publication: read it first"))
-            }
-            const current = yield* lockOwn(actor, input.publicationUuid)
-            yield* requireRevision("publication", current.revision, input.expectedRevision)
-            if (current.status === "rejected") {
-              return yield* new InvalidState({ message: "a rejected publication cannot be edited; create a new one" })
-            }
-            row = yield* change(actor, current, { draft, status: "draft" }, "publication.draft_saved", "draft")
-          }
-          if (input.submit === true) row = yield* submitRow(actor, row)
-          return yield* view(row)
-        })
-      ),
+    /** Saves the whole draft (above). */
+    save,
 
     submit: (actor: Actor, input: CommandInput) => command(actor, "submit", input, (row) => submitRow(actor, row)),
 
@@ -272,6 +291,8 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
       command(actor, "close", input, (row) =>
         row.closed
           ? Effect.succeed(row)
-          : change(actor, row, { closed: true }, "task.closed", "closed"))
+          : kindRow.closedEvent === null
+          ? Effect.dieMessage(`publications of kind ${kind} do not close`)
+          : change(actor, row, { closed: true }, kindRow.closedEvent, "closed"))
   }
 }

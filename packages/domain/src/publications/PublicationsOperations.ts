@@ -1,62 +1,81 @@
-import type { HttpApiGroup } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Deferred, Effect, FiberId, Option, Schema } from "effect"
+import type { InvalidPublication, InvalidTask } from "../api/ApiError.js"
 import { NotFound } from "../api/ApiError.js"
 import type { Actor, SystemCaller } from "../api/Authentication.js"
-import {
-  ArticlesApi,
-  Catalog,
-  JobsApi,
-  LearningApi,
-  ModerationApi,
-  PortfolioApi,
-  PublicApi,
-  ResumesApi,
-  ServicesApi,
-  TasksApi
-} from "../api/PublicationsApi.js"
+import { Catalog, ModerationApi, PublicApi } from "../api/PublicationsApi.js"
 import { requireScope } from "../keys/KeyAccess.js"
-import { type AnyImplementation, EncodedJson, type GroupImplementation, implement, implementWith } from "../operations/Implementation.js"
-import { publicationCommands } from "./Commands.js"
+import { EncodedJson, type GroupImplementation, type GroupImplementations, implement, implementWith } from "../operations/Implementation.js"
+import { type Kinds, kindList, kinds } from "./Kinds.js"
 import { decideModeration, type Moderator, moderationQueue, moderatorOf } from "./Moderation.js"
-import type { PublicationCommand } from "./PublicationKinds.js"
+import type { PublicationKind } from "./Publication.js"
+import {
+  type CommandInput,
+  type ListInput,
+  type OwnRecord,
+  publicationCommandsOf,
+  type SaveCommand,
+  type SaveError,
+  type SaveInput
+} from "./Publications.js"
 import { getCatalog, getPublication, listProfiles, listPublications } from "./PublicReads.js"
 
-/** The write scope of each kind `publications.create` accepts. */
-const createScope = {
-  task: "tasks:write",
-  service: "services:write",
-  portfolio: "portfolio:write",
-  article: "articles:write",
-  vacancy: "jobs:write",
-  resume: "resumes:write",
-  training: "learning:write"
-} as const
+/**
+ * The owner operations of a kind by their short names, over the kind's domain commands: typed in
+ * the kind's data, and checked below against each kind's declared group.
+ */
+const ownerOperationsOf = <A, I, Invalid extends InvalidTask | InvalidPublication>(
+  commands: ReturnType<typeof publicationCommandsOf<A, I, Invalid>>
+) => ({
+  list: ({ urlParams }: { readonly urlParams: ListInput }, actor: Actor) => commands.list(actor, urlParams),
+  get: ({ urlParams }: { readonly urlParams: { readonly publicationUuid?: string | undefined } }, actor: Actor) =>
+    commands.get(actor, urlParams.publicationUuid),
+  save: ({ payload }: { readonly payload: SaveInput<A> }, actor: Actor) => commands.save(actor, payload),
+  submit: ({ payload }: { readonly payload: CommandInput }, actor: Actor) => commands.submit(actor, payload),
+  hide: ({ payload }: { readonly payload: CommandInput }, actor: Actor) => commands.hide(actor, payload),
+  restore: ({ payload }: { readonly payload: CommandInput }, actor: Actor) => commands.restore(actor, payload),
+  delete: ({ payload }: { readonly payload: CommandInput }, actor: Actor) => commands.delete(actor, payload),
+  close: ({ payload }: { readonly payload: CommandInput }, actor: Actor) => commands.close(actor, payload)
+})
+
+type DataOf<K extends PublicationKind> = Schema.Schema.Type<Kinds[K]["data"]>
+type EncodedOf<K extends PublicationKind> = Schema.Schema.Encoded<Kinds[K]["data"]>
+type InvalidOf<K extends PublicationKind> = InstanceType<Kinds[K]["invalid"]>
+
+/** A kind's operations under their operation ids (`tasks.save`...): only those its row declares. */
+type OperationsOf<K extends PublicationKind> = {
+  readonly [Op in Kinds[K]["operations"][number] as `${Kinds[K]["command"]}.${Op}`]: ReturnType<
+    typeof ownerOperationsOf<DataOf<K>, EncodedOf<K>, InvalidOf<K>>
+  >[Op]
+}
 
 /**
- * The owner operations of one kind: the same domain commands for every kind, keyed by the kind's
- * operation ids. The group's declared types are literal per kind, so the record is built by name
- * and given the group's type once here.
+ * Every kind's domain commands and operations, built from its row. The one cast: a record keyed by
+ * kind, and operation ids made from the command prefix, are beyond what TypeScript infers from
+ * `Object.fromEntries`; `implemented` below then checks each kind's operations against its group.
  */
-type OwnerServices =
-  | Effect.Effect.Context<ReturnType<(typeof publicationCommands)["portfolio"]["save"]>>
-  | Effect.Effect.Context<ReturnType<(typeof publicationCommands)["tasks"]["close"]>>
+const byKind = Object.fromEntries(kindList.map((kind) => {
+  // Over any kind: each kind's own data type is what the cast below restores.
+  const commands = publicationCommandsOf<any, any, InvalidTask | InvalidPublication>(kind)
+  const operations: Record<string, unknown> = ownerOperationsOf(commands)
+  return [kind.kind, {
+    save: commands.save,
+    operations: Object.fromEntries(kind.operations.map((op) => [`${kind.command}.${op}`, operations[op]]))
+  }]
+})) as unknown as { readonly [K in PublicationKind]: { readonly save: SaveCommand<DataOf<K>, InvalidOf<K>>; readonly operations: OperationsOf<K> } }
 
-const ownerOperations = <Group extends HttpApiGroup.HttpApiGroup.Any>(group: Group, command: PublicationCommand): GroupImplementation<OwnerServices> => {
-  const commands = publicationCommands[command] as unknown as (typeof publicationCommands)["portfolio"]
-  type Input = { readonly urlParams: never; readonly payload: never }
-  const record = {
-    [`${command}.list`]: ({ urlParams }: Input, actor: Actor) => commands.list(actor, urlParams),
-    [`${command}.get`]: ({ urlParams }: { readonly urlParams: { readonly publicationUuid?: string | undefined } }, actor: Actor) =>
-      commands.get(actor, urlParams.publicationUuid),
-    [`${command}.save`]: ({ payload }: Input, actor: Actor) => commands.save(actor, payload),
-    [`${command}.submit`]: ({ payload }: Input, actor: Actor) => commands.submit(actor, payload),
-    [`${command}.hide`]: ({ payload }: Input, actor: Actor) => commands.hide(actor, payload),
-    [`${command}.restore`]: ({ payload }: Input, actor: Actor) => commands.restore(actor, payload),
-    [`${command}.delete`]: ({ payload }: Input, actor: Actor) => commands.delete(actor, payload)
-  }
-  return { group: group.identifier, build: Effect.succeed(record as unknown as Readonly<Record<string, AnyImplementation>>) }
-}
+/** Each kind's operations are exactly what its declared group needs: a missing or mistyped one is a type error. */
+const implemented: {
+  readonly [K in PublicationKind]: { readonly operations: GroupImplementations<Kinds[K]["group"], SqlClient.SqlClient> }
+} = byKind
+
+/** A save through `publications.create`: the kind's own save. */
+const saveOfKind = <K extends PublicationKind>(
+  actor: Actor,
+  kind: K,
+  input: SaveInput<DataOf<K>>
+): Effect.Effect<{ readonly [P in K]: OwnRecord<DataOf<P>> }[K], SaveError<InvalidOf<K>>, SqlClient.SqlClient> =>
+  byKind[kind].save(actor, input)
 
 /**
  * One build for every request that arrives while it runs: the catalog is one large public document
@@ -104,37 +123,9 @@ const PublicOperations = implementWith(PublicApi, Effect.context<SqlClient.SqlCl
     "publications.create": ({ payload }, actor) =>
       Effect.gen(function*() {
         // The operation lists every kind's write scope; a key needs the one of this kind.
-        yield* requireScope(actor, createScope[payload.kind])
-        switch (payload.kind) {
-          case "task": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.tasks.save(actor, input)
-          }
-          case "service": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.services.save(actor, input)
-          }
-          case "portfolio": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.portfolio.save(actor, input)
-          }
-          case "article": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.articles.save(actor, input)
-          }
-          case "vacancy": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.jobs.save(actor, input)
-          }
-          case "resume": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.resumes.save(actor, input)
-          }
-          case "training": {
-            const { kind: _, ...input } = payload
-            return yield* publicationCommands.learning.save(actor, input)
-          }
-        }
+        yield* requireScope(actor, kinds[payload.kind].scopes.write)
+        const { kind, ...input } = payload
+        return yield* saveOfKind(actor, kind, input)
       })
   }
 })
@@ -148,24 +139,12 @@ export const ModerationOperations = implement(ModerationApi)({
   "moderation.decide": ({ payload }, caller) => Effect.flatMap(moderatorFor(caller), (moderator) => decideModeration(moderator, payload))
 })
 
-const TasksOperations: GroupImplementation<OwnerServices> = {
-  group: "tasks",
-  build: Effect.map(ownerOperations(TasksApi, "tasks").build, (owner) => ({
-    ...owner,
-    "tasks.close": (({ payload }: { readonly payload: Parameters<typeof publicationCommands.tasks.close>[1] }, actor: Actor) =>
-      publicationCommands.tasks.close(actor, payload)) as AnyImplementation
-  }))
-}
-
-/** Every publication group: the seven kinds' owner operations, the public reads and moderation. */
-export const PublicationsOperations = [
+/** Every publication group: the public reads, each kind's owner operations (the table's order) and moderation. */
+export const PublicationsOperations: ReadonlyArray<GroupImplementation<SqlClient.SqlClient>> = [
   PublicOperations,
-  TasksOperations,
-  ownerOperations(PortfolioApi, "portfolio"),
-  ownerOperations(ServicesApi, "services"),
-  ownerOperations(ArticlesApi, "articles"),
-  ownerOperations(JobsApi, "jobs"),
-  ownerOperations(ResumesApi, "resumes"),
-  ownerOperations(LearningApi, "learning"),
+  ...kindList.map((kind): GroupImplementation<SqlClient.SqlClient> => ({
+    group: kind.group.identifier,
+    build: Effect.succeed(implemented[kind.kind].operations)
+  })),
   ModerationOperations
-] as const
+]

@@ -1,5 +1,5 @@
 export * from "./MediaData.js"
 export * from "./Publication.js"
-export * from "./PublicationKinds.js"
+export * from "./Kinds.js"
 export * from "./TaskData.js"
 export { ModerationDecision, ModerationItem, ModerationResult } from "./Moderation.js"
