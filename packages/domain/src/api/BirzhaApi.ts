@@ -20,6 +20,7 @@ import {
   ServicesApi,
   TasksApi
 } from "./PublicationsApi.js"
+import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "./RelationsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 /** The interface version the spec names; the OpenAPI document carries it as `info.version`. */
@@ -107,6 +108,11 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(KeysApi)
   .add(IntegrationCommandsApi)
   .add(WebhooksApi)
+  .add(ResponsesApi)
+  .add(OffersApi)
+  .add(DealsApi)
+  .add(JobContactsApi)
+  .add(ThreadsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(InternalError))
