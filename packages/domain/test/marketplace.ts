@@ -65,7 +65,10 @@ export const openMarketplace = async (label: string): Promise<Marketplace> => {
       return { ...actor, profileName: options.name ?? `Профиль ${n}` } as SessionActor
     },
     publication: async (owner, kind, options = {}) => {
-      const data = JSON.stringify({ title: options.title ?? `Публикация ${kind}` })
+      const title = options.title ?? `Публикация ${kind}`
+      const data = JSON.stringify(kind === "task"
+        ? { title, category: "Сайты", description: "Нужно сделать работу по описанию, подробности в переписке", budget: "до 5 000 ₽", deadline: "неделя", files: [] }
+        : { title })
       const visible = options.visible ?? true
       const [row] = await sql<{ uuid: string }>(
         `INSERT INTO publications (id, kind, owner_profile_uuid, status, draft, approved, approved_at, closed)

@@ -15,6 +15,7 @@ import type { EventType } from "../events/EventType.js"
 import { unusableFiles } from "../files/Files.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
+import { declineResponsesTo } from "../relations/Relations.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
@@ -266,12 +267,14 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
 
     delete: (actor: Actor, input: CommandInput) =>
       command(actor, "delete", input, (row) =>
-        change(actor, row, { deleted_at: new Date().toISOString() }, "publication.deleted", "deleted")),
+        change(actor, row, { deleted_at: new Date().toISOString() }, "publication.deleted", "deleted").pipe(
+          Effect.tap(() => declineResponsesTo(row.uuid))
+        )),
 
     close: (actor: Actor, input: CommandInput) =>
       command(actor, "close", input, (row) =>
         row.closed
           ? Effect.succeed(row)
-          : change(actor, row, { closed: true }, "task.closed", "closed"))
+          : change(actor, row, { closed: true }, "task.closed", "closed").pipe(Effect.tap(() => declineResponsesTo(row.uuid))))
   }
 }

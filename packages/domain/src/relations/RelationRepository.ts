@@ -274,3 +274,10 @@ export const lockDueDeals = (limit: number): Effect.Effect<ReadonlyArray<Relatio
     sql`SELECT ${sql.literal(relationColumns)} FROM relations r
       WHERE r.status = 'results_submitted' AND r.auto_complete_at <= now()
       ORDER BY r.auto_complete_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))
+
+/** The open responses to a task, row-locked (closing or deleting the task declines them). */
+export const lockOpenResponsesTo = (publicationUuid: string): Effect.Effect<ReadonlyArray<RelationRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT ${sql.literal(relationColumns)} FROM relations r
+      WHERE r.publication_uuid = ${publicationUuid} AND r.kind = 'response' AND r.status IN ('pending', 'shortlisted')
+      ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))

@@ -29,6 +29,7 @@ import {
   latestRelationUuid,
   lockDueDeals,
   lockOpenRelationsOf,
+  lockOpenResponsesTo,
   lockRelation,
   type NewRelation,
   type RelationRow,
@@ -468,6 +469,23 @@ export const closeRelationsOf = (profileUuids: ReadonlyArray<string>): Effect.Ef
       const revision = yield* updateRelation(row.uuid, closed.to, { reason: "profile_deleted", autoComplete: "clear" })
       yield* appendHistory(row.uuid, closed.to, "system")
       yield* emit(closed.event, row, revision, closed.to, undefined, { context: { cause: "profile_deleted" } })
+    }
+    return rows.length
+  })
+
+/**
+ * Declines the pending and shortlisted responses to a task being closed or deleted, in that
+ * command's transaction (MARKETPLACE §2.1): reason `task_closed`, `response.status_changed` each.
+ * Accepted ones (and their deals) stay. Returns how many.
+ */
+export const declineResponsesTo = (publicationUuid: string): Effect.Effect<number, SqlError, Sql> =>
+  Effect.gen(function*() {
+    const rows = yield* lockOpenResponsesTo(publicationUuid)
+    const step = systemTransitions.taskClosed
+    for (const row of rows) {
+      const revision = yield* updateRelation(row.uuid, step.to, { reason: "task_closed" })
+      yield* appendHistory(row.uuid, step.to, "system")
+      yield* emit(step.event, row, revision, step.to, undefined, { context: { cause: "task_closed" } })
     }
     return rows.length
   })

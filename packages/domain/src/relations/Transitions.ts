@@ -130,12 +130,13 @@ export const createdEvent = {
 
 /**
  * Transitions no caller makes (MARKETPLACE §2.1, §2.3): the referenced response of an accepted
- * offer; results left unanswered for 14 days; a party's account deleted (pending ones withdrawn
+ * offer; results left unanswered for 14 days; the task closed or deleted; a party's account deleted (pending ones withdrawn
  * by their initiator's deletion or declined by their recipient's, deals terminated).
  */
 export const systemTransitions = {
   referencedResponseAccepted: { kind: "response", from: ["pending", "shortlisted"], to: "accepted", event: "response.status_changed" },
-  autoComplete: { kind: "deal", from: ["results_submitted"], to: "completed", event: "deal.status_changed" }
+  autoComplete: { kind: "deal", from: ["results_submitted"], to: "completed", event: "deal.status_changed" },
+  taskClosed: { kind: "response", from: ["pending", "shortlisted"], to: "declined", event: "response.status_changed" }
 } as const
 
 /** The status a party's deletion leaves an open relation in, and its event. */

@@ -176,6 +176,30 @@ describe("the system's transitions", () => {
     ])
   })
 
+  it("closing or deleting a task declines its pending and shortlisted responses; accepted ones and their deals stay", async () => {
+    const task = await m.publication(a, "task")
+    const other = await m.profile()
+    const third = await m.profile()
+    const respond = (actor: SessionActor) =>
+      m.invoke("responses.create", actor, { payload: { requestUuid: randomUUID(), publicationUuid: task, body: "Отклик" } }).then(bodyOf<RelationView>)
+    const pending = await respond(b)
+    const shortlisted = await respond(other)
+    const hired = await respond(third)
+    await m.invoke("responses.status", a, { payload: { requestUuid: randomUUID(), relationUuid: shortlisted.uuid, expectedRevision: 1, status: "shortlisted" } })
+    await m.invoke("responses.status", a, { payload: { requestUuid: randomUUID(), relationUuid: hired.uuid, expectedRevision: 1, status: "accepted" } })
+    const [row] = await m.sql<{ revision: number }>("SELECT revision FROM publications WHERE uuid = $1", task)
+    const closed = await m.invoke("tasks.close", a, { payload: { requestUuid: randomUUID(), publicationUuid: task, expectedRevision: row!.revision } })
+    expect(closed.status).toBe(200)
+    const statuses = await m.sql<{ uuid: string; status: string; reason: string | null }>(
+      "SELECT uuid::text, status, reason FROM relations WHERE publication_uuid = $1 AND kind = 'response'", task)
+    const of = (uuid: string) => statuses.find((s) => s.uuid === uuid)
+    expect([of(pending.uuid)?.status, of(pending.uuid)?.reason]).toEqual(["declined", "task_closed"])
+    expect(of(shortlisted.uuid)?.status).toBe("declined")
+    expect(of(hired.uuid)?.status).toBe("accepted")
+    const [deal] = await m.sql<{ status: string }>("SELECT status FROM relations WHERE origin_relation_uuid = $1", hired.uuid)
+    expect(deal?.status).toBe("active")
+  })
+
   it("results left unanswered for 14 days complete the deal by themselves (once, whoever runs the job)", async () => {
     const offer = bodyOf<RelationView>(await m.invoke("offers.create", a, { payload: { requestUuid: randomUUID(), recipientProfileUuid: b.profileUuid, body: "Работа" } }))
     const accepted = bodyOf<RelationView>(await m.invoke("offers.accept", b, { payload: { requestUuid: randomUUID(), relationUuid: offer.uuid, expectedRevision: 1 } }))
