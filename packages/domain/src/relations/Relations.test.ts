@@ -47,26 +47,41 @@ const pool = async <A>(width: number, tasks: ReadonlyArray<() => Promise<A>>): P
   return results
 }
 
-/** A relation of `kind` in `status` between `initiator` and `recipient`, made with SQL (a deal gets an accepted offer as origin). */
-const fixture = async (kind: RelationKind, status: string, initiatorRole: Role, initiator = a, recipient = b): Promise<string> => {
-  if (kind !== "deal") {
-    const [row] = await m.sql<{ uuid: string }>(
-      `INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body)
-       VALUES ($1, $2, $3, $4, $5, 'Условия') RETURNING uuid`,
-      kind, status, initiator.profileUuid, recipient.profileUuid, initiatorRole
-    )
-    return row!.uuid
-  }
-  const [row] = await m.sql<{ uuid: string }>(
-    `WITH origin AS (
-       INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body)
-       VALUES ('offer', 'accepted', $2, $3, $4, 'Условия') RETURNING uuid)
-     INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body, origin_relation_uuid)
-     SELECT 'deal', $1, $2, $3, $4, 'Условия', uuid FROM origin RETURNING uuid`,
-    status, initiator.profileUuid, recipient.profileUuid, initiatorRole
-  )
-  return row!.uuid
+interface FixtureSpec {
+  readonly kind: RelationKind
+  readonly status: string
+  readonly initiatorRole: Role
+  readonly initiator?: SessionActor
+  readonly recipient?: SessionActor
 }
+
+/**
+ * Relations in given states, made with two SQL statements whatever their number (a deal gets an
+ * accepted offer as its origin). Uuids are chosen here so origins and deals pair up.
+ */
+const fixtures = async (specs: ReadonlyArray<FixtureSpec>): Promise<Array<string>> => {
+  const uuids = specs.map(() => randomUUID())
+  const origins = specs.map((spec) => (spec.kind === "deal" ? randomUUID() : null))
+  const columns = (rows: ReadonlyArray<{ uuid: string; spec: FixtureSpec; kind: string; status: string; origin: string | null }>) => [
+    rows.map((row) => row.uuid),
+    rows.map((row) => row.kind),
+    rows.map((row) => row.status),
+    rows.map((row) => (row.spec.initiator ?? a).profileUuid),
+    rows.map((row) => (row.spec.recipient ?? b).profileUuid),
+    rows.map((row) => row.spec.initiatorRole),
+    rows.map((row) => row.origin)
+  ]
+  const insert = `INSERT INTO relations (uuid, kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, origin_relation_uuid, body)
+    SELECT u, k, s, i, r, ro, o, 'Условия' FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::uuid[]) AS t(u, k, s, i, r, ro, o)`
+  const originRows = specs.flatMap((spec, i) => origins[i] === null ? [] : [{ uuid: origins[i]!, spec, kind: "offer", status: "accepted", origin: null }])
+  if (originRows.length > 0) await m.sql(insert, ...columns(originRows))
+  await m.sql(insert, ...columns(specs.map((spec, i) => ({ uuid: uuids[i]!, spec, kind: spec.kind, status: spec.status, origin: origins[i] ?? null }))))
+  return uuids
+}
+
+/** One relation of `kind` in `status` between `initiator` and `recipient`. */
+const fixture = async (kind: RelationKind, status: string, initiatorRole: Role, initiator = a, recipient = b): Promise<string> =>
+  (await fixtures([{ kind, status, initiatorRole, initiator, recipient }]))[0]!
 
 const operations = [...new Set(transitions.map((t) => t.operation))]
 const calls = operations.flatMap((operation): Array<{ readonly operation: TransitionOperation; readonly status: string | undefined }> => {
@@ -137,8 +152,9 @@ describe("the state machine, generated from the transition tables", () => {
       }
     }
     const actorOf = (caller: Case["caller"]) => (caller === "initiator" ? a : caller === "recipient" ? b : c)
-    const outcomes = await pool(12, cases.map((test) => async () => {
-      const uuid = await fixture(test.kind, test.status, test.initiatorRole)
+    const made = await fixtures(cases)
+    const outcomes = await pool(12, cases.map((test, at) => async () => {
+      const uuid = made[at]!
       const payload = (expectedRevision: number) => ({
         requestUuid: randomUUID(),
         relationUuid: uuid,
@@ -190,10 +206,13 @@ describe("the state machine, generated from the transition tables", () => {
     }
 
     // allowedActions of each party in each state = the operations that succeeded for it there.
-    const checks = variants.flatMap((variant) =>
-      statusesOf[variant.kind].flatMap((status) =>
-        (["initiator", "recipient"] as const).map((caller) => async () => {
-          const uuid = await fixture(variant.kind, status, variant.initiatorRole)
+    const checked = variants.flatMap((variant) =>
+      statusesOf[variant.kind].flatMap((status) => (["initiator", "recipient"] as const).map((caller) => ({ ...variant, status, caller }))))
+    const viewed = await fixtures(checked)
+    const checks = checked.map(({ kind, initiatorRole, status, caller }, at) => {
+      const variant = { kind, initiatorRole }
+      return async () => {
+          const uuid = viewed[at]!
           const view = await m.invoke(getOf(variant.kind), actorOf(caller), { urlParams: { relationUuid: uuid } })
           const succeededOps = new Set(outcomes.filter((o) =>
             o.ok && o.test.kind === variant.kind && o.test.initiatorRole === variant.initiatorRole && o.test.status === status &&
@@ -201,9 +220,8 @@ describe("the state machine, generated from the transition tables", () => {
           ).map((o) => o.test.operation))
           expect([...bodyOf<RelationView>(view).allowedActions].sort(), `${variant.kind} ${variant.initiatorRole} ${status} ${caller}`)
             .toEqual([...succeededOps].sort())
-        })
-      )
-    )
+      }
+    })
     await pool(12, checks)
   })
 })
