@@ -24,7 +24,7 @@ import { createTestDatabase, type TestDatabase } from "../../../testing/postgres
  */
 export interface Marketplace {
   readonly database: TestDatabase
-  readonly runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient, unknown>
+  readonly runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | ServerSecret, unknown>
   readonly invoke: (id: string, caller: Caller, input?: RawInput) => Promise<Answer>
   readonly sql: <A extends object = Record<string, unknown>>(text: string, ...params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
   readonly profile: (options?: { readonly public?: boolean; readonly name?: string }) => Promise<SessionActor>
