@@ -51,7 +51,9 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
     }
     yield* Console.log(
       `Demo data: ${outcome.profiles} public profiles, ${outcome.pictures} pictures, ${total} approved publications ` +
-        `(${publicationKinds.map((kind) => `${kind} ${outcome.publications[kind]}`).join(", ")}) in ${seconds} s.`
+        `(${publicationKinds.map((kind) => `${kind} ${outcome.publications[kind]}`).join(", ")}), ` +
+        `${outcome.relations.relations} responses, offers, deals and job contacts, ${outcome.relations.threads} threads with ` +
+        `${outcome.relations.messages} messages in ${seconds} s.`
     )
   })
 

@@ -2,6 +2,7 @@ import { PostgresBlobStore } from "@birzha/domain/server"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { Duration, Effect, Layer } from "effect"
 import { makeSequencerJob } from "./events/Sequencer.js"
+import { makeDealsJob } from "./marketplace/DealsJob.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
@@ -24,7 +25,9 @@ export const WorkerJobsLive = Layer.scoped(
         every: Duration.millis(database.mode === "embedded" ? 50 : 10),
         ready: migrated
       }),
-      yield* makeRetentionJob({ ready: migrated })
+      yield* makeRetentionJob({ ready: migrated }),
+      // Deals whose handed-over work waited 14 days complete by themselves.
+      yield* makeDealsJob({ ready: migrated })
     ]
   })
 )

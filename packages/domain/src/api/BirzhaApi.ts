@@ -11,6 +11,7 @@ import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
 import { ModerationApi, PublicApi } from "./PublicationsApi.js"
+import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "./RelationsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 /** The interface version the spec names; the OpenAPI document carries it as `info.version`. */
@@ -99,6 +100,11 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(KeysApi)
   .add(IntegrationCommandsApi)
   .add(WebhooksApi)
+  .add(ResponsesApi)
+  .add(OffersApi)
+  .add(DealsApi)
+  .add(JobContactsApi)
+  .add(ThreadsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(InternalError))

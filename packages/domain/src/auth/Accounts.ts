@@ -4,7 +4,8 @@ import { Effect, Option } from "effect"
 import type { SessionActor } from "../api/Authentication.js"
 import { ensurePersonalKey, revokeAccountKeys } from "../keys/Keys.js"
 import type { ProfileData } from "../profiles/Profile.js"
-import { actingProfileUuid, deleteProfilesOfAccount, insertProfileRow } from "../profiles/ProfileRepository.js"
+import { actingProfileUuid, deleteProfilesOfAccount, insertProfileRow, liveProfilesOfAccount } from "../profiles/ProfileRepository.js"
+import { closeRelationsOf } from "../relations/Relations.js"
 import {
   insertAccount,
   liveAccountRow,
@@ -59,12 +60,17 @@ export const accountForVerifiedEmail = (email: string): Effect.Effect<SignedInAc
     return { accountUuid, email, profileUuid }
   })
 
-/** Soft-deletes an account: its profiles and sessions go with it; the address is free for a new sign-up. */
+/**
+ * Soft-deletes an account: its profiles and sessions go with it; the address is free for a new
+ * sign-up. Its profiles' open relations are closed in the same transaction, each with its event.
+ */
 export const deleteAccount = (accountUuid: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
+      const profiles = yield* liveProfilesOfAccount(accountUuid)
       if (!(yield* softDeleteAccount(accountUuid))) return false
+      yield* closeRelationsOf(profiles.map((profile) => profile.uuid))
       yield* deleteProfilesOfAccount(accountUuid)
       yield* revokeAccountSessions(accountUuid)
       yield* revokeAccountKeys(accountUuid)

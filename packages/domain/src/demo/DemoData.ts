@@ -34,6 +34,7 @@ import {
   surnames,
   type TaskCategory as Category
 } from "./DemoVocabulary.js"
+import { type DemoRelationCounts, removeDemoRelations, seedDemoRelations } from "./DemoRelations.js"
 
 /**
  * `birzha demo`: a living, Russian-language marketplace for a new installation and the data set of
@@ -69,6 +70,8 @@ export interface DemoSummary {
   readonly publications: Readonly<Record<PublicationKind, number>>
   /** What `reset` removed first. */
   readonly removed: DemoCounts
+  /** Responses, offers, deals and job contacts in every state, threads and messages (`DemoRelations.ts`). */
+  readonly relations: DemoRelationCounts
 }
 
 export interface DemoCounts {
@@ -774,6 +777,8 @@ export const removeDemoData: Effect.Effect<DemoCounts, SqlError, SqlClient.SqlCl
   return yield* sql.withTransaction(Effect.gen(function*() {
     const counts = yield* demoDataCounts
     const doomed = `SELECT uuid FROM publications WHERE demo OR owner_profile_uuid IN (${demoProfiles})`
+    // Relations, threads and messages of demo profiles first: they point at profiles and publications.
+    yield* removeDemoRelations(demoEmailDomain)
     // Comments people left on demo publications go with them (answers and roots in one statement).
     yield* sql`DELETE FROM publication_comments WHERE publication_uuid IN (${sql.literal(doomed)})`
     yield* sql`DELETE FROM moderation_decisions WHERE publication_uuid IN (${sql.literal(doomed)})`
@@ -919,10 +924,11 @@ export const seedDemoData = (
         if (options.onProgress !== undefined) yield* options.onProgress(start + rows.length, total)
         rows = following
       }
-      return { profiles: profiles.length, pictures: pictures.length, publications: counts, removed }
+      const relations = yield* seedDemoRelations(seed, demoEmailDomain, now)
+      return { profiles: profiles.length, pictures: pictures.length, publications: counts, removed, relations }
     }))
     // Fresh statistics for the planner now rather than when autovacuum gets to it: a bulk load
     // changes the tables' sizes by orders of magnitude.
-    yield* sql`ANALYZE accounts, profiles, publications, files`
+    yield* sql`ANALYZE accounts, profiles, publications, files, relations, threads, messages`
     return summary
   })

@@ -171,8 +171,8 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "deal.started": { kind: "deal", statuses: ["active"], summary: "An accepted offer or response started a deal" },
   "deal.status_changed": {
     kind: "deal",
-    statuses: ["results_submitted", "completed", "terminated"],
-    summary: "A deal moved on: work handed over, accepted, or cooperation ended"
+    statuses: ["results_submitted", "active", "completed", "terminated"],
+    summary: "A deal moved on: work handed over, sent back for changes (active), accepted (also automatically 14 days after a handover: context.cause auto_complete), or cooperation ended"
   },
   "favorite.changed": { kind: "favorite", statuses: ["added", "removed"], summary: "A profile or publication was added to or removed from favorites" },
   "file.ready": { kind: "file", statuses: ["ready"], summary: "An uploaded file passed its checks and can be attached" },
@@ -232,7 +232,11 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "publication.restored": { kind: "publication", statuses: ["restored"], summary: "The owner made a hidden publication visible again" },
   "publication.submitted": { kind: "publication", statuses: ["pending"], summary: "The owner submitted a publication for moderation" },
   "response.received": { kind: "response", statuses: ["pending"], summary: "A profile responded to a task" },
-  "response.status_changed": { kind: "response", statuses: ["accepted", "declined"], summary: "The task's owner answered a response" },
+  "response.status_changed": {
+    kind: "response",
+    statuses: ["shortlisted", "accepted", "declined"],
+    summary: "The task's owner shortlisted, accepted or declined a response (declined also when the responder's counterpart was deleted)"
+  },
   "response.withdrawn": { kind: "response", statuses: ["withdrawn"], summary: "The responder withdrew a response" },
   "review.moderated": { kind: "review", statuses: ["published", "removed"], summary: "A moderator decided on a review" },
   "review.submitted": { kind: "review", statuses: ["submitted"], summary: "A review of completed work was submitted" },

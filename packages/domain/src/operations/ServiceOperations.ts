@@ -7,6 +7,7 @@ import { FilesOperations } from "../files/FilesOperations.js"
 import { KeysOperations } from "../keys/KeysOperations.js"
 import { AccountOperations } from "../profiles/AccountOperations.js"
 import { PublicationsOperations } from "../publications/PublicationsOperations.js"
+import { RelationsOperations } from "../relations/RelationsOperations.js"
 import { WebhooksOperations } from "../webhooks/WebhooksOperations.js"
 import { HealthOperations } from "./HealthOperations.js"
 import { Operations } from "./Operations.js"
@@ -22,7 +23,8 @@ export const serviceImplementations = [
   KeysOperations,
   IntegrationCommandsOperations,
   WebhooksOperations,
-  ...PublicationsOperations
+  ...PublicationsOperations,
+  ...RelationsOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

@@ -15,6 +15,7 @@ import type { EventType } from "../events/EventType.js"
 import { unusableFiles } from "../files/Files.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
+import { declineResponsesTo } from "../relations/Relations.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
@@ -285,7 +286,9 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
 
     delete: (actor: Actor, input: CommandInput) =>
       command(actor, "delete", input, (row) =>
-        change(actor, row, { deleted_at: new Date().toISOString() }, "publication.deleted", "deleted")),
+        change(actor, row, { deleted_at: new Date().toISOString() }, "publication.deleted", "deleted").pipe(
+          Effect.tap(() => declineResponsesTo(row.uuid))
+        )),
 
     close: (actor: Actor, input: CommandInput) =>
       command(actor, "close", input, (row) =>
@@ -293,6 +296,6 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
           ? Effect.succeed(row)
           : kindRow.closedEvent === null
           ? Effect.dieMessage(`publications of kind ${kind} do not close`)
-          : change(actor, row, { closed: true }, kindRow.closedEvent, "closed"))
+          : change(actor, row, { closed: true }, kindRow.closedEvent, "closed").pipe(Effect.tap(() => declineResponsesTo(row.uuid))))
   }
 }

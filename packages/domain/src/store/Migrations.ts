@@ -10,6 +10,8 @@ import { keys } from "./migrations/0008_keys.js"
 import { webhooks } from "./migrations/0009_webhooks.js"
 import { integrationCommands } from "./migrations/0010_integration_commands.js"
 import { retention } from "./migrations/0011_retention.js"
+import { relations } from "./migrations/0012_relations.js"
+import { threads } from "./migrations/0013_threads.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -28,7 +30,9 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [8, "keys", keys],
   [9, "webhooks", webhooks],
   [10, "integration_commands", integrationCommands],
-  [11, "retention", retention]
+  [11, "retention", retention],
+  [12, "relations", relations],
+  [13, "threads", threads]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

@@ -65,7 +65,7 @@ export const inputSchemaOf = (entry: CatalogEntry): Tool["inputSchema"] => {
   }
 }
 
-const destructive = /\.(delete|remove|revoke|hide|archive|withdraw|cancel|close)/i
+const destructive = /\.(delete|remove|revoke|hide|archive|withdraw|cancel|close|terminate|decline|reply_remove)/i
 
 export const toolOf = (entry: CatalogEntry): Tool => ({
   name: entry.id,

@@ -1,0 +1,128 @@
+// The baseline of the relations benchmark: a bare node:http server with a node-postgres pool (the
+// host's size, 10, statements prepared per connection) running the host's statements for
+// deals.list and threads.messages, and nothing else: no router, no schemas, no fibers, no logging.
+// Per request: the session lookup of the cookie (as bare-session-server.mjs), then
+//   GET /api/v1/commands/deals.list        the page of relationPageRows (RelationRepository.ts) and
+//                                          its history (historyRows), as JSON rows
+//   GET /api/v1/commands/threads.messages  isParticipant, messagePageRows and markRead (ThreadRepository.ts)
+//   GET /__ready                           200 once the database answers
+//
+// Usage: node bench/lib/bare-relations-server.mjs <port> <host> <database-url>
+//   environment BENCH_SERVER_SECRET: the server secret the host runs with (BIRZHA_SECRET)
+
+import { createHmac } from "node:crypto"
+import http from "node:http"
+import Pg from "pg"
+
+const [port, host, databaseUrl] = process.argv.slice(2)
+const secret = process.env.BENCH_SERVER_SECRET
+if (!secret) throw new Error("BENCH_SERVER_SECRET is not set")
+const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
+const cookieName = "__Host-birzha_session"
+
+const keyedHash = (value) => createHmac("sha256", secret).update(`session\n${value}`).digest("base64url")
+const lookup = {
+  name: "bench_session_lookup",
+  text: `SELECT s.uuid AS session_uuid, s.expires_at, a.uuid AS account_uuid, a.email, p.uuid AS profile_uuid, p.name, p.type
+    FROM sessions s
+    JOIN accounts a ON a.uuid = s.account_uuid AND a.deleted_at IS NULL
+    JOIN profiles p ON p.uuid = s.profile_uuid AND p.account_uuid = a.uuid AND p.deleted_at IS NULL
+        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`
+}
+
+// RelationRepository.ts relationPageRows (kinds = deal, no filters, first page) and historyRows, copied.
+const relationColumns = `r.uuid, r.kind, r.status, r.initiator_profile_uuid, r.recipient_profile_uuid, r.initiator_role, r.publication_uuid,
+  r.origin_relation_uuid, r.thread_uuid, r.body, r.budget, r.deadline, r.refs, r.reason, r.auto_complete_at, r.completed_at, r.revision,
+  r.created_at, r.updated_at`
+const dealsPage = {
+  name: "bench_deals_page",
+  text: `WITH page AS (
+      SELECT uuid, updated_at FROM (
+        (SELECT uuid, updated_at FROM relations WHERE initiator_profile_uuid = $1::uuid AND kind IN ('deal') ORDER BY updated_at DESC, uuid DESC LIMIT $2)
+        UNION ALL
+        (SELECT uuid, updated_at FROM relations WHERE recipient_profile_uuid = $1::uuid AND kind IN ('deal') ORDER BY updated_at DESC, uuid DESC LIMIT $2)
+      ) both_sides ORDER BY updated_at DESC, uuid DESC LIMIT $2
+    )
+    SELECT ${relationColumns}, r.updated_at::text AS position,
+      cp.uuid AS counterpart_uuid, cp.name AS counterpart_name, cp.type AS counterpart_type, cp.avatar_url AS counterpart_avatar_url,
+      pub.kind AS publication_kind, coalesce(pub.approved ->> 'title', pub.draft ->> 'title') AS publication_title,
+      d.uuid AS deal_uuid, coalesce(r.thread_uuid, rt.uuid) AS relation_thread_uuid,
+      res.version AS results_version, res.body AS results_body, res.refs AS results_refs, res.submitted_at AS results_submitted_at
+    FROM relations r
+    JOIN profiles cp ON cp.uuid = CASE WHEN r.initiator_profile_uuid = $1::uuid THEN r.recipient_profile_uuid ELSE r.initiator_profile_uuid END
+    LEFT JOIN publications pub ON pub.uuid = r.publication_uuid
+    LEFT JOIN relations d ON d.origin_relation_uuid = r.uuid
+    LEFT JOIN threads rt ON rt.relation_uuid = coalesce(r.origin_relation_uuid, r.uuid)
+    LEFT JOIN LATERAL (
+      SELECT x.version, x.body, x.refs, x.submitted_at FROM relation_results x
+      WHERE x.relation_uuid = r.uuid ORDER BY x.version DESC LIMIT 1
+    ) res ON true
+    JOIN page ON page.uuid = r.uuid
+    ORDER BY r.updated_at DESC, r.uuid DESC`
+}
+const history = {
+  name: "bench_history",
+  text: `SELECT relation_uuid, status, by_role, at FROM relation_history WHERE relation_uuid = ANY($1::uuid[]) ORDER BY relation_uuid, seq`
+}
+// ThreadRepository.ts isParticipant, messagePageRows (first page) and markRead, copied.
+const participant = {
+  name: "bench_participant",
+  text: `SELECT 1 FROM thread_participants WHERE thread_uuid = $1 AND profile_uuid = $2`
+}
+const messages = {
+  name: "bench_messages",
+  text: `SELECT m.uuid, m.seq::text AS seq, m.thread_uuid, m.author_profile_uuid, m.body, m.refs, m.hidden, m.created_at FROM messages m
+    WHERE m.thread_uuid = $1 AND m.seq > $2::bigint ORDER BY m.seq LIMIT $3`
+}
+const markRead = {
+  name: "bench_mark_read",
+  text: `UPDATE thread_participants SET last_read_seq = $3::bigint WHERE thread_uuid = $1 AND profile_uuid = $2 AND last_read_seq < $3::bigint`
+}
+
+const sessionToken = (header) => {
+  if (header === undefined) return ""
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=")
+    if (eq > 0 && part.slice(0, eq).trim() === cookieName) return part.slice(eq + 1).trim()
+  }
+  return ""
+}
+
+const send = (res, status, value) => {
+  const body = JSON.stringify(value)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  res.end(body)
+}
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url ?? "/", "http://localhost")
+  const handle = async () => {
+    if (url.pathname === "/__ready") {
+      await pool.query("SELECT 1")
+      return send(res, 200, { ready: true })
+    }
+    const token = sessionToken(req.headers.cookie)
+    const { rows: sessions } = token === "" ? { rows: [] } : await pool.query({ ...lookup, values: [keyedHash(token)] })
+    if (sessions.length === 0) return send(res, 401, { error: { code: "unauthenticated", message: "Sign in first" } })
+    const me = sessions[0].profile_uuid
+    if (url.pathname === "/api/v1/commands/deals.list") {
+      const { rows } = await pool.query({ ...dealsPage, values: [me, 21] })
+      const page = rows.slice(0, 20)
+      const { rows: steps } = await pool.query({ ...history, values: [page.map((row) => row.uuid)] })
+      return send(res, 200, { items: page.map((row) => ({ ...row, history: steps.filter((s) => s.relation_uuid === row.uuid) })) })
+    }
+    if (url.pathname === "/api/v1/commands/threads.messages") {
+      const thread = url.searchParams.get("threadUuid")
+      const { rows: member } = await pool.query({ ...participant, values: [thread, me] })
+      if (member.length === 0) return send(res, 404, { error: { code: "not_found", message: "No such thread" } })
+      const { rows } = await pool.query({ ...messages, values: [thread, "0", 21] })
+      const page = rows.slice(0, 20)
+      if (page.length > 0) await pool.query({ ...markRead, values: [thread, me, page[page.length - 1].seq] })
+      return send(res, 200, { items: page })
+    }
+    return send(res, 404, { error: { code: "not_found", message: "No such route" } })
+  }
+  handle().catch((error) => send(res, 500, { error: { code: "internal_error", message: String(error.message) } }))
+})
+server.keepAliveTimeout = 65_000
+server.listen(Number(port), host)

@@ -1,0 +1,100 @@
+import { Schema } from "effect"
+import { maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
+
+/**
+ * The spec's shared field set of the relation operations ("Responses, offers, deals, job contacts,
+ * threads, messages"): body, budget, cursor, deadline, expectedRevision, limit, publicationUuid,
+ * reason, recipientProfileUuid, references, relationUuid, requestUuid, status, threadUuid; no other
+ * properties. Every one of the 27 operations declares the whole set (as the spec does), with its
+ * own required fields; a field the operation does not use is refused by the handler (400 naming
+ * it, `unusedFields`), so nothing sent is silently ignored. Bounds (ours, MARKETPLACE §1): body
+ * 1-5000, reason 1-2000, budget at most 80 and deadline at most 120 characters (the task's bounds),
+ * at most 20 references (spec).
+ */
+export const fieldNames = [
+  "body",
+  "budget",
+  "cursor",
+  "deadline",
+  "expectedRevision",
+  "limit",
+  "publicationUuid",
+  "reason",
+  "recipientProfileUuid",
+  "references",
+  "relationUuid",
+  "requestUuid",
+  "status",
+  "threadUuid"
+] as const
+export type FieldName = typeof fieldNames[number]
+
+export const maxReferences = 20
+
+const text = (min: number, max: number) => Schema.String.pipe(minChars(min), maxChars(max))
+
+/** One item of `references`: both strings required (spec); the kind and uuid are checked by the handler (400 `invalid_reference`). */
+export const Reference = Schema.Struct({
+  kind: Schema.String.pipe(maxChars(40)),
+  uuid: Schema.String.pipe(maxChars(64))
+}).annotations({ identifier: "RelationReference", ...strict })
+export type Reference = typeof Reference.Type
+
+
+const shared = {
+  body: text(1, 5000),
+  budget: Schema.String.pipe(maxChars(80)),
+  cursor: Schema.String.pipe(maxChars(512)),
+  deadline: Schema.String.pipe(maxChars(120)),
+  publicationUuid: Schema.UUID,
+  reason: text(1, 2000),
+  recipientProfileUuid: Schema.UUID,
+  relationUuid: Schema.UUID,
+  requestUuid: RequestUuid,
+  status: Schema.String.pipe(maxChars(40)),
+  threadUuid: Schema.UUID
+}
+
+/** Body fields of the POST operations. */
+const bodyFields = {
+  ...shared,
+  expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
+  /** Spec: integer, minimum 0, no maximum. 0 means the default (20), above 100 is read as 100 (MARKETPLACE §9.1). */
+  limit: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
+  references: Schema.Array(Reference).pipe(Schema.maxItems(maxReferences))
+}
+
+/**
+ * Query fields of the GET operations. `references` has no meaning in a query string: declared
+ * (it is in the shared set) as text, and refused by every GET operation (MARKETPLACE §9.3).
+ */
+const queryFields = {
+  ...shared,
+  expectedRevision: Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0))
+    .annotations({ jsonSchema: { type: "integer", minimum: 0 } }),
+  limit: Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0))
+    .annotations({ jsonSchema: { type: "integer", minimum: 0 } }),
+  references: Schema.String.pipe(maxChars(2048))
+}
+
+type Required<F extends Record<FieldName, Schema.Schema.All>, R extends FieldName> = {
+  [K in FieldName]: K extends R ? F[K] : Schema.optional<F[K]>
+}
+
+const build = <F extends Record<FieldName, Schema.Schema.All>, const R extends FieldName>(fields: F, required: ReadonlyArray<R>) => {
+  const all = required as ReadonlyArray<FieldName>
+  const struct = Object.fromEntries(
+    fieldNames.map((name) => [name, all.includes(name) ? fields[name] : Schema.optional(fields[name])])
+  )
+  return Schema.Struct(struct as unknown as Required<F, R>).annotations(strict)
+}
+
+/** The body of a POST operation: the whole shared set, `required` as the operation requires. */
+export const commandFields = <const R extends FieldName>(required: ReadonlyArray<R>) => build(bodyFields, required)
+
+/** The query of a GET operation: the whole shared set, `required` as the operation requires. */
+export const queryFieldsOf = <const R extends FieldName>(required: ReadonlyArray<R>) => build(queryFields, required)
+
+/** `limit` as the lists read it: absent or 0 is 20, more than 100 is 100. */
+export const pageSize = (limit: number | undefined): number =>
+  limit === undefined || limit === 0 ? 20 : Math.min(limit, 100)

@@ -1,0 +1,89 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import type { SessionActor } from "../src/api/Authentication.js"
+import { accountForVerifiedEmail } from "../src/auth/Accounts.js"
+import { ServerSecret } from "../src/auth/ServerSecret.js"
+import { actorForSession, createSession } from "../src/auth/Sessions.js"
+import { SignInConfig } from "../src/auth/SignInSettings.js"
+import { Mailer } from "../src/mail/Mailer.js"
+import { type Answer, Operations, type RawInput } from "../src/operations/Operations.js"
+import { PublicOrigin } from "../src/operations/PublicOrigin.js"
+import { Readiness } from "../src/operations/Readiness.js"
+import { OperationsLive } from "../src/operations/ServiceOperations.js"
+import { runMigrations } from "../src/store/Migrations.js"
+import { WebhookSettings } from "../src/webhooks/WebhookSettings.js"
+import type { Caller } from "../src/api/Authentication.js"
+import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+
+/**
+ * One migrated database and the operation registry over it, for a marketplace test file: profiles
+ * made directly (no mail), publications inserted as approved with SQL, and calls through
+ * `Operations.invoke` exactly as every transport makes them.
+ */
+export interface Marketplace {
+  readonly database: TestDatabase
+  readonly runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | ServerSecret, unknown>
+  readonly invoke: (id: string, caller: Caller, input?: RawInput) => Promise<Answer>
+  readonly sql: <A extends object = Record<string, unknown>>(text: string, ...params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
+  readonly profile: (options?: { readonly public?: boolean; readonly name?: string }) => Promise<SessionActor>
+  readonly publication: (owner: SessionActor, kind: string, options?: { readonly title?: string; readonly closed?: boolean; readonly visible?: boolean }) => Promise<string>
+  readonly close: () => Promise<void>
+}
+
+const origin = "http://localhost:8080"
+
+export const openMarketplace = async (label: string): Promise<Marketplace> => {
+  const database = await createTestDatabase(label)
+  const services = Layer.mergeAll(
+    PgClient.layer({ url: Redacted.make(database.url), maxConnections: 24 }),
+    Layer.succeed(ServerSecret, Redacted.make("marketplace-test-secret-of-32-characters")),
+    Layer.succeed(Mailer, { send: () => Effect.void }),
+    Layer.succeed(SignInConfig, { publicOrigin: origin }),
+    Layer.succeed(PublicOrigin, origin),
+    Layer.succeed(WebhookSettings, { publicOrigin: origin, allowHttpLoopback: true }),
+    Layer.succeed(Readiness, { check: Effect.succeed({ database: true, migrations: true }) })
+  )
+  const runtime = ManagedRuntime.make(Layer.provideMerge(OperationsLive, services))
+  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, () => runMigrations))
+  const sql = <A extends object>(text: string, ...params: ReadonlyArray<unknown>) =>
+    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(text, params as Array<unknown>)))
+  let n = 0
+  return {
+    database,
+    runtime,
+    sql,
+    invoke: (id, caller, input = {}) => runtime.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke(id, caller, input))),
+    profile: async (options = {}) => {
+      const actor = await runtime.runPromise(Effect.gen(function*() {
+        const account = yield* accountForVerifiedEmail(`${label}-${++n}-${randomUUID()}@example.com`)
+        const session = yield* createSession(account.accountUuid, account.profileUuid)
+        return Option.getOrThrow(yield* actorForSession(session.sessionUuid))
+      }))
+      await sql("UPDATE profiles SET is_public = $1, name = $2 WHERE uuid = $3", options.public ?? false, options.name ?? `Профиль ${n}`, actor.profileUuid)
+      return { ...actor, profileName: options.name ?? `Профиль ${n}` } as SessionActor
+    },
+    publication: async (owner, kind, options = {}) => {
+      const title = options.title ?? `Публикация ${kind}`
+      const data = JSON.stringify(kind === "task"
+        ? { title, category: "Сайты", description: "Нужно сделать работу по описанию, подробности в переписке", budget: "до 5 000 ₽", deadline: "неделя", files: [] }
+        : { title })
+      const visible = options.visible ?? true
+      const [row] = await sql<{ uuid: string }>(
+        `INSERT INTO publications (id, kind, owner_profile_uuid, status, draft, approved, approved_at, closed)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8) RETURNING uuid`,
+        `pub-${randomUUID()}`, kind, owner.profileUuid, visible ? "approved" : "draft", data, visible ? data : null,
+        visible ? new Date() : null, options.closed ?? false
+      )
+      return row!.uuid
+    },
+    close: async () => {
+      await runtime.dispose()
+      await database.drop()
+    }
+  }
+}
+
+export const bodyOf = <A = Record<string, unknown>>(answer: Answer): A => answer.body as A
+export const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } } | undefined)?.error?.code
