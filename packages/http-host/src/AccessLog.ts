@@ -12,24 +12,29 @@ export interface AccessLog {
 
 export const makeAccessLog: Effect.Effect<AccessLog> = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) => {
   if (LogLevel.greaterThan(minimum, LogLevel.Info)) return { write: () => {} }
-  let pending: Array<string> = []
+  let pending = ""
   const flush = () => {
     const lines = pending
-    pending = []
-    process.stdout.write(lines.join(""))
+    pending = ""
+    process.stdout.write(lines)
   }
+  // The ISO time of the last line, reused while the millisecond is the same.
+  let lastMillis = 0
+  let lastTime = ""
   return {
     write: (method, url, status, started, operationId) => {
-      if (pending.length === 0) setImmediate(flush)
-      pending.push(JSON.stringify({
-        t: new Date().toISOString(),
-        method,
-        // The path and query as sent, cut short: a log line stays a line.
-        url: url.length > 512 ? `${url.slice(0, 512)}…` : url,
-        status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        ...(operationId === undefined ? {} : { op: operationId })
-      }) + "\n")
+      if (pending === "") setImmediate(flush)
+      const now = Date.now()
+      if (now !== lastMillis) {
+        lastMillis = now
+        lastTime = new Date(now).toISOString()
+      }
+      // The same line JSON.stringify gives for {t, method, url, status, ms, op?}, written out.
+      const ms = Math.round((performance.now() - started) * 100) / 100
+      // The path and query as sent, cut short: a log line stays a line.
+      const shown = url.length > 512 ? `${url.slice(0, 512)}…` : url
+      pending += `{"t":"${lastTime}","method":${JSON.stringify(method)},"url":${JSON.stringify(shown)},"status":${status},"ms":${ms}` +
+        (operationId === undefined ? "}\n" : `,"op":${JSON.stringify(operationId)}}\n`)
     }
   }
 })

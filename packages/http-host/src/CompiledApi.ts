@@ -13,7 +13,7 @@ import {
 import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Exit, Option, Redacted, Runtime } from "effect"
+import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
 import { clientAddressOf } from "./HostSettings.js"
@@ -144,6 +144,28 @@ export const writeEnvelope = (
   headers: Record<string, string> = {}
 ) => writeJson(res, cls.status, JSON.stringify(envelope(cls, message)), headers)
 
+/**
+ * Writes an operation's answer: one `writeHead` with the headers as a flat array and one `end`,
+ * the same headers in the same order as `writeJson`. The hot path of every operation.
+ */
+const writeAnswer = (
+  res: ServerResponse,
+  status: number,
+  body: string | undefined,
+  noStore: boolean,
+  setCookie: string | undefined,
+  retryAfter: string | undefined
+) => {
+  const headers: Array<string> = body === undefined
+    ? ["x-content-type-options", "nosniff"]
+    : ["content-type", "application/json", "x-content-type-options", "nosniff", "content-length", String(Buffer.byteLength(body))]
+  if (setCookie !== undefined) headers.push("set-cookie", setCookie)
+  if (retryAfter !== undefined) headers.push("retry-after", retryAfter)
+  if (noStore) headers.push("cache-control", "no-store")
+  res.writeHead(status, headers)
+  res.end(body)
+}
+
 const sessionCookieAttributes = { secure: true, httpOnly: true, sameSite: "lax", path: "/" } as const
 
 const sessionCookieHeader = (session: NonNullable<Answer["facts"]["session"]>) =>
@@ -221,6 +243,19 @@ const refuseTooLarge = (req: IncomingMessage, res: ServerResponse, maxBodyBytes:
 }
 
 /**
+ * The runtime each request's fiber starts on: the registry's services as its context, so no call
+ * merges a context; without Effect's fiber metrics (counters and a lifetime histogram per fiber)
+ * and with the tracer off (spans of every SQL statement built and dropped): the service installs
+ * no metrics reader and no tracer. Logging is the host's own, unchanged.
+ */
+const requestRuntime = (host: Runtime.Runtime<never>, context: Context.Context<never>): Runtime.Runtime<never> =>
+  Runtime.make({
+    context,
+    fiberRefs: FiberRefs.updateAs(host.fiberRefs, { fiberId: FiberId.none, fiberRef: FiberRef.currentTracerEnabled, value: false }),
+    runtimeFlags: RuntimeFlags.disable(host.runtimeFlags, RuntimeFlags.RuntimeMetrics)
+  })
+
+/**
  * Builds the request listener. `fallback` serves everything outside the catalog.
  */
 export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: ReadonlyArray<{ readonly method: string; readonly path: string }>, accessLog: AccessLog) =>
@@ -228,7 +263,8 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
     const operations = yield* Operations
     const lookupSession = yield* makeSessionLookup
     const keyServices = yield* Effect.context<SqlClient.SqlClient | ServerSecret>()
-    const runtime = yield* Effect.runtime<never>()
+    const hostRuntime = yield* Effect.runtime<never>()
+    const runtime = requestRuntime(hostRuntime, operations.context)
     const routes = compileRoutes([...operations.entries.values()], extraRoutes)
     const { maxBodyBytes, publicOrigin } = settings
 
@@ -239,10 +275,8 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
      * first (its refusal is answered when no valid session rescues it); a public one is anonymous
      * unless a usable session or key came along (never 401 or 403 for a public read).
      */
-    const callerFor = (entry: CatalogEntry, req: IncomingMessage): Effect.Effect<Caller, unknown> =>
+    const lookUpCaller = (entry: CatalogEntry, cookie: string | undefined, bearer: string | undefined): Effect.Effect<Caller, unknown> =>
       Effect.gen(function*() {
-        const cookie = cookieValue(req.headers.cookie, sessionCookieName)
-        const bearer = bearerOf(req.headers.authorization)
         const session = cookie === undefined || cookie === "" ? undefined : Option.getOrUndefined(yield* lookupSession(Redacted.make(cookie)))
         if (entry.access === "public") {
           if (session !== undefined) return session
@@ -261,24 +295,46 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         return session ?? anonymous
       })
 
+    /**
+     * `lookUpCaller` without an effect where none is needed: no credential is anonymous, and a
+     * cookie alone is its session or anonymous (for public and authenticated operations alike).
+     */
+    const callerFor = (entry: CatalogEntry, req: IncomingMessage): Caller | Effect.Effect<Caller, unknown> => {
+      const cookie = cookieValue(req.headers.cookie, sessionCookieName)
+      const bearer = bearerOf(req.headers.authorization)
+      const hasCookie = cookie !== undefined && cookie !== ""
+      if (bearer === undefined || bearer === "") {
+        if (!hasCookie) return anonymous
+        return Effect.map(lookupSession(Redacted.make(cookie)), (session) => Option.getOrElse(session, (): Caller => anonymous))
+      }
+      return lookUpCaller(entry, cookie, bearer)
+    }
+
     const respond = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, started: number) => {
-      const headers: Record<string, string> = {}
-      const { facts } = answer
-      if (facts.session !== undefined) headers["set-cookie"] = sessionCookieHeader(facts.session)
-      if (facts.retryAfterSeconds !== undefined && answer.status === 429) headers["retry-after"] = String(facts.retryAfterSeconds)
-      const body = answer.body === undefined || answer.status === 204
+      const { facts, status } = answer
+      const body = answer.body === undefined || status === 204
         ? undefined
         : answer.body instanceof EncodedJson ? answer.body.json : JSON.stringify(answer.body)
-      writeJson(res, answer.status, body, headers, entry.noStore || answer.status >= 400)
-      accessLog.write(req.method ?? "", req.url ?? "", answer.status, started, entry.id)
+      writeAnswer(
+        res,
+        status,
+        body,
+        entry.noStore || status >= 400,
+        facts.session === undefined ? undefined : sessionCookieHeader(facts.session),
+        facts.retryAfterSeconds !== undefined && status === 429 ? String(facts.retryAfterSeconds) : undefined
+      )
+      accessLog.write(req.method ?? "", req.url ?? "", status, started, entry.id)
     }
 
     const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
-      const program = Effect.flatMap(callerFor(entry, req), (caller) =>
-        operations.invoke(entry.id, caller, input, { clientAddress: clientAddressOf(req, settings.trustProxy) })).pipe(
+      const options = { clientAddress: clientAddressOf(req, settings.trustProxy) }
+      const caller = callerFor(entry, req)
+      const program = Effect.isEffect(caller)
+        ? Effect.flatMap(caller, (caller) => operations.invoke(entry.id, caller, input, options)).pipe(
           // A credential lookup that fails (the database) is answered the same way as an operation's failure.
           Effect.catchAllCause((cause) => answerOfCause(cause, {}, { operationId: entry.id }))
         )
+        : operations.invoke(entry.id, caller, input, options)
       Runtime.runCallback(runtime)(program, {
         onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })

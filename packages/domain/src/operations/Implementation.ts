@@ -1,6 +1,6 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import type { InvalidRequest, ServiceUnavailable } from "../api/ApiError.js"
 import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../api/Authentication.js"
 
@@ -33,7 +33,8 @@ export type CommonFailure = SqlError | InvalidRequest | ServiceUnavailable
 
 export type Implementation<E extends HttpApiEndpoint.HttpApiEndpoint.Any, R> = (
   input: OperationInput<E>,
-  caller: CallerOf<E>
+  caller: CallerOf<E>,
+  call: Call
 ) => Effect.Effect<
   HttpApiEndpoint.HttpApiEndpoint.Success<E> | EncodedJson,
   HttpApiEndpoint.HttpApiEndpoint.Error<E> | CommonFailure,
@@ -49,7 +50,7 @@ export type GroupImplementations<Group extends HttpApiGroup.HttpApiGroup.Any, R>
 }
 
 /** Untyped form the registry stores; typed at `implement`. */
-export type AnyImplementation = (input: never, caller: never) => Effect.Effect<unknown, unknown, unknown>
+export type AnyImplementation = (input: never, caller: never, call: Call) => Effect.Effect<unknown, unknown, unknown>
 
 /** One group's implementations, built once with the services they need (captured by the registry). */
 export interface GroupImplementation<R> {
@@ -76,7 +77,7 @@ export const implementWith = <Group extends HttpApiGroup.HttpApiGroup.Any, S, R>
 
 /**
  * What an operation tells its transport beside its answer, for the transport to express its own
- * way (HTTP: cookies and `Retry-After`; MCP and automations ignore them). Set through `CallFacts`.
+ * way (HTTP: cookies and `Retry-After`; MCP and automations ignore them). Set on `call.facts`.
  */
 export interface Facts {
   /** Sign-in completed: the new session's secret and end (HTTP sets the session cookie). */
@@ -86,8 +87,9 @@ export interface Facts {
 }
 
 /**
- * The call in progress: where it came from and what it tells its transport. Provided by the
- * registry to every implementation.
+ * The call in progress: where it came from and what it tells its transport. The registry hands it
+ * to every implementation as its third argument (not as a service: a per-call service meant
+ * merging a context on every call, the registry's largest cost; bench/README.md, issue 11).
  */
 export interface Call {
   /** The client's network address as the transport saw it (`unknown` when there is none: CLI, worker). */
@@ -97,4 +99,3 @@ export interface Call {
   readonly facts: Facts
 }
 
-export class CurrentCall extends Context.Tag("@birzha/domain/operations/CurrentCall")<CurrentCall, Call>() {}

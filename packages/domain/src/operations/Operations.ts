@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, Exit, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../api/ApiError.js"
 import {
@@ -13,7 +13,8 @@ import type { BirzhaApi } from "../api/BirzhaApi.js"
 import type { CatalogEntry } from "../api/Operation.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
-import { type AnyImplementation, type Call, CurrentCall, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
+import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
+import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
 
 /** The input of a call before decoding, as a transport has it: path parameters, query, body. */
 export interface RawInput {
@@ -96,24 +97,42 @@ export const inputOfArguments = (entry: CatalogEntry, args: Readonly<Record<stri
   return { path, urlParams }
 }
 
+/** One input part's decoder: the compiled fast path, the general parser where it declines. */
+interface PartDecoder {
+  readonly fast: FastParser
+  readonly general: (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+}
+
 /** An operation compiled once: its decoders, its encoder and its implementation. */
 interface Compiled {
   readonly entry: CatalogEntry
   readonly implementation: AnyImplementation
-  readonly decodePath: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
-  readonly decodeUrlParams: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
-  readonly decodePayload: ((input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+  readonly decodePath: PartDecoder | undefined
+  readonly decodeUrlParams: PartDecoder | undefined
+  readonly decodePayload: PartDecoder | undefined
+  readonly encodeFast: FastParser
   readonly encodeSuccess: (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
 }
+
+const partDecoder = (ast: Option.Option<SchemaAST.AST>): PartDecoder | undefined =>
+  Option.match(ast, {
+    onNone: () => undefined,
+    onSome: (ast) => {
+      const schema = Schema.make(ast)
+      return { fast: fastDecoder(schema), general: Schema.decodeUnknown(schema) }
+    }
+  })
 
 const compile = (entry: CatalogEntry, implementation: AnyImplementation): Compiled => ({
   entry,
   implementation,
-  decodePath: Option.match(entry.schemas.path, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
-  decodeUrlParams: Option.match(entry.schemas.urlParams, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
-  decodePayload: Option.match(entry.schemas.payload, { onNone: () => undefined, onSome: (ast) => Schema.decodeUnknown(Schema.make(ast)) }),
+  decodePath: partDecoder(entry.schemas.path),
+  decodeUrlParams: partDecoder(entry.schemas.urlParams),
+  decodePayload: partDecoder(entry.schemas.payload),
   // Always encoded: the declared schema is also the allowlist of what an answer may carry (fields
-  // an implementation's value has beyond it are dropped), so no shortcut for plain schemas.
+  // an implementation's value has beyond it are dropped), so no shortcut for plain schemas. The
+  // compiled encoder answers exactly as the general one (FastParse.ts) or declines.
+  encodeFast: fastEncoder(Schema.make(entry.schemas.success)),
   encodeSuccess: Schema.encodeUnknown(Schema.make(entry.schemas.success))
 })
 
@@ -161,12 +180,33 @@ export const authorize = (
 }
 
 
+/** The input decoded by the compiled decoders, or `Unfit` when one declines (the general path then answers). */
+const decodeInputFast = (compiled: Compiled, raw: RawInput): Record<string, unknown> | Unfit => {
+  const input: Record<string, unknown> = {}
+  if (compiled.decodePath !== undefined) {
+    const path = compiled.decodePath.fast(raw.path ?? {})
+    if (path === Unfit) return Unfit
+    input["path"] = path
+  }
+  if (compiled.decodeUrlParams !== undefined) {
+    const urlParams = compiled.decodeUrlParams.fast(raw.urlParams ?? {})
+    if (urlParams === Unfit) return Unfit
+    input["urlParams"] = urlParams
+  }
+  if (compiled.decodePayload !== undefined) {
+    const payload = compiled.decodePayload.fast(raw.payload)
+    if (payload === Unfit) return Unfit
+    input["payload"] = payload
+  }
+  return input
+}
+
 const decodeInput = (compiled: Compiled, raw: RawInput) =>
   Effect.gen(function*() {
     const input: Record<string, unknown> = {}
-    if (compiled.decodePath !== undefined) input["path"] = yield* compiled.decodePath(raw.path ?? {})
-    if (compiled.decodeUrlParams !== undefined) input["urlParams"] = yield* compiled.decodeUrlParams(raw.urlParams ?? {})
-    if (compiled.decodePayload !== undefined) input["payload"] = yield* compiled.decodePayload(raw.payload)
+    if (compiled.decodePath !== undefined) input["path"] = yield* compiled.decodePath.general(raw.path ?? {})
+    if (compiled.decodeUrlParams !== undefined) input["urlParams"] = yield* compiled.decodeUrlParams.general(raw.urlParams ?? {})
+    if (compiled.decodePayload !== undefined) input["payload"] = yield* compiled.decodePayload.general(raw.payload)
     return input
   }).pipe(
     Effect.catchTag("ParseError", (error) =>
@@ -176,6 +216,13 @@ const decodeInput = (compiled: Compiled, raw: RawInput) =>
 export interface OperationsService {
   /** The catalog entries the registry serves, by operation id. */
   readonly entries: ReadonlyMap<string, CatalogEntry>
+  /**
+   * The services every implementation runs with (those the registry was built with, and the
+   * registry itself). A transport that runs each call in a fiber of its own starts that fiber with
+   * this context (`Runtime.make`), and the registry then provides nothing per call; any other
+   * caller's context is merged with it for the call, as `Effect.provide` does.
+   */
+  readonly context: Context.Context<never>
   /**
    * Runs one operation for `caller` and answers in wire form: decoded with the catalog's schemas,
    * authorized from its declared policy, run, encoded. Never fails: refusals, domain errors, a
@@ -228,63 +275,95 @@ export class Operations extends Context.Tag("@birzha/domain/operations/Operation
     )
 }
 
-/** What a set of implementations needs from the host: everything but the registry itself and the call (provided per call). */
+/** What a set of implementations needs from the host: everything but the registry itself. */
 export type ServicesOf<Impls extends ReadonlyArray<GroupImplementation<unknown>>> = Exclude<
   Impls[number] extends infer G ? G extends GroupImplementation<infer R> ? R : never : never,
-  Operations | CurrentCall
+  Operations
 >
 
 const unknownOperation = (operationId: string) =>
   new InvalidRequest({ message: `operationId: no operation ${operationId} in the catalog` })
 
+const channelOf = (caller: Caller): Call["channel"] =>
+  caller.via === "mcp" ? "mcp" : caller.via === "key" || caller.via === "session" ? "http" : "internal"
+
 const makeService = (
   catalog: ReadonlyArray<CatalogEntry>,
   compiled: ReadonlyMap<string, Compiled>,
-  context: () => Context.Context<never>
+  makeContext: () => Context.Context<never>
 ): OperationsService => {
-  let provided: Context.Context<never> | undefined
-  const execute = (operationId: string, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts) =>
-    Effect.gen(function*() {
-      const operation = compiled.get(operationId)
-      if (operation === undefined) return yield* Effect.fail(unknownOperation(operationId))
-      const actor = yield* authorize(operation.entry, caller, options.approved === true)
+  let services: Context.Context<never> | undefined
+  const servicesOf = () => (services ??= makeContext())
+
+  /**
+   * The implementation's effect with the registry's services: nothing to do in a fiber started
+   * with them (a transport's), merged into the caller's context otherwise (MCP, the CLI, tests).
+   */
+  const withServices = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
+    Effect.withFiberRuntime((fiber) => {
+      const context = servicesOf()
+      return fiber.currentContext === context
+        ? effect as Effect.Effect<A, E>
+        : Effect.provide(effect as Effect.Effect<A, E>, context)
+    })
+
+  /** Decoded, then run (after authorization). */
+  const decodeAndRun = (operation: Compiled, actor: unknown, raw: RawInput, call: Call): Effect.Effect<unknown, unknown> => {
+    const run = operation.implementation as (input: unknown, caller: unknown, call: Call) => Effect.Effect<unknown, unknown, unknown>
+    const input = decodeInputFast(operation, raw)
+    // Called while the call runs (inside authorization's continuation), never when it is described.
+    if (input !== Unfit) return withServices(run(input, actor, call))
+    return Effect.flatMap(decodeInput(operation, raw), (input) => withServices(run(input, actor, call)))
+  }
+
+  const executeCompiled = (operation: Compiled, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts): Effect.Effect<unknown, unknown> =>
+    Effect.flatMap(authorize(operation.entry, caller, options.approved === true), (actor) => {
+      const call: Call = { clientAddress: options.clientAddress ?? "unknown", channel: channelOf(caller), facts }
       // A flag that makes the call another operation's is authorized as that operation too.
-      for (const [field, widened] of Object.entries(operation.entry.widenedBy)) {
+      const widened: Array<Effect.Effect<unknown, unknown>> = []
+      for (const field in operation.entry.widenedBy) {
+        const other = compiled.get(operation.entry.widenedBy[field]!)
         const payload = raw.payload
-        const other = compiled.get(widened)
         if (other !== undefined && typeof payload === "object" && payload !== null && Reflect.get(payload, field) === true) {
-          yield* authorize(other.entry, caller, false)
+          widened.push(authorize(other.entry, caller, false))
         }
       }
-      const input = yield* decodeInput(operation, raw)
-      const call: Call = {
-        clientAddress: options.clientAddress ?? "unknown",
-        channel: caller.via === "mcp" ? "mcp" : caller.via === "key" || caller.via === "session" ? "http" : "internal",
-        facts
-      }
-      const run = operation.implementation as (input: unknown, caller: unknown) => Effect.Effect<unknown, unknown, never>
-      return yield* run(input, actor).pipe(
-        Effect.provideService(CurrentCall, call),
-        Effect.provide(provided ??= context())
-      )
+      return widened.length === 0
+        ? decodeAndRun(operation, actor, raw, call)
+        : Effect.zipRight(Effect.all(widened, { discard: true }), decodeAndRun(operation, actor, raw, call))
     })
+
+  const execute = (operationId: string, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts): Effect.Effect<unknown, unknown> => {
+    const operation = compiled.get(operationId)
+    return operation === undefined ? Effect.fail(unknownOperation(operationId)) : executeCompiled(operation, caller, raw, options, facts)
+  }
+
+  /** The success in wire form: the compiled encoder, or the general one where it declines. */
+  const encoded = (operation: Compiled, value: unknown, facts: Facts): Effect.Effect<Answer> => {
+    if (value instanceof EncodedJson) return Effect.succeed<Answer>({ status: 200, body: value, facts })
+    const body = operation.encodeFast(value)
+    if (body !== Unfit) return Effect.succeed<Answer>({ status: operation.entry.successStatus, body, facts })
+    return Effect.matchCauseEffect(operation.encodeSuccess(value), {
+      onSuccess: (body) => Effect.succeed<Answer>({ status: operation.entry.successStatus, body, facts }),
+      onFailure: (cause) => answerOfCause(cause, facts, { operationId: operation.entry.id })
+    })
+  }
 
   const invoke = (operationId: string, caller: Caller, raw: RawInput, options: CallOptions = {}): Effect.Effect<Answer> => {
     const facts: Facts = {}
-    return execute(operationId, caller, raw, options, facts).pipe(
-      Effect.flatMap((value) => {
-        if (value instanceof EncodedJson) return Effect.succeed<Answer>({ status: 200, body: value, facts })
-        const operation = compiled.get(operationId)
-        if (operation === undefined) return Effect.die("unreachable")
-        return Effect.map(operation.encodeSuccess(value), (body): Answer => ({ status: operation.entry.successStatus, body, facts }))
-      }),
-      Effect.exit,
-      Effect.flatMap((exit) => Exit.isSuccess(exit) ? Effect.succeed(exit.value) : answerOfCause(exit.cause, facts, { operationId }))
-    )
+    const operation = compiled.get(operationId)
+    if (operation === undefined) return answerOfCause(Cause.fail(unknownOperation(operationId)), facts, { operationId })
+    return Effect.matchCauseEffect(executeCompiled(operation, caller, raw, options, facts), {
+      onSuccess: (value) => encoded(operation, value, facts),
+      onFailure: (cause) => answerOfCause(cause, facts, { operationId })
+    })
   }
 
   return {
     entries: new Map(catalog.map((entry) => [entry.id, entry])),
+    get context() {
+      return servicesOf()
+    },
     invoke,
     execute: (operationId, caller, raw, options = {}) =>
       execute(operationId, caller, raw, options, {}).pipe(

@@ -5,7 +5,7 @@ import { deleteAccount } from "../auth/Accounts.js"
 import { actorForSession, authSessionOf } from "../auth/Sessions.js"
 import { SessionRequired } from "../keys/KeyErrors.js"
 import { allScopes, isGrantableScope } from "../keys/Scopes.js"
-import { CurrentCall, implement } from "../operations/Implementation.js"
+import { implement } from "../operations/Implementation.js"
 import { isModerator } from "../publications/Moderation.js"
 import { createProfile, ownProfiles, profileIdOf, publicProfile, switchProfile, updateProfile } from "./Profiles.js"
 
@@ -51,13 +51,12 @@ export const AccountOperations = implement(AccountApi)({
       if (Option.isNone(switched)) return yield* new NotFound({ message: "No such profile of this account" })
       return authSessionOf(switched.value)
     }),
-  "accounts.delete": ({ payload }, actor) =>
+  "accounts.delete": ({ payload }, actor, call) =>
     Effect.gen(function*() {
       if (payload.confirmEmail.trim().toLowerCase() !== actor.email) {
         return yield* new Forbidden({ message: "confirmEmail does not match the signed-in account" })
       }
       yield* deleteAccount(actor.accountUuid)
-      const call = yield* CurrentCall
       call.facts.session = "ended"
     }),
   getProfile: ({ path }) =>

@@ -1,5 +1,6 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Either, type Option, ParseResult, Schema } from "effect"
+import { fastDecoder, Unfit } from "./FastParse.js"
 
 /**
  * Column schemas of row Schemas, for what node-postgres and PGlite return alike: `timestamptz`
@@ -42,14 +43,23 @@ export const selectList = <Fields extends Schema.Struct.Fields>(
  * the caller's failure.
  */
 export const rowDecoder = <A, I>(schema: Schema.Schema<A, I>): (row: unknown) => Effect.Effect<A> => {
+  const fast = fastDecoder(schema)
   const decode = Schema.decodeUnknownEither(schema)
-  return (row) => Either.match(decode(row), { onLeft: Effect.die, onRight: Effect.succeed })
+  return (row) => {
+    const value = fast(row)
+    return value !== Unfit ? Effect.succeed(value as A) : Either.match(decode(row), { onLeft: Effect.die, onRight: Effect.succeed })
+  }
 }
 
 /** The rows decoded with one compiled array decoder. */
 export const rowsDecoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
-  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => Effect.orDie(decode(rows))
+  const array = Schema.Array(schema)
+  const fast = fastDecoder(array)
+  const decode = Schema.decodeUnknown(array)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => {
+    const value = fast(rows)
+    return value !== Unfit ? Effect.succeed(value as ReadonlyArray<A>) : Effect.orDie(decode(rows))
+  }
 }
 
 /** A row that does not decode is a defect (see `rowDecoder`); the error channel keeps only `SqlError`. */
