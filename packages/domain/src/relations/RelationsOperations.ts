@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { InvalidRequest, RateLimited } from "../api/ApiError.js"
 import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "../api/RelationsApi.js"
 import type { LimitReached } from "../auth/RateLimit.js"
-import { CurrentCall, implement } from "../operations/Implementation.js"
+import { type Call, implement } from "../operations/Implementation.js"
 import { getThread, listThreads, openThread, sendMessage, threadMessages } from "../threads/Threads.js"
 import { type FieldName, pageSize } from "./RelationFields.js"
 import {
@@ -65,19 +65,18 @@ export const refuseUnused = (operationId: string, input: object): Effect.Effect<
 }
 
 /** A reached limit answers 429 with the real wait as `Retry-After` (as sign-in's limits do). */
-const rateLimited = (limit: LimitReached) =>
-  Effect.flatMap(CurrentCall, (call) => {
-    call.facts.retryAfterSeconds = Math.max(1, Math.ceil(limit.retryAfterSeconds))
-    return Effect.fail(new RateLimited({ message: limit.message }))
-  })
+const rateLimited = (call: Call) => (limit: LimitReached) => {
+  call.facts.retryAfterSeconds = Math.max(1, Math.ceil(limit.retryAfterSeconds))
+  return Effect.fail(new RateLimited({ message: limit.message }))
+}
 
 /** Runs an operation after refusing the fields it does not use. */
 const using = <A, E, R>(operationId: string, input: object, run: Effect.Effect<A, E, R>) =>
   Effect.zipRight(refuseUnused(operationId, input), run)
 
 export const ResponsesOperations = implement(ResponsesApi)({
-  "responses.create": ({ payload }, actor) =>
-    using("responses.create", payload, createResponse(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited)),
+  "responses.create": ({ payload }, actor, call) =>
+    using("responses.create", payload, createResponse(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
   "responses.list": ({ urlParams }, actor) => using("responses.list", urlParams, listRelations(actor, "responses", urlParams)),
   "responses.get": ({ urlParams }, actor) => using("responses.get", urlParams, getRelation(actor, "responses", urlParams.relationUuid)),
   "responses.withdraw": ({ payload }, actor) => using("responses.withdraw", payload, transition(actor, "responses.withdraw", payload)),
@@ -85,8 +84,8 @@ export const ResponsesOperations = implement(ResponsesApi)({
 })
 
 export const OffersOperations = implement(OffersApi)({
-  "offers.create": ({ payload }, actor) =>
-    using("offers.create", payload, createOffer(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited)),
+  "offers.create": ({ payload }, actor, call) =>
+    using("offers.create", payload, createOffer(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
   "offers.list": ({ urlParams }, actor) => using("offers.list", urlParams, listRelations(actor, "offers", urlParams)),
   "offers.get": ({ urlParams }, actor) => using("offers.get", urlParams, getRelation(actor, "offers", urlParams.relationUuid)),
   "offers.accept": ({ payload }, actor) => using("offers.accept", payload, transition(actor, "offers.accept", payload)),
@@ -105,25 +104,25 @@ export const DealsOperations = implement(DealsApi)({
 })
 
 export const JobContactsOperations = implement(JobContactsApi)({
-  "job_responses.create": ({ payload }, actor) =>
-    using("job_responses.create", payload, createJobResponse(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited)),
-  "job_invitations.create": ({ payload }, actor) =>
-    using("job_invitations.create", payload, createJobInvitation(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited)),
+  "job_responses.create": ({ payload }, actor, call) =>
+    using("job_responses.create", payload, createJobResponse(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
+  "job_invitations.create": ({ payload }, actor, call) =>
+    using("job_invitations.create", payload, createJobInvitation(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
   "job_contacts.list": ({ urlParams }, actor) => using("job_contacts.list", urlParams, listRelations(actor, "job_contacts", urlParams)),
   "job_contacts.get": ({ urlParams }, actor) => using("job_contacts.get", urlParams, getRelation(actor, "job_contacts", urlParams.relationUuid)),
   "job_contacts.status": ({ payload }, actor) => using("job_contacts.status", payload, transition(actor, "job_contacts.status", payload))
 })
 
 export const ThreadsOperations = implement(ThreadsApi)({
-  "threads.open": ({ payload }, actor) =>
-    using("threads.open", payload, openThread(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited)),
+  "threads.open": ({ payload }, actor, call) =>
+    using("threads.open", payload, openThread(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
   "threads.list": ({ urlParams }, actor) =>
     using("threads.list", urlParams, listThreads(actor, { ...urlParams, limit: pageSize(urlParams.limit) })),
   "threads.get": ({ urlParams }, actor) => using("threads.get", urlParams, getThread(actor, urlParams.threadUuid)),
   "threads.messages": ({ urlParams }, actor) =>
     using("threads.messages", urlParams, threadMessages(actor, { ...urlParams, limit: pageSize(urlParams.limit) })),
-  "messages.send": ({ payload }, actor) =>
-    using("messages.send", payload, sendMessage(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited))
+  "messages.send": ({ payload }, actor, call) =>
+    using("messages.send", payload, sendMessage(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call)))
 })
 
 /** The relation areas' implementations, registered with the others in `ServiceOperations`. */
