@@ -11,10 +11,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Most of a test's time is waiting (Postgres, child processes, a browser, timers), so more
-    // files than cores run at once; and a worker keeps its loaded modules from file to file
-    // instead of loading Effect and the whole domain again for each (every file makes its own
-    // database, service and scope, and restores what it changes).
+    // Two files at once on the two cores (the default, cores - 1, ran one file at a time while
+    // most of a test's time is waiting: Postgres, child processes, a browser, timers). A worker
+    // keeps its loaded modules from file to file instead of loading Effect and the whole domain
+    // again for each: every file makes its own database, service and scope. In such a worker
+    // `vi.setConfig` reaches only its first file, so slow suites pass `{ timeout }` to `describe`.
     maxWorkers: 2,
     isolate: false,
     sequence: { sequencer: SlowFirst },
