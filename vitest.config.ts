@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { SlowFirst } from "./testing/sequencer.js"
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources, so tests need no build first.
@@ -6,9 +7,18 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    globalSetup: ["testing/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two files at once on the two cores (the default, cores - 1, ran one file at a time while
+    // most of a test's time is waiting: Postgres, child processes, a browser, timers). A worker
+    // keeps its loaded modules from file to file instead of loading Effect and the whole domain
+    // again for each: every file makes its own database, service and scope. In such a worker
+    // `vi.setConfig` reaches only its first file, so slow suites pass `{ timeout }` to `describe`.
+    maxWorkers: 2,
+    isolate: false,
+    sequence: { sequencer: SlowFirst },
     reporters: ["default"]
   }
 })

@@ -159,7 +159,8 @@ describe("birzha serve", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "birzha-serve-"))
     try {
       const first = birzha(["serve"], { BIRZHA_PORT: "0", BIRZHA_DATA_DIR: dataDir })
-      const [, port] = await first.waitFor(listening)
+      // A new directory: PGlite's initdb first, seconds of CPU, while other test files run beside it.
+      const [, port] = await first.waitFor(listening, 60_000)
       await first.waitFor(/migrations applied[\s\S]*1_foundation/)
       const ready = await fetch(`http://127.0.0.1:${port}/api/readyz`)
       expect(ready.status).toBe(200)
@@ -177,7 +178,7 @@ describe("birzha serve", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 })
 
 describe("birzha openapi", () => {

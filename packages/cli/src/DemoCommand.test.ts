@@ -10,19 +10,23 @@ import {
   VacancyData
 } from "@birzha/domain"
 import { type RunningHost, startService, untilReady } from "@birzha/http-host"
-import { Either, ParseResult, Schema } from "effect"
+import { makePgliteClient } from "@birzha/infrastructure"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-vi.setConfig({ testTimeout: 120_000 })
+// Each test runs the command, a second or more each (Node start, database connect); per suite,
+// because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
+const slow = { timeout: 120_000 }
 
 interface Finished {
   readonly code: number | null
@@ -133,7 +137,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe("birzha demo", () => {
+describe("birzha demo", slow, () => {
   it("fills a fresh database with approved, schema-valid publications of every kind, profiles of every type and pictures", async () => {
     const run = await birzha(["demo"])
     expect(run.stderr).toBe("")
@@ -253,8 +257,9 @@ describe("birzha demo", () => {
   })
 
   it("fills the embedded database by default, once, and the served host lists it", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "birzha-demo-"))
-    const env = { BIRZHA_DATA_DIR: dataDir }
+    // Initialised (PGlite's initdb done) but empty; `birzha serve` on a new directory is Cli.test's.
+    const data = await embeddedDataDir("demo", (dir) => Effect.runPromise(Effect.scoped(makePgliteClient(dir))))
+    const env = { BIRZHA_DATA_DIR: data.home }
     try {
       const first = await birzha(["demo", "--publications", "30"], env)
       expect(first.stderr).toBe("")
@@ -292,7 +297,7 @@ describe("birzha demo", () => {
         await new Promise((resolve) => serve.on("exit", resolve))
       }
     } finally {
-      rmSync(dataDir, { recursive: true, force: true })
+      data.remove()
     }
   })
 })

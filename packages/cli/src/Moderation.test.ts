@@ -4,13 +4,14 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-// Each test runs the command several times, a second or more each (Node start, database connect).
-vi.setConfig({ testTimeout: 120_000 })
+// Each test runs the command several times, a second or more each (Node start, database connect);
+// per suite, because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
+const slow = { timeout: 120_000 }
 
 interface Finished {
   readonly code: number | null
@@ -80,7 +81,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe("birzha moderation grant, list and revoke", () => {
+describe("birzha moderation grant, list and revoke", slow, () => {
   it("grants the role to an address lower-cased, lists it with its source, and revokes it", async () => {
     expect((await birzha(["moderation", "list"])).stdout).toContain("There are no moderators.")
     const granted = await birzha(["moderation", "grant", "Mod.One@Example.com"])
@@ -120,7 +121,7 @@ describe("birzha moderation grant, list and revoke", () => {
   })
 })
 
-describe("birzha moderation queue", () => {
+describe("birzha moderation queue", slow, () => {
   it("prints the pending publications oldest first with uuid, kind, revision, owner and title, filtered by --kind", async () => {
     const task = await pending("task", "Сделать сайт", 120)
     const service = await pending("service", "Вёрстка лендинга", 60)
@@ -149,7 +150,7 @@ describe("birzha moderation queue", () => {
   })
 })
 
-describe("birzha moderation approve, return and reject", () => {
+describe("birzha moderation approve, return and reject", slow, () => {
   it("approves a pending publication at its current revision as moderator cli, and refuses it once decided", async () => {
     const uuid = await pending("task", "Одобрить меня", 10)
     const approved = await birzha(["moderation", "approve", uuid])
@@ -224,7 +225,7 @@ describe("birzha moderation approve, return and reject", () => {
   })
 })
 
-describe("BIRZHA_MODERATORS at start", () => {
+describe("BIRZHA_MODERATORS at start", slow, () => {
   const configured = async () =>
     (await db.query<{ email: string }>("SELECT email FROM moderators WHERE source = 'config' ORDER BY email")).rows.map((row) => row.email)
 

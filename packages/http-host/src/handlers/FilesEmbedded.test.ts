@@ -13,20 +13,23 @@ import { runMigrations } from "@birzha/domain/store"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sampleFiles } from "../../../../testing/files.js"
+import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 
-const dir = mkdtempSync(join(tmpdir(), "birzha-files-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** PGlite's initdb, run once per test run for the template data directory. */
+const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
+let data: EmbeddedDataDir
+beforeAll(async () => {
+  data = await embeddedDataDir("files", initialise)
+})
+afterAll(() => data?.remove())
 
 describe("files on the embedded database", () => {
   it("stores, completes and reads back the bytes through PGlite, with the same SQL", async () => {
     const bytes = sampleFiles["image/webp"]
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* makePgliteClient(dir)
+      const sql = yield* makePgliteClient(data.dir)
       const services = Layer.mergeAll(
         Layer.succeed(SqlClient.SqlClient, sql),
         Layer.succeed(ServerSecret, Redacted.make("k".repeat(32))),

@@ -13,18 +13,21 @@ import { runMigrations } from "@birzha/domain/store"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 
-const dir = mkdtempSync(join(tmpdir(), "birzha-keys-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** PGlite's initdb, run once per test run for the template data directory. */
+const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
+let data: EmbeddedDataDir
+beforeAll(async () => {
+  data = await embeddedDataDir("keys", initialise)
+})
+afterAll(() => data?.remove())
 
 describe("keys on the embedded database", () => {
   it("makes the personal key at sign-in, creates, verifies, reissues and revokes keys through PGlite with the same SQL", async () => {
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* makePgliteClient(dir)
+      const sql = yield* makePgliteClient(data.dir)
       const services = Layer.mergeAll(
         Layer.succeed(SqlClient.SqlClient, sql),
         Layer.succeed(ServerSecret, Redacted.make("k".repeat(32)))

@@ -2,18 +2,22 @@ import * as Store from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Schema } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { makePgliteClient } from "./PgliteClient.js"
 
-const dir = mkdtempSync(join(tmpdir(), "birzha-pglite-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** PGlite's initdb, run once per test run for the template data directory. */
+const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
+let data: EmbeddedDataDir
+beforeAll(async () => {
+  data = await embeddedDataDir("pglite", initialise)
+})
+afterAll(() => data?.remove())
 
 /** Opens the embedded database in `dir`, runs `use`, and closes it again (as a host restart would). */
 const withEmbedded = <A, E>(use: Effect.Effect<A, E, SqlClient.SqlClient>) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(makePgliteClient(dir), (sql) => Effect.provideService(use, SqlClient.SqlClient, sql))))
+  Effect.runPromise(Effect.scoped(Effect.flatMap(makePgliteClient(data.dir), (sql) => Effect.provideService(use, SqlClient.SqlClient, sql))))
 
 const sql = SqlClient.SqlClient
 
@@ -80,8 +84,8 @@ describe("embedded PGlite database", () => {
 
 describe("one process at a time on an embedded database", () => {
   it("refuses to open a data directory another live process holds, and takes over the lock of a dead one", async () => {
-    const lockDir = mkdtempSync(join(tmpdir(), "birzha-pglite-lock-"))
-    const data = join(lockDir, "pgdata")
+    const locked = await embeddedDataDir("pglite-lock", initialise)
+    const data = locked.dir
     // Another process, alive: its pid in the lock, as `birzha serve` leaves it while running.
     const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" })
     try {
@@ -99,6 +103,6 @@ describe("one process at a time on an embedded database", () => {
     expect(rows).toEqual([{ one: 1 }])
     // Closed: the lock is released.
     expect(existsSync(`${data}.lock`)).toBe(false)
-    rmSync(lockDir, { recursive: true, force: true })
+    locked.remove()
   }, 60_000)
 })

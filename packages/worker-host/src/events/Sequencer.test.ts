@@ -3,11 +3,9 @@ import * as Store from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Exit, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Redacted, Ref, Scope } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { WorkerJobs, WorkerLoop } from "../WorkerLoop.js"
@@ -275,13 +273,19 @@ describe("the sequencer", () => {
   })
 })
 
+/** PGlite's initdb, run once per test run for the template data directory. */
+const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
+
 describe("the sequencer on embedded PGlite", () => {
-  const dir = mkdtempSync(join(tmpdir(), "birzha-sequencer-"))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  let data: EmbeddedDataDir
+  beforeAll(async () => {
+    data = await embeddedDataDir("sequencer", initialise)
+  })
+  afterAll(() => data?.remove())
 
   it("numbers committed events in transaction and append order", async () => {
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* makePgliteClient(dir)
+      const sql = yield* makePgliteClient(data.dir)
       return yield* Effect.gen(function*() {
         yield* Store.runMigrations
         const append = (label: string) =>

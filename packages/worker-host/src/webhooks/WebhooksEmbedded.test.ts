@@ -9,25 +9,28 @@ import {
 import { appendEvent, runMigrations } from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { startReceiver } from "../../../../testing/webhookReceiver.js"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { sequencePending } from "../events/Sequencer.js"
 import { makeWebhookJob } from "./WebhookDispatcher.js"
 
-const dir = mkdtempSync(join(tmpdir(), "birzha-webhooks-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** PGlite's initdb, run once per test run for the template data directory. */
+const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
+let data: EmbeddedDataDir
+beforeAll(async () => {
+  data = await embeddedDataDir("webhooks", initialise)
+})
+afterAll(() => data?.remove())
 
 describe("webhooks on the embedded database", () => {
   it("approve, test, activate and deliver a signed event through PGlite, with the same SQL", async () => {
     const receiver = await startReceiver()
     try {
       const outcome = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-        const sql = yield* makePgliteClient(dir)
+        const sql = yield* makePgliteClient(data.dir)
         const services = Layer.mergeAll(
           Layer.succeed(SqlClient.SqlClient, sql),
           Layer.succeed(ServerSecret, Redacted.make("e".repeat(32))),
