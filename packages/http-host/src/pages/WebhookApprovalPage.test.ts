@@ -27,7 +27,7 @@ afterAll(async () => {
 const create = async (who: SignedIn, url: string) => {
   const response = await fetch(`${host.url}/api/v1/webhook-endpoints`, {
     method: "POST",
-    headers: { "content-type": "application/json", cookie: who.cookie },
+    headers: { "content-type": "application/json", cookie: who.cookie, origin },
     body: JSON.stringify({ requestUuid: randomUUID(), url, eventTypes: ["publication.*"], payloadMode: "current" })
   })
   expect(response.status).toBe(200)
