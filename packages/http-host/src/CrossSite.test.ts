@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http"
 import Pg from "pg"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../testing/browser.js"
+import { launchChromium, signInThroughPage } from "../../../testing/browser.js"
+import { taskDraft } from "../../../testing/drafts.js"
 import { freePort } from "../../../testing/net.js"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
 import { startTestService, type TestService } from "./testService.js"
@@ -17,15 +18,6 @@ let owner: SignedIn
 let browser: Browser
 let attacker: Server
 let attackerOrigin: string
-
-const taskDraft = {
-  title: "Перевести инструкцию",
-  category: "Сайты",
-  description: "Нужно перевести инструкцию по сборке станка с немецкого на русский, 12 страниц",
-  budget: "до 5 000 ₽",
-  deadline: "неделя",
-  files: []
-}
 
 const drafts = async () =>
   Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM publications WHERE owner_profile_uuid = $1", [owner.profileUuid])).rows[0]?.n)
@@ -64,15 +56,7 @@ describe("changes made with the session cookie (issue 12, defect 2)", () => {
   it("a page on another port of the same host cannot save a draft in a signed-in browser", async () => {
     const email = `cross.site.${Date.now()}@example.com`
     const context = await browser.newContext()
-    const own = await context.newPage()
-    await own.goto(`${service.origin}/sign-in?lang=en`)
-    await own.getByLabel("Email", { exact: true }).fill(email)
-    await own.getByRole("button", { name: "Send me a code" }).click()
-    await own.getByLabel("Code from the email (6 digits)").waitFor()
-    const { rows } = await db.query<{ text_body: string }>("SELECT text_body FROM development_mailbox WHERE to_address = $1", [email])
-    await own.getByLabel("Code from the email (6 digits)").fill(rows[0]!.text_body.match(/\b(\d{6})\b/)![1]!)
-    await own.getByRole("button", { name: "Sign in", exact: true }).click()
-    await own.waitForURL(`${service.origin}/account`)
+    await signInThroughPage(await context.newPage(), { origin: service.origin, db, email })
     const all = async () => Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM publications")).rows[0]?.n)
     const before = await all()
     const tab = await context.newPage()

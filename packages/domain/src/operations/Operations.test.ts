@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { taskDraft } from "../../../../testing/drafts.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { anonymous, type AutomationActor, type KeyActor, type SessionActor, type SystemCaller } from "../api/Authentication.js"
 import { catalog } from "../api/BirzhaApi.js"
@@ -70,14 +71,6 @@ const keyFrom = (session: SessionActor, scopes: ReadonlyArray<string>, via: "key
   mcpEnabled: true
 })
 
-const taskDraft = {
-  title: "Перевести инструкцию",
-  category: "Сайты",
-  description: "Нужно перевести инструкцию по сборке станка с немецкого на русский, 12 страниц",
-  budget: "до 5 000 ₽",
-  deadline: "неделя",
-  files: []
-}
 
 describe("the registry", () => {
   it("serves every operation of the catalog (the registry refuses to start otherwise), grouped as declared", async () => {

@@ -369,6 +369,20 @@ const makeService = (
   }
 }
 
+/** A database failure answered as `cls`: its cause goes to the log only, never to the body. */
+const databaseAnswer = (
+  cls: { readonly status: number; readonly code: string },
+  message: string,
+  logMessage: string,
+  cause: Cause.Cause<unknown>,
+  facts: Facts,
+  annotations: Readonly<Record<string, unknown>>
+): Effect.Effect<Answer> =>
+  Effect.logWarning(logMessage, cause).pipe(
+    Effect.annotateLogs(annotations),
+    Effect.as<Answer>({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
+  )
+
 /**
  * The answer for a failed call, the one mapping every transport uses (the registry for operations,
  * the HTTP host for its own routes and credential lookups): a domain error is its own status and
@@ -392,26 +406,10 @@ export const answerOfCause = (
   }
   const sqlFailure = Option.getOrElse(failure, () => Cause.squash(cause))
   if (isRefusedValue(sqlFailure)) {
-    return Effect.logWarning("the database refused a value of the request", cause).pipe(
-      Effect.annotateLogs(annotations),
-      Effect.as<Answer>({
-        status: InvalidRequest.status,
-        body: envelope(InvalidRequest, "A value of the request cannot be stored"),
-        facts,
-        errorCode: InvalidRequest.code
-      })
-    )
+    return databaseAnswer(InvalidRequest, "A value of the request cannot be stored", "the database refused a value of the request", cause, facts, annotations)
   }
   if (isSqlError(sqlFailure)) {
-    return Effect.logWarning("database unavailable", cause).pipe(
-      Effect.annotateLogs(annotations),
-      Effect.as<Answer>({
-        status: ServiceUnavailable.status,
-        body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
-        facts,
-        errorCode: ServiceUnavailable.code
-      })
-    )
+    return databaseAnswer(ServiceUnavailable, "The service is temporarily unavailable", "database unavailable", cause, facts, annotations)
   }
   const correlationId = randomUUID()
   return Effect.logError("unexpected failure", cause).pipe(
