@@ -44,6 +44,9 @@ const trickle = (parts: ReadonlyArray<string>, gapMs: number, giveUpMs = 10_000)
     })
   })
 
+/** Timers and the event loop run late on a loaded machine: an upper bound gets this much slack. */
+const slackMs = 2_000
+
 const expectTimedOut = (exchange: Exchange, withinMs: number) => {
   expect(exchange.closedAfterMs).toBeLessThan(withinMs)
   expect(exchange.received).toMatch(/^HTTP\/1\.1 408 /)
@@ -53,18 +56,18 @@ const expectTimedOut = (exchange: Exchange, withinMs: number) => {
 // Node checks its timeouts on an interval (a quarter of the headers timeout here), so each bound allows for one more.
 describe("slow and idle clients (issue 12, defect 8)", () => {
   it("closes a socket that sends nothing, with a 408 envelope, after the headers timeout", async () => {
-    expectTimedOut(await trickle([], 0), limits.headersTimeoutMs + 1_000)
+    expectTimedOut(await trickle([], 0), limits.headersTimeoutMs + slackMs)
   })
 
   it("closes a trickled request line and trickled headers after the headers timeout", async () => {
-    expectTimedOut(await trickle("GET /api/healthz HTTP/1.1\r\n".split(""), 100), limits.headersTimeoutMs + 1_000)
-    expectTimedOut(await trickle(["GET /api/healthz HTTP/1.1\r\n", ..."Host: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n".split("")], 100), limits.headersTimeoutMs + 1_000)
+    expectTimedOut(await trickle("GET /api/healthz HTTP/1.1\r\n".split(""), 100), limits.headersTimeoutMs + slackMs)
+    expectTimedOut(await trickle(["GET /api/healthz HTTP/1.1\r\n", ..."Host: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n".split("")], 100), limits.headersTimeoutMs + slackMs)
   })
 
   it("closes a trickled body after the request timeout", async () => {
     const head = "POST /api/v1/commands/tasks.save HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n"
     const exchange = await trickle([head, ...Array.from({ length: 100 }, () => "{\"a\":1}")], 100)
-    expect(exchange.closedAfterMs).toBeLessThan(limits.requestTimeoutMs + 1_000)
+    expect(exchange.closedAfterMs).toBeLessThan(limits.requestTimeoutMs + slackMs)
     expect(exchange.closedAfterMs).toBeGreaterThanOrEqual(limits.requestTimeoutMs - 100)
   })
 
@@ -72,27 +75,32 @@ describe("slow and idle clients (issue 12, defect 8)", () => {
     const exchange = await trickle(["GET /api/healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"], 0)
     expect(exchange.received).toMatch(/^HTTP\/1\.1 200 /)
     // Node adds a second to the advertised keep-alive time before it closes.
-    expect(exchange.closedAfterMs).toBeLessThan(limits.keepAliveTimeoutMs + 2_000)
+    expect(exchange.closedAfterMs).toBeLessThan(limits.keepAliveTimeoutMs + 1_000 + slackMs)
   })
 
-  it("holds at most the configured number of connections; one more is closed on arrival", async () => {
+  it("holds at most the configured number of connections; more are closed on arrival", async () => {
     const url = new URL(service.host.url)
-    const open = (): Promise<{ socket: Socket; closed: Promise<number> }> =>
+    const open = (): Promise<{ socket: Socket; closed: () => boolean; received: () => number }> =>
       new Promise((resolve) => {
-        const started = Date.now()
+        let received = 0
+        let closed = false
         const socket = connect(Number(url.port), url.hostname)
         socket.on("error", () => undefined)
-        const closed = new Promise<number>((done) => socket.on("close", () => done(Date.now() - started)))
-        socket.on("connect", () => resolve({ socket, closed }))
+        socket.on("data", (chunk: Buffer) => (received += chunk.length))
+        socket.on("close", () => (closed = true))
+        socket.on("connect", () => resolve({ socket, closed: () => closed, received: () => received }))
       })
-    const held = []
-    for (let i = 0; i < limits.maxConnections; i++) held.push(await open())
-    const extra = await open()
-    // Dropped at once, long before any timeout would close it.
-    expect(await extra.closed).toBeLessThan(limits.headersTimeoutMs / 2)
+    const extra = 5
+    // All at once, well within the headers timeout that would close the held ones.
+    const held = await Promise.all(Array.from({ length: limits.maxConnections + extra }, open))
+    // The ones past the cap are dropped on arrival without a word (a timeout would answer 408 first).
+    for (let i = 0; i < 100 && held.filter(({ closed }) => closed()).length < extra; i++) await new Promise((wait) => setTimeout(wait, 20))
+    const dropped = held.filter(({ closed }) => closed())
+    expect(dropped.length).toBeGreaterThanOrEqual(extra)
+    expect(dropped.every(({ received }) => received() === 0)).toBe(true)
+    expect(held.length - dropped.length).toBeLessThanOrEqual(limits.maxConnections)
     for (const { socket } of held) socket.destroy()
-    await Promise.all(held.map(({ closed }) => closed))
-    await new Promise((wait) => setTimeout(wait, 50))
+    await new Promise((wait) => setTimeout(wait, 100))
     expect((await fetch(`${service.host.url}/api/healthz`)).status).toBe(200)
   })
 
