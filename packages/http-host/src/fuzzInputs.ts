@@ -206,8 +206,8 @@ const otherTypes: ReadonlyArray<Json> = [0, -1, 1.5, 2 ** 53 + 1, 1e308, "", "x"
 
 const stringOfLength = (random: Random, length: number) => {
   const alphabet = random.pick(["a", "я", "😀", "a\u0301", " "])
-  // Bounds such as a file's byte size are far past any text field's: cut to what a body may carry.
-  return alphabet.repeat(Math.max(0, Math.min(length, 400_000)))
+  // Bounds such as a file's byte size are far past any text field's: cut to the longest text field's, and more.
+  return alphabet.repeat(Math.max(0, Math.min(length, 70_000)))
 }
 
 /**
@@ -327,7 +327,7 @@ export const mutateValue = (mutation: Mutation, value: Json, bounds: ReadonlyArr
     }
     case "longString": {
       const target = strings.length > 0 ? random.pick(strings) : random.pick(nodes)
-      return setAt(value, target.path, stringOfLength(random, random.pick([4_097, 20_001, 65_537, 300_000])))
+      return setAt(value, target.path, stringOfLength(random, random.pick([4_097, 20_001, 65_537])))
     }
     case "hostileCharacters": {
       const character = random.pick([...hostileCharacters, ...hostileStrings])

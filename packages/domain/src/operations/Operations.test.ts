@@ -302,6 +302,15 @@ describe("input every operation refuses, before and after its schema (issue 12)"
     expect((await invoke("auth.email.start", anonymous, { payload: { email: `юля.${randomUUID().slice(0, 8)}@пример.рф` } })).status).toBe(200)
   })
 
+  it("quotes at most 300 characters of each schema issue, however long the value sent", async () => {
+    const session = await sessionFor(`long-${randomUUID()}@example.com`)
+    const answer = await invoke("tasks.save", session, { payload: { requestUuid: randomUUID(), data: { ...taskDraft, title: "я".repeat(65_537) } } })
+    expect(codeOf(answer)).toBe("invalid_task")
+    const message = (answer.body as { error: { message: string } }).error.message
+    expect(message).toMatch(/^data\.title: /)
+    expect(message.length).toBeLessThanOrEqual(301)
+  })
+
   it("a value the database refuses (encoding, range: SQLSTATE class 22) is 400, never 503", async () => {
     const refused = (code: string) => new SqlError({ cause: Object.assign(new Error("invalid byte sequence for encoding \"UTF8\": 0x00"), { code }), message: "Failed to execute statement" })
     const picky = ManagedRuntime.make(

@@ -65,8 +65,13 @@ export const isRefusedValue = (error: unknown): boolean => {
   return typeof code === "string" && (code.startsWith("22") || code === "54000")
 }
 
+/** An issue is cut at this length: the value it quotes is the caller's own, at any length (a 64 KiB title). */
+const maxIssueLength = 300
+
+const cut = (text: string) => (text.length > maxIssueLength ? `${text.slice(0, maxIssueLength)}…` : text)
+
 const describe = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
-  issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "request"}: ${issue.message}`).join("; ") ||
+  issues.slice(0, 5).map((issue) => cut(`${issue.path.length > 0 ? issue.path.join(".") : "request"}: ${issue.message}`)).join("; ") ||
   "The request does not match the operation's schema"
 
 /**
