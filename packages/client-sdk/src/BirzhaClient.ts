@@ -7,7 +7,11 @@ export interface BirzhaClientOptions {
   readonly baseUrl: string | URL
   /** A bearer key from the integrations page; omit for public reads. */
   readonly apiKey?: string | undefined
-  /** Extra headers on every request: a proxy's, or a session cookie for a server-side tool. */
+  /**
+   * Extra headers on every request: a proxy's, or a session cookie for a server-side tool (which
+   * must then send `Origin: <the service's public origin>` too: a change made with the cookie
+   * without it is refused with 403 `forbidden_origin`).
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 

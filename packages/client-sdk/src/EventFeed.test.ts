@@ -42,7 +42,7 @@ afterAll(async () => {
 const updateProfile = async (who: SignedIn, revision: number) => {
   const response = await fetch(`${host.url}/api/v1/commands/profiles.update`, {
     method: "POST",
-    headers: { "content-type": "application/json", cookie: who.cookie },
+    headers: { "content-type": "application/json", cookie: who.cookie, origin },
     body: JSON.stringify({
       requestUuid: crypto.randomUUID(),
       expectedRevision: revision,

@@ -15,6 +15,8 @@ import { startTestService, type TestService } from "./testService.js"
  * (bodies are empty, so most commands answer 400 and touch nothing). Each operation is also
  * called as an MCP tool: by a key with MCP access off (403 `key_mcp_disabled`), and by keys
  * with and without its scope (the tool is hidden, `unknown_tool`, unless the key may run it).
+ * The session cookie without `Origin` may read but never change anything (403 `forbidden_origin`
+ * for every method but GET): the cookie is sent by the browser whichever page asks.
  */
 
 const origin = "http://localhost:8080"
@@ -33,14 +35,14 @@ interface Key {
   revision: number
 }
 
-const send = async (entry: CatalogEntry, who: { readonly cookie?: string; readonly bearer?: string }, body: object = {}) => {
+const send = async (entry: CatalogEntry, who: { readonly cookie?: string; readonly bearer?: string; readonly withoutOrigin?: true }, body: object = {}) => {
   const path = entry.path.replace(/\{[^}]+\}/g, () => randomUUID())
   ip++
   const response = await fetch(`${host.url}${path}`, {
     method: entry.method,
     headers: {
       "content-type": "application/json",
-      origin,
+      ...(who.withoutOrigin ? {} : { origin }),
       "x-forwarded-for": `203.0.${Math.floor(ip / 250) % 250}.${(ip % 250) + 1}`,
       ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
       ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
@@ -149,6 +151,12 @@ const expectations = (entry: CatalogEntry) => {
   return {
     anonymous: { status: 401, code: "unauthenticated" } as Expected,
     session: entry.keyOnly ? { status: 403, code: "key_required" } as Expected : allowed,
+    // Checked before the registry's own refusals: a change made with the cookie needs the page's Origin.
+    sessionWithoutOrigin: entry.method !== "GET"
+      ? { status: 403, code: "forbidden_origin" } as Expected
+      : entry.keyOnly
+      ? { status: 403, code: "key_required" } as Expected
+      : allowed,
     keyWithoutScope: keyRule(entry.scopes.length === 0),
     keyWithScope: keyRule(true),
     keyHttpDisabled: { status: 403, code: "key_http_disabled" } as Expected,
@@ -190,6 +198,10 @@ describe("the authorization matrix (generated from the catalog)", () => {
           const got = await send(entry, credential)
           expect(got.status, `${entry.id} as ${who}`).toBe(anonymous.status)
         }
+        // A public change is a sign-in step (same origin only); a public read ignores the missing Origin.
+        const withoutOrigin = await send(entry, { cookie: spare.cookie, withoutOrigin: true })
+        if (entry.method === "GET") expect(withoutOrigin.status, `${entry.id} as sessionWithoutOrigin`).toBe(anonymous.status)
+        else expect({ status: withoutOrigin.status, code: withoutOrigin.code }, `${entry.id} as sessionWithoutOrigin`).toEqual({ status: 403, code: "forbidden_origin" })
         checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), allowed)
         checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), { status: 403, code: "key_mcp_disabled" })
         return
@@ -203,6 +215,7 @@ describe("the authorization matrix (generated from the catalog)", () => {
       check(entry, "keyWithoutScope", await send(entry, { bearer: keys.without.secret }), expected.keyWithoutScope)
       check(entry, "keyWithScope", await send(entry, { bearer: keys.with.secret }), expected.keyWithScope)
       check(entry, "session", await send(entry, { cookie: owner.cookie }), expected.session)
+      check(entry, "sessionWithoutOrigin", await send(entry, { cookie: owner.cookie, withoutOrigin: true }), expected.sessionWithoutOrigin)
       checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), expected.mcpDisabled)
       checkMcp(entry, "keyWithoutScope", await sendMcp(entry, keys.without.secret), expected.mcpWithoutScope)
       checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), expected.mcpWithScope)

@@ -8,7 +8,8 @@ import {
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
-  sessionCookieName
+  sessionCookieName,
+  UnsupportedMediaType
 } from "@birzha/domain"
 import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
 import { Cookies } from "@effect/platform"
@@ -43,6 +44,22 @@ export interface RouteMatch {
   readonly path: Record<string, string>
 }
 
+/**
+ * Longest path parameter, as sent, that names anything: the platform router's own limit for the
+ * pages' routes, so a longer one is 404 on every route whatever the method (never 405).
+ */
+export const maxPathParameterLength = 100
+
+/** A path parameter as the route gets it: percent-decoded, or `undefined` when it names nothing. */
+const pathParameter = (raw: string): string | undefined => {
+  if (raw === "" || raw.length > maxPathParameterLength) return undefined
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
+}
+
 const splitPath = (path: string) => {
   // A trailing slash names the same route.
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
@@ -71,21 +88,19 @@ export const compileRoutes = (
     list.push(route)
     byLength.set(parts.length, list)
   }
-  const others = extra.map(({ method, path }) => ({ method, pattern: new RegExp("^" + path.replace(/\{[^}]+\}/g, "[^/]+") + "/?$") }))
+  const others = extra.map(({ method, path }) => {
+    const parts = path.split("/")
+    return { method, segments: parts.map((part) => (part.startsWith("{") ? undefined : part)), names: parts.map(() => "") }
+  })
 
-  const matchPath = (segments: ReadonlyArray<string>, route: Route): Record<string, string> | undefined => {
+  const matchPath = (segments: ReadonlyArray<string>, route: Pick<Route, "segments" | "names">): Record<string, string> | undefined => {
     const params: Record<string, string> = {}
     for (let i = 0; i < segments.length; i++) {
       const expected = route.segments[i]
       const actual = segments[i] ?? ""
       if (expected === undefined) {
-        if (actual === "") return undefined
-        let value: string
-        try {
-          value = decodeURIComponent(actual)
-        } catch {
-          return undefined
-        }
+        const value = pathParameter(actual)
+        if (value === undefined) return undefined
         params[route.names[i] ?? ""] = value
       } else if (expected !== actual) return undefined
     }
@@ -105,13 +120,16 @@ export const compileRoutes = (
       return undefined
     },
     /** Whether a route outside the catalog (pages, files, MCP) serves this method and path. */
-    isOther: (method: string, path: string) => others.some((route) => route.method === method && route.pattern.test(path)),
+    isOther: (method: string, path: string) => {
+      const segments = splitPath(path)
+      return others.some((route) => route.method === method && route.segments.length === segments.length && matchPath(segments, route) !== undefined)
+    },
     allowedMethods: (path: string): ReadonlyArray<string> => {
       const methods = new Set<string>()
       const segments = splitPath(path)
       for (const entry of entries) if (!entry.path.includes("{") && splitPath(entry.path).join("/") === segments.join("/")) methods.add(entry.method)
       for (const route of byLength.get(segments.length) ?? []) if (matchPath(segments, route) !== undefined) methods.add(route.entry.method)
-      for (const route of others) if (route.pattern.test(path)) methods.add(route.method)
+      for (const route of others) if (route.segments.length === segments.length && matchPath(segments, route) !== undefined) methods.add(route.method)
       return [...methods].sort()
     }
   }
@@ -202,6 +220,40 @@ const queryOf = (search: string): Record<string, string | Array<string>> => {
   }
   return out
 }
+
+/** Whether the request carries a body: a length above zero, or one sent in chunks. */
+const hasBody = (req: IncomingMessage) => {
+  const length = req.headers["content-length"]
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined
+}
+
+/** `application/json` (any parameters) or a `+json` type: what a JSON operation reads. */
+const jsonMediaType = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i
+
+/**
+ * A JSON operation's body in another media type, or with none, is 415: such a request is what a
+ * page of another site can send without asking (a form, `fetch` in `no-cors` mode: `text/plain`,
+ * `application/x-www-form-urlencoded`, `multipart/form-data`), and no operation reads anything
+ * but JSON (file bytes go to their upload address).
+ */
+const refusesMediaType = (req: IncomingMessage) => hasBody(req) && !jsonMediaType.test(req.headers["content-type"] ?? "")
+
+const forbiddenOrigin: Answer = {
+  status: ForbiddenOrigin.status,
+  body: envelope(ForbiddenOrigin, "A change made with the session cookie must come from the service's own pages (Origin)"),
+  facts: {},
+  errorCode: ForbiddenOrigin.code
+}
+
+/**
+ * Cross-site request forgery: a change (any method but GET and HEAD) the session cookie
+ * authenticates must carry `Origin` equal to the public origin, as sign-in does (spec). Browsers
+ * send `Origin` on every such request, so an absent one is refused too (`Sec-Fetch-Site` would
+ * add nothing: a browser that sends it also sends `Origin`). Bearer keys are not ambient
+ * credentials and need no `Origin`.
+ */
+const isCrossSiteChange = (req: IncomingMessage, caller: Caller, publicOrigin: string) =>
+  caller.via === "session" && req.method !== "GET" && req.method !== "HEAD" && req.headers.origin !== publicOrigin
 
 type BodyRead = { readonly _tag: "Body"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Aborted" }
 
@@ -328,13 +380,15 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
 
     const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
       const options = { clientAddress: clientAddressOf(req, settings.trustProxy) }
+      const invoke = (caller: Caller) =>
+        isCrossSiteChange(req, caller, publicOrigin) ? Effect.succeed(forbiddenOrigin) : operations.invoke(entry.id, caller, input, options)
       const caller = callerFor(entry, req)
       const program = Effect.isEffect(caller)
-        ? Effect.flatMap(caller, (caller) => operations.invoke(entry.id, caller, input, options)).pipe(
+        ? Effect.flatMap(caller, invoke).pipe(
           // A credential lookup that fails (the database) is answered the same way as an operation's failure.
           Effect.catchAllCause((cause) => answerOfCause(cause, {}, { operationId: entry.id }))
         )
-        : operations.invoke(entry.id, caller, input, options)
+        : invoke(caller)
       Runtime.runCallback(runtime)(program, {
         onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })
@@ -374,13 +428,13 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         run(req, res, entry, { path: match.path, urlParams: query }, started)
         return true
       }
-      const malformed = entry.invalidInput["*"] ?? InvalidRequest
-      if (/^multipart\//i.test(req.headers["content-type"] ?? "")) {
-        // No operation takes a multipart form (file bytes go to their upload address).
-        writeEnvelope(res, malformed, "Send the request body as JSON (Content-Type: application/json)")
+      if (refusesMediaType(req)) {
+        writeEnvelope(res, UnsupportedMediaType, "Send the request body as JSON (Content-Type: application/json)")
+        accessLog.write(method, url, UnsupportedMediaType.status, started, entry.id)
         req.resume()
         return true
       }
+      const malformed = entry.invalidInput["*"] ?? InvalidRequest
       void readBody(req, maxBodyBytes).then((read) => {
         if (read._tag === "Aborted") return
         if (read._tag === "TooLarge") return refuseTooLarge(req, res, maxBodyBytes)

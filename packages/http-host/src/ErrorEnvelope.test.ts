@@ -15,6 +15,7 @@ import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { compileRoutes } from "./CompiledApi.js"
@@ -36,6 +37,11 @@ const Probe = HttpApiGroup.make("probe", { topLevel: true })
       .addError(wire(InvalidCode))
       .addError(wire(ForbiddenOrigin))
   )
+  .add(
+    operation("GET", "probe.item", "/api/v1/probe/items/:id", {})
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(Schema.Struct({ id: Schema.String }))
+  )
   .add(operation("GET", "probe.defect", "/api/v1/probe/defect", {}).addSuccess(Schema.Void))
   .add(operation("GET", "probe.database", "/api/v1/probe/database", {}).addSuccess(Schema.Void))
 
@@ -50,6 +56,7 @@ class ProbeApi extends HttpApi.make("probe")
 const ProbeOperations = implement(Probe)({
   "probe.echo": ({ payload }) => Effect.succeed({ name: payload.name }),
   "probe.sign_in": () => Effect.succeed({ ok: true }),
+  "probe.item": ({ path }) => Effect.succeed({ id: path.id }),
   "probe.defect": () => Effect.die(new Error("boom at SELECT secret FROM accounts")),
   "probe.database": () => Effect.fail(new SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to acquire connection" }))
 })
@@ -114,7 +121,7 @@ describe("the error envelope", () => {
     await expectEnvelope(response, 400, "invalid_request")
   })
 
-  it("answers a body in a content type the operation does not take (broken multipart, plain text) with 400, never 500", async () => {
+  it("answers a body in a content type the operation does not take (broken multipart, plain text) with 415, never 500", async () => {
     for (const [contentType, body] of [
       ["multipart/form-data; boundary=broken", "--nope\r\ncontent-disposition: form-data\r\n\r\nx"],
       ["multipart/form-data", "x"],
@@ -122,8 +129,7 @@ describe("the error envelope", () => {
       ["application/x-www-form-urlencoded", "name=%ZZ"]
     ]) {
       const response = await fetch(`${host.url}/api/v1/probe/echo`, { method: "POST", headers: { "content-type": contentType! }, body: body! })
-      expect(response.status, contentType).toBeLessThan(500)
-      if (response.status >= 400) await expectEnvelope(response, response.status, (await response.clone().json()).error.code)
+      await expectEnvelope(response, 415, "unsupported_media_type")
     }
   })
 
@@ -196,7 +202,69 @@ describe("the error envelope", () => {
   })
 })
 
+/** Sends bytes as they are (what `fetch` would refuse to send) and reads until the server closes. */
+const rawExchange = (text: string) =>
+  new Promise<{ status: number; headers: string; body: string }>((resolve, reject) => {
+    const url = new URL(host.url)
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(text))
+    let out = ""
+    socket.on("data", (chunk) => (out += chunk.toString("utf8")))
+    socket.on("error", reject)
+    socket.on("close", () => {
+      const at = out.indexOf("\r\n\r\n")
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0), headers: out.slice(0, at), body: out.slice(at + 4) })
+    })
+  })
+
+describe("answers of node's HTTP parser (issue 12, defect 9)", () => {
+  const expectRawEnvelope = (answer: { status: number; headers: string; body: string }, status: number, code: string) => {
+    expect(answer.status).toBe(status)
+    expect(answer.headers.toLowerCase()).toContain("content-type: application/json")
+    const body = JSON.parse(answer.body)
+    expect(body.error.code).toBe(code)
+    expect(body.error.message.length).toBeGreaterThan(0)
+  }
+
+  it("answers raw non-ASCII in the URL with a 400 envelope, not an empty body", async () => {
+    expectRawEnvelope(await rawExchange("GET /api/v1/probe/items/бот?q=бот HTTP/1.1\r\nHost: x\r\n\r\n"), 400, "invalid_request")
+  })
+
+  it("answers a request line or header that is not HTTP with a 400 envelope", async () => {
+    expectRawEnvelope(await rawExchange("GARBAGE\r\n\r\n"), 400, "invalid_request")
+    expectRawEnvelope(await rawExchange("GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"), 400, "invalid_request")
+  })
+
+  it("answers headers over the limit with a 431 envelope", async () => {
+    expectRawEnvelope(await rawExchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`), 431, "headers_too_large")
+  })
+
+  it("answers a path parameter that is not percent-decodable or over 100 characters with 404 for every method, never 405", async () => {
+    expect(await (await fetch(`${host.url}/api/v1/probe/items/abc`)).json()).toEqual({ id: "abc" })
+    expect(await (await fetch(`${host.url}/api/v1/probe/items/${"a".repeat(100)}`)).json()).toEqual({ id: "a".repeat(100) })
+    for (const segment of ["%FF", "%E0%A4%A", "a".repeat(101), "a".repeat(10_000)]) {
+      for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"]) {
+        await expectEnvelope(await fetch(`${host.url}/api/v1/probe/items/${segment}`, { method }), 404, "not_found")
+      }
+    }
+  })
+})
+
 describe("operation policy", () => {
+  it("answers a JSON operation's body in another media type, or none, with 415 (issue 12, defect 2)", async () => {
+    for (const contentType of [undefined, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/xml"]) {
+      const response = await fetch(`${host.url}/api/v1/probe/echo`, {
+        method: "POST",
+        // A string body makes fetch send text/plain; a Blob without a type sends no Content-Type at all.
+        ...(contentType === undefined ? { body: new Blob([JSON.stringify({ name: "abc" })]) } : { headers: { "content-type": contentType }, body: JSON.stringify({ name: "abc" }) })
+      })
+      await expectEnvelope(response, 415, "unsupported_media_type")
+    }
+    for (const contentType of ["application/json", "Application/JSON; charset=utf-8", "application/merge-patch+json"]) {
+      const response = await fetch(`${host.url}/api/v1/probe/echo`, { method: "POST", headers: { "content-type": contentType }, body: JSON.stringify({ name: "abc" }) })
+      expect(response.status, contentType).toBe(200)
+    }
+  })
+
   const signIn = (origin: string | undefined, body: string) =>
     fetch(`${host.url}/api/v1/probe/sign-in`, {
       method: "POST",

@@ -1,5 +1,6 @@
 import { booleanFlag, invalidSetting, requireSetting } from "@birzha/infrastructure"
 import { Config, Either, Option } from "effect"
+import { type ConnectionLimits, ConnectionLimitsConfig } from "./ConnectionLimits.js"
 
 export interface HttpSettings {
   readonly port: number
@@ -10,6 +11,8 @@ export interface HttpSettings {
   readonly maxBodyBytes: number
   /** Read the client address from `X-Forwarded-For` (only behind a trusted proxy). */
   readonly trustProxy: boolean
+  /** Timeouts for slow clients and the connection cap; absent: `defaultConnectionLimits`. */
+  readonly connections?: ConnectionLimits
 }
 
 const port = Config.integer("BIRZHA_PORT").pipe(
@@ -39,7 +42,8 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
     Config.withDefault(10 * 1024 * 1024),
     requireSetting("BIRZHA_MAX_BODY_BYTES", "expected a positive number of bytes", (n: number) => n > 0)
   ),
-  trustProxy: booleanFlag("BIRZHA_TRUST_PROXY")
+  trustProxy: booleanFlag("BIRZHA_TRUST_PROXY"),
+  connections: ConnectionLimitsConfig
 }).pipe(
   Config.map(({ publicOrigin, ...rest }) => ({
     ...rest,

@@ -6,6 +6,7 @@ import { Cause, Effect, Layer } from "effect"
 import { createServer, type Server } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeCompiledApi } from "./CompiledApi.js"
+import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
@@ -94,7 +95,7 @@ const close = (server: Server) =>
  * outputs the `HttpServer`, so callers (tests, benchmarks) can read the bound address.
  */
 export const makeHttpServer = <E2 = never, R2 = never>(
-  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy">,
+  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy" | "connections">,
   pages: {
     readonly layer: Layer.Layer<never, E2, R2>
     readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
@@ -107,9 +108,11 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       const handleOperation = yield* makeCompiledApi(settings, [...documentRoutes, ...pages.routes], accessLog)
       const router = yield* HttpApiBuilder.Router.router
       const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router)))
-      const server = createServer({ maxHeaderSize }, (req, res) => {
+      const limits = settings.connections ?? defaultConnectionLimits
+      const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
         if (!handleOperation(req, res)) fallback(req, res)
       })
+      applyConnectionLimits(server, limits)
       yield* listen(server, settings.port, settings.host)
       yield* Effect.addFinalizer(() => close(server))
       const address = server.address()

@@ -1,3 +1,4 @@
+export * from "./ConnectionLimits.js"
 export * from "./DocsPage.js"
 export * from "./HttpConfig.js"
 export * from "./HttpHost.js"

@@ -1,6 +1,7 @@
 import Pg from "pg"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import type { ConnectionLimits } from "./ConnectionLimits.js"
 import { type RunningHost, startService, untilReady } from "./testing.js"
 
 // Test-only (not exported by the package, unlike testing.ts): it needs pg and the repository's test database helpers.
@@ -21,7 +22,12 @@ export interface TestService {
  */
 export const startTestService = async (
   name: string,
-  options: { readonly env?: Record<string, string>; readonly trustProxy?: boolean; readonly publicOrigin?: string } = {}
+  options: {
+    readonly env?: Record<string, string>
+    readonly trustProxy?: boolean
+    readonly publicOrigin?: string
+    readonly connections?: ConnectionLimits
+  } = {}
 ): Promise<TestService> => {
   const database = await createTestDatabase(name)
   const port = await freePort()
@@ -30,7 +36,8 @@ export const startTestService = async (
     env: { DATABASE_URL: database.url, ...options.env },
     port,
     publicOrigin: origin,
-    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy })
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.connections === undefined ? {} : { connections: options.connections })
   })
   await untilReady(host)
   const db = new Pg.Client({ connectionString: database.url })

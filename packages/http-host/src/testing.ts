@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import type { ConnectionLimits } from "./ConnectionLimits.js"
 import { ServiceLive } from "./Serve.js"
 
 export interface RunningHost {
@@ -30,6 +31,7 @@ export const startService = async (
     readonly publicOrigin?: string
     readonly trustProxy?: boolean
     readonly logLevel?: LogLevel.LogLevel
+    readonly connections?: ConnectionLimits
   }
 ): Promise<RunningHost> => {
   const settings = {
@@ -37,7 +39,8 @@ export const startService = async (
     host: "127.0.0.1",
     publicOrigin: options.publicOrigin ?? "http://localhost:8080",
     maxBodyBytes: 10 * 1024 * 1024,
-    trustProxy: options.trustProxy ?? false
+    trustProxy: options.trustProxy ?? false,
+    ...(options.connections === undefined ? {} : { connections: options.connections })
   }
   return startHost(
     ServiceLive(settings, { workers: false }).pipe(

@@ -70,6 +70,30 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
   static readonly code = "payload_too_large"
 }
 
+/** A JSON operation's body sent as another media type (or with none): only `application/json` is read. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  message: Schema.String
+}) {
+  static readonly status = 415
+  static readonly code = "unsupported_media_type"
+}
+
+/** The request line and headers, or the whole request, did not arrive in time (a slow or stalled client). */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
+  message: Schema.String
+}) {
+  static readonly status = 408
+  static readonly code = "request_timeout"
+}
+
+/** The request line and headers exceed what the server reads (64 KiB). */
+export class HeadersTooLarge extends Schema.TaggedError<HeadersTooLarge>()("HeadersTooLarge", {
+  message: Schema.String
+}) {
+  static readonly status = 431
+  static readonly code = "headers_too_large"
+}
+
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
   message: Schema.String
 }) {

@@ -3,7 +3,7 @@ import { Context, Schema } from "effect"
 import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyMcpDisabled, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import type { KeyKind } from "../keys/Key.js"
 import type { ProfileType } from "../profiles/Profile.js"
-import { Unauthenticated, wire } from "./ApiError.js"
+import { ForbiddenOrigin, Unauthenticated, wire } from "./ApiError.js"
 
 interface ActorBase {
   readonly accountUuid: string
@@ -111,7 +111,9 @@ export const bearerSecurity = HttpApiSecurity.bearer.pipe(
  * or a bearer key (spec rule 4). 401 `unauthenticated`: no usable session or key (absent,
  * expired, revoked, of a deleted account or profile). 403 for a key: `key_http_disabled`,
  * `key_mcp_disabled` (a tool call through /mcp),
- * `session_required`, `insufficient_scope`, `approval_required`.
+ * `session_required`, `insufficient_scope`, `approval_required`. 403 `forbidden_origin`: a change
+ * (any method but GET and HEAD) made with the session cookie whose `Origin` is not the service's
+ * public origin, or absent (cross-site request forgery); bearer keys need no `Origin`.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@birzha/domain/api/Authentication", {
   failure: Schema.Union(
@@ -121,7 +123,8 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@bi
     wire(SessionRequired),
     wire(InsufficientScope),
     wire(ApprovalRequired),
-    wire(KeyRequired)
+    wire(KeyRequired),
+    wire(ForbiddenOrigin)
   ),
   provides: CurrentActor,
   // Tried in this order; the host answers a refused key's own 403 when no session rescues it.

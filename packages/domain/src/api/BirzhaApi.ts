@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
-import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, wire } from "./ApiError.js"
+import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "./ApiError.js"
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { CommentsApi } from "./CommentsApi.js"
@@ -107,6 +107,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(ThreadsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
+  .addError(wire(UnsupportedMediaType))
   .addError(wire(InternalError))
   .addError(wire(ServiceUnavailable))
   .annotate(OpenApi.Title, "Birzha API")

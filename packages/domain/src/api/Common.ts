@@ -37,10 +37,20 @@ export const minChars = <S extends Schema.Schema.Any>(min: number, annotations?:
 
 const emailPattern = /^[^\s@]{1,64}@[^\s@.]{1,63}(\.[^\s@.]{1,63})+$/
 
+/**
+ * Characters an address never holds: controls, format characters (bidi overrides and isolates,
+ * zero-width spaces and joiners, the byte order mark, soft hyphens), surrogates, private use,
+ * non-characters and line separators. They make two addresses look alike or hide part of one.
+ */
+const invisibleInEmail = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Noncharacter_Code_Point}\p{Zl}\p{Zp}]/u
+
 /** An email address of at most 254 characters (spec limit); compared lower-cased. */
 export const Email = Schema.String.pipe(
   maxChars(254, { message: () => "an email address has at most 254 characters" }),
-  Schema.pattern(emailPattern, { message: () => "expected an email address such as name@example.com" })
+  Schema.pattern(emailPattern, { message: () => "expected an email address such as name@example.com" }),
+  Schema.filter((value) => !invisibleInEmail.test(value), {
+    message: () => "an email address has no invisible, bidirectional or non-character code points"
+  })
 ).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
 
 /**

@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { taskDraft } from "../../../../testing/drafts.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { anonymous, type AutomationActor, type KeyActor, type SessionActor, type SystemCaller } from "../api/Authentication.js"
 import { catalog } from "../api/BirzhaApi.js"
@@ -70,14 +71,6 @@ const keyFrom = (session: SessionActor, scopes: ReadonlyArray<string>, via: "key
   mcpEnabled: true
 })
 
-const taskDraft = {
-  title: "Перевести инструкцию",
-  category: "Сайты",
-  description: "Нужно перевести инструкцию по сборке станка с немецкого на русский, 12 страниц",
-  budget: "до 5 000 ₽",
-  deadline: "неделя",
-  files: []
-}
 
 describe("the registry", () => {
   it("serves every operation of the catalog (the registry refuses to start otherwise), grouped as declared", async () => {
@@ -254,5 +247,90 @@ describe("authorization comes from the declaration", () => {
     const answer = await leaky.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke("health.live", anonymous, {})))
     expect(answer.body).toEqual({ status: "ok" })
     await leaky.dispose()
+  })
+})
+
+describe("input every operation refuses, before and after its schema (issue 12)", () => {
+  it("refuses input nested deeper than 64 levels with 400 before any schema walks it, for any operation", async () => {
+    const session = await sessionFor(`deep-${randomUUID()}@example.com`)
+    const nest = (levels: number): unknown => {
+      let value: unknown = "leaf"
+      for (let i = 0; i < levels; i++) value = i % 2 === 0 ? [value] : { x: value }
+      return value
+    }
+    for (const levels of [65, 2_200, 20_000]) {
+      const save = await invoke("tasks.save", session, { payload: { requestUuid: randomUUID(), data: nest(levels) } })
+      expect([save.status, codeOf(save)], `tasks.save at ${levels}`).toEqual([400, "invalid_task"])
+      const start = await invoke("auth.email.start", anonymous, { payload: { email: nest(levels) } })
+      expect([start.status, codeOf(start)], `auth.email.start at ${levels}`).toEqual([400, "invalid_email"])
+      const prepare = await invoke("integrationCommands.prepare", keyFrom(session, []), { payload: { operationId: "tasks.save", arguments: { data: nest(levels) } } })
+      expect(prepare.status, `integrationCommands.prepare at ${levels}`).toBe(400)
+    }
+    // At the limit the schema decides as usual (a wrong shape, not the depth).
+    const atLimit = await invoke("tasks.save", session, { payload: { requestUuid: randomUUID(), data: nest(63) } })
+    expect(atLimit.status).toBe(400)
+    expect((atLimit.body as { error: { message: string } }).error.message).not.toContain("nested deeper")
+  })
+
+  it("refuses NUL and other control characters in any string with 400, and keeps tabs and newlines in text", async () => {
+    for (const q of ["бот\u0000", "\u0000", "a\u0007b", "x\u001b[31m", "x\u007f", "x\u0085", "\ud800"]) {
+      const answer = await invoke("listPublications", anonymous, { urlParams: { q } })
+      expect([answer.status, codeOf(answer)], JSON.stringify(q)).toEqual([400, "invalid_request"])
+      const byCategory = await invoke("listPublications", anonymous, { urlParams: { category: q } })
+      expect(byCategory.status, JSON.stringify(q)).toBe(400)
+    }
+    const nul = await invoke("auth.email.start", anonymous, { payload: { email: "a\u0000b@example.com" } })
+    expect([nul.status, codeOf(nul)]).toEqual([400, "invalid_email"])
+    const session = await sessionFor(`control-${randomUUID()}@example.com`)
+    const withTitle = (title: string) => ({ payload: { requestUuid: randomUUID(), data: { ...taskDraft, title } } })
+    expect(codeOf(await invoke("tasks.save", session, withTitle("Bell\u0007 in title")))).toBe("invalid_task")
+    expect(codeOf(await invoke("tasks.save", session, { payload: { requestUuid: randomUUID(), data: { ...taskDraft, ["ti\u0000tle"]: "x" } } }))).toBe("invalid_task")
+    expect((await invoke("listPublications", anonymous, { path: { "x\u0000": "1" } })).status).toBe(400)
+    const text = await invoke("tasks.save", session, {
+      payload: { requestUuid: randomUUID(), data: { ...taskDraft, description: "Первая строка\n\tвторая строка с табуляцией\r\nи третья, всё сохраняется" } }
+    })
+    expect(text.status).toBe(200)
+    // Nothing of the refused ones was saved: the one task is the one with newlines.
+    expect((await run(runOperation("tasks.list", session, {}))).items).toHaveLength(1)
+  })
+
+  it("refuses email addresses with bidirectional, zero-width, format or non-character code points", async () => {
+    for (const email of ["admin\u202e@example.com", "ad\u200bmin@example.com", "admin@exa\u200dmple.com", "\ufeffadmin@example.com", "admin\u2066@example.com", "admin\uffff@example.com", "admin\ufdd0@example.com", "admin\u00ad@example.com"]) {
+      const answer = await invoke("auth.email.start", anonymous, { payload: { email } })
+      expect([answer.status, codeOf(answer)], JSON.stringify(email)).toEqual([400, "invalid_email"])
+    }
+    expect((await invoke("auth.email.start", anonymous, { payload: { email: `юля.${randomUUID().slice(0, 8)}@пример.рф` } })).status).toBe(200)
+  })
+
+  it("quotes at most 300 characters of each schema issue, however long the value sent", async () => {
+    const session = await sessionFor(`long-${randomUUID()}@example.com`)
+    const answer = await invoke("tasks.save", session, { payload: { requestUuid: randomUUID(), data: { ...taskDraft, title: "я".repeat(65_537) } } })
+    expect(codeOf(answer)).toBe("invalid_task")
+    const message = (answer.body as { error: { message: string } }).error.message
+    expect(message).toMatch(/^data\.title: /)
+    expect(message.length).toBeLessThanOrEqual(301)
+  })
+
+  it("a value the database refuses (encoding, range: SQLSTATE class 22) is 400, never 503", async () => {
+    const refused = (code: string) => new SqlError({ cause: Object.assign(new Error("invalid byte sequence for encoding \"UTF8\": 0x00"), { code }), message: "Failed to execute statement" })
+    const picky = ManagedRuntime.make(
+      Operations.layer(catalog.filter((entry) => ["events.types", "events.types_legacy", "events.catalog"].includes(entry.id)), [{
+        group: "events",
+        build: Effect.succeed({
+          "events.types": () => Effect.fail(refused("22021")),
+          "events.types_legacy": () => Effect.die(refused("22P05")),
+          "events.catalog": () => Effect.fail(refused("08006"))
+        })
+      }])
+    )
+    const call = (id: string) => picky.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke(id, anonymous, {})))
+    for (const id of ["events.types", "events.types_legacy"]) {
+      const answer = await call(id)
+      expect([answer.status, codeOf(answer)], id).toEqual([400, "invalid_request"])
+      expect(JSON.stringify(answer.body)).not.toMatch(/UTF8|0x00|SqlError/)
+    }
+    // A connection failure is still the database being unavailable.
+    expect((await call("events.catalog")).status).toBe(503)
+    await picky.dispose()
   })
 })

@@ -53,8 +53,26 @@ const errorClassOf = (error: unknown): { readonly status: number; readonly code:
 const isSqlError = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
 
+/**
+ * Whether the database refused a value rather than failed: SQLSTATE class 22 (data exception:
+ * a character the encoding cannot hold 22021, an unsupported escape 22P05, bad text for a type,
+ * a number out of range...) and 54000 (a value too large for an index or a search vector). Input
+ * causes these, so they answer 400; only the rest of the database's failures are 503.
+ */
+export const isRefusedValue = (error: unknown): boolean => {
+  if (!isSqlError(error)) return false
+  const cause: unknown = Reflect.get(error as object, "cause")
+  const code: unknown = typeof cause === "object" && cause !== null ? Reflect.get(cause, "code") : undefined
+  return typeof code === "string" && (code.startsWith("22") || code === "54000")
+}
+
+/** An issue is cut at this length: the value it quotes is the caller's own, at any length (a 64 KiB title). */
+const maxIssueLength = 300
+
+const cut = (text: string) => (text.length > maxIssueLength ? `${text.slice(0, maxIssueLength)}…` : text)
+
 const describe = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
-  issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "request"}: ${issue.message}`).join("; ") ||
+  issues.slice(0, 5).map((issue) => cut(`${issue.path.length > 0 ? issue.path.join(".") : "request"}: ${issue.message}`)).join("; ") ||
   "The request does not match the operation's schema"
 
 /**
@@ -201,7 +219,64 @@ const decodeInputFast = (compiled: Compiled, raw: RawInput): Record<string, unkn
   return input
 }
 
-const decodeInput = (compiled: Compiled, raw: RawInput) =>
+/**
+ * Deepest nesting of arrays and objects an input may have. The deepest the spec allows is an
+ * automation condition (depth 6, a few levels more as JSON); 64 leaves room and stops a body of
+ * thousands of levels before any schema walks it (decoding and error formatting recurse).
+ */
+export const maxInputDepth = 64
+
+/**
+ * Characters no input string may hold: C0 controls but tab, line feed and carriage return
+ * (text fields take newlines and tabs), DEL, C1 controls, and lone surrogates (not Unicode; the
+ * database would store something else). NUL is what Postgres itself refuses (22021).
+ */
+const unsafeCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF]/u
+
+type InputProblem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
+
+const problemIn = (value: unknown, path: Array<PropertyKey>, depth: number): InputProblem | undefined => {
+  if (typeof value === "string") {
+    return unsafeCharacter.test(value) ? { path: [...path], message: "control characters (other than tab and newline) and lone surrogates are not allowed" } : undefined
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  if (depth >= maxInputDepth) return { path: [...path], message: `nested deeper than ${maxInputDepth} levels` }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i)
+      const problem = problemIn(value[i], path, depth + 1)
+      path.pop()
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+  for (const key of Object.keys(value)) {
+    path.push(key)
+    const problem = unsafeCharacter.test(key)
+      ? { path: [...path], message: "control characters are not allowed in a property name" }
+      : problemIn((value as Record<string, unknown>)[key], path, depth + 1)
+    path.pop()
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}
+
+/**
+ * Checked before any schema sees the input, for every operation and transport alike: nesting at
+ * most `maxInputDepth`, no control characters in any string or property name. A problem answers
+ * as a schema violation of that field would (the operation's own code, `invalid_request` otherwise).
+ */
+export const unsafeInputProblem = (raw: RawInput): InputProblem | undefined =>
+  problemIn(raw.path, [], 0) ?? problemIn(raw.urlParams, [], 0) ?? problemIn(raw.payload, [], 0)
+
+const decodeInput = (compiled: Compiled, raw: RawInput) => {
+  const problem = unsafeInputProblem(raw)
+  return problem !== undefined
+    ? Effect.fail(inputErrorOf(compiled.entry, [{ _tag: "Type", ...problem }], raw.payload))
+    : decodeSafeInput(compiled, raw)
+}
+
+const decodeSafeInput = (compiled: Compiled, raw: RawInput) =>
   Effect.gen(function*() {
     const input: Record<string, unknown> = {}
     if (compiled.decodePath !== undefined) input["path"] = yield* compiled.decodePath.general(raw.path ?? {})
@@ -310,7 +385,8 @@ const makeService = (
   /** Decoded, then run (after authorization). */
   const decodeAndRun = (operation: Compiled, actor: unknown, raw: RawInput, call: Call): Effect.Effect<unknown, unknown> => {
     const run = operation.implementation as (input: unknown, caller: unknown, call: Call) => Effect.Effect<unknown, unknown, unknown>
-    const input = decodeInputFast(operation, raw)
+    // The fast decoders never see an input the shared checks refuse (`unsafeInputProblem`).
+    const input = unsafeInputProblem(raw) === undefined ? decodeInputFast(operation, raw) : Unfit
     // Called while the call runs (inside authorization's continuation), never when it is described.
     if (input !== Unfit) return withServices(run(input, actor, call))
     return Effect.flatMap(decodeInput(operation, raw), (input) => withServices(run(input, actor, call)))
@@ -378,10 +454,25 @@ const makeService = (
   }
 }
 
+/** A database failure answered as `cls`: its cause goes to the log only, never to the body. */
+const databaseAnswer = (
+  cls: { readonly status: number; readonly code: string },
+  message: string,
+  logMessage: string,
+  cause: Cause.Cause<unknown>,
+  facts: Facts,
+  annotations: Readonly<Record<string, unknown>>
+): Effect.Effect<Answer> =>
+  Effect.logWarning(logMessage, cause).pipe(
+    Effect.annotateLogs(annotations),
+    Effect.as<Answer>({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
+  )
+
 /**
  * The answer for a failed call, the one mapping every transport uses (the registry for operations,
  * the HTTP host for its own routes and credential lookups): a domain error is its own status and
- * code; a database failure, whether failed or died with, 503 `unavailable`; anything else a defect,
+ * code; a value the database refuses (`isRefusedValue`) 400 `invalid_request`; any other database
+ * failure, whether failed or died with, 503 `unavailable`; anything else a defect,
  * 500 with a correlation id the log line carries too. Never a stack or SQL in the body.
  */
 export const answerOfCause = (
@@ -398,16 +489,12 @@ export const answerOfCause = (
       return Effect.succeed({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
     }
   }
-  if (isSqlError(Option.getOrElse(failure, () => Cause.squash(cause)))) {
-    return Effect.logWarning("database unavailable", cause).pipe(
-      Effect.annotateLogs(annotations),
-      Effect.as<Answer>({
-        status: ServiceUnavailable.status,
-        body: envelope(ServiceUnavailable, "The service is temporarily unavailable"),
-        facts,
-        errorCode: ServiceUnavailable.code
-      })
-    )
+  const sqlFailure = Option.getOrElse(failure, () => Cause.squash(cause))
+  if (isRefusedValue(sqlFailure)) {
+    return databaseAnswer(InvalidRequest, "A value of the request cannot be stored", "the database refused a value of the request", cause, facts, annotations)
+  }
+  if (isSqlError(sqlFailure)) {
+    return databaseAnswer(ServiceUnavailable, "The service is temporarily unavailable", "database unavailable", cause, facts, annotations)
   }
   const correlationId = randomUUID()
   return Effect.logError("unexpected failure", cause).pipe(

@@ -75,6 +75,14 @@ describe("webhook URLs", () => {
     }
   })
 
+  it("refuse a loopback name with a trailing dot, in any case (localhost. is localhost)", () => {
+    for (const url of ["https://localhost./", "https://LOCALHOST./hook", "https://LocalHost../", "https://api.localhost./", "https://127.0.0.1./", "https://intranet./"]) {
+      expect(problem(url), url).toBe(true)
+    }
+    expect(problem("https://example.com./")).toBe(false)
+    expect(problem("http://localhost.:9000/", on)).toBe(false)
+  })
+
   it("allow http:// loopback receivers only with BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK, and still no private ones", () => {
     expect(normalizeWebhookUrl("http://127.0.0.1:9000/hook", on)).toEqual(Either.right("http://127.0.0.1:9000/hook"))
     expect(problem("http://localhost:9000/", on)).toBe(false)

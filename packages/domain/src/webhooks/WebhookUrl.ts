@@ -21,7 +21,8 @@ export const normalizeWebhookUrl = (input: string, policy: WebhookUrlPolicy): Ei
   const url = new URL(input)
   if (url.username !== "" || url.password !== "") return Either.left("url: credentials are not allowed in a webhook URL")
   if (input.includes("#")) return Either.left("url: a webhook URL has no fragment")
-  const host = url.hostname.toLowerCase()
+  // A trailing dot names the same host (`localhost.` is `localhost`): checked without it.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, "")
   const literal = ipBytes(host) !== undefined
   const loopback = literal ? isLoopbackAddress(host.replace(/^\[|\]$/g, "")) : loopbackNames(host)
   if (url.protocol === "http:") {

@@ -79,7 +79,7 @@ const readAll = async (who: SignedIn, query: string, limit = 100) => {
 const updateProfile = async (who: SignedIn, revision: number, name: string) => {
   const response = await fetch(`${host.url}/api/v1/commands/profiles.update`, {
     method: "POST",
-    headers: { "content-type": "application/json", cookie: who.cookie },
+    headers: { "content-type": "application/json", cookie: who.cookie, origin },
     body: JSON.stringify({
       requestUuid: crypto.randomUUID(),
       expectedRevision: revision,

@@ -46,7 +46,8 @@ interface FileBody {
 const call = (method: string, path: string, body?: unknown, cookie?: string) =>
   fetch(`${host.url}${path}`, {
     method,
-    headers: { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie }) },
+    // The service's own pages send their Origin with the cookie (a change without it is refused).
+    headers: { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie, origin }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
 

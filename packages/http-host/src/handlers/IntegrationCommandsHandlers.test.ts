@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
 import type { Browser, BrowserContext } from "playwright-core"
-import { launchChromium } from "../../../../testing/browser.js"
+import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningHost } from "../testing.js"
 import { startTestService, type TestService } from "../testService.js"
@@ -34,14 +34,7 @@ const signInBrowser = async (): Promise<Owner> => {
   const email = `owner-${randomUUID()}@example.com`
   const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
   const tab = await context.newPage()
-  await tab.goto(`${origin}/sign-in?lang=en`)
-  await tab.getByLabel("Email", { exact: true }).fill(email)
-  await tab.getByRole("button", { name: "Send me a code" }).click()
-  await tab.getByLabel("Code from the email (6 digits)").waitFor()
-  const { rows } = await db.query<{ text_body: string }>("SELECT text_body FROM development_mailbox WHERE to_address = $1", [email])
-  await tab.getByLabel("Code from the email (6 digits)").fill(rows[0]!.text_body.match(/\b(\d{6})\b/)![1]!)
-  await tab.getByRole("button", { name: "Sign in", exact: true }).click()
-  await tab.waitForURL(`${origin}/account`)
+  await signInThroughPage(tab, { origin, db, email })
   await tab.close()
   const session = (await context.cookies()).find((c) => c.name === "__Host-birzha_session")!
   return { context, cookie: `${session.name}=${session.value}` }

@@ -60,7 +60,8 @@ type Json = Record<string, any>
 const call = async (method: string, path: string, who?: SignedIn, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${host.url}${path}`, {
     method,
-    headers: { "content-type": "application/json", ...(who === undefined ? {} : { cookie: who.cookie }), ...headers },
+    // The service's own pages send their Origin with the cookie (a change without it is refused).
+    headers: { "content-type": "application/json", ...(who === undefined ? {} : { cookie: who.cookie, origin }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const text = await response.text()
@@ -149,7 +150,7 @@ describe("the webhook endpoint state table", () => {
     await emit(owner)
 
     // Approval: only from the service's origin, for the exact URL at the current revision.
-    expect((await call("POST", `/api/v1/webhook-endpoints/${endpoint["uuid"]}/approve`, owner, { url: r.url, expectedRevision: 1 })).status).toBe(403)
+    expect((await call("POST", `/api/v1/webhook-endpoints/${endpoint["uuid"]}/approve`, owner, { url: r.url, expectedRevision: 1 }, { origin: "https://evil.example" })).status).toBe(403)
     const otherUrl = await approve(owner, endpoint, { url: r.url + "x", expectedRevision: 1 })
     expect(otherUrl.status).toBe(409)
     expect(otherUrl.body["error"]["code"]).toBe("invalid_state")

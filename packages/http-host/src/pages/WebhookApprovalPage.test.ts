@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
 import type { Browser } from "playwright-core"
-import { launchChromium } from "../../../../testing/browser.js"
+import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { type RunningHost } from "../testing.js"
@@ -27,7 +27,7 @@ afterAll(async () => {
 const create = async (who: SignedIn, url: string) => {
   const response = await fetch(`${host.url}/api/v1/webhook-endpoints`, {
     method: "POST",
-    headers: { "content-type": "application/json", cookie: who.cookie },
+    headers: { "content-type": "application/json", cookie: who.cookie, origin },
     body: JSON.stringify({ requestUuid: randomUUID(), url, eventTypes: ["publication.*"], payloadMode: "current" })
   })
   expect(response.status).toBe(200)
@@ -87,14 +87,7 @@ describe("the webhook approval page", () => {
     const email = `webhook.page.${Date.now()}@example.com`
     const context = await browser.newContext()
     const tab = await context.newPage()
-    await tab.goto(`${origin}/sign-in?lang=en`)
-    await tab.getByLabel("Email", { exact: true }).fill(email)
-    await tab.getByRole("button", { name: "Send me a code" }).click()
-    await tab.getByLabel("Code from the email (6 digits)").waitFor()
-    const { rows } = await db.query<{ text_body: string }>("SELECT text_body FROM development_mailbox WHERE to_address = $1", [email])
-    await tab.getByLabel("Code from the email (6 digits)").fill(rows[0]!.text_body.match(/\b(\d{6})\b/)![1]!)
-    await tab.getByRole("button", { name: "Sign in", exact: true }).click()
-    await tab.waitForURL(`${origin}/account`)
+    await signInThroughPage(tab, { origin, db, email })
     const session = (await context.cookies()).find((c) => c.name === "__Host-birzha_session")!
     const owner = { email, cookie: `${session.name}=${session.value}`, accountUuid: "", profileUuid: "" }
     const endpoint = await create(owner, "https://receiver.example.org/birzha")
