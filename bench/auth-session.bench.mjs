@@ -49,6 +49,7 @@ export const run = async (ctx) => {
     entry: join(libDir, "bare-session-server.mjs"),
     args: [String(port), "127.0.0.1", database.url, cookieName, headersFile],
     env: { BENCH_SERVER_SECRET: secret },
+    nodeOptions: ctx.profileNodeOptions,
     port,
     readyPath: "/__ready",
     readyTimeoutMs: 10_000,
@@ -56,6 +57,7 @@ export const run = async (ctx) => {
     core: ctx.serverCore
   })
   ctx.defer(() => baseline.stop())
+  baseline.profiled = ctx.profileNodeOptions.length > 0
   const check = await get(baseline.url + PATH, { headers })
   if (check.status !== 200) {
     throw new Error(

@@ -30,7 +30,7 @@ options:
   --pipelining=N               requests in flight per connection (default 1)
   --host-node-options="..."    extra node flags for the host process
                                (also BENCH_HOST_NODE_OPTIONS)
-  --cpu-prof                   profile the host: adds --cpu-prof --cpu-prof-dir=.bench/profiles/<time>
+  --cpu-prof                   profile the host (and the baselines that support it): adds --cpu-prof --cpu-prof-dir=.bench/profiles/<time>
   --keep                       keep the work directory (host logs, data dir)
   --pin / --no-pin             pin servers to core 0 and the load generator to core 1 with taskset
                                for every benchmark / none (default: the benchmarks that ask for it:
@@ -208,6 +208,8 @@ const makeContext = (options, workDir, profileDir, pinned) => {
     machine,
     pinned,
     serverCore: core,
+    /** Node flags for a baseline server: with --cpu-prof, the baselines are profiled as the host is. */
+    profileNodeOptions: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     /** Prints the headline: server CPU per request baseline/host against the target. */
     cpuVerdict: (args) => cpuVerdict({ log, ...args }),
 
@@ -282,7 +284,7 @@ const makeContext = (options, workDir, profileDir, pinned) => {
         log,
         ...args
       })
-      if (profileDir && args.server?.isHost) {
+      if (profileDir && (args.server?.isHost || args.server?.profiled)) {
         // The profile covers the host's whole life (start-up included); this is the measured run alone.
         log(
           `  ${row.label}: profile of the measured run: node bench/lib/profile-summary.mjs ${displayPath(profileDir)}` +

@@ -73,7 +73,7 @@ export const startBarePgServer = async (ctx, databaseUrl, nodeOptions = []) => {
     label: "bare-pg",
     entry: join(libDir, "bare-pg-server.mjs"),
     args: [String(port), "127.0.0.1", databaseUrl],
-    nodeOptions,
+    nodeOptions: [...nodeOptions, ...ctx.profileNodeOptions],
     port,
     readyPath: "/__ready",
     readyTimeoutMs: 10_000,
@@ -81,6 +81,7 @@ export const startBarePgServer = async (ctx, databaseUrl, nodeOptions = []) => {
     core: ctx.serverCore
   })
   ctx.defer(() => handle.stop())
+  handle.profiled = ctx.profileNodeOptions.length > 0
   return handle
 }
 

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
+import { makePooledRead } from "../store/PooledReads.js"
 import { rowDecoder } from "../store/Rows.js"
 
 /** `sessions`: the one module that reads and writes it. Only the token's keyed hash is stored. */
@@ -58,16 +59,22 @@ const actorFrom = `s.uuid AS session_uuid, s.expires_at, a.uuid AS account_uuid,
 const firstActor = (rows: ReadonlyArray<unknown>): Effect.Effect<Option.Option<SessionActorRow>> =>
   rows.length === 0 ? Effect.succeedNone : Effect.asSome(decodeActorRow(rows[0]))
 
+const byTokenHash = `SELECT ${actorFrom}
+      WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`
+
 /**
  * One exact statement per call (no cache: a session revoked or expired a moment ago is refused
  * at once), written out rather than composed from fragments: it runs on every authenticated request.
  */
 export const actorByTokenHash = (sql: SqlClient.SqlClient, tokenHash: string): Effect.Effect<Option.Option<SessionActorRow>, SqlError> =>
-  Effect.flatMap(
-    sql`SELECT ${sql.literal(actorFrom)}
-      WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > now()`,
-    firstActor
-  )
+  Effect.flatMap(sql.unsafe(byTokenHash, [tokenHash]), firstActor)
+
+/** `actorByTokenHash` through the pooled read of `PooledReads`, resolved once for the authentication of every request. */
+export const makeActorByTokenHash: Effect.Effect<
+  (tokenHash: string) => Effect.Effect<Option.Option<SessionActorRow>, SqlError>,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(makePooledRead, (read) => (tokenHash) => Effect.flatMap(read(byTokenHash, [tokenHash]), firstActor))
 
 export const actorBySessionUuid = (sql: SqlClient.SqlClient, sessionUuid: string): Effect.Effect<Option.Option<SessionActorRow>, SqlError> =>
   Effect.flatMap(

@@ -8,6 +8,7 @@ import { keyedHash, ServerSecret } from "./ServerSecret.js"
 import {
   actorBySessionUuid,
   actorByTokenHash,
+  makeActorByTokenHash,
   insertSession,
   revokeBySessionUuid,
   revokeByTokenHash,
@@ -68,8 +69,13 @@ export const makeSessionLookup: Effect.Effect<
   never,
   SqlClient.SqlClient | ServerSecret
 > = Effect.map(
-  Effect.all([SqlClient.SqlClient, ServerSecret]),
-  ([sql, secret]) => (token) => lookupToken(sql, secret, token)
+  Effect.all([makeActorByTokenHash, ServerSecret]),
+  ([byHash, secret]) => (token) =>
+    Effect.suspend(() => {
+      const raw = Redacted.value(token)
+      if (raw.length === 0 || raw.length > 200) return Effect.succeed(Option.none<SessionActor>())
+      return Effect.map(byHash(keyedHash(secret, purpose, raw)), Option.map(toActor))
+    })
 )
 
 /** The actor of a session by its uuid (after a change of profile in the same request). */

@@ -6,7 +6,8 @@ import { publicView, type ProfileRow, profileColumns } from "../profiles/Profile
 import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
-import { findPublicPublication, listPublicPublications, type PublicRow } from "./PublicationRepository.js"
+import type { PooledRead } from "../store/PooledReads.js"
+import { findPublicPublication, findPublicPublicationWith, listPublicPublications, type PublicRow } from "./PublicationRepository.js"
 
 /** The spec's Publication: approved data only; `draft` equals `approved`, no history, no reason. */
 const publication = (row: PublicRow): Publication => ({
@@ -60,6 +61,12 @@ const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undef
 
 export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>
   Effect.map(findPublicPublication(uuid), Option.map(publication))
+
+/** `getPublication` through a pooled read (`makePooledRead`), for the operation every public page calls. */
+export const getPublicationWith = (read: PooledRead) => {
+  const find = findPublicPublicationWith(read)
+  return (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError> => Effect.map(find(uuid), Option.map(publication))
+}
 
 export interface PublicationQuery {
   readonly q?: string | undefined

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import type { CursorPosition } from "../store/Cursor.js"
+import type { PooledRead } from "../store/PooledReads.js"
 import { JsonObject, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import { PublicationKind, PublicationStatus } from "./Publication.js"
 import { publicationsJoin, publiclyVisible } from "./Visibility.js"
@@ -148,16 +149,18 @@ const publicColumns = selectList(PublicRow, "p", {
 })
 const decodePublicRows = rowsDecoder(PublicRow)
 
+const publicByUuid = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE p.uuid = $1 AND ${publiclyVisible}`
+
+const firstPublic = (rows: ReadonlyArray<unknown>): Effect.Effect<Option.Option<PublicRow>> =>
+  Effect.map(decodePublicRows(rows), (decoded) => Option.fromNullable(decoded[0]))
+
 /** A public publication by uuid. */
 export const findPublicPublication = (uuid: string): Effect.Effect<Option.Option<PublicRow>, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* decodePublicRows(
-      yield* sql`SELECT ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
-        WHERE p.uuid = ${uuid} AND ${sql.literal(publiclyVisible)}`
-    )
-    return Option.fromNullable(rows[0])
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.flatMap(sql.unsafe(publicByUuid, [uuid]), firstPublic))
+
+/** `findPublicPublication` through a pooled read (`makePooledRead`): the public page of every publication runs it. */
+export const findPublicPublicationWith = (read: PooledRead) => (uuid: string): Effect.Effect<Option.Option<PublicRow>, SqlError> =>
+  Effect.flatMap(read(publicByUuid, [uuid]), firstPublic)
 
 type Fragment = ReturnType<SqlClient.SqlClient["and"]>
 

@@ -18,7 +18,8 @@ import {
   type SaveError,
   type SaveInput
 } from "./Publications.js"
-import { getCatalog, getPublication, listProfiles, listPublications } from "./PublicReads.js"
+import { makePooledRead } from "../store/PooledReads.js"
+import { getCatalog, getPublicationWith, listProfiles, listPublications } from "./PublicReads.js"
 
 /**
  * The owner operations of a kind by their short names, over the kind's domain commands: typed in
@@ -102,7 +103,10 @@ const sharedBuild = <A, E>(build: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   })
 }
 
-const PublicOperations = implementWith(PublicApi, Effect.context<SqlClient.SqlClient>())((context) => {
+const PublicOperations = implementWith(
+  PublicApi,
+  Effect.all([Effect.context<SqlClient.SqlClient>(), Effect.map(makePooledRead, getPublicationWith)])
+)(([context, getPublication]) => {
   // The JSON the transport would send for the declared schema, built once per wave of readers.
   const catalogJson = sharedBuild(
     getCatalog.pipe(

@@ -1,4 +1,5 @@
 export * from "./Idempotency.js"
 export * from "./Migrations.js"
 export * from "./Outbox.js"
+export * from "./PooledReads.js"
 export * from "./Revision.js"

@@ -43,9 +43,9 @@ const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =
   )
 
 const serverClient = (url: Redacted.Redacted<string>) =>
-  PgClient.fromPool({
+  Effect.gen(function*() {
     // A lazy pool: the host starts while the server is down and answers readyz 503 until it is up.
-    acquire: Effect.acquireRelease(
+    const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new Pg.Pool({
           // Parameterised statements are prepared per connection: Postgres plans them once (see PreparingClient).
@@ -61,8 +61,10 @@ const serverClient = (url: Redacted.Redacted<string>) =>
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(2)))
-    ),
-    applicationName: "birzha"
+    )
+    const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "birzha" })
+    // The per-request reads before any transaction go to the pool directly (PooledReads).
+    return { sql, pooled: Store.pooledReadsOf(pool) }
   })
 
 /**
@@ -77,9 +79,8 @@ export const DatabaseLive = Layer.unwrapEffect(
         const embedded = Option.isNone(settings.url)
         const dataDir = resolve(settings.dataDir, "pgdata")
         if (embedded) mkdirSync(dataDir, { recursive: true })
-        const sql: SqlClient.SqlClient = Option.isSome(settings.url)
-          ? yield* serverClient(settings.url.value)
-          : yield* makePgliteClient(dataDir)
+        const server = Option.isSome(settings.url) ? yield* serverClient(settings.url.value) : undefined
+        const sql: SqlClient.SqlClient = server !== undefined ? server.sql : yield* makePgliteClient(dataDir)
         const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
         // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
         // the grants of the previous start (another host may have applied the migrations already).
@@ -88,13 +89,18 @@ export const DatabaseLive = Layer.unwrapEffect(
           database: report.database,
           migrations: report.migrations && done
         }))
-        return Context.make(SqlClient.SqlClient, sql).pipe(
+        const context = Context.make(SqlClient.SqlClient, sql).pipe(
           Context.add(Database, {
             mode: embedded ? "embedded" : "server",
             location,
             readiness,
             markStarted: Ref.set(started, true)
           })
+        )
+        return Context.add(
+          context,
+          Store.PooledReads,
+          server?.pooled ?? { query: (text, values) => sql.unsafe<object>(text, values as Array<unknown>) }
         )
       })
     ).pipe(Layer.provide(Reactivity.layer))
