@@ -25,6 +25,8 @@ const RELATIONS = Math.round(1_000_000 * SCALE)
 const THREADS = Math.round(500_000 * SCALE)
 const MESSAGES_PER_THREAD = 10
 const SENDERS = 100
+// A change made with the session cookie must come from the service's own pages (issue 12).
+const ORIGIN = "http://birzha.bench.test"
 
 const profileUuid = (i) => `md5('p' || ${i})::uuid`
 const sessionFor = async (client, index) => {
@@ -100,7 +102,7 @@ export const run = async (ctx) => {
   const { log, options } = ctx
   log(`  scale ${SCALE}: ${PROFILES} profiles, ${RELATIONS} relations, ${THREADS} threads, ${THREADS * MESSAGES_PER_THREAD} messages`)
   const database = await benchDatabase(ctx, "relations")
-  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_SECRET: SECRET } })
+  const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_SECRET: SECRET, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
   const t0 = Date.now()
   const seeded = await withClient(database.url, async (client) => {
     await generate(client, log)
@@ -174,7 +176,7 @@ export const run = async (ctx) => {
       const sender = seeded.senders[Math.floor(Math.random() * seeded.senders.length)]
       return {
         ...req,
-        headers: { ...req.headers, cookie: sender.cookie, "content-type": "application/json" },
+        headers: { ...req.headers, cookie: sender.cookie, origin: ORIGIN, "content-type": "application/json" },
         body: JSON.stringify({ requestUuid: randomUUID(), threadUuid: sender.thread, body: "Добрый день! Отправляю обновлённый файл." })
       }
     }
@@ -182,7 +184,7 @@ export const run = async (ctx) => {
   // One first, so that a refusal is reported as such rather than as a failed measurement.
   const probe = await fetch(`${host.url}/api/v1/commands/messages.send`, {
     method: "POST",
-    headers: { cookie: seeded.senders[0].cookie, "content-type": "application/json" },
+    headers: { cookie: seeded.senders[0].cookie, origin: ORIGIN, "content-type": "application/json" },
     body: JSON.stringify({ requestUuid: randomUUID(), threadUuid: seeded.senders[0].thread, body: "Проверка" })
   })
   if (probe.status !== 200) throw new Error(`messages.send answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`)

@@ -49,6 +49,34 @@ export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | 
     }
   })
 
+/**
+ * `checkWindow` and `recordHit` in one statement: the event is counted only when the window has
+ * room. The caller holds the subject's lock (`lockSubject`, an earlier statement: this one's
+ * snapshot then sees every hit committed before it), as for `checkWindow`.
+ */
+export const countInWindow = (window: Window): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ hits: number; oldest_wait: number | null }>`
+      WITH recent AS (
+        SELECT at FROM rate_limit_hits
+        WHERE bucket = ${window.bucket} AND subject = ${window.subject}
+          AND at > clock_timestamp() - make_interval(secs => ${window.seconds})
+        ORDER BY at DESC LIMIT ${window.limit}
+      ), counted AS (
+        SELECT count(*)::int AS hits,
+          ceil(extract(epoch FROM (min(at) + make_interval(secs => ${window.seconds}) - clock_timestamp())))::int AS oldest_wait
+        FROM recent
+      ), hit AS (
+        INSERT INTO rate_limit_hits (bucket, subject, at)
+        SELECT ${window.bucket}, ${window.subject}, clock_timestamp() FROM counted WHERE hits < ${window.limit}
+      )
+      SELECT hits, oldest_wait FROM counted`
+    if (row !== undefined && row.hits >= window.limit) {
+      return yield* new LimitReached({ retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1), message: window.message })
+    }
+  })
+
 /** One counted event, as `forgetHits` needs it to take the count back. */
 export interface Hit {
   readonly bucket: string

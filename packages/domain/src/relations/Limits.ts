@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { checkWindow, type LimitReached, lockSubject, recordHit, type Window } from "../auth/RateLimit.js"
+import { countInWindow, type LimitReached, lockSubject, type Window } from "../auth/RateLimit.js"
 import { haveRelation } from "./RelationRepository.js"
 import { haveThread } from "../threads/ThreadRepository.js"
 
@@ -30,8 +30,7 @@ export const countLimit = (
 ): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     yield* lockSubject(`${limit.bucket}:${profileUuid}`)
-    yield* checkWindow({ ...limit, subject: profileUuid })
-    yield* recordHit(limit.bucket, profileUuid)
+    yield* countInWindow({ ...limit, subject: profileUuid })
   })
 
 /** Counts a new contact when the two profiles have no relation and no thread yet. */

@@ -173,15 +173,21 @@ export const insertMessage = (message: {
 }): Effect.Effect<MessageRow, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function*() {
-      const [inserted] = yield* sql`INSERT INTO messages (thread_uuid, author_profile_uuid, body, refs)
-        VALUES (${message.threadUuid}, ${message.authorProfileUuid}, ${message.body}, ${JSON.stringify(message.references)}::jsonb)
-        RETURNING ${sql.literal(selectList(MessageRow, undefined, { seq: "seq::text" }))}`
-      const row = yield* decodeMessage(inserted)
-      yield* sql`UPDATE threads SET revision = revision + 1, last_message_at = ${row.created_at} WHERE uuid = ${message.threadUuid}`
-      yield* sql`UPDATE thread_participants SET last_message_at = ${row.created_at},
-          last_read_seq = CASE WHEN profile_uuid = ${message.authorProfileUuid} THEN ${row.seq}::bigint ELSE last_read_seq END
-        WHERE thread_uuid = ${message.threadUuid}`
-      return row
+      // One statement (one round trip on the send path): the message, then the thread and both
+      // participants from its RETURNING row.
+      const [inserted] = yield* sql`WITH m AS (
+          INSERT INTO messages (thread_uuid, author_profile_uuid, body, refs)
+          VALUES (${message.threadUuid}, ${message.authorProfileUuid}, ${message.body}, ${JSON.stringify(message.references)}::jsonb)
+          RETURNING *
+        ), thread AS (
+          UPDATE threads SET revision = revision + 1, last_message_at = (SELECT created_at FROM m) WHERE uuid = ${message.threadUuid}
+        ), participants AS (
+          UPDATE thread_participants SET last_message_at = (SELECT created_at FROM m),
+            last_read_seq = CASE WHEN profile_uuid = ${message.authorProfileUuid} THEN (SELECT seq FROM m) ELSE last_read_seq END
+          WHERE thread_uuid = ${message.threadUuid}
+        )
+        SELECT ${sql.literal(selectList(MessageRow, undefined, { seq: "seq::text" }))} FROM m`
+      return yield* decodeMessage(inserted)
     }))
 
 /** A page of a thread's messages, oldest first, after `afterSeq`. */
