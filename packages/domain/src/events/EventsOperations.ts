@@ -1,17 +1,18 @@
 import { Effect, Option } from "effect"
 import { NotFound } from "../api/ApiError.js"
-import { EventsApi } from "../api/EventsApi.js"
-import { implement } from "../operations/Implementation.js"
-import { eventCatalog } from "./EventCatalog.js"
+import { EventsApi, EventTypeList } from "../api/EventsApi.js"
+import { encodedOnce, implement } from "../operations/Implementation.js"
+import { EventCatalog, eventCatalog } from "./EventCatalog.js"
 import { getEvent, listEvents } from "./EventLog.js"
 import { eventTypes } from "./EventType.js"
 
-const typeList = { types: eventTypes }
+const typeList = encodedOnce(EventTypeList, { types: eventTypes })
+const catalog = encodedOnce(EventCatalog, eventCatalog)
 
 export const EventsOperations = implement(EventsApi)({
   "events.types": () => Effect.succeed(typeList),
   "events.types_legacy": () => Effect.succeed(typeList),
-  "events.catalog": () => Effect.succeed(eventCatalog),
+  "events.catalog": () => Effect.succeed(catalog),
   "events.list": ({ urlParams }, actor) => listEvents(actor, urlParams),
   "events.get": ({ path }, actor) =>
     Effect.flatMap(getEvent(actor, path.uuid), Option.match({

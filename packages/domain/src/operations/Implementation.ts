@@ -1,6 +1,6 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidRequest, ServiceUnavailable } from "../api/ApiError.js"
 import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../api/Authentication.js"
 
@@ -27,6 +27,14 @@ export type CallerOf<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = OperatorAc
 export class EncodedJson {
   constructor(readonly json: string) {}
 }
+
+/**
+ * A constant answer encoded once, at start, with the operation's declared success schema (which
+ * stays its allowlist): every call sends the same text instead of encoding and serialising the
+ * same value again (`events.types` is read by every client at start).
+ */
+export const encodedOnce = <A, I>(schema: Schema.Schema<A, I>, value: A): EncodedJson =>
+  new EncodedJson(JSON.stringify(Schema.encodeSync(schema)(value)))
 
 /** Errors any implementation may fail with beside its declared ones; the registry answers them (a `SqlError` is 503). */
 export type CommonFailure = SqlError | InvalidRequest | ServiceUnavailable
