@@ -313,3 +313,112 @@ describe("double-blind reviews", () => {
     expect(codeOf(await post("reviews.reply", b, { reviewUuid: randomUUID(), body: "x" }))).toBe("not_found")
   })
 })
+
+describe("moderation of complaints and reviews", () => {
+  const moderator = async () => {
+    const actor = await m.profile()
+    await m.sql("INSERT INTO moderators (email, source) VALUES ($1, 'cli')", actor.email.toLowerCase())
+    return actor
+  }
+
+  it("upholds a complaint about a relation with remove_review: the review leaves public reads, events reach the right audiences, restore brings it back", async () => {
+    const mod = await moderator()
+    const customer = await m.profile({ public: true, name: "Клиент" })
+    const specialist = await m.profile({ public: true, name: "Исполнитель" })
+    const deal = await completedDeal(customer, specialist)
+    const insult = bodyOf<ReviewView>(await post("reviews.create", customer, { relationUuid: deal, rating: 1, body: "Оскорбление" }))
+    await post("reviews.create", specialist, { relationUuid: deal, rating: 5 })
+    expect(bodyOf<PublicReviews>(await get("reviews.list_public", undefined, { profileUuid: specialist.profileUuid })).summary.reviewCount).toBe(1)
+
+    const complaint = bodyOf<ComplaintView>(await post("complaints.create", specialist, { subjectKind: "relation", subjectUuid: deal, body: "Отзыв оскорбителен" }))
+    expect(codeOf(await get("moderation.complaints.queue", specialist))).toBe("forbidden")
+    const queue = bodyOf<{ items: Array<{ uuid: string; subjectSnapshot: Record<string, unknown>; reviews?: Array<{ uuid: string }> }> }>(
+      await get("moderation.complaints.queue", mod, { subjectKind: "relation", limit: "100" })
+    )
+    const item = queue.items.find((entry) => entry.uuid === complaint.uuid)!
+    expect(item.subjectSnapshot).toMatchObject({ kind: "relation", relationKind: "deal", status: "completed" })
+    expect(item.reviews?.map((review) => review.uuid)).toContain(insult.uuid)
+    const audited = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM moderation_audit WHERE complaint_uuid = $1", complaint.uuid)
+    expect(audited[0]!.n).toBeGreaterThanOrEqual(1)
+
+    const decide = (payload: Record<string, unknown>) => post("moderation.complaints.decide", mod, { complaintUuid: complaint.uuid, expectedRevision: 1, ...payload })
+    expect(codeOf(await decide({ decision: "uphold", action: "unpublish", reason: "x" }))).toBe("invalid_request")
+    expect(codeOf(await decide({ decision: "uphold", action: "remove_review", reason: "x" }))).toBe("invalid_request")
+    expect(codeOf(await decide({ decision: "dismiss", action: "remove_review", reviewUuid: insult.uuid, reason: "x" }))).toBe("invalid_request")
+    expect(codeOf(await decide({ decision: "uphold", action: "remove_review", reviewUuid: insult.uuid, reason: "" }))).toBe("invalid_request")
+    expect(codeOf(await decide({ decision: "uphold", action: "remove_review", reviewUuid: insult.uuid, reason: "x", expectedRevision: 2 }))).toBe("revision_conflict")
+    expect(codeOf(await post("moderation.complaints.decide", specialist, { complaintUuid: complaint.uuid, expectedRevision: 1, decision: "dismiss", reason: "x" }))).toBe("forbidden")
+    expect(await m.sql("SELECT 1 FROM complaints WHERE uuid = $1 AND status = 'open'", complaint.uuid)).toHaveLength(1)
+
+    const decided = await decide({ decision: "uphold", action: "remove_review", reviewUuid: insult.uuid, reason: "Оскорбления запрещены" })
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200)
+    expect(bodyOf<{ complaint: ComplaintView }>(decided).complaint).toMatchObject({
+      status: "upheld",
+      decision: { decision: "uphold", action: "remove_review", reason: "Оскорбления запрещены" }
+    })
+    const publicAfter = bodyOf<PublicReviews>(await get("reviews.list_public", undefined, { profileUuid: specialist.profileUuid }))
+    expect(publicAfter.items).toEqual([])
+    expect(publicAfter.summary.reviewCount).toBe(0)
+    // The author and the subject still see it, removed, with the reason.
+    expect(bodyOf<ReviewPage>(await get("reviews.list_own", specialist)).items[0]).toMatchObject({
+      uuid: insult.uuid,
+      status: "removed",
+      moderationReason: "Оскорбления запрещены"
+    })
+    expect(bodyOf<ComplaintView>(await get("complaints.get", specialist, { complaintUuid: complaint.uuid })).status).toBe("upheld")
+    const complaintEvents = await eventsOf(complaint.uuid)
+    expect(complaintEvents.map((event) => [event.type, event.data["status"], event.context])).toEqual([
+      ["complaint.created", "open", { profileUuid: specialist.profileUuid }],
+      ["complaint.moderated", "upheld", { audience: [specialist.profileUuid], moderation: "uphold" }]
+    ])
+    const removal = (await eventsOf(insult.uuid)).at(-1)!
+    expect([removal.type, removal.data["status"], removal.context["profileUuid"], removal.context["audience"]]).toEqual([
+      "review.moderated",
+      "removed",
+      undefined,
+      [customer.profileUuid, specialist.profileUuid]
+    ])
+    // Deciding again: the complaint is no longer open.
+    expect(codeOf(await decide({ decision: "dismiss", reason: "x", expectedRevision: 2 }))).toBe("invalid_state")
+
+    const [row] = await m.sql<{ revision: number }>("SELECT revision FROM reviews WHERE uuid = $1", insult.uuid)
+    const restored = await post("moderation.reviews.decide", mod, { reviewUuid: insult.uuid, expectedRevision: row!.revision, decision: "restore", reason: "Пересмотрено" })
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200)
+    expect(bodyOf<PublicReviews>(await get("reviews.list_public", undefined, { profileUuid: specialist.profileUuid })).summary.reviewCount).toBe(1)
+    expect(codeOf(await post("moderation.reviews.decide", mod, { reviewUuid: insult.uuid, expectedRevision: row!.revision + 1, decision: "restore", reason: "x" })))
+      .toBe("invalid_state")
+    const listed = bodyOf<{ items: Array<{ uuid: string; openComplaints: number }> }>(
+      await get("moderation.reviews.list", mod, { profileUuid: specialist.profileUuid })
+    )
+    expect(listed.items.map((review) => review.uuid)).toContain(insult.uuid)
+  })
+
+  it("upholds with unpublish: every open complaint on the publication is decided and it leaves public view", async () => {
+    const mod = await moderator()
+    const owner = await m.profile({ public: true })
+    const publication = await m.publication(owner, "service", { title: "Подозрительная услуга" })
+    const first = bodyOf<ComplaintView>(await post("complaints.create", a, { subjectKind: "publication", subjectUuid: publication, body: "Обман" }))
+    const second = bodyOf<ComplaintView>(await post("complaints.create", b, { subjectKind: "publication", subjectUuid: publication, body: "Тоже обман" }))
+    const queue = bodyOf<{ items: Array<{ uuid: string; otherOpenComplaints: Array<{ uuid: string }> }> }>(
+      await get("moderation.complaints.queue", mod, { subjectKind: "publication", limit: "100" })
+    )
+    expect(queue.items.find((item) => item.uuid === first.uuid)!.otherOpenComplaints.map((other) => other.uuid)).toEqual([second.uuid])
+    const decided = await post("moderation.complaints.decide", mod, {
+      complaintUuid: first.uuid,
+      expectedRevision: 1,
+      decision: "uphold",
+      action: "unpublish",
+      reason: "Мошенническая услуга"
+    })
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200)
+    expect(bodyOf<{ alsoDecided: Array<string> }>(decided).alsoDecided).toEqual([second.uuid])
+    expect(bodyOf<ComplaintView>(await get("complaints.get", b, { complaintUuid: second.uuid })).status).toBe("upheld")
+    const [row] = await m.sql<{ status: string; approved: unknown }>("SELECT status, approved FROM publications WHERE uuid = $1", publication)
+    expect(row).toEqual({ status: "returned", approved: null })
+    expect(codeOf(await post("favorites.set", c, { entityKind: "publication", entityUuid: publication }))).toBe("not_found")
+    const events = await m.sql<{ type: string; data: Record<string, unknown> }>(
+      "SELECT type, data FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY append_order", publication
+    )
+    expect(events.map((event) => [event.type, event.data["status"]])).toEqual([["publication.moderated", "returned"]])
+  })
+})
