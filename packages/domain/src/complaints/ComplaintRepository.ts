@@ -111,3 +111,10 @@ export const openCountsOnRelations = (relations: ReadonlyArray<string>) =>
       WHERE subject_kind = 'relation' AND ${sql.in("subject_uuid", relations)} AND status = 'open' GROUP BY subject_uuid`.pipe(
       Effect.map((rows) => new Map(rows.map((row) => [row.subject_uuid, row.n])))
     ))
+
+/** A complaint's status and revision (the CLI decides at the revision it read). */
+export const complaintStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ status: string; revision: number }>`SELECT status, revision FROM complaints WHERE uuid = ${uuid}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))

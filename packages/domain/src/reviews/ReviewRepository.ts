@@ -186,3 +186,10 @@ export const completedDealsAsCustomer = (profileUuid: string) =>
           WHERE r.recipient_profile_uuid = ${profileUuid} AND r.kind = 'deal' AND r.status = 'completed' AND r.initiator_role = 'contractor'
       ) d JOIN profiles o ON o.uuid = d.other JOIN profiles me ON me.uuid = ${profileUuid}
       WHERE o.account_uuid IS DISTINCT FROM me.account_uuid`.pipe(Effect.map((rows) => rows[0]?.n ?? 0)))
+
+/** A review's status and revision (the CLI decides at the revision it read). */
+export const reviewStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ status: string; revision: number }>`SELECT status, revision FROM reviews WHERE uuid = ${uuid}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))
