@@ -7,6 +7,7 @@ import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import type { EventType } from "../events/EventType.js"
 import type { PublicationKind } from "../publications/Publication.js"
 import { publiclyVisible } from "../publications/Visibility.js"
+import { ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -437,6 +438,8 @@ const startDeal = (origin: RelationRow, byRole: Role, actingProfileUuid: string)
       deadline: origin.deadline,
       references: origin.refs
     }, byRole)
+    // The customer gets its stable alias (MARKETPLACE §2.8): its reputation has a handle from the first deal.
+    yield* ensureCustomerAlias(origin.initiator_role === "customer" ? origin.initiator_profile_uuid : origin.recipient_profile_uuid)
     yield* emit("deal.started", { ...origin, uuid: dealUuid, kind: "deal" }, 1, initialStatus.deal, actingProfileUuid, {
       data: { originRelationUuid: origin.uuid, originKind: origin.kind }
     })

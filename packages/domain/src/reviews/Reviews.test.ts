@@ -240,6 +240,18 @@ describe("double-blind reviews", () => {
     expect(codeOf(await get("reviews.list_public", undefined, { profileUuid: customer.profileUuid }))).toBe("not_found")
   })
 
+  it("gives the customer its alias when a deal starts", async () => {
+    const customer = await m.profile({ public: false })
+    const offer = await post("offers.create", customer, { recipientProfileUuid: b.profileUuid, body: "Сделайте сайт" })
+    expect(offer.status, JSON.stringify(offer.body)).toBe(200)
+    const { uuid } = bodyOf<{ uuid: string }>(offer)
+    expect(await m.sql("SELECT alias FROM customer_aliases WHERE profile_uuid = $1", customer.profileUuid)).toEqual([])
+    expect((await post("offers.accept", b, { relationUuid: uuid, expectedRevision: 1 })).status).toBe(200)
+    const [row] = await m.sql<{ alias: string }>("SELECT alias FROM customer_aliases WHERE profile_uuid = $1", customer.profileUuid)
+    expect(row!.alias).toMatch(/^c-[a-z2-7]{10}$/)
+    expect(await m.sql("SELECT 1 FROM customer_aliases WHERE profile_uuid = $1", b.profileUuid)).toEqual([])
+  })
+
   it("allows one review per party, only of a completed deal the caller is party to, within 14 days, never within one account", async () => {
     const deal = await completedDeal(a, b)
     const before = await count("reviews")
