@@ -40,7 +40,7 @@ const generate = async (client, log) => {
       CASE WHEN d % 50 = 1 THEN 1 ELSE 2 + (d * 7919) % ${PROFILES - 2} END AS customer,
       CASE WHEN d % 50 = 0 THEN 0 ELSE 2 + (1 + (d * 7919) % ${PROFILES - 2} + 1 + (d * 104729) % ${PROFILES - 4}) % ${PROFILES - 2} END AS contractor,
       now() - make_interval(secs => d * 10) AS t
-    FROM generate_series(1, ${DEALS}) d`
+    FROM generate_series(1::bigint, ${DEALS}) d`
   await step("offers", `INSERT INTO relations (uuid, kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body, created_at, updated_at)
     SELECT md5('o' || d)::uuid, 'offer', 'accepted', ${profileUuid("customer")}, ${profileUuid("contractor")}, 'customer', 'Условия ' || d, t, t
     FROM (${parties}) x WHERE customer <> contractor`)
