@@ -19,7 +19,7 @@ export const reviewsFavoritesComplaints = statements(
     updated_at timestamptz NOT NULL DEFAULT now(),
     UNIQUE (profile_uuid, entity_kind, entity_uuid)
   )`,
-  `CREATE INDEX favorites_profile ON favorites (profile_uuid, created_at DESC, uuid) WHERE present`,
+  `CREATE INDEX favorites_profile ON favorites (profile_uuid, created_at DESC, uuid DESC) WHERE present`,
   `CREATE TABLE complaints (
     uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     author_profile_uuid uuid NOT NULL REFERENCES profiles (uuid),
@@ -38,7 +38,7 @@ export const reviewsFavoritesComplaints = statements(
     updated_at timestamptz NOT NULL DEFAULT now()
   )`,
   `CREATE UNIQUE INDEX complaints_one_open ON complaints (author_profile_uuid, subject_kind, subject_uuid) WHERE status = 'open'`,
-  `CREATE INDEX complaints_author ON complaints (author_profile_uuid, created_at DESC, uuid)`,
+  `CREATE INDEX complaints_author ON complaints (author_profile_uuid, created_at DESC, uuid DESC)`,
   `CREATE INDEX complaints_queue ON complaints (status, created_at, uuid)`,
   `CREATE INDEX complaints_subject ON complaints (subject_kind, subject_uuid) WHERE status = 'open'`,
   `CREATE TABLE reviews (
@@ -61,9 +61,9 @@ export const reviewsFavoritesComplaints = statements(
     published_at timestamptz,
     UNIQUE (relation_uuid, author_profile_uuid)
   )`,
-  `CREATE INDEX reviews_public ON reviews (subject_profile_uuid, subject_role, published_at DESC, uuid) WHERE status = 'published'`,
-  `CREATE INDEX reviews_subject ON reviews (subject_profile_uuid, created_at DESC, uuid)`,
-  `CREATE INDEX reviews_author ON reviews (author_profile_uuid, created_at DESC, uuid)`,
+  `CREATE INDEX reviews_public ON reviews (subject_profile_uuid, subject_role, published_at DESC, uuid DESC) WHERE status = 'published'`,
+  `CREATE INDEX reviews_subject ON reviews (subject_profile_uuid, created_at DESC, uuid DESC)`,
+  `CREATE INDEX reviews_author ON reviews (author_profile_uuid, created_at DESC, uuid DESC)`,
   `CREATE INDEX reviews_sealed ON reviews (window_ends_at) WHERE status = 'submitted'`,
   `CREATE TABLE review_stats (
     profile_uuid uuid NOT NULL REFERENCES profiles (uuid),
