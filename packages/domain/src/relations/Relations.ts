@@ -87,7 +87,8 @@ export const relationView = (row: RelationViewRow, history: ReadonlyArray<Histor
       profileUuid: row.counterpart_uuid,
       name: row.counterpart_name,
       type: row.counterpart_type,
-      ...(row.counterpart_avatar_url === null ? {} : { avatarUrl: row.counterpart_avatar_url })
+      ...(row.counterpart_avatar_url === null ? {} : { avatarUrl: row.counterpart_avatar_url }),
+      ...(row.counterpart_alias === null ? {} : { customerAlias: row.counterpart_alias })
     },
     initiatorProfileUuid: row.initiator_profile_uuid,
     recipientProfileUuid: row.recipient_profile_uuid,

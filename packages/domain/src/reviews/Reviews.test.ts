@@ -250,6 +250,11 @@ describe("double-blind reviews", () => {
     const [row] = await m.sql<{ alias: string }>("SELECT alias FROM customer_aliases WHERE profile_uuid = $1", customer.profileUuid)
     expect(row!.alias).toMatch(/^c-[a-z2-7]{10}$/)
     expect(await m.sql("SELECT 1 FROM customer_aliases WHERE profile_uuid = $1", b.profileUuid)).toEqual([])
+    // The specialist sees the customer's alias in the deal; the customer does not see one for the specialist.
+    const seenBySpecialist = bodyOf<{ items: Array<{ counterpart: { customerAlias?: string } }> }>(await get("deals.list", b))
+    expect(seenBySpecialist.items[0]!.counterpart.customerAlias).toBe(row!.alias)
+    const seenByCustomer = bodyOf<{ items: Array<{ counterpart: { customerAlias?: string } }> }>(await get("deals.list", customer))
+    expect(seenByCustomer.items[0]!.counterpart).not.toHaveProperty("customerAlias")
   })
 
   it("allows one review per party, only of a completed deal the caller is party to, within 14 days, never within one account", async () => {
