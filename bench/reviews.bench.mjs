@@ -20,6 +20,8 @@ const DEALS = Math.round(500_000 * SCALE)
 const ALIAS = "c-busycustom"
 
 const profileUuid = (i) => `md5('p' || ${i})::uuid`
+/** SQL: the 10 base32 characters of an integer expression (a distinct alias per profile). */
+const base32 = (g) => Array.from({ length: 10 }, (_, i) => `substr('abcdefghijklmnopqrstuvwxyz234567', ((${g} >> ${5 * (9 - i)}) & 31)::int + 1, 1)`).join(" || ")
 
 /**
  * The data, in SQL. Deal d (with its accepted offer as origin): the customer hires the contractor;
@@ -59,8 +61,8 @@ const generate = async (client, log) => {
       'Понятное задание, быстрая оплата ' || d, 'published', t + interval '14 days', t, t, t + interval '1 day'
     FROM (${parties}) x WHERE customer <> contractor`)
   await step("aliases", `INSERT INTO customer_aliases (profile_uuid, alias)
-    SELECT ${profileUuid("g")}, CASE WHEN g = 1 THEN '${ALIAS}' ELSE 'c-' || translate(substr(md5('alias' || g), 1, 10), '01890', 'abcde') END
-    FROM generate_series(1, ${PROFILES - 1}) g`)
+    SELECT ${profileUuid("g")}, CASE WHEN g = 1 THEN '${ALIAS}' ELSE 'c-' || ${base32("g")} END
+    FROM generate_series(1::bigint, ${PROFILES - 1}) g`)
   await step("review stats", `INSERT INTO review_stats (profile_uuid, subject_role, review_count, rating_sum, ratings)
     SELECT subject_profile_uuid, subject_role, count(*), sum(rating),
       ARRAY[count(*) FILTER (WHERE rating = 1), count(*) FILTER (WHERE rating = 2), count(*) FILTER (WHERE rating = 3),
