@@ -68,6 +68,8 @@ const generate = async (client, log) => {
       ARRAY[count(*) FILTER (WHERE rating = 1), count(*) FILTER (WHERE rating = 2), count(*) FILTER (WHERE rating = 3),
         count(*) FILTER (WHERE rating = 4), count(*) FILTER (WHERE rating = 5)]::int[]
     FROM reviews WHERE status = 'published' GROUP BY subject_profile_uuid, subject_role`)
+  await step("customer stats", `INSERT INTO customer_stats (profile_uuid, completed_deals)
+    SELECT initiator_profile_uuid, count(*) FROM relations WHERE kind = 'deal' AND status = 'completed' GROUP BY initiator_profile_uuid`)
   await step("analyze", "ANALYZE")
 }
 

@@ -4,7 +4,7 @@
 //   GET /api/v1/commands/reviews.list_public?profileUuid=  publicProfile, statsOf and publishedPage
 //                                                          (ReviewRepository.ts), as JSON rows
 //   GET /api/v1/commands/customers.get?customerAlias=      profileOfAlias (CustomerAliasRepository.ts),
-//                                                          statsOf, completedDealsAsCustomer, publishedPage
+//                                                          statsOf, completedDealsOf, publishedPage
 //   GET /__ready                                           200 once the database answers
 //
 // Usage: node bench/lib/bare-reviews-server.mjs <port> <host> <database-url>
@@ -40,14 +40,7 @@ const alias = {
 }
 const deals = {
   name: "bench_completed_deals",
-  text: `SELECT count(*)::int AS n FROM (
-      SELECT r.recipient_profile_uuid AS other FROM relations r
-        WHERE r.initiator_profile_uuid = $1 AND r.kind = 'deal' AND r.status = 'completed' AND r.initiator_role = 'customer'
-      UNION ALL
-      SELECT r.initiator_profile_uuid FROM relations r
-        WHERE r.recipient_profile_uuid = $1 AND r.kind = 'deal' AND r.status = 'completed' AND r.initiator_role = 'contractor'
-    ) d JOIN profiles o ON o.uuid = d.other JOIN profiles me ON me.uuid = $1
-    WHERE o.account_uuid IS DISTINCT FROM me.account_uuid`
+  text: "SELECT completed_deals AS n FROM customer_stats WHERE profile_uuid = $1"
 }
 
 const send = (res, status, value) => {
@@ -87,7 +80,7 @@ const server = http.createServer((req, res) => {
         pool.query({ ...deals, values: [customer.profile_uuid] }),
         pool.query({ ...page, values: [customer.profile_uuid, "customer", 21] })
       ])
-      return send(res, 200, { customer: { ...summary(row), completedDeals: count.n, since: customer.created_at }, items: rows.slice(0, 20) })
+      return send(res, 200, { customer: { ...summary(row), completedDeals: count?.n ?? 0, since: customer.created_at }, items: rows.slice(0, 20) })
     }
     return send(res, 404, { error: { code: "not_found", message: "No such route" } })
   }

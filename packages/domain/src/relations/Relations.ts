@@ -7,7 +7,7 @@ import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import type { EventType } from "../events/EventType.js"
 import type { PublicationKind } from "../publications/Publication.js"
 import { publiclyVisible } from "../publications/Visibility.js"
-import { ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
+import { countCompletedDeal, ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -407,6 +407,7 @@ export const transition = (
           completed: step.effect === "complete"
         })
         yield* appendHistory(row.uuid, step.to, party.role)
+        if (step.effect === "complete") yield* countCompletedDeal(row)
         yield* emit(step.event, row, revision, step.to, me)
         if (step.effect === "start_deal") yield* startDeal(row, party.role, me)
         if (step.effect === "submit_results") yield* insertResults(row.uuid, input.body ?? "", references)
@@ -506,6 +507,7 @@ export const completeDueDeals = (limit = 100): Effect.Effect<number, SqlError, S
       for (const row of rows) {
         const revision = yield* updateRelation(row.uuid, step.to, { autoComplete: "clear", completed: true })
         yield* appendHistory(row.uuid, step.to, "system")
+        yield* countCompletedDeal(row)
         yield* emit(step.event, row, revision, step.to, undefined, { context: { cause: "auto_complete" } })
       }
       return rows.length

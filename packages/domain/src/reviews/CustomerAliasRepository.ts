@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 
 /**
- * `customer_aliases`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
+ * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
  * base32 characters (50 bits): stable, and not derived from anything, so it cannot be enumerated
  * nor linked to the profile (MARKETPLACE §2.8).
  */
@@ -38,4 +38,31 @@ export const profileOfAlias = (alias: string): Effect.Effect<Option.Option<{ pro
     sql<{ profile_uuid: string; created_at: Date }>`SELECT a.profile_uuid, a.created_at FROM customer_aliases a
       JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = ${alias} AND p.deleted_at IS NULL`.pipe(
       Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))
+
+/**
+ * Counts a deal that just completed for its customer, unless both parties belong to one account
+ * (MARKETPLACE §7.5: sibling profiles farm no reputation). In the completing transaction.
+ */
+export const countCompletedDeal = (deal: {
+  readonly initiator_profile_uuid: string
+  readonly recipient_profile_uuid: string
+  readonly initiator_role: string
+}): Effect.Effect<void, SqlError, SqlClient.SqlClient> => {
+  if (deal.initiator_role !== "customer" && deal.initiator_role !== "contractor") return Effect.void
+  const [customer, other] = deal.initiator_role === "customer"
+    ? [deal.initiator_profile_uuid, deal.recipient_profile_uuid]
+    : [deal.recipient_profile_uuid, deal.initiator_profile_uuid]
+  return Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`INSERT INTO customer_stats (profile_uuid, completed_deals)
+      SELECT c.uuid, 1 FROM profiles c JOIN profiles o ON o.uuid = ${other}
+      WHERE c.uuid = ${customer} AND c.account_uuid IS DISTINCT FROM o.account_uuid
+      ON CONFLICT (profile_uuid) DO UPDATE SET completed_deals = customer_stats.completed_deals + 1`.pipe(Effect.asVoid))
+}
+
+/** Completed deals of a customer with profiles of other accounts. */
+export const completedDealsOf = (profileUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ completed_deals: number }>`SELECT completed_deals FROM customer_stats WHERE profile_uuid = ${profileUuid}`.pipe(
+      Effect.map((rows) => rows[0]?.completed_deals ?? 0)
     ))

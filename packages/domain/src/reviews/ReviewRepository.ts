@@ -175,18 +175,6 @@ export const publicProfile = (uuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT 1 FROM profiles WHERE uuid = ${uuid} AND is_public AND deleted_at IS NULL`.pipe(Effect.map((rows) => rows.length > 0)))
 
-/** Completed deals in which the profile was the customer, with profiles of other accounts (MARKETPLACE §7.5). */
-export const completedDealsAsCustomer = (profileUuid: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM (
-        SELECT r.recipient_profile_uuid AS other FROM relations r
-          WHERE r.initiator_profile_uuid = ${profileUuid} AND r.kind = 'deal' AND r.status = 'completed' AND r.initiator_role = 'customer'
-        UNION ALL
-        SELECT r.initiator_profile_uuid FROM relations r
-          WHERE r.recipient_profile_uuid = ${profileUuid} AND r.kind = 'deal' AND r.status = 'completed' AND r.initiator_role = 'contractor'
-      ) d JOIN profiles o ON o.uuid = d.other JOIN profiles me ON me.uuid = ${profileUuid}
-      WHERE o.account_uuid IS DISTINCT FROM me.account_uuid`.pipe(Effect.map((rows) => rows[0]?.n ?? 0)))
-
 /** A review's status and revision (the CLI decides at the revision it read). */
 export const reviewStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -230,7 +230,8 @@ describe("double-blind reviews", () => {
 
     // The customer's reputation by alias.
     const customerPage = bodyOf<CustomerReviews>(await get("customers.get", undefined, { customerAlias: author.customerAlias!, limit: "0" }))
-    expect(customerPage.customer).toMatchObject({ alias: author.customerAlias, reviewCount: 1, ratingAverage: 4, completedDeals: 1 })
+    // completedDeals counts deals completed through the operations (this one was written with SQL).
+    expect(customerPage.customer).toMatchObject({ alias: author.customerAlias, reviewCount: 1, ratingAverage: 4, completedDeals: 0 })
     expect(customerPage.customer.since).toMatch(/^\d{4}-\d{2}$/)
     expect(customerPage.items.map((item) => [item.uuid, item.rating])).toEqual([[second.uuid, 4]])
     expect((await get("customers.get", undefined, { customerAlias: author.customerAlias!, limit: "1000" })).status).toBe(200)
@@ -246,7 +247,9 @@ describe("double-blind reviews", () => {
     expect(offer.status, JSON.stringify(offer.body)).toBe(200)
     const { uuid } = bodyOf<{ uuid: string }>(offer)
     expect(await m.sql("SELECT alias FROM customer_aliases WHERE profile_uuid = $1", customer.profileUuid)).toEqual([])
-    expect((await post("offers.accept", b, { relationUuid: uuid, expectedRevision: 1 })).status).toBe(200)
+    const accepted = await post("offers.accept", b, { relationUuid: uuid, expectedRevision: 1 })
+    expect(accepted.status).toBe(200)
+    const { dealUuid } = bodyOf<{ dealUuid: string }>(accepted)
     const [row] = await m.sql<{ alias: string }>("SELECT alias FROM customer_aliases WHERE profile_uuid = $1", customer.profileUuid)
     expect(row!.alias).toMatch(/^c-[a-z2-7]{10}$/)
     expect(await m.sql("SELECT 1 FROM customer_aliases WHERE profile_uuid = $1", b.profileUuid)).toEqual([])
@@ -255,6 +258,13 @@ describe("double-blind reviews", () => {
     expect(seenBySpecialist.items[0]!.counterpart.customerAlias).toBe(row!.alias)
     const seenByCustomer = bodyOf<{ items: Array<{ counterpart: { customerAlias?: string } }> }>(await get("deals.list", customer))
     expect(seenByCustomer.items[0]!.counterpart).not.toHaveProperty("customerAlias")
+    // Completing the deal counts it for the customer's reputation.
+    const customerBefore = bodyOf<CustomerReviews>(await get("customers.get", undefined, { customerAlias: row!.alias }))
+    expect(customerBefore.customer).toMatchObject({ reviewCount: 0, ratingAverage: null, completedDeals: 0 })
+    expect(customerBefore.items).toEqual([])
+    const completed = await post("deals.complete", customer, { relationUuid: dealUuid, expectedRevision: 1 })
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200)
+    expect(bodyOf<CustomerReviews>(await get("customers.get", undefined, { customerAlias: row!.alias })).customer.completedDeals).toBe(1)
   })
 
   it("allows one review per party, only of a completed deal the caller is party to, within 14 days, never within one account", async () => {

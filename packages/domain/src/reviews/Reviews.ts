@@ -9,7 +9,7 @@ import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
-import { aliasPattern, ensureCustomerAlias, profileOfAlias } from "./CustomerAliasRepository.js"
+import { aliasPattern, completedDealsOf, ensureCustomerAlias, profileOfAlias } from "./CustomerAliasRepository.js"
 import {
   type CustomerReviews,
   type PublicReviews,
@@ -24,7 +24,6 @@ import {
 } from "./Review.js"
 import {
   accountsOf,
-  completedDealsAsCustomer,
   insertReview,
   lockDueSealed,
   lockRelationReviews,
@@ -290,7 +289,7 @@ export const getCustomer = (
     if (found === undefined) return yield* new NotFound({ message: "No such customer" })
     const [stats, deals, rows] = yield* Effect.all([
       statsOf(found.profile_uuid, "customer"),
-      completedDealsAsCustomer(found.profile_uuid),
+      completedDealsOf(found.profile_uuid),
       publishedPage(found.profile_uuid, "customer", after, limit + 1)
     ], { concurrency: 3 })
     const summary = summaryOf(stats)

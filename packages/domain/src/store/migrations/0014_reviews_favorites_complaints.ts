@@ -78,6 +78,12 @@ export const reviewsFavoritesComplaints = statements(
     alias text NOT NULL UNIQUE CHECK (alias ~ '^c-[a-z2-7]{10}$'),
     created_at timestamptz NOT NULL DEFAULT now()
   )`,
+  // Completed deals as the customer, with profiles of other accounts: counted when a deal completes
+  // (customers.get reads one row instead of counting the customer's deals).
+  `CREATE TABLE customer_stats (
+    profile_uuid uuid PRIMARY KEY REFERENCES profiles (uuid),
+    completed_deals integer NOT NULL CHECK (completed_deals >= 0)
+  )`,
   `CREATE TABLE moderation_subject_decisions (
     uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     subject_kind text NOT NULL CHECK (subject_kind IN ('complaint', 'review')),
