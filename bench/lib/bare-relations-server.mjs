@@ -45,11 +45,14 @@ const dealsPage = {
     )
     SELECT ${relationColumns}, r.updated_at::text AS position,
       cp.uuid AS counterpart_uuid, cp.name AS counterpart_name, cp.type AS counterpart_type, cp.avatar_url AS counterpart_avatar_url,
+      CASE WHEN r.initiator_role IN ('customer', 'contractor') AND (r.initiator_profile_uuid = $1::uuid) = (r.initiator_role = 'contractor')
+        THEN ca.alias END AS counterpart_alias,
       pub.kind AS publication_kind, coalesce(pub.approved ->> 'title', pub.draft ->> 'title') AS publication_title,
       d.uuid AS deal_uuid, coalesce(r.thread_uuid, rt.uuid) AS relation_thread_uuid,
       res.version AS results_version, res.body AS results_body, res.refs AS results_refs, res.submitted_at AS results_submitted_at
     FROM relations r
     JOIN profiles cp ON cp.uuid = CASE WHEN r.initiator_profile_uuid = $1::uuid THEN r.recipient_profile_uuid ELSE r.initiator_profile_uuid END
+    LEFT JOIN customer_aliases ca ON ca.profile_uuid = cp.uuid
     LEFT JOIN publications pub ON pub.uuid = r.publication_uuid
     LEFT JOIN relations d ON d.origin_relation_uuid = r.uuid
     LEFT JOIN threads rt ON rt.relation_uuid = coalesce(r.origin_relation_uuid, r.uuid)

@@ -258,3 +258,72 @@ describe("BIRZHA_MODERATORS at start", slow, () => {
     expect(await configured()).toEqual(before)
   })
 })
+
+describe("birzha moderation complaints, complaint and review", slow, () => {
+  it("upholds a complaint with remove_review and restores the review, through the same operations as HTTP", async () => {
+    const other = await db.query<{ uuid: string }>("INSERT INTO accounts (email) VALUES ('customer-cli@example.com') RETURNING uuid")
+    const customer = (await db.query<{ uuid: string }>(
+      "INSERT INTO profiles (id, account_uuid, name, type) VALUES ('climodcustomer', $1, 'Клиент', 'Физлицо') RETURNING uuid",
+      [other.rows[0]!.uuid]
+    )).rows[0]!.uuid
+    const origin = (await db.query<{ uuid: string }>(
+      `INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body)
+       VALUES ('offer', 'accepted', $1, $2, 'customer', 'Условия') RETURNING uuid`,
+      [customer, ownerProfile]
+    )).rows[0]!.uuid
+    const deal = (await db.query<{ uuid: string }>(
+      `INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body, origin_relation_uuid, completed_at)
+       VALUES ('deal', 'completed', $1, $2, 'customer', 'Условия', $3, now()) RETURNING uuid`,
+      [customer, ownerProfile, origin]
+    )).rows[0]!.uuid
+    const review = (await db.query<{ uuid: string }>(
+      `INSERT INTO reviews (relation_uuid, author_profile_uuid, subject_profile_uuid, subject_role, rating, body, status, window_ends_at, published_at)
+       VALUES ($1, $2, $3, 'specialist', 1, 'Грубость', 'published', now() + interval '14 days', now()) RETURNING uuid`,
+      [deal, customer, ownerProfile]
+    )).rows[0]!.uuid
+    const complaint = (await db.query<{ uuid: string }>(
+      `INSERT INTO complaints (author_profile_uuid, subject_kind, subject_uuid, body, subject_snapshot, status)
+       VALUES ($1, 'relation', $2, 'Отзыв оскорбителен', '{}', 'open') RETURNING uuid`,
+      [ownerProfile, deal]
+    )).rows[0]!.uuid
+
+    const queue = await birzha(["moderation", "complaints"])
+    expect(queue.code, queue.stderr).toBe(0)
+    expect(queue.stdout).toContain(`${complaint}  1  `)
+    expect(queue.stdout).toContain(`review ${review}  published  rating 1`)
+    const json = await birzha(["moderation", "complaints", "--json", "--subject", "relation"])
+    expect(JSON.parse(json.stdout.trim().split("\n")[0]!)).toMatchObject({ uuid: complaint, subjectKind: "relation" })
+
+    const wrong = await birzha(["moderation", "complaint", "uphold", complaint, "--reason", "Грубость", "--action", "unpublish"])
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain("action: a complaint about a relation takes remove_review or none")
+    const noReason = await birzha(["moderation", "complaint", "dismiss", complaint, "--reason", ""])
+    expect(noReason.code).toBe(1)
+    expect((await db.query("SELECT status FROM complaints WHERE uuid = $1", [complaint])).rows[0].status).toBe("open")
+
+    const upheld = await birzha(["moderation", "complaint", "uphold", complaint, "--reason", "Оскорбления запрещены", "--action", "remove_review", "--review", review])
+    expect(upheld.code, upheld.stderr).toBe(0)
+    expect(upheld.stdout).toContain(`Complaint ${complaint} is upheld (action remove_review, revision 2)`)
+    expect((await db.query("SELECT status, moderation_reason FROM reviews WHERE uuid = $1", [review])).rows[0]).toEqual({
+      status: "removed",
+      moderation_reason: "Оскорбления запрещены"
+    })
+    const events = await db.query("SELECT type, data ->> 'status' AS status, context ->> 'profileUuid' AS profile FROM outbox_events WHERE aggregate_uuid IN ($1, $2) ORDER BY append_order", [complaint, review])
+    expect(events.rows).toEqual([
+      { type: "review.moderated", status: "removed", profile: null },
+      { type: "complaint.moderated", status: "upheld", profile: null }
+    ])
+    expect((await db.query("SELECT decision, moderator FROM moderation_subject_decisions WHERE subject_uuid = $1", [complaint])).rows).toEqual([
+      { decision: "uphold", moderator: "cli" }
+    ])
+
+    const restored = await birzha(["moderation", "review", "restore", review, "--reason", "Пересмотрено"])
+    expect(restored.code, restored.stderr).toBe(0)
+    expect(restored.stdout).toContain(`Review ${review} is published`)
+    const again = await birzha(["moderation", "review", "restore", review, "--reason", "Ещё раз"])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("The review is published; restore needs a removed review")
+    const [stats] = (await db.query("SELECT review_count FROM review_stats WHERE profile_uuid = $1 AND subject_role = 'specialist'", [ownerProfile])).rows
+    expect(stats.review_count).toBe(1)
+  })
+})

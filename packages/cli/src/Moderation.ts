@@ -1,6 +1,22 @@
-import { catalog, Email, ModerationDecisionInput, type ModerationItem, PublicationKind, type SystemCaller } from "@birzha/domain"
 import {
+  catalog,
+  ComplaintAction,
+  ComplaintDecisionInput,
+  type ComplaintQueueItem,
+  ComplaintStatus,
+  ComplaintSubjectKind,
+  Email,
+  ModerationDecisionInput,
+  type ModerationItem,
+  PublicationKind,
+  ReviewDecisionInput,
+  type SystemCaller
+} from "@birzha/domain"
+import {
+  complaintStanding,
   grantModerator,
+  MarketplaceModerationOperations,
+  reviewStanding,
   listModerators,
   moderationTarget,
   ModerationOperations,
@@ -18,7 +34,10 @@ import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Repor
 const operator: SystemCaller = { via: "system", name: "cli" }
 
 /** The moderation operations, run through the same registry as HTTP and MCP. */
-const ModerationRegistry = Operations.layer(catalog.filter((entry) => entry.group === "moderation"), [ModerationOperations])
+const ModerationRegistry = Operations.layer(
+  catalog.filter((entry) => entry.group === "moderation" || entry.group === "marketplace_moderation"),
+  [ModerationOperations, MarketplaceModerationOperations]
+)
 
 /**
  * Settings first (a bad one is reported by name), then `use` on the configured database. A
@@ -221,9 +240,170 @@ const rejectCommand = Command.make(
   Command.withDescription("Reject a pending publication for good, with a reason; it can no longer be edited or submitted.")
 )
 
+// ---- complaints and reviews (MARKETPLACE §6): the same operations as /api/v1/moderation/... ----
+
+/** Every page of the complaints queue. */
+const wholeComplaintQueue = (status: ComplaintStatus | undefined, subjectKind: ComplaintSubjectKind | undefined) =>
+  Effect.gen(function*() {
+    const items: Array<ComplaintQueueItem> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* runOperation("moderation.complaints.queue", operator, {
+        urlParams: {
+          limit: "100",
+          ...(status === undefined ? {} : { status }),
+          ...(subjectKind === undefined ? {} : { subjectKind }),
+          ...(cursor === undefined ? {} : { cursor })
+        }
+      })
+      items.push(...page.items)
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    return items
+  })
+
+/** Any failure of an operation other than the database's, as one line. */
+const oneLine = <A, R>(effect: Effect.Effect<A, { readonly _tag: string; readonly message: string }, R>) =>
+  effect.pipe(
+    Effect.catchIf(
+      (error) => !(error instanceof CommandFailed) && error._tag !== "SqlError",
+      (error) => new CommandFailed({ message: error.message })
+    )
+  )
+
+const complaintsCommand = Command.make(
+  "complaints",
+  {
+    status: Options.choice("status", ComplaintStatus.literals).pipe(Options.withDescription("Complaints in this status (default open)."), Options.optional),
+    subjectKind: Options.choice("subject", ComplaintSubjectKind.literals).pipe(Options.withDescription("Only complaints about this kind of subject."), Options.optional),
+    json: Options.boolean("json").pipe(Options.withDescription("Print the queue items as JSON, one per line, with snapshots."))
+  },
+  ({ json, status, subjectKind }) =>
+    onDatabase(Effect.gen(function*() {
+      const items = yield* oneLine(wholeComplaintQueue(Option.getOrUndefined(status), Option.getOrUndefined(subjectKind)))
+      if (json) {
+        for (const item of items) yield* Console.log(JSON.stringify(item))
+        return
+      }
+      if (items.length === 0) return yield* Console.log("No complaints are waiting for a decision.")
+      yield* Console.log("UUID  REVISION  FILED  SUBJECT  OTHERS  BODY")
+      for (const item of items) {
+        yield* Console.log(
+          `${item.uuid}  ${item.revision}  ${item.createdAt.toISOString()}  ${item.subjectKind} ${item.subjectUuid}  ${item.otherOpenComplaints.length}  ${
+            item.body.replace(/\s+/g, " ").slice(0, 80)
+          }`
+        )
+        for (const review of item.reviews ?? []) {
+          yield* Console.log(`    review ${review.uuid}  ${review.status}  rating ${review.rating}  ${review.body.replace(/\s+/g, " ").slice(0, 60)}`)
+        }
+      }
+    }))
+).pipe(
+  Command.withDescription(
+    "Print the complaints queue, oldest first: uuid, revision, filed at, subject, other open complaints on it and the text (a relation's reviews below it). Reads of private subjects are audited."
+  )
+)
+
+const reasonOption = Options.text("reason").pipe(Options.withDescription("Required: the reason the author (or the review's parties) read (1 to 2000 characters)."))
+
+/** The first schema issue of a decision's input, as one line naming the option. */
+const inputProblem = (error: ParseResult.ParseError) => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  return new CommandFailed({ message: `--${String(issue?.path[0] ?? "input")}: ${issue?.message ?? "invalid"}` })
+}
+
+const decideComplaint = (decision: "uphold" | "dismiss", complaintUuid: string, reason: string, action: string | undefined, reviewUuid: string | undefined) =>
+  onDatabase(Effect.gen(function*() {
+    if (!Schema.is(Schema.UUID)(complaintUuid)) return yield* new CommandFailed({ message: `not a complaint uuid: ${JSON.stringify(complaintUuid)}` })
+    const input = Schema.decodeUnknownEither(ComplaintDecisionInput)({
+      requestUuid: randomUUID(),
+      complaintUuid,
+      expectedRevision: 1,
+      decision,
+      reason,
+      ...(action === undefined ? {} : { action }),
+      ...(reviewUuid === undefined ? {} : { reviewUuid })
+    })
+    if (Either.isLeft(input)) return yield* inputProblem(input.left)
+    const standing = yield* complaintStanding(complaintUuid)
+    if (Option.isNone(standing)) return yield* new CommandFailed({ message: `no complaint ${complaintUuid}` })
+    const result = yield* oneLine(runOperation("moderation.complaints.decide", operator, {
+      payload: { ...Schema.encodeSync(ComplaintDecisionInput)(input.right), expectedRevision: standing.value.revision }
+    }))
+    const also = result.alsoDecided.length === 0 ? "" : `; also decided: ${result.alsoDecided.join(", ")}`
+    yield* Console.log(
+      `Complaint ${complaintUuid} is ${result.complaint.status} (action ${result.complaint.decision?.action ?? "none"}, revision ${result.complaint.revision})${also}.`
+    )
+  }))
+
+const complaintArg = Args.text({ name: "complaintUuid" }).pipe(Args.withDescription("The uuid of an open complaint (see birzha moderation complaints)."))
+
+const upholdCommand = Command.make(
+  "uphold",
+  {
+    complaintUuid: complaintArg,
+    reason: reasonOption,
+    action: Options.choice("action", ComplaintAction.literals).pipe(
+      Options.withDescription("What happens to the subject: unpublish (publication), hide_message, hide_profile, remove_review (relation, with --review) or none (default)."),
+      Options.optional
+    ),
+    review: Options.text("review").pipe(Options.withDescription("With remove_review: the uuid of the relation's review to remove."), Options.optional)
+  },
+  ({ action, complaintUuid, reason, review }) => decideComplaint("uphold", complaintUuid, reason, Option.getOrUndefined(action), Option.getOrUndefined(review))
+).pipe(Command.withDescription("Uphold an open complaint, with an action on its subject; every open complaint on the subject is decided with it."))
+
+const dismissCommand = Command.make(
+  "dismiss",
+  { complaintUuid: complaintArg, reason: reasonOption },
+  ({ complaintUuid, reason }) => decideComplaint("dismiss", complaintUuid, reason, undefined, undefined)
+).pipe(Command.withDescription("Dismiss an open complaint, with a reason its author reads."))
+
+const complaintCommand = Command.make("complaint").pipe(
+  Command.withDescription("Decide on a complaint (recorded with moderator cli; complaint.moderated goes to its author)."),
+  Command.withSubcommands([upholdCommand, dismissCommand])
+)
+
+const decideReview = (decision: "remove" | "restore", reviewUuid: string, reason: string) =>
+  onDatabase(Effect.gen(function*() {
+    if (!Schema.is(Schema.UUID)(reviewUuid)) return yield* new CommandFailed({ message: `not a review uuid: ${JSON.stringify(reviewUuid)}` })
+    const input = Schema.decodeUnknownEither(ReviewDecisionInput)({ requestUuid: randomUUID(), reviewUuid, expectedRevision: 1, decision, reason })
+    if (Either.isLeft(input)) return yield* inputProblem(input.left)
+    const standing = yield* reviewStanding(reviewUuid)
+    if (Option.isNone(standing)) return yield* new CommandFailed({ message: `no review ${reviewUuid}` })
+    const result = yield* oneLine(runOperation("moderation.reviews.decide", operator, {
+      payload: { ...Schema.encodeSync(ReviewDecisionInput)(input.right), expectedRevision: standing.value.revision }
+    }))
+    yield* Console.log(`Review ${reviewUuid} is ${result.status} (revision ${result.revision}).`)
+  }))
+
+const reviewArg = Args.text({ name: "reviewUuid" }).pipe(Args.withDescription("The uuid of a review."))
+
+const reviewCommand = Command.make("review").pipe(
+  Command.withDescription("Remove a published review or restore a removed one (review.moderated to its author and subject; statistics recomputed)."),
+  Command.withSubcommands([
+    Command.make("remove", { reviewUuid: reviewArg, reason: reasonOption }, ({ reason, reviewUuid }) => decideReview("remove", reviewUuid, reason)).pipe(
+      Command.withDescription("Remove a published review from public view, with a reason.")
+    ),
+    Command.make("restore", { reviewUuid: reviewArg, reason: reasonOption }, ({ reason, reviewUuid }) => decideReview("restore", reviewUuid, reason)).pipe(
+      Command.withDescription("Publish a removed review again, with a reason.")
+    )
+  ])
+)
+
 export const moderationCommand = Command.make("moderation").pipe(
   Command.withDescription(
-    "Moderation of publications: the moderator role by address, the queue of pending publications, and decisions (recorded with moderator cli)."
+    "Moderation: the moderator role by address, the queue of pending publications and decisions on them, complaints and reviews (recorded with moderator cli)."
   ),
-  Command.withSubcommands([grantCommand, revokeCommand, listCommand, queueCommand, approveCommand, returnCommand, rejectCommand])
+  Command.withSubcommands([
+    grantCommand,
+    revokeCommand,
+    listCommand,
+    queueCommand,
+    approveCommand,
+    returnCommand,
+    rejectCommand,
+    complaintsCommand,
+    complaintCommand,
+    reviewCommand
+  ])
 )

@@ -3,6 +3,7 @@ import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive
 import { Duration, Effect, Layer } from "effect"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeDealsJob } from "./marketplace/DealsJob.js"
+import { makeReviewsJob } from "./marketplace/ReviewsJob.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
@@ -27,7 +28,9 @@ export const WorkerJobsLive = Layer.scoped(
       }),
       yield* makeRetentionJob({ ready: migrated }),
       // Deals whose handed-over work waited 14 days complete by themselves.
-      yield* makeDealsJob({ ready: migrated })
+      yield* makeDealsJob({ ready: migrated }),
+      // Sealed reviews whose 14-day window closed are revealed.
+      yield* makeReviewsJob({ ready: migrated })
     ]
   })
 )

@@ -12,6 +12,7 @@ import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
 import { ModerationApi, PublicApi } from "./PublicationsApi.js"
 import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "./RelationsApi.js"
+import { ComplaintsApi, CustomersApi, FavoritesApi, MarketplaceModerationApi, ReviewsApi } from "./ReviewsApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 /** The interface version the spec names; the OpenAPI document carries it as `info.version`. */
@@ -105,6 +106,11 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(DealsApi)
   .add(JobContactsApi)
   .add(ThreadsApi)
+  .add(FavoritesApi)
+  .add(ComplaintsApi)
+  .add(CustomersApi)
+  .add(ReviewsApi)
+  .add(MarketplaceModerationApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

@@ -8,6 +8,7 @@ import { KeysOperations } from "../keys/KeysOperations.js"
 import { AccountOperations } from "../profiles/AccountOperations.js"
 import { PublicationsOperations } from "../publications/PublicationsOperations.js"
 import { RelationsOperations } from "../relations/RelationsOperations.js"
+import { ReviewsAreaOperations } from "../reviews/ReviewsOperations.js"
 import { WebhooksOperations } from "../webhooks/WebhooksOperations.js"
 import { HealthOperations } from "./HealthOperations.js"
 import { Operations } from "./Operations.js"
@@ -24,7 +25,8 @@ export const serviceImplementations = [
   IntegrationCommandsOperations,
   WebhooksOperations,
   ...PublicationsOperations,
-  ...RelationsOperations
+  ...RelationsOperations,
+  ...ReviewsAreaOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

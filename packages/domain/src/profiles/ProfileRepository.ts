@@ -139,3 +139,9 @@ export const sameAccountProfileRow = (
 export const profileIdByUuid = (uuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(sql<{ readonly id: string }>`SELECT id FROM profiles WHERE uuid = ${uuid}`, (rows) => rows[0]?.id ?? ""))
+
+/** A moderator hides a profile (an upheld complaint, `hide_profile`): no longer public. Returns the new revision, none when absent. */
+export const hideProfileRow = (uuid: string): Effect.Effect<Option.Option<number>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ revision: number }>`UPDATE profiles SET is_public = false, revision = revision + 1, updated_at = now()
+      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))

@@ -269,3 +269,14 @@ export const moderatePublication = (
     )
     return row === undefined ? yield* Effect.dieMessage("publications: the moderated row vanished") : row.revision
   })
+
+/**
+ * A moderator unpublishes a publication (an upheld complaint, `unpublish`): the approved snapshot
+ * leaves public view and the status becomes `returned` with the reason; the draft stays for the
+ * owner to fix and submit again. Returns the new revision, none when absent or deleted.
+ */
+export const unpublishPublication = (uuid: string, reason: string): Effect.Effect<Option.Option<number>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ revision: number }>`UPDATE publications SET status = 'returned', approved = NULL, reason = ${reason},
+        revision = revision + 1, updated_at = now()
+      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))

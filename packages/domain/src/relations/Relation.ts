@@ -18,7 +18,9 @@ export const Counterpart = Schema.Struct({
   profileUuid: Schema.UUID,
   name: Schema.String,
   type: ProfileType,
-  avatarUrl: Schema.optional(Schema.String)
+  avatarUrl: Schema.optional(Schema.String),
+  /** The counterpart's customer alias, when it is the relation's customer and has one (MARKETPLACE §2.8): read its reputation with customers.get. */
+  customerAlias: Schema.optional(Schema.String)
 }).annotations({ identifier: "Counterpart" })
 
 export const HistoryEntry = Schema.Struct({

@@ -41,6 +41,8 @@ export const RelationViewRow = Schema.Struct({
   counterpart_name: Schema.String,
   counterpart_type: ProfileType,
   counterpart_avatar_url: Schema.NullOr(Schema.String),
+  /** The counterpart's customer alias when the counterpart is the relation's customer. */
+  counterpart_alias: Schema.NullOr(Schema.String),
   publication_kind: Schema.NullOr(PublicationKind),
   publication_title: Schema.NullOr(Schema.String),
   deal_uuid: Schema.NullOr(Schema.String),
@@ -70,11 +72,14 @@ const decodeHistory = rowsDecoder(HistoryRow)
 const viewSelect = (sql: SqlClient.SqlClient, me: string) =>
   sql`SELECT ${sql.literal(relationColumns)}, r.updated_at::text AS position,
       cp.uuid AS counterpart_uuid, cp.name AS counterpart_name, cp.type AS counterpart_type, cp.avatar_url AS counterpart_avatar_url,
+      CASE WHEN r.initiator_role IN ('customer', 'contractor') AND (r.initiator_profile_uuid = ${me}::uuid) = (r.initiator_role = 'contractor')
+        THEN ca.alias END AS counterpart_alias,
       pub.kind AS publication_kind, coalesce(pub.approved ->> 'title', pub.draft ->> 'title') AS publication_title,
       d.uuid AS deal_uuid, coalesce(r.thread_uuid, rt.uuid) AS relation_thread_uuid,
       res.version AS results_version, res.body AS results_body, res.refs AS results_refs, res.submitted_at AS results_submitted_at
     FROM relations r
     JOIN profiles cp ON cp.uuid = CASE WHEN r.initiator_profile_uuid = ${me}::uuid THEN r.recipient_profile_uuid ELSE r.initiator_profile_uuid END
+    LEFT JOIN customer_aliases ca ON ca.profile_uuid = cp.uuid
     LEFT JOIN publications pub ON pub.uuid = r.publication_uuid
     LEFT JOIN relations d ON d.origin_relation_uuid = r.uuid
     LEFT JOIN threads rt ON rt.relation_uuid = coalesce(r.origin_relation_uuid, r.uuid)

@@ -7,6 +7,7 @@ import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import type { EventType } from "../events/EventType.js"
 import type { PublicationKind } from "../publications/Publication.js"
 import { publiclyVisible } from "../publications/Visibility.js"
+import { countCompletedDeal, ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -86,7 +87,8 @@ export const relationView = (row: RelationViewRow, history: ReadonlyArray<Histor
       profileUuid: row.counterpart_uuid,
       name: row.counterpart_name,
       type: row.counterpart_type,
-      ...(row.counterpart_avatar_url === null ? {} : { avatarUrl: row.counterpart_avatar_url })
+      ...(row.counterpart_avatar_url === null ? {} : { avatarUrl: row.counterpart_avatar_url }),
+      ...(row.counterpart_alias === null ? {} : { customerAlias: row.counterpart_alias })
     },
     initiatorProfileUuid: row.initiator_profile_uuid,
     recipientProfileUuid: row.recipient_profile_uuid,
@@ -405,6 +407,7 @@ export const transition = (
           completed: step.effect === "complete"
         })
         yield* appendHistory(row.uuid, step.to, party.role)
+        if (step.effect === "complete") yield* countCompletedDeal(row)
         yield* emit(step.event, row, revision, step.to, me)
         if (step.effect === "start_deal") yield* startDeal(row, party.role, me)
         if (step.effect === "submit_results") yield* insertResults(row.uuid, input.body ?? "", references)
@@ -437,6 +440,8 @@ const startDeal = (origin: RelationRow, byRole: Role, actingProfileUuid: string)
       deadline: origin.deadline,
       references: origin.refs
     }, byRole)
+    // The customer gets its stable alias (MARKETPLACE §2.8): its reputation has a handle from the first deal.
+    yield* ensureCustomerAlias(origin.initiator_role === "customer" ? origin.initiator_profile_uuid : origin.recipient_profile_uuid)
     yield* emit("deal.started", { ...origin, uuid: dealUuid, kind: "deal" }, 1, initialStatus.deal, actingProfileUuid, {
       data: { originRelationUuid: origin.uuid, originKind: origin.kind }
     })
@@ -502,6 +507,7 @@ export const completeDueDeals = (limit = 100): Effect.Effect<number, SqlError, S
       for (const row of rows) {
         const revision = yield* updateRelation(row.uuid, step.to, { autoComplete: "clear", completed: true })
         yield* appendHistory(row.uuid, step.to, "system")
+        yield* countCompletedDeal(row)
         yield* emit(step.event, row, revision, step.to, undefined, { context: { cause: "auto_complete" } })
       }
       return rows.length

@@ -227,3 +227,8 @@ export const lockThread = (threadUuid: string): Effect.Effect<Option.Option<Thre
 /** The relations of a set that `me` is party to and have a thread (threads.list by relationUuid). */
 export const latestThreadUuid = (me: string): Effect.Effect<Option.Option<string>, SqlError, SqlClient.SqlClient> =>
   Effect.map(threadPageRows(me, { limit: 1 }), (rows) => Option.fromNullable(rows[0]?.uuid))
+
+/** A moderator hides a message (an upheld complaint, `hide_message`): its body is no longer served. Whether it exists. */
+export const hideMessageRow = (uuid: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE messages SET hidden = true WHERE uuid = ${uuid} RETURNING uuid`.pipe(Effect.map((rows) => rows.length > 0)))

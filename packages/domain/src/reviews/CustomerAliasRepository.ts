@@ -1,0 +1,68 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+
+/**
+ * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
+ * base32 characters (50 bits): stable, and not derived from anything, so it cannot be enumerated
+ * nor linked to the profile (MARKETPLACE §2.8).
+ */
+export const aliasPattern = /^c-[a-z2-7]{10}$/
+
+const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+export const newAlias = (): string => {
+  const bytes = randomBytes(10)
+  let out = "c-"
+  for (const byte of bytes) out += alphabet[byte & 31]
+  return out
+}
+
+/** The profile's alias, made now if it has none (in the caller's transaction). */
+export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (let attempt = 0; attempt < 5; attempt++) {
+      // A clash with another profile's alias inserts nothing and reads nothing: try another.
+      yield* sql`INSERT INTO customer_aliases (profile_uuid, alias) VALUES (${profileUuid}, ${newAlias()}) ON CONFLICT DO NOTHING`
+      const [row] = yield* sql<{ alias: string }>`SELECT alias FROM customer_aliases WHERE profile_uuid = ${profileUuid}`
+      if (row !== undefined) return row.alias
+    }
+    return yield* Effect.dieMessage("could not make a unique customer alias")
+  })
+
+/** The live profile behind an alias, with the alias's creation time. */
+export const profileOfAlias = (alias: string): Effect.Effect<Option.Option<{ profile_uuid: string; created_at: Date }>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ profile_uuid: string; created_at: Date }>`SELECT a.profile_uuid, a.created_at FROM customer_aliases a
+      JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = ${alias} AND p.deleted_at IS NULL`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    ))
+
+/**
+ * Counts a deal that just completed for its customer, unless both parties belong to one account
+ * (MARKETPLACE §7.5: sibling profiles farm no reputation). In the completing transaction.
+ */
+export const countCompletedDeal = (deal: {
+  readonly initiator_profile_uuid: string
+  readonly recipient_profile_uuid: string
+  readonly initiator_role: string
+}): Effect.Effect<void, SqlError, SqlClient.SqlClient> => {
+  if (deal.initiator_role !== "customer" && deal.initiator_role !== "contractor") return Effect.void
+  const [customer, other] = deal.initiator_role === "customer"
+    ? [deal.initiator_profile_uuid, deal.recipient_profile_uuid]
+    : [deal.recipient_profile_uuid, deal.initiator_profile_uuid]
+  return Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`INSERT INTO customer_stats (profile_uuid, completed_deals)
+      SELECT c.uuid, 1 FROM profiles c JOIN profiles o ON o.uuid = ${other}
+      WHERE c.uuid = ${customer} AND c.account_uuid IS DISTINCT FROM o.account_uuid
+      ON CONFLICT (profile_uuid) DO UPDATE SET completed_deals = customer_stats.completed_deals + 1`.pipe(Effect.asVoid))
+}
+
+/** Completed deals of a customer with profiles of other accounts. */
+export const completedDealsOf = (profileUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ completed_deals: number }>`SELECT completed_deals FROM customer_stats WHERE profile_uuid = ${profileUuid}`.pipe(
+      Effect.map((rows) => rows[0]?.completed_deals ?? 0)
+    ))
