@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, type Types } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { lockRelation } from "../relations/RelationRepository.js"
@@ -16,6 +16,7 @@ import {
   type RatingSummary,
   type ReplyInput,
   type ReplyRemoveInput,
+  ReviewAuthor,
   type ReviewInput,
   type ReviewPage,
   type ReviewStatus,
@@ -56,8 +57,10 @@ export const readerOf = (row: Pick<ReviewRow, "author_profile_uuid" | "subject_p
  * that it exists); the moderator's reason for the author, the subject and moderators.
  */
 export const reviewView = (row: ReviewViewRow, reader: Reader): ReviewView => {
+  // Built by assignment, not by spreading conditional objects: a page of views is built on every
+  // public read (spreads took 8 µs per review in the reviews benchmark's profile).
   const sealed = row.status === "submitted" && reader !== "author" && reader !== "moderator"
-  const base = {
+  const view: Types.Mutable<ReviewView> = {
     uuid: row.uuid,
     relationUuid: row.relation_uuid,
     subjectProfileUuid: row.subject_profile_uuid,
@@ -65,26 +68,22 @@ export const reviewView = (row: ReviewViewRow, reader: Reader): ReviewView => {
     status: row.status,
     sealed,
     revision: row.revision,
-    createdAt: row.created_at,
-    ...(row.published_at === null ? {} : { publishedAt: row.published_at })
+    createdAt: row.created_at
   }
-  if (sealed) return base
-  return {
-    ...base,
-    author: {
-      name: row.author_name,
-      type: row.author_type,
-      ...(row.author_public ? { profileUuid: row.author_profile_uuid } : {}),
-      ...(row.author_avatar_url === null ? {} : { avatarUrl: row.author_avatar_url }),
-      ...(row.author_alias === null ? {} : { customerAlias: row.author_alias })
-    },
-    rating: row.rating,
-    body: row.body,
-    ...(row.reply_body === null || row.reply_created_at === null ? {} : {
-      reply: { body: row.reply_body, createdAt: row.reply_created_at, updatedAt: row.reply_updated_at ?? row.reply_created_at }
-    }),
-    ...(row.moderation_reason === null || reader === "public" ? {} : { moderationReason: row.moderation_reason })
+  if (row.published_at !== null) view.publishedAt = row.published_at
+  if (sealed) return view
+  const author: Types.Mutable<typeof ReviewAuthor.Type> = { name: row.author_name, type: row.author_type }
+  if (row.author_public) author.profileUuid = row.author_profile_uuid
+  if (row.author_avatar_url !== null) author.avatarUrl = row.author_avatar_url
+  if (row.author_alias !== null) author.customerAlias = row.author_alias
+  view.author = author
+  view.rating = row.rating
+  view.body = row.body
+  if (row.reply_body !== null && row.reply_created_at !== null) {
+    view.reply = { body: row.reply_body, createdAt: row.reply_created_at, updatedAt: row.reply_updated_at ?? row.reply_created_at }
   }
+  if (row.moderation_reason !== null && reader !== "public") view.moderationReason = row.moderation_reason
+  return view
 }
 
 const audienceOf = (row: Pick<ReviewRow, "author_profile_uuid" | "subject_profile_uuid">) => [row.author_profile_uuid, row.subject_profile_uuid]
