@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, type Types } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
@@ -71,10 +71,21 @@ export const partyOf = (row: Pick<RelationRow, "initiator_profile_uuid" | "initi
 
 const isParty = (row: RelationRow, me: string) => row.initiator_profile_uuid === me || row.recipient_profile_uuid === me
 
-/** A relation in `me`'s view (MARKETPLACE §1), with `allowedActions` from the transition tables. */
+/**
+ * A relation in `me`'s view (MARKETPLACE §1), with `allowedActions` from the transition tables.
+ * Built by assignment, not by spreading conditional objects: every list builds a page of views
+ * (spreads cost the reviews' view builder 8 µs per record in its profile).
+ */
 export const relationView = (row: RelationViewRow, history: ReadonlyArray<HistoryRow>, me: string): RelationView => {
   const party = partyOf(row, me)
-  return {
+  const counterpart: Types.Mutable<RelationView["counterpart"]> = {
+    profileUuid: row.counterpart_uuid,
+    name: row.counterpart_name,
+    type: row.counterpart_type
+  }
+  if (row.counterpart_avatar_url !== null) counterpart.avatarUrl = row.counterpart_avatar_url
+  if (row.counterpart_alias !== null) counterpart.customerAlias = row.counterpart_alias
+  const view: Types.Mutable<RelationView> = {
     uuid: row.uuid,
     kind: row.kind,
     status: row.status,
@@ -83,42 +94,38 @@ export const relationView = (row: RelationViewRow, history: ReadonlyArray<Histor
     publication: row.publication_uuid === null || row.publication_kind === null
       ? null
       : { uuid: row.publication_uuid, kind: row.publication_kind, title: row.publication_title ?? "" },
-    counterpart: {
-      profileUuid: row.counterpart_uuid,
-      name: row.counterpart_name,
-      type: row.counterpart_type,
-      ...(row.counterpart_avatar_url === null ? {} : { avatarUrl: row.counterpart_avatar_url }),
-      ...(row.counterpart_alias === null ? {} : { customerAlias: row.counterpart_alias })
-    },
+    counterpart,
     initiatorProfileUuid: row.initiator_profile_uuid,
     recipientProfileUuid: row.recipient_profile_uuid,
     body: row.body,
-    ...(row.budget === null ? {} : { budget: row.budget }),
-    ...(row.deadline === null ? {} : { deadline: row.deadline }),
     references: row.refs,
-    ...(row.reason === null ? {} : { reason: row.reason }),
-    ...(row.relation_thread_uuid === null ? {} : { threadUuid: row.relation_thread_uuid }),
-    ...(row.origin_relation_uuid === null ? {} : { originRelationUuid: row.origin_relation_uuid }),
-    ...(row.deal_uuid === null ? {} : { dealUuid: row.deal_uuid }),
-    ...(row.results_version === null || row.results_submitted_at === null ? {} : {
-      results: {
-        version: row.results_version,
-        body: row.results_body ?? "",
-        references: row.results_refs ?? [],
-        submittedAt: row.results_submitted_at
-      }
-    }),
-    ...(row.auto_complete_at === null ? {} : { autoCompleteAt: row.auto_complete_at }),
-    ...(row.completed_at === null ? {} : { completedAt: row.completed_at }),
-    history: history.filter((entry) => entry.relation_uuid === row.uuid).map((entry) => ({
-      status: entry.status,
-      at: entry.at,
-      byRole: entry.by_role
-    })),
+    history: [],
     allowedActions: allowedActions(row.kind, row.status, party),
     createdAt: row.created_at,
     updatedAt: row.updated_at
   }
+  if (row.budget !== null) view.budget = row.budget
+  if (row.deadline !== null) view.deadline = row.deadline
+  if (row.reason !== null) view.reason = row.reason
+  if (row.relation_thread_uuid !== null) view.threadUuid = row.relation_thread_uuid
+  if (row.origin_relation_uuid !== null) view.originRelationUuid = row.origin_relation_uuid
+  if (row.deal_uuid !== null) view.dealUuid = row.deal_uuid
+  if (row.results_version !== null && row.results_submitted_at !== null) {
+    view.results = {
+      version: row.results_version,
+      body: row.results_body ?? "",
+      references: row.results_refs ?? [],
+      submittedAt: row.results_submitted_at
+    }
+  }
+  if (row.auto_complete_at !== null) view.autoCompleteAt = row.auto_complete_at
+  if (row.completed_at !== null) view.completedAt = row.completed_at
+  const entries: Array<RelationView["history"][number]> = []
+  for (const entry of history) {
+    if (entry.relation_uuid === row.uuid) entries.push({ status: entry.status, at: entry.at, byRole: entry.by_role })
+  }
+  view.history = entries
+  return view
 }
 
 const loadView = (me: string, kinds: ReadonlyArray<string>, uuid: string): Effect.Effect<RelationView, NotFound | SqlError, Sql> =>
