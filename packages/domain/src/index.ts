@@ -1,4 +1,5 @@
 export * from "./api/index.js"
+export * from "./automations/index.js"
 export * from "./comments/index.js"
 export * from "./commands/index.js"
 export * from "./events/index.js"

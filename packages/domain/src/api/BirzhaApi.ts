@@ -2,6 +2,7 @@ import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "./ApiError.js"
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
+import { AutomationsApi } from "./AutomationsApi.js"
 import { CommentsApi } from "./CommentsApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
@@ -105,6 +106,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(DealsApi)
   .add(JobContactsApi)
   .add(ThreadsApi)
+  .add(AutomationsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

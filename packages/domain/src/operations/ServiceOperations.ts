@@ -1,4 +1,5 @@
 import { catalog } from "../api/BirzhaApi.js"
+import { AutomationsOperations } from "../automations/AutomationsOperations.js"
 import { AuthOperations } from "../auth/AuthOperations.js"
 import { IntegrationCommandsOperations } from "../commands/IntegrationCommandsOperations.js"
 import { CommentsOperations } from "../comments/CommentsOperations.js"
@@ -24,7 +25,8 @@ export const serviceImplementations = [
   IntegrationCommandsOperations,
   WebhooksOperations,
   ...PublicationsOperations,
-  ...RelationsOperations
+  ...RelationsOperations,
+  AutomationsOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

@@ -12,6 +12,7 @@ import { integrationCommands } from "./migrations/0010_integration_commands.js"
 import { retention } from "./migrations/0011_retention.js"
 import { relations } from "./migrations/0012_relations.js"
 import { threads } from "./migrations/0013_threads.js"
+import { automations } from "./migrations/0014_automations.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -32,7 +33,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [10, "integration_commands", integrationCommands],
   [11, "retention", retention],
   [12, "relations", relations],
-  [13, "threads", threads]
+  [13, "threads", threads],
+  [14, "automations", automations]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
