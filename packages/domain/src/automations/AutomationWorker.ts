@@ -1,0 +1,331 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Option, Schema } from "effect"
+import type { AutomationActor } from "../api/Authentication.js"
+import { eventCatalog } from "../events/EventCatalog.js"
+import { eventVisibleTo, eventVisibleToColumn } from "../events/EventVisibility.js"
+import { insertNotification } from "../notifications/NotificationRepository.js"
+import { Operations } from "../operations/Operations.js"
+import { currentAutomationCause } from "../store/Outbox.js"
+import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
+import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
+import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
+import { findRule, type RuleRow } from "./AutomationRepository.js"
+import { actionScope, automationCauseOf, chainStops, commandPayload, commandRequestUuid } from "./Automations.js"
+import { evaluate } from "./Condition.js"
+import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
+
+/**
+ * The automations' worker side (MARKETPLACE §5.2): the fan-out turns sequenced events into
+ * executions, one per (rule, event); the runner acts on them. Both are safe with several workers
+ * and across crashes: the fan-out holds the cursor row for its transaction and inserts with the
+ * unique (rule, event) key; the runner leases executions and every action is idempotent (a
+ * notification per execution, a delivery per endpoint and event, a save per derived requestUuid).
+ */
+
+const Candidate = Schema.Struct({
+  uuid: Schema.String,
+  type: Schema.String,
+  position: Int8Text,
+  aggregate_kind: Schema.String,
+  aggregate_uuid: Schema.String,
+  aggregate_revision: Schema.Int,
+  data: Schema.Unknown,
+  context: Schema.Unknown,
+  rule_uuid: Schema.String,
+  rule_revision: Schema.Int,
+  profile_uuid: Schema.String,
+  filter: Schema.Unknown,
+  action: Schema.Unknown,
+  max_runs_per_day: Schema.Int
+})
+const decodeCandidates = rowsDecoder(Candidate)
+
+/** Positions one fan-out transaction covers at most. */
+export const fanOutWindow = 500
+
+/**
+ * One fan-out batch: the events after the cursor (at most `fanOutWindow` positions), each with
+ * the live, enabled rules of its type that started before it and whose profile may see it now.
+ * The condition decides; chain protection and the daily limit record skips; the cursor moves in
+ * the same transaction. Returns how many positions it covered (0: caught up).
+ */
+export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readonly created: number }, SqlError, SqlClient.SqlClient> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
+        FROM automation_cursor c, event_sequence s FOR UPDATE OF c`
+      if (cursor === undefined) return { covered: 0, created: 0 }
+      const after = BigInt(cursor.position)
+      const last = BigInt(cursor.last)
+      if (last <= after) return { covered: 0, created: 0 }
+      const upto = last - after > BigInt(fanOutWindow) ? after + BigInt(fanOutWindow) : last
+      const candidates = yield* decodeCandidates(yield* sql`
+        SELECT e.uuid, e.type, e.position::text AS position, e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context,
+          r.uuid AS rule_uuid, r.revision AS rule_revision, r.profile_uuid, r.filter, r.action, r.max_runs_per_day
+        FROM outbox_events e
+        JOIN automation_rules r ON r.event_type = e.type AND r.deleted_at IS NULL AND r.enabled AND r.paused_at IS NULL
+          AND r.start_position < e.position
+        WHERE e.position > ${after.toString()} AND e.position <= ${upto.toString()} AND ${eventVisibleToColumn(sql, "r.profile_uuid")}
+        ORDER BY e.position, r.uuid`)
+      let created = 0
+      for (const c of candidates) {
+        const facts = {
+          type: c.type,
+          aggregate: { kind: c.aggregate_kind, uuid: c.aggregate_uuid, revision: c.aggregate_revision },
+          data: (typeof c.data === "object" && c.data !== null ? c.data : {}) as Readonly<Record<string, unknown>>
+        }
+        if (c.filter !== null && c.filter !== undefined && !evaluate(c.filter as Condition, facts)) continue
+        const depth = automationCauseOf(c.context).depth
+        const action = c.action as RuleAction
+        const requestUuid = action.type === "command.execute" ? commandRequestUuid(c.rule_uuid, c.uuid) : null
+        const skipChain = chainStops(c.rule_uuid, c.context)
+        const inserted = yield* sql<{ uuid: string }>`INSERT INTO automation_executions
+            (rule_uuid, rule_revision, profile_uuid, event_uuid, event_type, event_position, status, chain_depth, request_uuid, finished_at)
+          VALUES (${c.rule_uuid}, ${c.rule_revision}, ${c.profile_uuid}, ${c.uuid}, ${c.type}, ${c.position},
+            ${skipChain ? "skipped_chain" : "pending"}, ${depth}, ${requestUuid}, ${skipChain ? sql`now()` : null})
+          ON CONFLICT (rule_uuid, event_uuid) DO NOTHING RETURNING uuid`
+        if (inserted.length === 0 || skipChain) continue
+        created++
+        const counted = yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
+          VALUES (${c.rule_uuid}, (now() AT TIME ZONE 'UTC')::date, 1)
+          ON CONFLICT (rule_uuid, day) DO UPDATE SET used = automation_rule_days.used + 1
+            WHERE automation_rule_days.used < ${c.max_runs_per_day}
+          RETURNING used`
+        if (counted.length === 0) {
+          yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now() WHERE uuid = ${inserted[0]!.uuid}`
+        }
+      }
+      yield* sql`UPDATE automation_cursor SET position = ${upto.toString()}`
+      return { covered: Number(upto - after), created }
+    }))
+  })
+
+const Claimed = Schema.Struct({
+  uuid: Schema.String,
+  rule_uuid: Schema.String,
+  rule_revision: Schema.Int,
+  profile_uuid: Schema.String,
+  event_uuid: Schema.String,
+  event_type: Schema.String,
+  event_position: Int8Text,
+  chain_depth: Schema.Int,
+  request_uuid: Schema.NullOr(Schema.String),
+  attempts: Schema.Unknown,
+  created_at: Timestamp
+})
+type Claimed = typeof Claimed.Type
+const decodeClaimed = rowsDecoder(Claimed)
+
+/** How long a claim holds an execution; a dead worker's executions are due again after it. */
+export const executionLeaseSeconds = 60
+
+/** Waits before the next attempt after a transient failure (ours, MARKETPLACE §5.2): immediately, 30 s, 5 min, 30 min, 2 h. */
+export const retryDelaysMs = [0, 30_000, 300_000, 1_800_000, 7_200_000] as const
+
+/** Claims due executions (pending and due, or running with a lapsed lease), oldest first. */
+export const claimExecutions = (limit: number): Effect.Effect<ReadonlyArray<Claimed>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeClaimed(yield* sql`UPDATE automation_executions x
+      SET status = 'running', lease_until = now() + make_interval(secs => ${executionLeaseSeconds})
+      WHERE x.uuid IN (
+        SELECT uuid FROM automation_executions
+        WHERE status IN ('pending', 'running') AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING x.uuid, x.rule_uuid, x.rule_revision, x.profile_uuid, x.event_uuid, x.event_type, x.event_position::text AS event_position,
+        x.chain_depth, x.request_uuid, x.attempts, x.created_at`)
+  })
+
+interface Outcome {
+  readonly status: "succeeded" | "failed" | "cancelled" | "retry"
+  readonly cancelReason?: string
+  readonly result?: Readonly<Record<string, unknown>>
+  readonly error?: { readonly status: number; readonly code: string; readonly message: string }
+}
+
+const cancelled = (reason: string): Outcome => ({ status: "cancelled", cancelReason: reason })
+
+/** Why a claimed execution may no longer act, if so: the rule changed, stopped or lost its authority. */
+const stopReason = (rule: RuleRow, execution: Claimed): string | undefined =>
+  rule.deleted_at !== null
+    ? "rule_deleted"
+    : rule.revision !== execution.rule_revision
+    ? "rule_updated"
+    : !rule.enabled
+    ? "rule_disabled"
+    : rule.paused_at !== null
+    ? "rule_paused"
+    : rule.suspended_reason !== null
+    ? `revoked: ${rule.suspended_reason}`
+    : undefined
+
+const Actor = Schema.Struct({
+  account_uuid: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  type: Schema.String
+})
+const decodeActor = rowsDecoder(Actor)
+
+const catalogEntries = new Map(eventCatalog.types.map((entry) => [entry.type as string, entry]))
+
+const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: string }): Effect.Effect<Outcome, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const action = rule.action as RuleAction
+    switch (action.type) {
+      case "notification.create": {
+        const entry = catalogEntries.get(execution.event_type)
+        const notificationUuid = yield* insertNotification({
+          profileUuid: rule.profile_uuid,
+          source: "automation",
+          ruleUuid: rule.uuid,
+          executionUuid: execution.uuid,
+          eventUuid: execution.event_uuid,
+          eventType: execution.event_type,
+          title: rule.name,
+          body: `${entry?.summary ?? execution.event_type}: ${event.objectUuid}`,
+          ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
+        })
+        return { status: "succeeded", result: { notificationUuid } }
+      }
+      case "webhook.deliver": {
+        const endpoint = yield* findOwnEndpoint(rule.profile_uuid, action.endpointUuid, { lock: false })
+        if (Option.isNone(endpoint) || endpoint.value.state !== "active") {
+          return { status: "failed", error: { status: 409, code: "endpoint_inactive", message: "The webhook endpoint is not active" } }
+        }
+        const deliveryUuid = yield* queueEventDelivery(action.endpointUuid, {
+          uuid: execution.event_uuid,
+          type: execution.event_type,
+          position: execution.event_position
+        })
+        return { status: "succeeded", result: { deliveryUuid } }
+      }
+      case "command.execute": {
+        const sql = yield* SqlClient.SqlClient
+        const [who] = yield* decodeActor(yield* sql`SELECT a.uuid AS account_uuid, a.email, p.name, p.type
+          FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid
+          WHERE p.uuid = ${rule.profile_uuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`)
+        if (who === undefined) return cancelled("revoked: profile_deleted")
+        const now = yield* Clock.currentTimeMillis
+        const scope = actionScope(action)
+        const actor: AutomationActor = {
+          via: "automation",
+          accountUuid: who.account_uuid,
+          email: who.email,
+          profileUuid: rule.profile_uuid,
+          profileName: who.name,
+          profileType: who.type as AutomationActor["profileType"],
+          expiresAt: new Date(now + executionLeaseSeconds * 1000),
+          ruleUuid: rule.uuid,
+          executionUuid: execution.uuid,
+          keyUuid: rule.key_uuid,
+          scopes: scope === null ? [] : [scope]
+        }
+        const requestUuid = execution.request_uuid ?? commandRequestUuid(rule.uuid, execution.event_uuid)
+        const operations = yield* Operations
+        const answer = yield* operations.invoke(action.operationId, actor, { payload: commandPayload(action, requestUuid) }).pipe(
+          Effect.locally(currentAutomationCause, {
+            ruleUuid: rule.uuid,
+            executionUuid: execution.uuid,
+            triggerEventUuid: execution.event_uuid,
+            depth: execution.chain_depth + 1
+          })
+        )
+        if (answer.status === 200) {
+          const body = answer.body as { readonly uuid?: string; readonly revision?: number; readonly status?: string }
+          return { status: "succeeded", result: { status: body.status ?? "", publicationUuid: body.uuid ?? "", revision: body.revision ?? 0, requestUuid } }
+        }
+        const envelope = (answer.body as { readonly error?: { readonly code?: string; readonly message?: string } } | undefined)?.error
+        const error = { status: answer.status, code: envelope?.code ?? "", message: envelope?.message ?? "" }
+        return { status: answer.status === 503 ? "retry" : "failed", error }
+      }
+    }
+  })
+
+const isTransient = (error: unknown) => typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
+
+/**
+ * Runs one claimed execution: checks again that the rule is live at the same revision with its
+ * authority and that the event is still visible to the profile, then acts, then records the
+ * attempt. A transient failure is retried on `retryDelaysMs`; a permanent one fails at once.
+ */
+export const runExecution = (execution: Claimed): Effect.Effect<void, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const started = yield* Clock.currentTimeMillis
+    const rule = yield* findRule(execution.rule_uuid)
+    let outcome: Outcome
+    if (Option.isNone(rule)) {
+      outcome = cancelled("rule_deleted")
+    } else {
+      const stop = stopReason(rule.value, execution)
+      if (stop !== undefined) {
+        outcome = cancelled(stop)
+      } else {
+        const [visible] = yield* sql<{ object_uuid: string }>`SELECT e.data ->> 'objectUuid' AS object_uuid FROM outbox_events e
+          WHERE e.uuid = ${execution.event_uuid} AND ${eventVisibleTo(sql, execution.profile_uuid)}`
+        outcome = visible === undefined
+          ? cancelled("event_not_visible")
+          : yield* act(rule.value, execution, { objectUuid: visible.object_uuid }).pipe(
+            Effect.catchIf(isTransient, (error) =>
+              Effect.succeed<Outcome>({ status: "retry", error: { status: 503, code: "unavailable", message: String((error as { message?: string }).message ?? "database") } }))
+          )
+      }
+    }
+    yield* record(execution, outcome, started)
+  })
+
+const record = (execution: Claimed, outcome: Outcome, started: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const finished = yield* Clock.currentTimeMillis
+    const previous = Array.isArray(execution.attempts) ? execution.attempts.length : 0
+    const acted = outcome.status !== "cancelled"
+    const attempt = {
+      attemptedAt: new Date(started).toISOString(),
+      durationMs: Math.max(0, finished - started),
+      outcome: outcome.status,
+      ...(outcome.error === undefined ? {} : { error: outcome.error })
+    }
+    // Retries exhausted: the transient failure becomes final.
+    const delay = outcome.status === "retry" ? retryDelaysMs[previous] : undefined
+    const status = outcome.status === "retry" ? (delay === undefined ? "failed" : "pending") : outcome.status
+    const jittered = delay === undefined ? 0 : Math.round(delay * (0.8 + Math.random() * 0.4))
+    yield* sql`UPDATE automation_executions SET status = ${status},
+        attempts = ${acted ? sql`attempts || ${JSON.stringify([attempt])}::jsonb` : sql`attempts`},
+        result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)}::jsonb,
+        cancel_reason = ${outcome.cancelReason ?? null},
+        next_attempt_at = now() + make_interval(secs => ${jittered / 1000}), lease_until = NULL,
+        finished_at = ${status === "pending" ? null : new Date(finished)}
+      WHERE uuid = ${execution.uuid} AND status = 'running'`
+    if (status === "succeeded") {
+      yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE uuid = ${execution.rule_uuid} AND consecutive_failures > 0`
+    } else if (status === "failed") {
+      const [rule] = yield* sql<{ consecutive_failures: number; profile_uuid: string; name: string }>`UPDATE automation_rules
+        SET consecutive_failures = consecutive_failures + 1,
+          paused_at = CASE WHEN consecutive_failures + 1 >= ${automationLimits.failuresBeforePause} THEN now() ELSE paused_at END
+        WHERE uuid = ${execution.rule_uuid} RETURNING consecutive_failures, profile_uuid, name`
+      if (rule !== undefined && rule.consecutive_failures === automationLimits.failuresBeforePause) {
+        yield* insertNotification({
+          profileUuid: rule.profile_uuid,
+          source: "automation",
+          ruleUuid: execution.rule_uuid,
+          title: rule.name,
+          body: `The rule failed ${automationLimits.failuresBeforePause} times in a row and is paused; update it to resume`
+        })
+      }
+    }
+  })
+
+/**
+ * One runner round: claims up to `limit` due executions and runs them (a few at once). Returns
+ * how many it ran.
+ */
+export const runDueExecutions = (limit: number): Effect.Effect<number, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const claimed = yield* claimExecutions(limit)
+    yield* Effect.forEach(claimed, runExecution, { concurrency: 8, discard: true })
+    return claimed.length
+  })
