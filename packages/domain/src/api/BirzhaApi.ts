@@ -3,6 +3,7 @@ import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, Uns
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
 import { AutomationsApi } from "./AutomationsApi.js"
+import { NotificationsApi } from "./NotificationsApi.js"
 import { CommentsApi } from "./CommentsApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
@@ -107,6 +108,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(JobContactsApi)
   .add(ThreadsApi)
   .add(AutomationsApi)
+  .add(NotificationsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

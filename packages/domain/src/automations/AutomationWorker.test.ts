@@ -5,6 +5,7 @@ import { bodyOf, type Marketplace, openMarketplace } from "../../test/marketplac
 import type { KeyActor, SessionActor } from "../api/Authentication.js"
 import { sequenceBatch } from "../events/OutboxEventRepository.js"
 import { fanOutAutomations, runDueExecutions } from "./AutomationWorker.js"
+import type { Notification } from "../notifications/Notification.js"
 import type { AutomationExecution, AutomationRule } from "./Rule.js"
 
 let m: Marketplace
@@ -87,6 +88,12 @@ describe("automations in the worker", () => {
     )
     expect(notes.map((n) => [n.title, n.source, n.execution_uuid])).toEqual([["Черновик сохранён", "automation", runs[0]!.uuid]])
     expect(await m.sql("SELECT 1 FROM notifications WHERE profile_uuid = $1", b.profileUuid)).toHaveLength(0)
+    const inbox = bodyOf<{ items: Array<Notification> }>(await m.invoke("learning.notifications.list", a, { urlParams: { source: "automation" } }))
+    expect(inbox.items.map((n) => [n.title, n.source, n.kind, n.ruleUuid, n.read, n.link])).toEqual([
+      ["Черновик сохранён", "automation", "automation.rule", rule.uuid, false, "tasks.get"]
+    ])
+    expect(bodyOf<{ items: Array<Notification> }>(await m.invoke("learning.notifications.list", a, { urlParams: { source: "learning" } })).items).toEqual([])
+    expect(bodyOf<{ items: Array<Notification> }>(await m.invoke("learning.notifications.list", b, { urlParams: {} })).items).toEqual([])
     // A crash after the fan-out (the cursor back) and after the action (the execution pending again) changes nothing.
     await m.sql("UPDATE automation_cursor SET position = 0")
     await m.sql("UPDATE automation_executions SET status = 'pending', finished_at = NULL WHERE uuid = $1", runs[0]!.uuid)

@@ -180,6 +180,7 @@ const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: st
         const notificationUuid = yield* insertNotification({
           profileUuid: rule.profile_uuid,
           source: "automation",
+          kind: "automation.rule",
           ruleUuid: rule.uuid,
           executionUuid: execution.uuid,
           eventUuid: execution.event_uuid,
@@ -311,6 +312,7 @@ const record = (execution: Claimed, outcome: Outcome, started: number) =>
         yield* insertNotification({
           profileUuid: rule.profile_uuid,
           source: "automation",
+          kind: "automation.paused",
           ruleUuid: execution.rule_uuid,
           title: rule.name,
           body: `The rule failed ${automationLimits.failuresBeforePause} times in a row and is paused; update it to resume`

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 
 /**
@@ -11,6 +11,7 @@ export const NotificationRow = Schema.Struct({
   uuid: Schema.String,
   profile_uuid: Schema.String,
   source: Schema.Literal("automation", "learning"),
+  kind: Schema.String,
   rule_uuid: Schema.NullOr(Schema.String),
   execution_uuid: Schema.NullOr(Schema.String),
   event_uuid: Schema.NullOr(Schema.String),
@@ -19,16 +20,20 @@ export const NotificationRow = Schema.Struct({
   body: Schema.String,
   link: Schema.NullOr(Schema.String),
   read_at: Schema.NullOr(Timestamp),
-  created_at: Timestamp
+  created_at: Timestamp,
+  /** `created_at` as Postgres text: the keyset cursor's key at full precision. */
+  created_key: Schema.String
 })
 export type NotificationRow = typeof NotificationRow.Type
-const columns = selectList(NotificationRow, "n")
+const columns = selectList(NotificationRow, "n", { created_key: "n.created_at::text" })
+const decodeRow = rowDecoder(NotificationRow)
 const decodeRows = rowsDecoder(NotificationRow)
 const decodeUuid = rowDecoder(Schema.Struct({ uuid: Schema.String }))
 
 export interface NewNotification {
   readonly profileUuid: string
   readonly source: "automation" | "learning"
+  readonly kind: string
   readonly ruleUuid?: string
   readonly executionUuid?: string
   readonly eventUuid?: string
@@ -44,8 +49,8 @@ export interface NewNotification {
 export const insertNotification = (n: NewNotification): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`INSERT INTO notifications (profile_uuid, source, rule_uuid, execution_uuid, event_uuid, event_type, title, body, link)
-      VALUES (${n.profileUuid}, ${n.source}, ${n.ruleUuid ?? null}, ${n.executionUuid ?? null}, ${n.eventUuid ?? null},
+    const [row] = yield* sql`INSERT INTO notifications (profile_uuid, source, kind, rule_uuid, execution_uuid, event_uuid, event_type, title, body, link)
+      VALUES (${n.profileUuid}, ${n.source}, ${n.kind}, ${n.ruleUuid ?? null}, ${n.executionUuid ?? null}, ${n.eventUuid ?? null},
         ${n.eventType ?? null}, ${n.title}, ${n.body}, ${n.link ?? null})
       ON CONFLICT (execution_uuid) DO UPDATE SET execution_uuid = EXCLUDED.execution_uuid
       RETURNING uuid`
@@ -59,7 +64,7 @@ export const listNotificationRows = (
     readonly limit: number
     readonly source?: "automation" | "learning" | undefined
     readonly unread?: boolean | undefined
-    readonly before?: { readonly createdAt: Date; readonly uuid: string } | undefined
+    readonly before?: { readonly key: string; readonly uuid: string } | undefined
   }
 ): Effect.Effect<ReadonlyArray<NotificationRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -68,19 +73,53 @@ export const listNotificationRows = (
       WHERE n.profile_uuid = ${profileUuid}
         ${options.source === undefined ? sql`` : sql`AND n.source = ${options.source}`}
         ${options.unread === true ? sql`AND n.read_at IS NULL` : sql``}
-        ${options.before === undefined ? sql`` : sql`AND (n.created_at, n.uuid) < (${options.before.createdAt}, ${options.before.uuid})`}
+        ${options.before === undefined ? sql`` : sql`AND (n.created_at, n.uuid) < (${options.before.key}::timestamptz, ${options.before.uuid}::uuid)`}
       ORDER BY n.created_at DESC, n.uuid DESC LIMIT ${options.limit}`)
   })
 
-/** Marks a profile's notifications read (all of them when `uuids` is undefined); returns how many changed. */
-export const markNotificationsRead = (
+/** Marks one of a profile's notifications read (kept when already read); none when it is not the profile's. */
+export const markNotificationRead = (
   profileUuid: string,
-  uuids: ReadonlyArray<string> | undefined
-): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  uuid: string
+): Effect.Effect<Option.Option<NotificationRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`UPDATE notifications SET read_at = now()
-      WHERE profile_uuid = ${profileUuid} AND read_at IS NULL ${uuids === undefined ? sql`` : sql`AND ${sql.in("uuid", uuids)}`}
-      RETURNING uuid`
-    return rows.length
+    const [row] = yield* sql`UPDATE notifications n SET read_at = coalesce(n.read_at, now())
+      WHERE n.uuid = ${uuid} AND n.profile_uuid = ${profileUuid}
+      RETURNING ${sql.literal(columns)}`
+    return row === undefined ? Option.none() : Option.some(yield* decodeRow(row))
+  })
+
+/** `notification_preferences`: a profile's row, if it saved any. */
+export const PreferencesRow = Schema.Struct({
+  revision: Schema.Int,
+  kinds: Schema.Unknown,
+  quiet_hours: Schema.Unknown,
+  updated_at: Timestamp
+})
+export type PreferencesRow = typeof PreferencesRow.Type
+const decodePreferences = rowDecoder(PreferencesRow)
+
+export const findPreferences = (profileUuid: string, options: { readonly lock: boolean }): Effect.Effect<Option.Option<PreferencesRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql`SELECT revision, kinds, quiet_hours, updated_at FROM notification_preferences
+      WHERE profile_uuid = ${profileUuid} ${options.lock ? sql`FOR UPDATE` : sql``}`
+    return row === undefined ? Option.none() : Option.some(yield* decodePreferences(row))
+  })
+
+/** Saves the whole preferences (next revision; the first save makes revision 1). */
+export const savePreferences = (
+  profileUuid: string,
+  kinds: unknown,
+  quietHours: unknown
+): Effect.Effect<PreferencesRow, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql`INSERT INTO notification_preferences (profile_uuid, kinds, quiet_hours)
+      VALUES (${profileUuid}, ${JSON.stringify(kinds)}::jsonb, ${quietHours === undefined ? null : JSON.stringify(quietHours)}::jsonb)
+      ON CONFLICT (profile_uuid) DO UPDATE SET kinds = EXCLUDED.kinds, quiet_hours = EXCLUDED.quiet_hours,
+        revision = notification_preferences.revision + 1, updated_at = now()
+      RETURNING revision, kinds, quiet_hours, updated_at`
+    return yield* decodePreferences(row)
   })

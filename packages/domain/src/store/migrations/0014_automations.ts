@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Automation rules, their executions and the one notification inbox (MARKETPLACE §5, §8).
+ * Automation rules, their executions and the one notification inbox with its preferences (MARKETPLACE §5, §8).
  * One execution per (rule, event) by a unique key; the fan-out's position in the event stream is
  * `automation_cursor`; the daily limit is a counter per rule and UTC day, incremented only while
  * below the limit. Rules are found per event through the partial index on their event type.
@@ -70,6 +70,8 @@ export const automations = statements(
     uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     profile_uuid uuid NOT NULL REFERENCES profiles (uuid),
     source text NOT NULL CHECK (source IN ('automation', 'learning')),
+    -- What it tells: a learning event type, or automation.rule (a rule's action) / automation.paused.
+    kind text NOT NULL,
     rule_uuid uuid,
     execution_uuid uuid UNIQUE,
     event_uuid uuid,
@@ -80,5 +82,14 @@ export const automations = statements(
     read_at timestamptz,
     created_at timestamptz NOT NULL DEFAULT now()
   )`,
-  `CREATE INDEX notifications_profile ON notifications (profile_uuid, created_at DESC, uuid DESC)`
+  `CREATE INDEX notifications_profile ON notifications (profile_uuid, created_at DESC, uuid DESC)`,
+  `CREATE INDEX notifications_unread ON notifications (profile_uuid, created_at DESC, uuid DESC) WHERE read_at IS NULL`,
+  // Per profile: by notification kind {inApp, email, digest}, and quiet hours (LEARNING §6; the learning notifier reads them).
+  `CREATE TABLE notification_preferences (
+    profile_uuid uuid PRIMARY KEY REFERENCES profiles (uuid),
+    revision integer NOT NULL DEFAULT 1 CHECK (revision >= 1),
+    kinds jsonb NOT NULL DEFAULT '{}'::jsonb,
+    quiet_hours jsonb,
+    updated_at timestamptz NOT NULL DEFAULT now()
+  )`
 )
