@@ -197,3 +197,34 @@ export const usedToday = (ruleUuid: string): Effect.Effect<number, SqlError, Sql
 
 const Position = Schema.Struct({ position: Int8Text })
 export const decodePosition = rowDecoder(Position)
+
+/** Ours (MARKETPLACE §5.2, §8): finished executions are kept 30 days, notifications 90. */
+export const automationRetention = { executionDays: 30, notificationDays: 90 } as const
+
+/** Deletes finished executions and notifications past their retention, in batches; returns the counts. */
+export const cleanAutomationHistory: Effect.Effect<{ readonly executions: number; readonly notifications: number }, SqlError, SqlClient.SqlClient> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const drain = (statement: Effect.Effect<ReadonlyArray<{ n: number }>, SqlError>) =>
+      Effect.gen(function*() {
+        let total = 0
+        for (;;) {
+          const [row] = yield* statement
+          total += row?.n ?? 0
+          if ((row?.n ?? 0) < 5000) return total
+        }
+      })
+    const executions = yield* drain(sql<{ n: number }>`WITH gone AS (
+        DELETE FROM automation_executions WHERE uuid IN (
+          SELECT uuid FROM automation_executions WHERE status NOT IN ('pending', 'running')
+            AND created_at < now() - make_interval(days => ${automationRetention.executionDays}) LIMIT 5000)
+        RETURNING 1) SELECT count(*)::int AS n FROM gone`)
+    const notifications = yield* drain(sql<{ n: number }>`WITH gone AS (
+        DELETE FROM notifications WHERE uuid IN (
+          SELECT uuid FROM notifications WHERE created_at < now() - make_interval(days => ${automationRetention.notificationDays}) LIMIT 5000)
+        RETURNING 1) SELECT count(*)::int AS n FROM gone`)
+    const days = yield* sql<{ n: number }>`WITH gone AS (
+        DELETE FROM automation_rule_days WHERE day < (now() AT TIME ZONE 'UTC')::date - 2 RETURNING 1) SELECT count(*)::int AS n FROM gone`
+    void days
+    return { executions, notifications }
+  })

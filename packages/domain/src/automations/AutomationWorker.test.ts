@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { KeyActor, SessionActor } from "../api/Authentication.js"
 import { sequenceBatch } from "../events/OutboxEventRepository.js"
-import { fanOutAutomations, runDueExecutions } from "./AutomationWorker.js"
+import { claimExecutions, fanOutAutomations, runDueExecutions } from "./AutomationWorker.js"
 import type { Notification } from "../notifications/Notification.js"
 import type { AutomationExecution, AutomationRule } from "./Rule.js"
 
@@ -207,6 +207,21 @@ describe("automations in the worker", () => {
     const latest = await executions(a, rule.uuid)
     expect(latest.map((x) => x.status)).toEqual(["failed", "succeeded"])
     expect(latest[0]!.attempts[0]?.error?.code).toBe("endpoint_inactive")
+  })
+
+  it("claims at most 4 running executions of one profile at once", async () => {
+    const a = await m.profile()
+    const rule = await createRule(a, {})
+    for (let i = 0; i < 6; i++) {
+      await m.sql(
+        `INSERT INTO automation_executions (rule_uuid, rule_revision, profile_uuid, event_uuid, event_type, event_position, status)
+         VALUES ($1, 1, $2, $3, 'publication.draft_saved', 1, 'pending')`, rule.uuid, a.profileUuid, randomUUID()
+      )
+    }
+    const claimed = await m.runtime.runPromise(claimExecutions(100))
+    expect(claimed.filter((x) => x.profile_uuid === a.profileUuid)).toHaveLength(4)
+    expect(await m.runtime.runPromise(claimExecutions(100))).toHaveLength(0)
+    await m.sql("UPDATE automation_executions SET status = 'cancelled', lease_until = NULL WHERE rule_uuid = $1", rule.uuid)
   })
 
   it("fans out without any rule of the event's type cheaply and moves the cursor to the end", async () => {

@@ -124,16 +124,29 @@ export const executionLeaseSeconds = 60
 /** Waits before the next attempt after a transient failure (ours, MARKETPLACE §5.2): immediately, 30 s, 5 min, 30 min, 2 h. */
 export const retryDelaysMs = [0, 30_000, 300_000, 1_800_000, 7_200_000] as const
 
-/** Claims due executions (pending and due, or running with a lapsed lease), oldest first. */
+/**
+ * Claims due executions (pending and due, or running with a lapsed lease), oldest first, at most
+ * `runningPerProfile` running for one profile at once (over every worker), so one busy profile
+ * never holds the runner.
+ */
 export const claimExecutions = (limit: number): Effect.Effect<ReadonlyArray<Claimed>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return yield* decodeClaimed(yield* sql`UPDATE automation_executions x
-      SET status = 'running', lease_until = now() + make_interval(secs => ${executionLeaseSeconds})
-      WHERE x.uuid IN (
-        SELECT uuid FROM automation_executions
+    return yield* decodeClaimed(yield* sql`WITH due AS (
+        SELECT uuid, profile_uuid, next_attempt_at FROM automation_executions
         WHERE status IN ('pending', 'running') AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        ORDER BY next_attempt_at LIMIT ${limit * 4} FOR UPDATE SKIP LOCKED
+      ), ranked AS (
+        SELECT d.uuid, d.next_attempt_at, row_number() OVER (PARTITION BY d.profile_uuid ORDER BY d.next_attempt_at) AS n,
+          (SELECT count(*) FROM automation_executions r
+            WHERE r.profile_uuid = d.profile_uuid AND r.status = 'running' AND r.lease_until >= now()) AS running
+        FROM due d
+      ), picked AS (
+        SELECT uuid FROM ranked WHERE n + running <= ${automationLimits.runningPerProfile} ORDER BY next_attempt_at LIMIT ${limit}
+      )
+      UPDATE automation_executions x
+      SET status = 'running', lease_until = now() + make_interval(secs => ${executionLeaseSeconds})
+      FROM picked WHERE x.uuid = picked.uuid
       RETURNING x.uuid, x.rule_uuid, x.rule_revision, x.profile_uuid, x.event_uuid, x.event_type, x.event_position::text AS event_position,
         x.chain_depth, x.request_uuid, x.attempts, x.created_at`)
   })
@@ -323,7 +336,7 @@ const record = (execution: Claimed, outcome: Outcome, started: number) =>
 
 /**
  * One runner round: claims up to `limit` due executions and runs them (a few at once). Returns
- * how many it ran.
+ * how many it ran (fewer than `limit` may still leave due ones of a profile at its running cap).
  */
 export const runDueExecutions = (limit: number): Effect.Effect<number, SqlError, SqlClient.SqlClient | Operations> =>
   Effect.gen(function*() {

@@ -60,6 +60,7 @@ export const automations = statements(
   )`,
   `CREATE INDEX automation_executions_rule ON automation_executions (rule_uuid, created_at DESC, uuid DESC)`,
   `CREATE INDEX automation_executions_due ON automation_executions (next_attempt_at) WHERE status IN ('pending', 'running')`,
+  `CREATE INDEX automation_executions_running ON automation_executions (profile_uuid) WHERE status = 'running'`,
   `CREATE INDEX automation_executions_request ON automation_executions (rule_uuid, request_uuid) WHERE request_uuid IS NOT NULL`,
   `CREATE TABLE automation_cursor (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
