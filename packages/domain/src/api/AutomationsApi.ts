@@ -5,6 +5,8 @@ import {
   AutomationExecutionList,
   AutomationRuleList,
   AutomationRuleResult,
+  BacktestInput,
+  BacktestResult,
   DeleteInput,
   DryRunInput,
   DryRunResult,
@@ -97,5 +99,17 @@ export const AutomationsApi = HttpApiGroup.make("automations", { topLevel: true 
       .setUrlParams(ExecutionsQuery)
       .addSuccess(AutomationExecutionList)
       .addError(wire(NotFound))
+  )
+  .add(
+    operation("POST", "automations.backtest", "/api/v1/automations/backtest", {
+      extension: true,
+      scopes: ["automations:read"],
+      invalidInput,
+      summary: "Which of the latest visible events of the trigger's type (up to limit, 100 by default) a rule would have matched; no effects"
+    })
+      .middleware(Authentication)
+      .setPayload(BacktestInput)
+      .addSuccess(BacktestResult)
+      .addError(wire(InvalidRule))
   )
   .annotate(OpenApi.Description, "Automation rules: a trigger, a condition, one of three actions, a daily limit")

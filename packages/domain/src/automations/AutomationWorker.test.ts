@@ -224,6 +224,34 @@ describe("automations in the worker", () => {
     await m.sql("UPDATE automation_executions SET status = 'cancelled', lease_until = NULL WHERE rule_uuid = $1", rule.uuid)
   })
 
+  it("backtest: which of the latest visible events of the type the rule would have matched, with no effect", async () => {
+    const a = await m.profile()
+    const b = await m.profile()
+    for (const title of ["Раз", "Два", "Три"]) await save(a, title)
+    await drain()
+    const [before] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM automation_executions")
+    const test = (actor: SessionActor, value: string, limit?: number) =>
+      m.invoke("automations.backtest", actor, {
+        payload: {
+          rule: {
+            name: "Проверка",
+            trigger: { eventType: "publication.draft_saved", filter: { field: "data.status", op: "eq", value } },
+            action: { type: "notification.create" },
+            limits: { maxRunsPerDay: 1 }
+          },
+          ...(limit === undefined ? {} : { limit })
+        }
+      })
+    const hit = bodyOf<{ scanned: number; matched: number; items: Array<{ matched: boolean }> }>(await test(a, "draft"))
+    expect([hit.scanned, hit.matched]).toEqual([3, 3])
+    const miss = bodyOf<{ scanned: number; matched: number }>(await test(a, "approved", 2))
+    expect([miss.scanned, miss.matched]).toEqual([2, 0])
+    expect(bodyOf<{ scanned: number }>(await test(b, "draft")).scanned).toBe(0)
+    expect((await test(a, "draft", 101)).status).toBe(400)
+    const [after] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM automation_executions")
+    expect(after!.n).toBe(before!.n)
+  })
+
   it("fans out without any rule of the event's type cheaply and moves the cursor to the end", async () => {
     await drain()
     const [cursor] = await m.sql<{ position: string; last: string }>(

@@ -4,7 +4,7 @@ import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { Forbidden, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import { type Actor, holdsScope } from "../api/Authentication.js"
-import { getEvent } from "../events/EventLog.js"
+import { getEvent, latestVisibleEvents } from "../events/EventLog.js"
 import { InsufficientScope } from "../keys/KeyErrors.js"
 import { Operations } from "../operations/Operations.js"
 import { idempotent } from "../store/Idempotency.js"
@@ -372,4 +372,30 @@ const dryRunAction = (actor: Actor, action: RuleAction, requestUuid: string | un
         }
       }
     }
+  })
+
+/** Positions a backtest looks back at most. */
+export const backtestWindow = 100_000
+
+/**
+ * `automations.backtest` (extension): which of the latest events of the trigger's type the profile
+ * may see (at most `limit`, 100 by default) the rule would have matched, and which chain
+ * protection would have skipped. Like a dry run: no effect, no execution, no quota.
+ */
+export const backtest = (
+  actor: Actor,
+  input: { readonly rule: RuleBody & { readonly uuid?: string | undefined }; readonly limit?: number | undefined }
+) =>
+  Effect.gen(function*() {
+    const problem = ruleProblem(input.rule, "rule.")
+    if (problem !== undefined) return yield* invalid(problem.path, problem.message)
+    const events = yield* latestVisibleEvents(actor, input.rule.trigger.eventType, input.limit ?? 100, backtestWindow)
+    const filter = input.rule.trigger.filter
+    const items = events.map((event) => ({
+      eventUuid: event.uuid,
+      occurredAt: event.occurredAt,
+      matched: filter === undefined || evaluate(filter, event),
+      wouldSkip: chainStops(input.rule.uuid, event.context) ? "chain" as const : null
+    }))
+    return { scanned: items.length, matched: items.filter((item) => item.matched).length, items }
   })

@@ -286,3 +286,20 @@ export const DryRunResult = Schema.Struct({
   })
 }).annotations({ identifier: "AutomationDryRunResult" })
 export type DryRunResult = typeof DryRunResult.Type
+
+export const BacktestInput = Schema.Struct({
+  rule: DryRunRule,
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)))
+}).annotations({ identifier: "AutomationBacktest", ...strict })
+
+export const BacktestResult = Schema.Struct({
+  /** Events of the trigger's type the profile may see, newest first, that were evaluated. */
+  scanned: Schema.Int,
+  matched: Schema.Int,
+  items: Schema.Array(Schema.Struct({
+    eventUuid: Schema.UUID,
+    occurredAt: DateTime,
+    matched: Schema.Boolean,
+    wouldSkip: Schema.NullOr(Schema.Literal("chain"))
+  }))
+}).annotations({ identifier: "AutomationBacktestResult" })
