@@ -40,6 +40,8 @@ const Candidate = Schema.Struct({
   max_runs_per_day: Schema.Int
 })
 const decodeCandidates = rowsDecoder(Candidate)
+const decodeInserted = rowsDecoder(Schema.Struct({ uuid: Schema.String, rule_uuid: Schema.String, event_position: Int8Text, status: Schema.String }))
+const decodeUsed = rowsDecoder(Schema.Struct({ rule_uuid: Schema.String, used: Schema.Int }))
 
 /** Positions one fan-out transaction covers at most. */
 export const fanOutWindow = 500
@@ -69,7 +71,12 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
           AND r.start_position < e.position
         WHERE e.position > ${after.toString()} AND e.position <= ${upto.toString()} AND ${eventVisibleToColumn(sql, "r.profile_uuid")}
         ORDER BY e.position, r.uuid`)
-      let created = 0
+      // Matches, in position order: the condition holds; chain protection decides the status.
+      const matches: Array<{
+        rule_uuid: string; rule_revision: number; profile_uuid: string; event_uuid: string; event_type: string
+        event_position: string; status: "pending" | "skipped_chain"; chain_depth: number; request_uuid: string | null
+      }> = []
+      const maxRuns = new Map<string, number>()
       for (const c of candidates) {
         const facts = {
           type: c.type,
@@ -77,24 +84,67 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
           data: (typeof c.data === "object" && c.data !== null ? c.data : {}) as Readonly<Record<string, unknown>>
         }
         if (c.filter !== null && c.filter !== undefined && !evaluate(c.filter as Condition, facts)) continue
-        const depth = automationCauseOf(c.context).depth
         const action = c.action as RuleAction
-        const requestUuid = action.type === "command.execute" ? commandRequestUuid(c.rule_uuid, c.uuid) : null
-        const skipChain = chainStops(c.rule_uuid, c.context)
-        const inserted = yield* sql<{ uuid: string }>`INSERT INTO automation_executions
+        maxRuns.set(c.rule_uuid, c.max_runs_per_day)
+        matches.push({
+          rule_uuid: c.rule_uuid,
+          rule_revision: c.rule_revision,
+          profile_uuid: c.profile_uuid,
+          event_uuid: c.uuid,
+          event_type: c.type,
+          event_position: c.position,
+          status: chainStops(c.rule_uuid, c.context) ? "skipped_chain" : "pending",
+          chain_depth: automationCauseOf(c.context).depth,
+          request_uuid: action.type === "command.execute" ? commandRequestUuid(c.rule_uuid, c.uuid) : null
+        })
+      }
+      let created = 0
+      if (matches.length > 0) {
+        // One statement for every match; a row that exists (a batch run again) is left as it is.
+        const inserted = yield* decodeInserted(yield* sql`INSERT INTO automation_executions
             (rule_uuid, rule_revision, profile_uuid, event_uuid, event_type, event_position, status, chain_depth, request_uuid, finished_at)
-          VALUES (${c.rule_uuid}, ${c.rule_revision}, ${c.profile_uuid}, ${c.uuid}, ${c.type}, ${c.position},
-            ${skipChain ? "skipped_chain" : "pending"}, ${depth}, ${requestUuid}, ${skipChain ? sql`now()` : null})
-          ON CONFLICT (rule_uuid, event_uuid) DO NOTHING RETURNING uuid`
-        if (inserted.length === 0 || skipChain) continue
-        created++
-        const counted = yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
-          VALUES (${c.rule_uuid}, (now() AT TIME ZONE 'UTC')::date, 1)
-          ON CONFLICT (rule_uuid, day) DO UPDATE SET used = automation_rule_days.used + 1
-            WHERE automation_rule_days.used < ${c.max_runs_per_day}
-          RETURNING used`
-        if (counted.length === 0) {
-          yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now() WHERE uuid = ${inserted[0]!.uuid}`
+          SELECT m.rule_uuid, m.rule_revision, m.profile_uuid, m.event_uuid, m.event_type, m.event_position, m.status, m.chain_depth,
+            m.request_uuid, CASE WHEN m.status = 'pending' THEN NULL ELSE now() END
+          FROM jsonb_to_recordset(${JSON.stringify(matches)}::jsonb) AS m(rule_uuid uuid, rule_revision integer, profile_uuid uuid,
+            event_uuid uuid, event_type text, event_position bigint, status text, chain_depth integer, request_uuid uuid)
+          ORDER BY m.event_position
+          ON CONFLICT (rule_uuid, event_uuid) DO NOTHING
+          RETURNING uuid, rule_uuid, event_position::text AS event_position, status`)
+        // The daily limit: the first of today's remaining slots go to the earliest events.
+        const pending = new Map<string, Array<{ uuid: string; position: bigint }>>()
+        for (const row of inserted) {
+          if (row.status !== "pending") continue
+          const list = pending.get(row.rule_uuid) ?? []
+          list.push({ uuid: row.uuid, position: BigInt(row.event_position) })
+          pending.set(row.rule_uuid, list)
+        }
+        if (pending.size > 0) {
+          const rules = [...pending.keys()]
+          yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
+            SELECT r::uuid, (now() AT TIME ZONE 'UTC')::date, 0 FROM jsonb_array_elements_text(${JSON.stringify(rules)}::jsonb) AS r
+            ON CONFLICT (rule_uuid, day) DO NOTHING`
+          const used = yield* decodeUsed(yield* sql`SELECT rule_uuid, used FROM automation_rule_days
+            WHERE ${sql.in("rule_uuid", rules)} AND day = (now() AT TIME ZONE 'UTC')::date FOR UPDATE`)
+          const usedBy = new Map(used.map((row) => [row.rule_uuid, row.used]))
+          const counted: Array<{ rule_uuid: string; n: number }> = []
+          const skipped: Array<string> = []
+          for (const [rule, list] of pending) {
+            list.sort((x, y) => (x.position < y.position ? -1 : x.position > y.position ? 1 : 0))
+            const free = Math.max(0, (maxRuns.get(rule) ?? 0) - (usedBy.get(rule) ?? 0))
+            const take = Math.min(free, list.length)
+            if (take > 0) counted.push({ rule_uuid: rule, n: take })
+            for (const execution of list.slice(take)) skipped.push(execution.uuid)
+            created += take
+          }
+          if (counted.length > 0) {
+            yield* sql`UPDATE automation_rule_days d SET used = d.used + c.n
+              FROM jsonb_to_recordset(${JSON.stringify(counted)}::jsonb) AS c(rule_uuid uuid, n integer)
+              WHERE d.rule_uuid = c.rule_uuid AND d.day = (now() AT TIME ZONE 'UTC')::date`
+          }
+          if (skipped.length > 0) {
+            yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now()
+              WHERE ${sql.in("uuid", skipped)}`
+          }
         }
       }
       yield* sql`UPDATE automation_cursor SET position = ${upto.toString()}`

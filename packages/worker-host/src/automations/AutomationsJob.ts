@@ -1,6 +1,6 @@
 import { fanOutAutomations, Operations, runDueExecutions } from "@birzha/domain/server"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
 import type { WorkerJob } from "../WorkerLoop.js"
 
@@ -17,13 +17,14 @@ export const makeAutomationsJob = (
     const sql = yield* SqlClient.SqlClient
     const operations = yield* Operations
     const batch = options.batch ?? 100
+    // A round ends when nothing is left or after this long, so the loop's other fibers get their turn.
+    const budgetMs = 500
     const round = Effect.gen(function*() {
-      for (let i = 0; i < 20; i++) {
+      const end = (yield* Clock.currentTimeMillis) + budgetMs
+      for (;;) {
         const { covered } = yield* fanOutAutomations
-        if (covered === 0) break
-      }
-      for (let i = 0; i < 20; i++) {
-        if ((yield* runDueExecutions(batch)) < batch) break
+        const ran = yield* runDueExecutions(batch)
+        if ((covered === 0 && ran === 0) || (yield* Clock.currentTimeMillis) > end) break
       }
     }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(Operations, operations))
     return {
