@@ -338,10 +338,10 @@ export const runExecution = (execution: Claimed): Effect.Effect<void, SqlError, 
           )
       }
     }
-    yield* record(execution, outcome, started)
+    yield* record(execution, outcome, started, Option.isSome(rule) ? rule.value.consecutive_failures : 0)
   })
 
-const record = (execution: Claimed, outcome: Outcome, started: number) =>
+const record = (execution: Claimed, outcome: Outcome, started: number, failuresBefore: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const finished = yield* Clock.currentTimeMillis
@@ -364,7 +364,7 @@ const record = (execution: Claimed, outcome: Outcome, started: number) =>
         next_attempt_at = now() + make_interval(secs => ${jittered / 1000}), lease_until = NULL,
         finished_at = ${status === "pending" ? null : new Date(finished)}
       WHERE uuid = ${execution.uuid} AND status = 'running'`
-    if (status === "succeeded") {
+    if (status === "succeeded" && failuresBefore > 0) {
       yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE uuid = ${execution.rule_uuid} AND consecutive_failures > 0`
     } else if (status === "failed") {
       const [rule] = yield* sql<{ consecutive_failures: number; profile_uuid: string; name: string }>`UPDATE automation_rules
