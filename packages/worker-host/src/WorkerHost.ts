@@ -2,7 +2,7 @@ import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfi
 import { WebhookSettings } from "@birzha/domain"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { Config, Duration, Effect, Layer } from "effect"
-import { makeAutomationsJob } from "./automations/AutomationsJob.js"
+import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeDealsJob } from "./marketplace/DealsJob.js"
 import { makeRetentionJob } from "./Retention.js"
@@ -31,7 +31,7 @@ export const WorkerJobsLive = Layer.scoped(
       // Deals whose handed-over work waited 14 days complete by themselves.
       yield* makeDealsJob({ ready: migrated }),
       // Automation rules: events fanned out into executions, executions run through the registry.
-      yield* makeAutomationsJob({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated })
+      ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]
   })
 )

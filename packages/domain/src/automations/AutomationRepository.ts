@@ -72,6 +72,13 @@ export const findRule = (uuid: string): Effect.Effect<Option.Option<RuleRow>, Sq
     return row === undefined ? Option.none() : Option.some(yield* decodeRule(row))
   })
 
+/** Rules by uuid, deleted ones included (the runner re-reads a batch's rules in one query). */
+export const findRules = (uuids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<RuleRow>, SqlError, SqlClient.SqlClient> =>
+  uuids.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeRules(yield* sql`SELECT ${sql.literal(ruleColumns)} FROM ${sql.literal(fromRules)} WHERE ${sql.in("r.uuid", uuids)}`)
+  })
+
 export const listOwnRules = (profileUuid: string): Effect.Effect<ReadonlyArray<RuleRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

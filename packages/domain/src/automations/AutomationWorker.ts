@@ -3,14 +3,14 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option, Schema } from "effect"
 import type { AutomationActor } from "../api/Authentication.js"
 import { eventCatalog } from "../events/EventCatalog.js"
-import { eventVisibleTo, eventVisibleToColumn } from "../events/EventVisibility.js"
-import { insertNotification } from "../notifications/NotificationRepository.js"
+import { eventVisibleToColumn } from "../events/EventVisibility.js"
+import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
 import { Operations } from "../operations/Operations.js"
 import { currentAutomationCause } from "../store/Outbox.js"
 import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
 import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
 import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
-import { findRule, type RuleRow } from "./AutomationRepository.js"
+import { findRules, type RuleRow } from "./AutomationRepository.js"
 import { actionScope, automationCauseOf, chainStops, commandPayload, commandRequestUuid } from "./Automations.js"
 import { evaluate } from "./Condition.js"
 import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
@@ -239,19 +239,7 @@ const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: st
     const action = rule.action as RuleAction
     switch (action.type) {
       case "notification.create": {
-        const entry = catalogEntries.get(execution.event_type)
-        const notificationUuid = yield* insertNotification({
-          profileUuid: rule.profile_uuid,
-          source: "automation",
-          kind: "automation.rule",
-          ruleUuid: rule.uuid,
-          executionUuid: execution.uuid,
-          eventUuid: execution.event_uuid,
-          eventType: execution.event_type,
-          title: rule.name,
-          body: `${entry?.summary ?? execution.event_type}: ${event.objectUuid}`,
-          ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
-        })
+        const notificationUuid = yield* insertNotification(notificationOf(rule, execution, event.objectUuid))
         return { status: "succeeded", result: { notificationUuid } }
       }
       case "webhook.deliver": {
@@ -310,73 +298,135 @@ const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: st
 
 const isTransient = (error: unknown) => typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
 
+const transientOutcome = (error: unknown): Outcome => ({
+  status: "retry",
+  error: { status: 503, code: "unavailable", message: String((error as { message?: string }).message ?? "database") }
+})
+
+const decodeVisible = rowsDecoder(Schema.Struct({ uuid: Schema.String, object_uuid: Schema.NullOr(Schema.String) }))
+
 /**
- * Runs one claimed execution: checks again that the rule is live at the same revision with its
- * authority and that the event is still visible to the profile, then acts, then records the
- * attempt. A transient failure is retried on `retryDelaysMs`; a permanent one fails at once.
+ * Runs a claimed batch: checks again, in one query each, that every execution's rule is live at
+ * the same revision with its authority, and that its event is still visible to the profile; then
+ * acts (every notification of the batch in one statement, the other actions one by one, a few at
+ * once) and records every outcome in one statement. A transient failure is retried on
+ * `retryDelaysMs`; a permanent one fails at once.
  */
-export const runExecution = (execution: Claimed): Effect.Effect<void, SqlError, SqlClient.SqlClient | Operations> =>
+export const runExecutions = (claimed: ReadonlyArray<Claimed>): Effect.Effect<void, SqlError, SqlClient.SqlClient | Operations> =>
   Effect.gen(function*() {
+    if (claimed.length === 0) return
     const sql = yield* SqlClient.SqlClient
     const started = yield* Clock.currentTimeMillis
-    const rule = yield* findRule(execution.rule_uuid)
-    let outcome: Outcome
-    if (Option.isNone(rule)) {
-      outcome = cancelled("rule_deleted")
-    } else {
-      const stop = stopReason(rule.value, execution)
-      if (stop !== undefined) {
-        outcome = cancelled(stop)
-      } else {
-        const [visible] = yield* sql<{ object_uuid: string }>`SELECT e.data ->> 'objectUuid' AS object_uuid FROM outbox_events e
-          WHERE e.uuid = ${execution.event_uuid} AND ${eventVisibleTo(sql, execution.profile_uuid)}`
-        outcome = visible === undefined
-          ? cancelled("event_not_visible")
-          : yield* act(rule.value, execution, { objectUuid: visible.object_uuid }).pipe(
-            Effect.catchIf(isTransient, (error) =>
-              Effect.succeed<Outcome>({ status: "retry", error: { status: 503, code: "unavailable", message: String((error as { message?: string }).message ?? "database") } }))
-          )
+    const rules = new Map((yield* findRules([...new Set(claimed.map((x) => x.rule_uuid))])).map((rule) => [rule.uuid, rule]))
+    const visible = new Map((yield* decodeVisible(yield* sql`SELECT x.uuid, e.data ->> 'objectUuid' AS object_uuid
+      FROM automation_executions x JOIN outbox_events e ON e.uuid = x.event_uuid
+      WHERE ${sql.in("x.uuid", claimed.map((x) => x.uuid))} AND ${eventVisibleToColumn(sql, "x.profile_uuid")}`))
+      .map((row) => [row.uuid, row.object_uuid ?? ""]))
+    const outcomes = new Map<string, Outcome>()
+    const notify: Array<{ execution: Claimed; rule: RuleRow; objectUuid: string }> = []
+    const others: Array<{ execution: Claimed; rule: RuleRow; objectUuid: string }> = []
+    for (const execution of claimed) {
+      const rule = rules.get(execution.rule_uuid)
+      const stop = rule === undefined ? "rule_deleted" : stopReason(rule, execution)
+      const objectUuid = visible.get(execution.uuid)
+      if (stop !== undefined || rule === undefined) outcomes.set(execution.uuid, cancelled(stop ?? "rule_deleted"))
+      else if (objectUuid === undefined) outcomes.set(execution.uuid, cancelled("event_not_visible"))
+      else if ((rule.action as RuleAction).type === "notification.create") notify.push({ execution, rule, objectUuid })
+      else others.push({ execution, rule, objectUuid })
+    }
+    if (notify.length > 0) {
+      const written = yield* Effect.either(insertNotifications(notify.map(({ execution, objectUuid, rule }) => notificationOf(rule, execution, objectUuid))))
+      for (const { execution } of notify) {
+        outcomes.set(
+          execution.uuid,
+          written._tag === "Right"
+            ? { status: "succeeded", result: { notificationUuid: written.right.get(execution.uuid) ?? "" } }
+            : transientOutcome(written.left)
+        )
       }
     }
-    yield* record(execution, outcome, started, Option.isSome(rule) ? rule.value.consecutive_failures : 0)
+    yield* Effect.forEach(others, ({ execution, objectUuid, rule }) =>
+      act(rule, execution, { objectUuid }).pipe(
+        Effect.catchIf(isTransient, (error) => Effect.succeed(transientOutcome(error))),
+        Effect.map((outcome) => outcomes.set(execution.uuid, outcome))
+      ), { concurrency: 8, discard: true })
+    yield* recordAll(claimed, outcomes, started, rules)
   })
 
-const record = (execution: Claimed, outcome: Outcome, started: number, failuresBefore: number) =>
+/** The notification of a rule's `notification.create` for one execution. */
+const notificationOf = (rule: RuleRow, execution: Claimed, objectUuid: string) => {
+  const entry = catalogEntries.get(execution.event_type)
+  return {
+    profileUuid: rule.profile_uuid,
+    source: "automation" as const,
+    kind: "automation.rule",
+    ruleUuid: rule.uuid,
+    executionUuid: execution.uuid,
+    eventUuid: execution.event_uuid,
+    eventType: execution.event_type,
+    title: rule.name,
+    body: `${entry?.summary ?? execution.event_type}: ${objectUuid}`,
+    ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
+  }
+}
+
+/** One execution run on its own (tests; the runner runs batches). */
+export const runExecution = (execution: Claimed) => runExecutions([execution])
+
+const recordAll = (
+  claimed: ReadonlyArray<Claimed>,
+  outcomes: ReadonlyMap<string, Outcome>,
+  started: number,
+  rules: ReadonlyMap<string, RuleRow>
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const finished = yield* Clock.currentTimeMillis
-    const previous = Array.isArray(execution.attempts) ? execution.attempts.length : 0
-    const acted = outcome.status !== "cancelled"
-    const attempt = {
-      attemptedAt: new Date(started).toISOString(),
-      durationMs: Math.max(0, finished - started),
-      outcome: outcome.status,
-      ...(outcome.error === undefined ? {} : { error: outcome.error })
-    }
-    // Retries exhausted: the transient failure becomes final.
-    const delay = outcome.status === "retry" ? retryDelaysMs[previous] : undefined
-    const status = outcome.status === "retry" ? (delay === undefined ? "failed" : "pending") : outcome.status
-    const jittered = delay === undefined ? 0 : Math.round(delay * (0.8 + Math.random() * 0.4))
-    yield* sql`UPDATE automation_executions SET status = ${status},
-        attempts = ${acted ? sql`attempts || ${JSON.stringify([attempt])}::jsonb` : sql`attempts`},
-        result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)}::jsonb,
-        cancel_reason = ${outcome.cancelReason ?? null},
-        next_attempt_at = now() + make_interval(secs => ${jittered / 1000}), lease_until = NULL,
-        finished_at = ${status === "pending" ? null : new Date(finished)}
-      WHERE uuid = ${execution.uuid} AND status = 'running'`
-    if (status === "succeeded" && failuresBefore > 0) {
-      yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE uuid = ${execution.rule_uuid} AND consecutive_failures > 0`
-    } else if (status === "failed") {
+    const rows = claimed.map((execution) => {
+      const outcome = outcomes.get(execution.uuid) ?? cancelled("not_run")
+      const previous = Array.isArray(execution.attempts) ? execution.attempts.length : 0
+      // Retries exhausted: the transient failure becomes final.
+      const delay = outcome.status === "retry" ? retryDelaysMs[previous] : undefined
+      const status = outcome.status === "retry" ? (delay === undefined ? "failed" : "pending") : outcome.status
+      return {
+        uuid: execution.uuid,
+        rule_uuid: execution.rule_uuid,
+        status,
+        acted: outcome.status !== "cancelled",
+        attempt: {
+          attemptedAt: new Date(started).toISOString(),
+          durationMs: Math.max(0, finished - started),
+          outcome: outcome.status,
+          ...(outcome.error === undefined ? {} : { error: outcome.error })
+        },
+        result: outcome.result ?? null,
+        cancel_reason: outcome.cancelReason ?? null,
+        delay_seconds: delay === undefined ? 0 : Math.round(delay * (0.8 + Math.random() * 0.4)) / 1000
+      }
+    })
+    yield* sql`UPDATE automation_executions x SET status = o.status,
+        attempts = CASE WHEN o.acted THEN x.attempts || jsonb_build_array(o.attempt) ELSE x.attempts END,
+        result = o.result, cancel_reason = o.cancel_reason,
+        next_attempt_at = now() + make_interval(secs => o.delay_seconds), lease_until = NULL,
+        finished_at = CASE WHEN o.status = 'pending' THEN NULL ELSE now() END
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(uuid uuid, status text, acted boolean, attempt jsonb, result jsonb,
+        cancel_reason text, delay_seconds double precision)
+      WHERE x.uuid = o.uuid AND x.status = 'running'`
+    // The failure streaks: a success ends one, each failure extends it; 20 in a row pause the rule.
+    const resets = [...new Set(rows.filter((row) => row.status === "succeeded" && (rules.get(row.rule_uuid)?.consecutive_failures ?? 0) > 0).map((row) => row.rule_uuid))]
+    if (resets.length > 0) yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE ${sql.in("uuid", resets)}`
+    for (const row of rows) {
+      if (row.status !== "failed") continue
       const [rule] = yield* sql<{ consecutive_failures: number; profile_uuid: string; name: string }>`UPDATE automation_rules
         SET consecutive_failures = consecutive_failures + 1,
           paused_at = CASE WHEN consecutive_failures + 1 >= ${automationLimits.failuresBeforePause} THEN now() ELSE paused_at END
-        WHERE uuid = ${execution.rule_uuid} RETURNING consecutive_failures, profile_uuid, name`
+        WHERE uuid = ${row.rule_uuid} RETURNING consecutive_failures, profile_uuid, name`
       if (rule !== undefined && rule.consecutive_failures === automationLimits.failuresBeforePause) {
         yield* insertNotification({
           profileUuid: rule.profile_uuid,
           source: "automation",
           kind: "automation.paused",
-          ruleUuid: execution.rule_uuid,
+          ruleUuid: row.rule_uuid,
           title: rule.name,
           body: `The rule failed ${automationLimits.failuresBeforePause} times in a row and is paused; update it to resume`
         })
@@ -391,6 +441,6 @@ const record = (execution: Claimed, outcome: Outcome, started: number, failuresB
 export const runDueExecutions = (limit: number): Effect.Effect<number, SqlError, SqlClient.SqlClient | Operations> =>
   Effect.gen(function*() {
     const claimed = yield* claimExecutions(limit)
-    yield* Effect.forEach(claimed, runExecution, { concurrency: 8, discard: true })
+    yield* runExecutions(claimed)
     return claimed.length
   })

@@ -57,6 +57,29 @@ export const insertNotification = (n: NewNotification): Effect.Effect<string, Sq
     return (yield* decodeUuid(row)).uuid
   })
 
+/**
+ * Writes the notifications of several executions in one statement (one per execution: a batch run
+ * again finds the first ones). Returns each execution's notification uuid.
+ */
+export const insertNotifications = (
+  list: ReadonlyArray<NewNotification & { readonly executionUuid: string }>
+): Effect.Effect<ReadonlyMap<string, string>, SqlError, SqlClient.SqlClient> =>
+  list.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = list.map((n) => ({
+      profile_uuid: n.profileUuid, source: n.source, kind: n.kind, rule_uuid: n.ruleUuid ?? null, execution_uuid: n.executionUuid,
+      event_uuid: n.eventUuid ?? null, event_type: n.eventType ?? null, title: n.title, body: n.body, link: n.link ?? null
+    }))
+    const written = yield* decodeWritten(yield* sql`INSERT INTO notifications (profile_uuid, source, kind, rule_uuid, execution_uuid, event_uuid, event_type, title, body, link)
+      SELECT n.profile_uuid, n.source, n.kind, n.rule_uuid, n.execution_uuid, n.event_uuid, n.event_type, n.title, n.body, n.link
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(profile_uuid uuid, source text, kind text, rule_uuid uuid,
+        execution_uuid uuid, event_uuid uuid, event_type text, title text, body text, link text)
+      ON CONFLICT (execution_uuid) DO UPDATE SET execution_uuid = EXCLUDED.execution_uuid
+      RETURNING uuid, execution_uuid`)
+    return new Map(written.map((row) => [row.execution_uuid, row.uuid]))
+  })
+const decodeWritten = rowsDecoder(Schema.Struct({ uuid: Schema.String, execution_uuid: Schema.String }))
+
 /** A profile's notifications, newest first, after a keyset position. */
 export const listNotificationRows = (
   profileUuid: string,
