@@ -27,7 +27,7 @@ export const makeAutomationsJobs = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const operations = yield* Operations
-    const batch = options.batch ?? 100
+    const batch = options.batch ?? 300
     const every = options.every ?? Duration.millis(20)
     const fanOut = untilIdle(Effect.map(fanOutAutomations, ({ covered }) => covered)).pipe(Effect.provideService(SqlClient.SqlClient, sql))
     const runner = untilIdle(runDueExecutions(batch)).pipe(
