@@ -1,4 +1,4 @@
-import { BlobStore, cleanAbandonedFiles, cleanSignInRecords, cleanWebhookHistory } from "@birzha/domain/server"
+import { BlobStore, cleanAbandonedFiles, cleanAutomationHistory, cleanSignInRecords, cleanWebhookHistory } from "@birzha/domain/server"
 import { cleanIdempotencyKeys } from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -13,7 +13,8 @@ import type { WorkerJob } from "./WorkerLoop.js"
  * - webhook delivery history and request logs: 7 days (spec);
  * - idempotency keys: 30 days (`idempotencyRetentionDays`);
  * - files that never became ready: 31 days and no key naming them, with their bytes (`cleanAbandonedFiles`);
- * - rate-limit hits and expired sign-in challenges: 1 day.
+ * - rate-limit hits and expired sign-in challenges: 1 day;
+ * - finished automation executions: 30 days; notifications: 90 days (`automationRetention`).
  */
 export const retentionRules: ReadonlyArray<{
   readonly name: string
@@ -22,7 +23,8 @@ export const retentionRules: ReadonlyArray<{
   { name: "webhook history", clean: cleanWebhookHistory },
   { name: "idempotency keys", clean: Effect.map(cleanIdempotencyKeys, (keys) => ({ keys })) },
   { name: "abandoned files", clean: Effect.map(cleanAbandonedFiles, (files) => ({ files })) },
-  { name: "sign-in records", clean: cleanSignInRecords }
+  { name: "sign-in records", clean: cleanSignInRecords },
+  { name: "automation history", clean: cleanAutomationHistory }
 ]
 
 /** One pass over every rule; a failing rule is logged and does not stop the others. */

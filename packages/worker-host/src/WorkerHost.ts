@@ -1,6 +1,8 @@
-import { PostgresBlobStore } from "@birzha/domain/server"
+import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/server"
+import { WebhookSettings } from "@birzha/domain"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
-import { Duration, Effect, Layer } from "effect"
+import { Config, Duration, Effect, Layer } from "effect"
+import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeDealsJob } from "./marketplace/DealsJob.js"
 import { makeReviewsJob } from "./marketplace/ReviewsJob.js"
@@ -30,14 +32,37 @@ export const WorkerJobsLive = Layer.scoped(
       // Deals whose handed-over work waited 14 days complete by themselves.
       yield* makeDealsJob({ ready: migrated }),
       // Sealed reviews whose 14-day window closed are revealed.
-      yield* makeReviewsJob({ ready: migrated })
+      yield* makeReviewsJob({ ready: migrated }),
+      // Automation rules: events fanned out into executions, executions run through the registry.
+      ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]
+  })
+)
+
+/**
+ * The operation registry for automation rules' `command.execute` (run with an automation actor, no
+ * HTTP request). Addresses in answers use `BIRZHA_PUBLIC_ORIGIN` as the HTTP host does.
+ */
+const WorkerOperations = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const publicOrigin = yield* Config.string("BIRZHA_PUBLIC_ORIGIN").pipe(Config.withDefault("http://localhost:8080"), Effect.orDie)
+    const { webhookAllowHttpLoopback } = yield* ServiceConfig
+    const database = yield* Database
+    return OperationsLive.pipe(
+      Layer.provide(Layer.mergeAll(
+        Layer.succeed(PublicOrigin, publicOrigin),
+        Layer.succeed(SignInConfig, { publicOrigin }),
+        Layer.succeed(WebhookSettings, { publicOrigin, allowHttpLoopback: webhookAllowHttpLoopback }),
+        Layer.succeed(Readiness, { check: database.readiness })
+      ))
+    )
   })
 )
 
 /** The background workers; `birzha serve` runs these in-process on the embedded database. */
 export const WorkerHostLive = WorkerLoop.pipe(
   Layer.provide(WorkerJobsLive),
+  Layer.provide(WorkerOperations),
   // Webhook delivery opens sealed signing secrets and mails owners of disabled endpoints; retention
   // removes the bytes of abandoned files. The same layer values as `birzha serve` provides, so they
   // are built once when both are present.

@@ -2,6 +2,8 @@ import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "./ApiError.js"
 import { AccountApi } from "./AccountApi.js"
 import { AuthApi } from "./AuthApi.js"
+import { AutomationsApi } from "./AutomationsApi.js"
+import { NotificationsApi } from "./NotificationsApi.js"
 import { CommentsApi } from "./CommentsApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
@@ -111,6 +113,8 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(CustomersApi)
   .add(ReviewsApi)
   .add(MarketplaceModerationApi)
+  .add(AutomationsApi)
+  .add(NotificationsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

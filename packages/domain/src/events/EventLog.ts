@@ -13,6 +13,7 @@ import {
   type SequencedEventRow,
   readEnvelopeRows,
   readLastPosition,
+  readLatestSequencedRows,
   readSequencedRows
 } from "./OutboxEventRepository.js"
 import { parseTypeList } from "./TypePattern.js"
@@ -161,3 +162,21 @@ export const visibleEventRows = (
   uuids.length === 0
     ? Effect.succeed([])
     : readEnvelopeRows((sql) => sql.and([sql.in("e.uuid", uuids), eventVisibleTo(sql, profileUuid)]))
+
+/**
+ * The newest sequenced events of one type the actor may see now, newest first, `limit` at most,
+ * among the last `window` positions (an automation backtest looks back this far and no further).
+ */
+export const latestVisibleEvents = (
+  actor: Actor,
+  type: EventType,
+  limit: number,
+  window: number
+): Effect.Effect<ReadonlyArray<EventEnvelope>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const last = yield* lastEventPosition
+    const from = BigInt(last) > BigInt(window) ? (BigInt(last) - BigInt(window)).toString() : "0"
+    const rows = yield* readLatestSequencedRows((sql) =>
+      sql.and([sql`e.position > ${from}`, sql`e.type = ${type}`, eventVisibleTo(sql, actor.profileUuid)]), limit)
+    return yield* Effect.forEach(rows, envelopeOf)
+  })

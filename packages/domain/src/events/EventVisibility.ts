@@ -15,14 +15,21 @@ import { Effect } from "effect"
  * alias `e` for `outbox_events`.
  */
 export const eventVisibleTo = (sql: SqlClient.SqlClient, profileUuid: string): Statement.Fragment =>
+  visibleTo(sql, sql`${profileUuid}::text`, sql`${profileUuid}::uuid`)
+
+/** The same rule for the profile in a uuid column of the query (`r.profile_uuid`: the automations' fan-out). */
+export const eventVisibleToColumn = (sql: SqlClient.SqlClient, column: string): Statement.Fragment =>
+  visibleTo(sql, sql`${sql.literal(column)}::text`, sql.literal(column))
+
+const visibleTo = (sql: SqlClient.SqlClient, asText: Statement.Fragment, asUuid: Statement.Fragment): Statement.Fragment =>
   sql`(
-    e.context ->> 'profileUuid' = ${profileUuid}
-    OR e.context -> 'audience' @> jsonb_build_array(${profileUuid}::text)
-    OR (e.aggregate_kind = 'profile' AND e.aggregate_uuid = ${profileUuid}::uuid)
+    e.context ->> 'profileUuid' = ${asText}
+    OR e.context -> 'audience' @> jsonb_build_array(${asText})
+    OR (e.aggregate_kind = 'profile' AND e.aggregate_uuid = ${asUuid})
     OR (e.aggregate_kind = 'publication' AND EXISTS (
-      SELECT 1 FROM publications owned WHERE owned.uuid = e.aggregate_uuid AND owned.owner_profile_uuid = ${profileUuid}::uuid))
+      SELECT 1 FROM publications owned WHERE owned.uuid = e.aggregate_uuid AND owned.owner_profile_uuid = ${asUuid}))
     OR (e.aggregate_kind = 'file' AND EXISTS (
-      SELECT 1 FROM files owned WHERE owned.uuid = e.aggregate_uuid AND owned.profile_uuid = ${profileUuid}::uuid))
+      SELECT 1 FROM files owned WHERE owned.uuid = e.aggregate_uuid AND owned.profile_uuid = ${asUuid}))
   )`
 
 /** Whether the profile may see the event now (webhook delivery re-checks this at send time). */

@@ -84,6 +84,18 @@ export const findSequencedRow = (
     return Option.fromNullable(rows[0])
   })
 
+/** The newest sequenced events `where` selects (alias `e`; sequenced rows only), newest first, `limit` at most. */
+export const readLatestSequencedRows = (
+  where: (sql: SqlClient.SqlClient) => Fragment,
+  limit: number
+): Effect.Effect<ReadonlyArray<SequencedEventRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeEvents(
+      yield* sql`SELECT ${sql.literal(eventColumns)} FROM outbox_events e WHERE ${where(sql)} ORDER BY e.position DESC LIMIT ${limit}`
+    )
+  })
+
 /** The envelopes of the events `where` selects (alias `e`), in no particular order. */
 export const readEnvelopeRows = (
   where: (sql: SqlClient.SqlClient) => Fragment

@@ -1,4 +1,6 @@
 import { catalog } from "../api/BirzhaApi.js"
+import { AutomationsOperations } from "../automations/AutomationsOperations.js"
+import { NotificationsOperations } from "../notifications/NotificationsOperations.js"
 import { AuthOperations } from "../auth/AuthOperations.js"
 import { IntegrationCommandsOperations } from "../commands/IntegrationCommandsOperations.js"
 import { CommentsOperations } from "../comments/CommentsOperations.js"
@@ -26,7 +28,9 @@ export const serviceImplementations = [
   WebhooksOperations,
   ...PublicationsOperations,
   ...RelationsOperations,
-  ...ReviewsAreaOperations
+  ...ReviewsAreaOperations,
+  AutomationsOperations,
+  NotificationsOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

@@ -13,6 +13,7 @@ import { retention } from "./migrations/0011_retention.js"
 import { relations } from "./migrations/0012_relations.js"
 import { threads } from "./migrations/0013_threads.js"
 import { reviewsFavoritesComplaints } from "./migrations/0014_reviews_favorites_complaints.js"
+import { automations } from "./migrations/0015_automations.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -34,7 +35,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [11, "retention", retention],
   [12, "relations", relations],
   [13, "threads", threads],
-  [14, "reviews_favorites_complaints", reviewsFavoritesComplaints]
+  [14, "reviews_favorites_complaints", reviewsFavoritesComplaints],
+  [15, "automations", automations]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

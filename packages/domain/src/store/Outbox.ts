@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import type { EventType } from "../events/EventType.js"
 import { insertOutboxEvent } from "../events/OutboxEventRepository.js"
 
@@ -20,16 +20,29 @@ export interface NewEvent {
   readonly schemaVersion?: number
 }
 
+/** Who caused the events of a transaction an automation runs (MARKETPLACE §5.4): copied into their `context.automation`. */
+export interface AutomationCause {
+  readonly ruleUuid: string
+  readonly executionUuid: string
+  readonly triggerEventUuid: string
+  /** The trigger event's depth + 1 (an event without `context.automation` has depth 0). */
+  readonly depth: number
+}
+
+/** Set while an automation's command runs; no operation needs code for chain protection. */
+export const currentAutomationCause: FiberRef.FiberRef<AutomationCause | undefined> = FiberRef.unsafeMake<AutomationCause | undefined>(undefined)
+
 /**
  * Writes an event into the outbox inside the caller's transaction, so it exists exactly when the
  * business change it describes committed. The row has no position yet: the sequencer numbers
  * committed rows later. Returns the event's uuid.
  */
 export const appendEvent = (event: NewEvent): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
-  insertOutboxEvent({
-    type: event.type,
-    schemaVersion: event.schemaVersion ?? 1,
-    aggregate: event.aggregate,
-    data: event.data,
-    context: event.context ?? {}
-  })
+  Effect.flatMap(FiberRef.get(currentAutomationCause), (cause) =>
+    insertOutboxEvent({
+      type: event.type,
+      schemaVersion: event.schemaVersion ?? 1,
+      aggregate: event.aggregate,
+      data: event.data,
+      context: cause === undefined ? event.context ?? {} : { ...event.context, automation: cause }
+    }))

@@ -448,3 +448,25 @@ export const recordDeliveryResults = (results: ReadonlyArray<DeliveryResult>): E
         retry_at timestamptz, cancel_reason text, attempted boolean), webhook_endpoints w
       WHERE d.uuid = o.uuid AND d.lease_token = o.token AND w.uuid = d.endpoint_uuid`.pipe(Effect.asVoid)
   })
+
+const QueuedUuid = Schema.Struct({ uuid: Schema.String })
+const decodeQueued = rowDecoder(QueuedUuid)
+
+/**
+ * Queues one event for one endpoint outside the endpoint's own subscription (an automation rule's
+ * `webhook.deliver`): one delivery per (endpoint, event), so a retry or an event the endpoint
+ * also subscribes to is sent once. Returns the delivery's uuid.
+ */
+export const queueEventDelivery = (
+  endpointUuid: string,
+  event: { readonly uuid: string; readonly type: string; readonly position: string }
+): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, event_position, config_version, next_attempt_at)
+      SELECT w.uuid, 'event', ${event.uuid}, ${event.type}, ${event.position}, w.config_version, now()
+      FROM webhook_endpoints w WHERE w.uuid = ${endpointUuid}
+      ON CONFLICT (endpoint_uuid, event_uuid) DO NOTHING`
+    const [row] = yield* sql`SELECT uuid FROM webhook_deliveries WHERE endpoint_uuid = ${endpointUuid} AND event_uuid = ${event.uuid}`
+    return (yield* decodeQueued(row)).uuid
+  })

@@ -1,0 +1,9 @@
+import { Schema } from "effect"
+
+/** A rule body that breaks the spec's table or the condition grammar; the message names the path in the rule (MARKETPLACE §5.1). */
+export class InvalidRule extends Schema.TaggedError<InvalidRule>()("InvalidRule", {
+  message: Schema.String
+}) {
+  static readonly status = 400
+  static readonly code = "invalid_rule"
+}

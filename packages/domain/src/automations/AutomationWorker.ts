@@ -1,0 +1,446 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Option, Schema } from "effect"
+import type { AutomationActor } from "../api/Authentication.js"
+import { eventCatalog } from "../events/EventCatalog.js"
+import { eventVisibleToColumn } from "../events/EventVisibility.js"
+import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
+import { Operations } from "../operations/Operations.js"
+import { currentAutomationCause } from "../store/Outbox.js"
+import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
+import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
+import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
+import { findRules, type RuleRow } from "./AutomationRepository.js"
+import { actionScope, automationCauseOf, chainStops, commandPayload, commandRequestUuid } from "./Automations.js"
+import { evaluate } from "./Condition.js"
+import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
+
+/**
+ * The automations' worker side (MARKETPLACE §5.2): the fan-out turns sequenced events into
+ * executions, one per (rule, event); the runner acts on them. Both are safe with several workers
+ * and across crashes: the fan-out holds the cursor row for its transaction and inserts with the
+ * unique (rule, event) key; the runner leases executions and every action is idempotent (a
+ * notification per execution, a delivery per endpoint and event, a save per derived requestUuid).
+ */
+
+const Candidate = Schema.Struct({
+  uuid: Schema.String,
+  type: Schema.String,
+  position: Int8Text,
+  aggregate_kind: Schema.String,
+  aggregate_uuid: Schema.String,
+  aggregate_revision: Schema.Int,
+  data: Schema.Unknown,
+  context: Schema.Unknown,
+  rule_uuid: Schema.String,
+  rule_revision: Schema.Int,
+  profile_uuid: Schema.String,
+  filter: Schema.Unknown,
+  action: Schema.Unknown,
+  max_runs_per_day: Schema.Int
+})
+const decodeCandidates = rowsDecoder(Candidate)
+const decodeInserted = rowsDecoder(Schema.Struct({ uuid: Schema.String, rule_uuid: Schema.String, event_position: Int8Text, status: Schema.String }))
+const decodeUsed = rowsDecoder(Schema.Struct({ rule_uuid: Schema.String, used: Schema.Int }))
+
+/** Positions one fan-out transaction covers at most. */
+export const fanOutWindow = 500
+
+/**
+ * One fan-out batch: the events after the cursor (at most `fanOutWindow` positions), each with
+ * the live, enabled rules of its type that started before it and whose profile may see it now.
+ * The condition decides; chain protection and the daily limit record skips; the cursor moves in
+ * the same transaction. Returns how many positions it covered (0: caught up).
+ */
+export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readonly created: number }, SqlError, SqlClient.SqlClient> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
+        FROM automation_cursor c, event_sequence s FOR UPDATE OF c`
+      if (cursor === undefined) return { covered: 0, created: 0 }
+      const after = BigInt(cursor.position)
+      const last = BigInt(cursor.last)
+      if (last <= after) return { covered: 0, created: 0 }
+      const upto = last - after > BigInt(fanOutWindow) ? after + BigInt(fanOutWindow) : last
+      const candidates = yield* decodeCandidates(yield* sql`
+        SELECT e.uuid, e.type, e.position::text AS position, e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context,
+          r.uuid AS rule_uuid, r.revision AS rule_revision, r.profile_uuid, r.filter, r.action, r.max_runs_per_day
+        FROM outbox_events e
+        JOIN automation_rules r ON r.event_type = e.type AND r.deleted_at IS NULL AND r.enabled AND r.paused_at IS NULL
+          AND r.start_position < e.position
+        WHERE e.position > ${after.toString()} AND e.position <= ${upto.toString()} AND ${eventVisibleToColumn(sql, "r.profile_uuid")}
+        ORDER BY e.position, r.uuid`)
+      // Matches, in position order: the condition holds; chain protection decides the status.
+      const matches: Array<{
+        rule_uuid: string; rule_revision: number; profile_uuid: string; event_uuid: string; event_type: string
+        event_position: string; status: "pending" | "skipped_chain"; chain_depth: number; request_uuid: string | null
+      }> = []
+      const maxRuns = new Map<string, number>()
+      for (const c of candidates) {
+        const facts = {
+          type: c.type,
+          aggregate: { kind: c.aggregate_kind, uuid: c.aggregate_uuid, revision: c.aggregate_revision },
+          data: (typeof c.data === "object" && c.data !== null ? c.data : {}) as Readonly<Record<string, unknown>>
+        }
+        if (c.filter !== null && c.filter !== undefined && !evaluate(c.filter as Condition, facts)) continue
+        const action = c.action as RuleAction
+        maxRuns.set(c.rule_uuid, c.max_runs_per_day)
+        matches.push({
+          rule_uuid: c.rule_uuid,
+          rule_revision: c.rule_revision,
+          profile_uuid: c.profile_uuid,
+          event_uuid: c.uuid,
+          event_type: c.type,
+          event_position: c.position,
+          status: chainStops(c.rule_uuid, c.context) ? "skipped_chain" : "pending",
+          chain_depth: automationCauseOf(c.context).depth,
+          request_uuid: action.type === "command.execute" ? commandRequestUuid(c.rule_uuid, c.uuid) : null
+        })
+      }
+      let created = 0
+      if (matches.length > 0) {
+        // One statement for every match; a row that exists (a batch run again) is left as it is.
+        const inserted = yield* decodeInserted(yield* sql`INSERT INTO automation_executions
+            (rule_uuid, rule_revision, profile_uuid, event_uuid, event_type, event_position, status, chain_depth, request_uuid, finished_at)
+          SELECT m.rule_uuid, m.rule_revision, m.profile_uuid, m.event_uuid, m.event_type, m.event_position, m.status, m.chain_depth,
+            m.request_uuid, CASE WHEN m.status = 'pending' THEN NULL ELSE now() END
+          FROM jsonb_to_recordset(${JSON.stringify(matches)}::jsonb) AS m(rule_uuid uuid, rule_revision integer, profile_uuid uuid,
+            event_uuid uuid, event_type text, event_position bigint, status text, chain_depth integer, request_uuid uuid)
+          ORDER BY m.event_position
+          ON CONFLICT (rule_uuid, event_uuid) DO NOTHING
+          RETURNING uuid, rule_uuid, event_position::text AS event_position, status`)
+        // The daily limit: the first of today's remaining slots go to the earliest events.
+        const pending = new Map<string, Array<{ uuid: string; position: bigint }>>()
+        for (const row of inserted) {
+          if (row.status !== "pending") continue
+          const list = pending.get(row.rule_uuid) ?? []
+          list.push({ uuid: row.uuid, position: BigInt(row.event_position) })
+          pending.set(row.rule_uuid, list)
+        }
+        if (pending.size > 0) {
+          const rules = [...pending.keys()]
+          yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
+            SELECT r::uuid, (now() AT TIME ZONE 'UTC')::date, 0 FROM jsonb_array_elements_text(${JSON.stringify(rules)}::jsonb) AS r
+            ON CONFLICT (rule_uuid, day) DO NOTHING`
+          const used = yield* decodeUsed(yield* sql`SELECT rule_uuid, used FROM automation_rule_days
+            WHERE ${sql.in("rule_uuid", rules)} AND day = (now() AT TIME ZONE 'UTC')::date FOR UPDATE`)
+          const usedBy = new Map(used.map((row) => [row.rule_uuid, row.used]))
+          const counted: Array<{ rule_uuid: string; n: number }> = []
+          const skipped: Array<string> = []
+          for (const [rule, list] of pending) {
+            list.sort((x, y) => (x.position < y.position ? -1 : x.position > y.position ? 1 : 0))
+            const free = Math.max(0, (maxRuns.get(rule) ?? 0) - (usedBy.get(rule) ?? 0))
+            const take = Math.min(free, list.length)
+            if (take > 0) counted.push({ rule_uuid: rule, n: take })
+            for (const execution of list.slice(take)) skipped.push(execution.uuid)
+            created += take
+          }
+          if (counted.length > 0) {
+            yield* sql`UPDATE automation_rule_days d SET used = d.used + c.n
+              FROM jsonb_to_recordset(${JSON.stringify(counted)}::jsonb) AS c(rule_uuid uuid, n integer)
+              WHERE d.rule_uuid = c.rule_uuid AND d.day = (now() AT TIME ZONE 'UTC')::date`
+          }
+          if (skipped.length > 0) {
+            yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now()
+              WHERE ${sql.in("uuid", skipped)}`
+          }
+        }
+      }
+      yield* sql`UPDATE automation_cursor SET position = ${upto.toString()}`
+      return { covered: Number(upto - after), created }
+    }))
+  })
+
+const Claimed = Schema.Struct({
+  uuid: Schema.String,
+  rule_uuid: Schema.String,
+  rule_revision: Schema.Int,
+  profile_uuid: Schema.String,
+  event_uuid: Schema.String,
+  event_type: Schema.String,
+  event_position: Int8Text,
+  chain_depth: Schema.Int,
+  request_uuid: Schema.NullOr(Schema.String),
+  attempts: Schema.Unknown,
+  created_at: Timestamp
+})
+type Claimed = typeof Claimed.Type
+const decodeClaimed = rowsDecoder(Claimed)
+
+/** How long a claim holds an execution; a dead worker's executions are due again after it. */
+export const executionLeaseSeconds = 60
+
+/** Waits before the next attempt after a transient failure (ours, MARKETPLACE §5.2): immediately, 30 s, 5 min, 30 min, 2 h. */
+export const retryDelaysMs = [0, 30_000, 300_000, 1_800_000, 7_200_000] as const
+
+/**
+ * Claims due executions (pending and due, or running with a lapsed lease), oldest first, at most
+ * `runningPerProfile` running for one profile at once (over every worker), so one busy profile
+ * never holds the runner.
+ */
+export const claimExecutions = (limit: number): Effect.Effect<ReadonlyArray<Claimed>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeClaimed(yield* sql`WITH due AS (
+        SELECT uuid, profile_uuid, next_attempt_at FROM automation_executions
+        WHERE status IN ('pending', 'running') AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT ${limit * 4} FOR UPDATE SKIP LOCKED
+      ), ranked AS (
+        SELECT d.uuid, d.next_attempt_at, row_number() OVER (PARTITION BY d.profile_uuid ORDER BY d.next_attempt_at) AS n,
+          (SELECT count(*) FROM automation_executions r
+            WHERE r.profile_uuid = d.profile_uuid AND r.status = 'running' AND r.lease_until >= now()) AS running
+        FROM due d
+      ), picked AS (
+        SELECT uuid FROM ranked WHERE n + running <= ${automationLimits.runningPerProfile} ORDER BY next_attempt_at LIMIT ${limit}
+      )
+      UPDATE automation_executions x
+      SET status = 'running', lease_until = now() + make_interval(secs => ${executionLeaseSeconds})
+      FROM picked WHERE x.uuid = picked.uuid
+      RETURNING x.uuid, x.rule_uuid, x.rule_revision, x.profile_uuid, x.event_uuid, x.event_type, x.event_position::text AS event_position,
+        x.chain_depth, x.request_uuid, x.attempts, x.created_at`)
+  })
+
+interface Outcome {
+  readonly status: "succeeded" | "failed" | "cancelled" | "retry"
+  readonly cancelReason?: string
+  readonly result?: Readonly<Record<string, unknown>>
+  readonly error?: { readonly status: number; readonly code: string; readonly message: string }
+}
+
+const cancelled = (reason: string): Outcome => ({ status: "cancelled", cancelReason: reason })
+
+/** Why a claimed execution may no longer act, if so: the rule changed, stopped or lost its authority. */
+const stopReason = (rule: RuleRow, execution: Claimed): string | undefined =>
+  rule.deleted_at !== null
+    ? "rule_deleted"
+    : rule.revision !== execution.rule_revision
+    ? "rule_updated"
+    : !rule.enabled
+    ? "rule_disabled"
+    : rule.paused_at !== null
+    ? "rule_paused"
+    : rule.suspended_reason !== null
+    ? `revoked: ${rule.suspended_reason}`
+    : undefined
+
+const Actor = Schema.Struct({
+  account_uuid: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  type: Schema.String
+})
+const decodeActor = rowsDecoder(Actor)
+
+const catalogEntries = new Map(eventCatalog.types.map((entry) => [entry.type as string, entry]))
+
+const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: string }): Effect.Effect<Outcome, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const action = rule.action as RuleAction
+    switch (action.type) {
+      case "notification.create": {
+        const notificationUuid = yield* insertNotification(notificationOf(rule, execution, event.objectUuid))
+        return { status: "succeeded", result: { notificationUuid } }
+      }
+      case "webhook.deliver": {
+        const endpoint = yield* findOwnEndpoint(rule.profile_uuid, action.endpointUuid, { lock: false })
+        if (Option.isNone(endpoint) || endpoint.value.state !== "active") {
+          return { status: "failed", error: { status: 409, code: "endpoint_inactive", message: "The webhook endpoint is not active" } }
+        }
+        const deliveryUuid = yield* queueEventDelivery(action.endpointUuid, {
+          uuid: execution.event_uuid,
+          type: execution.event_type,
+          position: execution.event_position
+        })
+        return { status: "succeeded", result: { deliveryUuid } }
+      }
+      case "command.execute": {
+        const sql = yield* SqlClient.SqlClient
+        const [who] = yield* decodeActor(yield* sql`SELECT a.uuid AS account_uuid, a.email, p.name, p.type
+          FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid
+          WHERE p.uuid = ${rule.profile_uuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`)
+        if (who === undefined) return cancelled("revoked: profile_deleted")
+        const now = yield* Clock.currentTimeMillis
+        const scope = actionScope(action)
+        const actor: AutomationActor = {
+          via: "automation",
+          accountUuid: who.account_uuid,
+          email: who.email,
+          profileUuid: rule.profile_uuid,
+          profileName: who.name,
+          profileType: who.type as AutomationActor["profileType"],
+          expiresAt: new Date(now + executionLeaseSeconds * 1000),
+          ruleUuid: rule.uuid,
+          executionUuid: execution.uuid,
+          keyUuid: rule.key_uuid,
+          scopes: scope === null ? [] : [scope]
+        }
+        const requestUuid = execution.request_uuid ?? commandRequestUuid(rule.uuid, execution.event_uuid)
+        const operations = yield* Operations
+        const answer = yield* operations.invoke(action.operationId, actor, { payload: commandPayload(action, requestUuid) }).pipe(
+          Effect.locally(currentAutomationCause, {
+            ruleUuid: rule.uuid,
+            executionUuid: execution.uuid,
+            triggerEventUuid: execution.event_uuid,
+            depth: execution.chain_depth + 1
+          })
+        )
+        if (answer.status === 200) {
+          const body = answer.body as { readonly uuid?: string; readonly revision?: number; readonly status?: string }
+          return { status: "succeeded", result: { status: body.status ?? "", publicationUuid: body.uuid ?? "", revision: body.revision ?? 0, requestUuid } }
+        }
+        const envelope = (answer.body as { readonly error?: { readonly code?: string; readonly message?: string } } | undefined)?.error
+        const error = { status: answer.status, code: envelope?.code ?? "", message: envelope?.message ?? "" }
+        return { status: answer.status === 503 ? "retry" : "failed", error }
+      }
+    }
+  })
+
+const isTransient = (error: unknown) => typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
+
+const transientOutcome = (error: unknown): Outcome => ({
+  status: "retry",
+  error: { status: 503, code: "unavailable", message: String((error as { message?: string }).message ?? "database") }
+})
+
+const decodeVisible = rowsDecoder(Schema.Struct({ uuid: Schema.String, object_uuid: Schema.NullOr(Schema.String) }))
+
+/**
+ * Runs a claimed batch: checks again, in one query each, that every execution's rule is live at
+ * the same revision with its authority, and that its event is still visible to the profile; then
+ * acts (every notification of the batch in one statement, the other actions one by one, a few at
+ * once) and records every outcome in one statement. A transient failure is retried on
+ * `retryDelaysMs`; a permanent one fails at once.
+ */
+export const runExecutions = (claimed: ReadonlyArray<Claimed>): Effect.Effect<void, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    if (claimed.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    const started = yield* Clock.currentTimeMillis
+    const rules = new Map((yield* findRules([...new Set(claimed.map((x) => x.rule_uuid))])).map((rule) => [rule.uuid, rule]))
+    const visible = new Map((yield* decodeVisible(yield* sql`SELECT x.uuid, e.data ->> 'objectUuid' AS object_uuid
+      FROM automation_executions x JOIN outbox_events e ON e.uuid = x.event_uuid
+      WHERE ${sql.in("x.uuid", claimed.map((x) => x.uuid))} AND ${eventVisibleToColumn(sql, "x.profile_uuid")}`))
+      .map((row) => [row.uuid, row.object_uuid ?? ""]))
+    const outcomes = new Map<string, Outcome>()
+    const notify: Array<{ execution: Claimed; rule: RuleRow; objectUuid: string }> = []
+    const others: Array<{ execution: Claimed; rule: RuleRow; objectUuid: string }> = []
+    for (const execution of claimed) {
+      const rule = rules.get(execution.rule_uuid)
+      const stop = rule === undefined ? "rule_deleted" : stopReason(rule, execution)
+      const objectUuid = visible.get(execution.uuid)
+      if (stop !== undefined || rule === undefined) outcomes.set(execution.uuid, cancelled(stop ?? "rule_deleted"))
+      else if (objectUuid === undefined) outcomes.set(execution.uuid, cancelled("event_not_visible"))
+      else if ((rule.action as RuleAction).type === "notification.create") notify.push({ execution, rule, objectUuid })
+      else others.push({ execution, rule, objectUuid })
+    }
+    if (notify.length > 0) {
+      const written = yield* Effect.either(insertNotifications(notify.map(({ execution, objectUuid, rule }) => notificationOf(rule, execution, objectUuid))))
+      for (const { execution } of notify) {
+        outcomes.set(
+          execution.uuid,
+          written._tag === "Right"
+            ? { status: "succeeded", result: { notificationUuid: written.right.get(execution.uuid) ?? "" } }
+            : transientOutcome(written.left)
+        )
+      }
+    }
+    yield* Effect.forEach(others, ({ execution, objectUuid, rule }) =>
+      act(rule, execution, { objectUuid }).pipe(
+        Effect.catchIf(isTransient, (error) => Effect.succeed(transientOutcome(error))),
+        Effect.map((outcome) => outcomes.set(execution.uuid, outcome))
+      ), { concurrency: 8, discard: true })
+    yield* recordAll(claimed, outcomes, started, rules)
+  })
+
+/** The notification of a rule's `notification.create` for one execution. */
+const notificationOf = (rule: RuleRow, execution: Claimed, objectUuid: string) => {
+  const entry = catalogEntries.get(execution.event_type)
+  return {
+    profileUuid: rule.profile_uuid,
+    source: "automation" as const,
+    kind: "automation.rule",
+    ruleUuid: rule.uuid,
+    executionUuid: execution.uuid,
+    eventUuid: execution.event_uuid,
+    eventType: execution.event_type,
+    title: rule.name,
+    body: `${entry?.summary ?? execution.event_type}: ${objectUuid}`,
+    ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
+  }
+}
+
+/** One execution run on its own (tests; the runner runs batches). */
+export const runExecution = (execution: Claimed) => runExecutions([execution])
+
+const recordAll = (
+  claimed: ReadonlyArray<Claimed>,
+  outcomes: ReadonlyMap<string, Outcome>,
+  started: number,
+  rules: ReadonlyMap<string, RuleRow>
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const finished = yield* Clock.currentTimeMillis
+    const rows = claimed.map((execution) => {
+      const outcome = outcomes.get(execution.uuid) ?? cancelled("not_run")
+      const previous = Array.isArray(execution.attempts) ? execution.attempts.length : 0
+      // Retries exhausted: the transient failure becomes final.
+      const delay = outcome.status === "retry" ? retryDelaysMs[previous] : undefined
+      const status = outcome.status === "retry" ? (delay === undefined ? "failed" : "pending") : outcome.status
+      return {
+        uuid: execution.uuid,
+        rule_uuid: execution.rule_uuid,
+        status,
+        acted: outcome.status !== "cancelled",
+        attempt: {
+          attemptedAt: new Date(started).toISOString(),
+          durationMs: Math.max(0, finished - started),
+          outcome: outcome.status,
+          ...(outcome.error === undefined ? {} : { error: outcome.error })
+        },
+        result: outcome.result ?? null,
+        cancel_reason: outcome.cancelReason ?? null,
+        delay_seconds: delay === undefined ? 0 : Math.round(delay * (0.8 + Math.random() * 0.4)) / 1000
+      }
+    })
+    yield* sql`UPDATE automation_executions x SET status = o.status,
+        attempts = CASE WHEN o.acted THEN x.attempts || jsonb_build_array(o.attempt) ELSE x.attempts END,
+        result = o.result, cancel_reason = o.cancel_reason,
+        next_attempt_at = now() + make_interval(secs => o.delay_seconds), lease_until = NULL,
+        finished_at = CASE WHEN o.status = 'pending' THEN NULL ELSE now() END
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(uuid uuid, status text, acted boolean, attempt jsonb, result jsonb,
+        cancel_reason text, delay_seconds double precision)
+      WHERE x.uuid = o.uuid AND x.status = 'running'`
+    // The failure streaks: a success ends one, each failure extends it; 20 in a row pause the rule.
+    const resets = [...new Set(rows.filter((row) => row.status === "succeeded" && (rules.get(row.rule_uuid)?.consecutive_failures ?? 0) > 0).map((row) => row.rule_uuid))]
+    if (resets.length > 0) yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE ${sql.in("uuid", resets)}`
+    for (const row of rows) {
+      if (row.status !== "failed") continue
+      const [rule] = yield* sql<{ consecutive_failures: number; profile_uuid: string; name: string }>`UPDATE automation_rules
+        SET consecutive_failures = consecutive_failures + 1,
+          paused_at = CASE WHEN consecutive_failures + 1 >= ${automationLimits.failuresBeforePause} THEN now() ELSE paused_at END
+        WHERE uuid = ${row.rule_uuid} RETURNING consecutive_failures, profile_uuid, name`
+      if (rule !== undefined && rule.consecutive_failures === automationLimits.failuresBeforePause) {
+        yield* insertNotification({
+          profileUuid: rule.profile_uuid,
+          source: "automation",
+          kind: "automation.paused",
+          ruleUuid: row.rule_uuid,
+          title: rule.name,
+          body: `The rule failed ${automationLimits.failuresBeforePause} times in a row and is paused; update it to resume`
+        })
+      }
+    }
+  })
+
+/**
+ * One runner round: claims up to `limit` due executions and runs them (a few at once). Returns
+ * how many it ran (fewer than `limit` may still leave due ones of a profile at its running cap).
+ */
+export const runDueExecutions = (limit: number): Effect.Effect<number, SqlError, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const claimed = yield* claimExecutions(limit)
+    yield* runExecutions(claimed)
+    return claimed.length
+  })

@@ -1,0 +1,3 @@
+export * from "./AutomationErrors.js"
+export * from "./Condition.js"
+export * from "./Rule.js"

@@ -1,0 +1,51 @@
+import { fanOutAutomations, Operations, runDueExecutions } from "@birzha/domain/server"
+import { SqlClient } from "@effect/sql"
+import { Clock, Duration, Effect } from "effect"
+import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
+import type { WorkerJob } from "../WorkerLoop.js"
+
+/** A round ends when nothing is left or after this long, so the loop's other fibers get their turn. */
+const budgetMs = 500
+
+const untilIdle = <E, R>(step: Effect.Effect<number, E, R>) =>
+  Effect.gen(function*() {
+    const end = (yield* Clock.currentTimeMillis) + budgetMs
+    while ((yield* step) > 0 && (yield* Clock.currentTimeMillis) < end) {
+      // next batch
+    }
+  })
+
+/**
+ * Automation rules (MARKETPLACE §5.2) as two jobs, so a long runner round never delays evaluation:
+ * the fan-out turns newly sequenced events into executions until caught up; the runner runs the
+ * due executions until none is left. Any number of workers may run them: the fan-out holds the
+ * cursor row, the runner leases executions with `SKIP LOCKED`, and every action is idempotent.
+ */
+export const makeAutomationsJobs = (
+  options: { readonly every?: Duration.DurationInput; readonly ready?: Effect.Effect<boolean> | undefined; readonly batch?: number } = {}
+): Effect.Effect<ReadonlyArray<WorkerJob>, never, SqlClient.SqlClient | Operations> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const operations = yield* Operations
+    const batch = options.batch ?? 300
+    const every = options.every ?? Duration.millis(20)
+    const fanOut = untilIdle(Effect.map(fanOutAutomations, ({ covered }) => covered)).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+    const runner = untilIdle(runDueExecutions(batch)).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.provideService(Operations, operations)
+    )
+    return [
+      { name: "automations-fanout", every, run: whenReady(options.ready, withFailureBackoff("automation fan-out", fanOut)) },
+      { name: "automations-runner", every, run: whenReady(options.ready, withFailureBackoff("automation runner", runner)) }
+    ]
+  })
+
+/** Both jobs as one (tests that step the worker by hand): fan out, then run, until both are idle. */
+export const makeAutomationsJob = (
+  options: { readonly ready?: Effect.Effect<boolean> | undefined; readonly batch?: number } = {}
+): Effect.Effect<WorkerJob, never, SqlClient.SqlClient | Operations> =>
+  Effect.map(makeAutomationsJobs(options), (jobs) => ({
+    name: "automations",
+    every: Duration.millis(20),
+    run: Effect.forEach(jobs, (job) => job.run, { discard: true })
+  }))
