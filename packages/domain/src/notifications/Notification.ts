@@ -48,7 +48,11 @@ export const Channels = Schema.Struct({
 }).annotations({ identifier: "NotificationChannels" })
 
 const Kinds = Schema.Record({
-  key: Schema.String.pipe(Schema.filter((kind) => knownKinds.has(kind), { message: () => "expected a learning event type" })),
+  key: Schema.String.pipe(Schema.filter((kind) => knownKinds.has(kind), {
+    message: () => "expected a learning event type",
+    // Generated values (property tests, the catalog fuzz suite) pick from the known kinds.
+    arbitrary: () => (fc) => fc.constantFrom(...preferenceKinds)
+  })),
   value: Channels
 })
 

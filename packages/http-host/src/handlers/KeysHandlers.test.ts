@@ -438,7 +438,10 @@ describe("the scope list", () => {
     expect(scopes.status).toBe(200)
     const names = scopes.body.items.map((s: { name: string }) => s.name)
     expect(names).toEqual(allScopes)
-    expect(scopes.body.items.find((s: { name: string }) => s.name === "moderation:write")).toMatchObject({ grantable: false, operations: ["moderation.decide"] })
+    expect(scopes.body.items.find((s: { name: string }) => s.name === "moderation:write")).toMatchObject({
+      grantable: false,
+      operations: ["moderation.decide", "moderation.complaints.decide", "moderation.reviews.decide"]
+    })
     expect(scopes.body.items.find((s: { name: string }) => s.name === "profiles:read")).toMatchObject({ grantable: true })
     const document = (await call("GET", "/api/v1/openapi.json")).body
     expect(document["x-scopes"]).toEqual(allScopes)
