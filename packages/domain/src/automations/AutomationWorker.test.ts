@@ -114,8 +114,9 @@ describe("automations in the worker", () => {
     // The rule's own draft_saved event reached it again: skipped by chain protection, no second save.
     expect(runs.map((x) => x.status).sort()).toEqual(["skipped_chain", "succeeded"])
     const done = runs.find((x) => x.status === "succeeded")!
-    expect(done.requestUuid).toBeDefined()
-    expect(done.result?.["publicationUuid"]).toBeDefined()
+    expect(done.requestUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    const [made] = await m.sql<{ uuid: string }>("SELECT uuid FROM publications WHERE owner_profile_uuid = $1 AND draft ->> 'title' = $2", a.profileUuid, "Создано правилом")
+    expect(done.result?.["publicationUuid"]).toBe(made?.uuid)
     const titles = await m.sql<{ title: string }>("SELECT draft ->> 'title' AS title FROM publications WHERE owner_profile_uuid = $1 ORDER BY created_at", a.profileUuid)
     expect(titles.map((t) => t.title)).toEqual(["Исходная", "Создано правилом"])
     const [caused] = await m.sql<{ automation: { ruleUuid: string; depth: number; executionUuid: string } }>(

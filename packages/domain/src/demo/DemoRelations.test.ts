@@ -51,7 +51,7 @@ describe("the demo marketplace's transactions", () => {
     for (const deal of deals.items) {
       if (deal.status === "completed" || deal.status === "terminated") expect(deal.allowedActions).toEqual([])
       else expect(deal.allowedActions).toContain("deals.terminate")
-      expect(deal.threadUuid).toBeDefined()
+      expect(deal.threadUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     }
     const threads = bodyOf<{ items: Array<ThreadView> }>(await m.invoke("threads.list", actor, { urlParams: {} }))
     expect(threads.items.length).toBeGreaterThan(0)

@@ -228,7 +228,7 @@ describe("the event catalog", () => {
     const relationTypes = new Set<string>()
     for (const event of emitted) {
       const entry = eventCatalog.types.find((type) => type.type === event.type)
-      expect(entry, event.type).toBeDefined()
+      expect(entry?.type, event.type).toBe(event.type)
       expect(entry!.fields.find((field) => field.name === "status")?.values, `${event.type} ${event.status}`).toContain(event.status)
       expect(entry!.aggregateKind, event.type).toBe(event.kind)
       relationTypes.add(event.type)

@@ -1,0 +1,54 @@
+import { completeDueDeals, revealDueReviews } from "@birzha/domain/server"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Duration, Effect } from "effect"
+import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
+import type { WorkerJob } from "../WorkerLoop.js"
+
+interface JobOptions {
+  readonly every?: Duration.DurationInput
+  readonly ready?: Effect.Effect<boolean> | undefined
+}
+
+const batchSize = 100
+
+/**
+ * A job that works off what is due in batches of 100 until a batch comes back short; `step` skips
+ * rows another worker holds, so any number of workers may run it.
+ */
+const drainingJob = (
+  job: {
+    readonly name: string
+    readonly what: string
+    readonly done: string
+    readonly step: (limit: number) => Effect.Effect<number, SqlError, SqlClient.SqlClient>
+  },
+  options: JobOptions
+): Effect.Effect<WorkerJob, never, SqlClient.SqlClient> =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const drain = Effect.gen(function*() {
+      let total = 0
+      for (;;) {
+        const count = yield* job.step(batchSize)
+        total += count
+        if (count < batchSize) break
+      }
+      if (total > 0) yield* Effect.logInfo(job.done).pipe(Effect.annotateLogs({ [job.name]: total }))
+    }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+    return { name: job.name, every: options.every ?? Duration.minutes(1), run: whenReady(options.ready, withFailureBackoff(job.what, drain)) }
+  })
+
+/**
+ * Deal auto-complete (MARKETPLACE §2.3, Upwork's rule): handed-over work left unanswered for 14
+ * days completes by itself, with `deal.status_changed` (`completed`, `context.cause: auto_complete`).
+ */
+export const makeDealsJob = (options: JobOptions = {}) =>
+  drainingJob({ name: "deals", what: "deal auto-complete", done: "deals completed automatically", step: completeDueDeals }, options)
+
+/**
+ * Review reveal (MARKETPLACE §2.8, double-blind): a sealed review whose 14-day window closed is
+ * published alone, with `review.moderated` (`published`, `context.cause: revealed`) and the
+ * subject's statistics recomputed.
+ */
+export const makeReviewsJob = (options: JobOptions = {}) =>
+  drainingJob({ name: "reviews", what: "review reveal", done: "sealed reviews revealed", step: revealDueReviews }, options)
