@@ -14,7 +14,8 @@ import http from "node:http"
 import Pg from "pg"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
-const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10 })
+// The session settings of the host (packages/infrastructure Database.ts): no JIT.
+const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, options: "-c jit=off" })
 
 const publicColumns = `p.uuid, p.id, p.kind, o.id AS owner_id, o.uuid AS owner_uuid, p.approved, p.closed, p.demo,
   p.created_at, p.approved_at, p.approved_at::text AS approved_key`

@@ -17,7 +17,8 @@ import Pg from "pg"
 const [port, host, databaseUrl] = process.argv.slice(2)
 const secret = process.env.BENCH_SERVER_SECRET
 if (!secret) throw new Error("BENCH_SERVER_SECRET is not set")
-const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
+// The session settings of the host (packages/infrastructure Database.ts): no JIT.
+const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000, options: "-c jit=off" })
 const cookieName = "__Host-birzha_session"
 
 const keyedHash = (value) => createHmac("sha256", secret).update(`session\n${value}`).digest("base64url")

@@ -13,7 +13,8 @@ import http from "node:http"
 import Pg from "pg"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
-const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
+// The session settings of the host (packages/infrastructure Database.ts): no JIT.
+const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000, options: "-c jit=off" })
 
 // ReviewRepository.ts and CustomerAliasRepository.ts, copied.
 const columns = `v.uuid, v.relation_uuid, v.author_profile_uuid, v.subject_profile_uuid, v.subject_role, v.rating, v.body, v.status,

@@ -20,7 +20,8 @@ import Pg from "pg"
 const [port, host, databaseUrl, cookieName, headersFile] = process.argv.slice(2)
 const secret = process.env.BENCH_SERVER_SECRET
 if (!secret) throw new Error("BENCH_SERVER_SECRET is not set")
-const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
+// The session settings of the host (packages/infrastructure Database.ts): no JIT.
+const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000, options: "-c jit=off" })
 
 // The host's headers, less content-length (set per answer).
 const pairs = JSON.parse(readFileSync(headersFile, "utf8"))

@@ -20,7 +20,10 @@ export const benchDatabase = async (ctx, label = "") => {
   const admin = adminUrl()
   const name = `birzha_bench_${label === "" ? "" : `${label}_`}${process.pid}_${Date.now()}`
   await withClient(admin, (client) => client.query(`CREATE DATABASE "${name}"`))
-  ctx.defer(() => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)))
+  // BENCH_KEEP_DATABASE=1 keeps it for a look afterwards (its name is logged).
+  if (process.env.BENCH_KEEP_DATABASE !== "1") {
+    ctx.defer(() => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)))
+  }
   const url = new URL(admin)
   url.pathname = `/${name}`
   return { url: url.toString(), label: `${url.host}${url.pathname}` }

@@ -20,7 +20,11 @@ export const WorkerJobsLive = Layer.scoped(
     const migrated = Effect.map(database.readiness, (report) => report.migrations)
     const { webhookAllowHttpLoopback } = yield* ServiceConfig
     return [
-      yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated }),
+      // Newly numbered events go to the rules and to webhook endpoints at once, not at their next tick.
+      {
+        ...(yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated })),
+        wakes: ["automations-fanout", "webhooks"]
+      },
       // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
         allowHttpLoopback: webhookAllowHttpLoopback,

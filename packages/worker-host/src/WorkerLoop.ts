@@ -1,10 +1,18 @@
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Queue } from "effect"
 
-/** One kind of background work: run every `every` until the worker stops. */
+/**
+ * One kind of background work: run every `every` until the worker stops.
+ *
+ * A run that answers `true` did work that other jobs of this process continue (the sequencer
+ * numbered events; the fan-out made executions): the jobs named in `wakes` then run at once
+ * instead of at their next tick, so a pipeline of jobs costs its statements, not its polls. Jobs
+ * in other processes still find the work on their own tick.
+ */
 export interface WorkerJob {
   readonly name: string
   readonly every: Duration.DurationInput
-  readonly run: Effect.Effect<void>
+  readonly run: Effect.Effect<unknown>
+  readonly wakes?: ReadonlyArray<string>
 }
 
 /** The jobs this process runs. Areas add theirs as they arrive (sequencer, deliveries, retention...). */
@@ -22,12 +30,19 @@ export const WorkerLoop = Layer.scopedDiscard(
     const jobs = yield* WorkerJobs
     yield* Effect.logInfo("worker started").pipe(Effect.annotateLogs({ jobs: jobs.map((j) => j.name).join(",") || "none" }))
     yield* Effect.addFinalizer(() => Effect.logInfo("worker stopped"))
+    // One pending wake-up per job at most: wakes while it runs collapse into one more run.
+    const wakeups = new Map<string, Queue.Queue<void>>()
+    for (const job of jobs) wakeups.set(job.name, yield* Queue.sliding<void>(1))
     for (const job of jobs) {
+      const wakes = (job.wakes ?? []).flatMap((name) => wakeups.get(name) ?? [])
+      const woken = wakeups.get(job.name)!
       const once = job.run.pipe(
+        Effect.tap((worked) => worked === true ? Effect.forEach(wakes, (queue) => Queue.offer(queue, undefined), { discard: true }) : Effect.void),
         Effect.catchAllCause((cause) => Effect.logError(`job ${job.name} failed`, cause)),
         Effect.uninterruptible
       )
-      yield* Effect.forkScoped(Effect.repeat(once, Schedule.spaced(job.every)))
+      const pause = Effect.raceFirst(Effect.sleep(job.every), Queue.take(woken))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)))
     }
   })
 )

@@ -34,16 +34,22 @@ export const RuleRow = Schema.Struct({
 })
 export type RuleRow = typeof RuleRow.Type
 
-const ruleColumns = selectList(RuleRow, "r", {
-  start_position: "r.start_position::text",
-  runs_today: `coalesce((SELECT d.used FROM automation_rule_days d WHERE d.rule_uuid = r.uuid AND d.day = (now() AT TIME ZONE 'UTC')::date), 0)`,
-  suspended_reason: `CASE
+/**
+ * Why a rule's authority no longer holds (its profile deleted; its key revoked, expired or
+ * without the grants), or NULL: over `automation_rules r LEFT JOIN api_keys k ON k.uuid = r.key_uuid`.
+ */
+export const suspendedReasonSql = `CASE
     WHEN (SELECT p.deleted_at FROM profiles p WHERE p.uuid = r.profile_uuid) IS NOT NULL THEN 'profile_deleted'
     WHEN r.key_uuid IS NULL THEN NULL
     WHEN k.revoked_at IS NOT NULL THEN 'key_revoked'
     WHEN k.expires_at IS NOT NULL AND k.expires_at <= now() THEN 'key_expired'
     WHEN NOT (k.scopes @> '["automations:write"]'::jsonb AND (r.action_scope IS NULL OR k.scopes @> jsonb_build_array(r.action_scope))) THEN 'grant_missing'
   END`
+
+const ruleColumns = selectList(RuleRow, "r", {
+  start_position: "r.start_position::text",
+  runs_today: `coalesce((SELECT d.used FROM automation_rule_days d WHERE d.rule_uuid = r.uuid AND d.day = (now() AT TIME ZONE 'UTC')::date), 0)`,
+  suspended_reason: suspendedReasonSql
 })
 const fromRules = "automation_rules r LEFT JOIN api_keys k ON k.uuid = r.key_uuid"
 

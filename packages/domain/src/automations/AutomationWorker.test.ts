@@ -164,9 +164,33 @@ describe("automations in the worker", () => {
     expect(runs.map((x) => [x.status, x.cancelReason ?? null])).toEqual([["cancelled", "revoked: key_revoked"], ["succeeded", null]])
   })
 
-  it("update cancels pending executions of the old revision; a disabled rule produces nothing", async () => {
+  it("a notification.create execution is acted on by the fan-out itself: succeeded with one attempt, nothing left for the runner", async () => {
     const a = await m.profile()
     const rule = await createRule(a, {})
+    await save(a, "Сразу")
+    const { queued, ran } = await m.runtime.runPromise(Effect.gen(function*() {
+      yield* sequenceBatch(1000)
+      let queued = 0
+      for (;;) {
+        const round = yield* fanOutAutomations
+        queued += round.queued
+        if (round.covered === 0) break
+      }
+      return { queued, ran: yield* runDueExecutions(100) }
+    }))
+    expect([queued, ran]).toEqual([0, 0])
+    const [run] = await executions(a, rule.uuid)
+    expect([run?.status, run?.attempts.length, run?.attempts[0]?.outcome]).toEqual(["succeeded", 1, "succeeded"])
+    const notes = await m.sql<{ execution_uuid: string; title: string }>(
+      "SELECT execution_uuid, title FROM notifications WHERE rule_uuid = $1", rule.uuid)
+    expect(notes).toEqual([{ execution_uuid: run!.uuid, title: "Черновик сохранён" }])
+    expect(run?.result).toEqual({ notificationUuid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+  })
+
+  it("update cancels pending executions of the old revision; a disabled rule produces nothing", async () => {
+    const a = await m.profile()
+    // A command waits for the runner (a notification would be written by the fan-out at once).
+    const rule = await createRule(a, { action: { type: "command.execute", operationId: "tasks.save", arguments: { data: taskDraft("Отложено") } } })
     await save(a, "Ждёт")
     await m.runtime.runPromise(Effect.gen(function*() {
       yield* sequenceBatch(1000)

@@ -10,7 +10,7 @@ import { currentAutomationCause } from "../store/Outbox.js"
 import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
 import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
 import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
-import { findRules, type RuleRow } from "./AutomationRepository.js"
+import { findRules, type RuleRow, suspendedReasonSql } from "./AutomationRepository.js"
 import { actionScope, automationCauseOf, chainStops, commandPayload, commandRequestUuid } from "./Automations.js"
 import { evaluate } from "./Condition.js"
 import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
@@ -21,6 +21,8 @@ import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
  * and across crashes: the fan-out holds the cursor row for its transaction and inserts with the
  * unique (rule, event) key; the runner leases executions and every action is idempotent (a
  * notification per execution, a delivery per endpoint and event, a save per derived requestUuid).
+ * A `notification.create` is only a row of our own database: the fan-out writes it in its own
+ * transaction (exactly once, no runner round trips), as the runner would have.
  */
 
 const Candidate = Schema.Struct({
@@ -37,7 +39,11 @@ const Candidate = Schema.Struct({
   profile_uuid: Schema.String,
   filter: Schema.Unknown,
   action: Schema.Unknown,
-  max_runs_per_day: Schema.Int
+  max_runs_per_day: Schema.Int,
+  rule_name: Schema.String,
+  consecutive_failures: Schema.Int,
+  /** The rule's authority holds (its key, if any, is valid with the grants; its profile exists). */
+  authorized: Schema.Boolean
 })
 const decodeCandidates = rowsDecoder(Candidate)
 const decodeInserted = rowsDecoder(Schema.Struct({ uuid: Schema.String, rule_uuid: Schema.String, event_position: Int8Text, status: Schema.String }))
@@ -52,23 +58,34 @@ export const fanOutWindow = 500
  * The condition decides; chain protection and the daily limit record skips; the cursor moves in
  * the same transaction. Returns how many positions it covered (0: caught up).
  */
-export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readonly created: number }, SqlError, SqlClient.SqlClient> =
+export const fanOutAutomations: Effect.Effect<
+  {
+    readonly covered: number
+    readonly created: number
+    /** Of `created`, how many wait for the runner (the others were notifications, written here). */
+    readonly queued: number
+  },
+  SqlError,
+  SqlClient.SqlClient
+> =
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
       const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
         FROM automation_cursor c, event_sequence s FOR UPDATE OF c`
-      if (cursor === undefined) return { covered: 0, created: 0 }
+      if (cursor === undefined) return { covered: 0, created: 0, queued: 0 }
       const after = BigInt(cursor.position)
       const last = BigInt(cursor.last)
-      if (last <= after) return { covered: 0, created: 0 }
+      if (last <= after) return { covered: 0, created: 0, queued: 0 }
       const upto = last - after > BigInt(fanOutWindow) ? after + BigInt(fanOutWindow) : last
       const candidates = yield* decodeCandidates(yield* sql`
         SELECT e.uuid, e.type, e.position::text AS position, e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context,
-          r.uuid AS rule_uuid, r.revision AS rule_revision, r.profile_uuid, r.filter, r.action, r.max_runs_per_day
+          r.uuid AS rule_uuid, r.revision AS rule_revision, r.profile_uuid, r.filter, r.action, r.max_runs_per_day,
+          r.name AS rule_name, r.consecutive_failures, (${sql.literal(suspendedReasonSql)}) IS NULL AS authorized
         FROM outbox_events e
         JOIN automation_rules r ON r.event_type = e.type AND r.deleted_at IS NULL AND r.enabled AND r.paused_at IS NULL
           AND r.start_position < e.position
+        LEFT JOIN api_keys k ON k.uuid = r.key_uuid
         WHERE e.position > ${after.toString()} AND e.position <= ${upto.toString()} AND ${eventVisibleToColumn(sql, "r.profile_uuid")}
         ORDER BY e.position, r.uuid`)
       // Matches, in position order: the condition holds; chain protection decides the status.
@@ -77,6 +94,7 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
         event_position: string; status: "pending" | "skipped_chain"; chain_depth: number; request_uuid: string | null
       }> = []
       const maxRuns = new Map<string, number>()
+      const byMatch = new Map<string, typeof candidates[number]>()
       for (const c of candidates) {
         const facts = {
           type: c.type,
@@ -86,6 +104,7 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
         if (c.filter !== null && c.filter !== undefined && !evaluate(c.filter as Condition, facts)) continue
         const action = c.action as RuleAction
         maxRuns.set(c.rule_uuid, c.max_runs_per_day)
+        byMatch.set(`${c.rule_uuid} ${c.position}`, c)
         matches.push({
           rule_uuid: c.rule_uuid,
           rule_revision: c.rule_revision,
@@ -99,6 +118,7 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
         })
       }
       let created = 0
+      let queued = 0
       if (matches.length > 0) {
         // One statement for every match; a row that exists (a batch run again) is left as it is.
         const inserted = yield* decodeInserted(yield* sql`INSERT INTO automation_executions
@@ -128,12 +148,17 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
           const usedBy = new Map(used.map((row) => [row.rule_uuid, row.used]))
           const counted: Array<{ rule_uuid: string; n: number }> = []
           const skipped: Array<string> = []
+          const local: Array<{ execution: string; c: typeof candidates[number] }> = []
           for (const [rule, list] of pending) {
             list.sort((x, y) => (x.position < y.position ? -1 : x.position > y.position ? 1 : 0))
             const free = Math.max(0, (maxRuns.get(rule) ?? 0) - (usedBy.get(rule) ?? 0))
             const take = Math.min(free, list.length)
             if (take > 0) counted.push({ rule_uuid: rule, n: take })
             for (const execution of list.slice(take)) skipped.push(execution.uuid)
+            for (const execution of list.slice(0, take)) {
+              const c = byMatch.get(`${rule} ${execution.position}`)
+              if (c !== undefined && c.authorized && (c.action as RuleAction).type === "notification.create") local.push({ execution: execution.uuid, c })
+            }
             created += take
           }
           if (counted.length > 0) {
@@ -145,10 +170,12 @@ export const fanOutAutomations: Effect.Effect<{ readonly covered: number; readon
             yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now()
               WHERE ${sql.in("uuid", skipped)}`
           }
+          yield* notifyNow(local)
+          queued = created - local.length
         }
       }
       yield* sql`UPDATE automation_cursor SET position = ${upto.toString()}`
-      return { covered: Number(upto - after), created }
+      return { covered: Number(upto - after), created, queued }
     }))
   })
 
@@ -354,7 +381,11 @@ export const runExecutions = (claimed: ReadonlyArray<Claimed>): Effect.Effect<vo
   })
 
 /** The notification of a rule's `notification.create` for one execution. */
-const notificationOf = (rule: RuleRow, execution: Claimed, objectUuid: string) => {
+const notificationOf = (
+  rule: { readonly uuid: string; readonly profile_uuid: string; readonly name: string },
+  execution: { readonly uuid: string; readonly event_uuid: string; readonly event_type: string },
+  objectUuid: string
+) => {
   const entry = catalogEntries.get(execution.event_type)
   return {
     profileUuid: rule.profile_uuid,
@@ -369,6 +400,36 @@ const notificationOf = (rule: RuleRow, execution: Claimed, objectUuid: string) =
     ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
   }
 }
+
+/**
+ * The fan-out's `notification.create` executions, acted on in its transaction: their
+ * notifications in one statement, the executions recorded as succeeded (one attempt, as the
+ * runner records it) in another, and the failure streaks of their rules ended.
+ */
+const notifyNow = (
+  local: ReadonlyArray<{ readonly execution: string; readonly c: typeof Candidate.Type }>
+): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  local.length === 0 ? Effect.void : Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const started = yield* Clock.currentTimeMillis
+    const written = yield* insertNotifications(local.map(({ c, execution }) => {
+      const data = typeof c.data === "object" && c.data !== null ? c.data as Record<string, unknown> : {}
+      return notificationOf(
+        { uuid: c.rule_uuid, profile_uuid: c.profile_uuid, name: c.rule_name },
+        { uuid: execution, event_uuid: c.uuid, event_type: c.type },
+        typeof data.objectUuid === "string" ? data.objectUuid : ""
+      )
+    }))
+    const finished = yield* Clock.currentTimeMillis
+    const attempt = { attemptedAt: new Date(started).toISOString(), durationMs: Math.max(0, finished - started), outcome: "succeeded" }
+    const rows = local.map(({ execution }) => ({ uuid: execution, notification: written.get(execution) ?? "" }))
+    yield* sql`UPDATE automation_executions x SET status = 'succeeded', attempts = x.attempts || jsonb_build_array(${JSON.stringify(attempt)}::jsonb),
+        result = jsonb_build_object('notificationUuid', o.notification), finished_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(uuid uuid, notification text)
+      WHERE x.uuid = o.uuid AND x.status = 'pending'`
+    const resets = [...new Set(local.filter(({ c }) => c.consecutive_failures > 0).map(({ c }) => c.rule_uuid))]
+    if (resets.length > 0) yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE ${sql.in("uuid", resets)}`
+  })
 
 /** One execution run on its own (tests; the runner runs batches). */
 export const runExecution = (execution: Claimed) => runExecutions([execution])

@@ -54,7 +54,12 @@ const serverClient = (url: Redacted.Redacted<string>) =>
           max: 10,
           connectionTimeoutMillis: 5_000,
           idleTimeoutMillis: 30_000,
-          application_name: "birzha"
+          application_name: "birzha",
+          // No JIT: this is a service of short statements, and a tiny table without statistics
+          // (a cursor row, a counter row) is estimated at thousands of rows, which crosses
+          // jit_above_cost and compiles for 20-100 ms to read one row. PGOPTIONS comes after, so
+          // `-c jit=on` there turns it back on; an `options` parameter in DATABASE_URL replaces both.
+          options: ["-c jit=off", process.env.PGOPTIONS ?? ""].join(" ").trim()
         })
         // An idle connection dropped by the server must not crash the process; the next query reconnects.
         pool.on("error", () => {})

@@ -7,11 +7,15 @@ import type { WorkerJob } from "../WorkerLoop.js"
 /** A round ends when nothing is left or after this long, so the loop's other fibers get their turn. */
 const budgetMs = 500
 
-const untilIdle = <E, R>(step: Effect.Effect<number, E, R>) =>
+/** Runs `step` until it reports no progress or the budget is spent; answers whether it produced anything. */
+const untilIdle = <E, R>(step: Effect.Effect<{ readonly progress: number; readonly produced: number }, E, R>) =>
   Effect.gen(function*() {
     const end = (yield* Clock.currentTimeMillis) + budgetMs
-    while ((yield* step) > 0 && (yield* Clock.currentTimeMillis) < end) {
-      // next batch
+    let produced = 0
+    for (;;) {
+      const round = yield* step
+      produced += round.produced
+      if (round.progress === 0 || (yield* Clock.currentTimeMillis) >= end) return produced > 0
     }
   })
 
@@ -29,13 +33,16 @@ export const makeAutomationsJobs = (
     const operations = yield* Operations
     const batch = options.batch ?? 300
     const every = options.every ?? Duration.millis(20)
-    const fanOut = untilIdle(Effect.map(fanOutAutomations, ({ covered }) => covered)).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    const runner = untilIdle(runDueExecutions(batch)).pipe(
+    const fanOut = untilIdle(Effect.map(fanOutAutomations, ({ covered, queued }) => ({ progress: covered, produced: queued }))).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql)
+    )
+    const runner = untilIdle(Effect.map(runDueExecutions(batch), (ran) => ({ progress: ran, produced: 0 }))).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.provideService(Operations, operations)
     )
     return [
-      { name: "automations-fanout", every, run: whenReady(options.ready, withFailureBackoff("automation fan-out", fanOut)) },
+      // Executions made: the runner runs them now rather than at its next tick.
+      { name: "automations-fanout", every, run: whenReady(options.ready, withFailureBackoff("automation fan-out", fanOut)), wakes: ["automations-runner"] },
       { name: "automations-runner", every, run: whenReady(options.ready, withFailureBackoff("automation runner", runner)) }
     ]
   })

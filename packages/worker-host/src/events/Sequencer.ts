@@ -44,28 +44,29 @@ export const makeSequencerJob = (options: SequencerOptions = {}): Effect.Effect<
     const ready = yield* Ref.make(options.ready === undefined)
     const run = Effect.gen(function*() {
       if (!(yield* Ref.get(ready))) {
-        if (!(yield* options.ready ?? Effect.succeed(true))) return
+        if (!(yield* options.ready ?? Effect.succeed(true))) return false
         yield* Ref.set(ready, true)
       }
       const now = yield* Clock.currentTimeMillis
       const state = yield* Ref.get(failing)
-      if (state !== undefined && now < state.retryAt) return
-      yield* sequencePending(batchSize).pipe(
+      if (state !== undefined && now < state.retryAt) return false
+      return yield* sequencePending(batchSize).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.matchCauseEffect({
-          onSuccess: () =>
-            state === undefined ? Effect.void : Ref.set(failing, undefined).pipe(
+          onSuccess: (numbered) =>
+            (state === undefined ? Effect.void : Ref.set(failing, undefined).pipe(
               Effect.zipRight(Effect.logInfo("sequencer recovered").pipe(
                 Effect.annotateLogs({ failedForMs: now - state.since })
               ))
-            ),
+            )).pipe(Effect.as(numbered > 0)),
           onFailure: (cause) => {
             const delay = Math.min(5_000, state === undefined ? 200 : state.delay * 2)
             const next = { since: state?.since ?? now, retryAt: now + delay, delay }
             return Ref.set(failing, next).pipe(
               Effect.zipRight(state === undefined
                 ? Effect.logWarning("sequencer cannot number events; retrying", Cause.squash(cause))
-                : Effect.void)
+                : Effect.void),
+              Effect.as(false)
             )
           }
         })

@@ -311,37 +311,39 @@ export const makeWebhookJob = (
   })
 
 /** Skips runs until `ready` says the database is migrated, then never asks again. */
-export const whenReady = (ready: Effect.Effect<boolean> | undefined, run: Effect.Effect<void>): Effect.Effect<void> => {
+export const whenReady = <A>(ready: Effect.Effect<boolean> | undefined, run: Effect.Effect<A>): Effect.Effect<A | undefined> => {
   let known = ready === undefined
   return Effect.gen(function*() {
     if (!known) {
-      if (!(yield* ready ?? Effect.succeed(true))) return
+      if (!(yield* ready ?? Effect.succeed(true))) return undefined
       known = true
     }
-    yield* run
+    return yield* run
   })
 }
 
 /**
  * A job's run with a quiet failure mode: the first failure (database down, not migrated yet) is
- * logged once, then runs are skipped with a back-off up to 5 s, and the recovery logged.
+ * logged once, then runs are skipped with a back-off up to 5 s, and the recovery logged. Answers
+ * the run's value, or `undefined` when it failed or was skipped.
  */
-export const withFailureBackoff = <E>(label: string, run: Effect.Effect<unknown, E>): Effect.Effect<void> => {
+export const withFailureBackoff = <A, E>(label: string, run: Effect.Effect<A, E>): Effect.Effect<A | undefined> => {
   let failing: { since: number; retryAt: number; delay: number } | undefined
   return Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const state = failing
-    if (state !== undefined && now < state.retryAt) return
-    yield* run.pipe(
+    if (state !== undefined && now < state.retryAt) return undefined
+    return yield* run.pipe(
       Effect.matchCauseEffect({
-        onSuccess: () => {
+        onSuccess: (value) => {
           failing = undefined
-          return state === undefined ? Effect.void : Effect.logInfo(`${label} recovered`).pipe(Effect.annotateLogs({ failedForMs: now - state.since }))
+          return (state === undefined ? Effect.void : Effect.logInfo(`${label} recovered`).pipe(Effect.annotateLogs({ failedForMs: now - state.since })))
+            .pipe(Effect.as<A | undefined>(value))
         },
         onFailure: (cause) => {
           const delay = Math.min(5_000, state === undefined ? 200 : state.delay * 2)
           failing = { since: state?.since ?? now, retryAt: now + delay, delay }
-          return state === undefined ? Effect.logWarning(`${label} failed; retrying`, Cause.squash(cause)) : Effect.void
+          return (state === undefined ? Effect.logWarning(`${label} failed; retrying`, Cause.squash(cause)) : Effect.void).pipe(Effect.as(undefined))
         }
       })
     )
