@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import type { PooledRead } from "../store/PooledReads.js"
 
 /**
  * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
@@ -32,13 +33,19 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
     return yield* Effect.dieMessage("could not make a unique customer alias")
   })
 
-/** The live profile behind an alias, with the alias's creation time. */
-export const profileOfAlias = (alias: string): Effect.Effect<Option.Option<{ profile_uuid: string; created_at: Date }>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ profile_uuid: string; created_at: Date }>`SELECT a.profile_uuid, a.created_at FROM customer_aliases a
-      JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = ${alias} AND p.deleted_at IS NULL`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]))
-    ))
+const aliasText = `SELECT a.profile_uuid, a.created_at FROM customer_aliases a
+      JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = $1 AND p.deleted_at IS NULL`
+const completedText = "SELECT completed_deals FROM customer_stats WHERE profile_uuid = $1"
+
+/** The reads of `customers.get`, through a pooled read (`makePooledRead`). */
+export const customerReadsWith = (read: PooledRead) => ({
+  /** The live profile behind an alias, with the alias's creation time. */
+  profileOfAlias: (alias: string): Effect.Effect<Option.Option<{ profile_uuid: string; created_at: Date }>, SqlError> =>
+    Effect.map(read(aliasText, [alias]), (rows) => Option.fromNullable(rows[0] as { profile_uuid: string; created_at: Date } | undefined)),
+  /** Completed deals of a customer with profiles of other accounts. */
+  completedDealsOf: (profileUuid: string): Effect.Effect<number, SqlError> =>
+    Effect.map(read(completedText, [profileUuid]), (rows) => (rows[0] as { completed_deals: number } | undefined)?.completed_deals ?? 0)
+})
 
 /**
  * Counts a deal that just completed for its customer, unless both parties belong to one account
@@ -60,9 +67,3 @@ export const countCompletedDeal = (deal: {
       ON CONFLICT (profile_uuid) DO UPDATE SET completed_deals = customer_stats.completed_deals + 1`.pipe(Effect.asVoid))
 }
 
-/** Completed deals of a customer with profiles of other accounts. */
-export const completedDealsOf = (profileUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ completed_deals: number }>`SELECT completed_deals FROM customer_stats WHERE profile_uuid = ${profileUuid}`.pipe(
-      Effect.map((rows) => rows[0]?.completed_deals ?? 0)
-    ))

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
+import type { PooledRead } from "../store/PooledReads.js"
 import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
 import { ReviewStatus, SubjectRole } from "./Review.js"
 
@@ -44,12 +45,13 @@ const decodeRow = rowDecoder(ReviewRow)
 const decodeRows = rowsDecoder(ReviewRow)
 const decodeViewRows = rowsDecoder(ReviewViewRow)
 
-const viewSelect = (sql: SqlClient.SqlClient, position: "created_at" | "published_at") =>
-  sql`SELECT ${sql.literal(columns)}, v.${sql(position)}::text AS position,
+const viewSelectText = (position: "created_at" | "published_at") =>
+  `SELECT ${columns}, v.${position}::text AS position,
       a.name AS author_name, a.type AS author_type, (a.is_public AND a.deleted_at IS NULL) AS author_public, a.avatar_url AS author_avatar_url,
       CASE WHEN v.subject_role = 'specialist' THEN ca.alias END AS author_alias
     FROM reviews v JOIN profiles a ON a.uuid = v.author_profile_uuid
     LEFT JOIN customer_aliases ca ON ca.profile_uuid = v.author_profile_uuid`
+const viewSelect = (sql: SqlClient.SqlClient, position: "created_at" | "published_at") => sql.literal(viewSelectText(position))
 
 export const insertReview = (review: {
   relationUuid: string
@@ -112,22 +114,41 @@ export const recomputeStats = (profileUuid: string, role: SubjectRole) =>
       ON CONFLICT (profile_uuid, subject_role) DO UPDATE
         SET review_count = EXCLUDED.review_count, rating_sum = EXCLUDED.rating_sum, ratings = EXCLUDED.ratings`.pipe(Effect.asVoid))
 
-export const statsOf = (profileUuid: string, role: SubjectRole) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ review_count: number; rating_sum: number; ratings: Array<number> }>`SELECT review_count, rating_sum, ratings
-      FROM review_stats WHERE profile_uuid = ${profileUuid} AND subject_role = ${role}`.pipe(
-      Effect.map((rows) => rows[0] ?? { review_count: 0, rating_sum: 0, ratings: [0, 0, 0, 0, 0] })
-    ))
-
 type After = { readonly key: string; readonly uuid: string } | undefined
 
-/** Published reviews of a profile in one role, newest publication first. */
-export const publishedPage = (profileUuid: string, role: SubjectRole, after: After, limit: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`${viewSelect(sql, "published_at")}
-      WHERE v.subject_profile_uuid = ${profileUuid} AND v.subject_role = ${role} AND v.status = 'published'
-        ${after === undefined ? sql`` : sql`AND (v.published_at, v.uuid) < (${after.key}::timestamptz, ${after.uuid}::uuid)`}
-      ORDER BY v.published_at DESC, v.uuid DESC LIMIT ${limit}`.pipe(Effect.flatMap(decodeViewRows)))
+const Stats = Schema.Struct({ review_count: Schema.Number, rating_sum: Schema.Number, ratings: Schema.Array(Schema.Number) })
+const decodeStats = rowsDecoder(Stats)
+const noStats: typeof Stats.Type = { review_count: 0, rating_sum: 0, ratings: [0, 0, 0, 0, 0] }
+const statsText = "SELECT review_count, rating_sum, ratings FROM review_stats WHERE profile_uuid = $1 AND subject_role = $2"
+const publishedText = (after: boolean) =>
+  `${viewSelectText("published_at")}
+      WHERE v.subject_profile_uuid = $1 AND v.subject_role = $2 AND v.status = 'published'
+        ${after ? "AND (v.published_at, v.uuid) < ($4::timestamptz, $5::uuid)" : ""}
+      ORDER BY v.published_at DESC, v.uuid DESC LIMIT $3`
+const publishedFirst = publishedText(false)
+const publishedAfter = publishedText(true)
+const publicProfileText = "SELECT 1 FROM profiles WHERE uuid = $1 AND is_public AND deleted_at IS NULL"
+
+/**
+ * The reads of the public review pages (`reviews.list_public`, `customers.get`), through a pooled
+ * read (`makePooledRead`): no transaction, every anonymous visitor's request.
+ */
+export const publicReviewReadsWith = (read: PooledRead) => ({
+  /** Whether a profile is public and live. */
+  publicProfile: (uuid: string): Effect.Effect<boolean, SqlError> => Effect.map(read(publicProfileText, [uuid]), (rows) => rows.length > 0),
+  /** The rating counters of a profile in one role (zeros when it has none). */
+  statsOf: (profileUuid: string, role: SubjectRole) =>
+    Effect.map(Effect.flatMap(read(statsText, [profileUuid, role]), decodeStats), (rows) => rows[0] ?? noStats),
+  /** Published reviews of a profile in one role, newest publication first. */
+  publishedPage: (profileUuid: string, role: SubjectRole, after: After, limit: number): Effect.Effect<ReadonlyArray<ReviewViewRow>, SqlError> =>
+    Effect.flatMap(
+      after === undefined
+        ? read(publishedFirst, [profileUuid, role, limit])
+        : read(publishedAfter, [profileUuid, role, limit, after.key, after.uuid]),
+      decodeViewRows
+    )
+})
+export type PublicReviewReads = ReturnType<typeof publicReviewReadsWith>
 
 /** Reviews a profile received or wrote, newest first. */
 export const ownPage = (
@@ -170,10 +191,6 @@ export const accountsOf = (profiles: ReadonlyArray<string>) =>
       Effect.map((rows) => new Map(rows.map((row) => [row.uuid, row.account_uuid])))
     ))
 
-/** Whether a profile is public and live (reviews.list_public). */
-export const publicProfile = (uuid: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT 1 FROM profiles WHERE uuid = ${uuid} AND is_public AND deleted_at IS NULL`.pipe(Effect.map((rows) => rows.length > 0)))
 
 /** A review's status and revision (the CLI decides at the revision it read). */
 export const reviewStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>

@@ -6,10 +6,11 @@ import type { Actor } from "../api/Authentication.js"
 import { lockRelation } from "../relations/RelationRepository.js"
 import { partyOf } from "../relations/Relations.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
+import { makePooledRead } from "../store/PooledReads.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
-import { aliasPattern, completedDealsOf, ensureCustomerAlias, profileOfAlias } from "./CustomerAliasRepository.js"
+import { aliasPattern, customerReadsWith, ensureCustomerAlias } from "./CustomerAliasRepository.js"
 import {
   type CustomerReviews,
   type PublicReviews,
@@ -30,15 +31,14 @@ import {
   lockRelationReviews,
   lockReview,
   ownPage,
-  publicProfile,
-  publishedPage,
+  type PublicReviewReads,
+  publicReviewReadsWith,
   recomputeStats,
   type ReviewRow,
   reviewViewRow,
   type ReviewViewRow,
   setReply,
-  setReviewStatus,
-  statsOf
+  setReviewStatus
 } from "./ReviewRepository.js"
 
 type Sql = SqlClient.SqlClient
@@ -258,16 +258,17 @@ export const summaryOf = (stats: { review_count: number; rating_sum: number; rat
 })
 
 /** `reviews.list_public`: a public profile's published reviews as a specialist, with the summary. */
-export const listPublicReviews = (
+const listPublicReviewsWith = (reads: PublicReviewReads) =>
+(
   query: PageQuery & { readonly profileUuid: string }
-): Effect.Effect<PublicReviews, NotFound | InvalidRequest | SqlError, Sql> =>
+): Effect.Effect<PublicReviews, NotFound | InvalidRequest | SqlError> =>
   Effect.gen(function*() {
     const limit = query.limit ?? 20
     const after = Option.getOrUndefined(yield* decodeCursor(query.cursor))
-    if (!(yield* publicProfile(query.profileUuid))) return yield* new NotFound({ message: "No such profile" })
+    if (!(yield* reads.publicProfile(query.profileUuid))) return yield* new NotFound({ message: "No such profile" })
     const [stats, rows] = yield* Effect.all([
-      statsOf(query.profileUuid, "specialist"),
-      publishedPage(query.profileUuid, "specialist", after, limit + 1)
+      reads.statsOf(query.profileUuid, "specialist"),
+      reads.publishedPage(query.profileUuid, "specialist", after, limit + 1)
     ], { concurrency: 2 })
     return {
       summary: summaryOf(stats),
@@ -276,20 +277,21 @@ export const listPublicReviews = (
   })
 
 /** `customers.get` (MARKETPLACE §2.8): by alias; an unknown or malformed alias is 404. `limit` 0 is 20, above 100 is 100. */
-export const getCustomer = (
+const getCustomerWith = (reads: PublicReviewReads & ReturnType<typeof customerReadsWith>) =>
+(
   query: PageQuery & { readonly customerAlias?: string | undefined }
-): Effect.Effect<CustomerReviews, NotFound | InvalidRequest | SqlError, Sql> =>
+): Effect.Effect<CustomerReviews, NotFound | InvalidRequest | SqlError> =>
   Effect.gen(function*() {
     if (query.customerAlias === undefined) return yield* new InvalidRequest({ message: "customerAlias: required, the customer's alias (c-…)" })
     const limit = query.limit === undefined || query.limit === 0 ? 20 : Math.min(query.limit, 100)
     const after = Option.getOrUndefined(yield* decodeCursor(query.cursor))
     const alias = query.customerAlias
-    const found = aliasPattern.test(alias) ? Option.getOrUndefined(yield* profileOfAlias(alias)) : undefined
+    const found = aliasPattern.test(alias) ? Option.getOrUndefined(yield* reads.profileOfAlias(alias)) : undefined
     if (found === undefined) return yield* new NotFound({ message: "No such customer" })
     const [stats, deals, rows] = yield* Effect.all([
-      statsOf(found.profile_uuid, "customer"),
-      completedDealsOf(found.profile_uuid),
-      publishedPage(found.profile_uuid, "customer", after, limit + 1)
+      reads.statsOf(found.profile_uuid, "customer"),
+      reads.completedDealsOf(found.profile_uuid),
+      reads.publishedPage(found.profile_uuid, "customer", after, limit + 1)
     ], { concurrency: 3 })
     const summary = summaryOf(stats)
     return {
@@ -303,4 +305,13 @@ export const getCustomer = (
       ...pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => reviewView(row, "public"))
     }
   })
+
+/**
+ * The public review reads on pooled reads, resolved once (`implementWith`): `reviews.list_public`
+ * and `customers.get` answer anonymous visitors, outside any transaction.
+ */
+export const makePublicReviews = Effect.map(makePooledRead, (read) => {
+  const reads = { ...publicReviewReadsWith(read), ...customerReadsWith(read) }
+  return { listPublicReviews: listPublicReviewsWith(reads), getCustomer: getCustomerWith(reads) }
+})
 

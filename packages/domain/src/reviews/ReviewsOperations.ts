@@ -5,10 +5,10 @@ import { ComplaintsApi, CustomersApi, FavoritesApi, MarketplaceModerationApi, Re
 import { decideComplaintModeration, complaintQueue } from "../complaints/ComplaintModeration.js"
 import { createComplaint, getComplaint, listComplaints } from "../complaints/Complaints.js"
 import { changeFavorite, listFavorites } from "../favorites/Favorites.js"
-import { type GroupImplementation, implement } from "../operations/Implementation.js"
+import { type GroupImplementation, implement, implementWith } from "../operations/Implementation.js"
 import { type Moderator, moderatorOf } from "../publications/Moderation.js"
 import { decideReviewModeration, moderationReviews } from "./ReviewModeration.js"
-import { createReview, getCustomer, listOwnReviews, listPublicReviews, removeReply, replyToReview } from "./Reviews.js"
+import { createReview, listOwnReviews, makePublicReviews, removeReply, replyToReview } from "./Reviews.js"
 
 export const FavoritesOperations = implement(FavoritesApi)({
   "favorites.list": ({ urlParams }, actor) => listFavorites(actor, urlParams),
@@ -22,17 +22,17 @@ export const ComplaintsOperations = implement(ComplaintsApi)({
   "complaints.list": ({ urlParams }, actor) => listComplaints(actor, urlParams)
 })
 
-export const CustomersOperations = implement(CustomersApi)({
+export const CustomersOperations = implementWith(CustomersApi, makePublicReviews)(({ getCustomer }) => ({
   "customers.get": ({ urlParams }) => getCustomer(urlParams)
-})
+}))
 
-export const ReviewsOperations = implement(ReviewsApi)({
+export const ReviewsOperations = implementWith(ReviewsApi, makePublicReviews)(({ listPublicReviews }) => ({
   "reviews.list_own": ({ urlParams }, actor) => listOwnReviews(actor, urlParams),
   "reviews.create": ({ payload }, actor) => createReview(actor, payload),
   "reviews.list_public": ({ urlParams }) => listPublicReviews(urlParams),
   "reviews.reply": ({ payload }, actor) => replyToReview(actor, payload),
   "reviews.reply_remove": ({ payload }, actor) => removeReply(actor, payload)
-})
+}))
 
 /** A signed-in moderator, or the operator at the CLI (as publication moderation). */
 const moderatorFor = (caller: Actor | SystemCaller) =>
