@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { InvalidRequest, RateLimited } from "../api/ApiError.js"
 import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "../api/RelationsApi.js"
 import type { LimitReached } from "../auth/RateLimit.js"
-import { type Call, implement } from "../operations/Implementation.js"
-import { getThread, listThreads, openThread, sendMessage, threadMessages } from "../threads/Threads.js"
+import { type Call, implement, implementWith } from "../operations/Implementation.js"
+import { getThread, listThreads, makeThreadMessages, openThread, sendMessage } from "../threads/Threads.js"
 import { type FieldName, pageSize } from "./RelationFields.js"
 import {
   createJobInvitation,
@@ -113,7 +113,7 @@ export const JobContactsOperations = implement(JobContactsApi)({
   "job_contacts.status": ({ payload }, actor) => using("job_contacts.status", payload, transition(actor, "job_contacts.status", payload))
 })
 
-export const ThreadsOperations = implement(ThreadsApi)({
+export const ThreadsOperations = implementWith(ThreadsApi, makeThreadMessages)((threadMessages) => ({
   "threads.open": ({ payload }, actor, call) =>
     using("threads.open", payload, openThread(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call))),
   "threads.list": ({ urlParams }, actor) =>
@@ -123,7 +123,7 @@ export const ThreadsOperations = implement(ThreadsApi)({
     using("threads.messages", urlParams, threadMessages(actor, { ...urlParams, limit: pageSize(urlParams.limit) })),
   "messages.send": ({ payload }, actor, call) =>
     using("messages.send", payload, sendMessage(actor, payload)).pipe(Effect.catchTag("LimitReached", rateLimited(call)))
-})
+}))
 
 /** The relation areas' implementations, registered with the others in `ServiceOperations`. */
 export const RelationsOperations = [ResponsesOperations, OffersOperations, DealsOperations, JobContactsOperations, ThreadsOperations] as const

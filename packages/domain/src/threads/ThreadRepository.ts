@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
+import type { PooledRead } from "../store/PooledReads.js"
 import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
 
 const Refs = Schema.Array(Schema.Struct({ kind: Schema.Literal("file", "publication", "relation"), uuid: Schema.String }))
@@ -191,22 +192,26 @@ export const insertMessage = (message: {
     }))
 
 /** A page of a thread's messages, oldest first, after `afterSeq`. */
-export const messagePageRows = (
-  threadUuid: string,
-  afterSeq: string,
-  limit: number
-): Effect.Effect<ReadonlyArray<MessageRow>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT ${sql.literal(messageColumns)} FROM messages m
-      WHERE m.thread_uuid = ${threadUuid} AND m.seq > ${afterSeq}::bigint ORDER BY m.seq LIMIT ${limit}`.pipe(
-      Effect.flatMap(decodeMessages)
-    ))
+const participantText = "SELECT 1 FROM thread_participants WHERE thread_uuid = $1 AND profile_uuid = $2"
+const messagePageText = `SELECT ${messageColumns} FROM messages m
+      WHERE m.thread_uuid = $1 AND m.seq > $2::bigint ORDER BY m.seq LIMIT $3`
+const markReadText = `UPDATE thread_participants SET last_read_seq = $3::bigint
+      WHERE thread_uuid = $1 AND profile_uuid = $2 AND last_read_seq < $3::bigint`
 
-/** Moves `me`'s read marker forward to `seq` (never back); bookkeeping only, no revision, no event. */
-export const markRead = (me: string, threadUuid: string, seq: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE thread_participants SET last_read_seq = ${seq}::bigint
-      WHERE thread_uuid = ${threadUuid} AND profile_uuid = ${me} AND last_read_seq < ${seq}::bigint`.pipe(Effect.asVoid))
+/**
+ * The statements of `threads.messages` through a pooled runner (`makePooledRead`): a participant's
+ * page of messages is read on every poll of a conversation, outside any transaction; the read
+ * marker moves in its own autocommit statement, as before.
+ */
+export const messageReadsWith = (run: PooledRead) => ({
+  isParticipant: (me: string, threadUuid: string): Effect.Effect<boolean, SqlError> =>
+    Effect.map(run(participantText, [threadUuid, me]), (rows) => rows.length > 0),
+  /** A page of a thread's messages after `afterSeq`, oldest first. */
+  messagePageRows: (threadUuid: string, afterSeq: string, limit: number): Effect.Effect<ReadonlyArray<MessageRow>, SqlError> =>
+    Effect.flatMap(run(messagePageText, [threadUuid, afterSeq, limit]), decodeMessages),
+  /** Moves `me`'s read marker forward to `seq` (never back); bookkeeping only, no revision, no event. */
+  markRead: (me: string, threadUuid: string, seq: string): Effect.Effect<void, SqlError> => Effect.asVoid(run(markReadText, [threadUuid, me, seq]))
+})
 
 /** Whether two profiles share a thread. */
 export const haveThread = (a: string, b: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>

@@ -11,6 +11,7 @@ import type { InvalidReference } from "../relations/RelationErrors.js"
 import type { Reference } from "../relations/RelationFields.js"
 import { haveRelation, type RelationRow, relationViewRow } from "../relations/RelationRepository.js"
 import { relationKinds } from "../relations/Transitions.js"
+import { makePooledRead } from "../store/PooledReads.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -19,14 +20,12 @@ import {
   haveThread,
   insertMessage,
   insertThread,
-  isParticipant,
   latestThreadUuid,
   lockDirectThread,
   lockThread,
   lockThreadOf,
-  markRead,
   type MessageRow,
-  messagePageRows,
+  messageReadsWith,
   type ThreadRow,
   threadPageRows,
   threadViewRow,
@@ -262,24 +261,28 @@ export const getThread = (actor: Actor, threadUuid: string | undefined) =>
 
 /**
  * `threads.messages`: a page oldest first; the caller's read marker moves to the newest message
- * returned (bookkeeping only: no revision, no event).
+ * returned (bookkeeping only: no revision, no event). Its statements run through a pooled runner,
+ * resolved once (`implementWith`).
  */
-export const threadMessages = (
-  actor: Actor,
-  query: { readonly threadUuid: string; readonly cursor?: string | undefined; readonly limit: number }
-): Effect.Effect<{ readonly items: ReadonlyArray<MessageView>; readonly nextCursor?: string }, NotFound | InvalidRequest | SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    if (!(yield* isParticipant(actor.profileUuid, query.threadUuid))) return yield* noThread()
-    const after = yield* positionOf(query.cursor)
-    if (after !== undefined && !/^[0-9]{1,18}$/.test(after.key)) {
-      return yield* new InvalidRequest({ message: "cursor is not a cursor of this list; start again without it" })
-    }
-    const rows = yield* messagePageRows(query.threadUuid, after?.key ?? "0", query.limit + 1)
-    const page = rows.slice(0, query.limit)
-    const last = page[page.length - 1]
-    if (last !== undefined) yield* markRead(actor.profileUuid, query.threadUuid, last.seq)
-    const items = page.map(messageView)
-    return rows.length > query.limit && last !== undefined
-      ? { items, nextCursor: encodeCursor({ key: last.seq, uuid: last.uuid }) }
-      : { items }
-  })
+export const makeThreadMessages = Effect.map(makePooledRead, (run) => {
+  const { isParticipant, markRead, messagePageRows } = messageReadsWith(run)
+  return (
+    actor: Actor,
+    query: { readonly threadUuid: string; readonly cursor?: string | undefined; readonly limit: number }
+  ): Effect.Effect<{ readonly items: ReadonlyArray<MessageView>; readonly nextCursor?: string }, NotFound | InvalidRequest | SqlError> =>
+    Effect.gen(function*() {
+      if (!(yield* isParticipant(actor.profileUuid, query.threadUuid))) return yield* noThread()
+      const after = yield* positionOf(query.cursor)
+      if (after !== undefined && !/^[0-9]{1,18}$/.test(after.key)) {
+        return yield* new InvalidRequest({ message: "cursor is not a cursor of this list; start again without it" })
+      }
+      const rows = yield* messagePageRows(query.threadUuid, after?.key ?? "0", query.limit + 1)
+      const page = rows.slice(0, query.limit)
+      const last = page[page.length - 1]
+      if (last !== undefined) yield* markRead(actor.profileUuid, query.threadUuid, last.seq)
+      const items = page.map(messageView)
+      return rows.length > query.limit && last !== undefined
+        ? { items, nextCursor: encodeCursor({ key: last.seq, uuid: last.uuid }) }
+        : { items }
+    })
+})
