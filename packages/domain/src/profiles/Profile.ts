@@ -86,6 +86,8 @@ export const OwnProfile = Schema.Struct({
   current: Schema.Boolean,
   revision: Schema.Int,
   createdAt: DateTime,
-  updatedAt: DateTime
+  updatedAt: DateTime,
+  /** The profile's customer alias, once it has been a relation's customer: its reputation at customers.get (MARKETPLACE §2.8). */
+  customerAlias: Schema.optional(Schema.String)
 }).annotations({ identifier: "OwnProfile" })
 export type OwnProfile = typeof OwnProfile.Type

@@ -4,6 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { Forbidden, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
 import type { Actor, SessionActor } from "../api/Authentication.js"
 import { actAsProfile, lockAccount } from "../auth/Accounts.js"
+import { customerAliasesOf } from "../reviews/CustomerAliasRepository.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import {
@@ -50,31 +51,38 @@ export const publicView = (row: ProfileRow): Profile => ({
   structuredContacts: row.show_contacts ? row.structured_contacts : []
 })
 
-const ownView = (row: ProfileRow, currentUuid: string): OwnProfile => ({
-  ...common(row),
-  contacts: row.contacts,
-  structuredContacts: row.structured_contacts,
-  isPublic: row.is_public,
-  current: row.uuid === currentUuid,
-  revision: row.revision,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at
-})
+const ownView = (row: ProfileRow, currentUuid: string, aliases: ReadonlyMap<string, string>): OwnProfile => {
+  const alias = aliases.get(row.uuid)
+  return {
+    ...common(row),
+    contacts: row.contacts,
+    structuredContacts: row.structured_contacts,
+    isPublic: row.is_public,
+    current: row.uuid === currentUuid,
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(alias === undefined ? {} : { customerAlias: alias })
+  }
+}
 
-const ownRows = liveProfilesOfAccount
+/** The account's live profiles with their customer aliases. */
+const ownRows = (accountUuid: string) =>
+  Effect.flatMap(liveProfilesOfAccount(accountUuid), (rows) =>
+    Effect.map(customerAliasesOf(rows.map((row) => row.uuid)), (aliases) => ({ rows, aliases })))
 
 const notFound = () => new NotFound({ message: "No such profile of this account" })
 
 export const ownProfiles = (actor: Actor) =>
-  Effect.map(ownRows(actor.accountUuid), (rows) => {
-    const profiles = rows.map((row) => ownView(row, actor.profileUuid))
+  Effect.map(ownRows(actor.accountUuid), ({ aliases, rows }) => {
+    const profiles = rows.map((row) => ownView(row, actor.profileUuid, aliases))
     return { profile: profiles.find((p) => p.current)!, profiles }
   })
 
 const ownProfile = (actor: Actor, profileUuid: string) =>
-  Effect.flatMap(ownRows(actor.accountUuid), (rows) => {
+  Effect.flatMap(ownRows(actor.accountUuid), ({ aliases, rows }) => {
     const row = rows.find((r) => r.uuid === profileUuid)
-    return row === undefined ? Effect.fail(notFound()) : Effect.succeed(ownView(row, actor.profileUuid))
+    return row === undefined ? Effect.fail(notFound()) : Effect.succeed(ownView(row, actor.profileUuid, aliases))
   })
 
 /** Replaces a profile's data at `expectedRevision`, once per `requestUuid`, and records `profile.updated`. */
@@ -143,7 +151,10 @@ export const ownProfileView = (
   readerUuid: string,
   profileUuid: string
 ): Effect.Effect<Option.Option<OwnProfile>, SqlError, SqlClient.SqlClient> =>
-  Effect.map(sameAccountProfileRow(readerUuid, profileUuid), Option.map((row) => ownView(row, readerUuid)))
+  Effect.flatMap(sameAccountProfileRow(readerUuid, profileUuid), Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (row) => Effect.map(customerAliasesOf([row.uuid]), (aliases) => Option.some(ownView(row, readerUuid, aliases)))
+  }))
 
 /** A profile's stable legacy id (`""` when the profile is gone). */
 export const profileIdOf = (uuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> => profileIdByUuid(uuid)

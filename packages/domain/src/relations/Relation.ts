@@ -37,6 +37,14 @@ export const DealResults = Schema.Struct({
   submittedAt: DateTime
 }).annotations({ identifier: "DealResults" })
 
+/** On a completed deal: the caller's review window and whether it may write its review now (MARKETPLACE §1). */
+export const DealReview = Schema.Struct({
+  windowEndsAt: DateTime,
+  ownReviewUuid: Schema.optional(Schema.UUID),
+  /** The window is open, the caller has not reviewed yet, and the two profiles are of different accounts. */
+  canReview: Schema.Boolean
+}).annotations({ identifier: "DealReview" })
+
 /**
  * A relation in the caller's view (MARKETPLACE §1): response, offer, deal, job response or job
  * invitation, with the caller's role, the other party, the lineage, the history and the operation
@@ -62,6 +70,7 @@ export const RelationView = Schema.Struct({
   /** On an accepted response or offer: the deal it started. */
   dealUuid: Schema.optional(Schema.UUID),
   results: Schema.optional(DealResults),
+  review: Schema.optional(DealReview),
   /** A deal with results waiting: when it completes by itself (14 days after the handover). */
   autoCompleteAt: Schema.optional(DateTime),
   completedAt: Schema.optional(DateTime),

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
 import { PublicationKind } from "../publications/Publication.js"
+import { ownReviewColumn } from "../reviews/ReviewRepository.js"
 import { type ColumnValues, rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
 import { RelationKind, RelationRole } from "./Relation.js"
 
@@ -51,7 +52,10 @@ export const RelationViewRow = Schema.Struct({
   results_version: Schema.NullOr(Schema.Number),
   results_body: Schema.NullOr(Schema.String),
   results_refs: Schema.NullOr(RelationRow.fields.refs),
-  results_submitted_at: Schema.NullOr(Schema.DateFromSelf)
+  results_submitted_at: Schema.NullOr(Schema.DateFromSelf),
+  /** Completed deals only: the caller's review and whether the two profiles share an account. */
+  own_review_uuid: Schema.NullOr(Schema.String),
+  same_account: Schema.NullOr(Schema.Boolean)
 })
 export type RelationViewRow = typeof RelationViewRow.Type
 
@@ -76,7 +80,10 @@ const viewSelect = (sql: SqlClient.SqlClient, me: string) =>
         THEN ca.alias END AS counterpart_alias,
       pub.kind AS publication_kind, coalesce(pub.approved ->> 'title', pub.draft ->> 'title') AS publication_title,
       d.uuid AS deal_uuid, coalesce(r.thread_uuid, rt.uuid) AS relation_thread_uuid,
-      res.version AS results_version, res.body AS results_body, res.refs AS results_refs, res.submitted_at AS results_submitted_at
+      res.version AS results_version, res.body AS results_body, res.refs AS results_refs, res.submitted_at AS results_submitted_at,
+      CASE WHEN r.kind = 'deal' AND r.completed_at IS NOT NULL THEN ${ownReviewColumn(sql, me)} END AS own_review_uuid,
+      CASE WHEN r.kind = 'deal' AND r.completed_at IS NOT NULL
+        THEN coalesce(cp.account_uuid = (SELECT me.account_uuid FROM profiles me WHERE me.uuid = ${me}::uuid), false) END AS same_account
     FROM relations r
     JOIN profiles cp ON cp.uuid = CASE WHEN r.initiator_profile_uuid = ${me}::uuid THEN r.recipient_profile_uuid ELSE r.initiator_profile_uuid END
     LEFT JOIN customer_aliases ca ON ca.profile_uuid = cp.uuid

@@ -8,6 +8,7 @@ import type { EventType } from "../events/EventType.js"
 import type { PublicationKind } from "../publications/Publication.js"
 import { publiclyVisible } from "../publications/Visibility.js"
 import { countCompletedDeal, ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
+import { reviewWindowMs } from "../reviews/Review.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -120,6 +121,15 @@ export const relationView = (row: RelationViewRow, history: ReadonlyArray<Histor
   }
   if (row.auto_complete_at !== null) view.autoCompleteAt = row.auto_complete_at
   if (row.completed_at !== null) view.completedAt = row.completed_at
+  if (row.kind === "deal" && row.completed_at !== null) {
+    const windowEndsAt = new Date(row.completed_at.getTime() + reviewWindowMs)
+    const review: Types.Mutable<NonNullable<RelationView["review"]>> = {
+      windowEndsAt,
+      canReview: row.own_review_uuid === null && row.same_account !== true && Date.now() < windowEndsAt.getTime()
+    }
+    if (row.own_review_uuid !== null) review.ownReviewUuid = row.own_review_uuid
+    view.review = review
+  }
   const entries: Array<RelationView["history"][number]> = []
   for (const entry of history) {
     if (entry.relation_uuid === row.uuid) entries.push({ status: entry.status, at: entry.at, byRole: entry.by_role })

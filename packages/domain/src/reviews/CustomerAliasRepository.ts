@@ -33,6 +33,13 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
     return yield* Effect.dieMessage("could not make a unique customer alias")
   })
 
+/** The aliases some profiles have (a profile gets one when it is first a relation's customer). */
+export const customerAliasesOf = (profileUuids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>, SqlError, SqlClient.SqlClient> =>
+  profileUuids.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ profile_uuid: string; alias: string }>`SELECT profile_uuid, alias FROM customer_aliases WHERE ${sql.in("profile_uuid", profileUuids)}`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.profile_uuid, row.alias])))
+    ))
+
 const aliasText = `SELECT a.profile_uuid, a.created_at FROM customer_aliases a
       JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = $1 AND p.deleted_at IS NULL`
 const completedText = "SELECT completed_deals FROM customer_stats WHERE profile_uuid = $1"

@@ -3,6 +3,9 @@ import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common
 import { Cursor, Limit } from "../api/OwnerCommandsApi.js"
 import { ProfileType } from "../profiles/Profile.js"
 
+/** Reviews are written within this long after the deal's completion (Upwork, Airbnb: 14 days). */
+export const reviewWindowMs = 14 * 24 * 60 * 60 * 1000
+
 export const SubjectRole = Schema.Literal("specialist", "customer").annotations({ identifier: "ReviewSubjectRole" })
 export type SubjectRole = typeof SubjectRole.Type
 

@@ -116,6 +116,10 @@ export const recomputeStats = (profileUuid: string, role: SubjectRole) =>
 
 type After = { readonly key: string; readonly uuid: string } | undefined
 
+/** The uuid of `me`'s review of the relation `r` (a column for other areas' views: the relation view's `review` hint). */
+export const ownReviewColumn = (sql: SqlClient.SqlClient, me: string) =>
+  sql`(SELECT v.uuid FROM reviews v WHERE v.relation_uuid = r.uuid AND v.author_profile_uuid = ${me}::uuid)`
+
 const Stats = Schema.Struct({ review_count: Schema.Number, rating_sum: Schema.Number, ratings: Schema.Array(Schema.Number) })
 const decodeStats = rowsDecoder(Stats)
 const noStats: typeof Stats.Type = { review_count: 0, rating_sum: 0, ratings: [0, 0, 0, 0, 0] }

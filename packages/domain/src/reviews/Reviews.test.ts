@@ -52,6 +52,8 @@ const post = (id: string, caller: SessionActor, payload: Record<string, unknown>
 const get = (id: string, caller: SessionActor | undefined, urlParams: Record<string, string> = {}) =>
   m.invoke(id, caller ?? anonymous, { urlParams })
 
+const reviewHint = (answer: Parameters<typeof bodyOf>[0]) => bodyOf<{ review?: { windowEndsAt: string; ownReviewUuid?: string; canReview: boolean } }>(answer).review
+
 const count = async (table: string) => (await m.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n
 const eventsOf = (uuid: string) =>
   m.sql<{ type: string; data: Record<string, unknown>; context: Record<string, unknown> }>(
@@ -258,6 +260,10 @@ describe("double-blind reviews", () => {
     expect(seenBySpecialist.items[0]!.counterpart.customerAlias).toBe(row!.alias)
     const seenByCustomer = bodyOf<{ items: Array<{ counterpart: { customerAlias?: string } }> }>(await get("deals.list", customer))
     expect(seenByCustomer.items[0]!.counterpart).not.toHaveProperty("customerAlias")
+    // The customer finds its own alias in profiles.get_own; the specialist, never a customer, has none.
+    type Own = { profile: { customerAlias?: string } }
+    expect(bodyOf<Own>(await get("profiles.get_own", customer)).profile.customerAlias).toBe(row!.alias)
+    expect(bodyOf<Own>(await get("profiles.get_own", b)).profile).not.toHaveProperty("customerAlias")
     // Completing the deal counts it for the customer's reputation.
     const customerBefore = bodyOf<CustomerReviews>(await get("customers.get", undefined, { customerAlias: row!.alias }))
     expect(customerBefore.customer).toMatchObject({ reviewCount: 0, ratingAverage: null, completedDeals: 0 })
@@ -279,18 +285,26 @@ describe("double-blind reviews", () => {
     expect(codeOf(await post("reviews.create", c, { relationUuid: deal, rating: 5 }))).toBe("not_found")
     expect(codeOf(await post("reviews.create", c, { relationUuid: randomUUID(), rating: 5 }))).toBe("not_found")
     expect(await count("reviews")).toBe(before)
+    // The deal's view tells each party its window and whether it may write now (MARKETPLACE §1).
+    const completedAt = (await m.sql<{ at: Date }>("SELECT completed_at AS at FROM relations WHERE uuid = $1", deal))[0]!.at
+    const windowEndsAt = new Date(completedAt.getTime() + 14 * day).toISOString()
+    expect(reviewHint(await get("deals.get", a, { relationUuid: deal }))).toEqual({ windowEndsAt, canReview: true })
 
-    expect((await post("reviews.create", a, { relationUuid: deal, rating: 1 })).status).toBe(200)
+    const written = bodyOf<ReviewView>(await post("reviews.create", a, { relationUuid: deal, rating: 1 }))
+    expect(reviewHint(await get("deals.get", a, { relationUuid: deal }))).toEqual({ windowEndsAt, ownReviewUuid: written.uuid, canReview: false })
+    expect(reviewHint(await get("deals.get", b, { relationUuid: deal }))).toEqual({ windowEndsAt, canReview: true })
     const again = await post("reviews.create", a, { relationUuid: deal, rating: 5 })
     expect([again.status, codeOf(again)]).toEqual([409, "invalid_state"])
 
     const late = await completedDeal(a, b, 15)
+    expect(reviewHint(await get("deals.get", a, { relationUuid: late }))?.canReview).toBe(false)
     expect(codeOf(await post("reviews.create", a, { relationUuid: late, rating: 5 }))).toBe("invalid_state")
     const lastDay = await completedDeal(a, b, 13.9)
     expect((await post("reviews.create", a, { relationUuid: lastDay, rating: 5 })).status).toBe(200)
 
     const active = randomUUID()
     await makeDeal(active, "active", a, b, null)
+    expect(reviewHint(await get("deals.get", a, { relationUuid: active }))).toBeUndefined()
     expect(codeOf(await post("reviews.create", a, { relationUuid: active, rating: 5 }))).toBe("invalid_state")
 
     // A second profile of a's own account.
@@ -301,6 +315,7 @@ describe("double-blind reviews", () => {
     )
     const siblingActor = { ...a, profileUuid: sibling!.uuid, profileName: "Агентство" } as SessionActor
     const inHouse = await completedDeal(a, siblingActor)
+    expect(reviewHint(await get("deals.get", a, { relationUuid: inHouse }))?.canReview).toBe(false)
     const refused = await post("reviews.create", a, { relationUuid: inHouse, rating: 5 })
     expect([refused.status, codeOf(refused)]).toEqual([403, "forbidden"])
   })

@@ -21,6 +21,7 @@ import {
   type ReviewInput,
   type ReviewPage,
   type ReviewStatus,
+  reviewWindowMs,
   ReviewView,
   type SubjectRole
 } from "./Review.js"
@@ -43,8 +44,7 @@ import {
 
 type Sql = SqlClient.SqlClient
 
-/** Reviews are written within this long after the deal's completion (Upwork, Airbnb: 14 days). */
-export const reviewWindowMs = 14 * 24 * 60 * 60 * 1000
+export { reviewWindowMs } from "./Review.js"
 
 /** Who reads a review: its author, its subject, a moderator, or anyone (published only). */
 export type Reader = "author" | "subject" | "moderator" | "public"
