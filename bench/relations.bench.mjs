@@ -114,6 +114,10 @@ export const run = async (ctx) => {
       (SELECT count(*)::int FROM relations WHERE kind = 'deal' AND ${profileUuid(0)} IN (initiator_profile_uuid, recipient_profile_uuid)) AS deals,
       (SELECT t.uuid FROM threads t JOIN thread_participants p ON p.thread_uuid = t.uuid WHERE p.profile_uuid = ${profileUuid(0)}
         AND t.relation_uuid IS NOT NULL ORDER BY t.uuid LIMIT 1) AS thread`)
+    // The generated rows' dirty pages written out now, not by a checkpoint in the middle of a
+    // measured run (it made every commit's WAL flush wait on the disk: the write runs, the
+    // baseline's as much as the host's, were then bound by I/O).
+    await client.query("CHECKPOINT")
     return { busy, senders, counts }
   })
   const seedSeconds = (Date.now() - t0) / 1000
@@ -188,8 +192,12 @@ export const run = async (ctx) => {
     body: JSON.stringify({ requestUuid: randomUUID(), threadUuid: seeded.senders[0].thread, body: "Проверка" })
   })
   if (probe.status !== 200) throw new Error(`messages.send answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`)
+  // The same load on the bare server running the host's send transaction statement for statement:
+  // what this machine allows at all, before any host overhead.
+  const bare = await ctx.measure({ label: "messages.send baseline", url: baseline.url, server: baseline, requests })
   const sent = await ctx.measure({ label: "messages.send host", url: host.url, server: host, requests })
-  ctx.printTable([sent])
+  ctx.printTable([bare, sent])
+  if (bare.non2xx > 0) throw new Error(`the baseline's messages.send failed ${bare.non2xx} times`)
   const drainStart = Date.now()
   const pending = async () => withClient(database.url, async (client) => (await client.query(
     "SELECT count(*)::int AS n FROM outbox_events WHERE type = 'message.received' AND position IS NULL")).rows[0].n)
@@ -202,5 +210,7 @@ export const run = async (ctx) => {
   log(`  messages.send: ${sent.requestsPerSecond.toFixed(0)} /s sustained (target ≥ 1000: ${sent.requestsPerSecond >= 1000 ? "met" : "NOT met"}), ` +
     `p99 ${sent.latencyP99.toFixed(1)} ms, ${sent.non2xx} non-2xx; ${stored} messages stored, ${sequenced} events sequenced, ` +
     `the last one ${lagSeconds.toFixed(1)} s after the load ended; server CPU/req ${micros(sent.serverCpuPerRequest)}`)
-  return { scale: SCALE, seedSeconds, busy: seeded.counts, reads: results, send: { ...sent, stored, sequenced, lagSeconds } }
+  log(`  messages.send baseline (bare node:http + pg, the same statements): ${bare.requestsPerSecond.toFixed(0)} /s, server CPU/req ` +
+    `${micros(bare.serverCpuPerRequest)}; host/baseline ${(sent.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}`)
+  return { scale: SCALE, seedSeconds, busy: seeded.counts, reads: results, send: { ...sent, stored, sequenced, lagSeconds, baseline: bare } }
 }

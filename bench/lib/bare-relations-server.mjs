@@ -5,12 +5,16 @@
 //   GET /api/v1/commands/deals.list        the page of relationPageRows (RelationRepository.ts) and
 //                                          its history (historyRows), as JSON rows
 //   GET /api/v1/commands/threads.messages  isParticipant, messagePageRows and markRead (ThreadRepository.ts)
+//   POST /api/v1/commands/messages.send    the host's send transaction, statement for statement:
+//                                          idempotency claim, thread lock, the sender's advisory
+//                                          lock and rate-limit count, the message (one statement with
+//                                          the thread and participants), the event, the stored answer
 //   GET /__ready                           200 once the database answers
 //
 // Usage: node bench/lib/bare-relations-server.mjs <port> <host> <database-url>
 //   environment BENCH_SERVER_SECRET: the server secret the host runs with (BIRZHA_SECRET)
 
-import { createHmac } from "node:crypto"
+import { createHash, createHmac } from "node:crypto"
 import http from "node:http"
 import Pg from "pg"
 
@@ -83,6 +87,90 @@ const markRead = {
   text: `UPDATE thread_participants SET last_read_seq = $3::bigint WHERE thread_uuid = $1 AND profile_uuid = $2 AND last_read_seq < $3::bigint`
 }
 
+// The send transaction (Idempotency.ts, ThreadRepository.ts, RateLimit.ts, Outbox.ts), copied.
+const sendStatements = {
+  claim: {
+    name: "bench_idempotency_claim",
+    text: `INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (scope, request_uuid) DO NOTHING RETURNING request_uuid`
+  },
+  lockThread: {
+    name: "bench_lock_thread",
+    text: `SELECT t.uuid, t.relation_uuid, t.publication_uuid, t.low_profile_uuid, t.high_profile_uuid, t.created_by_profile_uuid, t.last_message_at,
+      t.revision, t.created_at FROM threads t WHERE t.uuid = $1 AND $2::uuid IN (t.low_profile_uuid, t.high_profile_uuid) FOR UPDATE`
+  },
+  lockSubject: { name: "bench_lock_subject", text: "SELECT pg_advisory_xact_lock(hashtext($1))" },
+  count: {
+    name: "bench_count_window",
+    text: `WITH recent AS (
+        SELECT at FROM rate_limit_hits WHERE bucket = $1 AND subject = $2 AND at > clock_timestamp() - make_interval(secs => $3)
+        ORDER BY at DESC LIMIT $4
+      ), counted AS (
+        SELECT count(*)::int AS hits, ceil(extract(epoch FROM (min(at) + make_interval(secs => $3) - clock_timestamp())))::int AS oldest_wait FROM recent
+      ), hit AS (
+        INSERT INTO rate_limit_hits (bucket, subject, at) SELECT $1, $2, clock_timestamp() FROM counted WHERE hits < $4
+      )
+      SELECT hits, oldest_wait FROM counted`
+  },
+  message: {
+    name: "bench_insert_message",
+    text: `WITH m AS (
+        INSERT INTO messages (thread_uuid, author_profile_uuid, body, refs) VALUES ($1, $2, $3, $4::jsonb) RETURNING *
+      ), thread AS (
+        UPDATE threads SET revision = revision + 1, last_message_at = (SELECT created_at FROM m) WHERE uuid = $1
+      ), participants AS (
+        UPDATE thread_participants SET last_message_at = (SELECT created_at FROM m),
+          last_read_seq = CASE WHEN profile_uuid = $2 THEN (SELECT seq FROM m) ELSE last_read_seq END
+        WHERE thread_uuid = $1
+      )
+      SELECT uuid, seq::text AS seq, thread_uuid, author_profile_uuid, body, refs, hidden, created_at FROM m`
+  },
+  event: {
+    name: "bench_append_event",
+    text: `INSERT INTO outbox_events (type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) RETURNING uuid`
+  },
+  answer: { name: "bench_idempotency_answer", text: "UPDATE idempotency_keys SET response = $1::jsonb WHERE scope = $2 AND request_uuid = $3" }
+}
+
+const readBody = (req) => new Promise((done, fail) => {
+  const chunks = []
+  req.on("data", (chunk) => chunks.push(chunk))
+  req.on("end", () => done(Buffer.concat(chunks).toString("utf8")))
+  req.on("error", fail)
+})
+
+/** messages.send as one transaction of the host's statements; the answer is the message row as JSON. */
+const sendMessage = async (me, input) => {
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const hash = createHash("sha256").update(JSON.stringify(["messages.send", input])).digest("base64url")
+    const claimed = await client.query({ ...sendStatements.claim, values: [me, input.requestUuid, "messages.send", hash] })
+    if (claimed.rows.length === 0) throw Object.assign(new Error("request_conflict"), { status: 409 })
+    const { rows: [thread] } = await client.query({ ...sendStatements.lockThread, values: [input.threadUuid, me] })
+    if (thread === undefined) throw Object.assign(new Error("not_found"), { status: 404 })
+    await client.query({ ...sendStatements.lockSubject, values: [`messages:${me}`] })
+    const { rows: [counted] } = await client.query({ ...sendStatements.count, values: ["messages", me, 3600, 600] })
+    if (counted.hits >= 600) throw Object.assign(new Error("rate_limited"), { status: 429 })
+    const { rows: [message] } = await client.query({ ...sendStatements.message, values: [thread.uuid, me, input.body, "[]"] })
+    const other = thread.low_profile_uuid === me ? thread.high_profile_uuid : thread.low_profile_uuid
+    await client.query({
+      ...sendStatements.event,
+      values: ["message.received", 1, "message", message.uuid, 1, JSON.stringify({ objectUuid: message.uuid, status: "sent", threadUuid: thread.uuid }),
+        JSON.stringify({ profileUuid: me, audience: [other], threadUuid: thread.uuid })]
+    })
+    await client.query({ ...sendStatements.answer, values: [JSON.stringify(message), me, input.requestUuid] })
+    await client.query("COMMIT")
+    return message
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
 const sessionToken = (header) => {
   if (header === undefined) return ""
   for (const part of header.split(";")) {
@@ -109,6 +197,14 @@ const server = http.createServer((req, res) => {
     const { rows: sessions } = token === "" ? { rows: [] } : await pool.query({ ...lookup, values: [keyedHash(token)] })
     if (sessions.length === 0) return send(res, 401, { error: { code: "unauthenticated", message: "Sign in first" } })
     const me = sessions[0].profile_uuid
+    if (url.pathname === "/api/v1/commands/messages.send" && req.method === "POST") {
+      try {
+        return send(res, 200, await sendMessage(me, JSON.parse(await readBody(req))))
+      } catch (error) {
+        if (error.status === undefined) throw error
+        return send(res, error.status, { error: { code: error.message, message: error.message } })
+      }
+    }
     if (url.pathname === "/api/v1/commands/deals.list") {
       const { rows } = await pool.query({ ...dealsPage, values: [me, 21] })
       const page = rows.slice(0, 20)
