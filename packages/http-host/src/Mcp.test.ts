@@ -229,6 +229,27 @@ describe("the MCP endpoint", () => {
     await client.close()
   })
 
+  it("a save whose submit: true needs approval is prepared, not run, with the server's own requestUuid", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, ["tasks:write", "tasks:submit"])
+    const client = await connect(key.secret)
+    const save = (await client.listTools()).tools.find((tool) => tool.name === "tasks.save")!
+    expect(save.description).toContain("With submit: true it also does tasks.submit, which needs the owner's approval")
+    const sent = randomUUID()
+    const data = { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+    const before = Number((await db.query("SELECT count(*) FROM publications")).rows[0].count)
+    const prepared = await client.callTool({ name: "tasks.save", arguments: { requestUuid: sent, data, submit: true } })
+    expect(prepared.isError ?? false, JSON.stringify(prepared)).toBe(false)
+    const command = textOf(prepared).command
+    expect(command).toMatchObject({ operationId: "tasks.save", state: "pending", arguments: { data, submit: true } })
+    expect(command.arguments.requestUuid).not.toBe(sent)
+    expect(Number((await db.query("SELECT count(*) FROM publications")).rows[0].count)).toBe(before)
+    // Without the flag it is an ordinary save, run at once.
+    const saved = await client.callTool({ name: "tasks.save", arguments: { requestUuid: randomUUID(), data } })
+    expect(textOf(saved)).toMatchObject({ status: "draft" })
+    await client.close()
+  })
+
   it("refuses a key with MCP access off (403) and a request without a key (401)", async () => {
     const owner = await signIn({ url: host.url, origin, db })
     const off = await makeKey(owner, grantableScopes, false)

@@ -1,5 +1,5 @@
 import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -84,8 +84,14 @@ export const descriptionOf = (entry: CatalogEntry): string => {
     ? "Needs the owner's approval: calling this tool does not run it but prepares a command and returns it with its approvalUrl; " +
       "the owner opens that page and approves, then call integrationCommands.commit with the command's uuid to run it."
     : "No approval needed: runs at once."
+  const widenedNote = ", which needs the owner's approval: the call then returns a prepared command with its approvalUrl, " +
+    "to run with integrationCommands.commit once approved"
+  const widened = Object.entries(entry.widenedBy).map(([field, id]) => {
+    const other = catalog.find((candidate) => candidate.id === id)
+    return ` With ${field}: true it also does ${id}${other?.approval ? widenedNote : ""}.`
+  }).join("")
   const scopes = entry.scopes.length === 0 ? "" : ` Needs the scope ${entry.scopes.join(" or ")}.`
-  return `${sentence(entry.summary)} ${changes} ${approval}${scopes} (HTTP: ${entry.method} ${entry.path})`
+  return `${sentence(entry.summary)} ${changes} ${approval}${widened}${scopes} (HTTP: ${entry.method} ${entry.path})`
 }
 
 export const toolOf = (entry: CatalogEntry): Tool => ({
@@ -183,9 +189,12 @@ const handle = Effect.gen(function*() {
       return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
     }
     const args: Record<string, unknown> = { ...call.params.arguments }
-    // Approval tools never run directly: they prepare the command, exactly as a bearer client would.
-    if (entry.approval && prepareEntry !== undefined) {
-      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: args })
+    // Approval tools never run directly: they prepare the command, exactly as a bearer client would
+    // (so does a call whose flag widens it into one, tasks.save with submit: true).
+    if (approvalOf(entry, args, operations.entries).needed && prepareEntry !== undefined) {
+      // The server fixes these for a prepared command (a widened save's schema still lists requestUuid).
+      const fixedLeftOut = Object.fromEntries(Object.entries(args).filter(([name]) => !serverFixed.includes(name)))
+      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: fixedLeftOut })
       return resultOf(prepared.status, prepared.body)
     }
     const answer = await dispatch(entry, args)

@@ -51,7 +51,8 @@ document.addEventListener("DOMContentLoaded", () => {
     status.textContent = ""
     const result = await post("/api/v1/auth/email/verify", { challengeUuid, code: codeForm.code.value.trim() })
     if (!result.response.ok) { status.textContent = message(main, result); return }
-    location.assign("/account")
+    // data-next is a path of this site the server checked (an approval opened while signed out).
+    location.assign(main.dataset.next || "/account")
   })
   document.getElementById("other-email").addEventListener("click", () => {
     codeForm.hidden = true
