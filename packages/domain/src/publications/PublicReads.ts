@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { InvalidRequest } from "../api/ApiError.js"
-import { publicView, type ProfileRow, profileColumns } from "../profiles/Profiles.js"
+import { publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
+import { publicView, type ProfileRow } from "../profiles/Profiles.js"
 import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
@@ -115,9 +116,8 @@ export interface ProfileQuery {
 }
 
 const publicProfiles = `profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid`
-const publicProfile = `p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`
 
-/** Public profiles (specialists), newest first, filtered by `q` and type. */
+/** Publicly visible profiles (public ones and public authors), newest first, filtered by `q` and type. */
 export const listProfiles = (
   query: ProfileQuery
 ): Effect.Effect<{ readonly items: ReadonlyArray<Profile>; readonly nextCursor?: string }, InvalidRequest | SqlError, SqlClient.SqlClient> =>
@@ -126,7 +126,7 @@ export const listProfiles = (
     const limit = query.limit ?? 20
     const after = yield* decodeCursor(query.cursor)
     const conditions = [
-      publicProfile,
+      publiclyVisibleProfile,
       ...(query.type === undefined ? [] : [sql`p.type = ${query.type}`]),
       ...matchingAll(sql, "p.search_text", query.q),
       ...Option.match(after, {
@@ -135,7 +135,7 @@ export const listProfiles = (
       })
     ]
     const rows = yield* sql<ProfileRow & { readonly created_key: string }>`
-      SELECT ${sql.literal(searchPlan)} ${sql.literal(profileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
+      SELECT ${sql.literal(searchPlan)} ${sql.literal(publicProfileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
       WHERE ${sql.and(conditions)}
       ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.created_key, uuid: row.uuid }), publicView)
@@ -151,8 +151,8 @@ export const getCatalog: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM ${sql.literal(publicProfiles)}
-    WHERE ${sql.literal(publicProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
+  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(publicProfileColumns)} FROM ${sql.literal(publicProfiles)}
+    WHERE ${sql.literal(publiclyVisibleProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
   const publications = yield* listPublicPublications(() => [])
   return { schemaVersion: 1 as const, profiles: profiles.map(publicView), publications: publications.map(catalogPublication) }
 })
