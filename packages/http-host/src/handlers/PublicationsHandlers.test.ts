@@ -74,6 +74,13 @@ const publicationCount = async () => Number((await db.query("SELECT count(*) FRO
 const eventsOf = async (uuid: string) =>
   (await db.query<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY occurred_at, transaction_id", [uuid])).rows.map((r) => r.type)
 
+/** Replaces the person's acting profile data (profiles.update at its current revision). */
+const updateProfile = async (who: SignedIn, data: Record<string, unknown>) => {
+  const own = await call("GET", "/api/v1/commands/profiles.get_own", undefined, who)
+  const updated = await call("POST", "/api/v1/commands/profiles.update", { requestUuid: randomUUID(), expectedRevision: own.body!.profile.revision, data }, who)
+  expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+}
+
 /** A task taken through save, submit and approval: public. */
 const approvedTask = async (data: Record<string, unknown> = {}) => {
   const saved = await saveTask(task(data))
@@ -529,13 +536,7 @@ describe("search", () => {
 
   it("finds public profiles by name with the same normalisation", async () => {
     const person = await signIn({ url: host.url, origin, db })
-    const own = await call("GET", "/api/v1/commands/profiles.get_own", undefined, person)
-    const updated = await call("POST", "/api/v1/commands/profiles.update", {
-      requestUuid: randomUUID(),
-      expectedRevision: own.body!.profile.revision,
-      data: { name: "Фёдор Ёлкин", type: "Самозанятый", isPublic: true, showContacts: false }
-    }, person)
-    expect(updated.status).toBe(200)
+    await updateProfile(person, { name: "Фёдор Ёлкин", type: "Самозанятый", isPublic: true, showContacts: false })
     const found = await call("GET", `/api/v1/profiles?q=${encodeURIComponent("федор елкин")}`)
     expect(found.body!.items.map((p: { uuid: string }) => p.uuid)).toContain(person.profileUuid)
   })
@@ -548,13 +549,7 @@ describe("the author of a public publication", () => {
 
   it("is publicly visible while one of its publications is, through the public allowlist; private otherwise", async () => {
     const author = await signIn({ url: host.url, origin, db })
-    const own = await call("GET", "/api/v1/commands/profiles.get_own", undefined, author)
-    const renamed = await call("POST", "/api/v1/commands/profiles.update", {
-      requestUuid: randomUUID(),
-      expectedRevision: own.body!.profile.revision,
-      data: { name: "Сергей Автономов", type: "ИП", isPublic: false, showContacts: false, contacts: "+7 900 000-00-00", about: "Пишу ботов" }
-    }, author)
-    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200)
+    await updateProfile(author, { name: "Сергей Автономов", type: "ИП", isPublic: false, showContacts: false, contacts: "+7 900 000-00-00", about: "Пишу ботов" })
     expect((await profile(author.profileUuid)).status).toBe(404)
     expect(await found("автономов", author.profileUuid)).toBe(false)
 
