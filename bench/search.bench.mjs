@@ -55,7 +55,7 @@ const searchSql = (terms) => `SELECT p.uuid, p.id, p.kind, o.id AS owner_id, o.u
   p.created_at, p.approved_at, p.approved_at::text AS approved_key
   FROM publications p JOIN profiles o ON o.uuid = p.owner_profile_uuid
   WHERE (p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_at IS NULL AND o.deleted_at IS NULL
-    ${terms.map((_, i) => `AND p.search_text LIKE '%' || btrim(birzha_search_words($${i + 1})) || '%' AND strpos(p.search_text, birzha_search_words($${i + 1})) > 0`).join(" ")})
+    ${terms.map((_, i) => `AND p.search_text LIKE '%' || btrim(birzha_search_words($${i + 1})) || '%' AND strpos(p.search_text, birzha_search_words($${i + 1})) <> 0`).join(" ")})
   ORDER BY p.approved_at DESC, p.uuid DESC LIMIT 21`
 
 const WARM_EXECUTIONS = 6
@@ -119,7 +119,7 @@ export const run = async (ctx) => {
       for (let i = 0; i < SEQUENTIAL_RUNS; i++) times.push(await timed(url(q)))
       const terms = termsOf(q)
       const { rows } = await database.query(
-        `SELECT count(*)::int AS n FROM publications p WHERE ${terms.map((_, i) => `p.search_text LIKE '%' || btrim(birzha_search_words($${i + 1})) || '%' AND strpos(p.search_text, birzha_search_words($${i + 1})) > 0`).join(" AND ")}`,
+        `SELECT count(*)::int AS n FROM publications p WHERE ${terms.map((_, i) => `p.search_text LIKE '%' || btrim(birzha_search_words($${i + 1})) || '%' AND strpos(p.search_text, birzha_search_words($${i + 1})) <> 0`).join(" AND ")}`,
         terms
       )
       perQuery.push({ q, matches: rows[0].n, p50: percentile(times, 50), p95: percentile(times, 95) })

@@ -58,15 +58,17 @@ const searchTerms = (q: string | undefined): ReadonlyArray<string> => (q ?? "").
 /**
  * Every term of `q` must start a word of the column (migration 0016): the column and the term are
  * both `birzha_search_words` (lower case, ё as е, separators as one space, a space in front). The
- * term without its leading space is the LIKE the trigram index serves (and the planner estimates,
- * as before word search); `strpos` with the leading space then keeps only matches at a word start.
- * (Putting the space into the LIKE instead made the planner underestimate frequent terms and sort
- * thousands of bitmap rows, `ИИ агент` 90 ms instead of 1 ms at 100k; see bench/README.md.) The
- * normalised term holds no LIKE wildcard: `%`, `_` and `\` are separators.
+ * term without its leading space is the LIKE the trigram index serves and the planner estimates,
+ * exactly as before word search; `strpos` with the leading space then keeps only matches at a word
+ * start, written `<> 0` so the planner takes it as not selective (0.995; `> 0` would be 1/3 a term
+ * and tip frequent terms into sorting thousands of bitmap rows). Putting the space into the LIKE
+ * instead underestimated frequent terms the same way (`ИИ агент` 91 ms instead of 1 ms at 100k;
+ * docs/decisions.md "Search"). The normalised term holds no LIKE wildcard: `%`, `_` and `\` are
+ * separators.
  */
 const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
   searchTerms(q).map((term) =>
-    sql`${sql.literal(column)} LIKE '%' || btrim(birzha_search_words(${term})) || '%' AND strpos(${sql.literal(column)}, birzha_search_words(${term})) > 0`
+    sql`${sql.literal(column)} LIKE '%' || btrim(birzha_search_words(${term})) || '%' AND strpos(${sql.literal(column)}, birzha_search_words(${term})) <> 0`
   )
 
 export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>

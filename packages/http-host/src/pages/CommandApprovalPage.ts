@@ -1,4 +1,4 @@
-import { catalog, type CatalogEntry } from "@birzha/domain"
+import { catalog, type CatalogEntry, kindList } from "@birzha/domain"
 import {
   approvalOf,
   type CommandRow,
@@ -183,14 +183,9 @@ ${changes.map((c) => `<tr><th scope="row"><code>${escapeHtml(c.name)}</code></th
   return `${record}\n${table}`
 }
 
-/** The kind an owner command acts on (`tasks.save` → task), from the catalog group's kind. */
-const catalogKindOf = (operationId: string): Touched["kind"] | undefined => {
-  const prefix = operationId.split(".")[0]
-  const byCommand: Readonly<Record<string, Touched["kind"]>> = {
-    tasks: "task", services: "service", portfolio: "portfolio", articles: "article", jobs: "vacancy", resumes: "resume", learning: "training"
-  }
-  return prefix === undefined ? undefined : byCommand[prefix]
-}
+/** The kind an owner command acts on (`tasks.save` → task), from the kinds table's command prefixes. */
+const catalogKindOf = (operationId: string): Touched["kind"] | undefined =>
+  kindList.find((kind) => kind.command === operationId.split(".")[0])?.kind
 
 const commandPage = (language: Language, row: CommandRow, touched: Option.Option<Touched>) => {
   const t = texts[language]
