@@ -283,6 +283,24 @@ describe("the approval flow for bearer clients", () => {
     expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
     expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("pending")
     await device.close()
+
+    // The emailed link opened in the browser that asked returns to the approval too.
+    await db.query("DELETE FROM rate_limit_hits WHERE subject = $1", [email])
+    const third = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
+    const asking = await third.newPage()
+    await asking.goto(`${command.approvalUrl}?lang=en`)
+    await asking.getByLabel("Email", { exact: true }).fill(email)
+    await asking.getByRole("button", { name: "Send me a code" }).click()
+    await asking.getByLabel("Code from the email (6 digits)").waitFor()
+    const mail = (await db.query<{ text_body: string }>(
+      "SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1", [email]
+    )).rows[0]!.text_body
+    const linkTab = await third.newPage()
+    await linkTab.goto(mail.match(/(http:\/\/localhost:\d+\/auth\/link#\S+)/)![1]!)
+    await linkTab.getByRole("button", { name: "Sign in on this device" }).click()
+    await linkTab.waitForURL(`${origin}/approvals/${command.uuid}`)
+    expect(await linkTab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
+    await third.close()
     await owner.context.close()
   })
 
