@@ -116,12 +116,16 @@ const search = async (q: string): Promise<ReadonlyArray<string>> => {
   return found.sort()
 }
 
-/** The stored publications that hold every term (`raw`: before folding ё), as a sorted list of uuids. */
+/**
+ * The stored publications where every term starts a word (`raw`: before folding ё), as a sorted
+ * list of uuids; words split at anything but a letter or digit (search by words, issue 20).
+ */
 const holding = async (terms: ReadonlyArray<string>, raw = false) =>
   (await storedPublications()).filter((row) => {
     const data = row.approved as SearchedData
     const text = raw ? `${data.title} ${data.category ?? ""} ${data.description ?? ""}`.toLowerCase() : searchable(data)
-    return terms.every((term) => text.includes(term))
+    const words = text.split(/[^\p{L}\p{N}]+/u)
+    return terms.every((term) => words.some((word) => word.startsWith(term)))
   }).map((row) => row.uuid).sort()
 
 beforeAll(async () => {

@@ -187,7 +187,9 @@ describe("the authorization matrix (generated from the catalog)", () => {
     it(`${entry.id} (${entry.access}${entry.sessionOnly ? ", session only" : ""}${entry.approval ? ", approval" : ""}${entry.scopes.length > 0 ? `, ${entry.scopes.join(" | ")}` : ""})`, async () => {
       covered.add(entry.id)
       if (entry.access === "public") {
-        // Public operations ignore credentials: the same answer for every caller, never 401/403.
+        // Public operations ignore credentials: the same answer for every caller, never 401/403;
+        // except that a public session-only one (a browser's sign-in step) refuses a key (one with
+        // HTTP access off is no credential over HTTP, as for every public operation).
         const anonymous = await send(entry, {})
         expect([401, 403], `${entry.id} anonymous: ${anonymous.status}`).not.toContain(anonymous.status)
         for (const [who, credential] of [
@@ -196,13 +198,14 @@ describe("the authorization matrix (generated from the catalog)", () => {
           ["session", { cookie: spare.cookie }]
         ] as const) {
           const got = await send(entry, credential)
-          expect(got.status, `${entry.id} as ${who}`).toBe(anonymous.status)
+          if (entry.sessionOnly && who === "keyWithScope") expect({ status: got.status, code: got.code }, `${entry.id} as ${who}`).toEqual({ status: 403, code: "session_required" })
+          else expect(got.status, `${entry.id} as ${who}`).toBe(anonymous.status)
         }
         // A public change is a sign-in step (same origin only); a public read ignores the missing Origin.
         const withoutOrigin = await send(entry, { cookie: spare.cookie, withoutOrigin: true })
         if (entry.method === "GET") expect(withoutOrigin.status, `${entry.id} as sessionWithoutOrigin`).toBe(anonymous.status)
         else expect({ status: withoutOrigin.status, code: withoutOrigin.code }, `${entry.id} as sessionWithoutOrigin`).toEqual({ status: 403, code: "forbidden_origin" })
-        checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), allowed)
+        checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), entry.sessionOnly ? "unknown_tool" : allowed)
         checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), { status: 403, code: "key_mcp_disabled" })
         return
       }

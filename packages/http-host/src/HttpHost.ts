@@ -15,6 +15,7 @@ import type { HttpSettings } from "./HttpConfig.js"
 import { CommandPageRoutes, commandPageRoutes } from "./pages/CommandApprovalPage.js"
 import { IntegrationsRoutes, integrationsRoutes } from "./pages/IntegrationsPage.js"
 import { PageRoutes, pageRoutes } from "./pages/Pages.js"
+import { PublicPageRoutes, publicPageRoutes } from "./pages/PublicPages.js"
 import { WebhookPageRoutes, webhookPageRoutes } from "./pages/WebhookApprovalPage.js"
 import { WebhookSettingsLive } from "./WebhookSettingsLive.js"
 
@@ -135,8 +136,8 @@ export const makeHttpServer = <E2 = never, R2 = never>(
 
 /** The pages, file bytes and MCP endpoint served beside the catalog. */
 const ServicePages = {
-  layer: Layer.mergeAll(PageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
-  routes: [...pageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(PageRoutes, PublicPageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
+  routes: [...pageRoutes, ...publicPageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
 }
 
 /** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */

@@ -94,6 +94,52 @@ describe("the MCP endpoint", () => {
     await client.close()
   })
 
+  it("describes each tool from its declaration: what it does, what it changes, whether it needs approval; no sign-in steps among the tools", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, grantableScopes)
+    const client = await connect(key.secret)
+    const { tools } = await client.listTools()
+    const tool = (name: string) => tools.find((t) => t.name === name)!
+    const list = tool("listPublications")
+    const summary = catalog.find((entry) => entry.id === "listPublications")!.summary
+    expect(summary).toMatch(/^Find publications/)
+    expect(list.title).toBe(summary)
+    expect(list.description).toBe(`${summary}. Read-only: changes nothing. No approval needed: runs at once. (HTTP: GET /api/v1/publications)`)
+    const submit = tool("tasks.submit")
+    expect(submit.description).toContain(catalog.find((entry) => entry.id === "tasks.submit")!.summary)
+    expect(submit.description).toMatch(/Changes data \(/)
+    expect(submit.description).toMatch(/Needs the owner's approval: .*approvalUrl.*integrationCommands\.commit/)
+    expect(submit.description).toMatch(/Needs the scope tasks:submit/)
+    expect(tool("tasks.delete").description).toMatch(/removes, hides or ends something/)
+    expect(tool("tasks.save").description).toMatch(/No approval needed/)
+    for (const t of tools) expect(t.description, t.name).not.toMatch(new RegExp(`^${t.name.replace(/\./g, "\\.")}:`))
+    // Browser sign-in steps are session-only in their declarations, so no agent is offered them.
+    const names = tools.map((t) => t.name)
+    for (const id of ["auth.email.start", "auth.email.verify", "auth.email.link", "auth.logout", "keys.create"]) {
+      expect(catalog.find((entry) => entry.id === id)?.sessionOnly, id).toBe(true)
+      expect(names, id).not.toContain(id)
+    }
+    expect(names).toContain("auth.session")
+    await client.close()
+  })
+
+  it("sends instructions at initialize: the toolsets, the approval flow, retries with requestUuid", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, grantableScopes)
+    const all = await connect(key.secret)
+    const instructions = all.getInstructions() ?? ""
+    expect(instructions).toMatch(/toolsets=/)
+    expect(instructions).toContain("publications")
+    expect(instructions).toMatch(/approvalUrl/)
+    expect(instructions).toMatch(/integrationCommands\.commit/)
+    expect(instructions).toMatch(/requestUuid/)
+    expect(instructions).toContain("This connection lists every group the key may use.")
+    await all.close()
+    const narrow = await connect(key.secret, "?toolsets=events")
+    expect(narrow.getInstructions()).toContain("This connection lists: events.")
+    await narrow.close()
+  })
+
   it("a key sees only the tools its scopes allow, and ?toolsets= narrows them to the chosen groups", async () => {
     const owner = await signIn({ url: host.url, origin, db })
     const key = await makeKey(owner, ["profiles:read"])
@@ -180,6 +226,27 @@ describe("the MCP endpoint", () => {
     expect(direct.status).toBe(403)
     const capabilities = await client.callTool({ name: "getMyCapabilities", arguments: {} })
     expect(textOf(capabilities)).toMatchObject({ authentication: "mcp", key: { httpEnabled: false, mcpEnabled: true } })
+    await client.close()
+  })
+
+  it("a save whose submit: true needs approval is prepared, not run, with the server's own requestUuid", async () => {
+    const owner = await signIn({ url: host.url, origin, db })
+    const key = await makeKey(owner, ["tasks:write", "tasks:submit"])
+    const client = await connect(key.secret)
+    const save = (await client.listTools()).tools.find((tool) => tool.name === "tasks.save")!
+    expect(save.description).toContain("With submit: true it also does tasks.submit, which needs the owner's approval")
+    const sent = randomUUID()
+    const data = { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+    const before = Number((await db.query("SELECT count(*) FROM publications")).rows[0].count)
+    const prepared = await client.callTool({ name: "tasks.save", arguments: { requestUuid: sent, data, submit: true } })
+    expect(prepared.isError ?? false, JSON.stringify(prepared)).toBe(false)
+    const command = textOf(prepared).command
+    expect(command).toMatchObject({ operationId: "tasks.save", state: "pending", arguments: { data, submit: true } })
+    expect(command.arguments.requestUuid).not.toBe(sent)
+    expect(Number((await db.query("SELECT count(*) FROM publications")).rows[0].count)).toBe(before)
+    // Without the flag it is an ordinary save, run at once.
+    const saved = await client.callTool({ name: "tasks.save", arguments: { requestUuid: randomUUID(), data } })
+    expect(textOf(saved)).toMatchObject({ status: "draft" })
     await client.close()
   })
 

@@ -39,6 +39,8 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
     operation("POST", "auth.email.start", "/api/v1/auth/email/start", {
       specId: null,
       sameOrigin: true,
+      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
+      sessionOnly: true,
       invalidInput: { email: InvalidEmail },
       summary: "Email a six-digit code and a one-time sign-in link"
     })
@@ -52,6 +54,8 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
     operation("POST", "auth.email.verify", "/api/v1/auth/email/verify", {
       specId: null,
       sameOrigin: true,
+      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
+      sessionOnly: true,
       invalidInput: { code: InvalidCode },
       summary: "Sign in with the emailed code; sets the session cookie"
     })
@@ -65,6 +69,8 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
     operation("POST", "auth.email.link", "/api/v1/auth/email/link", {
       specId: null,
       sameOrigin: true,
+      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
+      sessionOnly: true,
       invalidInput: { "*": InvalidLink },
       summary: "Sign in with the emailed link's token (posted after a click on the link page); sets the session cookie"
     })
@@ -79,6 +85,8 @@ export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
     operation("POST", "auth.logout", "/api/v1/auth/logout", {
       specId: null,
       sameOrigin: true,
+      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
+      sessionOnly: true,
       summary: "End the session and clear its cookie; 204 also without a session"
     })
       .addSuccess(HttpApiSchema.NoContent)

@@ -18,6 +18,10 @@ describe("the operation catalog", () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
+  it("describes every operation in words: a declared summary (MCP tools and approval pages show it), not its id", () => {
+    expect(catalog.filter((entry) => entry.summary === entry.id || entry.summary.trim().length < 10).map((entry) => entry.id)).toEqual([])
+  })
+
   it("matches the spec's method and path for every declared operation", () => {
     const result = coverage(catalog, specOperations)
     expect(result.mismatched).toEqual([])

@@ -65,15 +65,17 @@ function withScopeList(document: Record<string, unknown>): Record<string, unknow
  * Each operation's `security` as it really is: session-only operations accept only the cookie,
  * key-only ones only the bearer key (the `Authentication` middleware declares both for all). Logout
  * uses the session cookie when there is one and answers 204 without it (spec: it "needs the cookie
- * security scheme"), so its requirement is the cookie or nothing.
+ * security scheme"), so its requirement is the cookie or nothing. The browser sign-in steps are
+ * session-only (never a key's) but public: no requirement.
  */
 function withSecurityFromFlags(document: Record<string, unknown>): Record<string, unknown> {
   type Op = { operationId?: string; security?: Array<Record<string, Array<string>>>; "x-session-only"?: boolean; "x-key-only"?: boolean }
   for (const item of Object.values(document.paths as Record<string, Record<string, Op>>)) {
     for (const op of Object.values(item)) {
-      if (op["x-session-only"] === true) op.security = [{ session: [] }]
+      if (op.operationId === "auth.logout") op.security = [{ session: [] }, {}]
+      // A public session-only step (signing in) needs no security at all: only keys are refused.
+      else if (op["x-session-only"] === true) op.security = (op.security ?? []).length === 0 ? [] : [{ session: [] }]
       else if (op["x-key-only"] === true) op.security = [{ bearer: [] }]
-      else if (op.operationId === "auth.logout") op.security = [{ session: [] }, {}]
     }
   }
   return document

@@ -114,6 +114,10 @@ export interface CatalogEntry extends OperationPolicy {
   /** OpenAPI form: `{param}` */
   readonly path: string
   readonly group: string
+  /** What the operation does, in words (its declared `summary`; the id when none is declared). */
+  readonly summary: string
+  /** The group's declared description (OpenAPI tag description), or "". */
+  readonly groupDescription: string
   /** The status of a successful answer (200; 201, 202 or 204 where declared). */
   readonly successStatus: number
   /** The input schemas (path, query, body) the MCP tools and approval flow decode with. */
@@ -162,6 +166,8 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         method: endpoint.method,
         path: toOpenApiPath(endpoint.path),
         group: group.identifier,
+        summary: Option.getOrElse(Context.getOption(endpoint.annotations, OpenApi.Summary), () => endpoint.name),
+        groupDescription: Option.getOrElse(Context.getOption(group.annotations, OpenApi.Description), () => ""),
         schemas: {
           path: Option.map(endpoint.pathSchema, (schema) => schema.ast),
           urlParams: Option.map(endpoint.urlParamsSchema, (schema) => schema.ast),

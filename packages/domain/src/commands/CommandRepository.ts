@@ -46,6 +46,14 @@ export const commandRowWhere = (
       Effect.map((rows) => Option.fromNullable(rows[0]))
     ))
 
+/** The account's commands still waiting for a decision (pending, unexpired, key live), soonest expiry first. */
+export const pendingRowsOfAccount = (accountUuid: string, limit: number): Effect.Effect<ReadonlyArray<CommandRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT ${sql.literal(commandRowList)} FROM integration_commands c
+      JOIN api_keys k ON k.uuid = c.key_uuid
+      WHERE c.account_uuid = ${accountUuid} AND c.state = 'pending' AND c.expires_at > now() AND k.revoked_at IS NULL
+      ORDER BY c.expires_at, c.uuid LIMIT ${limit}`.pipe(Effect.flatMap((rows) => Effect.orDie(decodeRows(rows)))))
+
 /** A new pending command that expires in `lifetimeMinutes`. */
 export const insertCommandRow = (command: {
   readonly uuid: string

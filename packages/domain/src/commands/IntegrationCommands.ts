@@ -10,6 +10,7 @@ import {
   type CommandRow,
   decidePending,
   insertCommandRow,
+  pendingRowsOfAccount,
   storeResult
 } from "./CommandRepository.js"
 import {
@@ -109,6 +110,9 @@ export const insertCommand = (
 /** The owner's view: a command of any key of the signed-in account. */
 export const commandOfAccount = (accountUuid: string, uuid: string) =>
   selectOne((s) => s.and([s`c.uuid = ${uuid}`, s`c.account_uuid = ${accountUuid}`]))
+
+/** The signed-in account's commands waiting for its decision (`/approvals`), soonest expiry first, at most 100. */
+export const pendingCommandsOfAccount = (accountUuid: string) => pendingRowsOfAccount(accountUuid, 100)
 
 /**
  * The owner approves or denies a pending command. Only a pending, unexpired command of a live key

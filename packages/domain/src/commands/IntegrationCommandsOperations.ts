@@ -8,7 +8,7 @@ import { ServerSecret } from "../auth/ServerSecret.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { KeyRequired } from "../keys/KeyErrors.js"
 import { implementWith } from "../operations/Implementation.js"
-import { inputErrorOf, inputOfArguments, Operations } from "../operations/Operations.js"
+import { approvalOf, inputErrorOf, inputOfArguments, Operations } from "../operations/Operations.js"
 import { PublicOrigin } from "../operations/PublicOrigin.js"
 import { ApprovalNotRequired, CommandFailed } from "./IntegrationCommand.js"
 import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "./IntegrationCommands.js"
@@ -65,7 +65,9 @@ export const IntegrationCommandsOperations = implementWith(
       if (entry === undefined) {
         return yield* Effect.fail(new InvalidRequest({ message: `operationId: no operation ${payload.operationId} in the catalog` }))
       }
-      if (!entry.approval) {
+      // A flag that widens the call into an operation needing approval (tasks.save with submit: true) needs it too.
+      const { needed, widened } = approvalOf(entry, payload.arguments, operations.entries)
+      if (!needed) {
         return yield* Effect.fail(new ApprovalNotRequired({ message: `${entry.id} needs no approval: call it directly` }))
       }
       for (const field of serverFixed) {
@@ -74,7 +76,7 @@ export const IntegrationCommandsOperations = implementWith(
         }
       }
       // The key must be allowed to run the operation itself (scope, access on the channel it came through), approval aside.
-      yield* authorizeKey(entry, key, { channel: key.via === "mcp" ? "mcp" : "http", approved: true })
+      for (const allowed of [entry, ...widened]) yield* authorizeKey(allowed, key, { channel: key.via === "mcp" ? "mcp" : "http", approved: true })
       const uuid = randomUUID()
       const requestUuid = randomUUID()
       const fields: ReadonlyArray<string> = Option.match(entry.schemas.payload, { onNone: () => [], onSome: propertyNames })

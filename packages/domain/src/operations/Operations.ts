@@ -98,6 +98,25 @@ export const inputErrorOf = (entry: CatalogEntry, issues: ReadonlyArray<ParseRes
 const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "")
 
 /**
+ * The operations flat arguments widen the call into (`widenedBy`: tasks.save with `submit: true` is
+ * also tasks.submit), and whether the call so needs the owner's approval: the operation's own flag
+ * or a widened one's. The approval flow (prepare, the MCP tools) decides with it.
+ */
+export const approvalOf = (
+  entry: CatalogEntry,
+  args: Readonly<Record<string, unknown>>,
+  entries: ReadonlyMap<string, CatalogEntry>
+): { readonly needed: boolean; readonly widened: ReadonlyArray<CatalogEntry> } => {
+  const widened = Object.entries(entry.widenedBy)
+    .filter(([field]) => Object.hasOwn(args, field) && args[field] === true)
+    .flatMap(([, id]) => {
+      const other = entries.get(id)
+      return other === undefined ? [] : [other]
+    })
+  return { needed: entry.approval || widened.some((other) => other.approval), widened }
+}
+
+/**
  * Flat arguments (an MCP tool call's, a prepared command's) split the way the declaration reads
  * them: path parameters by name, the rest as the body, or as the query when there is no body.
  */
@@ -401,7 +420,8 @@ const makeService = (
         const other = compiled.get(operation.entry.widenedBy[field]!)
         const payload = raw.payload
         if (other !== undefined && typeof payload === "object" && payload !== null && Reflect.get(payload, field) === true) {
-          widened.push(authorize(other.entry, caller, false))
+          // Approved with the call itself: the owner approved the command with its flags (the approval page shows them).
+          widened.push(authorize(other.entry, caller, options.approved === true))
         }
       }
       return widened.length === 0

@@ -37,6 +37,24 @@ type ProfileColumns = ColumnValues<typeof ProfileRow.Encoded & { readonly accoun
 /** The row's SELECT list over alias `p`. */
 export const profileRowColumns = selectList(ProfileRow, "p")
 
+/**
+ * Who may be read publicly (issue 20; docs/decisions.md "Profiles"), over `p` and its account `a`
+ * (LEFT JOIN: imported profiles have none): a live profile of a live account that chose to be
+ * public, or that authors a publicly visible publication (approved, not hidden, not deleted), so
+ * the author of what the catalog shows can be shown too, through the same allowlist (`publicView`).
+ */
+export const publiclyVisibleProfile = `p.deleted_at IS NULL AND a.deleted_at IS NULL AND (p.is_public OR EXISTS (
+  SELECT 1 FROM publications x WHERE x.owner_profile_uuid = p.uuid AND x.approved IS NOT NULL AND NOT x.hidden AND x.deleted_at IS NULL))`
+
+/**
+ * The public SELECT list (with `a`, the account): an author who never made the profile public and
+ * still has the name made at sign-up (the email's local part) is shown as «Автор», so publishing
+ * never reveals the address.
+ */
+export const publicProfileColumns = selectList(ProfileRow, "p", {
+  name: `CASE WHEN NOT p.is_public AND a.email IS NOT NULL AND lower(p.name) = lower(split_part(a.email, '@', 1)) THEN 'Автор' ELSE p.name END`
+})
+
 const decodeRows = Schema.decodeUnknown(Schema.Array(ProfileRow))
 const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
   Effect.flatMap(rows, (found) => Effect.orDie(decodeRows(found)))
@@ -113,12 +131,12 @@ export const deleteProfilesOfAccount = (accountUuid: string): Effect.Effect<void
       Effect.asVoid
     ))
 
-/** A public profile: public, live, of a live account (or imported, without one). */
+/** A publicly visible profile (`publiclyVisibleProfile`): public or a public author, live, of a live account (or imported, without one). */
 export const publicProfileRow = (uuid: string): Effect.Effect<Option.Option<ProfileRow>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    decoded(sql`SELECT ${sql.literal(profileRowColumns)} FROM profiles p
+    decoded(sql`SELECT ${sql.literal(publicProfileColumns)} FROM profiles p
       LEFT JOIN accounts a ON a.uuid = p.account_uuid
-      WHERE p.uuid = ${uuid} AND p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`).pipe(
+      WHERE p.uuid = ${uuid} AND ${sql.literal(publiclyVisibleProfile)}`).pipe(
       Effect.map((rows) => Option.fromNullable(rows[0]))
     ))
 

@@ -14,7 +14,6 @@ import {
   liveProfileType,
   profileIdByUuid,
   type ProfileRow,
-  profileRowColumns,
   publicProfileRow,
   sameAccountProfileRow,
   updateProfileData
@@ -27,9 +26,6 @@ const OwnProfileResultSchema = Schema.Struct({ profile: OwnProfile })
 export const maxProfilesPerAccount = 20
 
 export type { ProfileRow }
-
-/** The profile row's SELECT list over alias `p` (public reads join it with their own tables). */
-export const profileColumns = profileRowColumns
 
 const common = (row: ProfileRow) => ({
   uuid: row.uuid,

@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { InvalidRequest } from "../api/ApiError.js"
-import { publicView, type ProfileRow, profileColumns } from "../profiles/Profiles.js"
+import { publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
+import { publicView, type ProfileRow } from "../profiles/Profiles.js"
 import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
@@ -51,13 +52,24 @@ export const catalogPublication = (row: PublicRow): CatalogPublication => {
 /** Marks a statement to be planned with its values on every call (never kept as a generic plan). */
 export const searchPlan = "/* birzha:per-call-plan */"
 
-/** `q` as LIKE patterns: terms split on white space, LIKE's own characters escaped; each must match. */
-const searchTerms = (q: string | undefined): ReadonlyArray<string> =>
-  (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64).map((term) => term.replace(/[\\%_]/g, "\\$&"))
+/** `q` split on white space, at most 64 terms. */
+const searchTerms = (q: string | undefined): ReadonlyArray<string> => (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64)
 
-/** Every term of `q` must occur in the normalised column (lower case, ё as е), through its trigram index. */
+/**
+ * Every term of `q` must start a word of the column (migration 0016): the column and the term are
+ * both `birzha_search_words` (lower case, ё as е, separators as one space, a space in front). The
+ * term without its leading space is the LIKE the trigram index serves and the planner estimates,
+ * exactly as before word search; `strpos` with the leading space then keeps only matches at a word
+ * start, written `<> 0` so the planner takes it as not selective (0.995; `> 0` would be 1/3 a term
+ * and tip frequent terms into sorting thousands of bitmap rows). Putting the space into the LIKE
+ * instead underestimated frequent terms the same way (`ИИ агент` 91 ms instead of 1 ms at 100k;
+ * docs/decisions.md "Search"). The normalised term holds no LIKE wildcard: `%`, `_` and `\` are
+ * separators.
+ */
 const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
-  searchTerms(q).map((term) => sql`${sql.literal(column)} LIKE '%' || birzha_search_normalize(${term}) || '%'`)
+  searchTerms(q).map((term) =>
+    sql`${sql.literal(column)} LIKE '%' || btrim(birzha_search_words(${term})) || '%' AND strpos(${sql.literal(column)}, birzha_search_words(${term})) <> 0`
+  )
 
 export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>
   Effect.map(findPublicPublication(uuid), Option.map(publication))
@@ -106,9 +118,8 @@ export interface ProfileQuery {
 }
 
 const publicProfiles = `profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid`
-const publicProfile = `p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL`
 
-/** Public profiles (specialists), newest first, filtered by `q` and type. */
+/** Publicly visible profiles (public ones and public authors), newest first, filtered by `q` and type. */
 export const listProfiles = (
   query: ProfileQuery
 ): Effect.Effect<{ readonly items: ReadonlyArray<Profile>; readonly nextCursor?: string }, InvalidRequest | SqlError, SqlClient.SqlClient> =>
@@ -117,7 +128,7 @@ export const listProfiles = (
     const limit = query.limit ?? 20
     const after = yield* decodeCursor(query.cursor)
     const conditions = [
-      publicProfile,
+      publiclyVisibleProfile,
       ...(query.type === undefined ? [] : [sql`p.type = ${query.type}`]),
       ...matchingAll(sql, "p.search_text", query.q),
       ...Option.match(after, {
@@ -126,7 +137,7 @@ export const listProfiles = (
       })
     ]
     const rows = yield* sql<ProfileRow & { readonly created_key: string }>`
-      SELECT ${sql.literal(searchPlan)} ${sql.literal(profileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
+      SELECT ${sql.literal(searchPlan)} ${sql.literal(publicProfileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
       WHERE ${sql.and(conditions)}
       ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.created_key, uuid: row.uuid }), publicView)
@@ -142,8 +153,8 @@ export const getCatalog: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(profileColumns)} FROM ${sql.literal(publicProfiles)}
-    WHERE ${sql.literal(publicProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
+  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(publicProfileColumns)} FROM ${sql.literal(publicProfiles)}
+    WHERE ${sql.literal(publiclyVisibleProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
   const publications = yield* listPublicPublications(() => [])
   return { schemaVersion: 1 as const, profiles: profiles.map(publicView), publications: publications.map(catalogPublication) }
 })

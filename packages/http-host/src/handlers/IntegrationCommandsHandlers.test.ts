@@ -88,7 +88,7 @@ const decide = async (owner: Owner, approvalUrl: string, button: "Approve" | "De
   expect(JSON.parse((await tab.locator("#raw-arguments").textContent())!)).toEqual(expected.args)
   for (const [name, value] of Object.entries(expected.args)) {
     expect(await tab.locator("#parameters").textContent()).toContain(name)
-    expect(await tab.locator("#parameters").textContent()).toContain(String(value))
+    expect(await tab.locator("#parameters").textContent()).toContain(typeof value === "string" ? value : JSON.stringify(value))
   }
   await tab.getByRole("button", { name: button, exact: true }).click()
   await tab.waitForURL(`${approvalUrl}?lang=en`)
@@ -262,6 +262,99 @@ describe("the approval flow for bearer clients", () => {
     expect(late.status).toBe(303)
     expect((await db.query("SELECT state FROM integration_commands WHERE uuid = $1", [command.uuid])).rows[0].state).toBe("approved")
     await owner.context.close()
+  })
+
+  it("an approval opened while signed out returns to itself after sign-in and shows what it does and the task's title", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const task = await saveTask(owner)
+    const command = (await prepare(key.secret, "tasks.submit", { publicationUuid: task.uuid, expectedRevision: task.revision })).body.command
+    // The same person on another device, not signed in there yet.
+    const email = (await db.query<{ email: string }>("SELECT a.email FROM accounts a JOIN api_keys k ON k.account_uuid = a.uuid WHERE k.uuid = $1", [key.uuid])).rows[0]!.email
+    // The address signed in a moment ago: its one-email-a-minute limit would make this device wait.
+    await db.query("DELETE FROM rate_limit_hits WHERE subject = $1", [email])
+    const device = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
+    const signedOut = await fetch(`${command.approvalUrl}?lang=en`, { redirect: "manual" })
+    expect(signedOut.headers.get("location")).toBe(`/sign-in?lang=en&next=${encodeURIComponent(`/approvals/${command.uuid}`)}`)
+    const tab = await device.newPage()
+    await signInThroughPage(tab, { origin, db, email, from: `${command.approvalUrl}?lang=en`, until: `${origin}/approvals/${command.uuid}` })
+    expect(await tab.getByRole("heading", { name: "What it does" }).isVisible()).toBe(true)
+    expect(await tab.locator("#operation-summary").textContent()).toBe("Send the draft to moderation")
+    expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
+    expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("pending")
+    await device.close()
+
+    // The emailed link opened in the browser that asked returns to the approval too.
+    await db.query("DELETE FROM rate_limit_hits WHERE subject = $1", [email])
+    const third = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
+    const asking = await third.newPage()
+    await asking.goto(`${command.approvalUrl}?lang=en`)
+    await asking.getByLabel("Email", { exact: true }).fill(email)
+    await asking.getByRole("button", { name: "Send me a code" }).click()
+    await asking.getByLabel("Code from the email (6 digits)").waitFor()
+    const mail = (await db.query<{ text_body: string }>(
+      "SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1", [email]
+    )).rows[0]!.text_body
+    const linkTab = await third.newPage()
+    await linkTab.goto(mail.match(/(http:\/\/localhost:\d+\/auth\/link#\S+)/)![1]!)
+    await linkTab.getByRole("button", { name: "Sign in on this device" }).click()
+    await linkTab.waitForURL(`${origin}/approvals/${command.uuid}`)
+    expect(await linkTab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
+    await third.close()
+    await owner.context.close()
+  })
+
+  it("a save with submit: true needs approval; its page shows the changes against the current draft, and commit saves and submits", async () => {
+    const owner = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:write", "tasks:submit"])
+    const task = await saveTask(owner)
+    const data = { title: "Сделать новый сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 50 000 ₽", deadline: "две недели", files: [] }
+    const plain = await prepare(key.secret, "tasks.save", { publicationUuid: task.uuid, expectedRevision: task.revision, data })
+    expect(plain.status).toBe(400)
+    expect(plain.body.error.code).toBe("approval_not_required")
+    const direct = await call("POST", "/api/v1/commands/tasks.save", { bearer: key.secret }, {
+      requestUuid: randomUUID(), publicationUuid: task.uuid, expectedRevision: task.revision, data, submit: true
+    })
+    expect(direct.body.error.code).toBe("approval_required")
+    const prepared = await prepare(key.secret, "tasks.save", { publicationUuid: task.uuid, expectedRevision: task.revision, data, submit: true })
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200)
+    const command = prepared.body.command
+    const html = await (await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, { headers: { cookie: owner.cookie } })).text()
+    expect(html).toContain("Also: Send the draft to moderation")
+    expect(html).toContain(`Task: «<span id="record-title">Сделать новый сайт</span>»`)
+    const rows = [...html.matchAll(/<tr><th scope="row"><code>(\w+)<\/code><\/th><td><del>([^<]*)<\/del><\/td><td><ins>([^<]*)<\/ins><\/td><\/tr>/g)].map((m) => m.slice(1))
+    expect(rows).toEqual([["title", "Сделать сайт", "Сделать новый сайт"], ["budget", "до 30 000 ₽", "до 50 000 ₽"]])
+    expect(await decide(owner, command.approvalUrl, "Approve", { operationId: "tasks.save", args: command.arguments })).toBe("approved")
+    const committed = await commit(key.secret, command.uuid)
+    expect(committed.status, JSON.stringify(committed.body)).toBe(200)
+    expect(committed.body.command.result.status).toBe(200)
+    const stored = (await db.query("SELECT status, draft->>'title' AS title FROM publications WHERE uuid = $1", [task.uuid])).rows[0]
+    expect(stored).toEqual({ status: "pending", title: "Сделать новый сайт" })
+    await owner.context.close()
+  })
+
+  it("/approvals lists the account's pending commands with their expiry; decided ones and other accounts' are not listed", async () => {
+    const owner = await signInBrowser()
+    const stranger = await signInBrowser()
+    const key = await makeKey(owner, ["tasks:submit"])
+    const waiting = await saveTask(owner)
+    const decided = await saveTask(owner)
+    const pending = (await prepare(key.secret, "tasks.submit", { publicationUuid: waiting.uuid, expectedRevision: waiting.revision })).body.command
+    const done = (await prepare(key.secret, "tasks.submit", { publicationUuid: decided.uuid, expectedRevision: decided.revision })).body.command
+    await db.query("UPDATE integration_commands SET state = 'denied', decided_at = now() WHERE uuid = $1", [done.uuid])
+    const list = (cookie?: string) => fetch(`${host.url}/approvals?lang=en`, { redirect: "manual", headers: cookie === undefined ? {} : { cookie } })
+    const signedOut = await list()
+    expect(signedOut.status).toBe(303)
+    expect(signedOut.headers.get("location")).toBe("/sign-in?lang=en&next=%2Fapprovals")
+    const html = await (await list(owner.cookie)).text()
+    expect(html).toContain(`<a href="/approvals/${pending.uuid}?lang=en">Send the draft to moderation</a> — Task «Сделать сайт»`)
+    expect(html).toContain(`<time datetime="${new Date(pending.expiresAt).toISOString()}">`)
+    expect(html).not.toContain(done.uuid)
+    const other = await (await list(stranger.cookie)).text()
+    expect(other).not.toContain(pending.uuid)
+    expect(other).toContain("Nothing is waiting for your decision.")
+    await owner.context.close()
+    await stranger.context.close()
   })
 
   it("prepare decodes the arguments with the operation's own schema and refuses server-fixed fields", async () => {

@@ -1,5 +1,5 @@
 import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -66,18 +66,65 @@ export const inputSchemaOf = (entry: CatalogEntry): Tool["inputSchema"] => {
 }
 
 const destructive = /\.(delete|remove|revoke|hide|archive|withdraw|cancel|close|terminate|decline|reply_remove)/i
+const destructiveOf = (entry: CatalogEntry) => entry.method === "DELETE" || destructive.test(entry.id)
+
+const sentence = (text: string) => /[.!?]$/.test(text) ? text : `${text}.`
+
+/**
+ * A tool's description from its declaration: what it does (the declared summary), what it changes
+ * (nothing for a read; otherwise its group, and whether it removes or hides something), whether it
+ * needs the owner's approval, and the scopes it needs; the HTTP route last, for reference.
+ */
+export const descriptionOf = (entry: CatalogEntry): string => {
+  const area = entry.groupDescription === "" ? entry.group : `${entry.group}: ${entry.groupDescription}`
+  const changes = entry.method === "GET"
+    ? "Read-only: changes nothing."
+    : `Changes data (${area})${destructiveOf(entry) ? "; removes, hides or ends something" : ""}.`
+  const approval = entry.approval
+    ? "Needs the owner's approval: calling this tool does not run it but prepares a command and returns it with its approvalUrl; " +
+      "the owner opens that page and approves, then call integrationCommands.commit with the command's uuid to run it."
+    : "No approval needed: runs at once."
+  const widenedNote = ", which needs the owner's approval: the call then returns a prepared command with its approvalUrl, " +
+    "to run with integrationCommands.commit once approved"
+  const widened = Object.entries(entry.widenedBy).map(([field, id]) => {
+    const other = catalog.find((candidate) => candidate.id === id)
+    return ` With ${field}: true it also does ${id}${other?.approval ? widenedNote : ""}.`
+  }).join("")
+  const scopes = entry.scopes.length === 0 ? "" : ` Needs the scope ${entry.scopes.join(" or ")}.`
+  return `${sentence(entry.summary)} ${changes} ${approval}${widened}${scopes} (HTTP: ${entry.method} ${entry.path})`
+}
 
 export const toolOf = (entry: CatalogEntry): Tool => ({
   name: entry.id,
-  description: `${entry.id}: ${entry.method} ${entry.path}` +
-    (entry.approval ? ". Needs the owner's approval: the call returns a prepared command with its approvalUrl; after approval call integrationCommands.commit with its uuid" : ""),
+  title: entry.summary,
+  description: descriptionOf(entry),
   inputSchema: inputSchemaOf(entry),
   annotations: {
+    title: entry.summary,
     readOnlyHint: entry.method === "GET",
-    destructiveHint: entry.method === "DELETE" || destructive.test(entry.id),
+    destructiveHint: destructiveOf(entry),
     idempotentHint: entry.method === "GET" || entry.method === "PUT" || entry.method === "DELETE"
   }
 })
+
+/**
+ * What the server tells an agent at initialize (MCP `instructions`): what the tools are, how to
+ * narrow them with toolsets, and how the approval flow works.
+ */
+export const instructionsFor = (toolsets: Option.Option<ReadonlySet<string>>) => [
+  "Birzha is a marketplace of publications (tasks, services, portfolios, articles, vacancies, resumes, trainings) with profiles, " +
+    "deals, messages, reviews and an event feed. Every tool is one operation of the Birzha API, run as the key's profile with the " +
+    "key's scopes: the same checks, answers and errors as the HTTP API (an error comes back as a tool error carrying " +
+    "{\"error\":{\"code\",\"message\"}}).",
+  `Toolsets: the tools are grouped by operation group (${[...groups].join(", ")}). Connect to /mcp?toolsets=a,b to list only ` +
+    `those groups; the approval flow's tools (${approvalGroup}) are always listed. ` +
+    Option.match(toolsets, { onNone: () => "This connection lists every group the key may use.", onSome: (set) => `This connection lists: ${[...set].join(", ")}.` }),
+  "Approval: a tool whose description says it needs the owner's approval does not run when called. It returns a prepared command " +
+    "(state pending) with an approvalUrl. Show that URL to the owner; they open it signed in and approve or decline. Then call " +
+    "integrationCommands.commit with the command's uuid: it runs the operation exactly as prepared and returns its result. Commit " +
+    "before the owner approved, or after the command expired, is refused; prepare again then. A declined command never runs.",
+  "Writes take a requestUuid where declared: reuse it to retry safely (the first result is returned again); use a new one for a new change."
+].join("\n\n")
 
 /** The operations the key may run as tools (approval aside: those go through prepare), in the selected toolsets. */
 export const toolsFor = (key: KeyActor, toolsets: Option.Option<ReadonlySet<string>>) =>
@@ -134,7 +181,7 @@ const handle = Effect.gen(function*() {
   const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
     Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
 
-  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } } })
+  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(toolsets) })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     const entry = byName.get(call.params.name)
@@ -142,9 +189,12 @@ const handle = Effect.gen(function*() {
       return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
     }
     const args: Record<string, unknown> = { ...call.params.arguments }
-    // Approval tools never run directly: they prepare the command, exactly as a bearer client would.
-    if (entry.approval && prepareEntry !== undefined) {
-      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: args })
+    // Approval tools never run directly: they prepare the command, exactly as a bearer client would
+    // (so does a call whose flag widens it into one, tasks.save with submit: true).
+    if (approvalOf(entry, args, operations.entries).needed && prepareEntry !== undefined) {
+      // The server fixes these for a prepared command (a widened save's schema still lists requestUuid).
+      const fixedLeftOut = Object.fromEntries(Object.entries(args).filter(([name]) => !serverFixed.includes(name)))
+      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: fixedLeftOut })
       return resultOf(prepared.status, prepared.body)
     }
     const answer = await dispatch(entry, args)

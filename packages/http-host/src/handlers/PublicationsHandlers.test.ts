@@ -74,6 +74,13 @@ const publicationCount = async () => Number((await db.query("SELECT count(*) FRO
 const eventsOf = async (uuid: string) =>
   (await db.query<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY occurred_at, transaction_id", [uuid])).rows.map((r) => r.type)
 
+/** Replaces the person's acting profile data (profiles.update at its current revision). */
+const updateProfile = async (who: SignedIn, data: Record<string, unknown>) => {
+  const own = await call("GET", "/api/v1/commands/profiles.get_own", undefined, who)
+  const updated = await call("POST", "/api/v1/commands/profiles.update", { requestUuid: randomUUID(), expectedRevision: own.body!.profile.revision, data }, who)
+  expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+}
+
 /** A task taken through save, submit and approval: public. */
 const approvedTask = async (data: Record<string, unknown> = {}) => {
   const saved = await saveTask(task(data))
@@ -529,14 +536,55 @@ describe("search", () => {
 
   it("finds public profiles by name with the same normalisation", async () => {
     const person = await signIn({ url: host.url, origin, db })
-    const own = await call("GET", "/api/v1/commands/profiles.get_own", undefined, person)
-    const updated = await call("POST", "/api/v1/commands/profiles.update", {
-      requestUuid: randomUUID(),
-      expectedRevision: own.body!.profile.revision,
-      data: { name: "Фёдор Ёлкин", type: "Самозанятый", isPublic: true, showContacts: false }
-    }, person)
-    expect(updated.status).toBe(200)
+    await updateProfile(person, { name: "Фёдор Ёлкин", type: "Самозанятый", isPublic: true, showContacts: false })
     const found = await call("GET", `/api/v1/profiles?q=${encodeURIComponent("федор елкин")}`)
     expect(found.body!.items.map((p: { uuid: string }) => p.uuid)).toContain(person.profileUuid)
+  })
+})
+
+describe("the author of a public publication", () => {
+  const profile = (uuid: string) => call("GET", `/api/v1/profiles/${uuid}`)
+  const found = async (q: string, uuid: string) =>
+    ((await call("GET", `/api/v1/profiles?q=${encodeURIComponent(q)}&limit=100`)).body!.items as Array<{ uuid: string }>).some((p) => p.uuid === uuid)
+
+  it("is publicly visible while one of its publications is, through the public allowlist; private otherwise", async () => {
+    const author = await signIn({ url: host.url, origin, db })
+    await updateProfile(author, { name: "Сергей Автономов", type: "ИП", isPublic: false, showContacts: false, contacts: "+7 900 000-00-00", about: "Пишу ботов" })
+    expect((await profile(author.profileUuid)).status).toBe(404)
+    expect(await found("автономов", author.profileUuid)).toBe(false)
+
+    const saved = await saveTask(task({ title: "Бот для записи клиентов" }), {}, author)
+    const submitted = await command("submit", saved.body!, author)
+    expect((await profile(author.profileUuid)).status).toBe(404)
+    const approved = await decide(submitted.body!, "approve")
+    expect(approved.status).toBe(200)
+
+    const shown = await profile(author.profileUuid)
+    expect(shown.status).toBe(200)
+    expect(shown.body).toMatchObject({ uuid: author.profileUuid, name: "Сергей Автономов", type: "ИП", showContacts: false, contacts: "" })
+    expect(shown.body).not.toHaveProperty("isPublic")
+    expect(JSON.stringify(shown.body)).not.toContain(author.email)
+    expect(await found("автономов", author.profileUuid)).toBe(true)
+    const catalog = await call("GET", "/api/v1/catalog")
+    expect(catalog.body!.profiles.map((p: { uuid: string }) => p.uuid)).toContain(author.profileUuid)
+
+    // Hidden, the publication no longer makes its author public.
+    const hidden = await command("hide", { uuid: saved.body!.uuid, revision: approved.body!.revision }, author)
+    expect(hidden.status, JSON.stringify(hidden.body)).toBe(200)
+    expect((await profile(author.profileUuid)).status).toBe(404)
+    expect(await found("автономов", author.profileUuid)).toBe(false)
+  })
+
+  it("shows a name still made from the sign-in address as «Автор», never the address", async () => {
+    const author = await signIn({ url: host.url, origin, db })
+    const localPart = author.email.split("@")[0]!
+    expect((await call("GET", "/api/v1/commands/profiles.get_own", undefined, author)).body!.profile.name).toBe(localPart)
+    const saved = await saveTask(task(), {}, author)
+    const submitted = await command("submit", saved.body!, author)
+    expect((await decide(submitted.body!, "approve")).status).toBe(200)
+    const shown = await profile(author.profileUuid)
+    expect(shown.status).toBe(200)
+    expect(shown.body!.name).toBe("Автор")
+    expect(JSON.stringify(shown.body)).not.toContain(localPart)
   })
 })

@@ -41,6 +41,9 @@ document.addEventListener("DOMContentLoaded", () => {
     const result = await post("/api/v1/auth/email/start", { email: emailForm.email.value.trim() })
     if (!result.response.ok) { status.textContent = message(main, result); return }
     challengeUuid = (await result.response.json()).challengeUuid
+    // The emailed link opened in this browser returns there too (link.js reads it once).
+    if (main.dataset.next && main.dataset.next !== "/account") localStorage.setItem("birzha-next", main.dataset.next)
+    else localStorage.removeItem("birzha-next")
     emailForm.hidden = true
     codeForm.hidden = false
     document.getElementById("sent").hidden = false
@@ -51,7 +54,9 @@ document.addEventListener("DOMContentLoaded", () => {
     status.textContent = ""
     const result = await post("/api/v1/auth/email/verify", { challengeUuid, code: codeForm.code.value.trim() })
     if (!result.response.ok) { status.textContent = message(main, result); return }
-    location.assign("/account")
+    // data-next is a path of this site the server checked (an approval opened while signed out).
+    localStorage.removeItem("birzha-next")
+    location.assign(main.dataset.next || "/account")
   })
   document.getElementById("other-email").addEventListener("click", () => {
     codeForm.hidden = true
@@ -80,7 +85,11 @@ document.addEventListener("DOMContentLoaded", () => {
     status.textContent = ""
     const result = await post("/api/v1/auth/email/link", { challengeUuid, token })
     if (!result.response.ok) { status.textContent = message(main, result); button.disabled = false; return }
-    location.assign("/account")
+    // Where the sign-in page of this browser was asked to return (checked there; checked again here).
+    const next = localStorage.getItem("birzha-next") || ""
+    localStorage.removeItem("birzha-next")
+    // Only a plain path of this site: one leading slash, nothing encodeURI would change (no space, backslash, %).
+    location.assign(next.charAt(0) === "/" && next.charAt(1) !== "/" && encodeURI(next) === next ? next : "/account")
   })
 })
 `

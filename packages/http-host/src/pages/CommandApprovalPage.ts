@@ -1,7 +1,18 @@
-import { openApiDocument } from "@birzha/domain"
-import { type CommandRow, commandOfAccount, commandStateOf, decideCommand, ServerSecret } from "@birzha/domain/server"
+import { catalog, type CatalogEntry, kindList } from "@birzha/domain"
+import {
+  approvalOf,
+  type CommandRow,
+  commandOfAccount,
+  commandStateOf,
+  decideCommand,
+  findOwnPublication,
+  getPublication,
+  pendingCommandsOfAccount,
+  ServerSecret
+} from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import { HostSettings } from "../HostSettings.js"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
@@ -10,6 +21,7 @@ import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** The owner's page for a command a bearer client prepared (spec: approval flow for bearer clients). */
 export const commandPageRoutes = [
+  { method: "GET", path: "/approvals" },
   { method: "GET", path: "/approvals/{uuid}" },
   { method: "POST", path: "/approvals/{uuid}" }
 ] as const
@@ -18,6 +30,19 @@ const texts = {
   ru: {
     title: "Подтверждение действия интеграции",
     explain: "Интеграция просит выполнить от вашего имени действие, которое требует вашего подтверждения. Проверьте параметры: выполнено будет ровно это.",
+    what: "Что будет сделано",
+    also: "Заодно",
+    record: "Запись",
+    newDraft: "Новый черновик",
+    untitled: "без названия",
+    changes: "Изменения черновика",
+    field: "Поле",
+    now: "Сейчас",
+    proposed: "Станет",
+    noChanges: "Данные не отличаются от текущего черновика.",
+    listTitle: "Ждут вашего подтверждения",
+    none: "Нет запросов, ждущих вашего решения.",
+    open: "Открыть",
     operation: "Операция",
     parameters: "Параметры",
     raw: "Как JSON",
@@ -42,6 +67,19 @@ const texts = {
   en: {
     title: "Approve an integration's action",
     explain: "An integration asks to do something on your behalf that needs your approval. Check the parameters: exactly this will run.",
+    what: "What it does",
+    also: "Also",
+    record: "Record",
+    newDraft: "New draft",
+    untitled: "untitled",
+    changes: "Changes to the draft",
+    field: "Field",
+    now: "Now",
+    proposed: "Proposed",
+    noChanges: "The data does not differ from the current draft.",
+    listTitle: "Waiting for your approval",
+    none: "Nothing is waiting for your decision.",
+    open: "Open",
     operation: "Operation",
     parameters: "Parameters",
     raw: "As JSON",
@@ -70,8 +108,8 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 // `same-origin` lets the page's own form carry its real Origin (checked on POST); see WebhookApprovalPage.
 const headers = { ...pageSecurityHeaders, "referrer-policy": "same-origin", "cache-control": "no-store" }
 
-const page = (language: Language, path: string, body: string, status = 200) =>
-  HttpServerResponse.html(layout({ language, texts: textsOf(language), title: texts[language].title, path, body })).pipe(
+const page = (language: Language, path: string, body: string, status = 200, title: string = texts[language].title) =>
+  HttpServerResponse.html(layout({ language, texts: textsOf(language), title, path, body })).pipe(
     HttpServerResponse.setStatus(status),
     HttpServerResponse.setHeaders(headers)
   )
@@ -84,29 +122,88 @@ const argumentsOf = (row: CommandRow): Record<string, unknown> => {
   return typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
 }
 
-/** Each operation's summary, from the same document the API publishes. */
-const summaries = (): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
-  for (const item of Object.values(openApiDocument().paths)) {
-    for (const op of Object.values(item)) {
-      if (op.operationId !== undefined && op.summary !== undefined) out.set(op.operationId, op.summary)
-    }
-  }
-  return out
+const entries: ReadonlyMap<string, CatalogEntry> = new Map(catalog.map((entry) => [entry.id, entry]))
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const shown = (value: unknown) => value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)
+const titleOf = (data: Record<string, unknown>): string | undefined => {
+  const title = data["title"] ?? data["name"]
+  return typeof title === "string" && title.trim() !== "" ? title : undefined
 }
 
-const commandPage = (language: Language, row: CommandRow, summaryOf: ReadonlyMap<string, string>) => {
+/** The publication a command touches, as the owner may see it: its own draft, or another's public version. */
+interface Touched {
+  readonly kind: keyof ReturnType<typeof textsOf>["kinds"]
+  readonly title: string | undefined
+  /** The owner's current draft (only for its own publication). */
+  readonly draft: Record<string, unknown> | undefined
+}
+
+const touchedBy = (row: CommandRow, args: Record<string, unknown>): Effect.Effect<Option.Option<Touched>, SqlError, SqlClient.SqlClient> => {
+  const uuid = args["publicationUuid"]
+  if (typeof uuid !== "string" || !uuidPattern.test(uuid)) return Effect.succeed(Option.none())
+  return Effect.flatMap(findOwnPublication(row.profile_uuid, uuid), (own): Effect.Effect<Option.Option<Touched>, SqlError, SqlClient.SqlClient> =>
+    Option.isSome(own)
+      ? Effect.succeed(Option.some({ kind: own.value.kind, title: titleOf(own.value.draft), draft: own.value.draft }))
+      : Effect.map(getPublication(uuid), Option.map((p): Touched => ({ kind: p.kind, title: titleOf(p.approved), draft: undefined }))))
+}
+
+/** The fields a save changes against the current draft (every field for a new draft): name, now, proposed. */
+const diffOf = (draft: Record<string, unknown>, data: Record<string, unknown>) =>
+  [...new Set([...Object.keys(draft), ...Object.keys(data)])]
+    .filter((name) => JSON.stringify(draft[name]) !== JSON.stringify(data[name]))
+    .map((name) => ({ name, now: shown(draft[name]), proposed: shown(data[name]) }))
+
+const recordSection = (language: Language, row: CommandRow, args: Record<string, unknown>, touched: Option.Option<Touched>) => {
+  const t = texts[language]
+  const kinds = textsOf(language).kinds
+  const data = isObject(args["data"]) ? args["data"] : undefined
+  const kind = Option.match(touched, {
+    onNone: () => catalogKindOf(row.operation_id),
+    onSome: (found) => found.kind
+  })
+  const title = (data === undefined ? undefined : titleOf(data)) ?? Option.getOrUndefined(touched)?.title
+  const heading = Option.isNone(touched) && data !== undefined ? `${t.newDraft}${kind === undefined ? "" : ` · ${kinds[kind]}`}` : kind === undefined ? "" : kinds[kind]
+  const record = Option.isNone(touched) && data === undefined
+    ? ""
+    : `<h2>${t.record}</h2>
+<p id="record">${escapeHtml(heading)}${heading === "" ? "" : ": "}«<span id="record-title">${escapeHtml(title ?? t.untitled)}</span>»</p>`
+  if (data === undefined) return record
+  const draft = Option.getOrUndefined(touched)?.draft ?? {}
+  const changes = diffOf(draft, data)
+  const table = changes.length === 0
+    ? `<p id="changes">${t.noChanges}</p>`
+    : `<table id="changes">
+<caption>${t.changes}</caption>
+<thead><tr><th scope="col">${t.field}</th><th scope="col">${t.now}</th><th scope="col">${t.proposed}</th></tr></thead>
+<tbody>
+${changes.map((c) => `<tr><th scope="row"><code>${escapeHtml(c.name)}</code></th><td><del>${escapeHtml(c.now)}</del></td><td><ins>${escapeHtml(c.proposed)}</ins></td></tr>`).join("\n")}
+</tbody>
+</table>`
+  return `${record}\n${table}`
+}
+
+/** The kind an owner command acts on (`tasks.save` → task), from the kinds table's command prefixes. */
+const catalogKindOf = (operationId: string): Touched["kind"] | undefined =>
+  kindList.find((kind) => kind.command === operationId.split(".")[0])?.kind
+
+const commandPage = (language: Language, row: CommandRow, touched: Option.Option<Touched>) => {
   const t = texts[language]
   const path = `/approvals/${row.uuid}`
   const state = commandStateOf(row)
   const args = argumentsOf(row)
-  const summary = summaryOf.get(row.operation_id)
+  const entry = entries.get(row.operation_id)
+  const widened = entry === undefined ? [] : approvalOf(entry, args, entries).widened
   const readable = Object.entries(args).map(([name, value]) =>
-    `<dt><code>${escapeHtml(name)}</code></dt><dd><code>${escapeHtml(typeof value === "string" ? value : JSON.stringify(value))}</code></dd>`
+    `<dt><code>${escapeHtml(name)}</code></dt><dd><code>${escapeHtml(shown(value))}</code></dd>`
   ).join("\n")
   const facts = `<p>${t.explain}</p>
+<h2>${t.what}</h2>
+<p id="operation-summary">${escapeHtml(entry?.summary ?? row.operation_id)}</p>
+${widened.map((other) => `<p class="also">${t.also}: ${escapeHtml(other.summary)} (<code>${escapeHtml(other.id)}</code>)</p>`).join("\n")}
+${recordSection(language, row, args, touched)}
 <dl>
-<dt>${t.operation}</dt><dd><code id="operation-id">${escapeHtml(row.operation_id)}</code>${summary === undefined ? "" : ` — ${escapeHtml(summary)}`}</dd>
+<dt>${t.operation}</dt><dd><code id="operation-id">${escapeHtml(row.operation_id)}</code></dd>
 <dt>${t.expires}</dt><dd><time datetime="${row.expires_at.toISOString()}">${escapeHtml(row.expires_at.toISOString())}</time></dd>
 <dt>${t.state}</dt><dd id="command-state" data-state="${state}">${t.states[state]}</dd>
 </dl>
@@ -123,13 +220,29 @@ const commandPage = (language: Language, row: CommandRow, summaryOf: ReadonlyMap
   return page(language, path, facts + "\n" + action)
 }
 
+/** `/approvals`: the account's commands waiting for a decision, each with what it does, its record and expiry. */
+const listPage = (language: Language, rows: ReadonlyArray<readonly [CommandRow, Option.Option<Touched>]>) => {
+  const t = texts[language]
+  const kinds = textsOf(language).kinds
+  const items = rows.map(([row, touched]) => {
+    const args = argumentsOf(row)
+    const data = isObject(args["data"]) ? args["data"] : undefined
+    const title = (data === undefined ? undefined : titleOf(data)) ?? Option.getOrUndefined(touched)?.title
+    const kind = Option.getOrUndefined(touched)?.kind ?? catalogKindOf(row.operation_id)
+    const record = title === undefined ? "" : ` — ${kind === undefined ? "" : `${kinds[kind]} `}«${escapeHtml(title)}»`
+    return `<li><a href="/approvals/${row.uuid}?lang=${language}">${escapeHtml(entries.get(row.operation_id)?.summary ?? row.operation_id)}</a>${record}
+<br><span>${t.expires}: <time datetime="${row.expires_at.toISOString()}">${escapeHtml(row.expires_at.toISOString())}</time></span></li>`
+  })
+  const body = rows.length === 0 ? `<p id="status" role="status">${t.none}</p>` : `<ul id="pending">\n${items.join("\n")}\n</ul>`
+  return page(language, "/approvals", body, 200, t.listTitle)
+}
+
 /** GET shows the exact command to the key's own account; POST (its buttons, same origin only) approves or denies it. */
 export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secret = yield* ServerSecret
     const { publicOrigin } = yield* HostSettings
-    const summaryOf = summaries()
     const withServices = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ServerSecret>) =>
       effect.pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(ServerSecret, secret))
 
@@ -142,14 +255,30 @@ export const CommandPageRoutes = HttpApiBuilder.Router.use((router) =>
     })
 
     yield* router.get(
+      "/approvals",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const language = languageOf(request.url, request.headers["accept-language"])
+        const actor = yield* withServices(pageActor(request))
+        if (Option.isNone(actor)) return toSignIn(language, "/approvals")
+        const rows = yield* withServices(pendingCommandsOfAccount(actor.value.accountUuid))
+        const touched = yield* withServices(Effect.forEach(rows, (row) => Effect.map(touchedBy(row, argumentsOf(row)), (found) => [row, found] as const)))
+        return listPage(language, touched)
+      }).pipe(Effect.orDie)
+    )
+
+    yield* router.get(
       "/approvals/:uuid",
       Effect.gen(function*() {
         const { actor, language, path, uuid } = yield* context
         if (Option.isNone(actor)) {
-          return toSignIn(language)
+          // Back to this approval once signed in (a path of this site, checked again by the sign-in page).
+          return toSignIn(language, uuidPattern.test(uuid) ? path : undefined)
         }
         const row = uuidPattern.test(uuid) ? yield* withServices(commandOfAccount(actor.value.accountUuid, uuid)) : Option.none()
-        return Option.isNone(row) ? message(language, path, texts[language].notFound, 404) : commandPage(language, row.value, summaryOf)
+        if (Option.isNone(row)) return message(language, path, texts[language].notFound, 404)
+        const touched = yield* withServices(touchedBy(row.value, argumentsOf(row.value)))
+        return commandPage(language, row.value, touched)
       }).pipe(Effect.orDie)
     )
 

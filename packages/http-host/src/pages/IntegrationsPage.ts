@@ -154,7 +154,7 @@ const integrationsPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<st
     const t = texts[language]
     const found = yield* pageActor(request).pipe(Effect.provideService(ServerSecret, secret))
     if (Option.isNone(found)) {
-      return toSignIn(language)
+      return toSignIn(language, "/settings/integrations")
     }
     const actor = found.value
     const recent = yield* signedInRecently(actor)

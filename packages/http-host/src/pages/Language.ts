@@ -40,6 +40,16 @@ const texts = {
     switchTo: "Перейти",
     signOut: "Выйти",
     integrations: "Интеграции: ключи API и MCP",
+    approvals: "Ждут вашего подтверждения",
+    kinds: {
+      task: "Задача",
+      service: "Услуга",
+      portfolio: "Портфолио",
+      article: "Статья",
+      vacancy: "Вакансия",
+      resume: "Резюме",
+      training: "Обучение"
+    },
     other: "English"
   },
   en: {
@@ -68,6 +78,16 @@ const texts = {
     switchTo: "Switch",
     signOut: "Sign out",
     integrations: "Integrations: API keys and MCP",
+    approvals: "Waiting for your approval",
+    kinds: {
+      task: "Task",
+      service: "Service",
+      portfolio: "Portfolio",
+      article: "Article",
+      vacancy: "Vacancy",
+      resume: "Resume",
+      training: "Training"
+    },
     other: "Русский"
   }
 } as const

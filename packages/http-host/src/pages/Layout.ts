@@ -33,7 +33,7 @@ export const layout = (options: {
 ${options.script === undefined ? "" : `<script src="/assets/${options.script}" defer></script>`}
 </head>
 <body>
-<header><a href="/sign-in?lang=${options.language}" class="brand">Birzha</a>
+<header><a href="/?lang=${options.language}" class="brand">Birzha</a>
 <a href="${escapeHtml(options.path)}?lang=${other}" lang="${other}" hreflang="${other}">${options.texts.other}</a></header>
 <main id="main"${messages}>
 <h1>${escapeHtml(options.title)}</h1>

@@ -17,8 +17,23 @@ export const pageActor = (
 /** 303 to `location`, never cached: after a form post, or to the sign-in page. */
 export const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
-/** A page that needs a signed-in person sends anyone else to sign in, in the same language. */
-export const toSignIn = (language: Language) => seeOther(`/sign-in?lang=${language}`)
+/**
+ * Where to return after signing in: a path of this site only (one leading `/`, no scheme, host,
+ * backslash, white space or control character, at most 2048 characters), as its path and query;
+ * anything else is none (the account page), so `next` can never send anyone to another site.
+ */
+export const safeNext = (value: string | null | undefined): string | undefined => {
+  if (value === null || value === undefined || value.length === 0 || value.length > 2048) return undefined
+  if (!value.startsWith("/") || value.startsWith("//") || /[\\\s\u0000-\u001f\u007f]/u.test(value)) return undefined
+  const url = new URL(value, "http://birzha.invalid")
+  return url.origin === "http://birzha.invalid" ? url.pathname + url.search : undefined
+}
+
+/** A page that needs a signed-in person sends anyone else to sign in, in the same language, and back to `next` after. */
+export const toSignIn = (language: Language, next?: string) => {
+  const back = safeNext(next)
+  return seeOther(`/sign-in?lang=${language}${back === undefined ? "" : `&next=${encodeURIComponent(back)}`}`)
+}
 
 /** The `{uuid}` of a page path like `/approvals/{uuid}` or `/webhooks/{uuid}/approve`. */
 export const pathUuid = (url: string) => new URL(url, "http://host").pathname.split("/")[2] ?? ""

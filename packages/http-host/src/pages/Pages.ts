@@ -5,7 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { assets } from "./Assets.js"
 import { escapeHtml, languageOf, textsOf } from "./Language.js"
-import { pageActor, toSignIn } from "./PageSession.js"
+import { pageActor, safeNext, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** Routes of the pages a person uses in a browser, beside the API (listed for the route table's 405s). */
@@ -36,14 +36,16 @@ const scriptMessages = (t: ReturnType<typeof textsOf>) => ({
   linkMissing: t.linkMissing
 })
 
-const signInPage = Effect.map(pageOf, ({ language, texts: t }) =>
-  html(layout({
+const signInPage = Effect.map(pageOf, ({ language, request, texts: t }) => {
+  // Where the script goes once signed in: a checked path of this site (an approval), else the account.
+  const next = safeNext(new URL(request.url, "http://host").searchParams.get("next")) ?? "/account"
+  return html(layout({
     language,
     texts: t,
     title: t.signInTitle,
     path: "/sign-in",
     script: "sign-in.js",
-    messages: scriptMessages(t),
+    messages: { ...scriptMessages(t), next },
     body: `<form id="email-form" novalidate>
 <label for="email">${t.emailLabel}</label>
 <input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
@@ -57,7 +59,8 @@ const signInPage = Effect.map(pageOf, ({ language, texts: t }) =>
 <button type="button" id="other-email">${t.otherEmail}</button>
 </form>
 <p id="status" role="status" aria-live="polite"></p>`
-  })))
+  }))
+})
 
 const linkPage = Effect.map(pageOf, ({ language, texts: t }) =>
   html(layout({
@@ -100,6 +103,7 @@ const accountPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<string>
 <ul class="profiles">
 ${items}
 </ul>
+<p><a href="/approvals?lang=${language}">${t.approvals}</a></p>
 <p><a href="/settings/integrations?lang=${language}">${t.integrations}</a></p>
 <button type="button" id="sign-out">${t.signOut}</button>
 <p id="status" role="status" aria-live="polite"></p>`

@@ -55,7 +55,8 @@ describe("the webhook approval page", () => {
 
     const anonymous = await page(path)
     expect(anonymous.status).toBe(303)
-    expect(anonymous.headers.get("location")).toMatch(/^\/sign-in/)
+    // Signing in returns to the approval.
+    expect(anonymous.headers.get("location")).toMatch(new RegExp(`^/sign-in\\?lang=(ru|en)&next=${encodeURIComponent(path)}$`))
     const stranger = await signIn({ url: host.url, origin, db })
     expect((await page(path, { headers: { cookie: stranger.cookie } })).status).toBe(404)
 

@@ -119,7 +119,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const { actor, language, path, uuid } = yield* context
         if (Option.isNone(actor)) {
-          return toSignIn(language)
+          return toSignIn(language, path)
         }
         const row = yield* ownRow(actor.value, uuid)
         return Option.isNone(row) ? message(language, path, texts[language].notFound, 404) : endpointPage(language, row.value)
