@@ -19,7 +19,11 @@ const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMi
 // ReviewRepository.ts and CustomerAliasRepository.ts, copied.
 const columns = `v.uuid, v.relation_uuid, v.author_profile_uuid, v.subject_profile_uuid, v.subject_role, v.rating, v.body, v.status,
   v.window_ends_at, v.reply_body, v.reply_created_at, v.reply_updated_at, v.moderation_reason, v.revision, v.created_at, v.updated_at, v.published_at`
-const publicProfile = { name: "bench_public_profile", text: "SELECT 1 FROM profiles WHERE uuid = $1 AND is_public AND deleted_at IS NULL" }
+const publicProfile = {
+  name: "bench_public_profile",
+  text: `SELECT 1 FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid WHERE p.uuid = $1 AND p.deleted_at IS NULL AND a.deleted_at IS NULL
+    AND (p.is_public OR EXISTS (SELECT 1 FROM publications x WHERE x.owner_profile_uuid = p.uuid AND x.approved IS NOT NULL AND NOT x.hidden AND x.deleted_at IS NULL))`
+}
 const stats = {
   name: "bench_stats",
   text: "SELECT review_count, rating_sum, ratings FROM review_stats WHERE profile_uuid = $1 AND subject_role = $2"

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
+import { publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
 import type { PooledRead } from "../store/PooledReads.js"
 import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
 import { ReviewStatus, SubjectRole } from "./Review.js"
@@ -131,7 +132,9 @@ const publishedText = (after: boolean) =>
       ORDER BY v.published_at DESC, v.uuid DESC LIMIT $3`
 const publishedFirst = publishedText(false)
 const publishedAfter = publishedText(true)
-const publicProfileText = "SELECT 1 FROM profiles WHERE uuid = $1 AND is_public AND deleted_at IS NULL"
+// Whose reviews are public: the profiles anyone may read (public, or the author of a publicly visible publication).
+const publicProfileText = `SELECT 1 FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid
+  WHERE p.uuid = $1 AND ${publiclyVisibleProfile}`
 
 /**
  * The reads of the public review pages (`reviews.list_public`, `customers.get`), through a pooled

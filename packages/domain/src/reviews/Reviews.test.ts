@@ -241,6 +241,9 @@ describe("double-blind reviews", () => {
     expect(codeOf(await get("customers.get", undefined, { customerAlias: "nonsense" }))).toBe("not_found")
     expect(codeOf(await get("customers.get", undefined, { customerAlias: author.customerAlias!, limit: "-1" }))).toBe("invalid_request")
     expect(codeOf(await get("reviews.list_public", undefined, { profileUuid: customer.profileUuid }))).toBe("not_found")
+    // A private profile that authors a publicly visible publication is publicly visible, its reviews too.
+    await m.publication(customer, "task", { title: "Нужен сайт" })
+    expect((await get("reviews.list_public", undefined, { profileUuid: customer.profileUuid })).status).toBe(200)
   })
 
   it("gives the customer its alias when a deal starts", async () => {
