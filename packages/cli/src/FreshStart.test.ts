@@ -58,6 +58,17 @@ const startUntilReady = async (command: string, cwd: string, env: Record<string,
   throw new Error(`not ready after ${Date.now() - started} ms; output:\n${output}`)
 }
 
+/** The shell ends at once on SIGTERM; the service drains first: wait until it no longer answers. */
+const untilClosed = async (port: number) => {
+  const until = Date.now() + 30_000
+  while (Date.now() < until) {
+    const answered = await fetch(`http://127.0.0.1:${port}/api/healthz`).then(() => true, () => false)
+    if (!answered) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the service on port ${port} still answers 30 s after SIGTERM`)
+}
+
 describe("a fresh clone", () => {
   it("is ready within 90 s of the README's first command, and within 15 s of a restart", async () => {
     const command = readmeFirstCommand(readFileSync(join(root, "README.md"), "utf8"))
@@ -72,11 +83,13 @@ describe("a fresh clone", () => {
     expect(first.output()).toContain(`open http://localhost:${port}`)
     stop(first.child)
     await first.exited
+    await untilClosed(port)
 
     const second = await startUntilReady(command, clone, env, port, restartBudgetMs)
     expect(second.output()).not.toContain("Building")
     stop(second.child)
     await second.exited
+    await untilClosed(port)
 
     console.log(`fresh clone: first start (install, build, new database) ready in ${(first.ms / 1000).toFixed(1)} s; restart ready in ${(second.ms / 1000).toFixed(1)} s`)
     expect(first.ms).toBeLessThanOrEqual(firstStartBudgetMs)
