@@ -1,8 +1,9 @@
 import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
 import * as Store from "@birzha/domain/store"
-import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
+import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
+import { CommandDatabase } from "./HostLink.js"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
 
 const errorLine = (error: { readonly message: string; readonly cause?: unknown }) =>
@@ -32,7 +33,7 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
             : Effect.void
       })
     }).pipe(
-      Effect.provide(PostgresBlobStore.pipe(Layer.provideMerge(DatabaseLive))),
+      Effect.provide(PostgresBlobStore.pipe(Layer.provideMerge(CommandDatabase))),
       Effect.catchTags({
         DemoDataPresent: (present) =>
           Console.log(
