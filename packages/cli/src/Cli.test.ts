@@ -20,12 +20,19 @@ interface Running {
   readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
 }
 
+/** Every command started, so a test that fails midway leaves no host running. */
+const spawned = new Set<ChildProcess>()
+afterAll(() => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+})
+
 const birzha = (args: ReadonlyArray<string>, env: Record<string, string>, cwd?: string): Running => {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: cwd ?? tmpdir(),
     env: { PATH: process.env["PATH"] ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
+  spawned.add(child)
   let output = ""
   const listeners = new Set<() => void>()
   for (const stream of [child.stdout!, child.stderr!]) {
