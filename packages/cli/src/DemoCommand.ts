@@ -75,6 +75,6 @@ export const demoCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Fill the database with a Russian-language demo marketplace: public profiles of every type and approved publications of every kind with pictures, marked demo. " +
-      "On the embedded database, stop birzha serve first (one process at a time opens it)."
+      "On the embedded database while birzha serve runs, the host fills its own database."
   )
 )
