@@ -1,4 +1,4 @@
-import { DatabaseConfig, DatabaseLive } from "@birzha/infrastructure"
+import { DatabaseConfig, DatabaseLive, isProcessRunning } from "@birzha/infrastructure"
 import { type CliApp, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Fiber, FiberRef, Layer, Option, Runtime } from "effect"
@@ -178,15 +178,6 @@ export const HostCommandsLive = <E>(run: (argv: ReadonlyArray<string>) => Effect
     yield* Effect.logInfo("CLI commands on the embedded database run in this process").pipe(Effect.annotateLogs("adminFile", file))
   }))
 
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /** The running host's endpoint, when the command should go there: embedded database, a live host. */
 const runningHost = Effect.gen(function*() {
   const settings = yield* Effect.option(DatabaseConfig)
@@ -194,7 +185,7 @@ const runningHost = Effect.gen(function*() {
   try {
     const found = JSON.parse(readFileSync(adminFile(settings.value.dataDir), "utf8")) as AdminFile
     return typeof found.url === "string" && typeof found.token === "string" && typeof found.pid === "number" &&
-        found.pid !== process.pid && isRunning(found.pid)
+        found.pid !== process.pid && isProcessRunning(found.pid)
       ? Option.some(found)
       : Option.none<AdminFile>()
   } catch {
