@@ -1,17 +1,34 @@
-// Builds the JavaScript of the workspace packages whose inputs changed since their last build
+// Installs the dependencies when the lockfile differs from the one of the last install, then
+// builds the JavaScript of the workspace packages whose inputs changed since their last build
 // here, and nothing else: `pnpm start` and `pnpm birzha` run it before the command. Never writes
 // type declarations (that is `pnpm build`, for publishing). A package's inputs are its sources
 // (tests left out), its package.json and build configuration, the shared tsconfig and the lockfile,
 // and the inputs of the workspace packages it depends on (the `birzha` command bundles them). What
 // was built from which inputs is kept in node_modules/.cache/birzha-build, outside `dist`, which
 // tsup cleans; a package whose outputs are missing is built whatever the record says.
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+// pnpm keeps a copy of the lockfile it installed in node_modules/.pnpm/lock.yaml: the same bytes,
+// nothing to install (a restart skips pnpm's own check, seconds on a loaded machine).
+const installedLockfile = join(root, "node_modules", ".pnpm", "lock.yaml")
+const lockfile = join(root, "pnpm-lock.yaml")
+if (!existsSync(installedLockfile) || !readFileSync(installedLockfile).equals(readFileSync(lockfile))) {
+  process.stderr.write("Installing the dependencies (pnpm install --frozen-lockfile)\n")
+  // Under pnpm (`pnpm start`) its own command is on the PATH; otherwise the pinned one through npx.
+  const underPnpm = (process.env["npm_config_user_agent"] ?? "").startsWith("pnpm/")
+  const [command, args] = underPnpm ? ["pnpm", []] : ["npx", ["-y", "pnpm@10.34.9"]]
+  const installed = spawnSync(command, [...args, "install", "--frozen-lockfile"], { cwd: root, stdio: "inherit" })
+  if (installed.status !== 0) {
+    process.stderr.write(`pnpm install failed (${installed.error?.message ?? `exit code ${installed.status}`})\n`)
+    process.exit(1)
+  }
+}
 const cacheDir = join(root, "node_modules", ".cache", "birzha-build")
 const tsup = join(root, "node_modules", "tsup", "dist", "cli-default.js")
 
