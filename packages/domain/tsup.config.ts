@@ -1,11 +1,20 @@
 import { defineConfig } from "tsup"
 
-export default defineConfig({
-  entry: { index: "src/index.ts", "store/index": "src/store/index.ts", server: "src/server.ts" },
-  format: ["esm"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  tsconfig: "tsconfig.build.json"
-})
+const common = { format: ["esm" as const], sourcemap: true, target: "node20", tsconfig: "tsconfig.build.json" }
+
+export default defineConfig((flags) => [
+  // One JavaScript build of the three entries: they share chunks, so each class exists once.
+  {
+    ...common,
+    entry: { index: "src/index.ts", "store/index": "src/store/index.ts", server: "src/server.ts" },
+    dts: false,
+    clean: true
+  },
+  // The root entry's declarations on their own, in one file without chunks: @birzha/client bundles
+  // them into its own (so it needs no @birzha/domain), and they name nothing server-side. Left out
+  // with `--no-dts` (`build:js`), where a declarations-only build would write JavaScript instead.
+  ...(flags.dts === false ? [] : [
+    { ...common, entry: { index: "src/index.ts" }, dts: { only: true }, clean: false },
+    { ...common, entry: { "store/index": "src/store/index.ts", server: "src/server.ts" }, dts: { only: true }, clean: false }
+  ])
+])

@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { taskDraft } from "../../../testing/drafts.js"
+import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
 // These tests run the built command, as an operator would; `pnpm test` builds before running them.
@@ -18,12 +20,19 @@ interface Running {
   readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
 }
 
+/** Every command started, so a test that fails midway leaves no host running. */
+const spawned = new Set<ChildProcess>()
+afterAll(() => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+})
+
 const birzha = (args: ReadonlyArray<string>, env: Record<string, string>, cwd?: string): Running => {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: cwd ?? tmpdir(),
     env: { PATH: process.env["PATH"] ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
+  spawned.add(child)
   let output = ""
   const listeners = new Set<() => void>()
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -186,5 +195,106 @@ describe("birzha openapi", () => {
     const run = birzha(["openapi"], {})
     expect(await run.exited).toBe(0)
     expect(JSON.parse(run.output())).toMatchObject({ openapi: "3.1.0", info: { version: "2026-10-15" } })
+  })
+})
+
+describe("birzha beside a running host on the embedded database", () => {
+  it("runs mail list, moderation queue and approve inside the host, on the data the host serves", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "birzha-beside-"))
+    const port = await freePort()
+    const env = { BIRZHA_PORT: String(port), BIRZHA_DATA_DIR: dataDir }
+    const host = birzha(["serve"], env)
+    try {
+      await host.waitFor(listening, 60_000)
+      await host.waitFor(/migrations applied/, 60_000)
+      // The endpoint's address and token, readable by the data directory's owner only.
+      expect(statSync(join(dataDir, "admin.json")).mode & 0o777).toBe(0o600)
+
+      const origin = `http://localhost:${port}`
+      const api = (path: string, body: unknown, cookie?: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin, ...(cookie === undefined ? {} : { cookie }) },
+          body: JSON.stringify(body)
+        })
+      const email = "beside@example.com"
+      const started = await api("/api/v1/auth/email/start", { email })
+      expect(started.status).toBe(200)
+      const { challengeUuid } = (await started.json()) as { challengeUuid: string }
+
+      // The code, from the development mailbox the host writes to.
+      const mail = birzha(["mail", "list", "--to", email], env)
+      expect(await mail.exited).toBe(0)
+      const code = /\b(\d{6})\b/.exec(mail.output())?.[1]
+      expect(code).toBeDefined()
+      const verified = await api("/api/v1/auth/email/verify", { challengeUuid, code })
+      expect(verified.status).toBe(200)
+      const cookie = verified.headers.get("set-cookie")!.split(";")[0]!
+
+      const saved = await api("/api/v1/commands/tasks.save", { requestUuid: crypto.randomUUID(), data: taskDraft }, cookie)
+      expect(saved.status).toBe(200)
+      const task = (await saved.json()) as { uuid: string; revision: number }
+      const submitted = await api("/api/v1/commands/tasks.submit", { requestUuid: crypto.randomUUID(), publicationUuid: task.uuid, expectedRevision: task.revision }, cookie)
+      expect(submitted.status).toBe(200)
+
+      const queue = birzha(["moderation", "queue"], env)
+      expect(await queue.exited).toBe(0)
+      expect(queue.output()).toContain(`${task.uuid}  task`)
+      expect(queue.output()).toContain(taskDraft.title)
+
+      const approve = birzha(["moderation", "approve", task.uuid], env)
+      expect(await approve.exited).toBe(0)
+      expect(approve.output()).toContain(`Publication ${task.uuid} is approved`)
+      const published = await fetch(`http://127.0.0.1:${port}/api/v1/publications/${task.uuid}`)
+      expect(published.status).toBe(200)
+
+      // A refusal keeps its exit code and its one line.
+      const again = birzha(["moderation", "approve", task.uuid], env)
+      expect(await again.exited).toBe(1)
+      expect(again.output()).toContain(`publication ${task.uuid} is approved, not pending`)
+      const empty = birzha(["moderation", "queue"], env)
+      expect(await empty.exited).toBe(0)
+      expect(empty.output()).toContain("No publications are waiting for moderation.")
+
+      // Without the token of admin.json the endpoint runs nothing.
+      const { url } = JSON.parse(readFileSync(join(dataDir, "admin.json"), "utf8")) as { url: string }
+      const stranger = await fetch(`${url}/commands`, { method: "POST", headers: { authorization: "Bearer nope" }, body: JSON.stringify({ args: ["mail", "list"] }) })
+      expect(stranger.status).toBe(401)
+
+      host.child.kill("SIGTERM")
+      expect(await host.exited).toBe(0)
+      expect(existsSync(join(dataDir, "admin.json"))).toBe(false)
+      // The host has stopped: the command opens the database itself.
+      const alone = birzha(["moderation", "queue"], env)
+      expect(await alone.exited).toBe(0)
+      expect(alone.output()).toContain("No publications are waiting for moderation.")
+    } finally {
+      host.child.kill("SIGKILL")
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 180_000)
+
+  it("names the process holding the embedded database, without suggesting a migration", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "birzha-held-"))
+    try {
+      // A live process (this test's) holds the lock and offers no endpoint: an older host, say.
+      mkdirSync(join(dataDir, "pgdata"))
+      writeFileSync(join(dataDir, "pgdata.lock"), String(process.pid))
+      const run = birzha(["moderation", "queue"], { BIRZHA_DATA_DIR: dataDir })
+      expect(await run.exited).toBe(1)
+      expect(run.output()).toContain(`is in use by process ${process.pid}`)
+      expect(run.output()).not.toContain("migrate")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("birzha --help", () => {
+  it("has no colour codes when its output is not a terminal", async () => {
+    const run = birzha(["--help"], {})
+    expect(await run.exited).toBe(0)
+    expect(run.output()).toContain("moderation")
+    expect(run.output()).not.toContain("\u001b[")
   })
 })

@@ -1,18 +1,22 @@
 import { openApiDocument } from "@birzha/domain"
 import { deleteAccount, liveAccountByEmail } from "@birzha/domain/server"
-import { DatabaseLive, DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
+import { DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { work } from "@birzha/worker-host"
-import { Args, Command, Options } from "@effect/cli"
+import { Args, type CliApp, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { demoCommand } from "./DemoCommand.js"
 import { eventsCommand } from "./EventsCommand.js"
+import { CommandDatabase, HostCommandsLive, setExitCode } from "./HostLink.js"
 import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
-import { reportingConfigErrors } from "./Reporting.js"
+import { databaseProblem, reportingConfigErrors } from "./Reporting.js"
 import { serve } from "./Serve.js"
 import { version } from "./version.js"
 
-const serveCommand = Command.make("serve", {}, () => reportingConfigErrors(serve)).pipe(
+// On the embedded database the host runs the CLI's database commands for a CLI beside it (HostLink).
+const runOnHost = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown, CliApp.CliApp.Environment> => run(argv)
+
+const serveCommand = Command.make("serve", {}, () => reportingConfigErrors(serve(HostCommandsLive(runOnHost)))).pipe(
   Command.withDescription(
     "Serve the HTTP API, pages and MCP. Without DATABASE_URL it uses the embedded database in BIRZHA_DATA_DIR and runs the background workers in the same process."
   )
@@ -35,14 +39,10 @@ const listMail = (query: { readonly to: Option.Option<string>; readonly limit: n
     const messages = yield* Effect.flatMap(DevelopmentMailbox, (mailbox) =>
       mailbox.list({ limit: query.limit, ...(Option.isSome(query.to) ? { to: query.to.value } : {}) })
     ).pipe(
-      Effect.provide(DevelopmentMailboxLive.pipe(Layer.provide(DatabaseLive))),
+      Effect.provide(DevelopmentMailboxLive.pipe(Layer.provide(CommandDatabase))),
       Effect.catchTag("SqlError", (error) =>
-        Console.error(`birzha: could not read the development mailbox (has the database been migrated?): ${error.message}${
-          error.cause instanceof Error ? `: ${error.cause.message}` : ""
-        }`).pipe(
-          Effect.zipRight(Effect.sync(() => {
-            process.exitCode = 1
-          })),
+        Console.error(`birzha: ${databaseProblem("could not read the development mailbox", error)}`).pipe(
+          Effect.zipRight(setExitCode(1)),
           Effect.as(undefined)
         ))
     )
@@ -64,9 +64,7 @@ const mailListCommand = Command.make(
   },
   ({ limit, to }) =>
     limit < 1 || limit > 1000
-      ? Console.error("birzha: --limit must be between 1 and 1000").pipe(Effect.zipRight(Effect.sync(() => {
-        process.exitCode = 1
-      })))
+      ? Console.error("birzha: --limit must be between 1 and 1000").pipe(Effect.zipRight(setExitCode(1)))
       : reportingConfigErrors(listMail({ to, limit }))
 ).pipe(Command.withDescription("Print the messages the development mailbox kept (sign-in codes included), newest first."))
 
@@ -83,11 +81,10 @@ const deleteAccountByEmail = (email: string) =>
       const account = yield* liveAccountByEmail(email)
       if (account === undefined) return false
       return yield* deleteAccount(account)
-    }).pipe(Effect.provide(DatabaseLive))
+    }).pipe(Effect.provide(CommandDatabase))
     if (!deleted) {
       yield* Console.error(`birzha: no live account with the address ${email}`)
-      process.exitCode = 1
-      return
+      return yield* setExitCode(1)
     }
     yield* Console.log(`Deleted the account of ${email}: its profiles are deleted and its sessions revoked.`)
   })

@@ -1,8 +1,9 @@
 import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
 import * as Store from "@birzha/domain/store"
-import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
+import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
+import { CommandDatabase } from "./HostLink.js"
 import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
 
 const errorLine = (error: { readonly message: string; readonly cause?: unknown }) =>
@@ -32,7 +33,7 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
             : Effect.void
       })
     }).pipe(
-      Effect.provide(PostgresBlobStore.pipe(Layer.provideMerge(DatabaseLive))),
+      Effect.provide(PostgresBlobStore.pipe(Layer.provideMerge(CommandDatabase))),
       Effect.catchTags({
         DemoDataPresent: (present) =>
           Console.log(
@@ -74,6 +75,6 @@ export const demoCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Fill the database with a Russian-language demo marketplace: public profiles of every type and approved publications of every kind with pictures, marked demo. " +
-      "On the embedded database, stop birzha serve first (one process at a time opens it)."
+      "On the embedded database while birzha serve runs, the host fills its own database."
   )
 )

@@ -1,9 +1,10 @@
 import { EventEnvelope, type EventType, parseTypeList } from "@birzha/domain"
 import { lastEventPosition, readSequencedEvents, type SequencedEvent } from "@birzha/domain/server"
-import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
+import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Either, Option, Schema } from "effect"
-import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+import { CommandDatabase } from "./HostLink.js"
+import { CommandFailed, databaseProblem, reportingConfigErrors, reportingFailures } from "./Reporting.js"
 
 const encodeEnvelope = Schema.encodeSync(EventEnvelope)
 
@@ -40,13 +41,9 @@ const tail = (options: {
         if (page.length < 100) yield* Effect.sleep(Duration.millis(options.pollMs))
       }
     }).pipe(
-      Effect.provide(DatabaseLive),
+      Effect.provide(CommandDatabase),
       Effect.catchTag("SqlError", (error) =>
-        new CommandFailed({
-          message: `could not read events (is the database up and migrated, birzha migrate?): ${error.message}${
-            error.cause instanceof Error ? `: ${error.cause.message}` : ""
-          }`
-        }))
+        new CommandFailed({ message: databaseProblem("could not read events", error) }))
     )
   })
 

@@ -24,11 +24,12 @@ import {
   revokeModerator,
   runOperation
 } from "@birzha/domain/server"
-import { DatabaseLive, ModeratorsConfig, validateSettings } from "@birzha/infrastructure"
+import { ModeratorsConfig, validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+import { CommandDatabase } from "./HostLink.js"
+import { CommandFailed, databaseProblem, reportingConfigErrors, reportingFailures } from "./Reporting.js"
 
 /** The operator at the database: decisions are recorded as moderator `cli`. */
 const operator: SystemCaller = { via: "system", name: "cli" }
@@ -40,24 +41,20 @@ const ModerationRegistry = Operations.layer(
 )
 
 /**
- * Settings first (a bad one is reported by name), then `use` on the configured database. A
- * database error is one line: most often the database is down or not migrated yet.
+ * Settings first (a bad one is reported by name), then `use` on the configured database (or, run
+ * for the CLI inside `birzha serve`, the host's). A database error is one line.
  */
 const onDatabase = <A, E, R>(use: Effect.Effect<A, E, R>) =>
   reportingConfigErrors(reportingFailures(Effect.gen(function*() {
     yield* validateSettings
     return yield* use.pipe(
       Effect.provide(ModerationRegistry),
-      Effect.provide(DatabaseLive),
+      Effect.provide(CommandDatabase),
       Effect.catchIf(
         (error): error is E & { readonly _tag: "SqlError"; readonly message: string; readonly cause: unknown } =>
           typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError",
         (error) =>
-          new CommandFailed({
-            message: `the database refused the command (is it up and migrated, birzha migrate?): ${error.message}${
-              error.cause instanceof Error ? `: ${error.cause.message}` : ""
-            }`
-          })
+          new CommandFailed({ message: databaseProblem("the database refused the command", error) })
       )
     )
   })))

@@ -6,10 +6,12 @@ import { Config, Effect, Layer, Option } from "effect"
 /**
  * `birzha serve`: every setting is validated first (a bad value ends here, before anything
  * binds), then the service runs until SIGTERM or SIGINT, which drain in-flight requests. On the
- * embedded database the workers run in this process too.
+ * embedded database the workers run in this process too, and so does `embeddedOnly` (the CLI's
+ * database commands, run for a CLI beside the host).
  */
-export const serve = Effect.gen(function*() {
-  // One read of every setting, so a start reports each bad variable, not only the first.
-  const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig])
-  return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) ? WorkerHostLive : false }))
-})
+export const serve = <E, R>(embeddedOnly: Layer.Layer<never, E, R>) =>
+  Effect.gen(function*() {
+    // One read of every setting, so a start reports each bad variable, not only the first.
+    const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig])
+    return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) ? Layer.merge(WorkerHostLive, embeddedOnly) : false }))
+  })

@@ -1,9 +1,10 @@
 import { DeliveryStatus, WebhookDelivery } from "@birzha/domain"
 import { operatorDeliveries } from "@birzha/domain/server"
-import { DatabaseLive, validateSettings } from "@birzha/infrastructure"
+import { validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
-import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Reporting.js"
+import { CommandDatabase } from "./HostLink.js"
+import { CommandFailed, databaseProblem, reportingConfigErrors, reportingFailures } from "./Reporting.js"
 
 const encodeDelivery = Schema.encodeSync(WebhookDelivery)
 const isStatus = Schema.is(DeliveryStatus)
@@ -44,14 +45,10 @@ const deliveries = (options: { readonly endpoint: string; readonly limit: number
     }
     yield* validateSettings
     const found = yield* operatorDeliveries(options.endpoint.toLowerCase(), { limit: options.limit, status }).pipe(
-      Effect.provide(DatabaseLive),
+      Effect.provide(CommandDatabase),
       Effect.catchTags({
         SqlError: (error) =>
-          new CommandFailed({
-            message: `could not read deliveries (is the database up and migrated, birzha migrate?): ${error.message}${
-              error.cause instanceof Error ? `: ${error.cause.message}` : ""
-            }`
-          }),
+          new CommandFailed({ message: databaseProblem("could not read deliveries", error) }),
         InvalidRequest: (error) => new CommandFailed({ message: error.message })
       })
     )

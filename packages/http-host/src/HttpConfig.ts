@@ -11,6 +11,12 @@ export interface HttpSettings {
   readonly maxBodyBytes: number
   /** Read the client address from `X-Forwarded-For` (only behind a trusted proxy). */
   readonly trustProxy: boolean
+  /**
+   * The development default (no `BIRZHA_PUBLIC_ORIGIN`): a browser that opens the service at
+   * another loopback spelling (`http://127.0.0.1:<port>`, the bound address) is redirected to the
+   * public origin, where sign-in works. Off whenever the origin is configured.
+   */
+  readonly redirectLoopbackNavigations?: boolean
   /** Timeouts for slow clients and the connection cap; absent: `defaultConnectionLimits`. */
   readonly connections?: ConnectionLimits
 }
@@ -47,6 +53,7 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
 }).pipe(
   Config.map(({ publicOrigin, ...rest }) => ({
     ...rest,
-    publicOrigin: Option.getOrElse(publicOrigin, () => `http://localhost:${rest.port}`)
+    publicOrigin: Option.getOrElse(publicOrigin, () => `http://localhost:${rest.port}`),
+    redirectLoopbackNavigations: Option.isNone(publicOrigin)
   }))
 )

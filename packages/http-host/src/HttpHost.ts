@@ -3,7 +3,7 @@ import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig }
 import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Layer } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
@@ -71,6 +71,24 @@ const withEnvelope = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
  */
 const maxHeaderSize = 64 * 1024
 
+const loopbackHost = /^(?:127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/
+
+/**
+ * The development default's public origin is `http://localhost:<port>`; a browser that opens the
+ * bound address (`127.0.0.1`, as the log names it) would sign in at an origin the Origin rule
+ * refuses, so its page navigations (GET or HEAD, not the API) are sent to localhost, same port and
+ * path. API calls at 127.0.0.1 are answered as they are.
+ */
+const redirectedToLocalhost = (req: IncomingMessage, res: ServerResponse): boolean => {
+  if (req.method !== "GET" && req.method !== "HEAD") return false
+  if (!loopbackHost.test(req.headers.host ?? "") || (req.url ?? "").startsWith("/api/")) return false
+  const navigation = req.headers["sec-fetch-mode"] === "navigate" || (req.headers.accept ?? "").includes("text/html")
+  if (!navigation) return false
+  res.writeHead(307, { location: `http://localhost:${req.socket.localPort}${req.url ?? "/"}`, "cache-control": "no-store" })
+  res.end()
+  return true
+}
+
 const listen = (server: Server, port: number, host: string) =>
   Effect.async<void, Error>((resume) => {
     const onError = (error: Error) => resume(Effect.fail(error))
@@ -96,7 +114,7 @@ const close = (server: Server) =>
  * outputs the `HttpServer`, so callers (tests, benchmarks) can read the bound address.
  */
 export const makeHttpServer = <E2 = never, R2 = never>(
-  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy" | "connections">,
+  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy" | "connections" | "redirectLoopbackNavigations">,
   pages: {
     readonly layer: Layer.Layer<never, E2, R2>
     readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
@@ -110,7 +128,9 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       const router = yield* HttpApiBuilder.Router.router
       const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router)))
       const limits = settings.connections ?? defaultConnectionLimits
+      const redirect = settings.redirectLoopbackNavigations === true
       const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
+        if (redirect && redirectedToLocalhost(req, res)) return
         if (!handleOperation(req, res)) fallback(req, res)
       })
       applyConnectionLimits(server, limits)
@@ -120,7 +140,8 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       const port = typeof address === "object" && address !== null ? address.port : settings.port
       // The bound address first (scripts read the port from it), then where browsers must go: sign-in
       // checks Origin against BIRZHA_PUBLIC_ORIGIN, so another spelling of the host is refused.
-      yield* Effect.logInfo(`Listening on http://${settings.host}:${port} (browsers: ${settings.publicOrigin})`)
+      const publicOrigin = redirect ? `http://localhost:${port}` : settings.publicOrigin
+      yield* Effect.logInfo(`Listening on http://${settings.host}:${port}; open ${publicOrigin} (sign-in works at this origin only)`)
       return HttpServer.make({
         // Routes are registered through the router above; nothing is served through this.
         serve: () => Effect.void,

@@ -150,3 +150,45 @@ describe("readiness without a database", () => {
     }
   })
 })
+
+describe("the development default origin", () => {
+  let database: TestDatabase
+  const hosts: Array<RunningHost> = []
+  beforeAll(async () => {
+    database = await createTestDatabase("serve_loopback")
+  })
+  afterAll(async () => {
+    for (const host of hosts) await host.close()
+    await database?.drop()
+  })
+
+  const start = async (redirectLoopbackNavigations: boolean) => {
+    const host = await startHost(
+      ServiceLive({ ...settings, redirectLoopbackNavigations }, { workers: false }).pipe(
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATABASE_URL", database.url]])))),
+        Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+      )
+    )
+    hosts.push(host)
+    return host
+  }
+
+  it("sends a browser that opens 127.0.0.1 to localhost (where sign-in works), same port and path; API calls are answered", async () => {
+    const host = await start(true)
+    const port = new URL(host.url).port
+    const page = await fetch(`${host.url}/sign-in?next=%2Faccount`, { redirect: "manual", headers: { accept: "text/html", "sec-fetch-mode": "navigate" } })
+    expect(page.status).toBe(307)
+    expect(page.headers.get("location")).toBe(`http://localhost:${port}/sign-in?next=%2Faccount`)
+    expect((await fetch(`${host.url}/api/healthz`, { redirect: "manual", headers: { accept: "text/html" } })).status).toBe(200)
+    // A script's request (no navigation, no HTML wanted) is answered where it is.
+    expect((await fetch(`${host.url}/sign-in`, { redirect: "manual" })).status).not.toBe(307)
+    // At localhost itself nothing moves.
+    expect((await fetch(`http://localhost:${port}/sign-in`, { redirect: "manual", headers: { accept: "text/html" } })).status).toBe(200)
+  })
+
+  it("redirects nothing once BIRZHA_PUBLIC_ORIGIN is configured", async () => {
+    const host = await start(false)
+    const page = await fetch(`${host.url}/sign-in`, { redirect: "manual", headers: { accept: "text/html", "sec-fetch-mode": "navigate" } })
+    expect(page.status).toBe(200)
+  })
+})

@@ -15,7 +15,7 @@ const wrap = <A>(run: () => Promise<A>, message: string) =>
   Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
 
 /** Whether a process with this pid is running (EPERM: it is, as another user). */
-const isRunning = (pid: number): boolean => {
+export const isProcessRunning = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
     return true
@@ -42,7 +42,7 @@ export const lockDataDir = (dataDir: string) =>
           if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
         }
         const holder = Number.parseInt(readFileSync(path, "utf8"), 10)
-        if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+        if (Number.isInteger(holder) && holder !== process.pid && isProcessRunning(holder)) {
           throw { inUseBy: holder }
         }
         writeFileSync(path, String(process.pid))

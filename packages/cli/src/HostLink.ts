@@ -1,0 +1,257 @@
+import { DatabaseConfig, DatabaseLive, isProcessRunning } from "@birzha/infrastructure"
+import { type CliApp, ValidationError } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Cause, Effect, Fiber, FiberRef, Layer, Option, Runtime } from "effect"
+import { randomBytes, timingSafeEqual } from "node:crypto"
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingMessage, request, type Server } from "node:http"
+import { join, resolve } from "node:path"
+import { stripAnsi, textConsole } from "./CommandConsole.js"
+
+/*
+ * The CLI beside a running host (docs/decisions.md, "The CLI beside a running host"). PGlite is
+ * one process's database: while `birzha serve` holds it, a command that needs the database runs
+ * inside that process instead, the same command, parsed and run by the same code on the host's
+ * database. The host listens for such commands on a loopback port named in
+ * `BIRZHA_DATA_DIR/admin.json` (mode 0600) with a random token; whoever can read that file could
+ * open the database directory anyway.
+ */
+
+/** The commands a host runs for the CLI: those that need the database. */
+const forwardedCommands = new Set(["moderation", "mail", "accounts", "webhooks", "events", "demo"])
+
+/** Help, the wizard and the version are answered by the CLI itself. */
+const localFlags = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
+
+export const isForwardable = (args: ReadonlyArray<string>): boolean =>
+  args.length > 0 && forwardedCommands.has(args[0]!) && !args.some((arg) => localFlags.has(arg))
+
+type DatabaseServices = Layer.Layer.Success<typeof DatabaseLive>
+
+/** On the host, while it runs a forwarded command: its own database. */
+const hostDatabase = FiberRef.unsafeMake<Option.Option<Layer.Layer<DatabaseServices>>>(Option.none())
+
+/**
+ * The database a command uses: the configured one (`DatabaseLive`), or, when the command runs
+ * inside `birzha serve` for the CLI, the host's open database.
+ */
+export const CommandDatabase: typeof DatabaseLive = Layer.unwrapEffect(
+  Effect.map(FiberRef.get(hostDatabase), Option.getOrElse((): typeof DatabaseLive => DatabaseLive))
+)
+
+/** Where a command's exit code goes: the process's, or the forwarded command's answer. */
+const exitCodeSink = FiberRef.unsafeMake<(code: number) => void>((code) => {
+  process.exitCode = code
+})
+
+/** Ends the command with this exit code (once it returns). */
+export const setExitCode = (code: number) => Effect.flatMap(FiberRef.get(exitCodeSink), (sink) => Effect.sync(() => sink(code)))
+
+interface AdminFile {
+  readonly url: string
+  readonly token: string
+  readonly pid: number
+}
+
+const adminFile = (dataDir: string) => join(resolve(dataDir), "admin.json")
+
+/** One line of a forwarded command's answer (NDJSON): output, then the exit code. */
+type AnswerLine = { readonly out: string } | { readonly err: string } | { readonly exit: number }
+
+const maxRequestBytes = 64 * 1024
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolveBody, reject) => {
+    let size = 0
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxRequestBytes) {
+        reject(new Error("too large"))
+        req.destroy()
+      } else chunks.push(chunk)
+    })
+    req.on("end", () => resolveBody(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const sameToken = (given: string, token: string) => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+const isArgs = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.length <= 100 && value.every((arg) => typeof arg === "string" && arg.length <= 10_000)
+
+/**
+ * `birzha serve` on the embedded database: the loopback endpoint that runs the CLI's commands in
+ * this process, on its database. `run` is the CLI (argv as `process.argv`); what the command prints
+ * streams back line by line, then its exit code. A client that goes away interrupts the command.
+ */
+export const HostCommandsLive = <E>(run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, CliApp.CliApp.Environment>) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const { dataDir } = yield* DatabaseConfig
+    const database = Layer.succeedContext(yield* Effect.context<DatabaseServices>())
+    const runtime = yield* Effect.runtime<never>()
+    const token = randomBytes(32).toString("base64url")
+
+    const runCommand = (args: ReadonlyArray<string>, send: (line: AnswerLine) => void) => {
+      let exitCode = 0
+      const write = (stream: "out" | "err", text: string) => send(stream === "out" ? { out: stripAnsi(text) } : { err: stripAnsi(text) })
+      return run(["node", "birzha", ...args]).pipe(
+        Effect.catchIf(ValidationError.isValidationError, () => Effect.sync(() => (exitCode = 1))),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => {
+            write("err", `birzha: the command failed on the host: ${Cause.pretty(cause)}\n`)
+            exitCode = 1
+          })
+        ),
+        Effect.provide(NodeContext.layer),
+        Effect.withConsole(textConsole(write)),
+        Effect.locally(exitCodeSink, (code) => {
+          exitCode = code
+        }),
+        Effect.locally(hostDatabase, Option.some(database)),
+        Effect.annotateLogs("cliCommand", args.slice(0, 2).join(" ")),
+        Effect.ensuring(Effect.sync(() => send({ exit: exitCode })))
+      )
+    }
+
+    const server: Server = createServer((req, res) => {
+      const refuse = (status: number, message: string) => {
+        res.writeHead(status, { "content-type": "text/plain; charset=utf-8" })
+        res.end(message)
+      }
+      if (req.method !== "POST" || req.url !== "/commands") return refuse(404, "not found")
+      if (!sameToken(req.headers.authorization ?? "", `Bearer ${token}`)) return refuse(401, "the token of admin.json is required")
+      readBody(req).then((body) => {
+        let args: unknown
+        try {
+          args = (JSON.parse(body) as { args?: unknown }).args
+        } catch {
+          return refuse(400, "expected {\"args\": [...]}")
+        }
+        if (!isArgs(args) || !isForwardable(args)) return refuse(400, "not a command the host runs")
+        res.writeHead(200, { "content-type": "application/x-ndjson" })
+        const fiber = Runtime.runFork(runtime)(
+          runCommand(args, (line) => {
+            if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`)
+          })
+        )
+        fiber.addObserver(() => res.end())
+        res.on("close", () => {
+          if (!res.writableFinished) Runtime.runFork(runtime)(Fiber.interrupt(fiber))
+        })
+      }, () => refuse(413, "too large"))
+    })
+
+    yield* Effect.acquireRelease(
+      Effect.async<void, Error>((resume) => {
+        server.once("error", (error) => resume(Effect.fail(error)))
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      }),
+      () => Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+    )
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const file = adminFile(dataDir)
+    const content: AdminFile = { url: `http://127.0.0.1:${port}`, token, pid: process.pid }
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        // Written whole under another name, then renamed: a reader never sees half of it.
+        writeFileSync(`${file}.tmp`, JSON.stringify(content), { mode: 0o600 })
+        renameSync(`${file}.tmp`, file)
+      }),
+      () =>
+        Effect.sync(() => {
+          try {
+            if ((JSON.parse(readFileSync(file, "utf8")) as AdminFile).token === token) unlinkSync(file)
+          } catch {
+            // Already gone.
+          }
+        })
+    )
+    yield* Effect.logInfo("CLI commands on the embedded database run in this process").pipe(Effect.annotateLogs("adminFile", file))
+  }))
+
+/** The running host's endpoint, when the command should go there: embedded database, a live host. */
+const runningHost = Effect.gen(function*() {
+  const settings = yield* Effect.option(DatabaseConfig)
+  if (Option.isNone(settings) || Option.isSome(settings.value.url)) return Option.none<AdminFile>()
+  try {
+    const found = JSON.parse(readFileSync(adminFile(settings.value.dataDir), "utf8")) as AdminFile
+    return typeof found.url === "string" && typeof found.token === "string" && typeof found.pid === "number" &&
+        found.pid !== process.pid && isProcessRunning(found.pid)
+      ? Option.some(found)
+      : Option.none<AdminFile>()
+  } catch {
+    return Option.none<AdminFile>()
+  }
+})
+
+/**
+ * Sends the command to the host and relays its answer: output to this process's streams, its exit
+ * code as this one's. `none` when the host could not be reached (it has just stopped): the command
+ * then runs here.
+ */
+const sendToHost = (host: AdminFile, args: ReadonlyArray<string>, write: (stream: "out" | "err", text: string) => void) =>
+  Effect.async<Option.Option<number>>((resume) => {
+    const body = JSON.stringify({ args })
+    const req = request(`${host.url}/commands`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${host.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      if (res.statusCode !== 200) {
+        let message = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => (message += chunk))
+        res.on("end", () => {
+          write("err", `birzha: the running host (process ${host.pid}) refused the command: ${res.statusCode} ${message}\n`)
+          resume(Effect.succeed(Option.some(1)))
+        })
+        return
+      }
+      let pending = ""
+      let exit: number | undefined
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => {
+        pending += chunk
+        let newline: number
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          const line = JSON.parse(pending.slice(0, newline)) as Partial<{ out: string; err: string; exit: number }>
+          pending = pending.slice(newline + 1)
+          if (line.out !== undefined) write("out", line.out)
+          if (line.err !== undefined) write("err", line.err)
+          if (line.exit !== undefined) exit = line.exit
+        }
+      })
+      res.on("end", () => {
+        if (exit === undefined) write("err", `birzha: the running host (process ${host.pid}) stopped before the command finished\n`)
+        resume(Effect.succeed(Option.some(exit ?? 1)))
+      })
+      res.on("error", () => resume(Effect.succeed(Option.some(1))))
+    })
+    req.on("error", () => resume(Effect.succeed(Option.none())))
+    req.end(body)
+    return Effect.sync(() => req.destroy())
+  })
+
+/**
+ * Runs `local` unless a host on the embedded database is running and the command needs the
+ * database: then the host runs it and this process relays the output and the exit code.
+ */
+export const besideRunningHost = <A, E, R>(args: ReadonlyArray<string>, local: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    if (!isForwardable(args)) return yield* local
+    const host = yield* runningHost
+    if (Option.isNone(host)) return yield* local
+    const exit = yield* sendToHost(host.value, args, (stream, text) => {
+      ;(stream === "out" ? process.stdout : process.stderr).write(text)
+    })
+    if (Option.isNone(exit)) return yield* local
+    process.exitCode = exit.value
+  }).pipe(Effect.asVoid)
