@@ -56,7 +56,7 @@ const searchTerms = (q: string | undefined): ReadonlyArray<string> =>
   (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64).map((term) => term.replace(/[\\%_]/g, "\\$&"))
 
 /** Every term of `q` must occur in the normalised column (lower case, ё as е), through its trigram index. */
-const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
+export const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
   searchTerms(q).map((term) => sql`${sql.literal(column)} LIKE '%' || birzha_search_normalize(${term}) || '%'`)
 
 export const getPublication = (uuid: string): Effect.Effect<Option.Option<Publication>, SqlError, SqlClient.SqlClient> =>

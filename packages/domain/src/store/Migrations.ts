@@ -14,6 +14,7 @@ import { relations } from "./migrations/0012_relations.js"
 import { threads } from "./migrations/0013_threads.js"
 import { reviewsFavoritesComplaints } from "./migrations/0014_reviews_favorites_complaints.js"
 import { automations } from "./migrations/0015_automations.js"
+import { learning } from "./migrations/0016_learning.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -36,7 +37,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [12, "relations", relations],
   [13, "threads", threads],
   [14, "reviews_favorites_complaints", reviewsFavoritesComplaints],
-  [15, "automations", automations]
+  [15, "automations", automations],
+  [16, "learning", learning]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
