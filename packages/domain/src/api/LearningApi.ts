@@ -3,6 +3,13 @@ import { Schema } from "effect"
 import { CourseInvalid, GradeFrozen, NotEligible, PlanExpired, PlanStale } from "../learning/LearningErrors.js"
 import {
   AdmissionPreview,
+  Analytics,
+  AnalyticsExportInput,
+  AnalyticsQuery,
+  CourseExportInput,
+  CourseImportInput,
+  EnrollmentExportInput,
+  Job,
   AuditEventPage,
   AuditQuery,
   AuthorListQuery,
@@ -360,3 +367,76 @@ export const LearningLibraryApi = HttpApiGroup.make("learning_library", { topLev
       .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Learning: the library of saved subtrees and the audit log")
+
+export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: true })
+  .add(
+    operation("POST", "learning.courses.import", `${base}/import`, {
+      scopes: write,
+      summary: "Import a birzha-course/1 package (an uploaded JSON file of the caller) as a new draft course; an async job"
+    })
+      .middleware(Authentication)
+      .setPayload(CourseImportInput)
+      .addSuccess(Job)
+      .addError(wire(NotFound))
+      .addError(wire(RequestConflict))
+  )
+  .add(
+    operation("POST", "learning.exports.course", `${base}/courses/:course/exports`, {
+      scopes: write,
+      summary: "Package the draft and versions as birzha-course/1 (no secrets, no learner data); an async job"
+    })
+      .middleware(Authentication)
+      .setPath(CoursePath)
+      .setPayload(CourseExportInput)
+      .addSuccess(Job)
+      .addError(wire(NotFound))
+      .addError(wire(Forbidden))
+      .addError(wire(RequestConflict))
+  )
+  .add(
+    operation("POST", "learning.exports.enrollment", `${base}/enrollments/:enrollment/exports`, {
+      scopes: ["learning:study", "learning:teach"],
+      summary: "One learner's data as JSON: by the learner, or by staff holding pii_read; an async job"
+    })
+      .middleware(Authentication)
+      .setPath(Schema.Struct({ enrollment: Schema.UUID }))
+      .setPayload(EnrollmentExportInput)
+      .addSuccess(Job)
+      .addError(wire(NotFound))
+      .addError(wire(Forbidden))
+      .addError(wire(RequestConflict))
+  )
+  .add(
+    operation("GET", "learning.exports.get", `${base}/exports/:export`, { scopes: read, summary: "An export, import or analytics export job of the caller, with its file (7 days)" })
+      .middleware(Authentication)
+      .setPath(Schema.Struct({ export: Schema.UUID }))
+      .addSuccess(Job)
+      .addError(wire(NotFound))
+  )
+  .add(
+    operation("GET", "learning.analytics.get", `${base}/courses/:course/analytics`, {
+      scopes: ["learning:analytics"],
+      summary: "Funnel, step completion and difficulty, scores, grader load; cells of fewer than 5 learners suppressed"
+    })
+      .middleware(Authentication)
+      .setPath(CoursePath)
+      .setUrlParams(AnalyticsQuery)
+      .addSuccess(Analytics)
+      .addError(wire(NotFound))
+      .addError(wire(Forbidden))
+  )
+  .add(
+    operation("POST", "learning.analytics.export", `${base}/courses/:course/analytics/export`, {
+      scopes: ["learning:analytics"],
+      approval: true,
+      summary: "A CSV per learner, pseudonymized unless the caller holds pii_read and asks for names; an async job"
+    })
+      .middleware(Authentication)
+      .setPath(CoursePath)
+      .setPayload(AnalyticsExportInput)
+      .addSuccess(Job)
+      .addError(wire(NotFound))
+      .addError(wire(Forbidden))
+      .addError(wire(RequestConflict))
+  )
+  .annotate(OpenApi.Description, "Learning: exports, imports and analytics (async jobs)")

@@ -130,11 +130,11 @@ export const requireTree = (nodes: ReadonlyArray<CourseNode>): Effect.Effect<voi
 }
 
 /** A new course owned by `actor` (its creator becomes owner, audited) — create, copy, from_publication. */
-const createOwned = (actor: Actor, requestUuid: string, course: Omit<Parameters<typeof insertCourse>[0], "uuid" | "ownerProfileUuid">) =>
+export const createOwned = (profileUuid: string, requestUuid: string | undefined, course: Omit<Parameters<typeof insertCourse>[0], "uuid" | "ownerProfileUuid">) =>
   Effect.gen(function*() {
-    const row = yield* insertCourse({ ...course, uuid: crypto.randomUUID(), ownerProfileUuid: actor.profileUuid })
+    const row = yield* insertCourse({ ...course, uuid: crypto.randomUUID(), ownerProfileUuid: profileUuid })
     // A new course has no owner yet: `owner_required` cannot happen here.
-    yield* assignStaff({ courseUuid: row.uuid, profileUuid: actor.profileUuid, role: "owner", byProfileUuid: actor.profileUuid, requestUuid })
+    yield* assignStaff({ courseUuid: row.uuid, profileUuid, role: "owner", byProfileUuid: profileUuid, requestUuid })
       .pipe(Effect.catchTag("OwnerRequired", Effect.die))
     return yield* authorView(row)
   })
@@ -142,7 +142,7 @@ const createOwned = (actor: Actor, requestUuid: string, course: Omit<Parameters<
 // ---- commands ---------------------------------------------------------------------------------
 
 export const createCourse = (actor: Actor, input: { readonly requestUuid: string; readonly title: string; readonly summary?: string | undefined; readonly kind: "single" | "bundle" }) =>
-  once(actor, "learning.courses.create", input, CourseAuthor, createOwned(actor, input.requestUuid, {
+  once(actor, "learning.courses.create", input, CourseAuthor, createOwned(actor.profileUuid, input.requestUuid, {
     title: input.title,
     summary: input.summary ?? "",
     kind: input.kind,
@@ -283,7 +283,7 @@ export const copyCourse = (actor: Actor, uuid: string, input: { readonly request
   once(actor, "learning.courses.copy", input, CourseAuthor, Effect.gen(function*() {
     const source = yield* courseFor(actor, "learning.courses.copy", uuid, { lock: false })
     // Checkers arrive with issue 3 of learning; until then a tree holds no checker to copy.
-    return yield* createOwned(actor, input.requestUuid, {
+    return yield* createOwned(actor.profileUuid, input.requestUuid, {
       title: input.title,
       summary: source.summary,
       kind: source.kind,
@@ -335,7 +335,7 @@ export const courseFromPublication = (actor: Actor, input: { readonly requestUui
     const metadata = Object.fromEntries(
       ["level", "format", "durationHours", "outcomes", "certificate", "startsOn"].filter((key) => training[key] !== undefined).map((key) => [key, training[key]])
     )
-    return yield* createOwned(actor, input.requestUuid, {
+    return yield* createOwned(actor.profileUuid, input.requestUuid, {
       title: (publication.draft.title ?? "Курс").slice(0, 160),
       summary: (publication.draft.description ?? "").slice(0, 2000),
       kind: "single",

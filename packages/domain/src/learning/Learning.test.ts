@@ -5,6 +5,9 @@ import type { SessionActor } from "../api/Authentication.js"
 import type { Answer } from "../operations/Operations.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import type { Atom, StaffRole } from "./Permissions.js"
+import { Effect } from "effect"
+import { PostgresBlobStore } from "../files/BlobStore.js"
+import { runLearningJobs } from "./Jobs.js"
 import { advanceRuns, runTransitions } from "./Runs.js"
 import { assignStaff } from "./Staff.js"
 
@@ -271,7 +274,7 @@ describe("learning: bad input refused whole, nothing saved", () => {
     ok(await make({ capacity: 1 }))
     expect(refused(await make({ pausePolicy: { maxDays: 366, maxCount: 0 } }))).toEqual([400, "invalid_request"])
     for (const field of ["versionNumber", "title", "pacing", "startsAt", "admission", "waitlist", "enrollmentWindow", "pausePolicy"]) {
-      const { [field]: _, ...rest } = runInput()
+      const { [field]: _, ...rest } = runInput() as Record<string, unknown>
       expect(refused(await m.invoke("learning.runs.create", owner, { path: { course: course.uuid }, payload: rest })), field).toEqual([400, "invalid_request"])
     }
   })
@@ -341,7 +344,7 @@ describe("learning schedule plans", () => {
     const plan = ok<PlanBody>(await preview([{ nodeKey: "s2", dueAt: due }]))
     expect(plan.items).toEqual([{ nodeKey: "s2", field: "dueAt", before: expect.any(String), after: due }])
     const applied = ok<{ run: Run; changedEnrollments: number }>(await apply(plan.uuid))
-    expect((applied.run.schedule as Record<string, { dueAt?: string }>)["s2"]?.dueAt).toBe(due)
+    expect((applied.run.schedule as unknown as Record<string, { dueAt?: string }>)["s2"]?.dueAt).toBe(due)
     expect(applied.run.revision).toBe(renamed.revision + 1)
     expect(refused(await apply(plan.uuid))).toEqual([409, "invalid_state"])
     const audit = ok<{ items: Array<{ action: string }> }>(await m.invoke("learning.audit.list", owner, { path: { course: course.uuid }, urlParams: { action: "schedule.apply" } }))
@@ -457,5 +460,105 @@ describe("learning library, copy and the catalog", () => {
     expect(one.nodes).toEqual([expect.objectContaining({ nodeKey: "s1", body: "Текст шага" })])
     expect(refused(await m.invoke("learning.courses.preview", owner, { path: { course: course.uuid }, payload: { versionNumber: 9, asOf: asOf.toISOString() } })))
       .toEqual([404, "not_found"])
+  })
+})
+
+describe("learning jobs: exports, imports, analytics", () => {
+  type JobBody = { uuid: string; status: string; fileUuid?: string; resultCourseUuid?: string; issues: Array<{ code: string }> }
+  const work = () => m.runtime.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
+  const job = async (uuid: string, actor: SessionActor = owner) => ok<JobBody>(await m.invoke("learning.exports.get", actor, { path: { export: uuid } }))
+  const fileText = async (uuid: string) =>
+    (await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", uuid))[0]!.text
+
+  it("exports a course as birzha-course/1 and imports it back into an identical tree", async () => {
+    const course = await publishedCourse()
+    const queued = ok<JobBody>(await m.invoke("learning.exports.course", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), includeCheckers: false } }))
+    expect(queued.status).toBe("queued")
+    expect(refused(await m.invoke("learning.exports.get", stranger, { path: { export: queued.uuid } }))).toEqual([404, "not_found"])
+    await work()
+    const exported = await job(queued.uuid)
+    expect(exported.status).toBe("done")
+    const pack = JSON.parse(await fileText(exported.fileUuid!)) as { format: string; course: { nodes: unknown }; versions: Array<{ number: number }> }
+    expect([pack.format, pack.versions.map((v) => v.number)]).toEqual(["birzha-course/1", [1]])
+    const imported = ok<JobBody>(await m.invoke("learning.courses.import", owner, { payload: { requestUuid: randomUUID(), fileUuid: exported.fileUuid, format: "birzha-course/1" } }))
+    await work()
+    const done = await job(imported.uuid)
+    expect(done.status).toBe("done")
+    const copy = ok<CourseAuthor>(await authorGet(owner, done.resultCourseUuid!))
+    expect([copy.nodes, copy.title, copy.status, copy.ownerProfileUuid]).toEqual([course.nodes, course.title, "draft", owner.profileUuid])
+    // Someone else's file is not theirs to import.
+    expect(refused(await m.invoke("learning.courses.import", stranger, { payload: { requestUuid: randomUUID(), fileUuid: exported.fileUuid, format: "birzha-course/1" } })))
+      .toEqual([404, "not_found"])
+  })
+
+  it("fails an import of a package with a broken tree, creating no course", async () => {
+    const course = await publishedCourse()
+    const queued = ok<JobBody>(await m.invoke("learning.exports.course", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), includeCheckers: true } }))
+    await work()
+    const fileUuid = (await job(queued.uuid)).fileUuid!
+    const pack = JSON.parse(await fileText(fileUuid)) as { course: { nodes: Array<Record<string, unknown>> } }
+    pack.course.nodes.push({ ...pack.course.nodes[1], parentKey: "m1" })
+    await m.sql("UPDATE file_blobs SET bytes = convert_to($1, 'UTF8') WHERE key = $2", JSON.stringify(pack), fileUuid)
+    const before = (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n
+    const imported = ok<JobBody>(await m.invoke("learning.courses.import", owner, { payload: { requestUuid: randomUUID(), fileUuid, format: "birzha-course/1" } }))
+    await work()
+    const failed = await job(imported.uuid)
+    expect([failed.status, failed.issues.map((issue) => issue.code)]).toEqual(["failed", ["invalid_tree"]])
+    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n).toBe(before)
+  })
+
+  it("resumes a job whose worker crashed (lease lapsed)", async () => {
+    const course = await publishedCourse()
+    const queued = ok<JobBody>(await m.invoke("learning.exports.course", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), includeCheckers: false } }))
+    await m.sql("UPDATE learning_jobs SET status = 'running', attempts = 1, lease_until = now() + interval '1 hour' WHERE uuid = $1", queued.uuid)
+    await work()
+    expect((await job(queued.uuid)).status).toBe("running")
+    await m.sql("UPDATE learning_jobs SET lease_until = now() - interval '1 second' WHERE uuid = $1", queued.uuid)
+    await work()
+    expect((await job(queued.uuid)).status).toBe("done")
+  })
+
+  it("suppresses cells under 5 learners; an analyst's CSV carries pseudonyms, the owner's names when asked", async () => {
+    const course = await publishedCourse()
+    const run = await createRun(course)
+    const learners = [] as Array<SessionActor>
+    for (let i = 0; i < 6; i++) learners.push(await m.profile({ name: `Ученик ${i}` }))
+    for (const [i, learner] of learners.entries()) {
+      await m.sql("INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status) VALUES ($1, $2, $3, $4, $5)",
+        randomUUID(), run.uuid, course.uuid, learner.profileUuid, i < 5 ? "active" : "withdrawn")
+    }
+    const analyst = await m.profile()
+    await assign(course.uuid, analyst, "analyst")
+    const analytics = ok<{ funnel: Record<string, { count?: number; suppressed: boolean }> }>(
+      await m.invoke("learning.analytics.get", analyst, { path: { course: course.uuid } })
+    )
+    expect(analytics.funnel).toEqual({
+      enrolled: { count: 6, suppressed: false },
+      active: { count: 5, suppressed: false },
+      completed: { count: 0, suppressed: false },
+      withdrawn: { suppressed: true }
+    })
+    expect(refused(await m.invoke("learning.analytics.get", learners[0]!, { path: { course: course.uuid } }))).toEqual([403, "forbidden"])
+    const exportAs = (actor: SessionActor) =>
+      m.invoke("learning.analytics.export", actor, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), kind: "progress", pseudonymize: false } })
+    const byAnalyst = ok<JobBody>(await exportAs(analyst))
+    const byOwner = ok<JobBody>(await exportAs(owner))
+    await work()
+    const analystCsv = await fileText((await job(byAnalyst.uuid, analyst)).fileUuid!)
+    expect(analystCsv.split("\n")[0]).toBe("learner,run,status,started_at")
+    expect(analystCsv).toMatch(/^learner-[0-9a-f]{10},/m)
+    expect(analystCsv).not.toContain("Ученик")
+    const ownerCsv = await fileText((await job(byOwner.uuid)).fileUuid!)
+    expect(ownerCsv).toContain("Ученик 0")
+    // The learner exports their own data; a stranger may not know the enrollment exists.
+    const [enrollment] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_enrollments WHERE profile_uuid = $1", learners[0]!.profileUuid)
+    const own = ok<JobBody>(await m.invoke("learning.exports.enrollment", learners[0]!, { path: { enrollment: enrollment!.uuid }, payload: { requestUuid: randomUUID(), format: "json" } }))
+    expect(refused(await m.invoke("learning.exports.enrollment", stranger, { path: { enrollment: enrollment!.uuid }, payload: { requestUuid: randomUUID(), format: "json" } })))
+      .toEqual([404, "not_found"])
+    expect(refused(await m.invoke("learning.exports.enrollment", analyst, { path: { enrollment: enrollment!.uuid }, payload: { requestUuid: randomUUID(), format: "json" } })))
+      .toEqual([403, "forbidden"])
+    await work()
+    const data = JSON.parse(await fileText((await job(own.uuid, learners[0]!)).fileUuid!)) as { enrollment: { status: string } }
+    expect(data.enrollment.status).toBe("active")
   })
 })

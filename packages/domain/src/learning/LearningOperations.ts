@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { LearningCoursesApi, LearningLibraryApi, LearningRunsApi } from "../api/LearningApi.js"
+import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "../api/LearningApi.js"
 import { implement } from "../operations/Implementation.js"
 import { listAudit } from "./Audit.js"
 import {
@@ -19,6 +19,7 @@ import {
   updateCourseDraft,
   validateCourse
 } from "./Courses.js"
+import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
@@ -60,5 +61,14 @@ export const LearningLibraryOperations = implement(LearningLibraryApi)({
   "learning.library.insert": ({ path, payload }, actor) => insertFromLibrary(actor, path.course, path.item, payload)
 })
 
+export const LearningJobsOperations = implement(LearningJobsApi)({
+  "learning.courses.import": ({ payload }, actor) => requestImport(actor, payload),
+  "learning.exports.course": ({ path, payload }, actor) => requestCourseExport(actor, path.course, payload),
+  "learning.exports.enrollment": ({ path, payload }, actor) => requestEnrollmentExport(actor, path.enrollment, payload),
+  "learning.exports.get": ({ path }, actor) => getJob(actor, path.export),
+  "learning.analytics.get": ({ path, urlParams }, actor) => courseAnalytics(actor, path.course, urlParams),
+  "learning.analytics.export": ({ path, payload }, actor) => requestAnalyticsExport(actor, path.course, payload)
+})
+
 /** The learning groups' implementations, registered with the others in `ServiceOperations`. */
-export const LearningOperations = [LearningCoursesOperations, LearningRunsOperations, LearningLibraryOperations] as const
+export const LearningOperations = [LearningCoursesOperations, LearningRunsOperations, LearningLibraryOperations, LearningJobsOperations] as const

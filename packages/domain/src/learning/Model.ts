@@ -420,3 +420,70 @@ export const LibraryInsert = Schema.Struct({
   parentNodeKey: Schema.optional(NodeKey),
   position: Schema.optional(Schema.Int.pipe(Schema.between(0, maxNodes)))
 }).annotations({ identifier: "LibraryInsert", ...strict })
+
+// ---- jobs: exports, imports, analytics exports --------------------------------------------------
+
+export const JobKind = Schema.Literal("export_course", "export_enrollment", "import", "analytics_export")
+
+export const JobIssue = Schema.Struct({ code: Schema.String, message: Schema.String }).annotations({ identifier: "LearningJobIssue" })
+
+export const Job = Schema.Struct({
+  uuid: Schema.UUID,
+  kind: JobKind,
+  status: Schema.Literal("queued", "running", "done", "failed"),
+  courseUuid: Schema.optional(Schema.UUID),
+  enrollmentUuid: Schema.optional(Schema.UUID),
+  /** The package or CSV, a ready file of the requester (kept 7 days). */
+  fileUuid: Schema.optional(Schema.UUID),
+  /** An import's new draft course. */
+  resultCourseUuid: Schema.optional(Schema.UUID),
+  issues: Schema.Array(JobIssue),
+  createdAt: DateTime,
+  finishedAt: Schema.optional(DateTime),
+  expiresAt: Schema.optional(DateTime)
+}).annotations({ identifier: "LearningJob" })
+export type Job = typeof Job.Type
+
+export const CourseExportInput = Schema.Struct({
+  ...command,
+  versions: Schema.optional(Schema.Array(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))).pipe(Schema.maxItems(50))),
+  includeCheckers: Schema.Boolean
+}).annotations({ identifier: "CourseExportInput", ...strict })
+
+export const EnrollmentExportInput = Schema.Struct({ ...command, format: Schema.Literal("json") })
+  .annotations({ identifier: "EnrollmentExportInput", ...strict })
+
+/** The one package format (an export's JSON file). */
+export const packageFormat = "birzha-course/1"
+
+export const CourseImportInput = Schema.Struct({ ...command, fileUuid: Schema.UUID, format: Schema.Literal(packageFormat) })
+  .annotations({ identifier: "CourseImportInput", ...strict })
+
+export const AnalyticsQuery = Schema.Struct({
+  runUuid: Schema.optional(Schema.UUID),
+  groupUuid: Schema.optional(Schema.UUID),
+  from: Schema.optional(DateTime),
+  to: Schema.optional(DateTime)
+})
+
+/** A count, or `suppressed` when 1 to 4 learners would be identifiable. */
+export const Cell = Schema.Struct({ count: Schema.optional(Schema.Int), suppressed: Schema.Boolean }).annotations({ identifier: "AnalyticsCell" })
+
+export const Analytics = Schema.Struct({
+  courseUuid: Schema.UUID,
+  runUuid: Schema.optional(Schema.UUID),
+  /** Cells counting fewer learners than this (and more than none) are suppressed. */
+  minCell: Schema.Int,
+  funnel: Schema.Struct({ enrolled: Cell, active: Cell, completed: Cell, withdrawn: Cell }),
+  /** Per step: started, completed; difficulty = 1 − completed/started (filled as step progress exists, learning issue 2). */
+  steps: Schema.Array(Schema.Struct({ nodeKey: Schema.String, started: Cell, completed: Cell })),
+  scores: Schema.Array(Schema.Struct({ bucket: Schema.String, learners: Cell })),
+  graderLoad: Schema.Array(Schema.Struct({ reviewerUuid: Schema.UUID, pending: Schema.Int, decided: Schema.Int }))
+}).annotations({ identifier: "LearningAnalytics" })
+
+export const AnalyticsExportInput = Schema.Struct({
+  ...command,
+  runUuid: Schema.optional(Schema.UUID),
+  kind: Schema.Literal("grades", "progress", "activity"),
+  pseudonymize: Schema.Boolean
+}).annotations({ identifier: "AnalyticsExportInput", ...strict })

@@ -100,7 +100,10 @@ export const requirements = {
   "learning.schedule.apply": atom("runs_manage"),
   "learning.audit.list": atom("audit_read"),
   "learning.library.save": atom("content_edit"),
-  "learning.library.insert": atom("content_edit")
+  "learning.library.insert": atom("content_edit"),
+  "learning.exports.course": atom("content_edit"),
+  "learning.analytics.get": atom("analytics_read"),
+  "learning.analytics.export": atom("analytics_read")
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 

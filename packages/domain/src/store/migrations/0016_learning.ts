@@ -134,6 +134,27 @@ export const learning = statements(
     search_text text GENERATED ALWAYS AS (birzha_search_normalize(title)) STORED
   )`,
   `CREATE INDEX learning_library_owner ON learning_library_items (owner_profile_uuid, created_at DESC, uuid)`,
+  // Exports, imports and analytics exports (LEARNING §2.1 #27): claimed with SKIP LOCKED; a running
+  // job whose lease lapsed (a crashed worker) is claimed again; files are kept 7 days.
+  `CREATE TABLE learning_jobs (
+    uuid uuid PRIMARY KEY,
+    kind text NOT NULL CHECK (kind IN ('export_course', 'export_enrollment', 'import', 'analytics_export')),
+    requester_profile_uuid uuid NOT NULL REFERENCES profiles (uuid),
+    course_uuid uuid REFERENCES learning_courses (uuid),
+    enrollment_uuid uuid REFERENCES learning_enrollments (uuid),
+    input jsonb NOT NULL,
+    status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    file_uuid uuid REFERENCES files (uuid),
+    result_course_uuid uuid REFERENCES learning_courses (uuid),
+    issues jsonb NOT NULL DEFAULT '[]'::jsonb,
+    attempts integer NOT NULL DEFAULT 0,
+    lease_until timestamptz,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    expires_at timestamptz
+  )`,
+  `CREATE INDEX learning_jobs_due ON learning_jobs (created_at) WHERE status IN ('queued', 'running')`,
   `CREATE TABLE learning_audit_events (
     uuid uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     course_uuid uuid NOT NULL REFERENCES learning_courses (uuid),
