@@ -88,6 +88,11 @@ describe("learning courses: draft, validate, publish, versions", () => {
   it("goes draft → validate (issues) → publish v1 → edit → publish v2 while a run stays pinned to v1", async () => {
     const draft = await create()
     expect([draft.status, draft.latestVersion, draft.revision, draft.ownerProfileUuid]).toEqual(["draft", 0, 1, owner.profileUuid])
+    const authored = (actor: SessionActor, status?: string) =>
+      m.invoke("learning.courses.author_list", actor, { urlParams: { ...(status ? { status } : {}), limit: "100" } })
+    expect(ok<{ items: Array<CourseAuthor> }>(await authored(owner, "draft")).items.map((c) => c.uuid)).toContain(draft.uuid)
+    expect(ok<{ items: Array<CourseAuthor> }>(await authored(owner, "published")).items.map((c) => c.uuid)).not.toContain(draft.uuid)
+    expect(ok<{ items: Array<CourseAuthor> }>(await authored(stranger)).items.map((c) => c.uuid)).not.toContain(draft.uuid)
     const ungraded = tree.map((node) => (node.nodeKey === "s2" ? { ...node, grading: undefined } : node)).map((node) => JSON.parse(JSON.stringify(node)))
     const edited = ok<CourseAuthor>(await update(owner, draft, { nodes: ungraded }))
     const { issues } = ok<{ issues: Array<{ severity: string; code: string; nodeKey?: string }> }>(
