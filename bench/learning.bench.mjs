@@ -47,8 +47,9 @@ const generate = async (client, log) => {
       md5('lpub' || c)::uuid, ${nodes}, jsonb_build_object('level', (ARRAY['beginner', 'intermediate', 'advanced'])[c % 3 + 1]), 1,
       now() - make_interval(secs => c * 60), 3
     FROM generate_series(0, ${COURSES - 1}) c`)
-  await step("versions", `INSERT INTO learning_course_versions (course_uuid, number, content_hash, title, summary, nodes, published_by, published_at)
-    SELECT uuid, 1, md5(uuid::text), title, summary, nodes, owner_profile_uuid, published_at FROM learning_courses`)
+  const outline = `'[{"nodeKey":"m1","kind":"module","title":"Введение"},{"nodeKey":"s1","parentKey":"m1","kind":"step","stepType":"text","title":"О курсе"}]'::jsonb`
+  await step("versions", `INSERT INTO learning_course_versions (course_uuid, number, content_hash, title, summary, nodes, outline, published_by, published_at)
+    SELECT uuid, 1, md5(uuid::text), title, summary, nodes, ${outline}, owner_profile_uuid, published_at FROM learning_courses`)
   await step("owners", `INSERT INTO learning_staff (uuid, course_uuid, profile_uuid, role, status)
     SELECT md5('ls' || uuid::text)::uuid, uuid, owner_profile_uuid, 'owner', 'active' FROM learning_courses`)
   await step("analyze", "VACUUM ANALYZE learning_courses, learning_course_versions, publications, profiles, accounts")

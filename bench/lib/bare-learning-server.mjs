@@ -2,7 +2,7 @@
 // host's size, 10, statements prepared per connection) running the host's statements for the two
 // public learning reads, and nothing else: no router, no schemas, no fibers, no logging.
 //   GET /api/v1/learning/courses?q=      the catalog page (Courses.ts listCatalog), as JSON rows
-//   GET /api/v1/learning/courses/<uuid>   loadCourse, loadVersion, the open runs (Courses.ts getCourse)
+//   GET /api/v1/learning/courses/<uuid>   loadPublicCourse (course and version outline), the open runs (Courses.ts getCourse)
 //   GET /__ready                          200 once the database answers
 //
 // Usage: node bench/lib/bare-learning-server.mjs <port> <host> <database-url>
@@ -16,14 +16,10 @@ const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMi
 // CourseRepository.ts, RunRepository.ts and Courses.ts, copied.
 const course = {
   name: "bench_course",
-  text: `SELECT uuid, owner_profile_uuid, title, summary, kind, visibility, status, publication_uuid, nodes, members,
-    completion_policy, freeze_after_days, metadata, latest_version, published_at, archived_at, revision, created_at, updated_at
-    FROM learning_courses WHERE uuid = $1`
-}
-const version = {
-  name: "bench_version",
-  text: `SELECT course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at
-    FROM learning_course_versions WHERE course_uuid = $1 AND number = $2`
+  text: `SELECT c.uuid, c.kind, c.status, c.visibility, c.latest_version, c.metadata, c.publication_uuid,
+      v.number, v.title, v.summary, v.outline, v.published_at
+    FROM learning_courses c LEFT JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
+    WHERE c.uuid = $1`
 }
 const runs = {
   name: "bench_runs",
@@ -51,8 +47,6 @@ const send = (res, status, value) => {
   res.end(body)
 }
 
-const outline = (nodes) => nodes.map((n) => ({ nodeKey: n.nodeKey, parentKey: n.parentKey, kind: n.kind, title: n.title, stepType: n.stepType }))
-
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://localhost")
   const handle = async () => {
@@ -69,12 +63,11 @@ const server = http.createServer((req, res) => {
     const match = /^\/api\/v1\/learning\/courses\/([0-9a-f-]{36})$/.exec(url.pathname)
     if (match) {
       const { rows: [c] } = await pool.query({ ...course, values: [match[1]] })
-      if (!c || c.latest_version === 0 || c.visibility === "private") return send(res, 404, { error: { code: "not_found", message: "No course" } })
-      const { rows: [v] } = await pool.query({ ...version, values: [c.uuid, c.latest_version] })
+      if (!c || c.number === null || c.visibility === "private") return send(res, 404, { error: { code: "not_found", message: "No course" } })
       const { rows: open } = await pool.query({ ...runs, values: [c.uuid] })
       return send(res, 200, {
-        uuid: c.uuid, title: v.title, summary: v.summary, kind: c.kind, status: c.status, visibility: c.visibility, versionNumber: v.number,
-        outline: outline(v.nodes), metadata: c.metadata, publicationUuid: c.publication_uuid ?? undefined, publishedAt: v.published_at,
+        uuid: c.uuid, title: c.title, summary: c.summary, kind: c.kind, status: c.status, visibility: c.visibility, versionNumber: c.number,
+        outline: c.outline, metadata: c.metadata, publicationUuid: c.publication_uuid ?? undefined, publishedAt: c.published_at,
         runs: open.map((r) => ({ uuid: r.uuid, courseUuid: r.course_uuid, versionNumber: r.version_number, title: r.title, status: r.status, startsAt: r.starts_at }))
       })
     }

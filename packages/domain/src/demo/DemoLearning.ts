@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { CourseNode } from "../learning/Model.js"
-import { contentHash, treeProblem, validationIssues } from "../learning/Tree.js"
+import { contentHash, outlineOf, treeProblem, validationIssues } from "../learning/Tree.js"
 
 /**
  * Demo learning data (issue 16 point 7): two published courses in Russian, made from the first two
@@ -93,8 +93,10 @@ export const seedDemoLearning = (uuidOf: (name: string) => string, now = Date.no
           ${JSON.stringify(nodes)}::jsonb, ${JSON.stringify(metadata)}::jsonb, 1, ${publishedAt}, 3, ${publishedAt}, ${publishedAt})`
       yield* sql`INSERT INTO learning_staff (uuid, course_uuid, profile_uuid, role, status)
         VALUES (${uuidOf(`learning-owner:${uuid}`)}, ${uuid}, ${publication.owner}, 'owner', 'active')`
-      yield* sql`INSERT INTO learning_course_versions (course_uuid, number, content_hash, title, summary, nodes, changelog, published_by, published_at)
+      yield* sql`INSERT INTO learning_course_versions (course_uuid, number, content_hash, title, summary, nodes, outline, changelog, published_by,
+          published_at)
         VALUES (${uuid}, 1, ${contentHash({ title, summary, nodes, members: [] })}, ${title}, ${summary}, ${JSON.stringify(nodes)}::jsonb,
+          ${JSON.stringify(outlineOf(nodes))}::jsonb,
           'Первая версия', ${publication.owner}, ${publishedAt})`
       const cohortStart = new Date(now + 7 * 86_400_000)
       yield* sql`INSERT INTO learning_runs (uuid, course_uuid, version_number, title, pacing, starts_at, ends_at, admission, capacity, waitlist,

@@ -107,3 +107,29 @@ export const updateCourse = (
       (rows) => rows[0]!
     )
   })
+
+/** The public view's rows: the course's facts and its latest version's outline, in one statement. */
+export interface PublicCourseRow {
+  readonly uuid: string
+  readonly kind: "single" | "bundle"
+  readonly status: "draft" | "published" | "archived"
+  readonly visibility: "listed" | "unlisted" | "private"
+  readonly latest_version: number
+  readonly metadata: Record<string, unknown>
+  readonly publication_uuid: string | null
+  readonly number: number | null
+  readonly title: string | null
+  readonly summary: string | null
+  readonly outline: ReadonlyArray<{ readonly nodeKey: string; readonly parentKey?: string; readonly kind: "module" | "step"; readonly title: string }> | null
+  readonly published_at: Date | null
+}
+
+export const loadPublicCourse = (uuid: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<PublicCourseRow>`SELECT c.uuid, c.kind, c.status, c.visibility, c.latest_version, c.metadata, c.publication_uuid,
+        v.number, v.title, v.summary, v.outline, v.published_at
+      FROM learning_courses c LEFT JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
+      WHERE c.uuid = ${uuid}`
+    return row === undefined ? yield* Effect.fail(courseNotFound(uuid)) : row
+  })

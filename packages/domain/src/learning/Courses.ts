@@ -8,7 +8,7 @@ import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
-import { type CourseRow, insertCourse, loadCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
+import { type CourseRow, insertCourse, loadCourse, loadPublicCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
 import { CourseInvalid, NotEligible } from "./LearningErrors.js"
 import {
   type Course,
@@ -22,7 +22,7 @@ import {
 import { authorizeCourse, type CourseOperation, courseNotFound } from "./Permissions.js"
 import { listRunRows, runView } from "./RunRepository.js"
 import { assignStaff } from "./Staff.js"
-import { contentHash, maxNodes, treeDiff, treeProblem, validationIssues } from "./Tree.js"
+import { contentHash, maxNodes, outlineOf, treeDiff, treeProblem, validationIssues } from "./Tree.js"
 
 const optional = <K extends string, V>(key: K, value: V | null | undefined): { readonly [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
@@ -200,8 +200,9 @@ export const publishCourse = (actor: Actor, uuid: string, input: { readonly requ
     const number = course.latest_version + 1
     const content = { title: course.title, summary: course.summary, nodes: course.nodes, members: course.members }
     const [version] = yield* sql<VersionRow>`INSERT INTO learning_course_versions
-        (course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by)
+        (course_uuid, number, content_hash, title, summary, nodes, outline, members, changelog, published_by)
       VALUES (${uuid}, ${number}, ${contentHash(content)}, ${course.title}, ${course.summary}, ${JSON.stringify(course.nodes)}::jsonb,
+        ${JSON.stringify(outlineOf(course.nodes))}::jsonb,
         ${JSON.stringify(course.members)}::jsonb, ${input.changelog}, ${actor.profileUuid})
       RETURNING course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at`
     const updated = yield* updateCourse(uuid, { status: "published", latest_version: number, published_at: version!.published_at })
@@ -386,29 +387,26 @@ export const listVersions = (actor: Actor, uuid: string, query: { readonly curso
       : { items: items.map(versionView) }
   })
 
-const outline = (nodes: ReadonlyArray<CourseNode>) =>
-  nodes.map((node) => ({ nodeKey: node.nodeKey, ...optional("parentKey", node.parentKey), kind: node.kind, title: node.title, ...optional("stepType", node.stepType) }))
-
-/** The learner's and public view of the latest published version, with the runs open to new learners. */
+/** The learner's and public view of the latest published version (its outline), with the runs open to new learners. */
 export const getCourse = (actor: Actor | undefined, uuid: string) =>
   Effect.gen(function*() {
-    const course = yield* courseFor(actor, "learning.courses.get", uuid, { lock: false })
-    const version = course.latest_version > 0 ? yield* loadVersion(uuid, course.latest_version) : undefined
+    const course = yield* loadPublicCourse(uuid)
+    yield* authorizeCourse(actor, "learning.courses.get", { uuid, status: course.status, visibility: course.visibility, latestVersion: course.latest_version })
     // Staff of a never-published course may know it, but it has no learner view yet.
-    if (version === undefined) return yield* courseNotFound(uuid)
+    if (course.number === null) return yield* courseNotFound(uuid)
     const runs = course.status === "archived" ? [] : yield* listRunRows(uuid, { statuses: ["scheduled", "running"], limit: 100 })
     return {
       uuid,
-      title: version.title,
-      summary: version.summary,
+      title: course.title,
+      summary: course.summary,
       kind: course.kind,
       status: course.status,
       visibility: course.visibility,
-      versionNumber: version.number,
-      outline: outline(version.nodes),
+      versionNumber: course.number,
+      outline: course.outline,
       metadata: course.metadata,
       ...optional("publicationUuid", course.publication_uuid),
-      publishedAt: version.published_at,
+      publishedAt: course.published_at,
       runs: runs.map(runView) as ReadonlyArray<Run>
     } as typeof Course.Type
   })

@@ -100,6 +100,16 @@ export const treeDiff = (before: ReadonlyArray<CourseNode>, after: ReadonlyArray
 /** The content hash of a version: what a learner's content is (title, summary, tree, members). */
 export const contentHash = (content: unknown): string => createHash("sha256").update(canonicalJson(content)).digest("hex")
 
+/** What learners and the public see of a tree: keys, structure, titles and step types. */
+export const outlineOf = (nodes: ReadonlyArray<CourseNode>) =>
+  nodes.map((node) => ({
+    nodeKey: node.nodeKey,
+    ...(node.parentKey !== undefined ? { parentKey: node.parentKey } : {}),
+    kind: node.kind,
+    title: node.title,
+    ...(node.stepType !== undefined ? { stepType: node.stepType } : {})
+  }))
+
 /** A node and everything under it, in tree order; its root loses `parentKey`. */
 export const subtree = (nodes: ReadonlyArray<CourseNode>, rootKey: string): ReadonlyArray<CourseNode> => {
   const inside = new Set([rootKey])

@@ -41,6 +41,9 @@ export const learning = statements(
     title text NOT NULL,
     summary text NOT NULL,
     nodes jsonb NOT NULL,
+    -- What learners and the public see of the tree (no bodies, no grading), kept with the version
+    -- so the course page never reads the whole tree.
+    outline jsonb NOT NULL,
     members jsonb NOT NULL DEFAULT '[]'::jsonb,
     changelog text NOT NULL DEFAULT '',
     published_by uuid NOT NULL REFERENCES profiles (uuid),
