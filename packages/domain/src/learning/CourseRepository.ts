@@ -120,7 +120,8 @@ export interface PublicCourseRow {
   readonly number: number | null
   readonly title: string | null
   readonly summary: string | null
-  readonly outline: ReadonlyArray<{ readonly nodeKey: string; readonly parentKey?: string; readonly kind: "module" | "step"; readonly title: string }> | null
+  /** The outline as the JSON text stored at publish (built by `outlineOf`, so already in wire form). */
+  readonly outline: string | null
   readonly published_at: Date | null
 }
 
@@ -128,7 +129,7 @@ export const loadPublicCourse = (uuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<PublicCourseRow>`SELECT c.uuid, c.kind, c.status, c.visibility, c.latest_version, c.metadata, c.publication_uuid,
-        v.number, v.title, v.summary, v.outline, v.published_at
+        v.number, v.title, v.summary, v.outline::text AS outline, v.published_at
       FROM learning_courses c LEFT JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
       WHERE c.uuid = ${uuid}`
     return row === undefined ? yield* Effect.fail(courseNotFound(uuid)) : row
