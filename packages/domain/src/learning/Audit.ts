@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { InvalidRequest } from "../api/ApiError.js"
-import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
 
 /**
  * The append-only audit log (LEARNING §5.10): written by the changing transaction itself, never
@@ -81,11 +81,7 @@ export const listAudit = (courseUuid: string, filter: AuditFilter): Effect.Effec
         before, after, reason, request_uuid, created_at, created_at::text AS position
       FROM learning_audit_events WHERE ${sql.and(conditions)}
       ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return rows.length > limit && last !== undefined
-      ? { items: items.map(auditView), nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) }
-      : { items: items.map(auditView) }
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), auditView)
   })
 
 const auditView = (row: AuditRow) => ({

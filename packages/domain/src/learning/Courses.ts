@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { matchingAll, searchPlan } from "../publications/PublicReads.js"
-import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
@@ -362,12 +362,8 @@ export const authorList = (actor: Actor, query: { readonly status?: CourseRow["s
         ${query.status !== undefined ? sql`AND c.status = ${query.status}` : sql``}
         ${position._tag === "Some" ? sql`AND (c.updated_at, c.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
       ORDER BY c.updated_at DESC, c.uuid DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit)
-    const views = yield* Effect.forEach(items, authorView)
-    const last = items[items.length - 1]
-    return rows.length > limit && last !== undefined
-      ? { items: views, nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) }
-      : { items: views }
+    const page = pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => row)
+    return { ...page, items: yield* Effect.forEach(page.items, authorView) }
   })
 
 export const listVersions = (actor: Actor, uuid: string, query: { readonly cursor?: string | undefined; readonly limit?: number | undefined }) =>
@@ -380,11 +376,7 @@ export const listVersions = (actor: Actor, uuid: string, query: { readonly curso
     const rows = yield* sql<VersionRow>`SELECT course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at
       FROM learning_course_versions WHERE course_uuid = ${uuid} AND number < ${Number.isInteger(below) && below > 0 && below <= 2_147_483_647 ? below : 0}
       ORDER BY number DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return rows.length > limit && last !== undefined
-      ? { items: items.map(versionView), nextCursor: encodeCursor({ key: String(last.number), uuid }) }
-      : { items: items.map(versionView) }
+    return pageOf(rows, limit, (row) => ({ key: String(row.number), uuid }), versionView)
   })
 
 const encodeCourse = Schema.encode(Course)
@@ -453,7 +445,7 @@ export const listCatalog = (query: {
       JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
       WHERE ${sql.and(conditions)}
       ORDER BY c.published_at DESC, c.uuid DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit).map((row): typeof CourseCard.Type => ({
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row): typeof CourseCard.Type => ({
       uuid: row.uuid,
       title: row.title,
       summary: row.summary,
@@ -463,8 +455,6 @@ export const listCatalog = (query: {
       publicationUuid: row.publication_uuid,
       publishedAt: row.published_at
     }))
-    const last = rows[limit - 1]
-    return rows.length > limit && last !== undefined ? { items, nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) } : { items }
   })
 
 const dayMs = 86_400_000

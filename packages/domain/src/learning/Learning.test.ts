@@ -132,6 +132,13 @@ describe("learning courses: draft, validate, publish, versions", () => {
       await m.invoke("learning.versions.list", owner, { path: { course: draft.uuid } })
     )
     expect(versions.items.map((v) => [v.number, v.nodes.length])).toEqual([[2, 4], [1, 3]])
+    const first = ok<{ items: Array<{ number: number }>; nextCursor?: string }>(
+      await m.invoke("learning.versions.list", owner, { path: { course: draft.uuid }, urlParams: { limit: "1" } })
+    )
+    const second = ok<{ items: Array<{ number: number }>; nextCursor?: string }>(
+      await m.invoke("learning.versions.list", owner, { path: { course: draft.uuid }, urlParams: { limit: "1", cursor: first.nextCursor! } })
+    )
+    expect([first.items.map((v) => v.number), second.items.map((v) => v.number), second.nextCursor]).toEqual([[2], [1], undefined])
     // Version 1 is unchanged by the edit (immutable).
     expect(versions.items[1]!.nodes).toEqual(tree)
     const publicView = ok<{ versionNumber: number; title: string; outline: Array<{ nodeKey: string }> }>(

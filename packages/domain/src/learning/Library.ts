@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { matchingAll } from "../publications/PublicReads.js"
-import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { requireRevision } from "../store/Revision.js"
 import { authorView, courseFor, once, requireCourseState } from "./Courses.js"
 import { updateCourse } from "./CourseRepository.js"
@@ -60,11 +60,7 @@ export const listLibrary = (actor: Actor, query: { readonly q?: string | undefin
     ]
     const rows = yield* sql<LibraryRow & { position: string }>`SELECT ${sql.literal(columns)}, created_at::text AS position
       FROM learning_library_items WHERE ${sql.and(conditions)} ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return rows.length > limit && last !== undefined
-      ? { items: items.map(itemView), nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) }
-      : { items: items.map(itemView) }
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), itemView)
   })
 
 export const insertFromLibrary = (

@@ -40,22 +40,8 @@ export const ownerOnlyAtoms: ReadonlyArray<Atom> = ["staff_manage", "ownership"]
 /** §3's table: the atoms each role holds unless denied (the owner holds every atom, always). */
 export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
   owner: atoms,
-  instructor: [
-    "content_edit",
-    "content_publish",
-    "checkers_manage",
-    "runs_manage",
-    "roster_manage",
-    "dates_grant",
-    "review",
-    "appeals_resolve",
-    "grades_release",
-    "grades_adjust",
-    "community_staff",
-    "analytics_read",
-    "audit_read",
-    "pii_read"
-  ],
+  // Everything but staff and ownership.
+  instructor: atoms.filter((atom) => atom !== "staff_manage" && atom !== "ownership"),
   reviewer: ["review", "appeals_resolve", "grades_release", "community_staff"],
   assistant: ["roster_manage", "dates_grant", "community_staff"],
   analyst: ["analytics_read", "audit_read"]

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
-import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
@@ -245,11 +245,7 @@ export const listRuns = (
         ${query.status !== undefined ? sql`AND r.status = ${query.status}` : sql``}
         ${position._tag === "Some" ? sql`AND (r.created_at, r.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
       ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${limit + 1}`
-    const items = rows.slice(0, limit)
-    const last = items[items.length - 1]
-    return rows.length > limit && last !== undefined
-      ? { items: items.map(runView), nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) }
-      : { items: items.map(runView) }
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), runView)
   })
 
 /** What enrolling would do for the caller now; writes nothing. */
