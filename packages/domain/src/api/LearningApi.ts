@@ -62,6 +62,11 @@ const base = "/api/v1/learning"
 const CoursePath = Schema.Struct({ course: Schema.UUID })
 const RunPath = Schema.Struct({ run: Schema.UUID })
 
+/** The record is unknown to the caller (404) or not theirs to act on (403): every course-scoped operation. */
+const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
+/** A stale expectedRevision or a reused requestUuid: commands on revisioned records. */
+const changeErrors = Schema.Union(wire(RevisionConflict), wire(RequestConflict))
+
 const read = ["learning:read"]
 const write = ["learning:write"]
 
@@ -81,7 +86,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
   .add(
     operation("GET", "learning.courses.get", `${base}/courses/:course`, {
       summary: "The learner and public view of the latest published version (outline) with its open runs"
-    }).setPath(CoursePath).addSuccess(Course).addError(wire(NotFound)).addError(wire(Forbidden))
+    }).setPath(CoursePath).addSuccess(Course).addError(recordErrors)
   )
   .add(
     operation("PATCH", "learning.courses.update", `${base}/courses/:course`, {
@@ -92,11 +97,9 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CourseUpdate)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("GET", "learning.courses.author_list", `${base}/author/courses`, { scopes: read, summary: "Courses the caller is staff of, most recently changed first" })
@@ -108,7 +111,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
     operation("GET", "learning.courses.author_get", `${base}/author/courses/:course`, {
       scopes: read,
       summary: "The draft tree, its validation summary and its difference to the latest version (course staff)"
-    }).middleware(Authentication).setPath(CoursePath).addSuccess(CourseAuthor).addError(wire(NotFound)).addError(wire(Forbidden))
+    }).middleware(Authentication).setPath(CoursePath).addSuccess(CourseAuthor).addError(recordErrors)
   )
   .add(
     operation("POST", "learning.courses.archive", `${base}/courses/:course/archive`, {
@@ -120,11 +123,9 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CourseArchive)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.courses.bundle", `${base}/courses/:course/bundle`, {
@@ -135,12 +136,10 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CourseBundle)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
       .addError(wire(NotEligible))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.courses.copy", `${base}/courses/:course/copy`, { scopes: write, summary: "Deep copy of the draft into a new course of the caller" })
@@ -148,8 +147,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CourseCopy)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .add(
@@ -160,7 +158,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .middleware(Authentication)
       .setPayload(FromPublication)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound)).addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(InvalidState))
       .addError(wire(RequestConflict))
   )
@@ -173,7 +171,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CoursePreviewInput)
       .addSuccess(CoursePreview)
-      .addError(wire(NotFound)).addError(wire(Forbidden))
+      .addError(recordErrors)
   )
   .add(
     operation("POST", "learning.courses.publish", `${base}/courses/:course/publish`, {
@@ -185,18 +183,16 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setPayload(CoursePublish)
       .addSuccess(CourseVersion)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
       .addError(wire(CourseInvalid))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.courses.validate", `${base}/courses/:course/validate`, {
       scopes: read,
       summary: "The draft's issues {severity, nodeKey, code, message}; errors block publishing; no side effects"
-    }).middleware(Authentication).setPath(CoursePath).addSuccess(Validation).addError(wire(NotFound)).addError(wire(Forbidden))
+    }).middleware(Authentication).setPath(CoursePath).addSuccess(Validation).addError(recordErrors)
   )
   .add(
     operation("GET", "learning.versions.list", `${base}/courses/:course/versions`, { scopes: read, summary: "Published versions, newest first (course staff)" })
@@ -204,7 +200,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .setPath(CoursePath)
       .setUrlParams(PageQuery)
       .addSuccess(CourseVersionPage)
-      .addError(wire(NotFound)).addError(wire(Forbidden))
+      .addError(recordErrors)
   )
   .annotate(OpenApi.Description, "Learning: courses, their draft trees and published versions")
 
@@ -215,15 +211,14 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(CoursePath)
       .setPayload(RunCreate)
       .addSuccess(Run)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(InvalidState))
       .addError(wire(RequestConflict))
   )
   .add(
     operation("GET", "learning.runs.list", `${base}/courses/:course/runs`, {
       summary: "Runs of a course: everyone sees scheduled and running ones, learners also theirs, staff all"
-    }).setPath(CoursePath).setUrlParams(RunListQuery).addSuccess(RunPage).addError(wire(NotFound)).addError(wire(Forbidden))
+    }).setPath(CoursePath).setUrlParams(RunListQuery).addSuccess(RunPage).addError(recordErrors)
   )
   .add(
     operation("PATCH", "learning.runs.update", `${base}/runs/:run`, {
@@ -234,11 +229,9 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(RunPath)
       .setPayload(RunUpdate)
       .addSuccess(Run)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.runs.archive", `${base}/runs/:run/archive`, { scopes: write, approval: true, summary: "A finished or cancelled run becomes read-only" })
@@ -246,11 +239,9 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(RunPath)
       .setPayload(RunCommand)
       .addSuccess(Run)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.runs.cancel", `${base}/runs/:run/cancel`, {
@@ -262,11 +253,9 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(RunPath)
       .setPayload(RunCancel)
       .addSuccess(Run)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("POST", "learning.runs.finish", `${base}/runs/:run/finish`, {
@@ -278,16 +267,14 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(RunPath)
       .setPayload(RunCommand)
       .addSuccess(Run)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("GET", "learning.admissions.preview", `${base}/runs/:run/admission-preview`, {
       summary: "What enrolling would do for the caller now: mode, eligibility and reasons, seats left; no side effects"
-    }).setPath(RunPath).addSuccess(AdmissionPreview).addError(wire(NotFound)).addError(wire(Forbidden))
+    }).setPath(RunPath).addSuccess(AdmissionPreview).addError(recordErrors)
   )
   .add(
     operation("POST", "learning.schedule.preview", `${base}/runs/:run/schedule-preview`, {
@@ -298,8 +285,7 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(RunPath)
       .setPayload(SchedulePreviewInput)
       .addSuccess(Plan)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .add(
@@ -312,8 +298,7 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .setPath(Schema.Struct({ preview: Schema.UUID }))
       .setPayload(ScheduleApplyInput)
       .addSuccess(ScheduleApplied)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(InvalidState))
       .addError(wire(PlanStale))
       .addError(wire(PlanExpired))
@@ -332,8 +317,7 @@ export const LearningLibraryApi = HttpApiGroup.make("learning_library", { topLev
       .setPath(CoursePath)
       .setUrlParams(AuditQuery)
       .addSuccess(AuditEventPage)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
   )
   .add(
     operation("GET", "learning.library.list", `${base}/library`, { scopes: read, summary: "The caller's library items, newest first" })
@@ -347,8 +331,7 @@ export const LearningLibraryApi = HttpApiGroup.make("learning_library", { topLev
       .setPath(CoursePath)
       .setPayload(LibrarySave)
       .addSuccess(LibraryItem)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .add(
@@ -360,11 +343,9 @@ export const LearningLibraryApi = HttpApiGroup.make("learning_library", { topLev
       .setPath(Schema.Struct({ course: Schema.UUID, item: Schema.UUID }))
       .setPayload(LibraryInsert)
       .addSuccess(CourseAuthor)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
+      .addError(changeErrors)
       .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Learning: the library of saved subtrees and the audit log")
 
@@ -389,8 +370,7 @@ export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: tr
       .setPath(CoursePath)
       .setPayload(CourseExportInput)
       .addSuccess(Job)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .add(
@@ -402,8 +382,7 @@ export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: tr
       .setPath(Schema.Struct({ enrollment: Schema.UUID }))
       .setPayload(EnrollmentExportInput)
       .addSuccess(Job)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .add(
@@ -422,8 +401,7 @@ export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: tr
       .setPath(CoursePath)
       .setUrlParams(AnalyticsQuery)
       .addSuccess(Analytics)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
   )
   .add(
     operation("POST", "learning.analytics.export", `${base}/courses/:course/analytics/export`, {
@@ -435,8 +413,7 @@ export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: tr
       .setPath(CoursePath)
       .setPayload(AnalyticsExportInput)
       .addSuccess(Job)
-      .addError(wire(NotFound))
-      .addError(wire(Forbidden))
+      .addError(recordErrors)
       .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Learning: exports, imports and analytics (async jobs)")

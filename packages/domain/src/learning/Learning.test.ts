@@ -574,3 +574,22 @@ describe("learning jobs: exports, imports, analytics", () => {
     expect(data.enrollment.status).toBe("active")
   })
 })
+
+describe("learning in the OpenAPI document", () => {
+  it("lists the learning error codes on the operations that use them, and the learning scopes", async () => {
+    const { openApiDocument } = await import("../api/BirzhaApi.js")
+    const doc = JSON.parse(JSON.stringify(openApiDocument())) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; "x-scopes": Array<string>; "x-approval": boolean }>>
+      "x-scopes": Array<string>
+    }
+    const codes = (path: string, method: string, status: string) => JSON.stringify(doc.paths[`/api/v1/learning${path}`]![method]!.responses[status] ?? {})
+    expect(codes("/schedule-previews/{preview}/apply", "post", "409")).toContain("PlanStaleError")
+    expect(codes("/schedule-previews/{preview}/apply", "post", "409")).toContain("GradeFrozenError")
+    expect(codes("/schedule-previews/{preview}/apply", "post", "410")).toContain("PlanExpiredError")
+    expect(codes("/courses/{course}/publish", "post", "409")).toContain("CourseInvalidError")
+    expect(codes("/courses/{course}/bundle", "post", "409")).toContain("NotEligibleError")
+    expect(codes("/courses/{course}", "patch", "409")).not.toContain("PlanStaleError")
+    expect(doc.paths["/api/v1/learning/courses/{course}/publish"]!["post"]!["x-approval"]).toBe(true)
+    expect(doc["x-scopes"]).toEqual(expect.arrayContaining(["learning:read", "learning:write", "learning:study", "learning:teach", "learning:analytics"]))
+  })
+})
