@@ -43,3 +43,5 @@ export { fanOutAutomations, runDueExecutions } from "./automations/AutomationWor
 export { cleanAutomationHistory } from "./automations/AutomationRepository.js"
 export { advanceRuns } from "./learning/Runs.js"
 export { runLearningJobs } from "./learning/Jobs.js"
+export { assignStaff } from "./learning/Staff.js"
+export { LearningOperations } from "./learning/LearningOperations.js"

@@ -1,5 +1,3 @@
-export { advanceRuns, runTransitions } from "./Runs.js"
-export { assignStaff } from "./Staff.js"
-export { LearningOperations } from "./LearningOperations.js"
+// The package root is what `@birzha/client` reads: the learning error classes only. Server-side
+// services (run clock, jobs, staff assignments) are exported from `server.ts`.
 export * from "./LearningErrors.js"
-export { runLearningJobs } from "./Jobs.js"
