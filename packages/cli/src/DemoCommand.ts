@@ -54,7 +54,7 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
       `Demo data: ${outcome.profiles} public profiles, ${outcome.pictures} pictures, ${total} approved publications ` +
         `(${publicationKinds.map((kind) => `${kind} ${outcome.publications[kind]}`).join(", ")}), ` +
         `${outcome.relations.relations} responses, offers, deals and job contacts, ${outcome.relations.threads} threads with ` +
-        `${outcome.relations.messages} messages in ${seconds} s.`
+        `${outcome.relations.messages} messages, ${outcome.learning.courses} published courses with ${outcome.learning.runs} runs in ${seconds} s.`
     )
   })
 

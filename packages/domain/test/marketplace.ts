@@ -8,6 +8,7 @@ import { ServerSecret } from "../src/auth/ServerSecret.js"
 import { actorForSession, createSession } from "../src/auth/Sessions.js"
 import { SignInConfig } from "../src/auth/SignInSettings.js"
 import { Mailer } from "../src/mail/Mailer.js"
+import { EncodedJson } from "../src/operations/Implementation.js"
 import { type Answer, Operations, type RawInput } from "../src/operations/Operations.js"
 import { PublicOrigin } from "../src/operations/PublicOrigin.js"
 import { Readiness } from "../src/operations/Readiness.js"
@@ -85,5 +86,7 @@ export const openMarketplace = async (label: string): Promise<Marketplace> => {
   }
 }
 
-export const bodyOf = <A = Record<string, unknown>>(answer: Answer): A => answer.body as A
+/** The answer's body; one already encoded as JSON text (a public read's) parsed, as a client sees it. */
+export const bodyOf = <A = Record<string, unknown>>(answer: Answer): A =>
+  (answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body) as A
 export const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } } | undefined)?.error?.code

@@ -4,6 +4,7 @@ import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive
 import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
+import { makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
@@ -36,6 +37,10 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeDealsJob({ ready: migrated }),
       // Sealed reviews whose 14-day window closed are revealed.
       yield* makeReviewsJob({ ready: migrated }),
+      // Learning runs start at startsAt and finish 7 days after endsAt.
+      yield* makeLearningRunsJob({ ready: migrated }),
+      // Learning exports, imports and analytics exports.
+      yield* makeLearningJobsJob({ ready: migrated }),
       // Automation rules: events fanned out into executions, executions run through the registry.
       ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]

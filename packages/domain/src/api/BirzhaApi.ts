@@ -9,6 +9,7 @@ import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
+import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
@@ -117,6 +118,10 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(MarketplaceModerationApi)
   .add(AutomationsApi)
   .add(NotificationsApi)
+  .add(LearningCoursesApi)
+  .add(LearningRunsApi)
+  .add(LearningLibraryApi)
+  .add(LearningJobsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

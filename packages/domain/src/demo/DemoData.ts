@@ -34,6 +34,7 @@ import {
   surnames,
   type TaskCategory as Category
 } from "./DemoVocabulary.js"
+import { type DemoLearningCounts, removeDemoLearning, seedDemoLearning } from "./DemoLearning.js"
 import { type DemoRelationCounts, removeDemoRelations, seedDemoRelations } from "./DemoRelations.js"
 
 /**
@@ -72,6 +73,8 @@ export interface DemoSummary {
   readonly removed: DemoCounts
   /** Responses, offers, deals and job contacts in every state, threads and messages (`DemoRelations.ts`). */
   readonly relations: DemoRelationCounts
+  /** Published demo courses made from training publications, with their runs (`DemoLearning.ts`). */
+  readonly learning: DemoLearningCounts
 }
 
 export interface DemoCounts {
@@ -779,6 +782,8 @@ export const removeDemoData: Effect.Effect<DemoCounts, SqlError, SqlClient.SqlCl
     const doomed = `SELECT uuid FROM publications WHERE demo OR owner_profile_uuid IN (${demoProfiles})`
     // Relations, threads and messages of demo profiles first: they point at profiles and publications.
     yield* removeDemoRelations(demoEmailDomain)
+    // Courses point at publications and profiles.
+    yield* removeDemoLearning(demoProfiles)
     // Comments people left on demo publications go with them (answers and roots in one statement).
     yield* sql`DELETE FROM publication_comments WHERE publication_uuid IN (${sql.literal(doomed)})`
     yield* sql`DELETE FROM moderation_decisions WHERE publication_uuid IN (${sql.literal(doomed)})`
@@ -925,7 +930,8 @@ export const seedDemoData = (
         rows = following
       }
       const relations = yield* seedDemoRelations(seed, demoEmailDomain, now)
-      return { profiles: profiles.length, pictures: pictures.length, publications: counts, removed, relations }
+      const learning = yield* seedDemoLearning((name) => named(`${seed}/${name}`).uuid, now)
+      return { profiles: profiles.length, pictures: pictures.length, publications: counts, removed, relations, learning }
     }))
     // Fresh statistics for the planner now rather than when autovacuum gets to it: a bulk load
     // changes the tables' sizes by orders of magnitude.

@@ -7,6 +7,7 @@ import { CommentsOperations } from "../comments/CommentsOperations.js"
 import { EventsOperations } from "../events/EventsOperations.js"
 import { FilesOperations } from "../files/FilesOperations.js"
 import { KeysOperations } from "../keys/KeysOperations.js"
+import { LearningOperations } from "../learning/LearningOperations.js"
 import { AccountOperations } from "../profiles/AccountOperations.js"
 import { PublicationsOperations } from "../publications/PublicationsOperations.js"
 import { RelationsOperations } from "../relations/RelationsOperations.js"
@@ -30,7 +31,8 @@ export const serviceImplementations = [
   ...RelationsOperations,
   ...ReviewsAreaOperations,
   AutomationsOperations,
-  NotificationsOperations
+  NotificationsOperations,
+  ...LearningOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

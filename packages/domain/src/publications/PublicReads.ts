@@ -66,7 +66,7 @@ const searchTerms = (q: string | undefined): ReadonlyArray<string> => (q ?? "").
  * docs/decisions.md "Search"). The normalised term holds no LIKE wildcard: `%`, `_` and `\` are
  * separators.
  */
-const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
+export const matchingAll = (sql: SqlClient.SqlClient, column: string, q: string | undefined) =>
   searchTerms(q).map((term) =>
     sql`${sql.literal(column)} LIKE '%' || btrim(birzha_search_words(${term})) || '%' AND strpos(${sql.literal(column)}, birzha_search_words(${term})) <> 0`
   )

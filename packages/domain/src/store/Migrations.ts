@@ -16,6 +16,7 @@ import { reviewsFavoritesComplaints } from "./migrations/0014_reviews_favorites_
 import { automations } from "./migrations/0015_automations.js"
 import { wordSearch } from "./migrations/0016_word_search.js"
 import { pendingApprovals } from "./migrations/0017_pending_approvals.js"
+import { learning } from "./migrations/0018_learning.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -40,7 +41,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [14, "reviews_favorites_complaints", reviewsFavoritesComplaints],
   [15, "automations", automations],
   [16, "word_search", wordSearch],
-  [17, "pending_approvals", pendingApprovals]
+  [17, "pending_approvals", pendingApprovals],
+  [18, "learning", learning]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

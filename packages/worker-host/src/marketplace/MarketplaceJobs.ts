@@ -5,7 +5,7 @@ import { Duration, Effect } from "effect"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
 import type { WorkerJob } from "../WorkerLoop.js"
 
-interface JobOptions {
+export interface JobOptions {
   readonly every?: Duration.DurationInput
   readonly ready?: Effect.Effect<boolean> | undefined
 }
@@ -16,7 +16,7 @@ const batchSize = 100
  * A job that works off what is due in batches of 100 until a batch comes back short; `step` skips
  * rows another worker holds, so any number of workers may run it.
  */
-const drainingJob = (
+export const drainingJob = (
   job: {
     readonly name: string
     readonly what: string

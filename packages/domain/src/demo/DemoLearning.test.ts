@@ -1,0 +1,48 @@
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bodyOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { anonymous } from "../api/Authentication.js"
+import { PostgresBlobStore } from "../files/BlobStore.js"
+import { assignStaff } from "../learning/Staff.js"
+import { seedDemoData } from "./DemoData.js"
+
+let m: Marketplace
+beforeAll(async () => {
+  m = await openMarketplace("demo_learning")
+})
+afterAll(async () => {
+  await m?.close()
+})
+
+const seed = (reset = false) =>
+  m.runtime.runPromise(Effect.provide(seedDemoData({ publications: 120, seed: 3, profilesPerType: 4, reset }), PostgresBlobStore))
+
+describe("the demo learning data", () => {
+  it("publishes two Russian courses made from training publications, listed in the catalog, each with a scheduled and a running run; reset removes and refills them", async () => {
+    const summary = await seed()
+    expect(summary.learning).toEqual({ courses: 2, runs: 4 })
+    const catalog = bodyOf<{ items: Array<{ uuid: string; title: string; publicationUuid: string }> }>(await m.invoke("learning.courses.list", anonymous))
+    expect(catalog.items).toHaveLength(2)
+    for (const card of catalog.items) {
+      expect(card.title).toMatch(/[А-Яа-яЁё]/)
+      const [publication] = await m.sql<{ kind: string; demo: boolean }>("SELECT kind, demo FROM publications WHERE uuid = $1", card.publicationUuid)
+      expect(publication).toEqual({ kind: "training", demo: true })
+      const course = bodyOf<{ versionNumber: number; outline: Array<{ title: string }>; runs: Array<{ status: string; versionNumber: number }> }>(
+        await m.invoke("learning.courses.get", anonymous, { path: { course: card.uuid } })
+      )
+      expect(course.versionNumber).toBe(1)
+      expect(course.outline.every((node) => /[А-Яа-яЁё]/.test(node.title))).toBe(true)
+      expect(course.runs.map((run) => run.status).sort()).toEqual(["running", "scheduled"])
+    }
+    // An audited change to a demo course does not stop the reset.
+    const [owner] = await m.sql<{ owner: string }>("SELECT owner_profile_uuid AS owner FROM learning_courses LIMIT 1")
+    const [other] = await m.sql<{ uuid: string }>("SELECT uuid FROM profiles WHERE uuid <> $1 LIMIT 1", owner!.owner)
+    await m.runtime.runPromise(assignStaff({ courseUuid: catalog.items[0]!.uuid, profileUuid: other!.uuid, role: "analyst", byProfileUuid: owner!.owner }))
+    const again = await seed(true)
+    expect(again.learning).toEqual({ courses: 2, runs: 4 })
+    const [counts] = await m.sql<{ courses: number; audit: number }>(
+      "SELECT (SELECT count(*)::int FROM learning_courses) AS courses, (SELECT count(*)::int FROM learning_audit_events) AS audit"
+    )
+    expect(counts).toEqual({ courses: 2, audit: 0 })
+  })
+})

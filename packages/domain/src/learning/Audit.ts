@@ -1,0 +1,100 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { InvalidRequest } from "../api/ApiError.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
+
+/**
+ * The append-only audit log (LEARNING §5.10): written by the changing transaction itself, never
+ * updated or deleted (a trigger refuses both). Score, date, roster, staff, ownership, schedule and
+ * checker-control changes write one row each; so do publish and archive of a course.
+ */
+export interface AuditEntry {
+  readonly courseUuid: string
+  readonly actorProfileUuid: string | null
+  readonly action: string
+  readonly subjectKind: string
+  readonly subjectUuid: string
+  readonly enrollmentUuid?: string | undefined
+  readonly before?: unknown
+  readonly after?: unknown
+  readonly reason?: string | undefined
+  readonly requestUuid?: string | undefined
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
+
+export const appendAudit = (entry: AuditEntry): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`INSERT INTO learning_audit_events
+      (course_uuid, actor_profile_uuid, action, subject_kind, subject_uuid, enrollment_uuid, before, after, reason, request_uuid)
+      VALUES (${entry.courseUuid}, ${entry.actorProfileUuid}, ${entry.action}, ${entry.subjectKind}, ${entry.subjectUuid},
+        ${entry.enrollmentUuid ?? null}, ${json(entry.before)}::jsonb, ${json(entry.after)}::jsonb, ${entry.reason ?? ""},
+        ${entry.requestUuid ?? null})`.pipe(Effect.asVoid))
+
+interface AuditRow {
+  readonly uuid: string
+  readonly course_uuid: string
+  readonly actor_profile_uuid: string | null
+  readonly action: string
+  readonly subject_kind: string
+  readonly subject_uuid: string
+  readonly enrollment_uuid: string | null
+  readonly before: unknown
+  readonly after: unknown
+  readonly reason: string
+  readonly request_uuid: string | null
+  readonly created_at: Date
+  readonly position: string
+}
+
+export interface AuditFilter {
+  readonly action?: string | undefined
+  readonly actorUuid?: string | undefined
+  readonly enrollmentUuid?: string | undefined
+  readonly from?: Date | undefined
+  readonly to?: Date | undefined
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/** A course's audit events, newest first, filtered; keyset pages. */
+export const listAudit = (courseUuid: string, filter: AuditFilter): Effect.Effect<
+  { readonly items: ReadonlyArray<ReturnType<typeof auditView>>; readonly nextCursor?: string },
+  SqlError | InvalidRequest,
+  SqlClient.SqlClient
+> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const position = yield* decodeCursor(filter.cursor)
+    const limit = filter.limit ?? 20
+    const conditions = [
+      sql`course_uuid = ${courseUuid}`,
+      ...(filter.action !== undefined ? [sql`action = ${filter.action}`] : []),
+      ...(filter.actorUuid !== undefined ? [sql`actor_profile_uuid = ${filter.actorUuid}`] : []),
+      ...(filter.enrollmentUuid !== undefined ? [sql`enrollment_uuid = ${filter.enrollmentUuid}`] : []),
+      ...(filter.from !== undefined ? [sql`created_at >= ${filter.from}`] : []),
+      ...(filter.to !== undefined ? [sql`created_at < ${filter.to}`] : []),
+      ...(position._tag === "Some" ? [sql`(created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
+    ]
+    const rows = yield* sql<AuditRow>`SELECT uuid, course_uuid, actor_profile_uuid, action, subject_kind, subject_uuid, enrollment_uuid,
+        before, after, reason, request_uuid, created_at, created_at::text AS position
+      FROM learning_audit_events WHERE ${sql.and(conditions)}
+      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), auditView)
+  })
+
+const auditView = (row: AuditRow) => ({
+  uuid: row.uuid,
+  courseUuid: row.course_uuid,
+  ...(row.actor_profile_uuid !== null ? { actorProfileUuid: row.actor_profile_uuid } : {}),
+  action: row.action,
+  subjectKind: row.subject_kind,
+  subjectUuid: row.subject_uuid,
+  ...(row.enrollment_uuid !== null ? { enrollmentUuid: row.enrollment_uuid } : {}),
+  ...(row.before !== null ? { before: row.before } : {}),
+  ...(row.after !== null ? { after: row.after } : {}),
+  reason: row.reason,
+  ...(row.request_uuid !== null ? { requestUuid: row.request_uuid } : {}),
+  createdAt: row.created_at
+})

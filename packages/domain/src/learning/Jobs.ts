@@ -1,0 +1,352 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { createHash, createHmac } from "node:crypto"
+import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+import { BlobStore } from "../files/BlobStore.js"
+import { courseFor, createOwned, once } from "./Courses.js"
+import { loadCourse } from "./CourseRepository.js"
+import {
+  BundleMember,
+  CompletionPolicy,
+  CourseKind,
+  CourseNodes,
+  Job,
+  maxNodes,
+  Metadata,
+  packageFormat,
+  Visibility
+} from "./Model.js"
+import { holdsAtom, standingOn } from "./Permissions.js"
+import { treeProblem } from "./Tree.js"
+
+/**
+ * One job mechanism for exports, imports and analytics exports (LEARNING §2.1 #27, issue 16 point
+ * 6): an operation queues a job in its transaction; the worker claims due jobs with
+ * `FOR UPDATE SKIP LOCKED` and a lease (a running job whose lease lapsed — its worker crashed — is
+ * claimed again, so jobs resume), does the work, and finishes it once (`running → done/failed`
+ * guarded). Results are ready JSON or CSV files of the requester, kept 7 days.
+ */
+
+interface JobRow {
+  readonly uuid: string
+  readonly kind: Job["kind"]
+  readonly requester_profile_uuid: string
+  readonly course_uuid: string | null
+  readonly enrollment_uuid: string | null
+  readonly input: Record<string, unknown>
+  readonly status: Job["status"]
+  readonly file_uuid: string | null
+  readonly result_course_uuid: string | null
+  readonly issues: ReadonlyArray<{ readonly code: string; readonly message: string }>
+  readonly created_at: Date
+  readonly finished_at: Date | null
+  readonly expires_at: Date | null
+}
+
+const columns = `uuid, kind, requester_profile_uuid, course_uuid, enrollment_uuid, input, status, file_uuid, result_course_uuid, issues,
+  created_at, finished_at, expires_at`
+
+/** How long a result file is kept, and how long a claimed job may run before another worker takes it over. */
+export const jobFileDays = 7
+export const jobLeaseSeconds = 300
+/** Cells of fewer learners than this (and more than none) are suppressed in analytics. */
+export const minCell = 5
+
+const jobView = (row: JobRow): Job => ({
+  uuid: row.uuid,
+  kind: row.kind,
+  status: row.status,
+  ...(row.course_uuid !== null ? { courseUuid: row.course_uuid } : {}),
+  ...(row.enrollment_uuid !== null ? { enrollmentUuid: row.enrollment_uuid } : {}),
+  ...(row.file_uuid !== null ? { fileUuid: row.file_uuid } : {}),
+  ...(row.result_course_uuid !== null ? { resultCourseUuid: row.result_course_uuid } : {}),
+  issues: row.issues,
+  createdAt: row.created_at,
+  ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
+  ...(row.expires_at !== null ? { expiresAt: row.expires_at } : {})
+})
+
+const enqueue = (actor: Actor, kind: Job["kind"], target: { readonly courseUuid?: string; readonly enrollmentUuid?: string }, input: unknown) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<JobRow>`INSERT INTO learning_jobs (uuid, kind, requester_profile_uuid, course_uuid, enrollment_uuid, input)
+      VALUES (${crypto.randomUUID()}, ${kind}, ${actor.profileUuid}, ${target.courseUuid ?? null}, ${target.enrollmentUuid ?? null},
+        ${JSON.stringify(input)}::jsonb)
+      RETURNING ${sql.literal(columns)}`
+    return jobView(row!)
+  })
+
+// ---- operations -------------------------------------------------------------------------------
+
+export const requestCourseExport = (
+  actor: Actor,
+  courseUuid: string,
+  input: { readonly requestUuid: string; readonly versions?: ReadonlyArray<number> | undefined; readonly includeCheckers: boolean }
+) =>
+  once(actor, "learning.exports.course", input, Job, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* courseFor(actor, "learning.exports.course", courseUuid, { lock: false })
+    if (input.versions !== undefined && input.versions.length > 0) {
+      const found = yield* sql<{ number: number }>`SELECT number FROM learning_course_versions
+        WHERE course_uuid = ${courseUuid} AND number IN ${sql.in([...input.versions])}`
+      const missing = input.versions.find((number) => !found.some((row) => row.number === number))
+      if (missing !== undefined) return yield* new InvalidRequest({ message: `versions: the course has no version ${missing}` })
+    }
+    return yield* enqueue(actor, "export_course", { courseUuid }, input)
+  }))
+
+/** The learner's own data, or a staff member's with `pii_read` in the run's scope. */
+export const requestEnrollmentExport = (actor: Actor, enrollmentUuid: string, input: { readonly requestUuid: string; readonly format: "json" }) =>
+  once(actor, "learning.exports.enrollment", input, Job, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [enrollment] = yield* sql<{ course_uuid: string; run_uuid: string; profile_uuid: string }>`
+      SELECT course_uuid, run_uuid, profile_uuid FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`
+    if (enrollment === undefined) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid}` })
+    if (enrollment.profile_uuid !== actor.profileUuid) {
+      const standing = yield* standingOn(actor, enrollment.course_uuid)
+      if (standing.assignments.length === 0) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid}` })
+      if (!holdsAtom(standing.assignments, "pii_read", { runUuid: enrollment.run_uuid })) {
+        return yield* new Forbidden({ message: "Exporting a learner's data needs the pii_read permission" })
+      }
+    }
+    return yield* enqueue(actor, "export_enrollment", { courseUuid: enrollment.course_uuid, enrollmentUuid }, input)
+  }))
+
+/** Imports a `birzha-course/1` package the caller uploaded (a ready JSON file of theirs) as a new draft. */
+export const requestImport = (actor: Actor, input: { readonly requestUuid: string; readonly fileUuid: string; readonly format: typeof packageFormat }) =>
+  once(actor, "learning.courses.import", input, Job, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const file = yield* sql`SELECT 1 FROM files WHERE uuid = ${input.fileUuid} AND profile_uuid = ${actor.profileUuid}
+      AND status = 'ready' AND mime_type = 'application/json'`
+    if (file.length === 0) return yield* new NotFound({ message: `No ready JSON file ${input.fileUuid} of the acting profile` })
+    return yield* enqueue(actor, "import", {}, input)
+  }))
+
+export const getJob = (actor: Actor, uuid: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<JobRow>`SELECT ${sql.literal(columns)} FROM learning_jobs WHERE uuid = ${uuid} AND requester_profile_uuid = ${actor.profileUuid}`
+    return row === undefined ? yield* new NotFound({ message: `No export or import ${uuid} of the acting profile` }) : jobView(row)
+  })
+
+const cell = (count: number) => (count > 0 && count < minCell ? { suppressed: true } : { count, suppressed: false })
+
+/** Funnel, steps, scores and grader load of a course (or one run); cells of 1 to 4 learners suppressed. */
+export const courseAnalytics = (
+  actor: Actor,
+  courseUuid: string,
+  query: { readonly runUuid?: string | undefined; readonly groupUuid?: string | undefined; readonly from?: Date | undefined; readonly to?: Date | undefined }
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* courseFor(actor, "learning.analytics.get", courseUuid, { lock: false, ...(query.runUuid !== undefined ? { runUuid: query.runUuid } : {}) })
+    // Groups arrive with issue 3 of learning: none exists yet.
+    if (query.groupUuid !== undefined) return yield* new NotFound({ message: `No group ${query.groupUuid} in this course` })
+    const [counts] = yield* sql<{ enrolled: number; active: number; completed: number; withdrawn: number }>`SELECT
+        count(*) FILTER (WHERE status NOT IN ('invited', 'requested', 'waitlisted', 'offered', 'declined', 'expired', 'rejected'))::int AS enrolled,
+        count(*) FILTER (WHERE status IN ('active', 'paused', 'withdrawal_requested'))::int AS active,
+        count(*) FILTER (WHERE status = 'completed')::int AS completed,
+        count(*) FILTER (WHERE status = 'withdrawn')::int AS withdrawn
+      FROM learning_enrollments WHERE course_uuid = ${courseUuid}
+        ${query.runUuid !== undefined ? sql`AND run_uuid = ${query.runUuid}` : sql``}
+        ${query.from !== undefined ? sql`AND created_at >= ${query.from}` : sql``}
+        ${query.to !== undefined ? sql`AND created_at < ${query.to}` : sql``}`
+    return {
+      courseUuid,
+      ...(query.runUuid !== undefined ? { runUuid: query.runUuid } : {}),
+      minCell,
+      funnel: {
+        enrolled: cell(counts?.enrolled ?? 0),
+        active: cell(counts?.active ?? 0),
+        completed: cell(counts?.completed ?? 0),
+        withdrawn: cell(counts?.withdrawn ?? 0)
+      },
+      steps: [],
+      scores: [],
+      graderLoad: []
+    }
+  })
+
+/** A CSV per learner; pseudonymized unless the requester holds `pii_read` and asks for names. */
+export const requestAnalyticsExport = (
+  actor: Actor,
+  courseUuid: string,
+  input: { readonly requestUuid: string; readonly runUuid?: string | undefined; readonly kind: "grades" | "progress" | "activity"; readonly pseudonymize: boolean }
+) =>
+  once(actor, "learning.analytics.export", input, Job, Effect.gen(function*() {
+    yield* courseFor(actor, "learning.analytics.export", courseUuid, { lock: false, ...(input.runUuid !== undefined ? { runUuid: input.runUuid } : {}) })
+    const standing = yield* standingOn(actor, courseUuid)
+    const names = !input.pseudonymize && holdsAtom(standing.assignments, "pii_read", { runUuid: input.runUuid })
+    return yield* enqueue(actor, "analytics_export", { courseUuid }, { ...input, names })
+  }))
+
+// ---- the worker -------------------------------------------------------------------------------
+
+/** The package of `birzha-course/1` as an import reads it (unknown fields of the course are refused). */
+const PackageCourse = Schema.Struct({
+  title: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(160)),
+  summary: Schema.String.pipe(Schema.maxLength(2000)),
+  kind: CourseKind,
+  visibility: Visibility,
+  nodes: CourseNodes,
+  members: Schema.Array(BundleMember).pipe(Schema.maxItems(20)),
+  completionPolicy: CompletionPolicy,
+  freezeAfterDays: Schema.Int.pipe(Schema.between(0, 3650)),
+  metadata: Metadata
+}).annotations({ parseOptions: { onExcessProperty: "error" } })
+const Package = Schema.Struct({ format: Schema.Literal(packageFormat), course: PackageCourse, versions: Schema.Array(Schema.Unknown) })
+const decodePackage = Schema.decodeUnknownEither(Package)
+
+class JobFailure {
+  constructor(readonly code: string, readonly message: string) {}
+}
+
+/** A ready file of the requester, written by the worker (same storage and download path as uploads). */
+const writeFile = (profileUuid: string, name: string, mimeType: "application/json" | "text/csv", text: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const blobs = yield* BlobStore
+    const bytes = new TextEncoder().encode(text)
+    const uuid = crypto.randomUUID()
+    yield* sql`INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at, sha256,
+        uploaded_at, ready_at)
+      VALUES (${uuid}, ${profileUuid}, 'publication_file', ${name}, ${mimeType}, ${Math.max(1, bytes.length)}, 'ready', '', now(),
+        ${createHash("sha256").update(bytes).digest("hex")}, now(), now())`
+    yield* blobs.put(uuid, bytes)
+    return uuid
+  })
+
+const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, "\"\"")}"` : value)
+
+/** A stable pseudonym of a learner within one course (the same learner reads the same in every export). */
+export const pseudonym = (courseUuid: string, profileUuid: string) => `learner-${createHmac("sha256", courseUuid).update(profileUuid).digest("hex").slice(0, 10)}`
+
+const work = (job: JobRow) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    switch (job.kind) {
+      case "export_course": {
+        const course = yield* loadCourse(job.course_uuid!, { lock: false }).pipe(Effect.catchTag("NotFound", () => Effect.fail(new JobFailure("not_found", "The course is gone"))))
+        const wanted = (job.input["versions"] as ReadonlyArray<number> | undefined) ?? []
+        const versions = yield* sql<{ number: number; title: string; summary: string; nodes: unknown; members: unknown; changelog: string; published_at: Date }>`
+          SELECT number, title, summary, nodes, members, changelog, published_at FROM learning_course_versions
+          WHERE course_uuid = ${course.uuid} ${wanted.length > 0 ? sql`AND number IN ${sql.in([...wanted])}` : sql``} ORDER BY number`
+        const pack = {
+          format: packageFormat,
+          course: {
+            title: course.title,
+            summary: course.summary,
+            kind: course.kind,
+            visibility: course.visibility,
+            nodes: course.nodes,
+            members: course.members,
+            completionPolicy: course.completion_policy,
+            freezeAfterDays: course.freeze_after_days,
+            metadata: course.metadata
+          },
+          versions: versions.map((v) => ({ number: v.number, title: v.title, summary: v.summary, nodes: v.nodes, members: v.members, changelog: v.changelog, publishedAt: v.published_at }))
+        }
+        return { fileUuid: yield* writeFile(job.requester_profile_uuid, `course-${course.uuid}.json`, "application/json", JSON.stringify(pack)) }
+      }
+      case "export_enrollment": {
+        const [data] = yield* sql<Record<string, unknown>>`SELECT e.uuid, e.status, e.started_at AS "startedAt", e.created_at AS "createdAt",
+            r.uuid AS "runUuid", r.title AS "runTitle", r.version_number AS "versionNumber", c.uuid AS "courseUuid", c.title AS "courseTitle"
+          FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN learning_courses c ON c.uuid = e.course_uuid
+          WHERE e.uuid = ${job.enrollment_uuid}`
+        if (data === undefined) return yield* Effect.fail(new JobFailure("not_found", "The enrollment is gone"))
+        const document = { format: "birzha-enrollment/1", enrollment: data, submissions: [], scores: [], reviews: [], completion: null }
+        return { fileUuid: yield* writeFile(job.requester_profile_uuid, `enrollment-${job.enrollment_uuid}.json`, "application/json", JSON.stringify(document)) }
+      }
+      case "import": {
+        const blobs = yield* BlobStore
+        const bytes = yield* blobs.get(String(job.input["fileUuid"]))
+        if (Option.isNone(bytes)) return yield* Effect.fail(new JobFailure("file_missing", "The uploaded file has no content"))
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(new TextDecoder().decode(bytes.value))
+        } catch {
+          return yield* Effect.fail(new JobFailure("invalid_json", "The file is not JSON"))
+        }
+        const decoded = decodePackage(parsed)
+        if (Either.isLeft(decoded)) {
+          const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+          return yield* Effect.fail(new JobFailure("invalid_package", `${issue?.path.join(".") ?? "package"}: ${issue?.message ?? "not a birzha-course/1 package"}`))
+        }
+        const course = decoded.right.course
+        const problem = course.nodes.length > maxNodes ? `course.nodes: at most ${maxNodes}` : treeProblem(course.nodes)
+        if (problem !== undefined) return yield* Effect.fail(new JobFailure("invalid_tree", `course.${problem}`))
+        const made = yield* createOwned(job.requester_profile_uuid, undefined, {
+          title: course.title,
+          summary: course.summary,
+          kind: course.kind,
+          nodes: course.nodes,
+          members: course.members,
+          completionPolicy: course.completionPolicy,
+          freezeAfterDays: course.freezeAfterDays,
+          metadata: course.metadata
+        })
+        return { resultCourseUuid: made.uuid }
+      }
+      case "analytics_export": {
+        const runUuid = job.input["runUuid"] as string | undefined
+        const names = job.input["names"] === true
+        const rows = yield* sql<{ profile_uuid: string; name: string; status: string; run_title: string; started_at: Date | null; updated_at: Date }>`
+          SELECT e.profile_uuid, p.name, e.status, r.title AS run_title, e.started_at, e.updated_at
+          FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN profiles p ON p.uuid = e.profile_uuid
+          WHERE e.course_uuid = ${job.course_uuid} ${runUuid !== undefined ? sql`AND e.run_uuid = ${runUuid}` : sql``}
+          ORDER BY e.created_at, e.uuid`
+        const kind = String(job.input["kind"])
+        const header = kind === "grades" ? ["learner", "run", "status", "score"] : kind === "progress" ? ["learner", "run", "status", "started_at"] : ["learner", "run", "status", "last_activity"]
+        const lines = rows.map((row) => {
+          const learner = names ? row.name : pseudonym(job.course_uuid!, row.profile_uuid)
+          const last = kind === "grades" ? "" : kind === "progress" ? row.started_at?.toISOString() ?? "" : row.updated_at.toISOString()
+          return [learner, row.run_title, row.status, last].map(csvCell).join(",")
+        })
+        const text = [header.join(","), ...lines].join("\n") + "\n"
+        return { fileUuid: yield* writeFile(job.requester_profile_uuid, `analytics-${kind}-${job.course_uuid}.csv`, "text/csv", text) }
+      }
+    }
+  })
+
+/**
+ * One pass of the job worker: claims up to `limit` due jobs (queued, or running with a lapsed
+ * lease) with `SKIP LOCKED`, then runs each in its own transaction and finishes it once. Returns
+ * how many jobs it finished.
+ */
+export const runLearningJobs = (limit = 10): Effect.Effect<number, SqlError, SqlClient.SqlClient | BlobStore> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const claimed = yield* sql.withTransaction(sql<JobRow & { attempts: number }>`UPDATE learning_jobs SET status = 'running', attempts = attempts + 1,
+        lease_until = now() + make_interval(secs => ${jobLeaseSeconds}), updated_at = now()
+      WHERE uuid IN (SELECT uuid FROM learning_jobs
+        WHERE status = 'queued' OR (status = 'running' AND lease_until < now())
+        ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING ${sql.literal(columns)}, attempts`)
+    let finished = 0
+    for (const job of claimed) {
+      const outcome = yield* sql.withTransaction(Effect.gen(function*() {
+        const result = yield* work(job)
+        // Applied once: only the claim that still holds the job finishes it.
+        const done = yield* sql`UPDATE learning_jobs SET status = 'done', file_uuid = ${"fileUuid" in result ? result.fileUuid : null},
+            result_course_uuid = ${"resultCourseUuid" in result ? result.resultCourseUuid : null}, finished_at = now(), updated_at = now(),
+            expires_at = now() + make_interval(days => ${jobFileDays}), lease_until = NULL
+          WHERE uuid = ${job.uuid} AND status = 'running' AND attempts = ${job.attempts} RETURNING uuid`
+        if (done.length === 0) return yield* Effect.fail(new JobFailure("superseded", "another worker took the job over"))
+        return true
+      })).pipe(Effect.either)
+      if (Either.isRight(outcome)) {
+        finished++
+        continue
+      }
+      const failure = outcome.left
+      if (failure instanceof JobFailure && failure.code === "superseded") continue
+      const issue = failure instanceof JobFailure ? { code: failure.code, message: failure.message } : { code: "internal", message: "The job failed" }
+      if (!(failure instanceof JobFailure)) yield* Effect.logWarning("a learning job failed", failure)
+      yield* sql`UPDATE learning_jobs SET status = 'failed', issues = ${JSON.stringify([issue])}::jsonb, finished_at = now(), updated_at = now(),
+          lease_until = NULL WHERE uuid = ${job.uuid} AND status = 'running' AND attempts = ${job.attempts}`
+      finished++
+    }
+    return finished
+  })

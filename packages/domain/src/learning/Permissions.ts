@@ -1,0 +1,210 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { Forbidden, NotFound } from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+
+/**
+ * The learning permission model (LEARNING §3) as data: roles, the atoms each role holds by
+ * default, and what every learning operation requires. `authorizeCourse` is the one place that
+ * answers "may this caller do this to this course or run": 404 when the caller has no role on the
+ * course and the course is not public to them, 403 when they may know it but lack the right.
+ */
+
+export const staffRoles = ["owner", "instructor", "reviewer", "assistant", "analyst"] as const
+export type StaffRole = typeof staffRoles[number]
+
+export const atoms = [
+  "content_edit",
+  "content_publish",
+  "checkers_manage",
+  "runs_manage",
+  "roster_manage",
+  "dates_grant",
+  "review",
+  "appeals_resolve",
+  "grades_release",
+  "grades_adjust",
+  "community_staff",
+  "analytics_read",
+  "audit_read",
+  "pii_read",
+  "staff_manage",
+  "ownership"
+] as const
+export type Atom = typeof atoms[number]
+
+/** Atoms only the owner ever holds: `staff.permissions` can neither grant nor deny them. */
+export const ownerOnlyAtoms: ReadonlyArray<Atom> = ["staff_manage", "ownership"]
+
+/** §3's table: the atoms each role holds unless denied (the owner holds every atom, always). */
+export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
+  owner: atoms,
+  // Everything but staff and ownership.
+  instructor: atoms.filter((atom) => atom !== "staff_manage" && atom !== "ownership"),
+  reviewer: ["review", "appeals_resolve", "grades_release", "community_staff"],
+  assistant: ["roster_manage", "dates_grant", "community_staff"],
+  analyst: ["analytics_read", "audit_read"]
+}
+
+/**
+ * What an operation requires of the caller on the course it names:
+ * - `public`: anyone the course is visible to (published or archived, listed or unlisted), its staff and learners;
+ * - `staff`: any active staff assignment on the course (author reads);
+ * - `owner`: the owner only;
+ * - an atom: a staff assignment holding it (in scope of the run when the operation names one).
+ * A caller with no role on a course that is not public to them gets 404 in every case.
+ */
+export type Requirement =
+  | { readonly kind: "public" }
+  | { readonly kind: "staff" }
+  | { readonly kind: "owner" }
+  | { readonly kind: "atom"; readonly atom: Atom }
+
+const atom = (name: Atom): Requirement => ({ kind: "atom", atom: name })
+
+/** Every L1 operation that acts on a course, and what it requires (LEARNING §4, column "who"). */
+export const requirements = {
+  "learning.courses.get": { kind: "public" },
+  "learning.courses.update": atom("content_edit"),
+  "learning.courses.author_get": { kind: "staff" },
+  "learning.courses.archive": { kind: "owner" },
+  "learning.courses.bundle": atom("content_edit"),
+  "learning.courses.copy": atom("content_edit"),
+  "learning.courses.preview": { kind: "staff" },
+  "learning.courses.publish": atom("content_publish"),
+  "learning.courses.validate": { kind: "staff" },
+  "learning.versions.list": { kind: "staff" },
+  "learning.runs.create": atom("runs_manage"),
+  "learning.runs.list": { kind: "public" },
+  "learning.runs.update": atom("runs_manage"),
+  "learning.runs.archive": atom("runs_manage"),
+  "learning.runs.cancel": { kind: "owner" },
+  "learning.runs.finish": atom("runs_manage"),
+  "learning.admissions.preview": { kind: "public" },
+  "learning.schedule.preview": atom("runs_manage"),
+  "learning.schedule.apply": atom("runs_manage"),
+  "learning.audit.list": atom("audit_read"),
+  "learning.library.save": atom("content_edit"),
+  "learning.library.insert": atom("content_edit"),
+  "learning.exports.course": atom("content_edit"),
+  "learning.analytics.get": atom("analytics_read"),
+  "learning.analytics.export": atom("analytics_read")
+} as const satisfies Readonly<Record<string, Requirement>>
+export type CourseOperation = keyof typeof requirements
+
+/** One active staff assignment, as the check reads it. */
+export interface Assignment {
+  readonly role: StaffRole
+  readonly runUuid: string | null
+  readonly groupUuid: string | null
+  readonly grants: ReadonlyArray<string>
+  readonly denies: ReadonlyArray<string>
+}
+
+/** The atoms an assignment holds: its role's, plus grants, minus denies; the owner's are fixed. */
+export const atomsOf = (assignment: Assignment): ReadonlySet<Atom> => {
+  if (assignment.role === "owner") return new Set(atoms)
+  const held = new Set<Atom>(roleAtoms[assignment.role])
+  for (const grant of assignment.grants) if (atoms.includes(grant as Atom) && !ownerOnlyAtoms.includes(grant as Atom)) held.add(grant as Atom)
+  for (const deny of assignment.denies) held.delete(deny as Atom)
+  return held
+}
+
+/**
+ * Whether assignments allow an atom for a target: a course-scoped assignment counts everywhere,
+ * a run-scoped one only for its run, a group-scoped one only for that group's records (none in L1).
+ */
+export const holdsAtom = (assignments: ReadonlyArray<Assignment>, wanted: Atom, target: { readonly runUuid?: string | undefined }): boolean =>
+  assignments.some((assignment) =>
+    (assignment.runUuid === null && assignment.groupUuid === null ||
+      assignment.groupUuid === null && target.runUuid !== undefined && assignment.runUuid === target.runUuid) &&
+    atomsOf(assignment).has(wanted)
+  )
+
+/** What the check knows of a course: enough to decide visibility. */
+export interface CourseFacts {
+  readonly uuid: string
+  readonly status: "draft" | "published" | "archived"
+  readonly visibility: "listed" | "unlisted" | "private"
+  readonly latestVersion: number
+}
+
+/** The caller's standing on a course: its staff assignments and whether it is a learner there. */
+export interface Standing {
+  readonly assignments: ReadonlyArray<Assignment>
+  readonly learner: boolean
+}
+
+export const noStanding: Standing = { assignments: [], learner: false }
+
+/** Reads the caller's active assignments and enrollments on a course. */
+export const standingOn = (actor: Actor | undefined, courseUuid: string): Effect.Effect<Standing, SqlError, SqlClient.SqlClient> =>
+  actor === undefined ? Effect.succeed(noStanding) : Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ role: StaffRole | null; run_uuid: string | null; group_uuid: string | null; grants: Array<string> | null; denies: Array<string> | null }>`
+      SELECT role, run_uuid, group_uuid, grants, denies FROM learning_staff
+      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status = 'active'
+      UNION ALL
+      SELECT NULL, NULL, NULL, NULL, NULL FROM learning_enrollments
+      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} LIMIT 50`
+    return {
+      assignments: rows.filter((row) => row.role !== null).map((row) => ({
+        role: row.role!,
+        runUuid: row.run_uuid,
+        groupUuid: row.group_uuid,
+        grants: row.grants ?? [],
+        denies: row.denies ?? []
+      })),
+      learner: rows.some((row) => row.role === null)
+    }
+  })
+
+/** Whether a course is public to someone with no role on it: published once, and not private. */
+export const isPublic = (course: CourseFacts): boolean => course.latestVersion > 0 && course.status !== "draft" && course.visibility !== "private"
+
+export const courseNotFound = (uuid: string) => new NotFound({ message: `No course ${uuid}` })
+
+/**
+ * The one authorization decision of the learning area. `target.runUuid` scopes run-scoped
+ * assignments. Answers 404 when the caller may not know the course exists (no role, not public,
+ * or a staff-only operation asked by someone who is not staff), 403 when it may but lacks the right.
+ */
+export const decide = (
+  operation: CourseOperation,
+  course: CourseFacts,
+  standing: Standing,
+  target: { readonly runUuid?: string | undefined } = {}
+): NotFound | Forbidden | undefined => {
+  const requirement: Requirement = requirements[operation]
+  const staff = standing.assignments.length > 0
+  const known = staff || standing.learner || isPublic(course)
+  if (!known) return courseNotFound(course.uuid)
+  switch (requirement.kind) {
+    case "public":
+      return undefined
+    case "staff":
+      // Author views are records of their own: who is not staff may not learn they exist.
+      return staff ? undefined : courseNotFound(course.uuid)
+    case "owner":
+      return standing.assignments.some((a) => a.role === "owner")
+        ? undefined
+        : new Forbidden({ message: `${operation} is for the course's owner` })
+    case "atom":
+      return holdsAtom(standing.assignments, requirement.atom, target)
+        ? undefined
+        : new Forbidden({ message: `${operation} needs the ${requirement.atom} permission on this course` })
+  }
+}
+
+/** `decide` as an effect: reads the caller's standing and fails with its answer. Returns the standing. */
+export const authorizeCourse = (
+  actor: Actor | undefined,
+  operation: CourseOperation,
+  course: CourseFacts,
+  target: { readonly runUuid?: string | undefined } = {}
+): Effect.Effect<Standing, NotFound | Forbidden | SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(standingOn(actor, course.uuid), (standing) => {
+    const refusal = decide(operation, course, standing, target)
+    return refusal === undefined ? Effect.succeed(standing) : Effect.fail(refusal)
+  })

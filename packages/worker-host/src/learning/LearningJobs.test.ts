@@ -1,0 +1,47 @@
+import { anonymous } from "@birzha/domain"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
+import { makeLearningJobsJob, makeLearningRunsJob } from "./LearningJobs.js"
+
+let m: Marketplace
+beforeAll(async () => {
+  m = await openMarketplace("learning_jobs_worker")
+})
+afterAll(async () => {
+  await m?.close()
+})
+
+const runJob = (make: typeof makeLearningJobsJob) => m.runtime.runPromise(Effect.flatMap(make(), (job) => job.run))
+
+describe("the worker's learning jobs", () => {
+  it("finishes a queued course export, and starts a scheduled run whose start has come", async () => {
+    const owner = await m.profile()
+    const call = async (id: string, input: object) => {
+      const answer = await m.invoke(id, owner, input)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      return bodyOf<{ uuid: string; revision: number; status: string; fileUuid?: string; items: Array<{ status: string }> }>(answer)
+    }
+    const course = await call("learning.courses.create", { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
+    const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
+    const edited = await call("learning.courses.update", { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
+    await call("learning.courses.publish", { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
+    const exported = await call("learning.exports.course", { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), includeCheckers: false } })
+    await runJob(makeLearningJobsJob)
+    const done = await call("learning.exports.get", { path: { export: exported.uuid } })
+    expect([done.status, typeof done.fileUuid]).toEqual(["done", "string"])
+
+    const run = await call("learning.runs.create", {
+      path: { course: course.uuid },
+      payload: {
+        requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
+        admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
+      }
+    })
+    await call("learning.runs.update", { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
+    await runJob(makeLearningRunsJob)
+    const runs = bodyOf<{ items: Array<{ status: string }> }>(await m.invoke("learning.runs.list", anonymous, { path: { course: course.uuid } }))
+    expect(runs.items.map((r) => r.status)).toEqual(["running"])
+  })
+})

@@ -1,0 +1,23 @@
+import { advanceRuns, PostgresBlobStore, runLearningJobs } from "@birzha/domain/server"
+import { Duration, Effect } from "effect"
+import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
+
+/**
+ * The run clock (LEARNING §2.2): scheduled runs start at `startsAt`; running runs finish 7 days
+ * after `endsAt` (their active and paused enrollments complete). Rows are claimed with
+ * `SKIP LOCKED`, so any number of workers may run it.
+ */
+export const makeLearningRunsJob = (options: JobOptions = {}) =>
+  drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit) }, options)
+
+/**
+ * Exports, imports and analytics exports (issue 16 point 6): due jobs claimed with `SKIP LOCKED`
+ * and a lease; a job whose worker crashed is claimed again once its lease lapsed.
+ */
+export const makeLearningJobsJob = (options: JobOptions = {}) =>
+  drainingJob({
+    name: "learning_jobs",
+    what: "learning exports and imports",
+    done: "learning jobs finished",
+    step: (limit) => Effect.provide(runLearningJobs(limit), PostgresBlobStore)
+  }, { every: Duration.seconds(2), ...options })
