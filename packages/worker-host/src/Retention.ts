@@ -1,4 +1,11 @@
-import { BlobStore, cleanAbandonedFiles, cleanAutomationHistory, cleanSignInRecords, cleanWebhookHistory } from "@birzha/domain/server"
+import {
+  BlobStore,
+  cleanAbandonedFiles,
+  cleanAutomationHistory,
+  cleanExpiredJobFiles,
+  cleanSignInRecords,
+  cleanWebhookHistory
+} from "@birzha/domain/server"
 import { cleanIdempotencyKeys } from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -14,7 +21,8 @@ import type { WorkerJob } from "./WorkerLoop.js"
  * - idempotency keys: 30 days (`idempotencyRetentionDays`);
  * - files that never became ready: 31 days and no key naming them, with their bytes (`cleanAbandonedFiles`);
  * - rate-limit hits and expired sign-in challenges: 1 day;
- * - finished automation executions: 30 days; notifications: 90 days (`automationRetention`).
+ * - finished automation executions: 30 days; notifications: 90 days (`automationRetention`);
+ * - learning export files: 7 days after the export finished (`jobFileDays`; the job stays).
  */
 export const retentionRules: ReadonlyArray<{
   readonly name: string
@@ -24,7 +32,8 @@ export const retentionRules: ReadonlyArray<{
   { name: "idempotency keys", clean: Effect.map(cleanIdempotencyKeys, (keys) => ({ keys })) },
   { name: "abandoned files", clean: Effect.map(cleanAbandonedFiles, (files) => ({ files })) },
   { name: "sign-in records", clean: cleanSignInRecords },
-  { name: "automation history", clean: cleanAutomationHistory }
+  { name: "automation history", clean: cleanAutomationHistory },
+  { name: "learning export files", clean: Effect.map(cleanExpiredJobFiles, (files) => ({ exportFiles: files })) }
 ]
 
 /** One pass over every rule; a failing rule is logged and does not stop the others. */

@@ -350,3 +350,32 @@ export const runLearningJobs = (limit = 10): Effect.Effect<number, SqlError, Sql
     }
     return finished
   })
+
+/**
+ * Export files whose `jobFileDays` are over (retention, hourly): the job keeps its record, without
+ * its file (`exports.get` then shows the past `expiresAt` and no `fileUuid`); the file row and its
+ * bytes go. An import's uploaded package is the uploader's file, not the job's, and stays.
+ * Returns how many files went.
+ */
+export const cleanExpiredJobFiles: Effect.Effect<number, SqlError, SqlClient.SqlClient | BlobStore> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const blobs = yield* BlobStore
+  let total = 0
+  for (;;) {
+    const removed = yield* sql.withTransaction(Effect.gen(function*() {
+      const detached = yield* sql<{ file_uuid: string }>`WITH expired AS (
+          SELECT uuid, file_uuid FROM learning_jobs
+          WHERE file_uuid IS NOT NULL AND kind <> 'import' AND expires_at < now()
+          LIMIT 500 FOR UPDATE SKIP LOCKED
+        )
+        UPDATE learning_jobs j SET file_uuid = NULL, updated_at = now() FROM expired WHERE j.uuid = expired.uuid
+        RETURNING expired.file_uuid`
+      const files = detached.map((row) => row.file_uuid)
+      if (files.length > 0) yield* sql`DELETE FROM files WHERE ${sql.in("uuid", files)}`
+      yield* Effect.forEach(files, (uuid) => blobs.delete(uuid), { discard: true })
+      return files.length
+    }))
+    total += removed
+    if (removed < 500) return total
+  }
+})

@@ -1,8 +1,10 @@
 import { anonymous } from "@birzha/domain"
+import { PostgresBlobStore } from "@birzha/domain/server"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
+import { cleanExpired } from "../Retention.js"
 import { makeLearningJobsJob, makeLearningRunsJob } from "./LearningJobs.js"
 
 let m: Marketplace
@@ -31,6 +33,17 @@ describe("the worker's learning jobs", () => {
     await runJob(makeLearningJobsJob)
     const done = await call("learning.exports.get", { path: { export: exported.uuid } })
     expect([done.status, typeof done.fileUuid]).toEqual(["done", "string"])
+    // Kept 7 days: retention leaves it before, and removes the file (row and bytes) after, keeping the job.
+    const fileCount = async () => (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM files WHERE uuid = $1", done.fileUuid!))[0]!.n
+    const clean = () => m.runtime.runPromise(Effect.provide(cleanExpired, PostgresBlobStore))
+    await clean()
+    expect(await fileCount()).toBe(1)
+    await m.sql("UPDATE learning_jobs SET expires_at = now() - interval '1 minute' WHERE uuid = $1", exported.uuid)
+    const removed = await clean()
+    expect(removed["exportFiles"]).toBe(1)
+    expect(await fileCount()).toBe(0)
+    const expired = await call("learning.exports.get", { path: { export: exported.uuid } })
+    expect([expired.status, expired.fileUuid]).toEqual(["done", undefined])
 
     const run = await call("learning.runs.create", {
       path: { course: course.uuid },
