@@ -3,7 +3,7 @@ import { type CliApp, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Fiber, FiberRef, Layer, Option, Runtime } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs"
+import { readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, request, type Server } from "node:http"
 import { join, resolve } from "node:path"
 import { stripAnsi, textConsole } from "./CommandConsole.js"
@@ -162,8 +162,11 @@ export const HostCommandsLive = <E>(run: (argv: ReadonlyArray<string>) => Effect
     const content: AdminFile = { url: `http://127.0.0.1:${port}`, token, pid: process.pid }
     yield* Effect.acquireRelease(
       Effect.sync(() => {
-        // Written whole under another name, then renamed: a reader never sees half of it.
-        writeFileSync(`${file}.tmp`, JSON.stringify(content), { mode: 0o600 })
+        // Written whole under another name, then renamed: a reader never sees half of it. The
+        // temporary name is created afresh (`wx`: never an existing file or a link someone left
+        // there, whose mode or target the token would otherwise take) with mode 0600.
+        rmSync(`${file}.tmp`, { force: true })
+        writeFileSync(`${file}.tmp`, JSON.stringify(content), { mode: 0o600, flag: "wx" })
         renameSync(`${file}.tmp`, file)
       }),
       () =>

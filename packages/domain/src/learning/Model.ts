@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 
 /**
  * The learning area's wire shapes for L1 (LEARNING §2.1, §4): courses with their node tree,
@@ -276,8 +276,8 @@ export const AuditEvent = Schema.Struct({
   subjectKind: Schema.String,
   subjectUuid: Schema.UUID,
   enrollmentUuid: Schema.optional(Schema.UUID),
-  before: Schema.optional(Schema.Unknown.annotations({ jsonSchema: {} })),
-  after: Schema.optional(Schema.Unknown.annotations({ jsonSchema: {} })),
+  before: Schema.optional(AnyJson),
+  after: Schema.optional(AnyJson),
   reason: Schema.String,
   requestUuid: Schema.optional(Schema.UUID),
   createdAt: DateTime

@@ -146,8 +146,11 @@ export const standingOn = (actor: Actor | undefined, courseUuid: string): Effect
       SELECT role, run_uuid, group_uuid, grants, denies FROM learning_staff
       WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status = 'active'
       UNION ALL
-      SELECT NULL, NULL, NULL, NULL, NULL FROM learning_enrollments
-      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} LIMIT 50`
+      -- One row when the caller is a learner of the course: an enrollment that was not refused,
+      -- declined, let expire or cancelled (those leave no learner role).
+      SELECT NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM learning_enrollments
+        WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid}
+          AND status NOT IN ('declined', 'rejected', 'expired', 'cancelled'))`
     return {
       assignments: rows.filter((row) => row.role !== null).map((row) => ({
         role: row.role!,

@@ -42,8 +42,10 @@ export const profileRowColumns = selectList(ProfileRow, "p")
  * (LEFT JOIN: imported profiles have none): a live profile of a live account that chose to be
  * public, or that authors a publicly visible publication (approved, not hidden, not deleted), so
  * the author of what the catalog shows can be shown too, through the same allowlist (`publicView`).
+ * A profile a moderator hid (`hide_profile`) is not shown as an author; its owner may still make
+ * it public again.
  */
-export const publiclyVisibleProfile = `p.deleted_at IS NULL AND a.deleted_at IS NULL AND (p.is_public OR EXISTS (
+export const publiclyVisibleProfile = `p.deleted_at IS NULL AND a.deleted_at IS NULL AND (p.is_public OR p.hidden_by_moderation_at IS NULL AND EXISTS (
   SELECT 1 FROM publications x WHERE x.owner_profile_uuid = p.uuid AND x.approved IS NOT NULL AND NOT x.hidden AND x.deleted_at IS NULL))`
 
 /**
@@ -161,5 +163,5 @@ export const profileIdByUuid = (uuid: string): Effect.Effect<string, SqlError, S
 /** A moderator hides a profile (an upheld complaint, `hide_profile`): no longer public. Returns the new revision, none when absent. */
 export const hideProfileRow = (uuid: string): Effect.Effect<Option.Option<number>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE profiles SET is_public = false, revision = revision + 1, updated_at = now()
+    sql<{ revision: number }>`UPDATE profiles SET is_public = false, hidden_by_moderation_at = now(), revision = revision + 1, updated_at = now()
       WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))

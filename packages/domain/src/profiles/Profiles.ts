@@ -40,12 +40,21 @@ const common = (row: ProfileRow) => ({
   skills: row.skills
 })
 
-/** The public view: an allowlist of fields; contacts only when the owner chose to show them. */
-export const publicView = (row: ProfileRow): Profile => ({
-  ...common(row),
-  contacts: row.show_contacts ? row.contacts : "",
-  structuredContacts: row.show_contacts ? row.structured_contacts : []
-})
+/**
+ * The public view: an allowlist of fields; contacts only when the owner made the profile public
+ * and chose to show them. A private profile read publicly because it authors a visible
+ * publication shows neither its contacts nor its networks.
+ */
+export const publicView = (row: ProfileRow): Profile => {
+  const contacts = row.is_public && row.show_contacts
+  return {
+    ...common(row),
+    showContacts: contacts,
+    networks: row.is_public ? row.networks : [],
+    contacts: contacts ? row.contacts : "",
+    structuredContacts: contacts ? row.structured_contacts : []
+  }
+}
 
 const ownView = (row: ProfileRow, currentUuid: string, aliases: ReadonlyMap<string, string>): OwnProfile => {
   const alias = aliases.get(row.uuid)

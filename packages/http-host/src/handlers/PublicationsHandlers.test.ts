@@ -549,7 +549,8 @@ describe("the author of a public publication", () => {
 
   it("is publicly visible while one of its publications is, through the public allowlist; private otherwise", async () => {
     const author = await signIn({ url: host.url, origin, db })
-    await updateProfile(author, { name: "Сергей Автономов", type: "ИП", isPublic: false, showContacts: false, contacts: "+7 900 000-00-00", about: "Пишу ботов" })
+    // Contacts the owner chose to show, on a profile it keeps private: never shown to the public.
+    await updateProfile(author, { name: "Сергей Автономов", type: "ИП", isPublic: false, showContacts: true, contacts: "+7 900 000-00-00", about: "Пишу ботов" })
     expect((await profile(author.profileUuid)).status).toBe(404)
     expect(await found("автономов", author.profileUuid)).toBe(false)
 
@@ -567,6 +568,12 @@ describe("the author of a public publication", () => {
     expect(await found("автономов", author.profileUuid)).toBe(true)
     const catalog = await call("GET", "/api/v1/catalog")
     expect(catalog.body!.profiles.map((p: { uuid: string }) => p.uuid)).toContain(author.profileUuid)
+
+    // A profile a moderator hid (hide_profile) is not made visible by its publications.
+    await db.query("UPDATE profiles SET hidden_by_moderation_at = now() WHERE uuid = $1", [author.profileUuid])
+    expect((await profile(author.profileUuid)).status).toBe(404)
+    expect(await found("автономов", author.profileUuid)).toBe(false)
+    await db.query("UPDATE profiles SET hidden_by_moderation_at = NULL WHERE uuid = $1", [author.profileUuid])
 
     // Hidden, the publication no longer makes its author public.
     const hidden = await command("hide", { uuid: saved.body!.uuid, revision: approved.body!.revision }, author)

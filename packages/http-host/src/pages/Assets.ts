@@ -56,7 +56,8 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!result.response.ok) { status.textContent = message(main, result); return }
     // data-next is a path of this site the server checked (an approval opened while signed out).
     localStorage.removeItem("birzha-next")
-    location.assign(main.dataset.next || "/account")
+    const next = main.dataset.next || ""
+    location.assign(next.charAt(0) === "/" && next.charAt(1) !== "/" && next.indexOf("\\\\") < 0 ? next : "/account")
   })
   document.getElementById("other-email").addEventListener("click", () => {
     codeForm.hidden = true

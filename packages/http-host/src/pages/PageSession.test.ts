@@ -28,6 +28,15 @@ describe("the return path after sign-in", () => {
     expect(safeNext(undefined)).toBeUndefined()
   })
 
+  it("refuses a path whose dot segments normalise to another host (`/..//evil.example` would be `//evil.example`)", () => {
+    for (const value of ["/..//evil.example", "/.//evil.example/x", "/a/..//evil.example", "/%2e%2e//evil.example", "/./..//evil.example?x=1"]) {
+      const kept = safeNext(value)
+      expect(kept === undefined || (kept.startsWith("/") && !kept.startsWith("//")), `${value} → ${kept}`).toBe(true)
+      if (kept !== undefined) expect(new URL(kept, "https://birzha.example").host, value).toBe("birzha.example")
+    }
+    expect(safeNext("/..//evil.example")).toBeUndefined()
+  })
+
   it("takes at most 2048 characters", () => {
     expect(safeNext(`/${"a".repeat(2047)}`)).toBe(`/${"a".repeat(2047)}`)
     expect(safeNext(`/${"a".repeat(2048)}`)).toBeUndefined()

@@ -26,7 +26,11 @@ export const safeNext = (value: string | null | undefined): string | undefined =
   if (value === null || value === undefined || value.length === 0 || value.length > 2048) return undefined
   if (!value.startsWith("/") || value.startsWith("//") || /[\\\s\u0000-\u001f\u007f]/u.test(value)) return undefined
   const url = new URL(value, "http://birzha.invalid")
-  return url.origin === "http://birzha.invalid" ? url.pathname + url.search : undefined
+  if (url.origin !== "http://birzha.invalid") return undefined
+  // Checked again after normalising: dot segments can make a path of `//host` (`/..//evil.com`),
+  // which a browser reads as another site.
+  const path = url.pathname + url.search
+  return path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") ? path : undefined
 }
 
 /** A page that needs a signed-in person sends anyone else to sign in, in the same language, and back to `next` after. */
