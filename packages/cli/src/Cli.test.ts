@@ -226,7 +226,7 @@ describe("birzha beside a running host on the embedded database", () => {
       const mail = birzha(["mail", "list", "--to", email], env)
       expect(await mail.exited).toBe(0)
       const code = /\b(\d{6})\b/.exec(mail.output())?.[1]
-      expect(code).toBeDefined()
+      expect(code).toMatch(/^\d{6}$/)
       const verified = await api("/api/v1/auth/email/verify", { challengeUuid, code })
       expect(verified.status).toBe(200)
       const cookie = verified.headers.get("set-cookie")!.split(";")[0]!
