@@ -1,7 +1,7 @@
 // The baseline of the reviews benchmark: a bare node:http server with a node-postgres pool (the
 // host's size, 10, statements prepared per connection) running the host's statements for the two
 // public reads, and nothing else: no router, no schemas, no fibers, no logging.
-//   GET /api/v1/commands/reviews.list_public?profileUuid=  publicProfile, statsOf and publishedPage
+//   GET /api/v1/commands/reviews.list_public?profileUuid=  publicStatsOf and publishedPage
 //                                                          (ReviewRepository.ts), as JSON rows
 //   GET /api/v1/commands/customers.get?customerAlias=      profileOfAlias (CustomerAliasRepository.ts),
 //                                                          statsOf, completedDealsOf, publishedPage
@@ -19,9 +19,11 @@ const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMi
 // ReviewRepository.ts and CustomerAliasRepository.ts, copied.
 const columns = `v.uuid, v.relation_uuid, v.author_profile_uuid, v.subject_profile_uuid, v.subject_role, v.rating, v.body, v.status,
   v.window_ends_at, v.reply_body, v.reply_created_at, v.reply_updated_at, v.moderation_reason, v.revision, v.created_at, v.updated_at, v.published_at`
-const publicProfile = {
-  name: "bench_public_profile",
-  text: `SELECT 1 FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid WHERE p.uuid = $1 AND p.deleted_at IS NULL AND a.deleted_at IS NULL
+const publicStats = {
+  name: "bench_public_stats",
+  text: `SELECT s.review_count, s.rating_sum, s.ratings FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid
+    LEFT JOIN review_stats s ON s.profile_uuid = p.uuid AND s.subject_role = $2
+    WHERE p.uuid = $1 AND p.deleted_at IS NULL AND a.deleted_at IS NULL
     AND (p.is_public OR EXISTS (SELECT 1 FROM publications x WHERE x.owner_profile_uuid = p.uuid AND x.approved IS NOT NULL AND NOT x.hidden AND x.deleted_at IS NULL))`
 }
 const stats = {
@@ -69,12 +71,12 @@ const server = http.createServer((req, res) => {
     }
     if (url.pathname === "/api/v1/commands/reviews.list_public") {
       const profile = url.searchParams.get("profileUuid")
-      const { rows: found } = await pool.query({ ...publicProfile, values: [profile] })
-      if (found.length === 0) return send(res, 404, { error: { code: "not_found", message: "No such profile" } })
-      const [{ rows: [row] }, { rows }] = await Promise.all([
-        pool.query({ ...stats, values: [profile, "specialist"] }),
+      const [{ rows: found }, { rows }] = await Promise.all([
+        pool.query({ ...publicStats, values: [profile, "specialist"] }),
         pool.query({ ...page, values: [profile, "specialist", 21] })
       ])
+      if (found.length === 0) return send(res, 404, { error: { code: "not_found", message: "No such profile" } })
+      const row = found[0].review_count === null ? undefined : found[0]
       return send(res, 200, { summary: summary(row), items: rows.slice(0, 20) })
     }
     if (url.pathname === "/api/v1/commands/customers.get") {

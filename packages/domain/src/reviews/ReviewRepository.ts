@@ -132,17 +132,34 @@ const publishedText = (after: boolean) =>
       ORDER BY v.published_at DESC, v.uuid DESC LIMIT $3`
 const publishedFirst = publishedText(false)
 const publishedAfter = publishedText(true)
-// Whose reviews are public: the profiles anyone may read (public, or the author of a publicly visible publication).
-const publicProfileText = `SELECT 1 FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid
+// Whose reviews are public: the profiles anyone may read (public, or the author of a publicly visible
+// publication); with the profile's counters in the role, in the same statement (one round trip).
+const publicStatsText = `SELECT s.review_count, s.rating_sum, s.ratings FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid
+  LEFT JOIN review_stats s ON s.profile_uuid = p.uuid AND s.subject_role = $2
   WHERE p.uuid = $1 AND ${publiclyVisibleProfile}`
+const PublicStats = Schema.Struct({
+  review_count: Schema.NullOr(Schema.Number),
+  rating_sum: Schema.NullOr(Schema.Number),
+  ratings: Schema.NullOr(Schema.Array(Schema.Number))
+})
+const decodePublicStats = rowsDecoder(PublicStats)
 
 /**
  * The reads of the public review pages (`reviews.list_public`, `customers.get`), through a pooled
  * read (`makePooledRead`): no transaction, every anonymous visitor's request.
  */
 export const publicReviewReadsWith = (read: PooledRead) => ({
-  /** Whether a profile is public and live. */
-  publicProfile: (uuid: string): Effect.Effect<boolean, SqlError> => Effect.map(read(publicProfileText, [uuid]), (rows) => rows.length > 0),
+  /** The rating counters of a profile in one role (zeros when it has none), or none when the profile is not public and live. */
+  publicStatsOf: (profileUuid: string, role: SubjectRole): Effect.Effect<Option.Option<typeof Stats.Type>, SqlError> =>
+    Effect.map(Effect.flatMap(read(publicStatsText, [profileUuid, role]), decodePublicStats), (rows) => {
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      return Option.some(row.review_count === null || row.rating_sum === null || row.ratings === null ? noStats : {
+        review_count: row.review_count,
+        rating_sum: row.rating_sum,
+        ratings: row.ratings
+      })
+    }),
   /** The rating counters of a profile in one role (zeros when it has none). */
   statsOf: (profileUuid: string, role: SubjectRole) =>
     Effect.map(Effect.flatMap(read(statsText, [profileUuid, role]), decodeStats), (rows) => rows[0] ?? noStats),

@@ -265,11 +265,13 @@ const listPublicReviewsWith = (reads: PublicReviewReads) =>
   Effect.gen(function*() {
     const limit = query.limit ?? 20
     const after = Option.getOrUndefined(yield* decodeCursor(query.cursor))
-    if (!(yield* reads.publicProfile(query.profileUuid))) return yield* new NotFound({ message: "No such profile" })
-    const [stats, rows] = yield* Effect.all([
-      reads.statsOf(query.profileUuid, "specialist"),
+    // Both at once: the page of a profile that is not public is read and dropped, never shown.
+    const [found, rows] = yield* Effect.all([
+      reads.publicStatsOf(query.profileUuid, "specialist"),
       reads.publishedPage(query.profileUuid, "specialist", after, limit + 1)
     ], { concurrency: 2 })
+    if (Option.isNone(found)) return yield* new NotFound({ message: "No such profile" })
+    const stats = found.value
     return {
       summary: summaryOf(stats),
       ...pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => reviewView(row, "public"))
