@@ -25,7 +25,12 @@ export type CallerOf<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = OperatorAc
 
 /** An answer already encoded as JSON text (a large public document shared by concurrent readers). */
 export class EncodedJson {
+  #bytes: Buffer | undefined
   constructor(readonly json: string) {}
+  /** The text as UTF-8, encoded on first use and kept: a constant answer is encoded once, not per request. */
+  get bytes(): Buffer {
+    return this.#bytes ??= Buffer.from(this.json)
+  }
 }
 
 /**
