@@ -209,14 +209,18 @@ describe("learning staff: assign, accept, revoke, permissions", () => {
     await m.sql("UPDATE learning_staff SET status = 'revoked' WHERE uuid = $1", assignment.uuid)
     const partner = await m.profile({ name: "Партнёр по сделке" })
     const task = await m.publication(owner, "task")
-    await m.sql(`INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, publication_uuid)
-      VALUES ('deal', 'active', $1, $2, 'customer', $3)`, owner.profileUuid, partner.profileUuid, task).catch(() => undefined)
+    await m.sql(`WITH offer AS (
+        INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, publication_uuid, body)
+        VALUES ('offer', 'accepted', $1, $2, 'customer', $3, 'Предложение') RETURNING uuid)
+      INSERT INTO relations (kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, publication_uuid, origin_relation_uuid, body)
+      SELECT 'deal', 'active', $2, $1, 'contractor', $3, uuid, 'Сделка' FROM offer`, owner.profileUuid, partner.profileUuid, task)
     const found = ok<{ items: Array<{ profileUuid: string; source: string }> }>(
       await m.invoke("learning.staff.candidates", owner, { path: { course: c.uuid }, urlParams: { limit: "100" } }))
     const sources = new Map(found.items.map((item) => [item.profileUuid, item.source]))
     expect(sources.get(second!.uuid)).toBe("owner_profiles")
     expect(sources.get(past.profileUuid)).toBe("past_staff")
     expect(sources.get(alumnus.profileUuid)).toBe("alumni")
+    expect(sources.get(partner.profileUuid)).toBe("deal_partners")
     expect(sources.has(owner.profileUuid)).toBe(false)
     const alumni = ok<{ items: Array<{ profileUuid: string }> }>(
       await m.invoke("learning.staff.candidates", owner, { path: { course: c.uuid }, urlParams: { source: "alumni", q: "выпуск" } }))
@@ -379,6 +383,19 @@ describe("learning ownership transfer", () => {
     expect(statuses.filter((s) => s.status === "active").map((s) => [s.profile_uuid, s.role])).toEqual([[owner.profileUuid, "owner"]])
     const audit = await m.sql<{ action: string }>("SELECT action FROM learning_audit_events WHERE course_uuid = $1 AND action LIKE 'ownership.%' ORDER BY created_at", c.uuid)
     expect(audit.map((a) => a.action)).toEqual(["ownership.invite", "ownership.owner", "ownership.accept", "ownership.invite", "ownership.owner", "ownership.accept"])
+  })
+
+  it("keeps one owner over repeated rounds of racing acceptances", async () => {
+    for (let round = 0; round < 5; round++) {
+      const c = await course()
+      const heir = await m.profile()
+      const invitation = ok<OwnershipInvitation>(await inviteOwner(c, heir, round % 2 === 0 ? "instructor" : "none"))
+      const answers = await Promise.all([1, 2, 3, 4].map(() => m.invoke("learning.ownership.accept", heir, { path: { invitation: invitation.uuid }, payload: command() })))
+      expect(answers.map((a) => [a.status, codeOf(a)]).sort(), `round ${round}`).toEqual([[200, undefined], [409, "invalid_state"], [409, "invalid_state"], [409, "invalid_state"]])
+      expect(await owners(c.uuid)).toEqual([heir.profileUuid])
+      const heirRows = await m.sql<{ role: string }>("SELECT role FROM learning_staff WHERE course_uuid = $1 AND profile_uuid = $2 AND status = 'active'", c.uuid, heir.profileUuid)
+      expect(heirRows).toEqual([{ role: "owner" }])
+    }
   })
 
   it("races an acceptance against a cancellation: one wins, the owner count stays one", async () => {
