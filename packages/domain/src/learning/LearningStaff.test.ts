@@ -515,3 +515,22 @@ describe("learning course reviews", () => {
     expect(refused(await m.invoke("learning.course_reviews.list", stranger, { path: { course: hidden.uuid } }))).toEqual([404, "not_found"])
   })
 })
+
+describe("learning people in the OpenAPI document", () => {
+  it("lists their learning error codes, approval flags and the learning:staff scope", async () => {
+    const { openApiDocument } = await import("../api/BirzhaApi.js")
+    const doc = JSON.parse(JSON.stringify(openApiDocument())) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; "x-scopes": Array<string>; "x-approval": boolean }>>
+      "x-scopes": Array<string>
+    }
+    const op = (path: string, method: string) => doc.paths[`/api/v1/learning${path}`]![method]!
+    expect(JSON.stringify(op("/courses/{course}/staff", "post").responses["403"])).toContain("ConflictOfInterestError")
+    expect(JSON.stringify(op("/courses/{course}/staff/revoke", "post").responses["409"])).toContain("OwnerRequiredError")
+    expect(JSON.stringify(op("/enrollments/{enrollment}/course-review", "post").responses["409"])).toContain("NotEligibleError")
+    expect(JSON.stringify(op("/courses/{course}/staff/email-invitations", "post").responses["429"])).toContain("rate_limited")
+    expect([op("/ownership/{invitation}/accept", "post")["x-approval"], op("/ownership/{invitation}/reject", "post")["x-approval"]]).toEqual([true, false])
+    expect(op("/ownership/{invitation}/accept", "post")["x-scopes"]).toEqual(["learning:staff"])
+    expect(op("/courses/{course}/course-reviews", "get")["x-scopes"]).toEqual([])
+    expect(doc["x-scopes"]).toContain("learning:staff")
+  })
+})
