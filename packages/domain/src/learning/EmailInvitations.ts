@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import { Forbidden, InvalidState, NotFound, RateLimited, ServiceUnavailable } from "../api/ApiError.js"
+import { Forbidden, NotFound, RateLimited, ServiceUnavailable } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
 import { normalizeEmail } from "../auth/SignIn.js"
@@ -24,6 +24,7 @@ import {
   scopeOf
 } from "./Staff.js"
 import { EmailInvitation, StaffAssignment } from "./StaffModel.js"
+import { type Transition, transitionTo } from "./Transitions.js"
 
 /**
  * Staff invitations by email (LEARNING §2.1 #9, §4 "L4"). The address and the mailed token are
@@ -41,12 +42,9 @@ export type InvitationStatus = "pending" | "accepted" | "rejected" | "revoked" |
 export type InvitationActor = "owner" | "addressee"
 
 /** The email invitation's state machine as data; a pending invitation past `expiresAt` reads (and acts) as `expired`. */
-export const emailTransitions: ReadonlyArray<{
-  readonly operation: "learning.staff.email_accept" | "learning.staff.email_reject" | "learning.staff.email_revoke"
-  readonly by: InvitationActor
-  readonly from: InvitationStatus
-  readonly to: InvitationStatus
-}> = [
+export const emailTransitions: ReadonlyArray<
+  Transition<"learning.staff.email_accept" | "learning.staff.email_reject" | "learning.staff.email_revoke", InvitationActor, InvitationStatus>
+> = [
   { operation: "learning.staff.email_accept", by: "addressee", from: "pending", to: "accepted" },
   { operation: "learning.staff.email_reject", by: "addressee", from: "pending", to: "rejected" },
   { operation: "learning.staff.email_revoke", by: "owner", from: "pending", to: "revoked" }
@@ -117,12 +115,8 @@ const loadInvitation = (uuid: string, lock: boolean) =>
 
 const isAddressee = (actor: Actor, row: InvitationRow) => Effect.map(ServerSecret, (secret) => sameHash(emailHash(secret, actor.email), row.email_hash))
 
-const requireTransition = (operation: typeof emailTransitions[number]["operation"], by: InvitationActor, row: InvitationRow) => {
-  const found = emailTransitions.find((t) => t.operation === operation && t.by === by && t.from === row.effective_status)
-  return found === undefined
-    ? Effect.fail(new InvalidState({ message: `${operation} is not allowed on an ${row.effective_status} invitation` }))
-    : Effect.succeed(found.to)
-}
+const requireTransition = (operation: typeof emailTransitions[number]["operation"], by: InvitationActor, row: InvitationRow) =>
+  transitionTo(emailTransitions, "invitation", operation, by, row.effective_status)
 
 const move = (actor: Actor, row: InvitationRow, to: InvitationStatus, requestUuid: string, extra: { readonly profileUuid?: string; readonly assignmentUuid?: string } = {}) =>
   Effect.gen(function*() {

@@ -11,6 +11,7 @@ import { invitationLifetimeDays } from "./EmailInvitations.js"
 import { ConflictOfInterest } from "./LearningErrors.js"
 import { assignStaff, authorizedCourse, candidatePage, refusalOn, requireProfile } from "./Staff.js"
 import { OwnershipInvitation } from "./StaffModel.js"
+import { type Transition, transitionTo } from "./Transitions.js"
 
 /**
  * Ownership transfer (LEARNING §3, §5.9): exactly one owner per course, at most one pending
@@ -23,12 +24,9 @@ import { OwnershipInvitation } from "./StaffModel.js"
 export type OwnershipStatus = "pending" | "accepted" | "rejected" | "cancelled" | "expired"
 export type OwnershipActor = "owner" | "invitee"
 
-export const ownershipTransitions: ReadonlyArray<{
-  readonly operation: "learning.ownership.accept" | "learning.ownership.reject" | "learning.ownership.cancel"
-  readonly by: OwnershipActor
-  readonly from: OwnershipStatus
-  readonly to: OwnershipStatus
-}> = [
+export const ownershipTransitions: ReadonlyArray<
+  Transition<"learning.ownership.accept" | "learning.ownership.reject" | "learning.ownership.cancel", OwnershipActor, OwnershipStatus>
+> = [
   { operation: "learning.ownership.accept", by: "invitee", from: "pending", to: "accepted" },
   { operation: "learning.ownership.reject", by: "invitee", from: "pending", to: "rejected" },
   { operation: "learning.ownership.cancel", by: "owner", from: "pending", to: "cancelled" }
@@ -82,12 +80,8 @@ const loadOwnership = (uuid: string, lock: boolean) =>
     return row === undefined ? yield* new NotFound({ message: `No ownership invitation ${uuid}` }) : row
   })
 
-const requireTransition = (operation: typeof ownershipTransitions[number]["operation"], by: OwnershipActor, row: OwnershipRow) => {
-  const found = ownershipTransitions.find((t) => t.operation === operation && t.by === by && t.from === row.effective_status)
-  return found === undefined
-    ? Effect.fail(new InvalidState({ message: `${operation} is not allowed on an ${row.effective_status} ownership invitation` }))
-    : Effect.succeed(found.to)
-}
+const requireTransition = (operation: typeof ownershipTransitions[number]["operation"], by: OwnershipActor, row: OwnershipRow) =>
+  transitionTo(ownershipTransitions, "ownership invitation", operation, by, row.effective_status)
 
 /** Sets a new status and writes the audit row. */
 const settle = (actor: Actor, row: OwnershipRow, to: OwnershipStatus, requestUuid: string, after: Record<string, unknown> = {}) =>

@@ -12,6 +12,7 @@ import { once } from "./Courses.js"
 import { ConflictOfInterest, OwnerRequired } from "./LearningErrors.js"
 import { type Atom, authorizeCourse, type CourseOperation, ownerOnlyAtoms, type StaffRole, standingOn, decide } from "./Permissions.js"
 import { StaffAssignment } from "./StaffModel.js"
+import { type Transition, transitionTo } from "./Transitions.js"
 
 /**
  * Staff assignments (LEARNING §2.1 #8, §3, §4 "L4"): the owner invites a profile to a role and a
@@ -83,12 +84,9 @@ export type StaffActor = "owner" | "assignee"
  * Every allowed transition of a (non-owner) assignment: operation × who × from → to. Anything not
  * listed answers 409 `invalid_state`; the owner's own assignment answers `owner_required` first.
  */
-export const staffTransitions: ReadonlyArray<{
-  readonly operation: "learning.staff.accept" | "learning.staff.revoke" | "learning.staff.permissions"
-  readonly by: StaffActor
-  readonly from: StaffStatus
-  readonly to: StaffStatus
-}> = [
+export const staffTransitions: ReadonlyArray<
+  Transition<"learning.staff.accept" | "learning.staff.revoke" | "learning.staff.permissions", StaffActor, StaffStatus>
+> = [
   { operation: "learning.staff.accept", by: "assignee", from: "invited", to: "active" },
   { operation: "learning.staff.revoke", by: "owner", from: "invited", to: "revoked" },
   { operation: "learning.staff.revoke", by: "owner", from: "active", to: "revoked" },
@@ -99,12 +97,8 @@ export const staffTransitions: ReadonlyArray<{
   { operation: "learning.staff.permissions", by: "owner", from: "active", to: "active" }
 ]
 
-export const staffTransition = (operation: typeof staffTransitions[number]["operation"], by: StaffActor, from: StaffStatus): Effect.Effect<StaffStatus, InvalidState> => {
-  const found = staffTransitions.find((t) => t.operation === operation && t.by === by && t.from === from)
-  return found === undefined
-    ? Effect.fail(new InvalidState({ message: `${operation} is not allowed on a ${from} assignment` }))
-    : Effect.succeed(found.to)
-}
+export const staffTransition = (operation: typeof staffTransitions[number]["operation"], by: StaffActor, from: StaffStatus) =>
+  transitionTo(staffTransitions, "assignment", operation, by, from)
 
 // ---- rows and views ----
 
