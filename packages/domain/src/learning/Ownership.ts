@@ -9,7 +9,7 @@ import { loadCourse, updateCourse } from "./CourseRepository.js"
 import { once } from "./Courses.js"
 import { invitationLifetimeDays } from "./EmailInvitations.js"
 import { ConflictOfInterest } from "./LearningErrors.js"
-import { assignStaff, authorizedCourse, candidatePage, refusalOn, requireProfile } from "./Staff.js"
+import { assignStaff, authorizedCourse, type CandidateFilter, candidatesFor, refusalOn, requireProfile } from "./Staff.js"
 import { OwnershipInvitation } from "./StaffModel.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -209,18 +209,6 @@ export const cancelOwnership = (actor: Actor, uuid: string, input: { readonly re
   }))
 
 /** learning.ownership.candidates (owner): the owner's other profiles and the course's active instructors. */
-export const ownershipCandidates = (
-  actor: Actor,
-  courseUuid: string,
-  filter: { readonly q?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }
-) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* authorizedCourse(actor, "learning.ownership.candidates", courseUuid, false)
-    return yield* candidatePage(filter, sql`
-      SELECT uuid AS profile_uuid, 'owner_profiles' AS source, 1 AS priority FROM profiles
-        WHERE account_uuid = ${actor.accountUuid} AND uuid <> ${actor.profileUuid}
-      UNION ALL
-      SELECT profile_uuid, 'instructors', 2 FROM learning_staff
-        WHERE course_uuid = ${courseUuid} AND role = 'instructor' AND status = 'active'`, courseUuid, actor.profileUuid)
-  })
+export const ownershipCandidates = (actor: Actor, courseUuid: string, filter: CandidateFilter) =>
+  candidatesFor(actor, "learning.ownership.candidates", courseUuid, filter, (sql) =>
+    sql`SELECT profile_uuid, 'instructors', 2 FROM learning_staff WHERE course_uuid = ${courseUuid} AND role = 'instructor' AND status = 'active'`)

@@ -439,31 +439,46 @@ export const setStaffPermissions = (
  * the owner's other profiles, past staff of the owner's courses, this course's alumni (completed
  * enrollments), the owner's deal partners — without those already invited or active here.
  */
-export const staffCandidates = (
-  actor: Actor,
-  courseUuid: string,
-  filter: { readonly q?: string | undefined; readonly source?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }
-) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* authorizedCourse(actor, "learning.staff.candidates", courseUuid, false)
-    return yield* candidatePage(filter, sql`
-      SELECT uuid AS profile_uuid, 'owner_profiles' AS source, 1 AS priority FROM profiles
-        WHERE account_uuid = ${actor.accountUuid} AND uuid <> ${actor.profileUuid}
-      UNION ALL
-      SELECT s.profile_uuid, 'past_staff', 2 FROM learning_staff s JOIN learning_courses c ON c.uuid = s.course_uuid
+export const staffCandidates = (actor: Actor, courseUuid: string, filter: CandidateFilter) =>
+  candidatesFor(actor, "learning.staff.candidates", courseUuid, filter, (sql) =>
+    sql`SELECT s.profile_uuid, 'past_staff', 2 FROM learning_staff s JOIN learning_courses c ON c.uuid = s.course_uuid
         WHERE c.owner_profile_uuid = ${actor.profileUuid} AND s.role <> 'owner'
       UNION ALL
       SELECT profile_uuid, 'alumni', 3 FROM learning_enrollments WHERE course_uuid = ${courseUuid} AND status = 'completed'
       UNION ALL
       SELECT CASE WHEN initiator_profile_uuid = ${actor.profileUuid} THEN recipient_profile_uuid ELSE initiator_profile_uuid END, 'deal_partners', 4
-        FROM relations WHERE kind = 'deal' AND (initiator_profile_uuid = ${actor.profileUuid} OR recipient_profile_uuid = ${actor.profileUuid})`,
-      courseUuid, actor.profileUuid)
+        FROM relations WHERE kind = 'deal' AND (initiator_profile_uuid = ${actor.profileUuid} OR recipient_profile_uuid = ${actor.profileUuid})`)
+
+export interface CandidateFilter {
+  readonly q?: string | undefined
+  readonly source?: string | undefined
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/**
+ * Candidates (owner only: both candidate lists): the caller's account's other profiles, then the
+ * operation's own sources, a `(profile_uuid, source, priority)` union.
+ */
+export const candidatesFor = (
+  actor: Actor,
+  operation: "learning.staff.candidates" | "learning.ownership.candidates",
+  courseUuid: string,
+  filter: CandidateFilter,
+  others: (sql: SqlClient.SqlClient) => Fragment
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* authorizedCourse(actor, operation, courseUuid, false)
+    return yield* candidatePage(filter, sql`
+      SELECT uuid AS profile_uuid, 'owner_profiles' AS source, 1 AS priority FROM profiles
+        WHERE account_uuid = ${actor.accountUuid} AND uuid <> ${actor.profileUuid}
+      UNION ALL ${others(sql)}`, courseUuid, actor.profileUuid)
   })
 
 /** One page of candidates from a `(profile_uuid, source, priority)` union: distinct profiles by uuid, not yet staff here. */
-export const candidatePage = (
-  filter: { readonly q?: string | undefined; readonly source?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined },
+const candidatePage = (
+  filter: CandidateFilter,
   union: Fragment,
   courseUuid: string,
   ownerProfileUuid: string
