@@ -97,6 +97,11 @@ describe("learning staff: assign, accept, revoke, permissions", () => {
     expect([active.status, active.revision]).toEqual(["active", 2])
     const list = ok<{ items: Array<StaffAssignment> }>(await m.invoke("learning.staff.list", reviewer, { path: { course: c.uuid } }))
     expect(list.items.map((a) => [a.profileUuid, a.role, a.status])).toEqual([[owner.profileUuid, "owner", "active"], [reviewer.profileUuid, "reviewer", "active"]])
+    const courseWide = ok<StaffAssignment>(await assign(c, await m.profile(), { role: "analyst" }))
+    const inRun = ok<{ items: Array<StaffAssignment> }>(await m.invoke("learning.staff.list", owner, { path: { course: c.uuid }, urlParams: { runUuid: c.run } }))
+    expect(inRun.items.map((a) => a.uuid)).toEqual([list.items[0]!.uuid, invited.uuid, courseWide.uuid])
+    const otherRun = ok<{ items: Array<StaffAssignment> }>(await m.invoke("learning.staff.list", owner, { path: { course: c.uuid }, urlParams: { runUuid: randomUUID(), role: "reviewer" } }))
+    expect(otherRun.items).toEqual([])
     const audit = await m.sql<{ action: string }>("SELECT action FROM learning_audit_events WHERE subject_uuid = $1 ORDER BY created_at", invited.uuid)
     expect(audit.map((row) => row.action)).toEqual(["staff.assign", "staff.accept"])
     // A learner sees names and roles of the active staff, nothing more.

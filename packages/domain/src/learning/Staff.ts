@@ -259,7 +259,8 @@ export const listStaff = (
       sql`s.course_uuid = ${courseUuid}`,
       staff ? sql`s.status IN ('invited', 'active')` : sql`s.status = 'active'`,
       ...(filter.role !== undefined ? [sql`s.role = ${filter.role}`] : []),
-      ...(filter.runUuid !== undefined ? [sql`s.run_uuid = ${filter.runUuid}`] : []),
+      // Who acts in a run: its run-scoped staff and the course-wide ones.
+      ...(filter.runUuid !== undefined ? [sql`(s.run_uuid = ${filter.runUuid} OR (s.run_uuid IS NULL AND s.group_uuid IS NULL))`] : []),
       ...(position._tag === "Some" ? [sql`(s.created_at, s.uuid) > (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
     const rows = yield* sql<AssignmentRow>`${sql.literal(assignmentSelect)} WHERE ${sql.and(conditions)}
