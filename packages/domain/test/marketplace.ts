@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import { expect } from "vitest"
 import type { SessionActor } from "../src/api/Authentication.js"
 import { accountForVerifiedEmail } from "../src/auth/Accounts.js"
 import { ServerSecret } from "../src/auth/ServerSecret.js"
@@ -99,3 +100,12 @@ export const openMarketplace = async (label: string, options: MarketplaceOptions
 export const bodyOf = <A = Record<string, unknown>>(answer: Answer): A =>
   (answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body) as A
 export const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } } | undefined)?.error?.code
+
+/** The body of a 200 answer; any other answer fails the test, showing the start of its body. */
+export const okBody = <A>(answer: Answer): A => {
+  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
+  return bodyOf<A>(answer)
+}
+
+/** A refusal as `[status, code]`, to compare with the expected one. */
+export const refusal = (answer: Answer) => [answer.status, codeOf(answer)]

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { bodyOf, codeOf, type Marketplace, okBody, openMarketplace, refusal } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import type { MailMessage } from "../mail/Mailer.js"
 import type { Answer } from "../operations/Operations.js"
@@ -33,11 +33,8 @@ afterAll(async () => {
   await m?.close()
 })
 
-const ok = <A>(answer: Answer): A => {
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
-  return bodyOf<A>(answer)
-}
-const refused = (answer: Answer) => [answer.status, codeOf(answer)]
+const ok = okBody
+const refused = refusal
 const command = (extra: Record<string, unknown> = {}) => ({ requestUuid: randomUUID(), ...extra })
 
 /** A published private course of `owner` with one draft run. */
