@@ -1,13 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import { expect } from "vitest"
 import type { SessionActor } from "../src/api/Authentication.js"
 import { accountForVerifiedEmail } from "../src/auth/Accounts.js"
 import { ServerSecret } from "../src/auth/ServerSecret.js"
 import { actorForSession, createSession } from "../src/auth/Sessions.js"
 import { SignInConfig } from "../src/auth/SignInSettings.js"
-import { Mailer } from "../src/mail/Mailer.js"
+import { Mailer, type MailMessage } from "../src/mail/Mailer.js"
 import { EncodedJson } from "../src/operations/Implementation.js"
 import { type Answer, Operations, type RawInput } from "../src/operations/Operations.js"
 import { PublicOrigin } from "../src/operations/PublicOrigin.js"
@@ -35,12 +36,21 @@ export interface Marketplace {
 
 const origin = "http://localhost:8080"
 
-export const openMarketplace = async (label: string): Promise<Marketplace> => {
+/** What a test may watch: every mail the service sends, every line it logs. */
+export interface MarketplaceOptions {
+  readonly mail?: (message: MailMessage) => void
+  readonly log?: (line: string) => void
+}
+
+export const openMarketplace = async (label: string, options: MarketplaceOptions = {}): Promise<Marketplace> => {
   const database = await createTestDatabase(label)
   const services = Layer.mergeAll(
     PgClient.layer({ url: Redacted.make(database.url), maxConnections: 24 }),
     Layer.succeed(ServerSecret, Redacted.make("marketplace-test-secret-of-32-characters")),
-    Layer.succeed(Mailer, { send: () => Effect.void }),
+    Layer.succeed(Mailer, { send: (message) => Effect.sync(() => options.mail?.(message)) }),
+    options.log === undefined
+      ? Layer.empty
+      : Layer.merge(Logger.add(Logger.map(Logger.logfmtLogger, (line) => options.log!(line))), Logger.minimumLogLevel(LogLevel.All)),
     Layer.succeed(SignInConfig, { publicOrigin: origin }),
     Layer.succeed(PublicOrigin, origin),
     Layer.succeed(WebhookSettings, { publicOrigin: origin, allowHttpLoopback: true }),
@@ -90,3 +100,12 @@ export const openMarketplace = async (label: string): Promise<Marketplace> => {
 export const bodyOf = <A = Record<string, unknown>>(answer: Answer): A =>
   (answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body) as A
 export const codeOf = (answer: Answer) => (answer.body as { error?: { code?: string } } | undefined)?.error?.code
+
+/** The body of a 200 answer; any other answer fails the test, showing the start of its body. */
+export const okBody = <A>(answer: Answer): A => {
+  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
+  return bodyOf<A>(answer)
+}
+
+/** A refusal as `[status, code]`, to compare with the expected one. */
+export const refusal = (answer: Answer) => [answer.status, codeOf(answer)]

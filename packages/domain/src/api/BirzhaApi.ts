@@ -10,6 +10,7 @@ import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
+import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
@@ -122,6 +123,10 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningRunsApi)
   .add(LearningLibraryApi)
   .add(LearningJobsApi)
+  .add(LearningStaffApi)
+  .add(LearningEmailInvitationsApi)
+  .add(LearningOwnershipApi)
+  .add(LearningCourseReviewsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

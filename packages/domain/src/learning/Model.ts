@@ -7,7 +7,7 @@ import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict }
  * declare; every bound is the schema's, so OpenAPI, MCP and the fuzz suite read the same limits.
  */
 
-const text = (min: number, max: number) => Schema.String.pipe(minChars(min), maxChars(max))
+export const text = (min: number, max: number) => Schema.String.pipe(minChars(min), maxChars(max))
 
 /** A node's key: stable across versions, copies and transfers; lower-case letters, digits, `-` and `_`. */
 export const NodeKey = Schema.String.pipe(
@@ -283,7 +283,7 @@ export const AuditEvent = Schema.Struct({
   createdAt: DateTime
 }).annotations({ identifier: "LearningAuditEvent" })
 
-const page = <S extends Schema.Schema.Any>(item: S, identifier: string) =>
+export const page = <S extends Schema.Schema.Any>(item: S, identifier: string) =>
   Schema.Struct({ items: Schema.Array(item), nextCursor: Schema.optional(Schema.String) }).annotations({ identifier })
 
 export const CourseCardPage = page(CourseCard, "CourseCardPage")
@@ -296,7 +296,7 @@ export const AuditEventPage = page(AuditEvent, "LearningAuditEventPage")
 // ---- inputs (query schemas carry no identifier: a named one loses its parameters in OpenAPI) ----
 
 const Cursor = Schema.String.pipe(maxChars(200))
-const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) }
+export const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) }
 
 export const CourseListQuery = Schema.Struct({
   q: Schema.optional(Schema.String.pipe(maxChars(200))),
@@ -317,8 +317,8 @@ export const AuditQuery = Schema.Struct({
   ...listing
 })
 
-const command = { requestUuid: RequestUuid }
-const ExpectedRevision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+export const command = { requestUuid: RequestUuid }
+export const ExpectedRevision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 
 export const CourseCreate = Schema.Struct({
   ...command,

@@ -51,6 +51,7 @@ export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
  * What an operation requires of the caller on the course it names:
  * - `public`: anyone the course is visible to (published or archived, listed or unlisted), its staff and learners;
  * - `staff`: any active staff assignment on the course (author reads);
+ * - `member`: the course's staff and its learners (the staff list: learners see names and roles);
  * - `owner`: the owner only;
  * - an atom: a staff assignment holding it (in scope of the run when the operation names one).
  * A caller with no role on a course that is not public to them gets 404 in every case.
@@ -58,6 +59,7 @@ export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
 export type Requirement =
   | { readonly kind: "public" }
   | { readonly kind: "staff" }
+  | { readonly kind: "member" }
   | { readonly kind: "owner" }
   | { readonly kind: "atom"; readonly atom: Atom }
 
@@ -89,7 +91,19 @@ export const requirements = {
   "learning.library.insert": atom("content_edit"),
   "learning.exports.course": atom("content_edit"),
   "learning.analytics.get": atom("analytics_read"),
-  "learning.analytics.export": atom("analytics_read")
+  "learning.analytics.export": atom("analytics_read"),
+  // L4 people (issue 19): staff and ownership atoms are the owner's alone.
+  "learning.staff.list": { kind: "member" },
+  "learning.staff.assign": atom("staff_manage"),
+  "learning.staff.candidates": { kind: "owner" },
+  "learning.staff.revoke": atom("staff_manage"),
+  "learning.staff.permissions": atom("staff_manage"),
+  "learning.staff.email_invite": atom("staff_manage"),
+  "learning.staff.email_list": atom("staff_manage"),
+  "learning.ownership.candidates": atom("ownership"),
+  "learning.ownership.invite": atom("ownership"),
+  "learning.ownership.cancel": atom("ownership"),
+  "learning.course_reviews.list": { kind: "public" }
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 
@@ -189,6 +203,8 @@ export const decide = (
     case "staff":
       // Author views are records of their own: who is not staff may not learn they exist.
       return staff ? undefined : courseNotFound(course.uuid)
+    case "member":
+      return staff || standing.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff and learners` })
     case "owner":
       return standing.assignments.some((a) => a.role === "owner")
         ? undefined
