@@ -18,7 +18,7 @@ import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Opt
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
 import { clientAddressOf } from "./HostSettings.js"
-import { jsonBytes } from "./JsonBytes.js"
+import { jsonBody } from "./JsonBody.js"
 
 /**
  * The catalog served straight from `node:http`: the route table, decoders and encoders are
@@ -170,14 +170,14 @@ export const writeEnvelope = (
 const writeAnswer = (
   res: ServerResponse,
   status: number,
-  body: Buffer | undefined,
+  body: Buffer | string | undefined,
   noStore: boolean,
   setCookie: string | undefined,
   retryAfter: string | undefined
 ) => {
   const headers: Array<string> = body === undefined
     ? ["x-content-type-options", "nosniff"]
-    : ["content-type", "application/json", "x-content-type-options", "nosniff", "content-length", String(body.length)]
+    : ["content-type", "application/json", "x-content-type-options", "nosniff", "content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.length)]
   if (setCookie !== undefined) headers.push("set-cookie", setCookie)
   if (retryAfter !== undefined) headers.push("retry-after", retryAfter)
   if (noStore) headers.push("cache-control", "no-store")
@@ -367,7 +367,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const { facts, status } = answer
       const body = answer.body === undefined || status === 204
         ? undefined
-        : answer.body instanceof EncodedJson ? answer.body.bytes : jsonBytes(answer.body)
+        : answer.body instanceof EncodedJson ? answer.body.bytes : jsonBody(answer.body)
       writeAnswer(
         res,
         status,

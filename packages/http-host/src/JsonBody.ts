@@ -1,6 +1,7 @@
 /**
  * `JSON.stringify(value)` as UTF-8 bytes, built from one piece per element of the value's arrays
- * (its own, or its properties'): a page of large records never becomes one large string. A large
+ * (its own, or its properties'): a page of large records never becomes one large string. An
+ * answer with no such array is the string itself. A large
  * string costs far more than its bytes: V8 builds `JSON.stringify`'s result in parts, and the
  * first UTF-8 pass (`Buffer.byteLength`, the socket write) flattens it into a new object in the
  * large-object space, freshly mapped memory on every answer. A search page of 21 publications in
@@ -14,7 +15,8 @@ const closeArray = Buffer.from("]")
 // JSON.stringify leaves out object properties it cannot write and writes them as null in arrays.
 const skipped = (value: unknown) => value === undefined || typeof value === "function" || typeof value === "symbol"
 
-// Only an array of several elements is worth pieces; a small answer stays one JSON.stringify.
+// Only an array of several elements is worth pieces; any other answer stays one JSON.stringify,
+// returned as the string (the socket encodes a small string as fast as a copy into a Buffer).
 const inPieces = (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value) && value.length > 1
 
 const pushArray = (parts: Array<Buffer>, array: ReadonlyArray<unknown>) => {
@@ -26,19 +28,19 @@ const pushArray = (parts: Array<Buffer>, array: ReadonlyArray<unknown>) => {
   parts.push(closeArray)
 }
 
-export const jsonBytes = (value: unknown): Buffer => {
+export const jsonBody = (value: unknown): Buffer | string => {
   if (inPieces(value)) {
     const parts: Array<Buffer> = []
     pushArray(parts, value)
     return Buffer.concat(parts)
   }
   // Scalars, small arrays, objects that write themselves (toJSON) and objects with no array worth
-  // pieces: one JSON.stringify, as before.
+  // pieces: the text of one JSON.stringify.
   if (
     typeof value !== "object" || value === null || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === "function" ||
     !Object.values(value).some(inPieces)
   ) {
-    return Buffer.from(JSON.stringify(value) ?? "")
+    return JSON.stringify(value) ?? ""
   }
   const record = value as Record<string, unknown>
   const parts: Array<Buffer> = []
