@@ -8,7 +8,13 @@ import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
 import type { PooledRead } from "../store/PooledReads.js"
-import { findPublicPublication, findPublicPublicationWith, listPublicPublications, type PublicRow } from "./PublicationRepository.js"
+import {
+  findPublicPublication,
+  findPublicPublicationWith,
+  listPublicPublications,
+  type PublicRow,
+  searchPublicPublications
+} from "./PublicationRepository.js"
 
 /** The spec's Publication: approved data only; `draft` equals `approved`, no history, no reason. */
 const publication = (row: PublicRow): Publication => ({
@@ -51,6 +57,12 @@ export const catalogPublication = (row: PublicRow): CatalogPublication => {
 
 /** Marks a statement to be planned with its values on every call (never kept as a generic plan). */
 export const searchPlan = "/* birzha:per-call-plan */"
+
+/**
+ * How many of the newest public publications a search reads in date order before it asks the
+ * trigram index for every match instead (`searchPublicPublications`).
+ */
+const searchWindow = 2000
 
 /** `q` split on white space, at most 64 terms. */
 const searchTerms = (q: string | undefined): ReadonlyArray<string> => (q ?? "").split(/\s+/u).filter((term) => term.length > 0).slice(0, 64)
@@ -96,17 +108,23 @@ export const listPublications = (
   Effect.gen(function*() {
     const limit = query.limit ?? 20
     const after = yield* decodeCursor(query.cursor)
-    // Planned per call (see perCallPlan in the infrastructure's PreparingClient): the plan depends on the terms.
-    const rows = yield* listPublicPublications((sql) => [
+    const conditions = (sql: SqlClient.SqlClient) => [
       ...(query.kind === undefined ? [] : [sql`p.kind = ${query.kind}`]),
       ...(query.category === undefined ? [] : [sql`p.category = ${query.category}`]),
       ...(query.ownerUuid === undefined ? [] : [sql`p.owner_profile_uuid = ${query.ownerUuid}`]),
-      ...matchingAll(sql, "p.search_text", query.q),
       ...Option.match(after, {
         onNone: () => [],
         onSome: (at) => [sql`(p.approved_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
       })
-    ], { limit: limit + 1, prefix: searchPlan })
+    ]
+    // Planned per call (see perCallPlan in the infrastructure's PreparingClient): the plan depends on the terms.
+    const rows = searchTerms(query.q).length === 0
+      ? yield* listPublicPublications(conditions, { limit: limit + 1, prefix: searchPlan })
+      : yield* searchPublicPublications(conditions, (sql, column) => matchingAll(sql, column, query.q), {
+        limit: limit + 1,
+        window: searchWindow,
+        prefix: searchPlan
+      })
     return pageOf(rows, limit, (row) => ({ key: row.approved_key, uuid: row.uuid }), publication)
   })
 

@@ -5,7 +5,7 @@ import type { CursorPosition } from "../store/Cursor.js"
 import type { PooledRead } from "../store/PooledReads.js"
 import { JsonObject, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import { PublicationKind, PublicationStatus } from "./Publication.js"
-import { publicationsJoin, publiclyVisible } from "./Visibility.js"
+import { publicationsJoin, publiclyVisible, publiclyVisibleRow } from "./Visibility.js"
 
 /**
  * The `publications` table: its rows, read and written only here (the owner's commands in
@@ -148,6 +148,8 @@ const publicColumns = selectList(PublicRow, "p", {
   approved_key: "p.approved_at::text"
 })
 const decodePublicRows = rowsDecoder(PublicRow)
+// The same columns read back from the search window's subquery `w`.
+const windowColumns = selectList(PublicRow, "w")
 
 const publicByUuid = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE p.uuid = $1 AND ${publiclyVisible}`
 
@@ -178,6 +180,47 @@ export const listPublicPublications = (
       yield* sql`SELECT ${sql.literal(options.prefix ?? "")} ${sql.literal(publicColumns)} FROM ${sql.literal(publicationsJoin)}
         WHERE ${sql.and([publiclyVisible, ...conditions(sql)])}
         ORDER BY p.approved_at DESC, p.uuid DESC ${options.limit === undefined ? sql`` : sql`LIMIT ${options.limit}`}`
+    )
+  })
+
+/**
+ * Public publications matching text conditions over `search_text`, newest approval first, without
+ * trusting the planner's guess of how many rows a `LIKE '%term%'` matches (it comes from a histogram
+ * of 100 unique texts: a rare and a common term get the same 1 %; bench/README.md "search").
+ * First the newest `window` public rows that meet `conditions` are read in index order and the
+ * text conditions applied to them: any match outside the window is older than every row in it, so
+ * when the window holds `limit` matches they are the answer (a common term, a few milliseconds).
+ * Otherwise the matches are rare: every match is collected through the trigram index (a
+ * materialized set, which the planner reads by bitmap) and the newest `limit` kept.
+ */
+export const searchPublicPublications = (
+  conditions: (sql: SqlClient.SqlClient) => ReadonlyArray<Fragment | string>,
+  text: (sql: SqlClient.SqlClient, column: string) => ReadonlyArray<Fragment>,
+  options: { readonly limit: number; readonly window: number; readonly prefix: string }
+): Effect.Effect<ReadonlyArray<PublicRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const recent = yield* decodePublicRows(
+      yield* sql`SELECT ${sql.literal(options.prefix)} ${sql.literal(windowColumns)} FROM (
+          SELECT ${sql.literal(publicColumns)}, p.search_text FROM ${sql.literal(publicationsJoin)}
+          WHERE ${sql.and([publiclyVisible, ...conditions(sql)])}
+          ORDER BY p.approved_at DESC, p.uuid DESC LIMIT ${options.window}
+        ) w
+        WHERE ${sql.and(text(sql, "w.search_text"))}
+        ORDER BY w.approved_at DESC, w.uuid DESC LIMIT ${options.limit}`
+    )
+    if (recent.length >= options.limit) return recent
+    return yield* decodePublicRows(
+      yield* sql`WITH matching AS MATERIALIZED (
+          SELECT p.uuid, p.approved_at, p.owner_profile_uuid FROM publications p
+          WHERE ${sql.and([publiclyVisibleRow, ...conditions(sql), ...text(sql, "p.search_text")])}
+        ), newest AS (
+          SELECT m.uuid FROM matching m JOIN profiles o ON o.uuid = m.owner_profile_uuid
+          WHERE o.deleted_at IS NULL ORDER BY m.approved_at DESC, m.uuid DESC LIMIT ${options.limit}
+        )
+        SELECT ${sql.literal(options.prefix)} ${sql.literal(publicColumns)} FROM newest
+          JOIN publications p ON p.uuid = newest.uuid JOIN profiles o ON o.uuid = p.owner_profile_uuid
+        ORDER BY p.approved_at DESC, p.uuid DESC`
     )
   })
 

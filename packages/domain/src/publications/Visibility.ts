@@ -9,6 +9,8 @@
 export const publicationsJoin = `publications p
   JOIN profiles o ON o.uuid = p.owner_profile_uuid`
 
+// The publication's own part (the predicate of its public indexes), then the owner's.
 // Deleting an account soft-deletes its profiles in the same transaction (auth/Accounts.ts), so a
 // live profile means a live account; joining accounts too only misled the planner.
-export const publiclyVisible = `p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_at IS NULL AND o.deleted_at IS NULL`
+export const publiclyVisibleRow = `p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_at IS NULL`
+export const publiclyVisible = `${publiclyVisibleRow} AND o.deleted_at IS NULL`

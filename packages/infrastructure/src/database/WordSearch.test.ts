@@ -110,6 +110,35 @@ describe.each([["Postgres", postgres], ["PGlite", pglite]] as const)("search by 
     expect(await found("%бот")).toEqual(["alone", "comma", "genitive", "hyphen", "plural", "quoted"].sort())
   })
 
+  it("pages through a term on thousands of rows in date order, past the newest ones a search reads first, and finds a rare old match", async () => {
+    // 2 100 older matches of "старая заявка" and one much older "редкостный": more than the newest
+    // 2 000 a search reads in date order before it asks the trigram index for every match.
+    const filler = await db.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO publications (id, kind, owner_profile_uuid, status, draft, approved, approved_at)
+        SELECT 'F-' || g, 'task', ${owner}, 'approved', d, d, now() - interval '1 day' - g * interval '1 minute'
+        FROM generate_series(1, 2100) g,
+          LATERAL (SELECT jsonb_build_object('title', 'Старая заявка ' || g, 'category', 'Прочее', 'description', 'Без слов',
+            'budget', '', 'deadline', '', 'files', '[]'::jsonb) AS d) data`
+      yield* sql`INSERT INTO publications (id, kind, owner_profile_uuid, status, draft, approved, approved_at)
+        SELECT 'R-1', 'task', ${owner}, 'approved', d, d, now() - interval '30 days'
+        FROM (SELECT jsonb_build_object('title', 'Редкостный экспонат', 'category', 'Прочее', 'description', 'Без слов',
+          'budget', '', 'deadline', '', 'files', '[]'::jsonb) AS d) data`
+      return yield* sql<{ uuid: string }>`SELECT uuid FROM publications WHERE id LIKE 'F-%' ORDER BY approved_at DESC, uuid DESC`
+    }))
+    const seen: Array<string> = []
+    let cursor: string | undefined
+    do {
+      const page = await db.run(listPublications({ q: "старая заявка", limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
+      seen.push(...page.items.map((p) => p.uuid))
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    expect(seen).toEqual(filler.map((row) => row.uuid))
+    const rare = await db.run(listPublications({ q: "редкостн" }))
+    expect(rare.items.map((p) => p.id)).toEqual(["R-1"])
+    expect((await db.run(listPublications({ q: "старая", limit: 3 }))).items.map((p) => p.id)).toEqual(["F-1", "F-2", "F-3"])
+  })
+
   it("finds public profiles by the start of a word in name, about and skills", async () => {
     const uuidsOf = async (q: string) => (await db.run(listProfiles({ q }))).items.map((p) => p.uuid)
     expect(await uuidsOf("елкин")).toEqual([owner])
