@@ -382,6 +382,53 @@ describe("learning community: staff", () => {
   })
 })
 
+describe("learning community: every operation × every role", () => {
+  it("answers each kind of caller as the design says (anonymous callers and keys: the HTTP authorization matrix)", async () => {
+    const c = await publishedCourse(m, owner)
+    const roles = {
+      instructor: await staffMember(c, "instructor"),
+      reviewer: await staffMember(c, "reviewer"),
+      assistant: await staffMember(c, "assistant"),
+      analyst: await staffMember(c, "analyst")
+    }
+    const a = await learnerOf(c)
+    const b = await learnerOf(c)
+    const callers = { learner: a.profile, otherLearner: b.profile, stranger, owner, ...roles }
+    type Who = keyof typeof callers
+    const staffOk = { owner: 200, instructor: 200, reviewer: 200, assistant: 200 } as const
+    const expected: Record<string, Record<Who, number>> = {
+      "learning.community.create": { learner: 200, otherLearner: 404, stranger: 404, owner: 404, instructor: 404, reviewer: 404, assistant: 404, analyst: 404 },
+      "learning.community.list": { learner: 200, otherLearner: 404, stranger: 404, owner: 404, instructor: 404, reviewer: 404, assistant: 404, analyst: 404 },
+      "learning.community.get": { learner: 200, otherLearner: 404, stranger: 404, ...staffOk, analyst: 404 },
+      "learning.community.reply": { learner: 200, otherLearner: 404, stranger: 404, ...staffOk, analyst: 404 },
+      "learning.community.resolve": { learner: 200, otherLearner: 404, stranger: 404, ...staffOk, analyst: 404 },
+      "learning.community.recipients": { learner: 200, otherLearner: 200, stranger: 404, ...staffOk, analyst: 403 },
+      "learning.community.staff_create": { learner: 403, otherLearner: 403, stranger: 404, ...staffOk, analyst: 403 },
+      "learning.community.staff_list": { learner: 403, otherLearner: 403, stranger: 404, ...staffOk, analyst: 403 }
+    }
+    const call = async (operation: string, caller: SessionActor) => {
+      const thread = ok<Thread>(await open(a))
+      const inputs: Record<string, { path: Record<string, string>; payload?: object; urlParams?: Record<string, string> }> = {
+        "learning.community.create": { path: { enrollment: a.enrollment }, payload: command({ title: "Т", body: "Б", visibility: "private" }) },
+        "learning.community.list": { path: { enrollment: a.enrollment } },
+        "learning.community.get": { path: { thread: thread.uuid } },
+        "learning.community.reply": { path: { thread: thread.uuid }, payload: command({ body: "Б" }) },
+        "learning.community.resolve": { path: { thread: thread.uuid }, payload: command({ expectedRevision: thread.revision }) },
+        "learning.community.recipients": { path: { course: c.uuid } },
+        "learning.community.staff_create": { path: { course: c.uuid, enrollment: a.enrollment }, payload: command({ title: "Т", body: "Б" }) },
+        "learning.community.staff_list": { path: { course: c.uuid } }
+      }
+      return (await m.invoke(operation, caller, inputs[operation]!)).status
+    }
+    const answers: Record<string, Record<string, number>> = {}
+    for (const operation of Object.keys(expected)) {
+      answers[operation] = {}
+      for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
+    }
+    expect(answers).toEqual(expected)
+  })
+})
+
 describe("learning community: bounds", () => {
   it("title 1–160, body 1–5000, at most 20 files, each a ready file of the caller", async () => {
     const c = await publishedCourse(m, owner)
