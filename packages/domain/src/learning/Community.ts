@@ -24,7 +24,7 @@ import {
 } from "./CommunityModel.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { once } from "./Courses.js"
-import { atomScope, atomsOf, decide, holdsAtom, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
+import { atomScope, decide, holdsAtom, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -232,16 +232,13 @@ const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>) =>
     const byProfile = new Map<string, StaffRow>()
     for (const row of rows) {
       const assignment = { role: row.role, runUuid: row.run_uuid, groupUuid: row.group_uuid, grants: row.grants, denies: row.denies }
-      if (!holdsAtomInAny(assignment, runUuids)) continue
+      const scope = atomScope([assignment], "community_staff")
+      if (!scope.course && !scope.runs.some((run) => runUuids.includes(run))) continue
       const known = byProfile.get(row.profile_uuid)
       if (known === undefined || staffRoles.indexOf(row.role) < staffRoles.indexOf(known.role)) byProfile.set(row.profile_uuid, row)
     }
     return [...byProfile.values()]
   })
-
-const holdsAtomInAny = (assignment: Parameters<typeof atomsOf>[0], runUuids: ReadonlyArray<string>) =>
-  assignment.groupUuid === null && (assignment.runUuid === null || runUuids.includes(assignment.runUuid)) &&
-  atomsOf(assignment).has("community_staff")
 
 /** An event's audience: the thread's learner and author, everyone who wrote in it, and the community staff in its run's scope — not the actor. */
 const audienceOf = (row: Pick<ThreadRow, "uuid" | "course_uuid" | "run_uuid" | "learner_profile_uuid" | "author_profile_uuid">, actor: Actor) =>
