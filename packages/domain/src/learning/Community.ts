@@ -374,11 +374,12 @@ export const createThread = (actor: Actor, enrollmentUuid: string, input: Openin
 /** learning.community.staff_create: community staff in the enrollment's run open a private thread to its learner. */
 export const staffCreateThread = (actor: Actor, courseUuid: string, enrollmentUuid: string, input: Omit<Opening, "visibility">) =>
   once(actor, "learning.community.staff_create", input, Thread, Effect.gen(function*() {
-    const { facts, standing } = yield* standingFor(actor, courseUuid)
+    // Community staff somewhere in the course learn whether the enrollment is here (404), then whether its run is in their scope (403).
+    const { facts, standing } = yield* communityScopeForStaff(actor, "learning.community.staff_create", courseUuid, undefined)
     const enrollment = yield* loadEnrollment(enrollmentUuid)
-    const refusal = decide("learning.community.staff_create", facts, standing, { runUuid: enrollment?.run_uuid })
-    if (refusal !== undefined) return yield* refusal
     if (enrollment === undefined || enrollment.course_uuid !== courseUuid) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid} in this course` })
+    const refusal = decide("learning.community.staff_create", facts, standing, { runUuid: enrollment.run_uuid })
+    if (refusal !== undefined) return yield* refusal
     return yield* openThread(actor, enrollment, { ...input, visibility: "private" }, "staff", "community.staff_create")
   }))
 
@@ -455,7 +456,7 @@ export const staffListThreads = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const { scope } = yield* communityScopeForStaff(actor, courseUuid, filter.runUuid)
+    const { scope } = yield* communityScopeForStaff(actor, "learning.community.staff_list", courseUuid, filter.runUuid)
     if (filter.groupUuid !== undefined) return yield* groupsMissing("groupUuid")
     const conditions = [
       sql`t.course_uuid = ${courseUuid}`,
@@ -473,14 +474,19 @@ export const staffListThreads = (
  * Community staff on the course: `decide` with the named run, or, without one, holding the atom
  * course-wide or in some run (a run-scoped assistant's inbox is their runs).
  */
-const communityScopeForStaff = (actor: Actor, courseUuid: string, runUuid: string | undefined) =>
+const communityScopeForStaff = (
+  actor: Actor,
+  operation: "learning.community.staff_list" | "learning.community.staff_create",
+  courseUuid: string,
+  runUuid: string | undefined
+) =>
   Effect.gen(function*() {
     const { facts, standing } = yield* standingFor(actor, courseUuid)
     const scope = atomScope(standing.assignments, "community_staff")
-    if (runUuid === undefined && (scope.course || scope.runs.length > 0)) return { standing, scope }
-    const refusal = decide("learning.community.staff_list", facts, standing, { runUuid })
+    if (runUuid === undefined && (scope.course || scope.runs.length > 0)) return { facts, standing, scope }
+    const refusal = decide(operation, facts, standing, { runUuid })
     if (refusal !== undefined) return yield* refusal
-    return { standing, scope }
+    return { facts, standing, scope }
   })
 
 // ---- writing ----

@@ -296,6 +296,9 @@ describe("learning community: staff", () => {
     const c2 = await publishedCourse(m, owner)
     const foreign = await learnerOf(c2)
     expect(refused(await staffOpen(owner, foreign.enrollment))).toEqual([404, "not_found"])
+    // Run-scoped community staff learn that much too (404), not more; without community_staff anywhere, 403 first.
+    expect(refused(await staffOpen(outsider, foreign.enrollment))).toEqual([404, "not_found"])
+    expect(refused(await staffOpen(analyst, foreign.enrollment))).toEqual([403, "forbidden"])
     expect(refused(await staffOpen(owner, randomUUID()))).toEqual([404, "not_found"])
   })
 
