@@ -11,6 +11,7 @@ import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
+import { LearningCommunityApi } from "./LearningCommunityApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
@@ -127,6 +128,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningEmailInvitationsApi)
   .add(LearningOwnershipApi)
   .add(LearningCourseReviewsApi)
+  .add(LearningCommunityApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

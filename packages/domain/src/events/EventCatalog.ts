@@ -185,7 +185,7 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "learning.appeal.opened": { kind: "learning_appeal", statuses: ["open"], summary: "A learner appealed a grade" },
   "learning.checker.failed": { kind: "learning_checker", statuses: ["failed"], summary: "A checker could not grade a submission" },
   "learning.community.created": { kind: "learning_thread", statuses: ["open"], summary: "A question or discussion thread was opened" },
-  "learning.community.replied": { kind: "learning_thread", statuses: ["open"], summary: "Someone replied in a thread" },
+  "learning.community.replied": { kind: "learning_thread", statuses: ["open", "answered"], summary: "Someone replied in a thread: a learner (open) or staff (answered)" },
   "learning.community.resolved": { kind: "learning_thread", statuses: ["resolved"], summary: "A thread was marked resolved" },
   "learning.course.completed": { ...enrollment(["completed"], "A learner completed a course"), read: completion },
   "learning.course.published": { kind: "learning_course", statuses: ["published"], summary: "A course version was published" },

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { command, enrollDirectly, publishedCourse } from "../../test/learning.js"
 import { bodyOf, codeOf, type Marketplace, okBody, openMarketplace, refusal } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import type { MailMessage } from "../mail/Mailer.js"
 import type { Answer } from "../operations/Operations.js"
 import { eligibility } from "./CourseReviews.js"
 import { emailTransitions } from "./EmailInvitations.js"
-import type { CourseAuthor, Run } from "./Model.js"
 import { ownershipTransitions } from "./Ownership.js"
 import { staffTransitions } from "./Staff.js"
 import type { CourseReview, EmailInvitation, OwnershipInvitation, StaffAssignment } from "./StaffModel.js"
@@ -35,39 +35,10 @@ afterAll(async () => {
 
 const ok = okBody
 const refused = refusal
-const command = (extra: Record<string, unknown> = {}) => ({ requestUuid: randomUUID(), ...extra })
-
 /** A published private course of `owner` with one draft run. */
-const course = async (visibility: "private" | "unlisted" = "private") => {
-  const draft = ok<CourseAuthor>(await m.invoke("learning.courses.create", owner, { payload: command({ title: "Курс команды", kind: "single" }) }))
-  const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
-  const edited = ok<CourseAuthor>(await m.invoke("learning.courses.update", owner, {
-    path: { course: draft.uuid },
-    payload: command({ expectedRevision: draft.revision, nodes, visibility })
-  }))
-  ok(await m.invoke("learning.courses.publish", owner, { path: { course: draft.uuid }, payload: command({ expectedRevision: edited.revision, changelog: "" }) }))
-  const run = ok<Run>(await m.invoke("learning.runs.create", owner, {
-    path: { course: draft.uuid },
-    payload: command({
-      versionNumber: 1,
-      title: "Поток",
-      pacing: "cohort",
-      startsAt: new Date(Date.now() + 86_400_000).toISOString(),
-      admission: "open",
-      waitlist: false,
-      enrollmentWindow: {},
-      pausePolicy: { maxDays: 0, maxCount: 0 }
-    })
-  }))
-  return { uuid: draft.uuid, run: run.uuid }
-}
+const course = (visibility: "private" | "unlisted" = "private") => publishedCourse(m, owner, visibility)
 
-const enroll = async (c: { uuid: string; run: string }, learner: SessionActor, status = "active", started = true) => {
-  const uuid = randomUUID()
-  await m.sql("INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status, started_at) VALUES ($1, $2, $3, $4, $5, $6)",
-    uuid, c.run, c.uuid, learner.profileUuid, status, started ? new Date() : null)
-  return uuid
-}
+const enroll = (c: { uuid: string; run: string }, learner: SessionActor, status = "active", started = true) => enrollDirectly(m, c, learner, status, started)
 
 const assign = (c: { uuid: string }, profile: SessionActor, extra: Record<string, unknown> = {}, actor: SessionActor = owner) =>
   m.invoke("learning.staff.assign", actor, { path: { course: c.uuid }, payload: command({ profileUuid: profile.profileUuid, role: "reviewer", scope: {}, ...extra }) })

@@ -1,5 +1,6 @@
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "../api/LearningStaffApi.js"
 import { implement } from "../operations/Implementation.js"
+import { LearningCommunityOperations } from "./Community.js"
 import { listCourseReviews, ownCourseReview, removeCourseReview, saveCourseReview } from "./CourseReviews.js"
 import {
   acceptEmailInvitation,
@@ -54,5 +55,6 @@ export const LearningPeopleOperations = [
   LearningStaffOperations,
   LearningEmailInvitationsOperations,
   LearningOwnershipOperations,
-  LearningCourseReviewsOperations
+  LearningCourseReviewsOperations,
+  LearningCommunityOperations
 ] as const

@@ -103,7 +103,11 @@ export const requirements = {
   "learning.ownership.candidates": atom("ownership"),
   "learning.ownership.invite": atom("ownership"),
   "learning.ownership.cancel": atom("ownership"),
-  "learning.course_reviews.list": { kind: "public" }
+  "learning.course_reviews.list": { kind: "public" },
+  // Community (issue 19 point 5): thread reads and writes decide per thread (Community.ts).
+  "learning.community.recipients": { kind: "member" },
+  "learning.community.staff_create": atom("community_staff"),
+  "learning.community.staff_list": atom("community_staff")
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 
@@ -135,6 +139,18 @@ export const holdsAtom = (assignments: ReadonlyArray<Assignment>, wanted: Atom, 
       assignment.groupUuid === null && target.runUuid !== undefined && assignment.runUuid === target.runUuid) &&
     atomsOf(assignment).has(wanted)
   )
+
+/**
+ * Where assignments hold an atom: everywhere in the course (a course-scoped assignment), or only
+ * in the listed runs; group-scoped assignments count nowhere until groups exist.
+ */
+export const atomScope = (assignments: ReadonlyArray<Assignment>, wanted: Atom): { readonly course: boolean; readonly runs: ReadonlyArray<string> } => {
+  const holding = assignments.filter((assignment) => assignment.groupUuid === null && atomsOf(assignment).has(wanted))
+  return {
+    course: holding.some((assignment) => assignment.runUuid === null),
+    runs: holding.flatMap((assignment) => assignment.runUuid !== null ? [assignment.runUuid] : [])
+  }
+}
 
 /** What the check knows of a course: enough to decide visibility. */
 export interface CourseFacts {

@@ -156,7 +156,7 @@ const lockAssignment = (uuid: string) =>
 
 // ---- shared checks (also used by email invitations and ownership) ----
 
-const courseFacts = (row: CourseRow) => ({ uuid: row.uuid, status: row.status, visibility: row.visibility, latestVersion: row.latest_version })
+export const courseFacts = (row: CourseRow) => ({ uuid: row.uuid, status: row.status, visibility: row.visibility, latestVersion: row.latest_version })
 
 /** Loads (and locks, when asked) a course and authorizes the operation; returns the course and the caller's standing. */
 export const authorizedCourse = (actor: Actor | undefined, operation: CourseOperation, uuid: string, lock: boolean) =>

@@ -19,6 +19,7 @@ import { pendingApprovals } from "./migrations/0017_pending_approvals.js"
 import { learning } from "./migrations/0018_learning.js"
 import { profileModeration } from "./migrations/0019_profile_moderation.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
+import { learningCommunity } from "./migrations/0023_learning_community.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -46,7 +47,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [17, "pending_approvals", pendingApprovals],
   [18, "learning", learning],
   [19, "profile_moderation", profileModeration],
-  [22, "learning_staff", learningStaff]
+  [22, "learning_staff", learningStaff],
+  [23, "learning_community", learningCommunity]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

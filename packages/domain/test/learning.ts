@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto"
+import type { SessionActor } from "../src/api/Authentication.js"
+import type { CourseAuthor, Run } from "../src/learning/Model.js"
+import { type Marketplace, okBody } from "./marketplace.js"
+
+/** A command body: a fresh requestUuid and the fields given. */
+export const command = (extra: Record<string, unknown> = {}) => ({ requestUuid: randomUUID(), ...extra })
+
+export interface TestCourse {
+  readonly uuid: string
+  /** Its first run (a draft, open admission). */
+  readonly run: string
+}
+
+/** Another run of the course: cohort-paced, open admission, starting tomorrow. */
+export const addRun = async (m: Marketplace, owner: SessionActor, courseUuid: string) =>
+  okBody<Run>(await m.invoke("learning.runs.create", owner, {
+    path: { course: courseUuid },
+    payload: command({
+      versionNumber: 1,
+      title: "Поток",
+      pacing: "cohort",
+      startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+      admission: "open",
+      waitlist: false,
+      enrollmentWindow: {},
+      pausePolicy: { maxDays: 0, maxCount: 0 }
+    })
+  })).uuid
+
+/** A published course of `owner` (one module `m1` with a text step `s1`) with one draft run. */
+export const publishedCourse = async (m: Marketplace, owner: SessionActor, visibility: "private" | "unlisted" = "private"): Promise<TestCourse> => {
+  const draft = okBody<CourseAuthor>(await m.invoke("learning.courses.create", owner, { payload: command({ title: "Курс команды", kind: "single" }) }))
+  const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
+  const edited = okBody<CourseAuthor>(await m.invoke("learning.courses.update", owner, {
+    path: { course: draft.uuid },
+    payload: command({ expectedRevision: draft.revision, nodes, visibility })
+  }))
+  okBody(await m.invoke("learning.courses.publish", owner, { path: { course: draft.uuid }, payload: command({ expectedRevision: edited.revision, changelog: "" }) }))
+  return { uuid: draft.uuid, run: await addRun(m, owner, draft.uuid) }
+}
+
+/**
+ * An enrollment written directly: the enrollment operations (learning issue 2) are built
+ * elsewhere; the people and community operations only read the record.
+ */
+export const enrollDirectly = async (
+  m: Marketplace,
+  c: { readonly uuid: string; readonly run: string },
+  learner: SessionActor,
+  status = "active",
+  started = true
+) => {
+  const uuid = randomUUID()
+  await m.sql("INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status, started_at) VALUES ($1, $2, $3, $4, $5, $6)",
+    uuid, c.run, c.uuid, learner.profileUuid, status, started ? new Date() : null)
+  return uuid
+}
