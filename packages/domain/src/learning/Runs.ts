@@ -289,8 +289,12 @@ type Field = "unlockAt" | "dueAt" | "lockAt"
 const fields: ReadonlyArray<Field> = ["unlockAt", "dueAt", "lockAt"]
 type Dates = Partial<Record<Field, Date>>
 
-/** A node's effective dates in a run: explicit schedule first, else offsets from the start. */
-const effectiveDates = (node: CourseNode, explicit: RunRow["schedule"][string] | undefined, startsAt: Date): Dates => {
+/**
+ * A node's schedule-layer dates in a run: explicit schedule first, else offsets from the start
+ * (the run's `startsAt` for cohorts, the learner's `startedAt` for self-paced runs; `Dates.ts`
+ * builds the other layers on top).
+ */
+export const effectiveDates = (node: CourseNode, explicit: RunRow["schedule"][string] | undefined, startsAt: Date): Dates => {
   const at = (days: number | undefined) => (days === undefined ? undefined : new Date(startsAt.getTime() + days * dayMs))
   // A step without an unlock offset unlocks at the start.
   const unlock = explicit?.unlockAt !== undefined ? new Date(explicit.unlockAt) : at(node.unlockOffsetDays ?? 0)

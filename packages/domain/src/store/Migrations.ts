@@ -18,6 +18,7 @@ import { wordSearch } from "./migrations/0016_word_search.js"
 import { pendingApprovals } from "./migrations/0017_pending_approvals.js"
 import { learning } from "./migrations/0018_learning.js"
 import { profileModeration } from "./migrations/0019_profile_moderation.js"
+import { learningEnrollments } from "./migrations/0020_learning_enrollments.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -44,7 +45,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [16, "word_search", wordSearch],
   [17, "pending_approvals", pendingApprovals],
   [18, "learning", learning],
-  [19, "profile_moderation", profileModeration]
+  [19, "profile_moderation", profileModeration],
+  [20, "learning_enrollments", learningEnrollments]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
