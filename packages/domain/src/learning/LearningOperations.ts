@@ -21,6 +21,7 @@ import {
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
+import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
 /** The learning L1 operations over the learning area's services. */
@@ -71,4 +72,10 @@ export const LearningJobsOperations = implement(LearningJobsApi)({
 })
 
 /** The learning groups' implementations, registered with the others in `ServiceOperations`. */
-export const LearningOperations = [LearningCoursesOperations, LearningRunsOperations, LearningLibraryOperations, LearningJobsOperations] as const
+export const LearningOperations = [
+  LearningCoursesOperations,
+  LearningRunsOperations,
+  LearningLibraryOperations,
+  LearningJobsOperations,
+  LearningStepsOperations
+] as const

@@ -19,6 +19,7 @@ import { pendingApprovals } from "./migrations/0017_pending_approvals.js"
 import { learning } from "./migrations/0018_learning.js"
 import { profileModeration } from "./migrations/0019_profile_moderation.js"
 import { learningEnrollments } from "./migrations/0020_learning_enrollments.js"
+import { learningSubmissions } from "./migrations/0021_learning_submissions.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -46,7 +47,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [17, "pending_approvals", pendingApprovals],
   [18, "learning", learning],
   [19, "profile_moderation", profileModeration],
-  [20, "learning_enrollments", learningEnrollments]
+  [20, "learning_enrollments", learningEnrollments],
+  [21, "learning_submissions", learningSubmissions]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
