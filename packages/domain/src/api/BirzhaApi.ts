@@ -10,6 +10,7 @@ import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
+import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
@@ -122,6 +123,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningRunsApi)
   .add(LearningLibraryApi)
   .add(LearningJobsApi)
+  .add(LearningEnrollmentsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

@@ -20,6 +20,7 @@ import {
   validateCourse
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
+import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
@@ -71,4 +72,10 @@ export const LearningJobsOperations = implement(LearningJobsApi)({
 })
 
 /** The learning groups' implementations, registered with the others in `ServiceOperations`. */
-export const LearningOperations = [LearningCoursesOperations, LearningRunsOperations, LearningLibraryOperations, LearningJobsOperations] as const
+export const LearningOperations = [
+  LearningCoursesOperations,
+  LearningRunsOperations,
+  LearningLibraryOperations,
+  LearningJobsOperations,
+  LearningEnrollmentsOperations
+] as const
