@@ -10,6 +10,7 @@ import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
+import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
@@ -123,6 +124,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningRunsApi)
   .add(LearningLibraryApi)
   .add(LearningJobsApi)
+  .add(LearningEnrollmentsApi)
   .add(LearningStepsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))

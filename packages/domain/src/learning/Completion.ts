@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { Actor } from "../api/Authentication.js"
 import { appendEvent } from "../store/Outbox.js"
+import { enrollmentFor } from "./EnrollmentAccess.js"
 import type { CourseNode } from "./Model.js"
 
 /**
@@ -103,5 +105,48 @@ export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect
     yield* appendEvent({ type: "learning.course.completed", aggregate: after, data: { objectUuid: enrollmentUuid, status: "completed" }, context })
     if (completes) {
       yield* appendEvent({ type: "learning.enrollment.completed", aggregate: after, data: { objectUuid: enrollmentUuid, status: "completed" }, context })
+    }
+  })
+
+/** `completion.get`: progress against the criteria and the completion record. */
+export const getCompletion = (actor: Actor, enrollmentUuid: string) =>
+  Effect.gen(function*() {
+    const { course, enrollment, nodes } = yield* enrollmentFor(actor, "learning.completion.get", enrollmentUuid, { lock: false })
+    const sql = yield* SqlClient.SqlClient
+    const states = new Map(
+      (yield* sql<{ node_key: string; status: "locked" | "available" | "in_progress" | "completed" | "failed"; completed_at: Date | null }>`
+        SELECT node_key, status, completed_at FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`).map((row) => [row.node_key, row])
+    )
+    const policy = course.completion_policy
+    const required = new Set(requiredSteps(nodes, policy))
+    const steps = nodes.filter((node) => node.kind === "step").map((node) => {
+      const row = states.get(node.nodeKey)
+      return {
+        nodeKey: node.nodeKey,
+        required: required.has(node.nodeKey),
+        status: row?.status ?? "locked",
+        ...(row?.completed_at != null ? { completedAt: row.completed_at } : {})
+      }
+    })
+    const done = steps.filter((step) => step.required && step.status === "completed").length
+    const modules = nodes.filter((node) => node.kind === "module").map((node) => {
+      const row = states.get(node.nodeKey)
+      return { nodeKey: node.nodeKey, completed: row?.status === "completed", ...(row?.completed_at != null ? { completedAt: row.completed_at } : {}) }
+    })
+    return {
+      enrollmentUuid,
+      status: enrollment.status,
+      criteria: {
+        requiredNodeKeys: policy.requiredNodeKeys ?? [],
+        ...(policy.minScorePercent !== undefined ? { minScorePercent: policy.minScorePercent } : {})
+      },
+      requiredSteps: required.size,
+      completedRequiredSteps: done,
+      percent: required.size === 0 ? 0 : Math.floor((done * 100) / required.size),
+      criteriaMet: enrollment.criteria_met_at !== null,
+      ...(enrollment.criteria_met_at !== null ? { criteriaMetAt: enrollment.criteria_met_at } : {}),
+      ...(enrollment.completed_at !== null ? { completedAt: enrollment.completed_at } : {}),
+      steps,
+      modules
     }
   })

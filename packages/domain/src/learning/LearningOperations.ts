@@ -20,6 +20,7 @@ import {
   validateCourse
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
+import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
@@ -77,5 +78,6 @@ export const LearningOperations = [
   LearningRunsOperations,
   LearningLibraryOperations,
   LearningJobsOperations,
+  LearningEnrollmentsOperations,
   LearningStepsOperations
 ] as const

@@ -89,7 +89,13 @@ export const requirements = {
   "learning.library.insert": atom("content_edit"),
   "learning.exports.course": atom("content_edit"),
   "learning.analytics.get": atom("analytics_read"),
-  "learning.analytics.export": atom("analytics_read")
+  "learning.analytics.export": atom("analytics_read"),
+  // L2, the enrollment side: operations on a run or a course (those on one enrollment are in EnrollmentAccess).
+  "learning.enrollments.enroll": { kind: "public" },
+  "learning.enrollments.invite": atom("roster_manage"),
+  "learning.enrollments.course_list": { kind: "staff" },
+  "learning.transfers.preview": atom("roster_manage"),
+  "learning.transfers.apply": atom("roster_manage")
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 
