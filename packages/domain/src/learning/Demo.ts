@@ -93,7 +93,7 @@ export const tryDemo = (actor: Actor, courseUuid: string, nodeKey: string, input
     const item = index === undefined ? undefined : pool[index]
     const result = checkReply(check, input.reply, item?.clue)
     const { passed, points } = scoreOf(node, result, false)
-    const [row] = yield* sql<Omit<DemoRow, "passed" | "dataset">>`INSERT INTO learning_demo_attempts d (uuid, profile_uuid, course_uuid, node_key,
+    const [row] = yield* sql<Omit<DemoRow, "passed" | "dataset">>`INSERT INTO learning_demo_attempts AS d (uuid, profile_uuid, course_uuid, node_key,
         version_number, pool_index, reply, verdict, points, max_points)
       VALUES (${crypto.randomUUID()}, ${actor.profileUuid}, ${courseUuid}, ${nodeKey}, ${version.number}, ${index ?? null},
         ${JSON.stringify(input.reply)}::jsonb, ${result.verdict}, ${points}, ${node.grading!.maxPoints})

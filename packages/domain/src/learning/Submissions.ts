@@ -148,7 +148,7 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     const checkerUuid = grading.checkerUuid === undefined
       ? null
       : (yield* sql<{ uuid: string }>`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`)[0]?.uuid ?? null
-    const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
+    const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
         node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
       VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
         ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${next!.n},
