@@ -42,6 +42,17 @@ const SubmissionPath = Schema.Struct({ submission: Schema.UUID })
 const JobPath = Schema.Struct({ job: Schema.UUID })
 
 const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
+/** What an attempt (a submission, an applied demo try) can be refused for. */
+const attemptErrors = Schema.Union(
+  wire(StepLocked),
+  wire(AttemptsExhausted),
+  wire(DeadlinePassed),
+  wire(InvalidState),
+  wire(RevisionConflict),
+  wire(RequestConflict)
+)
+/** What a call to the step's external checker (a sample run, a generation) can be refused for. */
+const checkerCallErrors = Schema.Union(wire(CheckerNotReady), wire(StepLocked), wire(InvalidState), wire(RateLimited), wire(RequestConflict))
 const read = ["learning:read"]
 const study = ["learning:study"]
 
@@ -92,12 +103,7 @@ export const LearningStepsApi = HttpApiGroup.make("learning_steps", { topLevel: 
       .setPayload(SubmissionCreate)
       .addSuccess(Submission)
       .addError(recordErrors)
-      .addError(wire(StepLocked))
-      .addError(wire(AttemptsExhausted))
-      .addError(wire(DeadlinePassed))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+      .addError(attemptErrors)
   )
   .add(
     operation("GET", "learning.submissions.history", `${base}/enrollments/:enrollment/steps/:node/submissions`, {
@@ -156,11 +162,7 @@ export const LearningStepsApi = HttpApiGroup.make("learning_steps", { topLevel: 
       .setPayload(StepCommand)
       .addSuccess(GradingJob)
       .addError(recordErrors)
-      .addError(wire(CheckerNotReady))
-      .addError(wire(StepLocked))
-      .addError(wire(InvalidState))
-      .addError(wire(RateLimited))
-      .addError(wire(RequestConflict))
+      .addError(checkerCallErrors)
   )
   .add(
     operation("GET", "learning.generated_variants.get", `${base}/generated-variants/:job`, {
@@ -178,11 +180,7 @@ export const LearningStepsApi = HttpApiGroup.make("learning_steps", { topLevel: 
       .setPayload(SampleRunCreate)
       .addSuccess(GradingJob)
       .addError(recordErrors)
-      .addError(wire(CheckerNotReady))
-      .addError(wire(StepLocked))
-      .addError(wire(InvalidState))
-      .addError(wire(RateLimited))
-      .addError(wire(RequestConflict))
+      .addError(checkerCallErrors)
   )
   .add(
     operation("GET", "learning.sample_runs.get", `${base}/sample-runs/:job`, { scopes: read, summary: "A sample run and its result" })
@@ -202,12 +200,7 @@ export const LearningStepsApi = HttpApiGroup.make("learning_steps", { topLevel: 
       .setPayload(DemoApply)
       .addSuccess(Submission)
       .addError(recordErrors)
-      .addError(wire(StepLocked))
-      .addError(wire(AttemptsExhausted))
-      .addError(wire(DeadlinePassed))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+      .addError(attemptErrors)
   )
   .add(
     operation("POST", "learning.demo.try", `${base}/courses/:course/steps/:node/demo`, {
