@@ -69,16 +69,18 @@ export const requireReplySize = (reply: unknown): Effect.Effect<void, InvalidReq
     ? Effect.void
     : Effect.fail(new InvalidRequest({ message: `reply: at most ${maxReplyBytes} bytes as JSON` }))
 
-/** Attempts of the step: allowed (node attempts + extra attempts of the dates; none: unlimited) and used (counted submissions). */
+/** Attempts of the step: allowed (node attempts + extra attempts of the dates; none: unlimited) and used (counted submissions), in one read. */
 export const attemptsOf = (step: Pick<StepContext, "node" | "dates" | "enrollment">) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ used: number }>`SELECT count(*)::int AS used FROM learning_submissions
-      WHERE enrollment_uuid = ${step.enrollment.uuid} AND node_key = ${step.node.nodeKey} AND attempt_counted`
+    const [row] = yield* sql<{ used: number; next: number }>`SELECT count(*) FILTER (WHERE attempt_counted)::int AS used,
+        coalesce(max(attempt_no), 0)::int + 1 AS next
+      FROM learning_submissions WHERE enrollment_uuid = ${step.enrollment.uuid} AND node_key = ${step.node.nodeKey}`
     const base = step.node.grading?.attempts
     const allowed = base === undefined ? undefined : base + (step.dates?.extraAttempts ?? 0)
     const used = row?.used ?? 0
-    return { allowed, used, left: allowed === undefined ? undefined : Math.max(0, allowed - used) }
+    /** `next`: the attempt number a new submission gets (cancelled ones keep theirs). */
+    return { allowed, used, left: allowed === undefined ? undefined : Math.max(0, allowed - used), next: row?.next ?? 1 }
   })
 
 // ---- drafts -----------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ export interface LayerRow {
   readonly created_at: Date
 }
 
-const layerColumns = "uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, released, only_if_higher, revoked_at, created_at"
+export const layerColumns = "uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, released, only_if_higher, revoked_at, created_at"
 
 export const loadSubmission = (uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {

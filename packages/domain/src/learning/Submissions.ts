@@ -15,7 +15,7 @@ import { Submission } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
 import { attemptsOf, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
 import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
-import { loadSubmission, type SubmissionRow, submissionColumns, viewOf } from "./SubmissionViews.js"
+import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
 import { type VariantRow, variantForSubmission } from "./Variants.js"
 
 /**
@@ -31,11 +31,18 @@ const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["st
     ? Effect.void
     : Effect.fail(new InvalidState({ message: `${trigger} is not allowed on a ${status} submission` }))
 
-const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean } = {}) =>
+/**
+ * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
+ * two transitions, two revisions, one write); refunding triggers clear `attempt_counted`.
+ */
+const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const transition: { readonly to: string; readonly refunds?: true } = submissionTransitions[trigger]
+    const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
+    if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
+    const transition: { readonly to: string; readonly refunds?: true } = extra.then === undefined ? first : submissionTransitions[extra.then]
+    const steps = extra.then === undefined ? 1 : 2
     return Effect.map(
-      sql<SubmissionRow>`UPDATE learning_submissions s SET status = ${transition.to}, revision = revision + 1, updated_at = now()
+      sql<SubmissionRow>`UPDATE learning_submissions s SET status = ${transition.to}, revision = revision + ${steps}, updated_at = now()
         ${transition.refunds === true ? sql`, attempt_counted = false` : sql``}
         ${extra.graded === true ? sql`, graded_at = clock_timestamp()` : sql``}
         WHERE s.uuid = ${uuid} RETURNING ${sql.literal(submissionColumns)}`,
@@ -74,8 +81,10 @@ const needsReview = (node: CourseNode) => (node.grading?.review?.mode ?? "none")
 
 /**
  * Applies a grading result to a submission in `submitted` (inline) or `checking` (the worker):
- * the first `auto` layer, then accepted (passed, no review), graded, or awaiting review; events;
- * the step's progress (completed on acceptance; failed when it did not pass and no attempt is left).
+ * the first `auto` layer, then accepted (passed, no review: graded and accepted in one write, both
+ * events with their revisions), graded, or awaiting review. Returns the row, its layers and the
+ * step progress the caller records once: completed on acceptance, failed when it did not pass and
+ * no attempt is left, else in progress.
  */
 export const applyCheckResult = (
   row: SubmissionRow,
@@ -86,23 +95,26 @@ export const applyCheckResult = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const { passed, points } = scoreOf(node, result, options.late)
-    yield* sql`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, source_uuid)
+    const [layer] = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, source_uuid)
       VALUES (${crypto.randomUUID()}, ${row.uuid}, 'auto', ${points}, ${node.grading!.maxPoints}, ${result.verdict}, ${result.feedback ?? ""},
-        ${passed}, ${options.late}, ${options.sourceUuid ?? null})`
-    let current = yield* setStatus(row.uuid, options.trigger, { graded: true })
+        ${passed}, ${options.late}, ${options.sourceUuid ?? null})
+      RETURNING ${sql.literal(layerColumns)}`
+    const layers = [layer!]
     if (needsReview(node)) {
       // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
-      return yield* setStatus(row.uuid, "review.require")
+      yield* setStatus(row.uuid, options.trigger, { graded: true })
+      return { row: yield* setStatus(row.uuid, "review.require"), layers, progress: "in_progress" as const }
     }
-    yield* submissionEvent("learning.submission.graded", current)
-    if (passed) {
-      current = yield* setStatus(row.uuid, "grade.accept")
-      yield* submissionEvent("learning.submission.accepted", current)
-      yield* recordStepProgress(row.enrollment_uuid, row.node_key, "completed")
-    } else if (options.attemptsLeft === 0) {
-      yield* recordStepProgress(row.enrollment_uuid, row.node_key, "failed")
+    if (!passed) {
+      const graded = yield* setStatus(row.uuid, options.trigger, { graded: true })
+      yield* submissionEvent("learning.submission.graded", graded)
+      return { row: graded, layers, progress: options.attemptsLeft === 0 ? "failed" as const : "in_progress" as const }
     }
-    return current
+    // graded → accepted (both moves of the table) in one write; each event carries its own revision.
+    const accepted = yield* setStatus(row.uuid, options.trigger, { graded: true, then: "grade.accept" })
+    yield* submissionEvent("learning.submission.graded", { ...accepted, revision: accepted.revision - 1 })
+    yield* submissionEvent("learning.submission.accepted", accepted)
+    return { row: accepted, layers, progress: "completed" as const }
   })
 
 export interface AttemptInput {
@@ -143,23 +155,22 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     const variant = yield* variantForSubmission(step)
     if (input.requireVariant !== undefined) yield* input.requireVariant(variant)
     yield* requireTransition("learning.submissions.create", "none")
-    const [next] = yield* sql<{ n: number }>`SELECT coalesce(max(attempt_no), 0)::int + 1 AS n FROM learning_submissions
-      WHERE enrollment_uuid = ${step.enrollment.uuid} AND node_key = ${step.node.nodeKey}`
     const checkerUuid = grading.checkerUuid === undefined
       ? null
       : (yield* sql<{ uuid: string }>`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`)[0]?.uuid ?? null
     const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
         node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
       VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
-        ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${next!.n},
+        ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${attempts.next},
         ${JSON.stringify(input.reply)}::jsonb, 'submitted', ${input.demoAttemptUuid ?? null})
       RETURNING ${sql.literal(submissionColumns)}`
     let row = created!
-    yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, "in_progress")
+    let layers: ReadonlyArray<LayerRow> = []
+    let progress: "in_progress" | "completed" | "failed" = "in_progress"
     const attemptsLeft = attempts.left === undefined ? undefined : attempts.left - 1
     if (grading.check !== undefined) {
       const result = checkReply(grading.check, input.reply, variant?.clue ?? undefined)
-      row = yield* applyCheckResult(row, step.node, result, { trigger: "grade.inline", late, attemptsLeft })
+      ;({ layers, progress, row } = yield* applyCheckResult(row, step.node, result, { trigger: "grade.inline", late, attemptsLeft }))
     } else if (grading.checkerUuid !== undefined) {
       yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
           requester_profile_uuid, input)
@@ -169,7 +180,9 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
       // No automatic check: a person reviews it (staff by default, learning issue 3).
       row = yield* setStatus(row.uuid, "review.require")
     }
-    return yield* viewOf(row, { learner: true, dates: step.dates })
+    // One move of the step (a submission that completes it never passes through in_progress).
+    yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, progress)
+    return submissionView(row, layers, { learner: true, dates: step.dates })
   })
 
 export const createSubmission = (
@@ -247,12 +260,13 @@ export const finishGradeJob = (
     const [used] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_submissions
       WHERE enrollment_uuid = ${row.enrollment_uuid} AND node_key = ${row.node_key} AND attempt_counted`
     const allowed = node.grading?.attempts === undefined ? undefined : node.grading.attempts + (dates?.extraAttempts ?? 0)
-    yield* applyCheckResult(row, node, outcome.result, {
+    const applied = yield* applyCheckResult(row, node, outcome.result, {
       trigger: "worker.graded",
       late: dates?.dueAt !== undefined && row.submitted_at.getTime() > dates.dueAt.getTime(),
       attemptsLeft: allowed === undefined ? undefined : Math.max(0, allowed - (used?.n ?? 0)),
       sourceUuid: job.uuid
     })
+    yield* recordStepProgress(row.enrollment_uuid, row.node_key, applied.progress)
     return true
   })
 
