@@ -532,3 +532,98 @@ describe("the enrollment clock", () => {
 })
 
 const statusRevision = async (uuid: string) => (await m.sql<{ revision: number }>("SELECT revision FROM learning_enrollments WHERE uuid = $1", uuid))[0]!.revision
+
+// ---- transfers, media, self-paced start, completion ----------------------------------------------------
+
+describe("transfers between runs", () => {
+  it("previews, then moves exactly the planned enrollments keeping progress by nodeKey; stale plans are refused", async () => {
+    const { course, run: from } = await runningRun()
+    const to = await openRun(course, { capacity: 5 })
+    const [a, b] = [await m.profile(), await m.profile()]
+    const ea = ok<Enrollment>(await enrollIn(a, from))
+    const eb = ok<Enrollment>(await enrollIn(b, from))
+    await m.runtime.runPromise(recordStepProgress(ea.uuid, "s1", "completed"))
+    const preview = (enrollmentUuids?: Array<string>) =>
+      m.invoke("learning.transfers.preview", owner, {
+        path: { course: course.uuid },
+        payload: { requestUuid: randomUUID(), fromRunUuid: from.uuid, toRunUuid: to.uuid, ...(enrollmentUuids ? { enrollmentUuids } : {}) }
+      })
+    type PlanBody = { uuid: string; items: Array<{ enrollmentUuid: string; mappedSteps: Array<string> }>; skipped: Array<{ enrollmentUuid: string; reason: string }>; blocking: Array<unknown> }
+    const plan = ok<PlanBody>(await preview([ea.uuid, randomUUID()]))
+    expect(plan.items).toEqual([expect.objectContaining({ enrollmentUuid: ea.uuid, mappedSteps: ["s1"] })])
+    expect(plan.skipped.map((s) => s.reason)).toEqual(["not_in_run"])
+    // The preview changed nothing.
+    expect((await eventsOf(ea.uuid)).map((e) => e.type)).not.toContain("learning.enrollment.transferred")
+    const apply = (uuid: string, actor = owner) =>
+      m.invoke("learning.transfers.apply", actor, { path: { course: course.uuid, transfer: uuid }, payload: { requestUuid: randomUUID() } })
+    expect(refused(await apply(plan.uuid, a))).toEqual([403, "forbidden"])
+    const applied = ok<{ transferred: number }>(await apply(plan.uuid))
+    expect(applied.transferred).toBe(1)
+    const moved = ok<Enrollment>(await m.invoke("learning.enrollments.get", a, { path: { enrollment: ea.uuid } }))
+    expect([moved.runUuid, moved.transferredFromRunUuid, moved.status, moved.progress]).toEqual([to.uuid, from.uuid, "active", { completedSteps: 1, totalSteps: 3 }])
+    expect((await eventsOf(ea.uuid)).filter((e) => e.type === "learning.enrollment.transferred").map((e) => e.data.status)).toEqual(["active"])
+    expect(refused(await apply(plan.uuid))).toEqual([409, "invalid_state"])
+    // A plan whose enrollment changed since is stale.
+    const second = ok<PlanBody>(await preview())
+    expect(second.items.map((i) => i.enrollmentUuid)).toEqual([eb.uuid])
+    ok(await command("learning.enrollments.pause", b, eb.uuid, { expectedRevision: eb.revision }))
+    expect(refused(await apply(second.uuid))).toEqual([409, "plan_stale"])
+    const third = ok<PlanBody>(await preview())
+    await m.sql("UPDATE learning_plans SET expires_at = now() - interval '1 second' WHERE uuid = $1", third.uuid)
+    expect(refused(await apply(third.uuid))).toEqual([410, "plan_expired"])
+  })
+})
+
+const mediaTree: ReadonlyArray<CourseNode> = [
+  { nodeKey: "m1", kind: "module", title: "Видео" },
+  step("v1", "m1", { stepType: "video", body: "https://example.com/v1" }),
+  step("t1", "m1")
+]
+
+describe("media progress and completion", () => {
+  it("merges watched ranges; 90 % completes the step, then module and course complete once", async () => {
+    const { run } = await runningRun({}, mediaTree)
+    const learner = await m.profile()
+    const enrollment = ok<Enrollment>(await enrollIn(learner, run))
+    const save = (payload: Record<string, unknown>, node = "v1", actor = learner) =>
+      m.invoke("learning.media.save", actor, { path: { enrollment: enrollment.uuid, node }, payload })
+    const half = ok<{ watchedPct: number; status: string; revision: number }>(await save({ positionSec: 50, ranges: [[0, 50]], durationSec: 100 }))
+    expect([half.watchedPct, half.status]).toEqual([50, "in_progress"])
+    expect(refused(await save({ positionSec: 60, ranges: [[50, 60]], expectedRevision: half.revision + 5 }))).toEqual([409, "revision_conflict"])
+    expect(refused(await save({ positionSec: 1, ranges: [] }, "t1"))).toEqual([409, "invalid_state"])
+    expect(refused(await save({ positionSec: 1, ranges: [], extra: true }))[0]).toBe(400)
+    const other = await m.profile()
+    expect(refused(await save({ positionSec: 1, ranges: [] }, "v1", other))).toEqual([404, "not_found"])
+    const done = ok<{ watchedPct: number; status: string; ranges: Array<[number, number]> }>(await save({ positionSec: 95, ranges: [[40, 92]] }))
+    expect([done.watchedPct, done.status, done.ranges]).toEqual([92, "completed", [[0, 92]]])
+    const media = ok<{ items: Array<{ nodeKey: string; watchedPct: number; completedAt?: string }> }>(
+      await m.invoke("learning.media.get", learner, { path: { enrollment: enrollment.uuid } }))
+    expect(media.items.map((i) => [i.nodeKey, i.watchedPct, i.completedAt !== undefined])).toEqual([["v1", 92, true]])
+    let completion = ok<{ percent: number; criteriaMet: boolean }>(await m.invoke("learning.completion.get", learner, { path: { enrollment: enrollment.uuid } }))
+    expect([completion.percent, completion.criteriaMet]).toEqual([50, false])
+    await m.runtime.runPromise(recordStepProgress(enrollment.uuid, "t1", "completed"))
+    completion = ok<{ percent: number; criteriaMet: boolean }>(await m.invoke("learning.completion.get", learner, { path: { enrollment: enrollment.uuid } }))
+    expect([completion.percent, completion.criteriaMet]).toEqual([100, true])
+    const types = (await eventsOf(enrollment.uuid)).map((e) => e.type)
+    expect(types.filter((t) => t === "learning.module.completed" || t === "learning.course.completed").sort()).toEqual(["learning.course.completed", "learning.module.completed"])
+  })
+
+  it("self-paced: dates anchor at the learner's start; start needs a started run and happens once", async () => {
+    const course = await publishedCourse()
+    const scheduled = await openRun(course, { pacing: "self", startsAt: new Date(Date.now() + day).toISOString() })
+    const learner = await m.profile()
+    const early = ok<Enrollment>(await enrollIn(learner, scheduled))
+    expect(refused(await command("learning.enrollments.start", learner, early.uuid, { expectedRevision: early.revision }))).toEqual([409, "not_eligible"])
+    ok(await command("learning.enrollments.withdraw", learner, early.uuid, { expectedRevision: early.revision }))
+    const { run } = await runningRun({ pacing: "self" })
+    const enrollment = ok<Enrollment>(await enrollIn(learner, run))
+    const before = await calendar(learner, enrollment.uuid)
+    expect(before.items.map((i) => i.status)).toEqual(["locked", "locked", "locked"])
+    const started = ok<Enrollment>(await command("learning.enrollments.start", learner, enrollment.uuid, { expectedRevision: enrollment.revision }))
+    const after = await calendar(learner, enrollment.uuid)
+    expect(dueOf(after, "s2")).toBe(new Date(started.startedAt!).getTime() + 7 * day)
+    expect(after.items.map((i) => i.status)).toEqual(["available", "available", "locked"])
+    expect((await eventsOf(enrollment.uuid)).filter((e) => e.type === "learning.step.available").map((e) => e.data.nodeKey).sort()).toEqual(["s1", "s2"])
+    expect(refused(await command("learning.enrollments.start", learner, enrollment.uuid, { expectedRevision: started.revision }))).toEqual([409, "invalid_state"])
+  })
+})
