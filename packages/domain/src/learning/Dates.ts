@@ -5,7 +5,7 @@ import { loadVersion } from "./CourseRepository.js"
 import type { PauseRecord } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import type { RunRow } from "./RunRepository.js"
-import { effectiveDates } from "./Runs.js"
+import { effectiveDates } from "./Schedule.js"
 
 /**
  * Effective dates are computed, never copied (LEARNING §5.2): for each step of an enrollment,

@@ -627,3 +627,28 @@ describe("media progress and completion", () => {
     expect(refused(await command("learning.enrollments.start", learner, enrollment.uuid, { expectedRevision: started.revision }))).toEqual([409, "invalid_state"])
   })
 })
+
+describe("schedule changes and computed dates", () => {
+  it("schedule.apply tells only the learners whose effective date changed (an override shields its learner)", async () => {
+    const { run } = await runningRun()
+    const [a, b] = [await m.profile(), await m.profile()]
+    const ea = ok<Enrollment>(await enrollIn(a, run))
+    const eb = ok<Enrollment>(await enrollIn(b, run))
+    const pinned = new Date(Date.now() + 20 * day).toISOString()
+    ok(await command("learning.enrollments.override", owner, ea.uuid, { nodeKey: "s2", dueAt: pinned, reason: "Индивидуальный срок" }))
+    const due = new Date(Date.now() + 12 * day).toISOString()
+    const plan = ok<{ uuid: string }>(await m.invoke("learning.schedule.preview", owner, {
+      path: { run: run.uuid },
+      payload: { requestUuid: randomUUID(), changes: [{ nodeKey: "s2", dueAt: due }] }
+    }))
+    const applied = ok<{ changedEnrollments: number }>(await m.invoke("learning.schedule.apply", owner, { path: { preview: plan.uuid }, payload: { requestUuid: randomUUID() } }))
+    expect(applied.changedEnrollments).toBe(1)
+    const changed = async (uuid: string) => (await eventsOf(uuid)).filter((e) => e.type === "learning.deadline.changed").map((e) => e.data.nodeKeys)
+    expect(await changed(eb.uuid)).toEqual([["s2"]])
+    // a: only the override's own event; the schedule change did not reach a's computed date.
+    expect(await changed(ea.uuid)).toEqual([["s2"]])
+    expect(dueOf(await calendar(a, ea.uuid), "s2")).toBe(new Date(pinned).getTime())
+    const bs2 = (await calendar(b, eb.uuid)).items.find((i) => i.nodeKey === "s2")!
+    expect([bs2.dueAt, bs2.provenance.filter((p) => p.field === "dueAt").map((p) => p.source)]).toEqual([due, ["schedule"]])
+  })
+})
