@@ -177,6 +177,13 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
 
 const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_at"
 
+/** The active overrides applying to an enrollment, oldest first. */
+export const loadOverrides = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<OverrideRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    // Group overrides join here once groups exist (learning issue 3): `group_uuid IN (the enrollment's groups)`.
+    sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
+      WHERE enrollment_uuid = ${enrollmentUuid} AND status = 'active' ORDER BY created_at, uuid`)
+
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */
 export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateContext | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -194,9 +201,7 @@ export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateConte
       FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid WHERE e.uuid = ${enrollmentUuid}`
     if (row === undefined) return undefined
     const version = yield* loadVersion(row.course_uuid, row.version_number)
-    // Group overrides join here once groups exist (learning issue 3): `group_uuid IN (the enrollment's groups)`.
-    const overrides = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE enrollment_uuid = ${enrollmentUuid} AND status = 'active' ORDER BY created_at, uuid`
+    const overrides = yield* loadOverrides(enrollmentUuid)
     return {
       run: { pacing: row.pacing, starts_at: row.starts_at, schedule: row.schedule },
       startedAt: row.started_at,
