@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { ok, refused, step } from "../../test/learning.js"
+import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import type { Answer } from "../operations/Operations.js"
 import { stepDates } from "./Dates.js"
@@ -26,22 +27,8 @@ afterAll(async () => {
   await m?.close()
 })
 
-const ok = <A>(answer: Answer): A => {
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
-  return bodyOf<A>(answer)
-}
-const refused = (answer: Answer) => [answer.status, codeOf(answer)]
 
 const day = 86_400_000
-const step = (nodeKey: string, parentKey: string, over: Partial<CourseNode> = {}): CourseNode => ({
-  nodeKey,
-  parentKey,
-  kind: "step",
-  stepType: "text",
-  title: `Шаг ${nodeKey}`,
-  body: "Текст",
-  ...over
-})
 const tree: ReadonlyArray<CourseNode> = [
   { nodeKey: "m1", kind: "module", title: "Модуль 1" },
   step("s1", "m1"),
