@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { InvalidRequest } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
+import { EncodedJson } from "../operations/Implementation.js"
 import { computeStepDates, type DateProvenance, loadOverrides, type StepDates } from "./Dates.js"
 import { type EnrollmentContext, enrollmentFor } from "./EnrollmentAccess.js"
 import type { CourseNode } from "./Model.js"
@@ -130,7 +131,9 @@ export const getCalendar = (
       }
     })
     const format = query.format ?? "json"
-    return {
+    // Built field by field in wire form already (dates serialise to ISO text), so it is sent as
+    // encoded: a 200-step calendar is most of its time in a generic encode otherwise.
+    return new EncodedJson(JSON.stringify({
       enrollmentUuid,
       runUuid: context.run.uuid,
       courseUuid: context.course.uuid,
@@ -138,5 +141,5 @@ export const getCalendar = (
       generatedAt: now,
       items,
       ...(format === "ics" ? { ics: toIcs(enrollmentUuid, `${context.course.title} — ${context.run.title}`, items, now) } : {})
-    }
+    }))
   })

@@ -145,12 +145,8 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
         if (value === undefined) continue
         dates[field] = value
         const isExplicit = explicit?.[field] !== undefined
-        provenance.push({
-          field,
-          source: isExplicit ? "schedule" : "offset",
-          at: value,
-          ...(isExplicit ? {} : { detail: context.run.pacing === "cohort" ? "days after the run's start" : "days after the learner's start" })
-        })
+        // `offset`: days after the run's start (cohort) or the learner's start (self-paced).
+        provenance.push({ field, source: isExplicit ? "schedule" : "offset", at: value })
       }
     } else {
       for (const field of dateFields) {
