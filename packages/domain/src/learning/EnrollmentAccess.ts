@@ -97,9 +97,13 @@ const versionCacheSize = 200
 export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [pin] = yield* sql<{ course_uuid: string; version_number: number }>`SELECT course_uuid, version_number FROM learning_runs WHERE uuid = ${runUuid}`
+    const [pin] = yield* sql<{ course_uuid: string; version_number: number; content_hash: string; published_at: Date }>`
+      SELECT r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
+        JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
+      WHERE r.uuid = ${runUuid}`
     if (pin === undefined) return []
-    const key = `${pin.course_uuid}/${pin.version_number}`
+    // The content hash and publish time too: demo data may remove a course and publish one again under its uuid.
+    const key = `${pin.course_uuid}/${pin.version_number}/${pin.content_hash}/${pin.published_at.getTime()}`
     const cached = versionCache.get(key)
     if (cached !== undefined) {
       versionCache.delete(key)
