@@ -639,3 +639,27 @@ describe("schedule changes and computed dates", () => {
     expect([bs2.dueAt, bs2.provenance.filter((p) => p.field === "dueAt").map((p) => p.source)]).toEqual([due, ["schedule"]])
   })
 })
+
+describe("commands are idempotent and refuse self-decisions", () => {
+  it("replays a requestUuid, refuses it for another body, and answers conflict_of_interest to staff deciding on themselves", async () => {
+    const { course } = await runningRun()
+    const approval = await openRun(course, { admission: "approval" })
+    const learner = await m.profile()
+    const requestUuid = randomUUID()
+    const first = ok<Enrollment>(await m.invoke("learning.enrollments.enroll", learner, { path: { run: approval.uuid }, payload: { requestUuid } }))
+    const again = ok<Enrollment>(await m.invoke("learning.enrollments.enroll", learner, { path: { run: approval.uuid }, payload: { requestUuid } }))
+    expect(again.uuid).toBe(first.uuid)
+    expect(refused(await m.invoke("learning.enrollments.enroll", learner, {
+      path: { run: approval.uuid },
+      payload: { requestUuid, application: { answers: { a: "b" } } }
+    }))).toEqual([409, "request_conflict"])
+    expect(await m.sql("SELECT 1 FROM learning_enrollments WHERE profile_uuid = $1", learner.profileUuid)).toHaveLength(1)
+    // A stale revision changes nothing.
+    expect(refused(await command("learning.enrollments.decide", owner, first.uuid, { expectedRevision: first.revision + 1, decision: "approve" })))
+      .toEqual([409, "revision_conflict"])
+    await m.runtime.runPromise(assignStaff({ courseUuid: course.uuid, profileUuid: learner.profileUuid, role: "assistant", byProfileUuid: owner.profileUuid }))
+    expect(refused(await command("learning.enrollments.decide", learner, first.uuid, { expectedRevision: first.revision, decision: "approve" })))
+      .toEqual([403, "conflict_of_interest"])
+    expect(await statusOf(first.uuid)).toBe("requested")
+  })
+})
