@@ -663,3 +663,16 @@ describe("commands are idempotent and refuse self-decisions", () => {
     expect(await statusOf(first.uuid)).toBe("requested")
   })
 })
+
+describe("one open enrollment per course under concurrency", () => {
+  it("the same learner enrolling into eight runs of a course at once gets one enrollment and seven not_eligible", async () => {
+    const { course, run } = await runningRun()
+    const runs = [run, ...await Promise.all(Array.from({ length: 7 }, () => openRun(course)))]
+    for (let round = 0; round < 3; round++) {
+      const learner = await m.profile()
+      const answers = await Promise.all(runs.map((r) => enrollIn(learner, r)))
+      expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(runs.length - 1).fill(409)])
+      expect(answers.filter((a) => a.status === 409).map(refused)).toEqual(Array(runs.length - 1).fill([409, "not_eligible"]))
+    }
+  })
+})

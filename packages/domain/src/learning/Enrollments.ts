@@ -213,6 +213,14 @@ export const runAccess = (actor: Actor, operation: CourseOperation, runUuid: str
     return { run, course, standing }
   })
 
+/**
+ * Serializes the "one open enrollment per profile and course" check with the insert it guards
+ * across runs of the course (the run lock covers one run only): a transaction-scoped advisory
+ * lock on (course, profile). Callers holding several take them in profile order.
+ */
+const lockProfileInCourse = (courseUuid: string, profileUuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_advisory_xact_lock(hashtextextended(${`enrollment:${courseUuid}:${profileUuid}`}, 0))`)
+
 const openEnrollmentIn = (courseUuid: string, profileUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
@@ -267,6 +275,7 @@ export const enroll = (
     const { course, run } = yield* runAccess(actor, "learning.enrollments.enroll", runUuid, { lock: true })
     const problem = enrollProblem(course, run, Date.now())
     if (problem !== undefined) return yield* new NotEligible({ message: problem })
+    yield* lockProfileInCourse(course.uuid, actor.profileUuid)
     if ((yield* openEnrollmentIn(course.uuid, actor.profileUuid)) !== undefined) {
       return yield* new NotEligible({ message: "You already have an open enrollment in this course" })
     }
@@ -303,6 +312,7 @@ export const invite = (
     const known = new Set((yield* sql<{ uuid: string }>`SELECT uuid FROM profiles WHERE uuid IN ${sql.in([...unique])}`).map((row) => row.uuid))
     const unknown = input.profileUuids.findIndex((uuid) => !known.has(uuid))
     if (unknown >= 0) return yield* new NotFound({ message: `profileUuids.${unknown}: no profile ${input.profileUuids[unknown]}` })
+    for (const profileUuid of [...unique].sort()) yield* lockProfileInCourse(course.uuid, profileUuid)
     const taken = yield* sql<{ profile_uuid: string }>`SELECT profile_uuid FROM learning_enrollments
       WHERE course_uuid = ${course.uuid} AND profile_uuid IN ${sql.in([...unique])} AND status IN ${sql.in(openStatuses)}`
     if (taken.length > 0) return yield* new NotEligible({ message: `Profile ${taken[0]!.profile_uuid} already has an open enrollment in this course` })
@@ -556,6 +566,7 @@ export const restoreEnrollment = (actor: Actor, enrollmentUuid: string, input: R
       return yield* new WindowClosed({ message: `A withdrawal can be undone within ${policies.restore_days} day(s)` })
     }
     if (enrollment.status === "withdrawn") {
+      yield* lockProfileInCourse(enrollment.course_uuid, enrollment.profile_uuid)
       if ((yield* openEnrollmentIn(enrollment.course_uuid, enrollment.profile_uuid)) !== undefined) {
         return yield* new NotEligible({ message: "The learner has another open enrollment in this course" })
       }
