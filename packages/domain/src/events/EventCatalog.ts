@@ -193,15 +193,15 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "learning.deadline.changed": { ...enrollment(["changed"], "A deadline of the learner changed"), read: calendar },
   "learning.enrollment.activated": enrollment(["active"], "An enrollment became active"),
   "learning.enrollment.completed": enrollment(["completed"], "An enrollment was completed"),
-  "learning.enrollment.invited": enrollment(["invited"], "A profile was invited to a course run"),
+  "learning.enrollment.invited": enrollment(["invited", "offered"], "A profile was invited to a course run, or offered a freed seat (offered)"),
   "learning.enrollment.pause": enrollment(["paused"], "An enrollment was paused"),
-  "learning.enrollment.requested": enrollment(["requested"], "A profile asked to enroll"),
-  "learning.enrollment.restored": enrollment(["active"], "A withdrawn or removed enrollment was restored"),
+  "learning.enrollment.requested": enrollment(["requested", "waitlisted"], "A profile asked to enroll, or joined the waitlist (waitlisted)"),
+  "learning.enrollment.restored": enrollment(["active", "paused"], "A withdrawn or removed enrollment was restored"),
   "learning.enrollment.resume": enrollment(["active"], "A paused enrollment was resumed"),
   "learning.enrollment.start": enrollment(["active"], "A learner started a course run"),
-  "learning.enrollment.transferred": enrollment(["active"], "An enrollment was moved to another run"),
-  "learning.enrollment.withdraw": enrollment(["withdrawal_requested"], "A learner asked to withdraw"),
-  "learning.enrollment.withdrawn": enrollment(["withdrawn"], "An enrollment was withdrawn"),
+  "learning.enrollment.transferred": enrollment(["active", "paused"], "An enrollment was moved to another run"),
+  "learning.enrollment.withdraw": enrollment(["withdrawal_requested", "withdrawn"], "A learner asked to withdraw (withdrawn at once when the run has no grace)"),
+  "learning.enrollment.withdrawn": enrollment(["withdrawn", "declined", "expired", "rejected"], "An enrollment ended: withdrawn, a seat or invitation declined or expired, a request rejected"),
   "learning.module.completed": { ...enrollment(["completed"], "A learner completed a module"), read: completion },
   "learning.review.overdue": { kind: "learning_review", statuses: ["overdue"], summary: "A review assignment passed its due time" },
   "learning.review.requested": { kind: "learning_review", statuses: ["requested"], summary: "A submission was assigned for review" },
@@ -211,7 +211,7 @@ const table: { readonly [Type in EventType]: TypeRow } = {
     ...enrollment(["available"], "A step became available to the learner"),
     read: {
       operations: [get("learning.steps.get", "/api/v1/learning/enrollments/{enrollment}/steps/{node}")],
-      note: "path enrollment = objectUuid, node = context.nodeId"
+      note: "path enrollment = objectUuid, node = context.nodeKey"
     }
   },
   "learning.submission.accepted": { kind: "learning_submission", statuses: ["accepted"], summary: "A submission was accepted for grading" },

@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { InvalidRequest } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
-import { computeStepDates, type DateProvenance, type OverrideRow, type StepDates } from "./Dates.js"
+import { EncodedJson } from "../operations/Implementation.js"
+import { computeStepDates, type DateProvenance, loadOverrides, type StepDates } from "./Dates.js"
 import { type EnrollmentContext, enrollmentFor } from "./EnrollmentAccess.js"
 import type { CourseNode } from "./Model.js"
 import { loadStepStates, stepStatusAt } from "./StepStates.js"
@@ -14,14 +14,10 @@ import { loadStepStates, stepStatusAt } from "./StepStates.js"
  * the same answer — every transport returns the one declared shape.
  */
 
-const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_at"
-
 /** The dates of an enrollment from an already loaded context (one query for its overrides). */
 export const datesOf = (context: EnrollmentContext, now: Date) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const overrides = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE enrollment_uuid = ${context.enrollment.uuid} AND status = 'active' ORDER BY created_at, uuid`
+    const overrides = yield* loadOverrides(context.enrollment.uuid)
     return computeStepDates({
       run: context.run,
       startedAt: context.enrollment.started_at,
@@ -135,7 +131,9 @@ export const getCalendar = (
       }
     })
     const format = query.format ?? "json"
-    return {
+    // Built field by field in wire form already (dates serialise to ISO text), so it is sent as
+    // encoded: a 200-step calendar is most of its time in a generic encode otherwise.
+    return new EncodedJson(JSON.stringify({
       enrollmentUuid,
       runUuid: context.run.uuid,
       courseUuid: context.course.uuid,
@@ -143,5 +141,5 @@ export const getCalendar = (
       generatedAt: now,
       items,
       ...(format === "ics" ? { ics: toIcs(enrollmentUuid, `${context.course.title} — ${context.run.title}`, items, now) } : {})
-    }
+    }))
   })

@@ -5,7 +5,7 @@ import { loadVersion } from "./CourseRepository.js"
 import type { PauseRecord } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import type { RunRow } from "./RunRepository.js"
-import { effectiveDates } from "./Runs.js"
+import { effectiveDates } from "./Schedule.js"
 
 /**
  * Effective dates are computed, never copied (LEARNING §5.2): for each step of an enrollment,
@@ -145,12 +145,8 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
         if (value === undefined) continue
         dates[field] = value
         const isExplicit = explicit?.[field] !== undefined
-        provenance.push({
-          field,
-          source: isExplicit ? "schedule" : "offset",
-          at: value,
-          ...(isExplicit ? {} : { detail: context.run.pacing === "cohort" ? "days after the run's start" : "days after the learner's start" })
-        })
+        // `offset`: days after the run's start (cohort) or the learner's start (self-paced).
+        provenance.push({ field, source: isExplicit ? "schedule" : "offset", at: value })
       }
     } else {
       for (const field of dateFields) {
@@ -177,6 +173,13 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
 
 const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_at"
 
+/** The active overrides applying to an enrollment, oldest first. */
+export const loadOverrides = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<OverrideRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    // Group overrides join here once groups exist (learning issue 3): `group_uuid IN (the enrollment's groups)`.
+    sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
+      WHERE enrollment_uuid = ${enrollmentUuid} AND status = 'active' ORDER BY created_at, uuid`)
+
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */
 export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateContext | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -194,9 +197,7 @@ export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateConte
       FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid WHERE e.uuid = ${enrollmentUuid}`
     if (row === undefined) return undefined
     const version = yield* loadVersion(row.course_uuid, row.version_number)
-    // Group overrides join here once groups exist (learning issue 3): `group_uuid IN (the enrollment's groups)`.
-    const overrides = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE enrollment_uuid = ${enrollmentUuid} AND status = 'active' ORDER BY created_at, uuid`
+    const overrides = yield* loadOverrides(enrollmentUuid)
     return {
       run: { pacing: row.pacing, starts_at: row.starts_at, schedule: row.schedule },
       startedAt: row.started_at,

@@ -86,6 +86,36 @@ export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, Sql
       (rows) => rows[0]!
     ))
 
+/**
+ * Published versions never change, so their node trees are kept in memory (bounded; the oldest
+ * read goes first): a learner's every step read would otherwise fetch and parse the whole tree.
+ */
+const versionCache = new Map<string, ReadonlyArray<CourseNode>>()
+const versionCacheSize = 200
+
+/** The node tree of the version a run pins. */
+export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [pin] = yield* sql<{ course_uuid: string; version_number: number; content_hash: string; published_at: Date }>`
+      SELECT r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
+        JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
+      WHERE r.uuid = ${runUuid}`
+    if (pin === undefined) return []
+    // The content hash and publish time too: demo data may remove a course and publish one again under its uuid.
+    const key = `${pin.course_uuid}/${pin.version_number}/${pin.content_hash}/${pin.published_at.getTime()}`
+    const cached = versionCache.get(key)
+    if (cached !== undefined) {
+      versionCache.delete(key)
+      versionCache.set(key, cached)
+      return cached
+    }
+    const nodes = (yield* loadVersion(pin.course_uuid, pin.version_number))?.nodes ?? []
+    versionCache.set(key, nodes)
+    if (versionCache.size > versionCacheSize) versionCache.delete(versionCache.keys().next().value!)
+    return nodes
+  })
+
 /** What `enrollmentFor` hands back: everything an enrollment operation usually needs, read once. */
 export interface EnrollmentContext {
   readonly enrollment: EnrollmentRow
@@ -155,15 +185,19 @@ export const enrollmentFor = (
       : yield* standingOn(actor, enrollment.course_uuid)
     const refusal = decideOnEnrollment(operationId, enrollment, { profileUuid: actor?.profileUuid, assignments: standing.assignments }, options)
     if (refusal !== undefined) return yield* refusal
-    const run = yield* loadRun(enrollment.run_uuid, { lock: false })
-    const course = yield* loadCourse(enrollment.course_uuid, { lock: false })
-    const version = yield* loadVersion(enrollment.course_uuid, run.version_number)
+    // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
+    const { course, nodes, policies, run } = yield* Effect.all({
+      run: loadRun(enrollment.run_uuid, { lock: false }),
+      course: loadCourse(enrollment.course_uuid, { lock: false }),
+      policies: loadRunPolicies(enrollment.run_uuid),
+      nodes: pinnedNodes(enrollment.run_uuid)
+    }, { concurrency: "unbounded" })
     return {
       enrollment,
       run,
-      policies: yield* loadRunPolicies(run.uuid),
+      policies,
       course,
-      nodes: version?.nodes ?? [],
+      nodes,
       asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,
       assignments: standing.assignments
     }

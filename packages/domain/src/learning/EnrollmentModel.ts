@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { enrollmentStatuses } from "./EnrollmentRepository.js"
 import { NodeKey } from "./Model.js"
 
 /**
@@ -15,21 +16,7 @@ const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLi
 const page = <S extends Schema.Schema.Any>(item: S, identifier: string) =>
   Schema.Struct({ items: Schema.Array(item), nextCursor: Schema.optional(Schema.String) }).annotations({ identifier })
 
-export const EnrollmentStatus = Schema.Literal(
-  "invited",
-  "requested",
-  "waitlisted",
-  "offered",
-  "active",
-  "paused",
-  "withdrawal_requested",
-  "withdrawn",
-  "declined",
-  "expired",
-  "rejected",
-  "completed",
-  "cancelled"
-)
+export const EnrollmentStatus = Schema.Literal(...enrollmentStatuses)
 
 export const Enrollment = Schema.Struct({
   uuid: Schema.UUID,

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { NotFound } from "../api/ApiError.js"
+import { revisedColumns } from "../store/Revision.js"
 
 /**
  * `learning_enrollments` (LEARNING §2.1 #6): its rows, read and written only here and in the
@@ -102,12 +103,6 @@ export const updateEnrollment = (
 ): Effect.Effect<EnrollmentRow, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const assignments = [
-      ...Object.entries(values).map(([column, value]) => sql`${sql(column)} = ${value}`),
-      ...Object.entries(json).map(([column, value]) => sql`${sql(column)} = ${JSON.stringify(value)}::jsonb`),
-      sql`revision = revision + 1`,
-      sql`updated_at = now()`
-    ]
-    yield* sql`UPDATE learning_enrollments SET ${sql.csv(assignments)} WHERE uuid = ${uuid}`
+    yield* sql`UPDATE learning_enrollments SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid}`
     return yield* Effect.orDie(loadEnrollment(uuid, { lock: false }))
   })

@@ -10,7 +10,7 @@ import { appendAudit } from "./Audit.js"
 import { once } from "./Courses.js"
 import { loadCourse } from "./CourseRepository.js"
 import { changedNodeKeys, computeStepDates, type DateContext, loadDateContext, pausedDaysAt, type StepDates } from "./Dates.js"
-import { enrollmentFor, loadRunPolicies, type RunPolicies } from "./EnrollmentAccess.js"
+import { enrollmentFor, type EnrollmentOperation, loadRunPolicies, type RunPolicies } from "./EnrollmentAccess.js"
 import { enrollmentTransitions, requireTransition, type TransitionName } from "./EnrollmentMachine.js"
 import { Enrollment, type Enrollment as EnrollmentView, Invited } from "./EnrollmentModel.js"
 import {
@@ -213,6 +213,14 @@ export const runAccess = (actor: Actor, operation: CourseOperation, runUuid: str
     return { run, course, standing }
   })
 
+/**
+ * Serializes the "one open enrollment per profile and course" check with the insert it guards
+ * across runs of the course (the run lock covers one run only): a transaction-scoped advisory
+ * lock on (course, profile). Callers holding several take them in profile order.
+ */
+const lockProfileInCourse = (courseUuid: string, profileUuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_advisory_xact_lock(hashtextextended(${`enrollment:${courseUuid}:${profileUuid}`}, 0))`)
+
 const openEnrollmentIn = (courseUuid: string, profileUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
@@ -267,6 +275,7 @@ export const enroll = (
     const { course, run } = yield* runAccess(actor, "learning.enrollments.enroll", runUuid, { lock: true })
     const problem = enrollProblem(course, run, Date.now())
     if (problem !== undefined) return yield* new NotEligible({ message: problem })
+    yield* lockProfileInCourse(course.uuid, actor.profileUuid)
     if ((yield* openEnrollmentIn(course.uuid, actor.profileUuid)) !== undefined) {
       return yield* new NotEligible({ message: "You already have an open enrollment in this course" })
     }
@@ -303,6 +312,7 @@ export const invite = (
     const known = new Set((yield* sql<{ uuid: string }>`SELECT uuid FROM profiles WHERE uuid IN ${sql.in([...unique])}`).map((row) => row.uuid))
     const unknown = input.profileUuids.findIndex((uuid) => !known.has(uuid))
     if (unknown >= 0) return yield* new NotFound({ message: `profileUuids.${unknown}: no profile ${input.profileUuids[unknown]}` })
+    for (const profileUuid of [...unique].sort()) yield* lockProfileInCourse(course.uuid, profileUuid)
     const taken = yield* sql<{ profile_uuid: string }>`SELECT profile_uuid FROM learning_enrollments
       WHERE course_uuid = ${course.uuid} AND profile_uuid IN ${sql.in([...unique])} AND status IN ${sql.in(openStatuses)}`
     if (taken.length > 0) return yield* new NotEligible({ message: `Profile ${taken[0]!.profile_uuid} already has an open enrollment in this course` })
@@ -328,6 +338,20 @@ interface RevisionCommand {
   readonly expectedRevision: number
 }
 
+/**
+ * The prologue of a command moving one enrollment along `name`: loads and locks it, authorizes
+ * the operation (`enrollmentFor`), refuses a transition the table does not allow from its status
+ * (409 `invalid_state`) and a stale `expectedRevision` (409 `revision_conflict`).
+ */
+const transitionFor = (actor: Actor, operation: EnrollmentOperation, enrollmentUuid: string, name: TransitionName, expectedRevision: number) =>
+  Effect.gen(function*() {
+    const context = yield* enrollmentFor(actor, operation, enrollmentUuid, { lock: true })
+    const refusal = requireTransition(name, context.enrollment.status)
+    if (refusal !== undefined) return yield* refusal
+    yield* requireRevision("enrollment", context.enrollment.revision, expectedRevision)
+    return context
+  })
+
 /** The learner of an enrollment deciding on it: 403 conflict_of_interest when they are also its staff. */
 const refuseOwnDecision = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
@@ -346,7 +370,6 @@ export const decideEnrollment = (
 ) =>
   once(actor, "learning.enrollments.decide", input, Enrollment, Effect.gen(function*() {
     yield* refuseOwnDecision(actor, enrollmentUuid)
-    const { enrollment, run, policies } = yield* enrollmentFor(actor, "learning.enrollments.decide", enrollmentUuid, { lock: true })
     const name: TransitionName = input.decision === "reject"
       ? "reject"
       : input.decision === "waitlist"
@@ -354,9 +377,7 @@ export const decideEnrollment = (
       : input.requireSeatConfirmation === true
       ? "approve_offer"
       : "approve"
-    const refusal = requireTransition(name, enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { enrollment, policies, run } = yield* transitionFor(actor, "learning.enrollments.decide", enrollmentUuid, name, input.expectedRevision)
     const locked = yield* loadRun(run.uuid, { lock: true })
     if ((name === "approve" || name === "approve_offer") && !hasSeat(locked, yield* seatsTaken(run.uuid))) {
       return yield* new CapacityFull({ message: `The run's ${run.capacity} seats are taken` })
@@ -384,10 +405,7 @@ export const decideEnrollment = (
 const acceptOffer = (actor: Actor, enrollmentUuid: string, input: RevisionCommand, name: "accept_invitation" | "accept_seat") => {
   const operation = name === "accept_invitation" ? "learning.enrollments.accept_invitation" as const : "learning.seats.accept" as const
   return once(actor, operation, input, Enrollment, Effect.gen(function*() {
-    const { enrollment } = yield* enrollmentFor(actor, operation, enrollmentUuid, { lock: true })
-    const refusal = requireTransition(name, enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { enrollment } = yield* transitionFor(actor, operation, enrollmentUuid, name, input.expectedRevision)
     if (enrollment.offer_expires_at !== null && enrollment.offer_expires_at.getTime() <= Date.now()) {
       return yield* new InvalidState({ message: "The offer has expired" })
     }
@@ -403,10 +421,7 @@ export const acceptSeat = (actor: Actor, uuid: string, input: RevisionCommand) =
 
 export const declineSeat = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.seats.decline", input, Enrollment, Effect.gen(function*() {
-    const { enrollment } = yield* enrollmentFor(actor, "learning.seats.decline", enrollmentUuid, { lock: true })
-    const refusal = requireTransition("decline", enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    yield* transitionFor(actor, "learning.seats.decline", enrollmentUuid, "decline", input.expectedRevision)
     const row = yield* updateEnrollment(enrollmentUuid, { status: "declined", offer_expires_at: null })
     yield* emitTransition("decline", row, actor.profileUuid)
     yield* offerFreedSeats(row.run_uuid)
@@ -415,10 +430,7 @@ export const declineSeat = (actor: Actor, enrollmentUuid: string, input: Revisio
 
 export const startEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.start", input, Enrollment, Effect.gen(function*() {
-    const { enrollment, run, policies } = yield* enrollmentFor(actor, "learning.enrollments.start", enrollmentUuid, { lock: true })
-    const refusal = requireTransition("start", enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { enrollment, run, policies } = yield* transitionFor(actor, "learning.enrollments.start", enrollmentUuid, "start", input.expectedRevision)
     if (enrollment.started_at !== null) return yield* new InvalidState({ message: "The enrollment was started already" })
     if (run.status !== "running" || run.starts_at.getTime() > Date.now()) {
       return yield* new NotEligible({ message: `The run has not started (${run.status}, starts ${run.starts_at.toISOString()})` })
@@ -468,10 +480,7 @@ export const pausePreview = (actor: Actor, enrollmentUuid: string, query: { read
 
 export const pauseEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand & { readonly until?: Date | undefined; readonly reason?: string | undefined }) =>
   once(actor, "learning.enrollments.pause", input, Enrollment, Effect.gen(function*() {
-    const { asLearner, enrollment, run } = yield* enrollmentFor(actor, "learning.enrollments.pause", enrollmentUuid, { lock: true })
-    const refusal = requireTransition("pause", enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { asLearner, enrollment, run } = yield* transitionFor(actor, "learning.enrollments.pause", enrollmentUuid, "pause", input.expectedRevision)
     const now = new Date()
     const plan = plannedPause(enrollment, run, input.until, now)
     if (plan.problem !== undefined) return yield* new WindowClosed({ message: plan.problem })
@@ -508,10 +517,7 @@ const resume = (enrollment: EnrollmentRow, actor: Actor | null, name: "resume" |
 
 export const resumeEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.resume", input, Enrollment, Effect.gen(function*() {
-    const { asLearner, enrollment } = yield* enrollmentFor(actor, "learning.enrollments.resume", enrollmentUuid, { lock: true })
-    const refusal = requireTransition("resume", enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { asLearner, enrollment } = yield* transitionFor(actor, "learning.enrollments.resume", enrollmentUuid, "resume", input.expectedRevision)
     const row = yield* resume(enrollment, actor, "resume", new Date())
     if (!asLearner) yield* audit(row, actor, "enrollment.resume", { status: "paused" }, { status: "active" }, undefined, input.requestUuid)
     return yield* fullView(row)
@@ -550,10 +556,7 @@ export const withdrawEnrollment = (
 
 export const restoreEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.restore", input, Enrollment, Effect.gen(function*() {
-    const { enrollment, policies, run } = yield* enrollmentFor(actor, "learning.enrollments.restore", enrollmentUuid, { lock: true })
-    const refusal = requireTransition("restore", enrollment.status)
-    if (refusal !== undefined) return yield* refusal
-    yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
+    const { enrollment, policies, run } = yield* transitionFor(actor, "learning.enrollments.restore", enrollmentUuid, "restore", input.expectedRevision)
     const previous = enrollment.previous_status
     if (previous !== "active" && previous !== "paused") {
       return yield* new InvalidState({ message: `Only a withdrawal from an active or paused enrollment can be undone (it was ${previous ?? "unknown"})` })
@@ -563,6 +566,7 @@ export const restoreEnrollment = (actor: Actor, enrollmentUuid: string, input: R
       return yield* new WindowClosed({ message: `A withdrawal can be undone within ${policies.restore_days} day(s)` })
     }
     if (enrollment.status === "withdrawn") {
+      yield* lockProfileInCourse(enrollment.course_uuid, enrollment.profile_uuid)
       if ((yield* openEnrollmentIn(enrollment.course_uuid, enrollment.profile_uuid)) !== undefined) {
         return yield* new NotEligible({ message: "The learner has another open enrollment in this course" })
       }

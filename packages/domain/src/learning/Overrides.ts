@@ -5,7 +5,7 @@ import type { Actor } from "../api/Authentication.js"
 import { appendEvent } from "../store/Outbox.js"
 import { appendAudit } from "./Audit.js"
 import { once } from "./Courses.js"
-import { dateFields, type StepDates, stepDates } from "./Dates.js"
+import { dateFields, type OverrideRow, type StepDates, stepDates } from "./Dates.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { requireTransition } from "./EnrollmentMachine.js"
 import { OverrideResult } from "./EnrollmentModel.js"
@@ -19,24 +19,16 @@ import { gradesFrozenAt } from "./RunRepository.js"
  * difference, and `learning.deadline.changed` goes to the learner only when it is not empty.
  */
 
-interface OverrideRow {
-  readonly uuid: string
+/** A stored override: what the computation reads, plus its target and state. */
+interface StoredOverride extends OverrideRow {
   readonly enrollment_uuid: string
-  readonly node_key: string | null
-  readonly unlock_at: Date | null
-  readonly due_at: Date | null
-  readonly lock_at: Date | null
-  readonly extra_attempts: number
-  readonly origin: "manual" | "extension" | "incident" | "group"
-  readonly reason: string
   readonly status: "active" | "cleared"
-  readonly created_at: Date
   readonly cleared_at: Date | null
 }
 
-const columns = "uuid, enrollment_uuid, node_key, unlock_at, due_at, lock_at, extra_attempts, origin, reason, status, created_at, cleared_at"
+const columns = "uuid, enrollment_uuid, group_uuid, node_key, unlock_at, due_at, lock_at, extra_attempts, origin, reason, status, created_at, cleared_at"
 
-const overrideView = (row: OverrideRow) => ({
+const overrideView = (row: StoredOverride) => ({
   uuid: row.uuid,
   enrollmentUuid: row.enrollment_uuid,
   ...(row.node_key !== null ? { nodeKey: row.node_key } : {}),
@@ -102,14 +94,14 @@ export const overrideDates = (actor: Actor, enrollmentUuid: string, input: Overr
     }
     const before = yield* stepDates(enrollmentUuid)
     const same = input.nodeKey !== undefined ? sql`node_key = ${input.nodeKey}` : sql`node_key IS NULL`
-    const cleared = yield* sql<OverrideRow>`UPDATE learning_date_overrides SET status = 'cleared', cleared_at = clock_timestamp()
+    const cleared = yield* sql<StoredOverride>`UPDATE learning_date_overrides SET status = 'cleared', cleared_at = clock_timestamp()
       WHERE enrollment_uuid = ${enrollmentUuid} AND origin = 'manual' AND status = 'active' AND ${same} RETURNING ${sql.literal(columns)}`
-    let result: OverrideRow
+    let result: StoredOverride
     if (input.clear === true) {
       if (cleared.length === 0) return yield* new InvalidState({ message: "There is no active override to clear" })
       result = cleared[0]!
     } else {
-      const [row] = yield* sql<OverrideRow>`INSERT INTO learning_date_overrides
+      const [row] = yield* sql<StoredOverride>`INSERT INTO learning_date_overrides
           (uuid, run_uuid, enrollment_uuid, node_key, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_by)
         VALUES (${crypto.randomUUID()}, ${enrollment.run_uuid}, ${enrollmentUuid}, ${input.nodeKey ?? null}, ${input.unlockAt ?? null},
           ${input.dueAt ?? null}, ${input.lockAt ?? null}, ${input.extraAttempts ?? 0}, 'manual', ${input.reason}, ${actor.profileUuid})
