@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { ok, refused, step as textStep } from "../../test/learning.js"
+import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import type { Answer } from "../operations/Operations.js"
 import { claimCheckerCalls, finishCheckerCall } from "./CheckerCalls.js"
@@ -28,24 +29,13 @@ afterAll(async () => {
   await m?.close()
 })
 
-const ok = <A>(answer: Answer): A => {
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
-  return bodyOf<A>(answer)
-}
-const refused = (answer: Answer) => [answer.status, codeOf(answer)]
 const day = 86_400_000
 /** Every clue carries this marker; no learner-facing answer may contain it. */
 const clueMarker = "CLUE-NEVER-SHOWN"
 
-const step = (nodeKey: string, parentKey: string, over: Partial<CourseNode> = {}): CourseNode => ({
-  nodeKey,
-  parentKey,
-  kind: "step",
-  stepType: "quiz",
-  title: `Шаг ${nodeKey}`,
-  body: `Условие ${nodeKey}`,
-  ...over
-})
+/** A quiz step (the shared helper's step, with a body naming it). */
+const step = (nodeKey: string, parentKey: string, over: Partial<CourseNode> = {}): CourseNode =>
+  textStep(nodeKey, parentKey, { stepType: "quiz", body: `Условие ${nodeKey}`, ...over })
 const graded = (check: NonNullable<CourseNode["grading"]>["check"], over: Partial<NonNullable<CourseNode["grading"]>> = {}) =>
   ({ maxPoints: 10, passThreshold: 10, check, ...over }) as NonNullable<CourseNode["grading"]>
 
