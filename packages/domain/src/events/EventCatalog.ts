@@ -214,7 +214,7 @@ const table: { readonly [Type in EventType]: TypeRow } = {
       note: "path enrollment = objectUuid, node = context.nodeKey"
     }
   },
-  "learning.submission.accepted": { kind: "learning_submission", statuses: ["accepted"], summary: "A submission was accepted for grading" },
+  "learning.submission.accepted": { kind: "learning_submission", statuses: ["accepted"], summary: "A submission passed: accepted" },
   "learning.submission.graded": { kind: "learning_submission", statuses: ["graded"], summary: "A submission received its grade" },
   "message.received": { kind: "message", statuses: ["sent"], summary: "A message arrived in a thread" },
   "offer.received": { kind: "offer", statuses: ["pending"], summary: "An offer was made to the profile" },
