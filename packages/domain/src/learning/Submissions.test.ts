@@ -191,28 +191,43 @@ describe("submissions and attempts", () => {
     expect([accepted.status, accepted.score?.points, accepted.layers.map((l) => l.kind)]).toEqual(["accepted", 10, ["auto"]])
   })
 
-  it("cancels only what the transition table allows, for every status", async () => {
+  it("cancels and applies grade results only where the transition table allows: every status × trigger × role", async () => {
     const course = await setup()
     const { enrollment, learner } = await learnerIn(course)
     const statuses = ["submitted", "checking", "check_failed", "awaiting_review", "graded", "accepted", "revision_requested", "cancelled"] as const
+    const stranger = await m.profile()
     for (const status of statuses) {
       const made = ok<Submission>(await submit(learner, enrollment, "essay", `ответ ${status}`))
       await m.sql("UPDATE learning_submissions SET status = $1 WHERE uuid = $2", status, made.uuid)
-      const answer = await m.invoke("learning.submissions.cancel", learner, { path: { submission: made.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: made.revision } })
+      const cancel = (actor: SessionActor) =>
+        m.invoke("learning.submissions.cancel", actor, { path: { submission: made.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: made.revision } })
+      // Roles first (they change nothing): staff may read but not cancel, a stranger learns nothing.
+      expect(refused(await cancel(owner)), status).toEqual([403, "forbidden"])
+      expect(refused(await cancel(stranger)), status).toEqual([404, "not_found"])
+      const answer = await cancel(learner)
       if (submissionAllows("learning.submissions.cancel", status)) expect(ok<Submission>(answer).status, status).toBe("cancelled")
       else expect(refused(answer), status).toEqual([409, "invalid_state"])
+    }
+    // The worker's triggers, every status: a grade job's result applies only to a submission in `checking`.
+    for (const status of statuses) {
+      for (const outcome of [
+        { trigger: "worker.failed" as const, to: "check_failed", value: { _tag: "platform_error" as const, error: "timeout" } },
+        { trigger: "worker.graded" as const, to: "graded", value: { _tag: "verdict" as const, result: { fraction: 0, verdict: "wrong" as const } } }
+      ]) {
+        const made = ok<Submission>(await submit(learner, enrollment, "code", `код ${status}`))
+        const claimed = (await m.runtime.runPromise(claimGradeJobs(50))).find((c) => c.submission_uuid === made.uuid)!
+        await m.sql("UPDATE learning_submissions SET status = $1 WHERE uuid = $2", status, made.uuid)
+        const applied = await m.runtime.runPromise(finishGradeJob(claimed.uuid, outcome.value))
+        const [after] = await m.sql<{ status: string }>("SELECT status FROM learning_submissions WHERE uuid = $1", made.uuid)
+        expect([applied, after!.status], `${outcome.trigger} from ${status}`)
+          .toEqual(submissionAllows(outcome.trigger, status) ? [true, outcome.to] : [false, status])
+        // Free the attempt for the next round (the step allows 2).
+        await m.sql("UPDATE learning_submissions SET attempt_counted = false WHERE uuid = $1", made.uuid)
+      }
     }
     // The table itself: every trigger names known states, and only cancel and platform failure refund.
     const refunding = (Object.keys(submissionTransitions) as Array<SubmissionTrigger>).filter((t) => "refunds" in submissionTransitions[t])
     expect(refunding.sort()).toEqual(["learning.submissions.cancel", "worker.failed"])
-    // Staff may read but not cancel; a stranger learns nothing.
-    const made = ok<Submission>(await submit(learner, enrollment, "essay", "ещё"))
-    expect(made.status).toBe("awaiting_review")
-    expect(refused(await m.invoke("learning.submissions.cancel", owner, { path: { submission: made.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: made.revision } })))
-      .toEqual([403, "forbidden"])
-    const stranger = await m.profile()
-    expect(refused(await m.invoke("learning.submissions.cancel", stranger, { path: { submission: made.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: made.revision } })))
-      .toEqual([404, "not_found"])
   })
 
   it("refuses closed steps (step_locked), late submissions under a refusing policy, ungraded steps and paused enrollments", async () => {
