@@ -469,6 +469,9 @@ describe("end to end: enroll → start → submit → accepted → completed →
     expect(await attemptsUsed(learner, enrollment, "exact")).toBe(1)
     expect(refused(await m.invoke("learning.submissions.create", learner, { path: { enrollment, node: "exact" }, payload: { ...payload, reply: "42" } })))
       .toEqual([409, "request_conflict"])
+    // The same body on another step is another request, not a replay of this one.
+    expect(refused(await m.invoke("learning.submissions.create", learner, { path: { enrollment, node: "pattern" }, payload })))
+      .toEqual([409, "request_conflict"])
     expect(refused(await m.invoke("learning.submissions.create", learner, { path: { enrollment, node: "exact" }, payload: { ...payload, requestUuid: randomUUID(), extra: 1 } })))
       .toEqual([400, "invalid_request"])
   })
