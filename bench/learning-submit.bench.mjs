@@ -10,6 +10,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { join, resolve } from "node:path"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { micros } from "./lib/load.mjs"
+import { hostCall } from "./lib/host-call.mjs"
 import { freePort, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-submit"
@@ -20,12 +21,7 @@ const ORIGIN = "http://birzha.bench.test"
 const LEARNERS = 100
 const TARGET = 500
 
-const call = async (hostUrl, cookie, method, path, body) => {
-  const res = await fetch(hostUrl + path, { method, headers: { "content-type": "application/json", origin: ORIGIN, cookie }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
-  return JSON.parse(text)
-}
+const call = hostCall(ORIGIN)
 
 export const run = async (ctx) => {
   const { log } = ctx
