@@ -1,5 +1,5 @@
 import { BirzhaApi } from "@birzha/domain"
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 
 export interface BirzhaClientOptions {
@@ -15,8 +15,17 @@ export interface BirzhaClientOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
+type Api = typeof BirzhaApi
+type Parts = Api extends HttpApi.HttpApi<string, infer Groups, infer E, infer _R> ? { readonly groups: Groups; readonly error: E } : never
+
+/**
+ * The client of the whole catalog, named: the catalog grew past what the compiler will write out
+ * as an inferred type (TS7056), so the type is spelled from the API's groups and errors.
+ */
+export interface BirzhaClient extends HttpApiClient.Client<Parts["groups"], Parts["error"], never> {}
+
 /** Creates the Effect client of the whole catalog: one method per operation id. */
-export const makeBirzhaClient = (options: BirzhaClientOptions) =>
+export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<BirzhaClient, never, HttpClient.HttpClient> =>
   HttpApiClient.make(BirzhaApi, {
     baseUrl: options.baseUrl,
     transformClient: (client) => {
@@ -28,8 +37,6 @@ export const makeBirzhaClient = (options: BirzhaClientOptions) =>
         : HttpClient.mapRequest(withHeaders, HttpClientRequest.bearerToken(options.apiKey))
     }
   })
-
-export type BirzhaClient = Effect.Effect.Success<ReturnType<typeof makeBirzhaClient>>
 
 /** The client as a service, for Effect programs: `yield* Birzha` then `client["events.types"]()`. */
 export class Birzha extends Context.Tag("@birzha/client/Birzha")<Birzha, BirzhaClient>() {

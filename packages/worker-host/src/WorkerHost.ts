@@ -4,7 +4,8 @@ import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive
 import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
-import { makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
+import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
+import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
@@ -39,8 +40,12 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeReviewsJob({ ready: migrated }),
       // Learning runs start at startsAt and finish 7 days after endsAt.
       yield* makeLearningRunsJob({ ready: migrated }),
+      // Seat offers expire, pauses and withdrawal graces end, steps unlock, deadlines are near.
+      yield* makeLearningEnrollmentsJob({ ready: migrated }),
       // Learning exports, imports and analytics exports.
       yield* makeLearningJobsJob({ ready: migrated }),
+      // Learning sample runs and variant generations: signed calls to the steps' external checkers.
+      yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
       // Automation rules: events fanned out into executions, executions run through the registry.
       ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]

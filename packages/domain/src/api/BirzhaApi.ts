@@ -10,6 +10,8 @@ import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
+import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
+import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
@@ -124,6 +126,8 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningRunsApi)
   .add(LearningLibraryApi)
   .add(LearningJobsApi)
+  .add(LearningEnrollmentsApi)
+  .add(LearningStepsApi)
   .add(LearningStaffApi)
   .add(LearningEmailInvitationsApi)
   .add(LearningOwnershipApi)

@@ -38,6 +38,15 @@ describe("the demo learning data", () => {
     const [owner] = await m.sql<{ owner: string }>("SELECT owner_profile_uuid AS owner FROM learning_courses LIMIT 1")
     const [other] = await m.sql<{ uuid: string }>("SELECT uuid FROM profiles WHERE uuid <> $1 LIMIT 1", owner!.owner)
     await m.runtime.runPromise(assignStaff({ courseUuid: catalog.items[0]!.uuid, profileUuid: other!.uuid, role: "analyst", byProfileUuid: owner!.owner }))
+    // A learner's progress, overrides and reminders on a demo course do not stop it either.
+    const [run] = await m.sql<{ uuid: string; course_uuid: string }>("SELECT uuid, course_uuid FROM learning_runs WHERE status = 'running' LIMIT 1")
+    const [enrollment] = await m.sql<{ uuid: string }>(
+      "INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status) VALUES (gen_random_uuid(), $1, $2, $3, 'active') RETURNING uuid",
+      run!.uuid, run!.course_uuid, other!.uuid)
+    await m.sql("INSERT INTO learning_step_states (enrollment_uuid, node_key, status) VALUES ($1, 'any', 'completed')", enrollment!.uuid)
+    await m.sql("INSERT INTO learning_deadline_reminders (enrollment_uuid, node_key, due_at, hours) VALUES ($1, 'any', now(), 24)", enrollment!.uuid)
+    await m.sql("INSERT INTO learning_date_overrides (uuid, run_uuid, enrollment_uuid, extra_attempts, origin) VALUES (gen_random_uuid(), $1, $2, 1, 'manual')",
+      run!.uuid, enrollment!.uuid)
     const again = await seed(true)
     expect(again.learning).toEqual({ courses: 2, runs: 4 })
     const [counts] = await m.sql<{ courses: number; audit: number }>(

@@ -61,6 +61,12 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_library_items WHERE owner_profile_uuid IN (${sql.literal(demoProfiles)}) OR source_course_uuid IN (${sql.literal(doomed)})`
+    // What hangs off the enrollments and runs (learning issue 2) goes first.
+    const enrollments = `SELECT uuid FROM learning_enrollments WHERE course_uuid IN (${doomed})`
+    for (const table of ["learning_deadline_reminders", "learning_step_states", "learning_date_overrides"]) {
+      yield* sql`DELETE FROM ${sql(table)} WHERE enrollment_uuid IN (${sql.literal(enrollments)})`
+    }
+    yield* sql`DELETE FROM learning_date_overrides WHERE run_uuid IN (SELECT uuid FROM learning_runs WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (const table of ["learning_enrollments", "learning_staff", "learning_runs", "learning_course_versions"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { revisedColumns } from "../store/Revision.js"
 import type { CourseNode } from "./Model.js"
 import { courseNotFound } from "./Permissions.js"
 
@@ -95,18 +96,11 @@ export const updateCourse = (
   values: Readonly<Record<string, string | number | boolean | Date | null>>,
   json: Readonly<Record<string, unknown>> = {}
 ): Effect.Effect<CourseRow, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const assignments = [
-      ...Object.entries(values).map(([column, value]) => sql`${sql(column)} = ${value}`),
-      ...Object.entries(json).map(([column, value]) => sql`${sql(column)} = ${JSON.stringify(value)}::jsonb`),
-      sql`revision = revision + 1`,
-      sql`updated_at = now()`
-    ]
-    return Effect.map(
-      sql<CourseRow>`UPDATE learning_courses SET ${sql.csv(assignments)} WHERE uuid = ${uuid} RETURNING ${sql.literal(courseColumns)}`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<CourseRow>`UPDATE learning_courses SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid} RETURNING ${sql.literal(courseColumns)}`,
       (rows) => rows[0]!
-    )
-  })
+    ))
 
 /** The public view's rows: the course's facts and its latest version's outline, in one statement. */
 export interface PublicCourseRow {

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { ok, refused, step } from "../../test/learning.js"
+import { bodyOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
-import type { Answer } from "../operations/Operations.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import type { Atom, StaffRole } from "./Permissions.js"
 import { Effect } from "effect"
@@ -24,21 +24,7 @@ afterAll(async () => {
   await m?.close()
 })
 
-const ok = <A>(answer: Answer): A => {
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
-  return bodyOf<A>(answer)
-}
-const refused = (answer: Answer) => [answer.status, codeOf(answer)]
 
-const step = (nodeKey: string, parentKey: string, over: Partial<CourseNode> = {}): CourseNode => ({
-  nodeKey,
-  parentKey,
-  kind: "step",
-  stepType: "text",
-  title: `Шаг ${nodeKey}`,
-  body: "Текст шага",
-  ...over
-})
 const tree: ReadonlyArray<CourseNode> = [
   { nodeKey: "m1", kind: "module", title: "Модуль 1" },
   step("s1", "m1"),

@@ -41,3 +41,19 @@ export class ConflictOfInterest extends Schema.TaggedError<ConflictOfInterest>()
   static readonly status = 403
   static readonly code = "conflict_of_interest"
 }
+export class WindowClosed extends Schema.TaggedError<WindowClosed>()("WindowClosed", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "window_closed"
+}
+export class StepLocked extends Schema.TaggedError<StepLocked>()("StepLocked", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "step_locked"
+}
+export class AttemptsExhausted extends Schema.TaggedError<AttemptsExhausted>()("AttemptsExhausted", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "attempts_exhausted"
+}
+export class DeadlinePassed extends Schema.TaggedError<DeadlinePassed>()("DeadlinePassed", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "deadline_passed"
+}

@@ -20,8 +20,10 @@ import {
   validateCourse
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
+import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
+import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
 /** The learning L1 operations over the learning area's services. */
@@ -77,5 +79,7 @@ export const LearningOperations = [
   LearningRunsOperations,
   LearningLibraryOperations,
   LearningJobsOperations,
+  LearningEnrollmentsOperations,
+  LearningStepsOperations,
   ...LearningPeopleOperations
 ] as const

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { NodeVariants, StepGradingFields } from "./StepGrading.js"
 
 /**
  * The learning area's wire shapes for L1 (LEARNING §2.1, §4): courses with their node tree,
@@ -22,7 +23,9 @@ export const StepType = Schema.Literal("text", "video", "quiz", "assignment", "c
 export const Grading = Schema.Struct({
   maxPoints: Schema.Int.pipe(Schema.between(0, 1000)),
   passThreshold: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000))),
-  attempts: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)))
+  attempts: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
+  // The step/submission side (learning issue 17): how a reply is graded (StepModel.ts).
+  ...StepGradingFields
 }).annotations({ identifier: "LearningGrading", ...strict })
 
 /**
@@ -40,7 +43,8 @@ export const CourseNode = Schema.Struct({
   /** Days after the run's start (cohort) or the learner's start (self-paced) the step unlocks / falls due. */
   unlockOffsetDays: Schema.optional(Schema.Int.pipe(Schema.between(0, 3650))),
   dueOffsetDays: Schema.optional(Schema.Int.pipe(Schema.between(0, 3650))),
-  demo: Schema.optional(Schema.Boolean)
+  demo: Schema.optional(Schema.Boolean),
+  variants: Schema.optional(NodeVariants)
 }).annotations({ identifier: "CourseNode", ...strict })
 export type CourseNode = typeof CourseNode.Type
 

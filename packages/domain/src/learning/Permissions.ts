@@ -92,6 +92,12 @@ export const requirements = {
   "learning.exports.course": atom("content_edit"),
   "learning.analytics.get": atom("analytics_read"),
   "learning.analytics.export": atom("analytics_read"),
+  // L2, the enrollment side: operations on a run or a course (those on one enrollment are in EnrollmentAccess).
+  "learning.enrollments.enroll": { kind: "public" },
+  "learning.enrollments.invite": atom("roster_manage"),
+  "learning.enrollments.course_list": { kind: "staff" },
+  "learning.transfers.preview": atom("roster_manage"),
+  "learning.transfers.apply": atom("roster_manage"),
   // L4 people (issue 19): staff and ownership atoms are the owner's alone.
   "learning.staff.list": { kind: "member" },
   "learning.staff.assign": atom("staff_manage"),

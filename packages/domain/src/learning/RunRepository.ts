@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { NotFound } from "../api/ApiError.js"
+import { revisedColumns } from "../store/Revision.js"
 import type { NodeDates, Run, RunStatus } from "./Model.js"
 
 /** `learning_runs`: its rows, read and written only here. */
@@ -105,12 +106,6 @@ export const updateRun = (
 ): Effect.Effect<RunRow, SqlError | NotFound, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const assignments = [
-      ...Object.entries(values).map(([column, value]) => sql`${sql(column)} = ${value}`),
-      ...Object.entries(json).map(([column, value]) => sql`${sql(column)} = ${JSON.stringify(value)}::jsonb`),
-      sql`revision = revision + 1`,
-      sql`updated_at = now()`
-    ]
-    yield* sql`UPDATE learning_runs SET ${sql.csv(assignments)} WHERE uuid = ${uuid}`
+    yield* sql`UPDATE learning_runs SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid}`
     return yield* loadRun(uuid, { lock: false })
   })

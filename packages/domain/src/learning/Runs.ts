@@ -12,7 +12,9 @@ import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { GradeFrozen, PlanExpired, PlanStale } from "./LearningErrors.js"
 import { type CourseNode, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
 import { authorizeCourse, type CourseOperation, decide, standingOn } from "./Permissions.js"
+import { changedNodeKeys, stepDates } from "./Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
+import { effectiveDates } from "./Schedule.js"
 
 /**
  * Runs (LEARNING §2.1 #5, §2.2): pinned to a published version; their state machine is the table
@@ -289,16 +291,6 @@ type Field = "unlockAt" | "dueAt" | "lockAt"
 const fields: ReadonlyArray<Field> = ["unlockAt", "dueAt", "lockAt"]
 type Dates = Partial<Record<Field, Date>>
 
-/** A node's effective dates in a run: explicit schedule first, else offsets from the start. */
-const effectiveDates = (node: CourseNode, explicit: RunRow["schedule"][string] | undefined, startsAt: Date): Dates => {
-  const at = (days: number | undefined) => (days === undefined ? undefined : new Date(startsAt.getTime() + days * dayMs))
-  // A step without an unlock offset unlocks at the start.
-  const unlock = explicit?.unlockAt !== undefined ? new Date(explicit.unlockAt) : at(node.unlockOffsetDays ?? 0)
-  const due = explicit?.dueAt !== undefined ? new Date(explicit.dueAt) : at(node.dueOffsetDays)
-  const lock = explicit?.lockAt !== undefined ? new Date(explicit.lockAt) : undefined
-  return { ...(unlock !== undefined ? { unlockAt: unlock } : {}), ...(due !== undefined ? { dueAt: due } : {}), ...(lock !== undefined ? { lockAt: lock } : {}) }
-}
-
 const shift = (date: Date | undefined, days: number) => (date === undefined ? undefined : new Date(date.getTime() + days * dayMs))
 const same = (a: Date | undefined, b: Date | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null)
 
@@ -455,17 +447,25 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
     if (plan.blocking.length > 0) return yield* new InvalidState({ message: `The plan has blocking problems, first: ${plan.blocking[0]!.message}` })
     const frozen = gradesFrozenAt(run)
     if (frozen !== undefined && frozen.getTime() <= Date.now()) return yield* new GradeFrozen({ message: "The run's grades are frozen; dates cannot change" })
+    // Computed dates before and after (LEARNING §5.2): only learners whose effective dates changed hear of it.
+    const enrollments = plan.items.length === 0 ? [] : yield* sql<{ uuid: string; profile_uuid: string; revision: number }>`
+      SELECT uuid, profile_uuid, revision FROM learning_enrollments WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused')`
+    const before = yield* Effect.forEach(enrollments, (enrollment) => stepDates(enrollment.uuid))
     const updated = yield* updateRun(run.uuid, { starts_at: new Date(plan.result.startsAt), ends_at: plan.result.endsAt === null ? null : new Date(plan.result.endsAt) }, {
       schedule: plan.result.schedule
     })
     yield* sql`UPDATE learning_plans SET status = 'applied', applied_at = now() WHERE uuid = ${planUuid}`
-    const enrollments = plan.items.length === 0 ? [] : yield* sql<{ uuid: string; profile_uuid: string; revision: number }>`
-      SELECT uuid, profile_uuid, revision FROM learning_enrollments WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused')`
-    for (const enrollment of enrollments) {
+    let changedEnrollments = 0
+    for (const [i, enrollment] of enrollments.entries()) {
+      const changed = changedNodeKeys(before[i]!, yield* stepDates(enrollment.uuid))
+      if (changed.length === 0) continue
+      changedEnrollments++
+      // The clock looks again: unlocks and reminders follow the new dates.
+      yield* sql`UPDATE learning_enrollments SET wake_at = now() WHERE uuid = ${enrollment.uuid}`
       yield* appendEvent({
         type: "learning.deadline.changed",
         aggregate: { kind: "learning_enrollment", uuid: enrollment.uuid, revision: enrollment.revision },
-        data: { objectUuid: enrollment.uuid, status: "changed" },
+        data: { objectUuid: enrollment.uuid, status: "changed", nodeKeys: changed },
         context: { audience: [enrollment.profile_uuid], courseUuid: run.course_uuid, runUuid: run.uuid, enrollmentUuid: enrollment.uuid, planUuid }
       })
     }
@@ -480,7 +480,7 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
       reason: `plan ${planUuid}`,
       requestUuid: input.requestUuid
     })
-    return { run: runView(updated), changedEnrollments: enrollments.length }
+    return { run: runView(updated), changedEnrollments }
   }))
 
 // ---- the worker's transitions -----------------------------------------------------------------

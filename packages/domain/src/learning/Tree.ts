@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { canonicalJson } from "../store/Idempotency.js"
 import { type CourseNode, maxNodes, type ValidationIssue } from "./Model.js"
+import { stepGradingProblem } from "./StepGrading.js"
 
 /**
  * A course's node tree as pure functions: the structural rules a draft must always satisfy (400
@@ -26,6 +27,8 @@ export const treeProblem = (nodes: ReadonlyArray<CourseNode>): string | undefine
     if (node.grading?.passThreshold !== undefined && node.grading.passThreshold > node.grading.maxPoints) {
       return `nodes.${i}.grading.passThreshold: at most grading.maxPoints (${node.grading.maxPoints})`
     }
+    const stepProblem = stepGradingProblem(node, `nodes.${i}`)
+    if (stepProblem !== undefined) return stepProblem
     if (node.parentKey === undefined) continue
     const parent = byKey.get(node.parentKey)
     if (parent === undefined) return `nodes.${i}.parentKey: no node "${node.parentKey}" in the tree`

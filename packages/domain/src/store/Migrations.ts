@@ -18,6 +18,8 @@ import { wordSearch } from "./migrations/0016_word_search.js"
 import { pendingApprovals } from "./migrations/0017_pending_approvals.js"
 import { learning } from "./migrations/0018_learning.js"
 import { profileModeration } from "./migrations/0019_profile_moderation.js"
+import { learningEnrollments } from "./migrations/0020_learning_enrollments.js"
+import { learningSubmissions } from "./migrations/0021_learning_submissions.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -47,6 +49,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [17, "pending_approvals", pendingApprovals],
   [18, "learning", learning],
   [19, "profile_moderation", profileModeration],
+  [20, "learning_enrollments", learningEnrollments],
+  [21, "learning_submissions", learningSubmissions],
   [22, "learning_staff", learningStaff],
   [23, "learning_community", learningCommunity]
 ]

@@ -46,3 +46,16 @@ export const requireRevision = (
         message: `The ${kind} is at revision ${current}, not ${expectedRevision}; read it again and retry`
       })
     )
+
+/** Column values of an UPDATE: plain ones, jsonb ones, and the bump of `revision` and `updated_at` every revisioned record takes. */
+export const revisedColumns = (
+  sql: SqlClient.SqlClient,
+  values: Readonly<Record<string, string | number | boolean | Date | null>>,
+  json: Readonly<Record<string, unknown>> = {}
+) =>
+  sql.csv([
+    ...Object.entries(values).map(([column, value]) => sql`${sql(column)} = ${value}`),
+    ...Object.entries(json).map(([column, value]) => sql`${sql(column)} = ${JSON.stringify(value)}::jsonb`),
+    sql`revision = revision + 1`,
+    sql`updated_at = now()`
+  ])

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
 import { cleanExpired } from "../Retention.js"
-import { makeLearningJobsJob, makeLearningRunsJob } from "./LearningJobs.js"
+import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./LearningJobs.js"
 
 let m: Marketplace
 beforeAll(async () => {
@@ -56,5 +56,39 @@ describe("the worker's learning jobs", () => {
     await runJob(makeLearningRunsJob)
     const runs = bodyOf<{ items: Array<{ status: string }> }>(await m.invoke("learning.runs.list", anonymous, { path: { course: course.uuid } }))
     expect(runs.items.map((r) => r.status)).toEqual(["running"])
+  })
+  it("runs the enrollment clock: announces unlocked steps and ends a pause at its end", async () => {
+    const owner = await m.profile()
+    const learner = await m.profile()
+    const call = async (id: string, actor: typeof owner, input: object) => {
+      const answer = await m.invoke(id, actor, input)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
+    }
+    const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
+    const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
+    const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
+    await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
+    const run = await call("learning.runs.create", owner, {
+      path: { course: course.uuid },
+      payload: {
+        requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
+        admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 5, maxCount: 1 }
+      }
+    })
+    await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
+    await runJob(makeLearningRunsJob)
+    const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
+    await runJob(makeLearningEnrollmentsJob)
+    const types = async () => (await m.sql<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1", enrollment.uuid)).map((e) => e.type)
+    expect(await types()).toContain("learning.step.available")
+    // The clock's wake-ups are no change of the record: the revision is the enrolled one.
+    const paused = await call("learning.enrollments.pause", learner, { path: { enrollment: enrollment.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: enrollment.revision } })
+    expect(paused.status).toBe("paused")
+    await m.sql("UPDATE learning_enrollments SET pause_until = now() - interval '1 second' WHERE uuid = $1", enrollment.uuid)
+    await runJob(makeLearningEnrollmentsJob)
+    const [row] = await m.sql<{ status: string }>("SELECT status FROM learning_enrollments WHERE uuid = $1", enrollment.uuid)
+    expect(row!.status).toBe("active")
+    expect(await types()).toContain("learning.enrollment.resume")
   })
 })

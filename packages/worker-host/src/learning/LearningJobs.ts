@@ -1,4 +1,4 @@
-import { advanceRuns, PostgresBlobStore, runLearningJobs } from "@birzha/domain/server"
+import { advanceEnrollments, advanceRuns, PostgresBlobStore, runLearningJobs } from "@birzha/domain/server"
 import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 
@@ -21,3 +21,17 @@ export const makeLearningJobsJob = (options: JobOptions = {}) =>
     done: "learning jobs finished",
     step: (limit) => Effect.provide(runLearningJobs(limit), PostgresBlobStore)
   }, { every: Duration.seconds(2), ...options })
+
+/**
+ * The enrollment clock (LEARNING §2.2, issue 17): seat offers and invitations expire at
+ * `offerExpiresAt` (the freed seat goes to the next waitlisted learner), pauses resume at `until`,
+ * withdrawals complete at the grace end, and active enrollments are woken at their next unlock or
+ * reminder (`learning.step.available`, `learning.deadline.approaching`). `SKIP LOCKED` batches.
+ */
+export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
+  drainingJob({
+    name: "learning_enrollments",
+    what: "learning enrollment clock",
+    done: "learning enrollments advanced",
+    step: (limit) => advanceEnrollments(new Date(), limit)
+  }, options)

@@ -14,7 +14,7 @@ export interface WebhookRequest {
 /** What one attempt produced: an answer (any status) or an error without one. */
 export interface AttemptResult {
   readonly statusCode?: number
-  /** The first 1 KiB of the answer's body, as text. */
+  /** The first 1 KiB of the answer's body (or `answerBytes`), as text. */
   readonly excerpt: string
   readonly error?: string
   /** The address the connection went to (or would have). */
@@ -46,7 +46,11 @@ export const makeWebhookSender = (options: {
   readonly allowHttpLoopback: boolean
   readonly timeoutMs: number
   readonly socketsPerDestination: number
+  /** How much of an answer's body to keep (default the webhook excerpt, 1 KiB); more is read and dropped up to 64 KiB. */
+  readonly answerBytes?: number
 }) => {
+  const keep = options.answerBytes ?? webhookLimits.responseExcerptBytes
+  const drainLimit = Math.max(maxDrainBytes, keep)
   const agents = new Map<string, http.Agent>()
   const agentFor = (protocol: string, key: string): http.Agent => {
     let agent = agents.get(key)
@@ -99,12 +103,12 @@ export const makeWebhookSender = (options: {
           })
           res.on("data", (chunk: Buffer) => {
             read += chunk.length
-            if (kept < webhookLimits.responseExcerptBytes) {
-              const part = chunk.subarray(0, webhookLimits.responseExcerptBytes - kept)
+            if (kept < keep) {
+              const part = chunk.subarray(0, keep - kept)
               chunks.push(part)
               kept += part.length
             }
-            if (read > maxDrainBytes) {
+            if (read > drainLimit) {
               finish(answer())
               res.destroy()
             }

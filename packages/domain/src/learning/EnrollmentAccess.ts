@@ -1,0 +1,204 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { Forbidden, NotFound } from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+import { type CourseRow, loadCourse, loadVersion } from "./CourseRepository.js"
+import { type EnrollmentRow, loadEnrollment } from "./EnrollmentRepository.js"
+import type { CourseNode } from "./Model.js"
+import { type Assignment, type Atom, holdsAtom, standingOn } from "./Permissions.js"
+import { loadRun, type RunRow } from "./RunRepository.js"
+
+/**
+ * Who may do what to one enrollment (LEARNING §3, §4 "who"): its learner (`S`) and course staff
+ * in scope of its run. The table below is the data; `enrollmentFor` is the one check every
+ * operation under `/enrollments/{enrollment}` (and those reaching an enrollment through a
+ * submission or job) runs.
+ */
+
+/** What staff need for an operation on an enrollment: any staff in scope of the run, or an atom. */
+export type StaffRequirement = { readonly kind: "staff" } | { readonly kind: "atom"; readonly atom: Atom }
+
+export interface EnrollmentRule {
+  /** The enrollment's own learner may do it. */
+  readonly learner: boolean
+  /** What a staff member (scoped to the run) needs; absent: staff may not (403). */
+  readonly staff?: StaffRequirement
+}
+
+const staff: StaffRequirement = { kind: "staff" }
+const atom = (name: Atom): StaffRequirement => ({ kind: "atom", atom: name })
+const learnerOnly: EnrollmentRule = { learner: true }
+
+/** Every L2 operation that acts on one enrollment, by §4's "who" column. */
+export const enrollmentRules = {
+  "learning.enrollments.get": { learner: true, staff },
+  "learning.enrollments.accept_invitation": learnerOnly,
+  "learning.enrollments.decide": { learner: false, staff: atom("roster_manage") },
+  "learning.enrollments.override": { learner: false, staff: atom("dates_grant") },
+  "learning.enrollments.pause": { learner: true, staff: atom("roster_manage") },
+  "learning.enrollments.pause_preview": { learner: true, staff },
+  "learning.enrollments.restore": { learner: true, staff: atom("roster_manage") },
+  "learning.enrollments.resume": { learner: true, staff },
+  "learning.enrollments.start": learnerOnly,
+  "learning.enrollments.withdraw": { learner: true, staff: atom("roster_manage") },
+  "learning.seats.accept": learnerOnly,
+  "learning.seats.decline": learnerOnly,
+  "learning.applications.get": { learner: true, staff: atom("roster_manage") },
+  "learning.calendar.get": { learner: true, staff },
+  "learning.completion.get": { learner: true, staff },
+  "learning.media.get": { learner: true, staff },
+  "learning.media.save": learnerOnly,
+  // The step and submission side (issue 17, other half): the same table decides for them.
+  "learning.steps.get": { learner: true, staff },
+  "learning.steps.acknowledge": learnerOnly,
+  "learning.drafts.save": learnerOnly,
+  "learning.submissions.create": learnerOnly,
+  "learning.submissions.history": { learner: true, staff },
+  "learning.submissions.get": { learner: true, staff },
+  "learning.submissions.cancel": learnerOnly,
+  "learning.variants.issue": learnerOnly,
+  "learning.generated_variants.state": learnerOnly,
+  "learning.generated_variants.create": learnerOnly,
+  "learning.generated_variants.get": learnerOnly,
+  "learning.sample_runs.create": learnerOnly,
+  "learning.sample_runs.get": learnerOnly,
+  "learning.demo.apply": learnerOnly,
+  "learning.portfolio.create": learnerOnly
+} as const satisfies Readonly<Record<string, EnrollmentRule>>
+export type EnrollmentOperation = keyof typeof enrollmentRules
+
+/** The run's enrollment policies (LEARNING §2.1 #5) beyond the L1 run row. */
+export interface RunPolicies {
+  readonly seat_offer_hours: number
+  readonly withdraw_grace_hours: number
+  readonly restore_days: number
+  readonly reminder_hours: ReadonlyArray<number>
+  readonly complete_on_criteria: boolean
+  readonly application_form: unknown
+}
+
+export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<RunPolicies>`SELECT seat_offer_hours, withdraw_grace_hours, restore_days, reminder_hours, complete_on_criteria, application_form
+        FROM learning_runs WHERE uuid = ${runUuid}`,
+      (rows) => rows[0]!
+    ))
+
+/**
+ * Published versions never change, so their node trees are kept in memory (bounded; the oldest
+ * read goes first): a learner's every step read would otherwise fetch and parse the whole tree.
+ */
+const versionCache = new Map<string, ReadonlyArray<CourseNode>>()
+const versionCacheSize = 200
+
+/** The node tree of the version a run pins. */
+export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [pin] = yield* sql<{ course_uuid: string; version_number: number; content_hash: string; published_at: Date }>`
+      SELECT r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
+        JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
+      WHERE r.uuid = ${runUuid}`
+    if (pin === undefined) return []
+    // The content hash and publish time too: demo data may remove a course and publish one again under its uuid.
+    const key = `${pin.course_uuid}/${pin.version_number}/${pin.content_hash}/${pin.published_at.getTime()}`
+    const cached = versionCache.get(key)
+    if (cached !== undefined) {
+      versionCache.delete(key)
+      versionCache.set(key, cached)
+      return cached
+    }
+    const nodes = (yield* loadVersion(pin.course_uuid, pin.version_number))?.nodes ?? []
+    versionCache.set(key, nodes)
+    if (versionCache.size > versionCacheSize) versionCache.delete(versionCache.keys().next().value!)
+    return nodes
+  })
+
+/** What `enrollmentFor` hands back: everything an enrollment operation usually needs, read once. */
+export interface EnrollmentContext {
+  readonly enrollment: EnrollmentRow
+  readonly run: RunRow
+  readonly policies: RunPolicies
+  readonly course: CourseRow
+  /** The node tree of the run's pinned version (never the draft). */
+  readonly nodes: ReadonlyArray<CourseNode>
+  /** The caller is the enrollment's learner (false for staff acting on it). */
+  readonly asLearner: boolean
+  /** The caller's active staff assignments on the course (empty for a learner). */
+  readonly assignments: ReadonlyArray<Assignment>
+}
+
+const inScope = (assignments: ReadonlyArray<Assignment>, runUuid: string) =>
+  assignments.some((a) => a.groupUuid === null && (a.runUuid === null || a.runUuid === runUuid))
+
+/**
+ * The pure decision: undefined when allowed. Strangers (neither the learner nor staff of the
+ * course) get 404, so an enrollment's existence never leaks; the learner or staff without the
+ * right get 403. `learnerOnly` narrows any rule to the learner (staff: 403).
+ */
+export const decideOnEnrollment = (
+  operation: EnrollmentOperation,
+  enrollment: Pick<EnrollmentRow, "uuid" | "profile_uuid" | "run_uuid">,
+  caller: { readonly profileUuid: string | undefined; readonly assignments: ReadonlyArray<Assignment> },
+  options: { readonly learnerOnly?: boolean | undefined } = {}
+): NotFound | Forbidden | undefined => {
+  const rule: EnrollmentRule = enrollmentRules[operation]
+  const learner = caller.profileUuid !== undefined && caller.profileUuid === enrollment.profile_uuid
+  if (learner) return rule.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff, not the learner` })
+  if (caller.assignments.length === 0) return new NotFound({ message: `No enrollment ${enrollment.uuid}` })
+  const requirement = options.learnerOnly === true ? undefined : rule.staff
+  if (requirement === undefined) return new Forbidden({ message: `${operation} is the learner's own action` })
+  const allowed = requirement.kind === "staff"
+    ? inScope(caller.assignments, enrollment.run_uuid)
+    : holdsAtom(caller.assignments, requirement.atom, { runUuid: enrollment.run_uuid })
+  if (allowed) return undefined
+  return new Forbidden({
+    message: requirement.kind === "staff"
+      ? `${operation}: your staff role does not cover this run`
+      : `${operation} needs the ${requirement.atom} permission on this run`
+  })
+}
+
+/**
+ * Loads an enrollment with its run, the run's policies, the course and the pinned version's node
+ * tree, and authorizes `operationId` on it (`decideOnEnrollment`: 404 to strangers, 403 to those
+ * who may see it but not act). `lock: true` takes `FOR UPDATE` on the enrollment row (use it in
+ * commands, inside the command's transaction, before reading state you will change).
+ * `learnerOnly: true` refuses staff even where the rule lets them read.
+ *
+ * Use it for every operation under /enrollments/{enrollment}; for operations keyed by a
+ * submission or job, load that record first and pass its enrollment uuid (the answer for a
+ * stranger is then "No enrollment …", a 404, which is what the record's own 404 would be).
+ */
+export const enrollmentFor = (
+  actor: Actor | undefined,
+  operationId: EnrollmentOperation,
+  enrollmentUuid: string,
+  options: { readonly lock: boolean; readonly learnerOnly?: boolean }
+): Effect.Effect<EnrollmentContext, NotFound | Forbidden | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const enrollment = yield* loadEnrollment(enrollmentUuid, { lock: options.lock })
+    const standing = actor === undefined || actor.profileUuid === enrollment.profile_uuid
+      ? { assignments: [] as ReadonlyArray<Assignment> }
+      : yield* standingOn(actor, enrollment.course_uuid)
+    const refusal = decideOnEnrollment(operationId, enrollment, { profileUuid: actor?.profileUuid, assignments: standing.assignments }, options)
+    if (refusal !== undefined) return yield* refusal
+    // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
+    const { course, nodes, policies, run } = yield* Effect.all({
+      run: loadRun(enrollment.run_uuid, { lock: false }),
+      course: loadCourse(enrollment.course_uuid, { lock: false }),
+      policies: loadRunPolicies(enrollment.run_uuid),
+      nodes: pinnedNodes(enrollment.run_uuid)
+    }, { concurrency: "unbounded" })
+    return {
+      enrollment,
+      run,
+      policies,
+      course,
+      nodes,
+      asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,
+      assignments: standing.assignments
+    }
+  })

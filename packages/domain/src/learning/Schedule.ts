@@ -1,0 +1,21 @@
+import type { CourseNode } from "./Model.js"
+import type { RunRow } from "./RunRepository.js"
+
+/** The schedule layer of a node's dates (LEARNING §5.2), shared by schedule plans (`Runs.ts`) and the computed dates (`Dates.ts`). */
+
+const dayMs = 86_400_000
+
+export type ScheduleDates = Partial<Record<"unlockAt" | "dueAt" | "lockAt", Date>>
+
+/**
+ * A node's schedule-layer dates in a run: explicit schedule first, else offsets from the start
+ * (the run's `startsAt` for cohorts, the learner's `startedAt` for self-paced runs; `Dates.ts`
+ * builds the other layers on top). A step without an unlock offset unlocks at the start.
+ */
+export const effectiveDates = (node: CourseNode, explicit: RunRow["schedule"][string] | undefined, startsAt: Date): ScheduleDates => {
+  const at = (days: number | undefined) => (days === undefined ? undefined : new Date(startsAt.getTime() + days * dayMs))
+  const unlock = explicit?.unlockAt !== undefined ? new Date(explicit.unlockAt) : at(node.unlockOffsetDays ?? 0)
+  const due = explicit?.dueAt !== undefined ? new Date(explicit.dueAt) : at(node.dueOffsetDays)
+  const lock = explicit?.lockAt !== undefined ? new Date(explicit.lockAt) : undefined
+  return { ...(unlock !== undefined ? { unlockAt: unlock } : {}), ...(due !== undefined ? { dueAt: due } : {}), ...(lock !== undefined ? { lockAt: lock } : {}) }
+}

@@ -1,0 +1,108 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { afterStepChange } from "./Completion.js"
+import type { StepDates } from "./Dates.js"
+
+/**
+ * Per-step state of an enrollment (LEARNING §2.1 #10, §2.2 StepState): `learning_step_states`,
+ * one row per (enrollment, nodeKey) once the step was reached. The state machine is the table
+ * below; a step without a row is `locked` until its computed unlock (see `stepStatusAt`). Module
+ * rows (node_key of a module, status `completed`) record that `learning.module.completed` was sent.
+ */
+
+export const stepStatuses = ["locked", "available", "in_progress", "completed", "failed"] as const
+export type StepStatus = typeof stepStatuses[number]
+
+/** The step state machine as data: from → the states it may move to. `completed` never regresses. */
+export const stepTransitions: Readonly<Record<StepStatus, ReadonlyArray<StepStatus>>> = {
+  locked: ["available", "in_progress", "completed", "failed"],
+  available: ["in_progress", "completed", "failed"],
+  in_progress: ["completed", "failed"],
+  failed: ["in_progress", "completed"],
+  completed: []
+}
+
+export interface StepStateRow {
+  readonly enrollment_uuid: string
+  readonly node_key: string
+  readonly status: StepStatus
+  readonly completed_at: Date | null
+  readonly outcome: string | null
+  readonly media: { readonly positionSec: number; readonly ranges: ReadonlyArray<readonly [number, number]>; readonly durationSec?: number } | null
+  readonly revision: number
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export const stepStateColumns = "enrollment_uuid, node_key, status, completed_at, outcome, media, revision, created_at, updated_at"
+
+/** The step's state rows of an enrollment, by nodeKey (steps and the module markers). */
+export const loadStepStates = (enrollmentUuid: string): Effect.Effect<ReadonlyMap<string, StepStateRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns)} FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`,
+      (rows) => new Map(rows.map((row) => [row.node_key, row]))
+    ))
+
+/** One step's state row, locked for the transaction when asked; undefined when the step has none yet. */
+export const loadStepState = (enrollmentUuid: string, nodeKey: string, options: { readonly lock: boolean } = { lock: false }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns)} FROM learning_step_states
+        WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} ${options.lock ? sql.literal("FOR UPDATE") : sql``}`,
+      (rows) => rows[0]
+    ))
+
+/**
+ * Whether a step is open at `now` by its computed dates: `locked` before its unlock (or before a
+ * self-paced start), `closed` after its `lockAt`, else `open`. The step side answers 409
+ * `step_locked` for both `locked` and `closed`.
+ */
+export const stepOpenAt = (dates: StepDates | undefined, now: Date = new Date()): "locked" | "open" | "closed" => {
+  if (dates === undefined || dates.startRequired === true) return "locked"
+  if (dates.unlockAt !== undefined && dates.unlockAt.getTime() > now.getTime()) return "locked"
+  if (dates.lockAt !== undefined && dates.lockAt.getTime() <= now.getTime()) return "closed"
+  return "open"
+}
+
+/**
+ * The state a learner sees: the row's when it moved past `available`, else by the dates
+ * (`available` once unlocked, even before the worker wrote the row).
+ */
+export const stepStatusAt = (row: StepStateRow | undefined, dates: StepDates | undefined, now: Date = new Date()): StepStatus => {
+  if (row !== undefined && row.status !== "locked" && row.status !== "available") return row.status
+  return stepOpenAt(dates, now) === "locked" ? "locked" : "available"
+}
+
+/**
+ * Records a learner's progress on a step inside the caller's transaction: upserts the row and
+ * moves it along `stepTransitions` (a move the table does not allow — e.g. a completed step back
+ * to in_progress — leaves the row as it is; never an error). When the step becomes completed,
+ * runs completion in the same transaction: `learning.module.completed` for each module all of
+ * whose steps are now completed (once), `learning.course.completed` the first time the course's
+ * criteria are met, and — on runs with `completeOnCriteria` — the enrollment's completion
+ * (`learning.enrollment.completed`). Returns the row as it is afterwards.
+ *
+ * The caller has authorized the learner (`enrollmentFor`) and checked the step is open; this
+ * function checks neither. `at` defaults to now (the completion time recorded).
+ */
+export const recordStepProgress = (
+  enrollmentUuid: string,
+  nodeKey: string,
+  to: "in_progress" | "completed" | "failed",
+  at?: Date
+): Effect.Effect<StepStateRow, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const when = at ?? new Date()
+    yield* sql`INSERT INTO learning_step_states (enrollment_uuid, node_key, status) VALUES (${enrollmentUuid}, ${nodeKey}, 'available')
+      ON CONFLICT (enrollment_uuid, node_key) DO NOTHING`
+    const current = (yield* loadStepState(enrollmentUuid, nodeKey, { lock: true }))!
+    if (!stepTransitions[current.status].includes(to)) return current
+    const [row] = yield* sql<StepStateRow>`UPDATE learning_step_states
+      SET status = ${to}, completed_at = ${to === "completed" ? when : null}, revision = revision + 1, updated_at = now()
+      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} RETURNING ${sql.literal(stepStateColumns)}`
+    if (to === "completed") yield* afterStepChange(enrollmentUuid, when)
+    return row!
+  })

@@ -1,0 +1,287 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
+import type { Actor } from "../api/Authentication.js"
+import { appendEvent } from "../store/Outbox.js"
+import { requireRevision } from "../store/Revision.js"
+import { once } from "./Courses.js"
+import { stepDates } from "./Dates.js"
+import { type CheckResult, checkReply } from "./Declarative.js"
+import { enrollmentFor } from "./EnrollmentAccess.js"
+import { AttemptsExhausted, DeadlinePassed } from "./LearningErrors.js"
+import type { CourseNode } from "./Model.js"
+import { Submission } from "./StepModel.js"
+import { recordStepProgress } from "./StepStates.js"
+import { at, attemptsOf, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
+import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
+import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
+import { type VariantRow, variantForSubmission } from "./Variants.js"
+
+/**
+ * Submissions (LEARNING §2.1 #12, §2.2, §5.1, §5.3, §5.8): `submissions.create` pins the version,
+ * nodeKey and variant and consumes an attempt; a declarative check grades inline in the same
+ * transaction (first score layer `auto`); an external checker's submission waits in the grading
+ * queue (a `grade` job, drained by learning issue 3's worker) and a review step's in the review
+ * queue. Cancel before grading and platform failures refund the attempt.
+ */
+
+const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
+  submissionAllows(trigger, status)
+    ? Effect.void
+    : Effect.fail(new InvalidState({ message: `${trigger} is not allowed on a ${status} submission` }))
+
+/**
+ * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
+ * two transitions, two revisions, one write); refunding triggers clear `attempt_counted`.
+ */
+const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
+    if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
+    const transition: { readonly to: string; readonly refunds?: true } = extra.then === undefined ? first : submissionTransitions[extra.then]
+    const steps = extra.then === undefined ? 1 : 2
+    return Effect.map(
+      sql<SubmissionRow>`UPDATE learning_submissions s SET status = ${transition.to}, revision = revision + ${steps}, updated_at = now()
+        ${transition.refunds === true ? sql`, attempt_counted = false` : sql``}
+        ${extra.graded === true ? sql`, graded_at = clock_timestamp()` : sql``}
+        WHERE s.uuid = ${uuid} RETURNING ${sql.literal(submissionColumns)}`,
+      (rows) => rows[0]!
+    )
+  })
+
+const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
+  appendEvent({
+    type,
+    aggregate: { kind: "learning_submission", uuid: row.uuid, revision: row.revision },
+    data: { objectUuid: row.uuid, status: type === "learning.submission.accepted" ? "accepted" : "graded" },
+    context: {
+      profileUuid: row.profile_uuid,
+      audience: [row.profile_uuid],
+      courseUuid: row.course_uuid,
+      runUuid: row.run_uuid,
+      enrollmentUuid: row.enrollment_uuid,
+      nodeKey: row.node_key,
+      submissionUuid: row.uuid
+    }
+  })
+
+const round2 = (value: number) => Math.round(value * 100) / 100
+
+/** Points of a check on a node, after a late penalty when the node's policy has one. */
+export const scoreOf = (node: CourseNode, result: CheckResult, late: boolean) => {
+  const grading = node.grading!
+  const penalty = late && grading.latePolicy?.mode === "penalty" ? (grading.latePolicy.penaltyPercent ?? 0) / 100 : 0
+  const points = round2(result.fraction * grading.maxPoints * (1 - penalty))
+  const passed = result.verdict !== "invalid_reply" && points >= (grading.passThreshold ?? grading.maxPoints)
+  return { points, passed }
+}
+
+const needsReview = (node: CourseNode) => (node.grading?.review?.mode ?? "none") !== "none"
+
+/**
+ * Applies a grading result to a submission in `submitted` (inline) or `checking` (the worker):
+ * the first `auto` layer, then accepted (passed, no review: graded and accepted in one write, both
+ * events with their revisions), graded, or awaiting review. Returns the row, its layers and the
+ * step progress the caller records once: completed on acceptance, failed when it did not pass and
+ * no attempt is left, else in progress.
+ */
+export const applyCheckResult = (
+  row: SubmissionRow,
+  node: CourseNode,
+  result: CheckResult,
+  options: { readonly trigger: "grade.inline" | "worker.graded"; readonly late: boolean; readonly attemptsLeft: number | undefined; readonly sourceUuid?: string }
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { passed, points } = scoreOf(node, result, options.late)
+    const [layer] = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, source_uuid)
+      VALUES (${crypto.randomUUID()}, ${row.uuid}, 'auto', ${points}, ${node.grading!.maxPoints}, ${result.verdict}, ${result.feedback ?? ""},
+        ${passed}, ${options.late}, ${options.sourceUuid ?? null})
+      RETURNING ${sql.literal(layerColumns)}`
+    const layers = [layer!]
+    if (needsReview(node)) {
+      // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
+      yield* setStatus(row.uuid, options.trigger, { graded: true })
+      return { row: yield* setStatus(row.uuid, "review.require"), layers, progress: "in_progress" as const }
+    }
+    if (!passed) {
+      const graded = yield* setStatus(row.uuid, options.trigger, { graded: true })
+      yield* submissionEvent("learning.submission.graded", graded)
+      return { row: graded, layers, progress: options.attemptsLeft === 0 ? "failed" as const : "in_progress" as const }
+    }
+    // graded → accepted (both moves of the table) in one write; each event carries its own revision.
+    const accepted = yield* setStatus(row.uuid, options.trigger, { graded: true, then: "grade.accept" })
+    yield* submissionEvent("learning.submission.graded", { ...accepted, revision: accepted.revision - 1 })
+    yield* submissionEvent("learning.submission.accepted", accepted)
+    return { row: accepted, layers, progress: "completed" as const }
+  })
+
+export interface AttemptInput {
+  readonly reply: unknown
+  readonly draftRevision?: number | undefined
+  readonly demoAttemptUuid?: string | undefined
+  /** demo.apply: the variant the demo was tried on must be the enrollment's. */
+  readonly requireVariant?: (variant: VariantRow | undefined) => Effect.Effect<void, InvalidState>
+}
+
+/**
+ * One attempt on a step, inside the caller's transaction with the enrollment locked: the checks
+ * (open step, deadline by the late policy, attempts left), the pins, the grading path. Shared by
+ * `submissions.create` and `demo.apply`.
+ */
+export const submitAttempt = (step: StepContext, input: AttemptInput) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* requireReplySize(input.reply)
+    yield* requireWorkable(step)
+    const grading = step.node.grading
+    if (grading === undefined) return yield* new InvalidState({ message: "An ungraded step is acknowledged, not submitted" })
+    if (input.draftRevision !== undefined) {
+      const draft = yield* loadDraft(step.enrollment.uuid, step.node.nodeKey)
+      if (draft?.revision !== input.draftRevision) {
+        return yield* new RevisionConflict({ message: `The draft is at revision ${draft?.revision ?? "none"}, not ${input.draftRevision}` })
+      }
+    }
+    const due = step.dates?.dueAt
+    const late = due !== undefined && step.now.getTime() > due.getTime()
+    if (late && grading.latePolicy?.mode === "refuse") {
+      return yield* new DeadlinePassed({ message: `The step was due at ${due.toISOString()} and takes no late submissions` })
+    }
+    const attempts = yield* attemptsOf(step)
+    if (attempts.left === 0) {
+      return yield* new AttemptsExhausted({ message: `All ${attempts.allowed} attempts of this step are used` })
+    }
+    const variant = yield* variantForSubmission(step)
+    if (input.requireVariant !== undefined) yield* input.requireVariant(variant)
+    yield* requireTransition("learning.submissions.create", "none")
+    const checkerUuid = grading.checkerUuid === undefined
+      ? null
+      : (yield* sql<{ uuid: string }>`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`)[0]?.uuid ?? null
+    const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
+        node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
+      VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
+        ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${attempts.next},
+        ${JSON.stringify(input.reply)}::jsonb, 'submitted', ${input.demoAttemptUuid ?? null})
+      RETURNING ${sql.literal(submissionColumns)}`
+    let row = created!
+    let layers: ReadonlyArray<LayerRow> = []
+    let progress: "in_progress" | "completed" | "failed" = "in_progress"
+    const attemptsLeft = attempts.left === undefined ? undefined : attempts.left - 1
+    if (grading.check !== undefined) {
+      const result = checkReply(grading.check, input.reply, variant?.clue ?? undefined)
+      ;({ layers, progress, row } = yield* applyCheckResult(row, step.node, result, { trigger: "grade.inline", late, attemptsLeft }))
+    } else if (grading.checkerUuid !== undefined) {
+      yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
+          requester_profile_uuid, input)
+        VALUES (${crypto.randomUUID()}, 'grade', ${step.course.uuid}, ${step.enrollment.uuid}, ${step.node.nodeKey}, ${row.uuid}, ${checkerUuid},
+          ${step.enrollment.profile_uuid}, ${JSON.stringify({ late })}::jsonb)`
+    } else {
+      // No automatic check: a person reviews it (staff by default, learning issue 3).
+      row = yield* setStatus(row.uuid, "review.require")
+    }
+    // One move of the step (a submission that completes it never passes through in_progress).
+    yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, progress)
+    return submissionView(row, layers, { learner: true, dates: step.dates })
+  })
+
+export const createSubmission = (
+  actor: Actor,
+  enrollmentUuid: string,
+  nodeKey: string,
+  input: { readonly requestUuid: string; readonly reply: unknown; readonly draftRevision?: number | undefined }
+) =>
+  once(actor, "learning.submissions.create", at(input, enrollmentUuid, nodeKey), Submission, Effect.gen(function*() {
+    const step = yield* stepFor(actor, "learning.submissions.create", enrollmentUuid, nodeKey, { lock: true })
+    return yield* submitAttempt(step, { reply: input.reply, draftRevision: input.draftRevision })
+  }))
+
+/** Cancels a submission still waiting (submitted, checking, awaiting review): the attempt is refunded, its jobs cancelled. */
+export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number }) =>
+  once(actor, "learning.submissions.cancel", at(input, uuid), Submission, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const found = yield* loadSubmission(uuid, { lock: false })
+    // The enrollment first (its lock orders this with the learner's other commands); strangers get the submission's 404.
+    yield* enrollmentFor(actor, "learning.submissions.cancel", found.enrollment_uuid, { lock: true })
+      .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${uuid}` }))))
+    const row = yield* loadSubmission(uuid, { lock: true })
+    yield* requireTransition("learning.submissions.cancel", row.status)
+    yield* requireRevision("submission", row.revision, input.expectedRevision)
+    const cancelled = yield* setStatus(uuid, "learning.submissions.cancel")
+    yield* sql`UPDATE learning_grading_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), lease_until = NULL
+      WHERE submission_uuid = ${uuid} AND status IN ('queued', 'running')`
+    const dates = (yield* stepDates(row.enrollment_uuid)).get(row.node_key)
+    return yield* viewOf(cancelled, { learner: true, dates })
+  }))
+
+/**
+ * A grade job finished (learning issue 3's worker calls this, as the tests do): a verdict grades
+ * the submission in `checking`; a platform failure after the retries moves it to `check_failed`,
+ * refunds the attempt and emits `learning.checker.failed`. Applied once: a job not `running`
+ * (already finished, or cancelled with its submission) changes nothing. Returns whether it applied.
+ */
+export const finishGradeJob = (
+  jobUuid: string,
+  outcome: { readonly _tag: "verdict"; readonly result: CheckResult } | { readonly _tag: "platform_error"; readonly error: string }
+): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [job] = yield* sql<{ uuid: string; submission_uuid: string; checker_uuid: string | null; course_uuid: string }>`
+      UPDATE learning_grading_jobs SET status = ${outcome._tag === "verdict" ? "succeeded" : "failed"},
+        verdict = ${outcome._tag === "verdict" ? outcome.result.verdict : null},
+        platform_error = ${outcome._tag === "platform_error" ? outcome.error : null},
+        finished_at = now(), updated_at = now(), lease_until = NULL
+      WHERE uuid = ${jobUuid} AND kind = 'grade' AND status = 'running' RETURNING uuid, submission_uuid, checker_uuid, course_uuid`
+    if (job === undefined) return false
+    const row = yield* Effect.orDie(loadSubmission(job.submission_uuid, { lock: true }))
+    if (outcome._tag === "platform_error") {
+      if (!submissionAllows("worker.failed", row.status)) return false
+      const failed = yield* setStatus(row.uuid, "worker.failed")
+      yield* appendEvent({
+        type: "learning.checker.failed",
+        aggregate: { kind: "learning_checker", uuid: job.checker_uuid ?? job.uuid, revision: 1 },
+        data: { objectUuid: job.checker_uuid ?? job.uuid, status: "failed" },
+        context: {
+          courseUuid: failed.course_uuid,
+          runUuid: failed.run_uuid,
+          enrollmentUuid: failed.enrollment_uuid,
+          nodeKey: failed.node_key,
+          submissionUuid: failed.uuid,
+          jobUuid: job.uuid
+        }
+      })
+      return true
+    }
+    if (!submissionAllows("worker.graded", row.status)) return false
+    const [version] = yield* sql<{ nodes: ReadonlyArray<CourseNode> }>`SELECT nodes FROM learning_course_versions
+      WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`
+    const node = version!.nodes.find((candidate) => candidate.nodeKey === row.node_key)!
+    const dates = (yield* stepDates(row.enrollment_uuid)).get(row.node_key)
+    const [used] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_submissions
+      WHERE enrollment_uuid = ${row.enrollment_uuid} AND node_key = ${row.node_key} AND attempt_counted`
+    const allowed = node.grading?.attempts === undefined ? undefined : node.grading.attempts + (dates?.extraAttempts ?? 0)
+    const applied = yield* applyCheckResult(row, node, outcome.result, {
+      trigger: "worker.graded",
+      late: dates?.dueAt !== undefined && row.submitted_at.getTime() > dates.dueAt.getTime(),
+      attemptsLeft: allowed === undefined ? undefined : Math.max(0, allowed - (used?.n ?? 0)),
+      sourceUuid: job.uuid
+    })
+    yield* recordStepProgress(row.enrollment_uuid, row.node_key, applied.progress)
+    return true
+  })
+
+/** W dispatch: claims queued grade jobs (SKIP LOCKED) and moves their submissions to `checking`. For learning issue 3's worker. */
+export const claimGradeJobs = (limit: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* sql<{ uuid: string; submission_uuid: string }>`UPDATE learning_grading_jobs SET status = 'running', tries = tries + 1,
+        lease_until = now() + interval '5 minutes', updated_at = now()
+      WHERE uuid IN (SELECT uuid FROM learning_grading_jobs WHERE kind = 'grade' AND status = 'queued' ORDER BY created_at
+        LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING uuid, submission_uuid`
+    for (const job of jobs) {
+      const row = yield* Effect.orDie(loadSubmission(job.submission_uuid, { lock: true }))
+      if (submissionAllows("worker.dispatch", row.status)) yield* setStatus(row.uuid, "worker.dispatch")
+    }
+    return jobs
+  })
