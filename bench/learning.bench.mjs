@@ -6,7 +6,7 @@
 // approved training publications, versions and owner assignments) are generated in SQL; the
 // 500-node course is created, filled and published through the host by a signed-in session.
 import { join } from "node:path"
-import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
+import { benchDatabase, callHost, signInOnHost, withClient } from "./lib/database.mjs"
 import { freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning"
@@ -69,12 +69,7 @@ const bigTree = () => {
   return nodes
 }
 
-const call = async (hostUrl, cookie, method, path, body) => {
-  const res = await fetch(hostUrl + path, { method, headers: { "content-type": "application/json", origin: ORIGIN, cookie }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
-  return JSON.parse(text)
-}
+const call = (hostUrl, cookie, method, path, body) => callHost(hostUrl, ORIGIN, cookie, method, path, body)
 
 export const run = async (ctx) => {
   const { log } = ctx

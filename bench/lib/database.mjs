@@ -79,3 +79,14 @@ export const databaseBackends = async (databaseUrl) => {
     end: () => client.end()
   }
 }
+
+/**
+ * A JSON call to the host as a signed-in session (`cookie` from `signInOnHost`, `origin` the
+ * host's public origin, which commands need); throws unless it answers 200; returns the body.
+ */
+export const callHost = async (hostUrl, origin, cookie, method, path, body) => {
+  const res = await fetch(hostUrl + path, { method, headers: { "content-type": "application/json", origin, cookie }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await res.text()
+  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
