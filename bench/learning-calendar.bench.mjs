@@ -6,6 +6,7 @@
 // host by signed-in sessions (an owner and a learner); the learner reads the calendar with its cookie.
 import { join } from "node:path"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
+import { hostCall } from "./lib/host-call.mjs"
 import { freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-calendar"
@@ -31,12 +32,7 @@ const tree = () => {
   return nodes
 }
 
-const call = async (hostUrl, cookie, method, path, body) => {
-  const res = await fetch(hostUrl + path, { method, headers: { "content-type": "application/json", origin: ORIGIN, cookie }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
-  return JSON.parse(text)
-}
+const call = hostCall(ORIGIN)
 
 export const run = async (ctx) => {
   const { log } = ctx

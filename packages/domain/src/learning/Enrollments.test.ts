@@ -168,8 +168,8 @@ describe("the enrollment state machine (every transition of the table and every 
 
   it("allows exactly the table's from-states, lands in its to-state and emits its events; refuses the rest with 409 invalid_state", async () => {
     const plain = await runningRun({ capacity: 1000 })
-    const grace = await runningRun({ capacity: 1000 })
-    await m.sql("UPDATE learning_runs SET withdraw_grace_hours = 48 WHERE uuid = $1", grace.run.uuid)
+    const grace = await runningRun({ capacity: 1000, enrollmentPolicy: { withdrawGraceHours: 48 } })
+    expect(grace.run.enrollmentPolicy).toEqual({ seatOfferHours: 48, withdrawGraceHours: 48, restoreDays: 30, reminderHours: [24], completeOnCriteria: false })
     const learner = await m.profile({ name: "Ученица" })
     const checked: Array<string> = []
     for (const c of cases) {
@@ -501,7 +501,15 @@ describe("the enrollment clock", () => {
     expect(await statusOf(paused.uuid)).toBe("active")
     expect((await eventsOf(paused.uuid)).map((e) => e.type)).toContain("learning.enrollment.resume")
 
-    await m.sql("UPDATE learning_runs SET withdraw_grace_hours = 24 WHERE uuid = $1", run.uuid)
+    const current = (await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", run.uuid))[0]!
+    // The policy's bounds: 1 to 5 reminders, each 1 to 720 hours; grace 0 to 720 hours.
+    const policy = (enrollmentPolicy: Record<string, unknown>) =>
+      m.invoke("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: current.revision, enrollmentPolicy } })
+    expect(refused(await policy({ reminderHours: [1, 2, 3, 4, 5, 6] }))[0]).toBe(400)
+    expect(refused(await policy({ withdrawGraceHours: 721 }))[0]).toBe(400)
+    expect(refused(await policy({ graceHours: 1 }))[0]).toBe(400)
+    const updated = ok<Run>(await policy({ withdrawGraceHours: 24, reminderHours: [1, 2, 3, 4, 720] }))
+    expect(updated.enrollmentPolicy).toMatchObject({ withdrawGraceHours: 24, reminderHours: [1, 2, 3, 4, 720] })
     const leaving = ok<Enrollment>(await command("learning.enrollments.withdraw", learner, enrollment.uuid, { expectedRevision: await statusRevision(enrollment.uuid) }))
     expect(leaving.status).toBe("withdrawal_requested")
     await m.runtime.runPromise(advanceEnrollments(new Date()))

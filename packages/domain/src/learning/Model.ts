@@ -133,6 +133,23 @@ export const PausePolicy = Schema.Struct({
   maxCount: Schema.Int.pipe(Schema.between(0, 10))
 }).annotations({ identifier: "PausePolicy", ...strict })
 
+/** The run's enrollment policies (LEARNING §2.1 #5); each has the design's default. */
+export const EnrollmentPolicy = Schema.Struct({
+  /** How long a waitlisted learner has to take a freed seat. */
+  seatOfferHours: Schema.Int.pipe(Schema.between(1, 720)),
+  /** 0: a withdrawal is immediate; else it waits this long in withdrawal_requested. */
+  withdrawGraceHours: Schema.Int.pipe(Schema.between(0, 720)),
+  /** Days a withdrawal can be undone. */
+  restoreDays: Schema.Int.pipe(Schema.between(0, 365)),
+  /** Lead times of learning.deadline.approaching before each due date. */
+  reminderHours: Schema.Array(Schema.Int.pipe(Schema.between(1, 720))).pipe(Schema.maxItems(5)),
+  /** A self-paced enrollment completes once the completion criteria are met. */
+  completeOnCriteria: Schema.Boolean
+}).annotations({ identifier: "EnrollmentPolicy", ...strict })
+export type EnrollmentPolicy = typeof EnrollmentPolicy.Type
+export const EnrollmentPolicyInput = Schema.partial(EnrollmentPolicy).annotations({ identifier: "EnrollmentPolicyInput", ...strict })
+export type EnrollmentPolicyInput = typeof EnrollmentPolicyInput.Type
+
 export const NodeDates = Schema.Struct({
   unlockAt: Schema.optional(DateTime),
   dueAt: Schema.optional(DateTime),
@@ -153,6 +170,7 @@ export const Run = Schema.Struct({
   waitlist: Schema.Boolean,
   enrollmentWindow: EnrollmentWindow,
   pausePolicy: PausePolicy,
+  enrollmentPolicy: EnrollmentPolicy,
   /** Explicit dates by nodeKey; a node without one follows its offsets from the start. */
   schedule: Schema.Record({ key: Schema.String, value: NodeDates }),
   status: RunStatus,
@@ -378,7 +396,8 @@ export const RunCreate = Schema.Struct({
   capacity: Schema.optional(Schema.Int.pipe(Schema.between(1, 100000))),
   waitlist: Schema.Boolean,
   enrollmentWindow: EnrollmentWindow,
-  pausePolicy: PausePolicy
+  pausePolicy: PausePolicy,
+  enrollmentPolicy: Schema.optional(EnrollmentPolicyInput)
 }).annotations({ identifier: "RunCreate", ...strict })
 
 export const RunUpdate = Schema.Struct({
@@ -389,6 +408,7 @@ export const RunUpdate = Schema.Struct({
   admission: Schema.optional(Admission),
   enrollmentWindow: Schema.optional(EnrollmentWindow),
   pausePolicy: Schema.optional(PausePolicy),
+  enrollmentPolicy: Schema.optional(EnrollmentPolicyInput),
   publish: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "RunUpdate", ...strict })
 

@@ -20,6 +20,12 @@ export interface RunRow {
   readonly enrollment_opens_at: Date | null
   readonly enrollment_closes_at: Date | null
   readonly pause_policy: { readonly maxDays: number; readonly maxCount: number }
+  /** Enrollment policies (migration 20). */
+  readonly seat_offer_hours: number
+  readonly withdraw_grace_hours: number
+  readonly restore_days: number
+  readonly reminder_hours: ReadonlyArray<number>
+  readonly complete_on_criteria: boolean
   /** nodeKey → dates as ISO strings (jsonb). */
   readonly schedule: Readonly<Record<string, { readonly unlockAt?: string; readonly dueAt?: string; readonly lockAt?: string }>>
   readonly status: RunStatus
@@ -33,7 +39,8 @@ export interface RunRow {
 }
 
 export const runColumns = `r.uuid, r.course_uuid, r.version_number, r.title, r.pacing, r.starts_at, r.ends_at, r.admission, r.capacity,
-  r.waitlist, r.enrollment_opens_at, r.enrollment_closes_at, r.pause_policy, r.schedule, r.status, r.finished_at, r.cancelled_at,
+  r.waitlist, r.enrollment_opens_at, r.enrollment_closes_at, r.pause_policy, r.seat_offer_hours, r.withdraw_grace_hours, r.restore_days,
+  r.reminder_hours, r.complete_on_criteria, r.schedule, r.status, r.finished_at, r.cancelled_at,
   r.revision, r.created_at, r.updated_at, (SELECT c.freeze_after_days FROM learning_courses c WHERE c.uuid = r.course_uuid) AS freeze_after_days`
 
 const dayMs = 86_400_000
@@ -66,6 +73,13 @@ export const runView = (row: RunRow): Run => {
       ...(row.enrollment_closes_at !== null ? { closesAt: row.enrollment_closes_at } : {})
     },
     pausePolicy: row.pause_policy,
+    enrollmentPolicy: {
+      seatOfferHours: row.seat_offer_hours,
+      withdrawGraceHours: row.withdraw_grace_hours,
+      restoreDays: row.restore_days,
+      reminderHours: row.reminder_hours,
+      completeOnCriteria: row.complete_on_criteria
+    },
     schedule: Object.fromEntries(Object.entries(row.schedule).map(([key, value]) => [key, dates(value)])),
     status: row.status,
     revision: row.revision,

@@ -10,7 +10,7 @@ import { appendAudit } from "./Audit.js"
 import { courseFor, once, requireCourseState } from "./Courses.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { GradeFrozen, PlanExpired, PlanStale } from "./LearningErrors.js"
-import { type CourseNode, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
+import { type CourseNode, type EnrollmentPolicyInput, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
 import { authorizeCourse, type CourseOperation, decide, standingOn } from "./Permissions.js"
 import { changedNodeKeys, stepDates } from "./Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
@@ -76,7 +76,29 @@ export interface RunCreateInput {
   readonly waitlist: boolean
   readonly enrollmentWindow: { readonly opensAt?: Date | undefined; readonly closesAt?: Date | undefined }
   readonly pausePolicy: { readonly maxDays: number; readonly maxCount: number }
+  readonly enrollmentPolicy?: EnrollmentPolicyInput | undefined
 }
+
+/** The run columns of an enrollment policy's given fields. */
+const policyColumns = (policy: EnrollmentPolicyInput | undefined): Record<string, number | boolean> => ({
+  ...(policy?.seatOfferHours !== undefined ? { seat_offer_hours: policy.seatOfferHours } : {}),
+  ...(policy?.withdrawGraceHours !== undefined ? { withdraw_grace_hours: policy.withdrawGraceHours } : {}),
+  ...(policy?.restoreDays !== undefined ? { restore_days: policy.restoreDays } : {}),
+  ...(policy?.completeOnCriteria !== undefined ? { complete_on_criteria: policy.completeOnCriteria } : {})
+})
+
+/** Writes a run's enrollment policy fields (reminder hours as an int array). */
+const writePolicy = (uuid: string, policy: EnrollmentPolicyInput | undefined) =>
+  Effect.gen(function*() {
+    if (policy === undefined) return
+    const sql = yield* SqlClient.SqlClient
+    const columns = policyColumns(policy)
+    const sets = [
+      ...Object.entries(columns).map(([column, value]) => sql`${sql(column)} = ${value}`),
+      ...(policy.reminderHours !== undefined ? [sql`reminder_hours = ${`{${policy.reminderHours.join(",")}}`}::int[]`] : [])
+    ]
+    if (sets.length > 0) yield* sql`UPDATE learning_runs SET ${sql.csv(sets)} WHERE uuid = ${uuid}`
+  })
 
 const checkDates = (startsAt: Date, endsAt: Date | undefined, window: RunCreateInput["enrollmentWindow"]) => {
   if (endsAt !== undefined && endsAt.getTime() <= startsAt.getTime()) return new InvalidRequest({ message: "endsAt: must be after startsAt" })
@@ -104,6 +126,7 @@ export const createRun = (actor: Actor, courseUuid: string, input: RunCreateInpu
         VALUES (${uuid}, ${courseUuid}, ${input.versionNumber}, ${input.title}, ${input.pacing}, ${input.startsAt}, ${input.endsAt ?? null},
           ${input.admission}, ${input.capacity ?? null}, ${input.waitlist}, ${input.enrollmentWindow.opensAt ?? null},
           ${input.enrollmentWindow.closesAt ?? null}, ${JSON.stringify(input.pausePolicy)}::jsonb)`
+      yield* writePolicy(uuid, input.enrollmentPolicy)
       return runView(yield* loadRun(uuid, { lock: false }))
     }))
   })
@@ -116,6 +139,7 @@ export interface RunUpdateInput {
   readonly admission?: "open" | "approval" | "invite" | undefined
   readonly enrollmentWindow?: RunCreateInput["enrollmentWindow"] | undefined
   readonly pausePolicy?: RunCreateInput["pausePolicy"] | undefined
+  readonly enrollmentPolicy?: EnrollmentPolicyInput | undefined
   readonly publish?: boolean | undefined
 }
 
@@ -143,6 +167,7 @@ export const updateRunSettings = (actor: Actor, uuid: string, input: RunUpdateIn
     }
     if (input.publish === true) values["status"] = "scheduled"
     const json = input.pausePolicy !== undefined ? { pause_policy: input.pausePolicy } : {}
+    yield* writePolicy(uuid, input.enrollmentPolicy)
     return runView(yield* updateRun(uuid, values, json))
   }))
 
