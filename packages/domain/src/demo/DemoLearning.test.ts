@@ -47,11 +47,33 @@ describe("the demo learning data", () => {
     await m.sql("INSERT INTO learning_deadline_reminders (enrollment_uuid, node_key, due_at, hours) VALUES ($1, 'any', now(), 24)", enrollment!.uuid)
     await m.sql("INSERT INTO learning_date_overrides (uuid, run_uuid, enrollment_uuid, extra_attempts, origin) VALUES (gen_random_uuid(), $1, $2, 1, 'manual')",
       run!.uuid, enrollment!.uuid)
+    // Nor do threads, course reviews, drafts, submissions with their score layers, or checkers.
+    const [thread] = await m.sql<{ uuid: string }>(
+      `INSERT INTO learning_threads (uuid, course_uuid, run_uuid, enrollment_uuid, learner_profile_uuid, author_profile_uuid, author_role,
+         visibility, title, last_author_role) VALUES (gen_random_uuid(), $1, $2, $3, $4, $4, 'learner', 'private', 'Вопрос', 'learner') RETURNING uuid`,
+      run!.course_uuid, run!.uuid, enrollment!.uuid, other!.uuid)
+    await m.sql("INSERT INTO learning_thread_messages (uuid, thread_uuid, author_profile_uuid, author_role, body) VALUES (gen_random_uuid(), $1, $2, 'learner', 'Текст')",
+      thread!.uuid, other!.uuid)
+    await m.sql("INSERT INTO learning_course_reviews (uuid, course_uuid, profile_uuid, enrollment_uuid, rating) VALUES (gen_random_uuid(), $1, $2, $3, 5)",
+      run!.course_uuid, other!.uuid, enrollment!.uuid)
+    await m.sql("INSERT INTO learning_drafts (enrollment_uuid, node_key, reply) VALUES ($1, 'any', '{}')", enrollment!.uuid)
+    const [checker] = await m.sql<{ uuid: string }>(
+      "INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, kind) VALUES (gen_random_uuid(), $1, gen_random_uuid(), 'declarative') RETURNING uuid",
+      run!.course_uuid)
+    const [submission] = await m.sql<{ uuid: string }>(
+      `INSERT INTO learning_submissions (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key, version_number, checker_uuid, attempt_no,
+         reply, status) VALUES (gen_random_uuid(), $1, $2, $3, $4, 'any', 1, $5, 1, '{}', 'graded') RETURNING uuid`,
+      enrollment!.uuid, run!.course_uuid, run!.uuid, other!.uuid, checker!.uuid)
+    await m.sql("INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, passed) VALUES (gen_random_uuid(), $1, 'auto', 1, 1, 'ok', true)",
+      submission!.uuid)
+    await m.sql("INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, submission_uuid, checker_uuid) VALUES (gen_random_uuid(), 'grade', $1, $2, $3)",
+      run!.course_uuid, submission!.uuid, checker!.uuid)
     const again = await seed(true)
     expect(again.learning).toEqual({ courses: 2, runs: 4 })
-    const [counts] = await m.sql<{ courses: number; audit: number }>(
-      "SELECT (SELECT count(*)::int FROM learning_courses) AS courses, (SELECT count(*)::int FROM learning_audit_events) AS audit"
+    const [counts] = await m.sql<{ courses: number; audit: number; submissions: number; threads: number }>(
+      `SELECT (SELECT count(*)::int FROM learning_courses) AS courses, (SELECT count(*)::int FROM learning_audit_events) AS audit,
+        (SELECT count(*)::int FROM learning_submissions) AS submissions, (SELECT count(*)::int FROM learning_threads) AS threads`
     )
-    expect(counts).toEqual({ courses: 2, audit: 0 })
+    expect(counts).toEqual({ courses: 2, audit: 0, submissions: 0, threads: 0 })
   })
 })

@@ -61,13 +61,30 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_library_items WHERE owner_profile_uuid IN (${sql.literal(demoProfiles)}) OR source_course_uuid IN (${sql.literal(doomed)})`
+    // Community threads, course reviews and invitations (learning issue 4), then grading (issues 2
+    // and 3): score layers, demo attempts and jobs before the submissions they name, checkers last.
+    yield* sql`DELETE FROM learning_thread_messages WHERE thread_uuid IN (SELECT uuid FROM learning_threads WHERE course_uuid IN (${sql.literal(doomed)}))`
+    yield* sql`DELETE FROM learning_score_layers WHERE submission_uuid IN (SELECT uuid FROM learning_submissions WHERE course_uuid IN (${sql.literal(doomed)}))`
+    for (
+      const table of [
+        "learning_threads",
+        "learning_course_reviews",
+        "learning_email_invitations",
+        "learning_ownership_invitations",
+        "learning_demo_attempts",
+        "learning_grading_jobs",
+        "learning_submissions"
+      ]
+    ) {
+      yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
+    }
     // What hangs off the enrollments and runs (learning issue 2) goes first.
     const enrollments = `SELECT uuid FROM learning_enrollments WHERE course_uuid IN (${doomed})`
-    for (const table of ["learning_deadline_reminders", "learning_step_states", "learning_date_overrides"]) {
+    for (const table of ["learning_variants", "learning_drafts", "learning_deadline_reminders", "learning_step_states", "learning_date_overrides"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE enrollment_uuid IN (${sql.literal(enrollments)})`
     }
     yield* sql`DELETE FROM learning_date_overrides WHERE run_uuid IN (SELECT uuid FROM learning_runs WHERE course_uuid IN (${sql.literal(doomed)}))`
-    for (const table of ["learning_enrollments", "learning_staff", "learning_runs", "learning_course_versions"]) {
+    for (const table of ["learning_checkers", "learning_enrollments", "learning_staff", "learning_runs", "learning_course_versions"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_courses WHERE uuid IN (${sql.literal(doomed)})`
