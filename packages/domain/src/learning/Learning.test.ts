@@ -220,6 +220,13 @@ describe("learning: bad input refused whole, nothing saved", () => {
     const again = ok<CourseAuthor>(await m.invoke("learning.courses.create", owner, { payload: body }))
     expect(again.uuid).toBe(first.uuid)
     expect(refused(await m.invoke("learning.courses.create", owner, { payload: { ...body, title: "Другое" } }))).toEqual([409, "request_conflict"])
+    // The same requestUuid and body on another record (the path) is another request, not a replay.
+    const [a, b] = [ok<CourseAuthor>(await m.invoke("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "А", kind: "single" } })),
+      ok<CourseAuthor>(await m.invoke("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Б", kind: "single" } }))]
+    const copy = { requestUuid: randomUUID(), title: "Копия", includeCheckers: false }
+    const copied = ok<CourseAuthor>(await m.invoke("learning.courses.copy", owner, { path: { course: a.uuid }, payload: copy }))
+    expect(ok<CourseAuthor>(await m.invoke("learning.courses.copy", owner, { path: { course: a.uuid }, payload: copy })).uuid).toBe(copied.uuid)
+    expect(refused(await m.invoke("learning.courses.copy", owner, { path: { course: b.uuid }, payload: copy }))).toEqual([409, "request_conflict"])
   })
 
   it("refuses node trees with duplicate nodeKeys, unknown parents, steps holding nodes and cycles, changing nothing", async () => {

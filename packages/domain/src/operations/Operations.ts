@@ -14,6 +14,7 @@ import type { CatalogEntry } from "../api/Operation.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
+import { currentCommandPath } from "../store/Idempotency.js"
 import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
 
 /** The input of a call before decoding, as a transport has it: path parameters, query, body. */
@@ -401,14 +402,20 @@ const makeService = (
         : Effect.provide(effect as Effect.Effect<A, E>, context)
     })
 
+  /** A command on a record named by its path runs with that path known to `idempotent` (its request hash). */
+  const withCommandPath = <A, E, R>(input: unknown, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const { path, payload } = input as { readonly path?: Readonly<Record<string, unknown>>; readonly payload?: unknown }
+    return path === undefined || payload === undefined ? effect : Effect.locally(effect, currentCommandPath, path)
+  }
+
   /** Decoded, then run (after authorization). */
   const decodeAndRun = (operation: Compiled, actor: unknown, raw: RawInput, call: Call): Effect.Effect<unknown, unknown> => {
     const run = operation.implementation as (input: unknown, caller: unknown, call: Call) => Effect.Effect<unknown, unknown, unknown>
     // The fast decoders never see an input the shared checks refuse (`unsafeInputProblem`).
     const input = unsafeInputProblem(raw) === undefined ? decodeInputFast(operation, raw) : Unfit
     // Called while the call runs (inside authorization's continuation), never when it is described.
-    if (input !== Unfit) return withServices(run(input, actor, call))
-    return Effect.flatMap(decodeInput(operation, raw), (input) => withServices(run(input, actor, call)))
+    if (input !== Unfit) return withServices(withCommandPath(input, run(input, actor, call)))
+    return Effect.flatMap(decodeInput(operation, raw), (input) => withServices(withCommandPath(input, run(input, actor, call))))
   }
 
   const executeCompiled = (operation: Compiled, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts): Effect.Effect<unknown, unknown> =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Schema } from "effect"
+import { Effect, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../api/ApiError.js"
 import { selectList, findOne } from "./Rows.js"
@@ -14,6 +14,16 @@ export const canonicalJson = (value: unknown): string =>
 
 export const requestHash = (operationId: string, request: unknown): string =>
   createHash("sha256").update(operationId).update("\n").update(canonicalJson(request)).digest("hex")
+
+/**
+ * The path parameters of the command being run (`Operations.run` sets them): a `requestUuid`
+ * reused with the same body on another record (`/runs/{run}/cancel` of a different run) is a
+ * different request, so the path is part of the hash. Commands without path parameters (the
+ * marketplace's `/commands/…`) hash their body alone, as before.
+ */
+export const currentCommandPath: FiberRef.FiberRef<Readonly<Record<string, unknown>> | undefined> = FiberRef.unsafeMake<
+  Readonly<Record<string, unknown>> | undefined
+>(undefined)
 
 /** `idempotency_keys`: this module is its one reader and writer. */
 const IdempotencyKeyRow = Schema.Struct({
@@ -65,7 +75,8 @@ export const idempotent = <A, I, E, R>(
 ): Effect.Effect<A, E | RequestConflict | SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const hash = requestHash(command.operationId, command.request)
+    const path = yield* FiberRef.get(currentCommandPath)
+    const hash = requestHash(command.operationId, path === undefined ? command.request : { path, request: command.request })
     const run: Effect.Effect<A, E | RequestConflict | SqlError, R> = Effect.gen(function*() {
       const claimed = yield* sql`
         INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
