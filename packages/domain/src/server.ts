@@ -43,5 +43,6 @@ export { fanOutAutomations, runDueExecutions } from "./automations/AutomationWor
 export { cleanAutomationHistory } from "./automations/AutomationRepository.js"
 export { advanceRuns } from "./learning/Runs.js"
 export { cleanExpiredJobFiles, runLearningJobs } from "./learning/Jobs.js"
+export { cleanNotifierQueue, deliverLearningNotifications, queueLearningNotifications, runLearningNotifier } from "./learning/Notifier.js"
 export { assignStaff } from "./learning/Staff.js"
 export { LearningOperations } from "./learning/LearningOperations.js"

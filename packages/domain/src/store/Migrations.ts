@@ -20,6 +20,7 @@ import { learning } from "./migrations/0018_learning.js"
 import { profileModeration } from "./migrations/0019_profile_moderation.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
+import { learningNotifier } from "./migrations/0024_learning_notifier.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -48,7 +49,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [18, "learning", learning],
   [19, "profile_moderation", profileModeration],
   [22, "learning_staff", learningStaff],
-  [23, "learning_community", learningCommunity]
+  [23, "learning_community", learningCommunity],
+  [24, "learning_notifier", learningNotifier]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
