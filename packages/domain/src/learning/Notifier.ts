@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
 import { eventCatalog } from "../events/EventCatalog.js"
 import type { EventType } from "../events/EventType.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"
@@ -86,13 +87,9 @@ export const queueLearningNotifications: Effect.Effect<{ readonly covered: numbe
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
-        FROM learning_notifier_cursor c, event_sequence s FOR UPDATE OF c`
-      if (cursor === undefined) return { covered: 0, queued: 0 }
-      const after = BigInt(cursor.position)
-      const last = BigInt(cursor.last)
-      if (last <= after) return { covered: 0, queued: 0 }
-      const upto = last - after > BigInt(notifierWindow) ? after + BigInt(notifierWindow) : last
+      const next = yield* lockCursorWindow("learning_notifier_cursor", notifierWindow)
+      if (next === undefined) return { covered: 0, queued: 0 }
+      const { after, upto } = next
       const queued = yield* sql`INSERT INTO learning_notification_queue (event_uuid, profile_uuid, event_type, event_position)
         SELECT e.uuid, p.uuid, e.type, e.position
         FROM outbox_events e
@@ -104,7 +101,7 @@ export const queueLearningNotifications: Effect.Effect<{ readonly covered: numbe
         ORDER BY e.position
         ON CONFLICT (event_uuid, profile_uuid) DO NOTHING
         RETURNING event_uuid`
-      yield* sql`UPDATE learning_notifier_cursor SET position = ${upto.toString()}`
+      yield* moveCursor("learning_notifier_cursor", upto)
       return { covered: Number(upto - after), queued: queued.length }
     }))
   })
