@@ -3,6 +3,7 @@ import {
   cleanAbandonedFiles,
   cleanAutomationHistory,
   cleanExpiredJobFiles,
+  cleanNotifierQueue,
   cleanSignInRecords,
   cleanWebhookHistory
 } from "@birzha/domain/server"
@@ -22,7 +23,8 @@ import type { WorkerJob } from "./WorkerLoop.js"
  * - files that never became ready: 31 days and no key naming them, with their bytes (`cleanAbandonedFiles`);
  * - rate-limit hits and expired sign-in challenges: 1 day;
  * - finished automation executions: 30 days; notifications: 90 days (`automationRetention`);
- * - learning export files: 7 days after the export finished (`jobFileDays`; the job stays).
+ * - learning export files: 7 days after the export finished (`jobFileDays`; the job stays);
+ * - the learning notifier's decisions: 90 days after the decision (`notifierQueueDays`; pending rows stay).
  */
 export const retentionRules: ReadonlyArray<{
   readonly name: string
@@ -33,7 +35,8 @@ export const retentionRules: ReadonlyArray<{
   { name: "abandoned files", clean: Effect.map(cleanAbandonedFiles, (files) => ({ files })) },
   { name: "sign-in records", clean: cleanSignInRecords },
   { name: "automation history", clean: cleanAutomationHistory },
-  { name: "learning export files", clean: Effect.map(cleanExpiredJobFiles, (files) => ({ exportFiles: files })) }
+  { name: "learning export files", clean: Effect.map(cleanExpiredJobFiles, (files) => ({ exportFiles: files })) },
+  { name: "learning notifier decisions", clean: cleanNotifierQueue }
 ]
 
 /** One pass over every rule; a failing rule is logged and does not stop the others. */

@@ -5,11 +5,14 @@ import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
-import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
+import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningNotifierJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+
+/** The jobs the sequencer wakes when it numbered events: the rules, webhook endpoints and the learning notifier. */
+export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
 
 /**
  * The jobs of a worker process. The sequencer polls every 20 ms on a server; on the embedded
@@ -22,10 +25,10 @@ export const WorkerJobsLive = Layer.scoped(
     const migrated = Effect.map(database.readiness, (report) => report.migrations)
     const { webhookAllowHttpLoopback } = yield* ServiceConfig
     return [
-      // Newly numbered events go to the rules and to webhook endpoints at once, not at their next tick.
+      // Newly numbered events go to the rules, to webhook endpoints and to the learning notifier at once, not at their next tick.
       {
         ...(yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated })),
-        wakes: ["automations-fanout", "webhooks"]
+        wakes: sequencerWakes
       },
       // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
@@ -46,6 +49,8 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeLearningJobsJob({ ready: migrated }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
       yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
+      // Learning events into the recipients' inboxes (rights and preferences at delivery).
+      yield* makeLearningNotifierJob({ ready: migrated }),
       // Automation rules: events fanned out into executions, executions run through the registry.
       ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option, Schema } from "effect"
 import type { AutomationActor } from "../api/Authentication.js"
+import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
 import { eventCatalog } from "../events/EventCatalog.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
@@ -71,13 +72,9 @@ export const fanOutAutomations: Effect.Effect<
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
-        FROM automation_cursor c, event_sequence s FOR UPDATE OF c`
-      if (cursor === undefined) return { covered: 0, created: 0, queued: 0 }
-      const after = BigInt(cursor.position)
-      const last = BigInt(cursor.last)
-      if (last <= after) return { covered: 0, created: 0, queued: 0 }
-      const upto = last - after > BigInt(fanOutWindow) ? after + BigInt(fanOutWindow) : last
+      const next = yield* lockCursorWindow("automation_cursor", fanOutWindow)
+      if (next === undefined) return { covered: 0, created: 0, queued: 0 }
+      const { after, upto } = next
       const candidates = yield* decodeCandidates(yield* sql`
         SELECT e.uuid, e.type, e.position::text AS position, e.aggregate_kind, e.aggregate_uuid, e.aggregate_revision, e.data, e.context,
           r.uuid AS rule_uuid, r.revision AS rule_revision, r.profile_uuid, r.filter, r.action, r.max_runs_per_day,
@@ -174,7 +171,7 @@ export const fanOutAutomations: Effect.Effect<
           queued = created - local.length
         }
       }
-      yield* sql`UPDATE automation_cursor SET position = ${upto.toString()}`
+      yield* moveCursor("automation_cursor", upto)
       return { covered: Number(upto - after), created, queued }
     }))
   })

@@ -5,7 +5,7 @@ import { rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js
 
 /**
  * The `notifications` table: the one inbox of a profile, whatever wrote to it (`source`:
- * automation now, learning later). Read and written only here.
+ * automation rules, or the learning notifier). Read and written only here.
  */
 export const NotificationRow = Schema.Struct({
   uuid: Schema.String,
@@ -79,6 +79,22 @@ export const insertNotifications = (
     return new Map(written.map((row) => [row.execution_uuid, row.uuid]))
   })
 const decodeWritten = rowsDecoder(Schema.Struct({ uuid: Schema.String, execution_uuid: Schema.String }))
+
+/**
+ * Writes the learning notifier's notification of one (event, recipient): at most one (a repeated
+ * delivery finds the first, by the partial unique index of migration 24). Returns its uuid.
+ */
+export const insertLearningNotification = (
+  n: Omit<NewNotification, "source" | "ruleUuid" | "executionUuid"> & { readonly eventUuid: string; readonly eventType: string }
+): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql`INSERT INTO notifications (profile_uuid, source, kind, event_uuid, event_type, title, body, link)
+      VALUES (${n.profileUuid}, 'learning', ${n.kind}, ${n.eventUuid}, ${n.eventType}, ${n.title}, ${n.body}, ${n.link ?? null})
+      ON CONFLICT (event_uuid, profile_uuid) WHERE source = 'learning' DO UPDATE SET event_uuid = EXCLUDED.event_uuid
+      RETURNING uuid`
+    return (yield* decodeUuid(row)).uuid
+  })
 
 /** A profile's notifications, newest first, after a keyset position. */
 export const listNotificationRows = (

@@ -1,4 +1,4 @@
-import { advanceEnrollments, advanceRuns, PostgresBlobStore, runLearningJobs } from "@birzha/domain/server"
+import { advanceEnrollments, advanceRuns, PostgresBlobStore, runLearningJobs, runLearningNotifier } from "@birzha/domain/server"
 import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 
@@ -35,3 +35,17 @@ export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
     done: "learning enrollments advanced",
     step: (limit) => advanceEnrollments(new Date(), limit)
   }, options)
+
+/**
+ * The learning notifier (issue 19 point 8): sequenced learning events queued per recipient from
+ * the notifier's cursor, then delivered to the inbox with the recipient's current rights and
+ * preferences. The sequencer wakes it; its own tick releases rows whose quiet hours ended and
+ * picks up what other processes sequenced.
+ */
+export const makeLearningNotifierJob = (options: JobOptions = {}) =>
+  drainingJob({
+    name: "learning_notifier",
+    what: "learning notifier",
+    done: "learning notifications decided",
+    step: (limit) => runLearningNotifier(limit)
+  }, { every: Duration.seconds(2), ...options })

@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+/** The single-row cursor tables of the service's own event consumers (their position in the sequence). */
+export type ConsumerCursor = "automation_cursor" | "learning_notifier_cursor"
+
+/**
+ * A consumer's next window of sequenced events: the positions `(after, upto]`, at most `window`
+ * of them, with the cursor row locked until the caller's transaction ends (so several workers
+ * take turns); undefined when it has caught up. The caller moves the cursor with `moveCursor`.
+ */
+export const lockCursorWindow = (
+  table: ConsumerCursor,
+  window: number
+): Effect.Effect<{ readonly after: bigint; readonly upto: bigint } | undefined, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
+      FROM ${sql(table)} c, event_sequence s FOR UPDATE OF c`
+    if (cursor === undefined) return undefined
+    const after = BigInt(cursor.position)
+    const last = BigInt(cursor.last)
+    if (last <= after) return undefined
+    return { after, upto: last - after > BigInt(window) ? after + BigInt(window) : last }
+  })
+
+/** Sets a consumer's cursor (in the transaction that consumed up to it). */
+export const moveCursor = (table: ConsumerCursor, position: bigint): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`UPDATE ${sql(table)} SET position = ${position.toString()}`))
