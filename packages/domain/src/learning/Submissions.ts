@@ -10,6 +10,7 @@ import { stepDates } from "./Dates.js"
 import { type CheckResult, checkReply } from "./Declarative.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { AttemptsExhausted, DeadlinePassed } from "./LearningErrors.js"
+import { requestReviews } from "./ReviewAssignments.js"
 import type { CourseNode } from "./Model.js"
 import { Submission } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
@@ -23,7 +24,7 @@ import { type VariantRow, variantForSubmission } from "./Variants.js"
  * nodeKey and variant and consumes an attempt; a declarative check grades inline in the same
  * transaction (first score layer `auto`); an external checker's submission waits in the grading
  * queue (a `grade` job, drained by learning issue 3's worker) and a review step's in the review
- * queue. Cancel before grading and platform failures refund the attempt.
+ * queue (its review assignments are made at once, ReviewAssignments.ts). Cancel before grading and platform failures refund the attempt.
  */
 
 export const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
@@ -103,7 +104,9 @@ export const applyCheckResult = (
     if (needsReview(node)) {
       // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
       yield* setStatus(row.uuid, options.trigger, { graded: true })
-      return { row: yield* setStatus(row.uuid, "review.require"), layers, progress: "in_progress" as const }
+      const waiting = yield* setStatus(row.uuid, "review.require")
+      yield* requestReviews(waiting, node)
+      return { row: waiting, layers, progress: "in_progress" as const }
     }
     if (!passed) {
       const graded = yield* setStatus(row.uuid, options.trigger, { graded: true })
@@ -179,6 +182,7 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     } else {
       // No automatic check: a person reviews it (staff by default, learning issue 3).
       row = yield* setStatus(row.uuid, "review.require")
+      yield* requestReviews(row, step.node)
     }
     // One move of the step (a submission that completes it never passes through in_progress).
     yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, progress)
