@@ -40,34 +40,26 @@ const overrideColumns = `uuid, submission_uuid, course_uuid, layer_uuid, points,
   revoked_at, revision, created_at, updated_at`
 
 /** Staff see everything; the submission's learner the active overrides with their reason. */
-const overrideView = (row: OverrideRow, staff: boolean): AutomaticOverride =>
-  staff
+const overrideView = (row: OverrideRow, staff: boolean): AutomaticOverride => ({
+  uuid: row.uuid,
+  revision: row.revision,
+  submissionUuid: row.submission_uuid,
+  points: Number(row.points),
+  verdict: row.verdict,
+  reason: row.reason,
+  status: row.status,
+  createdAt: row.created_at,
+  ...(staff
     ? {
-      uuid: row.uuid,
-      revision: row.revision,
-      submissionUuid: row.submission_uuid,
-      points: Number(row.points),
-      verdict: row.verdict,
-      reason: row.reason,
-      status: row.status,
       layerUuid: row.layer_uuid,
       createdBy: row.created_by,
       ...(row.revoked_by !== null ? { revokedBy: row.revoked_by } : {}),
       ...(row.revoke_reason !== null ? { revokeReason: row.revoke_reason } : {}),
       ...(row.revoked_at !== null ? { revokedAt: row.revoked_at } : {}),
-      createdAt: row.created_at,
       updatedAt: row.updated_at
     }
-    : {
-      uuid: row.uuid,
-      revision: row.revision,
-      submissionUuid: row.submission_uuid,
-      points: Number(row.points),
-      verdict: row.verdict,
-      reason: row.reason,
-      status: row.status,
-      createdAt: row.created_at
-    }
+    : {})
+})
 
 /**
  * A submission and the caller's standing on it: 404 unless its learner or staff in scope of its

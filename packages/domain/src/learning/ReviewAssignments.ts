@@ -121,12 +121,12 @@ export const historyEntry = (action: string, extra: Omit<HistoryEntry, "at" | "a
   ...extra
 })
 
-/** `learning.review.requested` for an assignment (new holder, or the pool). */
-export const reviewRequested = (row: AssignmentRow) =>
+/** A review event of an assignment (the holder, when there is one, is its audience). */
+const reviewEvent = (type: "learning.review.requested" | "learning.review.overdue", row: AssignmentRow) =>
   appendEvent({
-    type: "learning.review.requested",
+    type,
     aggregate: { kind: "learning_review", uuid: row.uuid, revision: row.revision },
-    data: { objectUuid: row.uuid, status: "requested" },
+    data: { objectUuid: row.uuid, status: type === "learning.review.requested" ? "requested" : "overdue" },
     context: {
       ...(row.reviewer_profile_uuid !== null ? { profileUuid: row.reviewer_profile_uuid, audience: [row.reviewer_profile_uuid] } : {}),
       courseUuid: row.course_uuid,
@@ -135,6 +135,9 @@ export const reviewRequested = (row: AssignmentRow) =>
       submissionUuid: row.submission_uuid
     }
   })
+
+/** `learning.review.requested` for an assignment (new holder, or the pool). */
+export const reviewRequested = (row: AssignmentRow) => reviewEvent("learning.review.requested", row)
 
 /**
  * A submission entered `awaiting_review` (inside its transaction): its node's review mode makes
@@ -203,20 +206,7 @@ export const announceOverdueReviews = (now: Date, batch = 100): Effect.Effect<nu
         WHERE status = 'claimed' AND issue IS NULL AND due_at <= ${now} AND overdue_for IS DISTINCT FROM due_at
         ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
       RETURNING ${sql.literal(assignmentColumns)}`
-    for (const row of rows) {
-      yield* appendEvent({
-        type: "learning.review.overdue",
-        aggregate: { kind: "learning_review", uuid: row.uuid, revision: row.revision },
-        data: { objectUuid: row.uuid, status: "overdue" },
-        context: {
-          ...(row.reviewer_profile_uuid !== null ? { profileUuid: row.reviewer_profile_uuid, audience: [row.reviewer_profile_uuid] } : {}),
-          courseUuid: row.course_uuid,
-          runUuid: row.run_uuid,
-          nodeKey: row.node_key,
-          submissionUuid: row.submission_uuid
-        }
-      })
-    }
+    for (const row of rows) yield* reviewEvent("learning.review.overdue", row)
     return rows.length
   })
 
