@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ok, refused, step } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
-import { effectiveScore } from "./Layers.js"
+import { Effect } from "effect"
+import { appendScoreLayer, effectiveScore, revokeScoreLayer } from "./Layers.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import { announceOverdueReviews, type AssignmentActor, assignmentAllows, assignmentTransitions, type AssignmentTrigger } from "./ReviewAssignments.js"
 import type { AutomaticOverride, ReviewAssignment, ReviewWorkspace } from "./ReviewModel.js"
@@ -44,6 +45,7 @@ const tree = (checkerUuid: string): ReadonlyArray<CourseNode> => [
   }),
   step("peer", "m1", { stepType: "assignment", grading: { maxPoints: 10, passThreshold: 5, review: { mode: "peer", count: 1 } } }),
   step("moderated", "m1", { stepType: "assignment", grading: { maxPoints: 10, passThreshold: 5, review: { mode: "staff", moderated: true } } }),
+  step("self", "m1", { stepType: "assignment", grading: { maxPoints: 10, passThreshold: 5, review: { mode: "self" } } }),
   step("quiz", "m1", { stepType: "quiz", grading: { maxPoints: 10, passThreshold: 10, check: { kind: "exact", answers: ["42"] } } }),
   step("code", "m1", { stepType: "code", grading: { maxPoints: 10, checkerUuid } })
 ].map((node) => JSON.parse(JSON.stringify(node)))
@@ -336,6 +338,69 @@ describe("peer review", () => {
     // A stranger to the run does not learn the submission exists.
     const stranger = await m.profile()
     expect(refused(await m.invoke("learning.reviews.claim", stranger, { path: { submission: submission.uuid }, payload: command() }))).toEqual([404, "not_found"])
+  })
+})
+
+describe("self review and bounds", () => {
+  it("gives a self review to its learner (provisional only); refuses a rubric over 50 items and unknown query fields", async () => {
+    const course = await setup()
+    const { enrollment, learner } = await learnerIn(course.runUuid)
+    const submission = ok<Submission>(await submit(learner, enrollment, "self", "Самооценка"))
+    const [own] = await assignmentsOf(owner, submission.uuid)
+    expect([own!.kind, own!.status, own!.reviewerProfileUuid]).toEqual(["self", "claimed", learner.profileUuid])
+    const rubric = (n: number) => Array.from({ length: n }, (_, i) => ({ criterion: `Критерий ${i + 1}`, points: 0 }))
+    expect(refused(await m.invoke("learning.reviews.draft", learner, { path: { submission: submission.uuid }, payload: command({ rubric: rubric(51), comment: "" }) })))
+      .toEqual([400, "invalid_request"])
+    expect(ok<{ revision: number }>(await m.invoke("learning.reviews.draft", learner, {
+      path: { submission: submission.uuid },
+      payload: command({ rubric: rubric(50), comment: "" })
+    })).revision).toBe(1)
+    const decide = (extra: Record<string, unknown>) =>
+      m.invoke("learning.reviews.decide", learner, {
+        path: { submission: submission.uuid },
+        payload: command({ expectedRevision: own!.revision, outcome: "accept", points: 6, rubric: [], comment: "Я справился", ...extra })
+      })
+    expect(refused(await decide({ final: true }))).toEqual([403, "forbidden"])
+    expect(ok<{ final: boolean; status: string }>(await decide({}))).toMatchObject({ final: false, status: "decided" })
+    // The learner releases nothing (no grades_release), and sees no score.
+    expect(refused(await m.invoke("learning.reviews.release", learner, {
+      path: { submission: submission.uuid },
+      payload: command({ expectedRevision: own!.revision + 1 })
+    }))).toEqual([403, "conflict_of_interest"])
+    expect(ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } })).score).toBeUndefined()
+    const unknown = await m.invoke("learning.reviews.assignment_list", owner, { path: { course: course.courseUuid }, urlParams: { sort: "x" } })
+    expect(refused(unknown)).toEqual([400, "invalid_request"])
+    expect(JSON.stringify(unknown.body)).toContain("sort")
+  })
+})
+
+describe("Layers.ts (the contract other L3 parts write through)", () => {
+  it("applies only-if-higher layers as a maximum, hides unreleased layers from the learner, never revokes the first layer", async () => {
+    const course = await setup()
+    const { enrollment, learner } = await learnerIn(course.runUuid)
+    const submission = ok<Submission>(await submit(learner, enrollment, "quiz", "41"))
+    const run = <A, E>(effect: Effect.Effect<A, E, never>) => m.runtime.runPromise(effect as never) as Promise<A>
+    const append = (extra: Partial<Parameters<typeof appendScoreLayer>[0]>) =>
+      run(appendScoreLayer({ submissionUuid: submission.uuid, kind: "regrade", points: 0, verdict: "wrong", reason: "test", byProfileUuid: owner.profileUuid, ...extra }) as never)
+    const staffView = async () => (await run(effectiveScore(submission.uuid) as never) as { kind: string; points: number } | undefined)
+    const learnerView = async () => (await run(effectiveScore(submission.uuid, { learner: true }) as never) as { kind: string; points: number } | undefined)
+    expect(await staffView()).toMatchObject({ kind: "auto", points: 0 })
+    const higher = await append({ points: 6, verdict: "partial", onlyIfHigher: true }) as { layer: { uuid: string } }
+    expect(await staffView()).toMatchObject({ kind: "regrade", points: 6 })
+    // Lower than the layer below: an only-if-higher layer does not count.
+    await append({ points: 3, verdict: "partial", onlyIfHigher: true })
+    expect(await staffView()).toMatchObject({ kind: "regrade", points: 6 })
+    // An unreleased layer: staff see it, the learner does not (and no event is emitted for it).
+    const graded = async () => (await events(submission.uuid)).filter((event) => event.type === "learning.submission.graded").length
+    const before = await graded()
+    await append({ kind: "plan", points: 9, verdict: "partial", released: false })
+    expect([await staffView(), await learnerView()]).toMatchObject([{ kind: "plan", points: 9 }, { kind: "regrade", points: 6 }])
+    expect(await graded()).toBe(before)
+    await expect(append({ points: 11 })).rejects.toThrow(/between 0/)
+    const [first] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_score_layers WHERE submission_uuid = $1 AND kind = 'auto'", submission.uuid)
+    await expect(run(revokeScoreLayer(first!.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }) as never)).rejects.toThrow(/never revoked/)
+    await run(revokeScoreLayer(higher.layer.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }) as never)
+    expect(await learnerView()).toMatchObject({ kind: "regrade", points: 3 })
   })
 })
 

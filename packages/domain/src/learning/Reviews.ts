@@ -119,7 +119,8 @@ const rolesOn = (context: ReviewContext, row: AssignmentRow | undefined): Readon
 const requireMove = (context: ReviewContext, trigger: AssignmentTrigger, row: AssignmentRow | undefined) =>
   Effect.gen(function*() {
     const roles = rolesOn(context, row)
-    const selfHolder = row?.kind === "self" && roles.includes("holder")
+    // A self review's holder is its learner: exempt for the holder's own moves (draft, decide, report), never for release.
+    const selfHolder = row?.kind === "self" && roles.includes("holder") && actorMay(trigger, ["holder"])
     if (context.author && !selfHolder) {
       return yield* new ConflictOfInterest({ message: "Nobody reviews, decides or releases a review of their own submission" })
     }
