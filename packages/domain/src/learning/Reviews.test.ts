@@ -365,7 +365,7 @@ describe("self review and bounds", () => {
     // The learner releases nothing (no grades_release), and sees no score.
     expect(refused(await m.invoke("learning.reviews.release", learner, {
       path: { submission: submission.uuid },
-      payload: command({ expectedRevision: own!.revision + 1 })
+      payload: command({ expectedRevision: own!.revision! + 1 })
     }))).toEqual([403, "conflict_of_interest"])
     expect(ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } })).score).toBeUndefined()
     const unknown = await m.invoke("learning.reviews.assignment_list", owner, { path: { course: course.courseUuid }, urlParams: { sort: "x" } })
