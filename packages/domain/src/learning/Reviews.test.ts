@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, refused, step } from "../../test/learning.js"
+import { command, ok, refused, step } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { Effect } from "effect"
@@ -32,7 +32,6 @@ afterAll(async () => {
 })
 
 const day = 86_400_000
-const command = (extra: Record<string, unknown> = {}) => ({ requestUuid: randomUUID(), ...extra })
 
 const tree = (checkerUuid: string): ReadonlyArray<CourseNode> => [
   { nodeKey: "m1", kind: "module", title: "Модуль" },
