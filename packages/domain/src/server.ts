@@ -43,6 +43,7 @@ export { fanOutAutomations, runDueExecutions } from "./automations/AutomationWor
 export { cleanAutomationHistory } from "./automations/AutomationRepository.js"
 export { advanceRuns } from "./learning/Runs.js"
 export { advanceEnrollments } from "./learning/Enrollments.js"
+export { announceOverdueReviews } from "./learning/ReviewAssignments.js"
 export { cleanExpiredJobFiles, runLearningJobs } from "./learning/Jobs.js"
 export { cleanNotifierQueue, deliverLearningNotifications, queueLearningNotifications, runLearningNotifier } from "./learning/Notifier.js"
 export { assignStaff } from "./learning/Staff.js"

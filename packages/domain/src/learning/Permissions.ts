@@ -113,7 +113,11 @@ export const requirements = {
   // Community (issue 19 point 5): thread reads and writes decide per thread (Community.ts).
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
-  "learning.community.staff_list": atom("community_staff")
+  "learning.community.staff_list": atom("community_staff"),
+  // L3 reviews and automatic overrides (issue 18): the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
+  "learning.reviews.list": { kind: "staff" },
+  "learning.reviews.assignment_list": { kind: "member" },
+  "learning.automatic_overrides.candidates": { kind: "staff" }
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 

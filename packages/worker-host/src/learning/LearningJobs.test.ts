@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
 import { cleanExpired } from "../Retention.js"
-import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./LearningJobs.js"
+import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningReviewsJob, makeLearningRunsJob } from "./LearningJobs.js"
 
 let m: Marketplace
 beforeAll(async () => {
@@ -16,6 +16,29 @@ afterAll(async () => {
 })
 
 const runJob = (make: typeof makeLearningJobsJob) => m.runtime.runPromise(Effect.flatMap(make(), (job) => job.run))
+
+const call = async (id: string, actor: Parameters<Marketplace["invoke"]>[1], input: object) => {
+  const answer = await m.invoke(id, actor, input)
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
+}
+
+/** A published course of `owner` with these nodes, and a cohort run that started a second ago (started by the run clock). */
+const runningCourse = async (owner: Parameters<Marketplace["invoke"]>[1], nodes: ReadonlyArray<object>, pausePolicy: { maxDays: number; maxCount: number }) => {
+  const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
+  const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
+  await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
+  const run = await call("learning.runs.create", owner, {
+    path: { course: course.uuid },
+    payload: {
+      requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
+      admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy
+    }
+  })
+  await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
+  await runJob(makeLearningRunsJob)
+  return run
+}
 
 describe("the worker's learning jobs", () => {
   it("finishes a queued course export, and starts a scheduled run whose start has come", async () => {
@@ -60,24 +83,8 @@ describe("the worker's learning jobs", () => {
   it("runs the enrollment clock: announces unlocked steps and ends a pause at its end", async () => {
     const owner = await m.profile()
     const learner = await m.profile()
-    const call = async (id: string, actor: typeof owner, input: object) => {
-      const answer = await m.invoke(id, actor, input)
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-      return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
-    }
-    const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
     const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
-    const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
-    await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
-    const run = await call("learning.runs.create", owner, {
-      path: { course: course.uuid },
-      payload: {
-        requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
-        admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 5, maxCount: 1 }
-      }
-    })
-    await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
-    await runJob(makeLearningRunsJob)
+    const run = await runningCourse(owner, nodes, { maxDays: 5, maxCount: 1 })
     const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
     await runJob(makeLearningEnrollmentsJob)
     const types = async () => (await m.sql<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1", enrollment.uuid)).map((e) => e.type)
@@ -90,5 +97,29 @@ describe("the worker's learning jobs", () => {
     const [row] = await m.sql<{ status: string }>("SELECT status FROM learning_enrollments WHERE uuid = $1", enrollment.uuid)
     expect(row!.status).toBe("active")
     expect(await types()).toContain("learning.enrollment.resume")
+  })
+  it("announces a review claim past its due time once (learning.review.overdue)", async () => {
+    const owner = await m.profile()
+    const learner = await m.profile()
+    const nodes = [
+      { nodeKey: "m1", kind: "module", title: "Модуль" },
+      { nodeKey: "essay", parentKey: "m1", kind: "step", stepType: "assignment", title: "Эссе", body: "Текст", grading: { maxPoints: 10, review: { mode: "staff" } } }
+    ]
+    const run = await runningCourse(owner, nodes, { maxDays: 0, maxCount: 0 })
+    const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
+    await call("learning.enrollments.start", learner, { path: { enrollment: enrollment.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: enrollment.revision } })
+    const submission = await call("learning.submissions.create", learner, {
+      path: { enrollment: enrollment.uuid, node: "essay" },
+      payload: { requestUuid: randomUUID(), reply: "Эссе" }
+    })
+    const claimed = await call("learning.reviews.claim", owner, { path: { submission: submission.uuid }, payload: { requestUuid: randomUUID() } })
+    const overdue = async () =>
+      (await m.sql<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1 AND type = 'learning.review.overdue'", claimed.uuid)).length
+    await runJob(makeLearningReviewsJob)
+    expect(await overdue()).toBe(0)
+    await m.sql("UPDATE learning_review_assignments SET due_at = now() - interval '1 second' WHERE uuid = $1", claimed.uuid)
+    await runJob(makeLearningReviewsJob)
+    await runJob(makeLearningReviewsJob)
+    expect(await overdue()).toBe(1)
   })
 })

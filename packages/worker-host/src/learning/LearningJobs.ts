@@ -1,4 +1,4 @@
-import { advanceEnrollments, advanceRuns, PostgresBlobStore, runLearningJobs, runLearningNotifier } from "@birzha/domain/server"
+import { advanceEnrollments, advanceRuns, announceOverdueReviews, PostgresBlobStore, runLearningJobs, runLearningNotifier } from "@birzha/domain/server"
 import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 
@@ -49,3 +49,15 @@ export const makeLearningNotifierJob = (options: JobOptions = {}) =>
     done: "learning notifications decided",
     step: (limit) => runLearningNotifier(limit)
   }, { every: Duration.seconds(2), ...options })
+
+/**
+ * Overdue reviews (LEARNING §2.2, issue 18 point 3): claimed review assignments past their due
+ * time with no reported issue emit `learning.review.overdue`, once per due time. `SKIP LOCKED` batches.
+ */
+export const makeLearningReviewsJob = (options: JobOptions = {}) =>
+  drainingJob({
+    name: "learning_reviews",
+    what: "learning review deadlines",
+    done: "overdue reviews announced",
+    step: (limit) => announceOverdueReviews(new Date(), limit)
+  }, options)
