@@ -43,6 +43,8 @@ export { fanOutAutomations, runDueExecutions } from "./automations/AutomationWor
 export { cleanAutomationHistory } from "./automations/AutomationRepository.js"
 export { advanceRuns } from "./learning/Runs.js"
 export { advanceEnrollments } from "./learning/Enrollments.js"
+export { closeResolvedAppeals } from "./learning/Appeals.js"
+export { advanceRegradePlans } from "./learning/RegradePlans.js"
 export { cleanExpiredJobFiles, runLearningJobs } from "./learning/Jobs.js"
 export { assignStaff } from "./learning/Staff.js"
 export { LearningOperations } from "./learning/LearningOperations.js"

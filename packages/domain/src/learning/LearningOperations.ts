@@ -20,6 +20,7 @@ import {
   validateCourse
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
+import { LearningCorrectionsOperations } from "./LearningCorrectionsOperations.js"
 import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
@@ -81,5 +82,6 @@ export const LearningOperations = [
   LearningJobsOperations,
   LearningEnrollmentsOperations,
   LearningStepsOperations,
+  LearningCorrectionsOperations,
   ...LearningPeopleOperations
 ] as const
