@@ -11,6 +11,7 @@ import { appendCorrectionLayer } from "./CorrectionLayers.js"
 import { courseFor, once } from "./Courses.js"
 import { Appeal, type AppealT, type ReplacementOptionsT } from "./CorrectionsModel.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
+import { staffOnRecord } from "./Extensions.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { holdsAtom, standingOn } from "./Permissions.js"
@@ -222,8 +223,7 @@ const optionsFor = (appeal: AppealRow) =>
 export const replacementOptions = (actor: Actor, appealUuid: string) =>
   Effect.gen(function*() {
     const appeal = yield* loadAppeal(appealUuid, false)
-    yield* courseFor(actor, "learning.appeals.replacements", appeal.course_uuid, { lock: false, runUuid: appeal.run_uuid })
-      .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No appeal ${appealUuid}` }))))
+    yield* staffOnRecord(actor, "learning.appeals.replacements", appeal, `No appeal ${appealUuid}`)
     const { options } = yield* optionsFor(appeal)
     return { options }
   })
@@ -241,8 +241,7 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
   once(actor, "learning.appeals.decide", input, Appeal, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadAppeal(appealUuid, false)
-    yield* courseFor(actor, "learning.appeals.decide", found.course_uuid, { lock: false, runUuid: found.run_uuid })
-      .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No appeal ${appealUuid}` }))))
+    yield* staffOnRecord(actor, "learning.appeals.decide", found, `No appeal ${appealUuid}`)
     if (found.profile_uuid === actor.profileUuid) return yield* new ConflictOfInterest({ message: "Nobody decides an appeal of their own work" })
     if ((input.outcome === "adjust") !== (input.points !== undefined)) {
       return yield* new InvalidRequest({ message: "points: given with outcome adjust, and only then" })

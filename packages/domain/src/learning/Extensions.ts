@@ -11,7 +11,9 @@ import { courseFor, once } from "./Courses.js"
 import { ExtensionRequest, type ExtensionRequestT } from "./CorrectionsModel.js"
 import { changedNodeKeys, type StepDates, stepDates } from "./Dates.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
+import { loadCourse } from "./CourseRepository.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
+import { type CourseOperation, decide, standingOn } from "./Permissions.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 
 /**
@@ -163,19 +165,44 @@ export const insertOverride = (
     )
   })
 
+/** The enrollment an extension request is for, as the date writers take it. */
+const targetOf = (row: ExtensionRow): Target => ({ uuid: row.enrollment_uuid, profile_uuid: row.profile_uuid, course_uuid: row.course_uuid, run_uuid: row.run_uuid })
+
+/**
+ * Authorizes staff on a learner's record (an extension request, an appeal, an incident): callers
+ * with no staff role on the course get 404 — the record's own learner too when `learnerSees` is
+ * false — so its existence never leaks; staff without the right, and the learner, get 403.
+ */
+export const staffOnRecord = (
+  actor: Actor,
+  operation: CourseOperation,
+  record: { readonly course_uuid: string; readonly run_uuid: string; readonly profile_uuid?: string },
+  notFound: string
+) =>
+  Effect.gen(function*() {
+    const course = yield* loadCourse(record.course_uuid, { lock: false })
+    const standing = yield* standingOn(actor, course.uuid)
+    if (standing.assignments.length === 0 && actor.profileUuid !== record.profile_uuid) return yield* new NotFound({ message: notFound })
+    const refusal = decide(operation, { uuid: course.uuid, status: course.status, visibility: course.visibility, latestVersion: course.latest_version },
+      standing, { runUuid: record.run_uuid })
+    if (refusal !== undefined) return yield* (refusal._tag === "NotFound" ? new NotFound({ message: notFound }) : refusal)
+    return standing
+  })
+
 /** The lock that keeps a step open until `due`: the current lock when it is later, else `due`. */
 const lockFor = (dates: StepDates, due: Date) => (dates.lockAt !== undefined && dates.lockAt.getTime() < due.getTime() ? due : undefined)
 
 /** Writes the extension's overrides: one per step it covers, each due moved to the granted date (or by the granted days). */
 const grant = (row: ExtensionRow, granted: Date, by: string, dates: ReadonlyMap<string, StepDates>) =>
   Effect.gen(function*() {
+    const target = targetOf(row)
     const shift = granted.getTime() - row.original_due_at.getTime()
     const uuids: Array<string> = []
     for (const [nodeKey, step] of dates) {
       if (row.node_key !== null && nodeKey !== row.node_key) continue
       if (step.dueAt === undefined) continue
       const due = row.node_key !== null ? granted : new Date(step.dueAt.getTime() + shift)
-      uuids.push(yield* insertOverride(row, { nodeKey, dueAt: due, lockAt: lockFor(step, due), origin: "extension", reason: `extension ${row.uuid}`, by }))
+      uuids.push(yield* insertOverride(target, { nodeKey, dueAt: due, lockAt: lockFor(step, due), origin: "extension", reason: `extension ${row.uuid}`, by }))
     }
     return uuids
   })
@@ -257,7 +284,7 @@ export const createExtension = (actor: Actor, enrollmentUuid: string, input: Ext
       RETURNING ${sql.literal(columns)}`
     let row = created!
     if (auto) {
-      const { result: overrides } = yield* withDeadlineChange(row, actor.profileUuid, grant(row, requested, actor.profileUuid, dates), { extensionUuid: row.uuid })
+      const { result: overrides } = yield* withDeadlineChange(targetOf(row), actor.profileUuid, grant(row, requested, actor.profileUuid, dates), { extensionUuid: row.uuid })
       ;[row] = yield* sql<ExtensionRow>`UPDATE learning_extension_requests x SET status = 'approved', auto_approved = true, basis = 'original_due',
           granted_due_at = requested_due_at, override_uuid = ${overrides[0] ?? null}, decided_at = now(), revision = revision + 1, updated_at = now()
         WHERE x.uuid = ${row.uuid} RETURNING ${sql.literal(columns)}`
@@ -291,9 +318,7 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
   once(actor, "learning.extensions.decide", input, ExtensionRequest, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadExtension(uuid, false)
-    yield* courseFor(actor, "learning.extensions.decide", found.course_uuid, { lock: false, runUuid: found.run_uuid }).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No extension request ${uuid}` })))
-    )
+    yield* staffOnRecord(actor, "learning.extensions.decide", found, `No extension request ${uuid}`)
     if (found.profile_uuid === actor.profileUuid) {
       return yield* new ConflictOfInterest({ message: "Nobody decides their own extension request" })
     }
@@ -323,7 +348,7 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
         return yield* new InvalidRequest({ message: `grantedDueAt: must be after the original due date ${row.original_due_at.toISOString()}` })
       }
       const dates = yield* stepDates(row.enrollment_uuid)
-      const { result: overrides } = yield* withDeadlineChange(row, actor.profileUuid, grant(row, granted, actor.profileUuid, dates), { extensionUuid: uuid })
+      const { result: overrides } = yield* withDeadlineChange(targetOf(row), actor.profileUuid, grant(row, granted, actor.profileUuid, dates), { extensionUuid: uuid })
       ;[updated] = (yield* sql<ExtensionRow>`UPDATE learning_extension_requests x SET status = 'approved', basis = ${basis}, granted_due_at = ${granted},
           override_uuid = ${overrides[0] ?? null}, comment = ${input.comment}, decided_by = ${actor.profileUuid}, decided_at = now(),
           revision = revision + 1, updated_at = now()

@@ -5,11 +5,11 @@ import type { Actor } from "../api/Authentication.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendAudit } from "./Audit.js"
 import { appendCorrectionLayer } from "./CorrectionLayers.js"
-import { courseFor, once } from "./Courses.js"
+import { once } from "./Courses.js"
 import { CompensationPlan, type CompensationPlanT, Incident, type IncidentT } from "./CorrectionsModel.js"
 import { stepDates } from "./Dates.js"
 import { pinnedNodes } from "./EnrollmentAccess.js"
-import { insertOverride, withDeadlineChange } from "./Extensions.js"
+import { insertOverride, staffOnRecord, withDeadlineChange } from "./Extensions.js"
 import { PlanExpired, PlanStale } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "./RunRepository.js"
@@ -181,18 +181,14 @@ const incidentFor = (actor: Actor, operation: "learning.incidents.get" | "learni
     const [row] = yield* sql<IncidentRow>`SELECT ${sql.literal(columns)} FROM learning_incidents i WHERE i.uuid = ${uuid}
       ${lock ? sql.literal("FOR UPDATE") : sql``}`
     if (row === undefined) return yield* new NotFound({ message: `No incident ${uuid}` })
-    yield* courseFor(actor, operation, row.course_uuid, { lock: false, runUuid: row.run_uuid }).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No incident ${uuid}` })))
-    )
+    yield* staffOnRecord(actor, operation, row, `No incident ${uuid}`)
     return row
   })
 
 const runOf = (actor: Actor, operation: "learning.incidents.create" | "learning.incidents.list", runUuid: string) =>
   Effect.gen(function*() {
     const run = yield* loadRun(runUuid, { lock: false })
-    yield* courseFor(actor, operation, run.course_uuid, { lock: false, runUuid }).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No run ${runUuid}` })))
-    )
+    yield* staffOnRecord(actor, operation, { course_uuid: run.course_uuid, run_uuid: runUuid }, `No run ${runUuid}`)
     return run
   })
 
