@@ -12,6 +12,7 @@ import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
 import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
 import { LearningCorrectionsApi } from "./LearningCorrectionsApi.js"
+import { LearningReviewsApi } from "./LearningReviewsApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
@@ -130,6 +131,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningEnrollmentsApi)
   .add(LearningStepsApi)
   .add(LearningCorrectionsApi)
+  .add(LearningReviewsApi)
   .add(LearningStaffApi)
   .add(LearningEmailInvitationsApi)
   .add(LearningOwnershipApi)

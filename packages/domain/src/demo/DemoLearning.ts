@@ -64,6 +64,10 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     // Community threads, course reviews and invitations (learning issue 4), then grading (issues 2
     // and 3): score layers, demo attempts and jobs before the submissions they name, checkers last.
     yield* sql`DELETE FROM learning_thread_messages WHERE thread_uuid IN (SELECT uuid FROM learning_threads WHERE course_uuid IN (${sql.literal(doomed)}))`
+    // Reviews and automatic overrides (learning issue 3) name score layers: they go first.
+    for (const table of ["learning_review_assignments", "learning_automatic_overrides"]) {
+      yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
+    }
     yield* sql`DELETE FROM learning_score_layers WHERE submission_uuid IN (SELECT uuid FROM learning_submissions WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (
       const table of [

@@ -7,10 +7,10 @@ import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
-import { appendCorrectionLayer } from "./CorrectionLayers.js"
 import { courseFor, once } from "./Courses.js"
 import { Appeal, type AppealT, type ReplacementOptionsT } from "./CorrectionsModel.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
+import { appendScoreLayer } from "./Layers.js"
 import { staffOnRecord } from "./Extensions.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
@@ -273,14 +273,13 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
     }
     if (points > maxPoints) return yield* new InvalidRequest({ message: `points: at most ${maxPoints}` })
     if (current === undefined || points !== Number(current.points)) {
-      yield* appendCorrectionLayer(locked, {
+      yield* appendScoreLayer({
+        submissionUuid: locked.uuid,
         kind: "appeal",
         points,
-        maxPoints,
         verdict: input.outcome === "replace" && input.replacementKey === "excuse" ? "excused" : current?.verdict ?? "appeal",
-        passed: points >= (node?.grading?.passThreshold ?? maxPoints),
         sourceUuid: appealUuid,
-        by: actor.profileUuid,
+        byProfileUuid: actor.profileUuid,
         reason: input.comment === "" ? `appeal ${appealUuid}: ${input.outcome}` : input.comment,
         requestUuid: input.requestUuid
       })

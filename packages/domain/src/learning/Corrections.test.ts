@@ -350,7 +350,7 @@ describe("appeals and regrade plans", () => {
     expect(await score()).toEqual([10, "auto,appeal,appeal,plan"])
     expect((await getSubmission(learner, wrong.uuid)).status).toBe("accepted")
     const audit = await m.sql<{ action: string }>("SELECT action FROM learning_audit_events WHERE course_uuid = $1 AND action LIKE 'score.%' ORDER BY created_at", course.courseUuid)
-    expect(audit.map((row) => row.action)).toEqual(["score.appeal", "score.appeal", "score.plan"])
+    expect(audit.map((row) => row.action)).toEqual(["score.appeal", "score.appeal", "score.plan", "score.plan"])
   })
 
   it("follows the appeal transition table: every state × operation × role", async () => {

@@ -4,12 +4,12 @@ import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendAudit } from "./Audit.js"
-import { appendCorrectionLayer } from "./CorrectionLayers.js"
 import { once } from "./Courses.js"
 import { CompensationPlan, type CompensationPlanT, Incident, type IncidentT } from "./CorrectionsModel.js"
 import { stepDates } from "./Dates.js"
 import { pinnedNodes } from "./EnrollmentAccess.js"
 import { insertOverride, staffOnRecord, withDeadlineChange } from "./Extensions.js"
+import { appendScoreLayer } from "./Layers.js"
 import { PlanExpired, PlanStale } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "./RunRepository.js"
@@ -388,14 +388,13 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
             WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.node_key = ${item.nodeKey} AND s.status NOT IN ('cancelled', 'submitted', 'checking', 'check_failed')
             ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT 1 FOR UPDATE`
           if (latest !== undefined && node?.grading !== undefined) {
-            yield* appendCorrectionLayer(latest, {
+            yield* appendScoreLayer({
+              submissionUuid: latest.uuid,
               kind: "incident",
               points: node.grading.maxPoints,
-              maxPoints: node.grading.maxPoints,
               verdict: "excused",
-              passed: true,
               sourceUuid: incidentUuid,
-              by: actor.profileUuid,
+              byProfileUuid: actor.profileUuid,
               reason: `incident ${incidentUuid}: step excused`,
               requestUuid: input.requestUuid
             })

@@ -57,3 +57,7 @@ export class DeadlinePassed extends Schema.TaggedError<DeadlinePassed>()("Deadli
   static readonly status = 409
   static readonly code = "deadline_passed"
 }
+export class AlreadyClaimed extends Schema.TaggedError<AlreadyClaimed>()("AlreadyClaimed", { message: Schema.String }) {
+  static readonly status = 409
+  static readonly code = "already_claimed"
+}

@@ -24,6 +24,7 @@ import { LearningCorrectionsOperations } from "./LearningCorrectionsOperations.j
 import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
+import { LearningReviewsOperations } from "./LearningReviewsOperations.js"
 import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
@@ -83,5 +84,6 @@ export const LearningOperations = [
   LearningEnrollmentsOperations,
   LearningStepsOperations,
   LearningCorrectionsOperations,
+  LearningReviewsOperations,
   ...LearningPeopleOperations
 ] as const

@@ -128,7 +128,11 @@ export const requirements = {
   "learning.appeals.decide": atom("appeals_resolve"),
   "learning.regrade_plans.create": atom("grades_adjust"),
   "learning.regrade_plans.get": atom("grades_adjust"),
-  "learning.regrade_plans.commit": atom("grades_adjust")
+  "learning.regrade_plans.commit": atom("grades_adjust"),
+  // L3 reviews and automatic overrides (issue 18): the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
+  "learning.reviews.list": { kind: "staff" },
+  "learning.reviews.assignment_list": { kind: "member" },
+  "learning.automatic_overrides.candidates": { kind: "staff" }
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 

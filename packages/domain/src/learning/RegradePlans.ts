@@ -4,10 +4,9 @@ import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
-import { appendAudit } from "./Audit.js"
-import { appendCorrectionLayer } from "./CorrectionLayers.js"
 import { courseFor, once } from "./Courses.js"
 import { RegradePlan, type RegradePlanT } from "./CorrectionsModel.js"
+import { appendScoreLayer } from "./Layers.js"
 import { PlanExpired, PlanStale } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { gradesFrozenAt, type RunRow } from "./RunRepository.js"
@@ -96,9 +95,10 @@ export const reevaluate = (rule: RegradeRule, candidate: Candidate): { points: n
     case "excuse":
       return { points: grading.maxPoints, maxPoints: grading.maxPoints, verdict: "excused", passed: true }
     case "max_points": {
-      const scale = effective.max_points > 0 ? rule.maxPoints / effective.max_points : 0
-      const points = round2(old * scale)
-      return { points, maxPoints: rule.maxPoints, verdict: effective.verdict, passed: points >= round2(threshold * scale) }
+      // Full credit now at `maxPoints`: a score of p counts as p / maxPoints of the step's points (capped).
+      const full = candidate.layers[0]!.max_points
+      const points = rule.maxPoints === 0 ? full : round2(Math.min(full, (old * full) / rule.maxPoints))
+      return { points, maxPoints: full, verdict: effective.verdict, passed: points >= threshold }
     }
     case "accept_answer": {
       const reply = typeof candidate.row.reply === "string" ? candidate.row.reply.trim() : JSON.stringify(candidate.row.reply)
@@ -308,7 +308,6 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
       WHERE s.uuid IN ${sql.in(live.map((item) => item.submission_uuid))} ORDER BY s.uuid FOR UPDATE OF s`
     const byUuid = new Map(submissions.map((row) => [row.uuid, row]))
     const frozen = yield* frozenRuns([...new Set(submissions.map((row) => row.run_uuid))])
-    const applied: Array<{ submissionUuid: string; layerUuid: string; old: number | null; new: number }> = []
     for (const item of live) {
       const row = byUuid.get(item.submission_uuid)!
       if (row.base !== item.base || frozen.has(row.run_uuid)) {
@@ -316,19 +315,19 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
           WHERE plan_uuid = ${plan.uuid} AND n = ${item.n}`
         continue
       }
-      const { layer } = yield* appendCorrectionLayer(row, {
+      // The shared layer writer: freeze check, effective score, audit (per score change) and events.
+      const { layer } = yield* appendScoreLayer({
+        submissionUuid: row.uuid,
         kind: "plan",
         points: Number(item.new_points),
-        maxPoints: item.max_points,
         verdict: item.new_verdict ?? "regraded",
-        passed: item.new_passed ?? false,
         onlyIfHigher: plan.policy === "only_if_higher",
         sourceUuid: plan.uuid,
-        by: plan.committed_by ?? plan.created_by,
-        reason: `regrade plan ${plan.uuid}: ${plan.rule.kind}`
-      }, { audit: false })
+        byProfileUuid: plan.committed_by ?? plan.created_by,
+        reason: `regrade plan ${plan.uuid}: ${plan.rule.kind}`,
+        ...(plan.commit_request_uuid !== null ? { requestUuid: plan.commit_request_uuid } : {})
+      }).pipe(Effect.catchTags({ GradeFrozen: Effect.die, NotFound: Effect.die, InvalidState: Effect.die, InvalidRequest: Effect.die }))
       yield* sql`UPDATE learning_regrade_plan_items SET applied_layer_uuid = ${layer.uuid}, done_at = now() WHERE plan_uuid = ${plan.uuid} AND n = ${item.n}`
-      applied.push({ submissionUuid: row.uuid, layerUuid: layer.uuid, old: item.old_points === null ? null : Number(item.old_points), new: Number(item.new_points) })
     }
     yield* sql`UPDATE learning_regrade_plan_items SET done_at = now() WHERE plan_uuid = ${plan.uuid} AND n > ${plan.cursor}
       AND n <= ${items.at(-1)?.n ?? plan.cursor} AND done_at IS NULL`
@@ -336,20 +335,6 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
     const finished = cursor >= plan.item_count
     yield* sql`UPDATE learning_regrade_plans SET cursor = ${cursor}
       ${finished ? sql`, status = 'committed', committed_at = now()` : sql``} WHERE uuid = ${plan.uuid}`
-    if (applied.length > 0) {
-      // One audit entry per chunk: every score it changed, before and after.
-      yield* appendAudit({
-        courseUuid: plan.course_uuid,
-        actorProfileUuid: plan.committed_by,
-        action: "score.plan",
-        subjectKind: "regrade_plan",
-        subjectUuid: plan.uuid,
-        before: applied.map((item) => ({ submissionUuid: item.submissionUuid, points: item.old })),
-        after: applied.map((item) => ({ submissionUuid: item.submissionUuid, points: item.new, layerUuid: item.layerUuid })),
-        reason: `regrade plan ${plan.uuid}: items ${plan.cursor + 1}–${cursor}`,
-        ...(plan.commit_request_uuid !== null ? { requestUuid: plan.commit_request_uuid } : {})
-      })
-    }
     return items.length
   })
 

@@ -11,6 +11,7 @@ import { type CourseRow, loadCourse } from "./CourseRepository.js"
 import { once } from "./Courses.js"
 import { ConflictOfInterest, OwnerRequired } from "./LearningErrors.js"
 import { type Atom, authorizeCourse, type CourseOperation, ownerOnlyAtoms, type StaffRole, standingOn, decide } from "./Permissions.js"
+import { returnRevokedClaims } from "./ReviewAssignments.js"
 import { StaffAssignment } from "./StaffModel.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -234,12 +235,12 @@ export const requireNotAssigned = (
   })
 
 /**
- * Where a revoked reviewer's claims go back to the review pool (LEARNING §4 staff.revoke). Review
- * claims arrive with the grading operations (learning issue 3); until then there is nothing to
- * return, and this is the one place that work plugs into, inside the revoking transaction.
+ * Where a revoked reviewer's claims go back to the review pool (LEARNING §4 staff.revoke), inside
+ * the revoking transaction: claimed staff review assignments the profile no longer may hold
+ * (no other active assignment with `review` for that run) become pooled (ReviewAssignments.ts).
  */
-export const returnClaimsToPool = (_assignment: { readonly uuid: string; readonly courseUuid: string; readonly profileUuid: string }) =>
-  Effect.void
+export const returnClaimsToPool = (assignment: { readonly uuid: string; readonly courseUuid: string; readonly profileUuid: string }) =>
+  Effect.asVoid(returnRevokedClaims(assignment))
 
 // ---- operations ----
 

@@ -19,7 +19,13 @@ export const ReviewMode = Schema.Literal("none", "staff", "peer", "self")
 
 export const StepReview = Schema.Struct({
   mode: ReviewMode,
-  count: Schema.optional(Schema.Int.pipe(Schema.between(1, 5)))
+  count: Schema.optional(Schema.Int.pipe(Schema.between(1, 5))),
+  /** Moderated grading (learning issue 3): reviewers' decisions are provisional; an owner or instructor decides the final one. */
+  moderated: Schema.optional(Schema.Boolean),
+  /** `auto` (default): a final decision is released at once; `manual`: `reviews.release` publishes it. */
+  release: Schema.optional(Schema.Literal("auto", "manual")),
+  /** Hours a claim lasts before it is overdue (default 48). */
+  dueHours: Schema.optional(Schema.Int.pipe(Schema.between(1, 720)))
 }).annotations({ identifier: "LearningStepReview", ...strict })
 
 export const LatePolicy = Schema.Struct({

@@ -10,6 +10,7 @@ import { stepDates } from "./Dates.js"
 import { type CheckResult, checkReply } from "./Declarative.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { AttemptsExhausted, DeadlinePassed } from "./LearningErrors.js"
+import { requestReviews } from "./ReviewAssignments.js"
 import type { CourseNode } from "./Model.js"
 import { Submission } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
@@ -23,10 +24,10 @@ import { type VariantRow, variantForSubmission } from "./Variants.js"
  * nodeKey and variant and consumes an attempt; a declarative check grades inline in the same
  * transaction (first score layer `auto`); an external checker's submission waits in the grading
  * queue (a `grade` job, drained by learning issue 3's worker) and a review step's in the review
- * queue. Cancel before grading and platform failures refund the attempt.
+ * queue (its review assignments are made at once, ReviewAssignments.ts). Cancel before grading and platform failures refund the attempt.
  */
 
-const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
+export const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
   submissionAllows(trigger, status)
     ? Effect.void
     : Effect.fail(new InvalidState({ message: `${trigger} is not allowed on a ${status} submission` }))
@@ -35,7 +36,7 @@ const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["st
  * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
  * two transitions, two revisions, one write); refunding triggers clear `attempt_counted`.
  */
-const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
+export const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
     if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
@@ -50,7 +51,7 @@ const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly g
     )
   })
 
-const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
+export const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
   appendEvent({
     type,
     aggregate: { kind: "learning_submission", uuid: row.uuid, revision: row.revision },
@@ -103,7 +104,9 @@ export const applyCheckResult = (
     if (needsReview(node)) {
       // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
       yield* setStatus(row.uuid, options.trigger, { graded: true })
-      return { row: yield* setStatus(row.uuid, "review.require"), layers, progress: "in_progress" as const }
+      const waiting = yield* setStatus(row.uuid, "review.require")
+      yield* requestReviews(waiting, node)
+      return { row: waiting, layers, progress: "in_progress" as const }
     }
     if (!passed) {
       const graded = yield* setStatus(row.uuid, options.trigger, { graded: true })
@@ -179,6 +182,7 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     } else {
       // No automatic check: a person reviews it (staff by default, learning issue 3).
       row = yield* setStatus(row.uuid, "review.require")
+      yield* requestReviews(row, step.node)
     }
     // One move of the step (a submission that completes it never passes through in_progress).
     yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, progress)

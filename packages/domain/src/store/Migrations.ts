@@ -22,6 +22,7 @@ import { learningEnrollments } from "./migrations/0020_learning_enrollments.js"
 import { learningSubmissions } from "./migrations/0021_learning_submissions.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
+import { learningReviews } from "./migrations/0026_learning_reviews.js"
 import { learningCorrections } from "./migrations/0027_learning_corrections.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
@@ -54,6 +55,7 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [21, "learning_submissions", learningSubmissions],
   [22, "learning_staff", learningStaff],
   [23, "learning_community", learningCommunity],
+  [26, "learning_reviews", learningReviews],
   [27, "learning_corrections", learningCorrections]
 ]
 
