@@ -5,7 +5,7 @@ import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
-import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
+import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
@@ -44,6 +44,8 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeLearningEnrollmentsJob({ ready: migrated }),
       // Learning exports, imports and analytics exports.
       yield* makeLearningJobsJob({ ready: migrated }),
+      // Learning corrections: regrade plan chunks, appeal closing, extension expiry.
+      yield* makeLearningCorrectionsJob({ ready: migrated }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
       yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
       // Automation rules: events fanned out into executions, executions run through the registry.

@@ -396,3 +396,14 @@ export const courseExtensions = (
       ORDER BY x.created_at DESC, x.uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), extensionView)
   })
+
+/** W: requests still undecided when their requested due date has passed expire (nothing to grant any more). */
+export const expireExtensions = (now: Date, batch = 100): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(Effect.map(
+      sql<{ uuid: string }>`UPDATE learning_extension_requests SET status = 'expired', revision = revision + 1, updated_at = now()
+        WHERE uuid IN (SELECT uuid FROM learning_extension_requests WHERE status = 'requested' AND requested_due_at <= ${now}
+          ORDER BY requested_due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+        RETURNING uuid`,
+      (rows) => rows.length
+    )))
