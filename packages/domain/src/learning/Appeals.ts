@@ -133,6 +133,24 @@ const frozenCheck = (runUuid: string) =>
     if (frozen !== undefined && frozen.getTime() <= Date.now()) return yield* new GradeFrozen({ message: "The run's grades are frozen" })
   })
 
+/** Audits an appeal's move (before and after) and answers its view. */
+const audited = (actor: Actor, action: string, before: AppealRow, after: AppealRow, reason: string, requestUuid: string) =>
+  Effect.as(
+    appendAudit({
+      courseUuid: before.course_uuid,
+      actorProfileUuid: actor.profileUuid,
+      action,
+      subjectKind: "appeal",
+      subjectUuid: before.uuid,
+      enrollmentUuid: before.enrollment_uuid,
+      before: appealView(before),
+      after: appealView(after),
+      reason,
+      requestUuid
+    }),
+    appealView(after)
+  )
+
 const gradedStatuses: ReadonlyArray<string> = ["graded", "accepted", "revision_requested"]
 
 /** The released effective layer the learner sees (what an appeal starts from). */
@@ -291,19 +309,7 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
       : yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'closed', outcome = ${input.outcome}, closed_points = ${points},
           comment = ${input.comment}, closed_by = ${actor.profileUuid}, closed_at = now(), revision = revision + 1, updated_at = now()
         WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`
-    yield* appendAudit({
-      courseUuid: appeal.course_uuid,
-      actorProfileUuid: actor.profileUuid,
-      action: `appeal.${transition.to === "resolved" ? "resolve" : "close"}`,
-      subjectKind: "appeal",
-      subjectUuid: appealUuid,
-      enrollmentUuid: appeal.enrollment_uuid,
-      before: appealView(appeal),
-      after: appealView(updated!),
-      reason: input.comment,
-      requestUuid: input.requestUuid
-    })
-    return appealView(updated!)
+    return yield* audited(actor, `appeal.${transition.to === "resolved" ? "resolve" : "close"}`, appeal, updated!, input.comment, input.requestUuid)
   }))
 
 export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number; readonly reason: string }) =>
@@ -322,19 +328,7 @@ export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readon
     }
     const [updated] = yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'escalated', escalation_reason = ${input.reason}, escalated_at = now(),
         revision = revision + 1, updated_at = now() WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`
-    yield* appendAudit({
-      courseUuid: appeal.course_uuid,
-      actorProfileUuid: actor.profileUuid,
-      action: "appeal.escalate",
-      subjectKind: "appeal",
-      subjectUuid: appealUuid,
-      enrollmentUuid: appeal.enrollment_uuid,
-      before: appealView(appeal),
-      after: appealView(updated!),
-      reason: input.reason,
-      requestUuid: input.requestUuid
-    })
-    return appealView(updated!)
+    return yield* audited(actor, "appeal.escalate", appeal, updated!, input.reason, input.requestUuid)
   }))
 
 /** W: resolved appeals not escalated within the window close with their resolved points. */

@@ -17,6 +17,31 @@ afterAll(async () => {
 
 const runJob = (make: typeof makeLearningJobsJob) => m.runtime.runPromise(Effect.flatMap(make(), (job) => job.run))
 
+/** A published course (one text step) with a running cohort run, its owner, a learner and a checked invoke. */
+const runningCourse = async (pausePolicy: { maxDays: number; maxCount: number }) => {
+  const owner = await m.profile()
+  const learner = await m.profile()
+  const call = async (id: string, actor: typeof owner, input: object) => {
+    const answer = await m.invoke(id, actor, input)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
+  }
+  const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
+  const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
+  const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
+  await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
+  const run = await call("learning.runs.create", owner, {
+    path: { course: course.uuid },
+    payload: {
+      requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
+      admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy
+    }
+  })
+  await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
+  await runJob(makeLearningRunsJob)
+  return { call, course, learner, run }
+}
+
 describe("the worker's learning jobs", () => {
   it("finishes a queued course export, and starts a scheduled run whose start has come", async () => {
     const owner = await m.profile()
@@ -58,26 +83,7 @@ describe("the worker's learning jobs", () => {
     expect(runs.items.map((r) => r.status)).toEqual(["running"])
   })
   it("runs the enrollment clock: announces unlocked steps and ends a pause at its end", async () => {
-    const owner = await m.profile()
-    const learner = await m.profile()
-    const call = async (id: string, actor: typeof owner, input: object) => {
-      const answer = await m.invoke(id, actor, input)
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-      return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
-    }
-    const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
-    const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
-    const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
-    await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
-    const run = await call("learning.runs.create", owner, {
-      path: { course: course.uuid },
-      payload: {
-        requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
-        admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 5, maxCount: 1 }
-      }
-    })
-    await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
-    await runJob(makeLearningRunsJob)
+    const { call, learner, run } = await runningCourse({ maxDays: 5, maxCount: 1 })
     const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
     await runJob(makeLearningEnrollmentsJob)
     const types = async () => (await m.sql<{ type: string }>("SELECT type FROM outbox_events WHERE aggregate_uuid = $1", enrollment.uuid)).map((e) => e.type)
@@ -92,26 +98,7 @@ describe("the worker's learning jobs", () => {
     expect(await types()).toContain("learning.enrollment.resume")
   })
   it("runs the corrections clock: an undecided extension expires at its requested due, a resolved appeal closes after 7 days", async () => {
-    const owner = await m.profile()
-    const learner = await m.profile()
-    const call = async (id: string, actor: typeof owner, input: object) => {
-      const answer = await m.invoke(id, actor, input)
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-      return bodyOf<{ uuid: string; revision: number; status: string }>(answer)
-    }
-    const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
-    const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
-    const edited = await call("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } })
-    await call("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } })
-    const run = await call("learning.runs.create", owner, {
-      path: { course: course.uuid },
-      payload: {
-        requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 1000).toISOString(),
-        admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
-      }
-    })
-    await call("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } })
-    await runJob(makeLearningRunsJob)
+    const { call, course, learner, run } = await runningCourse({ maxDays: 0, maxCount: 0 })
     const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
     const [extension, appeal, submission] = [randomUUID(), randomUUID(), randomUUID()]
     await m.sql(`INSERT INTO learning_extension_requests (uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, original_due_at,
