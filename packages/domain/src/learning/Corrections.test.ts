@@ -450,6 +450,17 @@ describe("appeals and regrade plans", () => {
     const expired = await create({})
     await m.sql("UPDATE learning_regrade_plans SET expires_at = now() - interval '1 second' WHERE uuid = $1", expired.uuid)
     expect(refused(await commit(expired))).toEqual([410, "plan_expired"])
+    // Bounds: a selector lists at most 1000 submissions (1000 passes, 1001 is refused naming the field).
+    const selecting = (n: number) => m.invoke("learning.regrade_plans.create", owner, {
+      path: { course: course.courseUuid },
+      payload: { requestUuid: randomUUID(), nodeKey: "quiz3", rule: { kind: "excuse" }, selector: { submissionUuids: Array.from({ length: n }, () => randomUUID()) }, policy: "any" }
+    })
+    expect(ok<RegradePlanT>(await selecting(1000)).itemCount).toBe(0)
+    expect(refused(await selecting(1001))[0]).toBe(400)
+    expect(refused(await m.invoke("learning.regrade_plans.create", owner, {
+      path: { course: course.courseUuid },
+      payload: { requestUuid: randomUUID(), nodeKey: "quiz3", rule: { kind: "excuse", extra: 1 }, selector: {}, policy: "any" }
+    }))[0]).toBe(400)
     // Who: reviewers and assistants may not plan; strangers do not see the course.
     expect(refused(await m.invoke("learning.regrade_plans.create", course.staff.reviewer, {
       path: { course: course.courseUuid },
