@@ -5,7 +5,7 @@ import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
-import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningNotifierJob, makeLearningReviewsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
+import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningNotifierJob, makeLearningReviewsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
@@ -49,6 +49,8 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeLearningJobsJob({ ready: migrated }),
       // Overdue review claims (learning.review.overdue).
       yield* makeLearningReviewsJob({ ready: migrated }),
+      // Learning corrections: regrade plan chunks, appeal closing, extension expiry.
+      yield* makeLearningCorrectionsJob({ ready: migrated }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
       yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
       // Learning events into the recipients' inboxes (rights and preferences at delivery).

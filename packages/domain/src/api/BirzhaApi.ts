@@ -11,6 +11,7 @@ import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
 import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
+import { LearningCorrectionsApi } from "./LearningCorrectionsApi.js"
 import { LearningReviewsApi } from "./LearningReviewsApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
@@ -129,6 +130,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningJobsApi)
   .add(LearningEnrollmentsApi)
   .add(LearningStepsApi)
+  .add(LearningCorrectionsApi)
   .add(LearningReviewsApi)
   .add(LearningStaffApi)
   .add(LearningEmailInvitationsApi)

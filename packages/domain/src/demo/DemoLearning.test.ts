@@ -68,6 +68,8 @@ describe("the demo learning data", () => {
       submission!.uuid)
     await m.sql("INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, submission_uuid, checker_uuid) VALUES (gen_random_uuid(), 'grade', $1, $2, $3)",
       run!.course_uuid, submission!.uuid, checker!.uuid)
+    await m.sql(`INSERT INTO learning_appeals (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, reason, initial_points)
+      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, 'any', 'r', 0)`, submission!.uuid, run!.course_uuid, run!.uuid, enrollment!.uuid, other!.uuid)
     const again = await seed(true)
     expect(again.learning).toEqual({ courses: 2, runs: 4 })
     const [counts] = await m.sql<{ courses: number; audit: number; submissions: number; threads: number }>(

@@ -57,6 +57,11 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     const doomed = `SELECT uuid FROM learning_courses WHERE owner_profile_uuid IN (${demoProfiles})`
     // The audit log refuses deletes except for a purge the transaction declares.
     yield* sql`SELECT set_config('birzha.audit_purge', 'on', true)`
+    // Corrections (learning issue 3) name plans, layers, overrides and submissions: they go first.
+    yield* sql`DELETE FROM learning_regrade_plan_items WHERE plan_uuid IN (SELECT uuid FROM learning_regrade_plans WHERE course_uuid IN (${sql.literal(doomed)}))`
+    for (const table of ["learning_regrade_plans", "learning_appeals", "learning_incidents", "learning_extension_requests"]) {
+      yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
+    }
     for (const table of ["learning_audit_events", "learning_jobs", "learning_plans"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }

@@ -64,7 +64,13 @@ export const enrollmentRules = {
   "learning.sample_runs.create": learnerOnly,
   "learning.sample_runs.get": learnerOnly,
   "learning.demo.apply": learnerOnly,
-  "learning.portfolio.create": learnerOnly
+  "learning.portfolio.create": learnerOnly,
+  // L3 (issue 18): extension requests, appeals of the learner's own submissions.
+  "learning.extensions.create": learnerOnly,
+  "learning.extensions.list": { learner: true, staff },
+  "learning.appeals.create": learnerOnly,
+  "learning.appeals.escalate": learnerOnly,
+  "learning.appeals.list_for_submission": { learner: true, staff }
 } as const satisfies Readonly<Record<string, EnrollmentRule>>
 export type EnrollmentOperation = keyof typeof enrollmentRules
 

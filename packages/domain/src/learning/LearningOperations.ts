@@ -20,6 +20,7 @@ import {
   validateCourse
 } from "./Courses.js"
 import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, requestEnrollmentExport, requestImport } from "./Jobs.js"
+import { LearningCorrectionsOperations } from "./LearningCorrectionsOperations.js"
 import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
@@ -82,6 +83,7 @@ export const LearningOperations = [
   LearningJobsOperations,
   LearningEnrollmentsOperations,
   LearningStepsOperations,
+  LearningCorrectionsOperations,
   LearningReviewsOperations,
   ...LearningPeopleOperations
 ] as const

@@ -114,6 +114,21 @@ export const requirements = {
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
   "learning.community.staff_list": atom("community_staff"),
+  // L3 corrections (issue 18 points 5, 7, 8): extensions, incidents, appeals, regrade plans.
+  "learning.extensions.course_list": atom("dates_grant"),
+  "learning.extensions.decide": atom("dates_grant"),
+  "learning.incidents.create": atom("runs_manage"),
+  "learning.incidents.list": { kind: "staff" },
+  "learning.incidents.get": { kind: "staff" },
+  "learning.incidents.preview": atom("runs_manage"),
+  "learning.incidents.apply": atom("runs_manage"),
+  "learning.appeals.list": atom("appeals_resolve"),
+  "learning.appeals.replacements": atom("appeals_resolve"),
+  /** First level (an open appeal); closing an escalated one needs grades_adjust (Appeals.ts). */
+  "learning.appeals.decide": atom("appeals_resolve"),
+  "learning.regrade_plans.create": atom("grades_adjust"),
+  "learning.regrade_plans.get": atom("grades_adjust"),
+  "learning.regrade_plans.commit": atom("grades_adjust"),
   // L3 reviews and automatic overrides (issue 18): the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
   "learning.reviews.list": { kind: "staff" },
   "learning.reviews.assignment_list": { kind: "member" },

@@ -24,6 +24,7 @@ import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
 import { learningNotifier } from "./migrations/0024_learning_notifier.js"
 import { learningReviews } from "./migrations/0026_learning_reviews.js"
+import { learningCorrections } from "./migrations/0027_learning_corrections.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -56,7 +57,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [22, "learning_staff", learningStaff],
   [23, "learning_community", learningCommunity],
   [24, "learning_notifier", learningNotifier],
-  [26, "learning_reviews", learningReviews]
+  [26, "learning_reviews", learningReviews],
+  [27, "learning_corrections", learningCorrections]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

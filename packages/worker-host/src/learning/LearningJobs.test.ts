@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
 import { cleanExpired } from "../Retention.js"
-import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningReviewsJob, makeLearningRunsJob } from "./LearningJobs.js"
+import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningReviewsJob, makeLearningRunsJob } from "./LearningJobs.js"
 
 let m: Marketplace
 beforeAll(async () => {
@@ -121,5 +121,26 @@ describe("the worker's learning jobs", () => {
     await runJob(makeLearningReviewsJob)
     await runJob(makeLearningReviewsJob)
     expect(await overdue()).toBe(1)
+  })
+
+  it("runs the corrections clock: an undecided extension expires at its requested due, a resolved appeal closes after 7 days", async () => {
+    const owner = await m.profile()
+    const learner = await m.profile()
+    const nodes = [{ nodeKey: "m1", kind: "module", title: "Модуль" }, { nodeKey: "s1", parentKey: "m1", kind: "step", stepType: "text", title: "Шаг", body: "Текст" }]
+    const run = await runningCourse(owner, nodes, { maxDays: 0, maxCount: 0 })
+    const [course] = await m.sql<{ uuid: string }>("SELECT course_uuid AS uuid FROM learning_runs WHERE uuid = $1", run.uuid)
+    const enrollment = await call("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } })
+    const [extension, appeal, submission] = [randomUUID(), randomUUID(), randomUUID()]
+    await m.sql(`INSERT INTO learning_extension_requests (uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, original_due_at,
+        requested_due_at, reason) VALUES ($1, $2, $3, $4, $5, 's1', now() - interval '3 days', now() - interval '1 second', 'r')`,
+      extension, course!.uuid, run.uuid, enrollment.uuid, learner.profileUuid)
+    await m.sql(`INSERT INTO learning_submissions (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key, version_number, attempt_no, reply, status)
+      VALUES ($1, $2, $3, $4, $5, 's1', 1, 1, '"x"'::jsonb, 'graded')`, submission, enrollment.uuid, course!.uuid, run.uuid, learner.profileUuid)
+    await m.sql(`INSERT INTO learning_appeals (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, reason, initial_points,
+        resolved_points, status, resolved_at) VALUES ($1, $2, $3, $4, $5, $6, 's1', 'r', 0, 4, 'resolved', now() - interval '8 days')`,
+      appeal, submission, course!.uuid, run.uuid, enrollment.uuid, learner.profileUuid)
+    await runJob(makeLearningCorrectionsJob)
+    expect(await m.sql("SELECT status FROM learning_extension_requests WHERE uuid = $1", extension)).toEqual([{ status: "expired" }])
+    expect(await m.sql("SELECT status, closed_points::float AS closed FROM learning_appeals WHERE uuid = $1", appeal)).toEqual([{ status: "closed", closed: 4 }])
   })
 })

@@ -1,4 +1,14 @@
-import { advanceEnrollments, advanceRuns, announceOverdueReviews, PostgresBlobStore, runLearningJobs, runLearningNotifier } from "@birzha/domain/server"
+import {
+  advanceEnrollments,
+  advanceRegradePlans,
+  advanceRuns,
+  announceOverdueReviews,
+  closeResolvedAppeals,
+  expireExtensions,
+  PostgresBlobStore,
+  runLearningJobs,
+  runLearningNotifier
+} from "@birzha/domain/server"
 import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 
@@ -60,4 +70,23 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
     what: "learning review deadlines",
     done: "overdue reviews announced",
     step: (limit) => announceOverdueReviews(new Date(), limit)
+  }, options)
+
+/**
+ * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
+ * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
+ * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
+ * requested due date. `SKIP LOCKED` throughout.
+ */
+export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
+  drainingJob({
+    name: "learning_corrections",
+    what: "learning regrade plan commits, appeal closing, extension expiry",
+    done: "learning corrections advanced",
+    step: (limit) =>
+      Effect.gen(function*() {
+        const now = new Date()
+        const items = yield* advanceRegradePlans()
+        return items + (yield* closeResolvedAppeals(now, limit)) + (yield* expireExtensions(now, limit))
+      })
   }, options)
