@@ -5,6 +5,7 @@ import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
+import { makeLearningGradingJob } from "./learning/GradingJob.js"
 import { makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
@@ -46,6 +47,8 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeLearningJobsJob({ ready: migrated }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
       yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
+      // Learning grading: grade, regrade and preflight jobs, per-checker concurrency and the circuit breaker.
+      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: Duration.millis(250) }),
       // Automation rules: events fanned out into executions, executions run through the registry.
       ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]

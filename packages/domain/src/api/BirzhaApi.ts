@@ -11,6 +11,7 @@ import { HealthApi } from "./HealthApi.js"
 import { KeysApi } from "./KeysApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "./LearningApi.js"
 import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
+import { LearningGradingApi } from "./LearningGradingApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
@@ -128,6 +129,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningJobsApi)
   .add(LearningEnrollmentsApi)
   .add(LearningStepsApi)
+  .add(LearningGradingApi)
   .add(LearningStaffApi)
   .add(LearningEmailInvitationsApi)
   .add(LearningOwnershipApi)

@@ -23,6 +23,7 @@ import { courseAnalytics, getJob, requestAnalyticsExport, requestCourseExport, r
 import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.js"
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
+import { LearningGradingOperations } from "./LearningGradingOperations.js"
 import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
@@ -81,5 +82,6 @@ export const LearningOperations = [
   LearningJobsOperations,
   LearningEnrollmentsOperations,
   LearningStepsOperations,
+  LearningGradingOperations,
   ...LearningPeopleOperations
 ] as const

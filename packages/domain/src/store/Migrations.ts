@@ -22,6 +22,7 @@ import { learningEnrollments } from "./migrations/0020_learning_enrollments.js"
 import { learningSubmissions } from "./migrations/0021_learning_submissions.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
+import { learningGrading } from "./migrations/0025_learning_grading.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -52,7 +53,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [20, "learning_enrollments", learningEnrollments],
   [21, "learning_submissions", learningSubmissions],
   [22, "learning_staff", learningStaff],
-  [23, "learning_community", learningCommunity]
+  [23, "learning_community", learningCommunity],
+  [25, "learning_grading", learningGrading]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
