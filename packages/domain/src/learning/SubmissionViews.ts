@@ -53,11 +53,15 @@ export interface LayerRow {
   readonly late: boolean
   readonly released: boolean
   readonly only_if_higher: boolean
+  readonly source_uuid: string | null
+  readonly by_profile_uuid: string | null
+  readonly reason: string
   readonly revoked_at: Date | null
   readonly created_at: Date
 }
 
-export const layerColumns = "uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, released, only_if_higher, revoked_at, created_at"
+export const layerColumns =
+  "uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, released, only_if_higher, source_uuid, by_profile_uuid, reason, revoked_at, created_at"
 
 export const loadSubmission = (uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
@@ -84,10 +88,18 @@ export interface Reader {
   readonly dates: StepDates | undefined
 }
 
-/** The effective layer among those visible: the newest active one; `only_if_higher` layers count only when higher. */
-export const effectiveLayer = (layers: ReadonlyArray<LayerRow>): LayerRow | undefined => {
+/**
+ * The effective layer among those visible: the newest active one; `only_if_higher` layers count
+ * only when higher. Layers come oldest first; `learner: true` looks at released layers only (an
+ * unreleased grade never reaches the learner). Layers.ts `effectiveScore` reads it from the store.
+ */
+export const effectiveLayer = (
+  layers: ReadonlyArray<LayerRow>,
+  options: { readonly learner?: boolean } = {}
+): LayerRow | undefined => {
   let effective: LayerRow | undefined
   for (const layer of layers) {
+    if (options.learner === true && !layer.released) continue
     if (layer.revoked_at !== null) continue
     if (layer.only_if_higher && effective !== undefined && Number(layer.points) <= Number(effective.points)) continue
     effective = layer

@@ -26,7 +26,7 @@ import { type VariantRow, variantForSubmission } from "./Variants.js"
  * queue. Cancel before grading and platform failures refund the attempt.
  */
 
-const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
+export const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
   submissionAllows(trigger, status)
     ? Effect.void
     : Effect.fail(new InvalidState({ message: `${trigger} is not allowed on a ${status} submission` }))
@@ -35,7 +35,7 @@ const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["st
  * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
  * two transitions, two revisions, one write); refunding triggers clear `attempt_counted`.
  */
-const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
+export const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
     if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
@@ -50,7 +50,7 @@ const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly g
     )
   })
 
-const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
+export const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
   appendEvent({
     type,
     aggregate: { kind: "learning_submission", uuid: row.uuid, revision: row.revision },
