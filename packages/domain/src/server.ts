@@ -50,3 +50,4 @@ export { checkerCallTries, claimCheckerCalls, finishCheckerCall, type CheckerCal
 export { claimGradeJobs, finishGradeJob } from "./learning/Submissions.js"
 export { type CallReport, claimGradingCalls, finishGradingCall, type GradingCall } from "./learning/Grading.js"
 export { checkReply } from "./learning/Declarative.js"
+export { appendScoreLayer } from "./learning/Layers.js"

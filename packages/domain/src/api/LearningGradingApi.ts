@@ -10,10 +10,16 @@ import {
   ControlEventPage,
   Diagnostics,
   PreflightResult,
+  Regrade,
+  RegradeApply,
+  RegradeCandidatePage,
+  RegradeCandidateQuery,
+  RegradeCreate,
+  RegradeQuery,
   Usage,
   UsageQuery
 } from "../learning/GradingModel.js"
-import { CheckerNotReady } from "../learning/LearningErrors.js"
+import { CheckerNotReady, GradeFrozen, PlanExpired, PlanStale } from "../learning/LearningErrors.js"
 import { PageQuery } from "../learning/Model.js"
 import { GradingJob } from "../learning/StepModel.js"
 import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "./ApiError.js"
@@ -23,13 +29,15 @@ import { operation } from "./Operation.js"
 /**
  * Checkers and grading of learning L3 (LEARNING §4 "L3", issue 18 points 1 and 2): checker
  * versions, preflights against reference cases, suspend and resume with their control history,
- * a grading job's diagnostics (secrets redacted) and usage per checker, kind and day. Ids,
+ * a grading job's diagnostics (secrets redacted), usage per checker, kind and day, and regrades
+ * (dry-run re-execution of a checker version, then apply as regrade layers). Ids,
  * paths, scopes and approval flags as §4 gives them.
  */
 const base = "/api/v1/learning"
 const CoursePath = Schema.Struct({ course: Schema.UUID })
 const CheckerPath = Schema.Struct({ course: Schema.UUID, checker: Schema.UUID })
 const JobPath = Schema.Struct({ course: Schema.UUID, job: Schema.UUID })
+const RegradePath = Schema.Struct({ course: Schema.UUID, regrade: Schema.UUID })
 
 const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 const read = ["learning:read"]
@@ -115,4 +123,44 @@ export const LearningGradingApi = HttpApiGroup.make("learning_grading", { topLev
       scopes: read,
       summary: "Grading calls, latency and error rate per checker, kind and day"
     }).middleware(Authentication).setPath(CoursePath).setUrlParams(UsageQuery).addSuccess(Usage).addError(recordErrors)
+  )
+  .add(
+    operation("GET", "learning.regrades.candidates", `${base}/courses/:course/regrade-candidates`, {
+      scopes: read,
+      summary: "Submissions graded by a superseded checker version, or whose check failed"
+    }).middleware(Authentication).setPath(CoursePath).setUrlParams(RegradeCandidateQuery).addSuccess(RegradeCandidatePage).addError(recordErrors)
+  )
+  .add(
+    operation("POST", "learning.regrades.create", `${base}/courses/:course/regrades`, {
+      scopes: grade,
+      summary: "Dry-run re-execution of selected submissions with a chosen checker version (no score changes until applied)"
+    })
+      .middleware(Authentication)
+      .setPath(CoursePath)
+      .setPayload(RegradeCreate)
+      .addSuccess(Regrade)
+      .addError(recordErrors)
+      .addError(wire(CheckerNotReady))
+      .addError(wire(RequestConflict))
+  )
+  .add(
+    operation("GET", "learning.regrades.get", `${base}/courses/:course/regrades/:regrade`, { scopes: read, summary: "A regrade's progress and its items old → new" })
+      .middleware(Authentication).setPath(RegradePath).setUrlParams(RegradeQuery).addSuccess(Regrade).addError(recordErrors)
+  )
+  .add(
+    operation("POST", "learning.regrades.apply", `${base}/courses/:course/regrades/:regrade/apply`, {
+      scopes: grade,
+      approval: true,
+      summary: "Commit the regrade's new results (all or a subset) as regrade score layers; frozen items are skipped and listed"
+    })
+      .middleware(Authentication)
+      .setPath(RegradePath)
+      .setPayload(RegradeApply)
+      .addSuccess(Regrade)
+      .addError(recordErrors)
+      .addError(wire(PlanStale))
+      .addError(wire(PlanExpired))
+      .addError(wire(GradeFrozen))
+      .addError(wire(InvalidState))
+      .addError(wire(RequestConflict))
   )

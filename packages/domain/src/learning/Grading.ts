@@ -7,6 +7,7 @@ import { breakerThreshold, type CaseOutcome, checkerFailedEvent, checkerAllows, 
 import { courseFor } from "./Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
 import type { DiagnosticTry } from "./GradingModel.js"
+import { finishRegradeJob } from "./Regrades.js"
 import { dispatchSubmission, finishGradeJob } from "./Submissions.js"
 
 /**
@@ -251,6 +252,7 @@ export const finishGradingCall = (
         } else {
           yield* sql`UPDATE learning_grading_jobs SET status = 'succeeded', verdict = ${outcome.result.verdict}, lease_until = NULL, platform_error = NULL,
             result = ${JSON.stringify(outcome.result)}::jsonb, finished_at = now(), updated_at = now() WHERE uuid = ${call.jobUuid}`
+          yield* finishRegradeJob(call.jobUuid, { _tag: "verdict", result: outcome.result })
         }
         return "graded" as const
       }
@@ -271,6 +273,7 @@ export const finishGradingCall = (
       } else {
         yield* sql`UPDATE learning_grading_jobs SET status = 'failed', lease_until = NULL, platform_error = ${outcome.error}, finished_at = now(),
           updated_at = now() WHERE uuid = ${call.jobUuid}`
+        yield* finishRegradeJob(call.jobUuid, { _tag: "platform_error", error: outcome.error })
       }
       return "failed" as const
     })))

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { AnyJson, DateTime, maxChars, strict } from "../api/Common.js"
 import { DeclarativeRule, Verdict } from "./Declarative.js"
-import { command, ExpectedRevision, listing, page, text } from "./Model.js"
+import { command, ExpectedRevision, listing, NodeKey, page, text } from "./Model.js"
 
 /**
  * Shapes of learning L3's checkers and grading (LEARNING §2.1 #14, #15, §4 "L3"): checker
@@ -158,3 +158,79 @@ export const UsageRow = Schema.Struct({
 }).annotations({ identifier: "LearningGradingUsageRow" })
 
 export const Usage = Schema.Struct({ from: DateTime, to: DateTime, items: Schema.Array(UsageRow) }).annotations({ identifier: "LearningGradingUsage" })
+
+// ---- regrades (re-execution of a checker version; plan-then-apply) ----------------------------------
+
+export const maxRegradeItems = 1000
+
+export const RegradeSelector = Schema.Struct({
+  nodeKey: NodeKey,
+  runUuid: Schema.optional(Schema.UUID),
+  submissionUuids: Schema.optional(Schema.Array(Schema.UUID).pipe(Schema.minItems(1), Schema.maxItems(maxRegradeItems))),
+  /** Which submissions of each learner on the step: the latest, the best (highest effective score), or all. */
+  which: Schema.optional(Schema.Literal("latest", "best", "all"))
+}).annotations({ identifier: "LearningRegradeSelector", ...strict })
+export type RegradeSelector = typeof RegradeSelector.Type
+
+export const RegradeCreate = Schema.Struct({
+  ...command,
+  selector: RegradeSelector,
+  checkerUuid: Schema.UUID,
+  policy: Schema.Literal("any", "only_if_higher")
+}).annotations({ identifier: "LearningRegradeCreate", ...strict })
+
+export const RegradeApply = Schema.Struct({
+  ...command,
+  itemUuids: Schema.optional(Schema.Array(Schema.UUID).pipe(Schema.minItems(1), Schema.maxItems(maxRegradeItems)))
+}).annotations({ identifier: "LearningRegradeApply", ...strict })
+
+export const RegradeItem = Schema.Struct({
+  uuid: Schema.UUID,
+  submissionUuid: Schema.UUID,
+  status: Schema.Literal("pending", "computed", "failed", "applied", "requeued", "skipped"),
+  old: Schema.optional(Schema.Struct({ points: Schema.Number, verdict: Schema.String })),
+  new: Schema.optional(Schema.Struct({ points: Schema.Number, verdict: Schema.String })),
+  platformError: Schema.optional(Schema.String),
+  skipped: Schema.optional(Schema.Literal("frozen", "unchanged", "failed")),
+  layerUuid: Schema.optional(Schema.UUID)
+}).annotations({ identifier: "LearningRegradeItem" })
+export type RegradeItem = typeof RegradeItem.Type
+
+export const Regrade = Schema.Struct({
+  uuid: Schema.UUID,
+  courseUuid: Schema.UUID,
+  checkerUuid: Schema.UUID,
+  selector: AnyJson,
+  policy: Schema.Literal("any", "only_if_higher"),
+  status: Schema.Literal("computing", "ready", "applied", "failed", "expired"),
+  progress: Schema.Struct({ total: Schema.Int, done: Schema.Int, changed: Schema.Int, failed: Schema.Int }),
+  /** Items skipped by the last apply because the run's grades are frozen. */
+  frozen: Schema.Array(Schema.UUID),
+  items: Schema.Array(RegradeItem),
+  nextCursor: Schema.optional(Schema.String),
+  revision: Schema.Int,
+  expiresAt: Schema.optional(DateTime),
+  appliedAt: Schema.optional(DateTime),
+  createdAt: DateTime
+}).annotations({ identifier: "LearningRegrade" })
+export type Regrade = typeof Regrade.Type
+
+export const RegradeQuery = Schema.Struct(listing)
+
+export const RegradeCandidateQuery = Schema.Struct({
+  reason: Schema.optional(Schema.Literal("older_version", "check_failed")),
+  nodeKey: Schema.optional(NodeKey),
+  ...listing
+})
+
+export const RegradeCandidate = Schema.Struct({
+  submissionUuid: Schema.UUID,
+  enrollmentUuid: Schema.UUID,
+  nodeKey: Schema.String,
+  reason: Schema.Literal("older_version", "check_failed"),
+  status: Schema.String,
+  checkerUuid: Schema.optional(Schema.UUID),
+  newerCheckerUuid: Schema.optional(Schema.UUID),
+  submittedAt: DateTime
+}).annotations({ identifier: "LearningRegradeCandidate" })
+export const RegradeCandidatePage = page(RegradeCandidate, "LearningRegradeCandidatePage")

@@ -1,4 +1,4 @@
-import { advanceRuns, signingKey } from "@birzha/domain/server"
+import { advanceRuns, appendScoreLayer, signingKey } from "@birzha/domain/server"
 import { Effect } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import http from "node:http"
@@ -160,7 +160,7 @@ const setup = async (checkerExtra: Record<string, unknown> = {}) => {
     ok<{ uuid: string; status: string }>(await m.invoke("learning.submissions.create", learner, { path: { enrollment: enrollment.uuid, node: "q" }, payload: { requestUuid: randomUUID(), reply } }))
   const checkerNow = async () => ok<CheckerView>(await m.invoke("learning.checkers.get", owner, { path: { course: course.uuid, checker: checker.uuid } }))
   const attemptsUsed = async () => ok<{ attempts: { used: number } }>(await m.invoke("learning.steps.get", learner, { path: { enrollment: enrollment.uuid, node: "q" } })).attempts.used
-  return { owner, learner, course: course.uuid, checker, enrollment: enrollment.uuid, submit, checkerNow, attemptsUsed }
+  return { owner, learner, course: course.uuid, run: run.uuid, checker, enrollment: enrollment.uuid, submit, checkerNow, attemptsUsed }
 }
 
 const jobOf = async (submissionUuid: string) =>
@@ -326,5 +326,108 @@ describe("the learning grading worker", () => {
     await runWorker()
     expect(maxInFlight).toBe(2)
     for (const one of made) expect(await statusOf(one.uuid)).toBe("accepted")
+  })
+
+  it("regrades with a newer checker version: dry run old → new, plan_stale on a concurrent change, apply a subset as regrade layers, requeue a failed check, skip frozen items", async () => {
+    const s = await setup()
+    behaviour = byReply
+    const wrong = await s.submit("wrong")
+    const correct = await s.submit("correct")
+    const boom = await s.submit("boom")
+    for (let i = 0; i < 3; i++) {
+      await runWorker()
+      await makeDue(s.checker.uuid)
+    }
+    expect([await statusOf(wrong.uuid), await statusOf(correct.uuid), await statusOf(boom.uuid)]).toEqual(["graded", "accepted", "check_failed"])
+
+    // A new version of the lineage (the secret carried over); the old one is superseded once it is ready.
+    const v2 = ok<CheckerView & { replaces: string }>(await m.invoke("learning.checkers.create", s.owner, {
+      path: { course: s.course },
+      payload: {
+        requestUuid: randomUUID(), name: "SQL grader v2", kind: "http", url: `http://127.0.0.1:${port}/grade`, timeoutMs: 500, replaces: s.checker.uuid,
+        referenceCases: [{ reply: "correct", expected: "correct" }, { reply: "wrong", expected: "wrong" }]
+      }
+    }))
+    expect([v2.version, v2.lineageUuid, v2.replaces, v2.hasSecret, v2.status]).toEqual([2, s.checker.uuid, s.checker.uuid, true, "draft"])
+    expect((await s.checkerNow()).status).toBe("ready")
+    await preflight(s.owner, s.course, v2.uuid)
+    expect(ok<{ status: string; supersededBy: string }>(await m.invoke("learning.checkers.get", s.owner, { path: { course: s.course, checker: s.checker.uuid } })))
+      .toMatchObject({ status: "superseded", supersededBy: v2.uuid })
+    const candidates = ok<{ items: Array<{ submissionUuid: string; reason: string; newerCheckerUuid?: string }> }>(
+      await m.invoke("learning.regrades.candidates", s.owner, { path: { course: s.course } }))
+    expect(candidates.items.map((c) => [c.submissionUuid, c.reason, c.newerCheckerUuid]).sort()).toEqual([
+      [boom.uuid, "check_failed", v2.uuid],
+      [correct.uuid, "older_version", v2.uuid],
+      [wrong.uuid, "older_version", v2.uuid]
+    ].sort())
+
+    // v2 gives half credit where v1 gave none.
+    behaviour = (reply) => ok200(reply === "wrong" ? { verdict: "partial", score: 0.5 } : { verdict: "accepted", score: 1 })
+    const createRegrade = async () => {
+      const made = ok<{ uuid: string; status: string; progress: { total: number } }>(await m.invoke("learning.regrades.create", s.owner, {
+        path: { course: s.course },
+        payload: { requestUuid: randomUUID(), selector: { nodeKey: "q", which: "all" }, checkerUuid: v2.uuid, policy: "any" }
+      }))
+      expect([made.status, made.progress.total]).toEqual(["computing", 3])
+      await runWorker()
+      return ok<{ uuid: string; status: string; items: Array<{ uuid: string; submissionUuid: string; status: string; old?: { points: number }; new?: { points: number } }> }>(
+        await m.invoke("learning.regrades.get", s.owner, { path: { course: s.course, regrade: made.uuid } }))
+    }
+    const dry = await createRegrade()
+    expect(dry.status).toBe("ready")
+    const item = (submissionUuid: string) => dry.items.find((one) => one.submissionUuid === submissionUuid)!
+    expect(item(wrong.uuid)).toMatchObject({ status: "computed", old: { points: 0 }, new: { points: 5 } })
+    expect(item(correct.uuid)).toMatchObject({ status: "computed", old: { points: 10 }, new: { points: 10 } })
+    expect(item(boom.uuid).old).toBeUndefined()
+    // The dry run changed nothing: no layer, no status, no attempt.
+    expect(await statusOf(wrong.uuid)).toBe("graded")
+    expect(await s.attemptsUsed()).toBe(2)
+
+    // A concurrent score change makes the plan stale: refused whole, nothing applied.
+    await m.runtime.runPromise(appendScoreLayer({ submissionUuid: correct.uuid, kind: "override", points: 9, verdict: "accepted", reason: "manual", byProfileUuid: s.owner.profileUuid }))
+    expect(errorOf(await m.invoke("learning.regrades.apply", s.owner, { path: { course: s.course, regrade: dry.uuid }, payload: { requestUuid: randomUUID() } })))
+      .toEqual({ status: 409, code: "plan_stale" })
+    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_score_layers WHERE kind = 'regrade' AND submission_uuid = $1", wrong.uuid))[0]!.n).toBe(0)
+
+    const fresh = await createRegrade()
+    const pick = (submissionUuid: string) => fresh.items.find((one) => one.submissionUuid === submissionUuid)!.uuid
+    const applied = ok<{ status: string; items: Array<{ submissionUuid: string; status: string; skipped?: string; layerUuid?: string }> }>(
+      await m.invoke("learning.regrades.apply", s.owner, {
+        path: { course: s.course, regrade: fresh.uuid },
+        payload: { requestUuid: randomUUID(), itemUuids: [pick(wrong.uuid), pick(boom.uuid)] }
+      }))
+    expect(applied.status).toBe("applied")
+    const outcome = (uuid: string) => applied.items.find((one) => one.submissionUuid === uuid)!
+    expect(outcome(wrong.uuid)).toMatchObject({ status: "applied" })
+    expect(outcome(boom.uuid).status).toBe("requeued")
+    expect(outcome(correct.uuid).status).toBe("computed")
+    const learnerView = ok<{ score: { points: number; verdict: string } }>(await m.invoke("learning.submissions.get", s.learner, { path: { submission: wrong.uuid } }))
+    expect(learnerView.score).toMatchObject({ points: 5, verdict: "partial" })
+    expect(await statusOf(boom.uuid)).toBe("submitted")
+    await runWorker()
+    expect(await statusOf(boom.uuid)).toBe("accepted")
+    const audit = await m.sql<{ action: string }>("SELECT action FROM learning_audit_events WHERE subject_uuid = $1 ORDER BY created_at", wrong.uuid)
+    expect(audit.map((row) => row.action)).toContain("score.regrade")
+    // The first layer stays as it was.
+    expect((await m.sql<{ kind: string; points: string }>("SELECT kind, points::text FROM learning_score_layers WHERE submission_uuid = $1 ORDER BY created_at", wrong.uuid))
+      .map((row) => [row.kind, Number(row.points)])).toEqual([["auto", 0], ["regrade", 5]])
+
+    // Frozen grades: items are skipped and listed, the rest still commits; an expired regrade answers 410.
+    behaviour = () => ok200({ verdict: "accepted", score: 1 })
+    const later = await createRegrade()
+    await m.sql("UPDATE learning_runs SET finished_at = now() - interval '40 days' WHERE uuid = $1", s.run)
+    const frozen = ok<{ frozen: Array<string>; items: Array<{ status: string; skipped?: string }> }>(
+      await m.invoke("learning.regrades.apply", s.owner, { path: { course: s.course, regrade: later.uuid }, payload: { requestUuid: randomUUID() } }))
+    expect(frozen.frozen).toHaveLength(3)
+    expect(frozen.items.every((one) => one.skipped === "frozen")).toBe(true)
+    await m.sql("UPDATE learning_runs SET finished_at = NULL WHERE uuid = $1", s.run)
+    const expiring = await createRegrade()
+    await m.sql("UPDATE learning_regrades SET expires_at = now() - interval '1 minute' WHERE uuid = $1", expiring.uuid)
+    expect(errorOf(await m.invoke("learning.regrades.apply", s.owner, { path: { course: s.course, regrade: expiring.uuid }, payload: { requestUuid: randomUUID() } })))
+      .toEqual({ status: 410, code: "plan_expired" })
+    expect(errorOf(await m.invoke("learning.regrades.create", s.owner, {
+      path: { course: s.course },
+      payload: { requestUuid: randomUUID(), selector: { nodeKey: "q" }, checkerUuid: s.checker.uuid, policy: "any" }
+    }))).toEqual({ status: 409, code: "checker_not_ready" })
   })
 })

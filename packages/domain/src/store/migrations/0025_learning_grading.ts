@@ -74,6 +74,7 @@ export const learningGrading = statements(
     new_verdict text,
     platform_error text,
     skipped text CHECK (skipped IN ('frozen', 'unchanged', 'failed')),
+    outcome text CHECK (outcome IN ('applied', 'requeued', 'skipped')),
     applied_layer_uuid uuid,
     position integer NOT NULL,
     UNIQUE (regrade_uuid, submission_uuid)
