@@ -1,9 +1,10 @@
-import { advanceRuns, appendScoreLayer, signingKey } from "@birzha/domain/server"
+import { appendScoreLayer, signingKey } from "@birzha/domain/server"
 import { Effect } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runningCourse } from "../../../domain/test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
 import { makeLearningGradingJob } from "./GradingJob.js"
 
@@ -142,25 +143,12 @@ const setup = async (checkerExtra: Record<string, unknown> = {}) => {
     { nodeKey: "m1", kind: "module", title: "Модуль" },
     { nodeKey: "q", parentKey: "m1", kind: "step", stepType: "code", title: "Запрос", body: "Напишите запрос", grading: { maxPoints: 10, checkerUuid: checker.uuid } }
   ]
-  const edited = ok<{ revision: number }>(await m.invoke("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } }))
-  ok(await m.invoke("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } }))
-  const run = ok<{ uuid: string; revision: number }>(await m.invoke("learning.runs.create", owner, {
-    path: { course: course.uuid },
-    payload: {
-      requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 60_000).toISOString(),
-      admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
-    }
-  }))
-  ok(await m.invoke("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } }))
-  await m.runtime.runPromise(advanceRuns(new Date()))
-  const learner = await m.profile()
-  const enrollment = ok<{ uuid: string; revision: number }>(await m.invoke("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } }))
-  ok(await m.invoke("learning.enrollments.start", learner, { path: { enrollment: enrollment.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: enrollment.revision } }))
+  const { enrollment, learner, run } = await runningCourse(m, owner, course, nodes)
   const submit = async (reply: string) =>
-    ok<{ uuid: string; status: string }>(await m.invoke("learning.submissions.create", learner, { path: { enrollment: enrollment.uuid, node: "q" }, payload: { requestUuid: randomUUID(), reply } }))
+    ok<{ uuid: string; status: string }>(await m.invoke("learning.submissions.create", learner, { path: { enrollment, node: "q" }, payload: { requestUuid: randomUUID(), reply } }))
   const checkerNow = async () => ok<CheckerView>(await m.invoke("learning.checkers.get", owner, { path: { course: course.uuid, checker: checker.uuid } }))
-  const attemptsUsed = async () => ok<{ attempts: { used: number } }>(await m.invoke("learning.steps.get", learner, { path: { enrollment: enrollment.uuid, node: "q" } })).attempts.used
-  return { owner, learner, course: course.uuid, run: run.uuid, checker, enrollment: enrollment.uuid, submit, checkerNow, attemptsUsed }
+  const attemptsUsed = async () => ok<{ attempts: { used: number } }>(await m.invoke("learning.steps.get", learner, { path: { enrollment, node: "q" } })).attempts.used
+  return { owner, learner, course: course.uuid, run, checker, enrollment, submit, checkerNow, attemptsUsed }
 }
 
 const jobOf = async (submissionUuid: string) =>
