@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { expect } from "vitest"
 import type { SessionActor } from "../src/api/Authentication.js"
 import type { CourseAuthor, CourseNode, Run } from "../src/learning/Model.js"
+import { advanceRuns } from "../src/learning/Runs.js"
 import type { Answer } from "../src/operations/Operations.js"
 import { bodyOf, codeOf, type Marketplace, okBody } from "./marketplace.js"
 
@@ -40,6 +41,33 @@ export const publishedCourse = async (m: Marketplace, owner: SessionActor, visib
   }))
   okBody(await m.invoke("learning.courses.publish", owner, { path: { course: draft.uuid }, payload: command({ expectedRevision: edited.revision, changelog: "" }) }))
   return { uuid: draft.uuid, run: await addRun(m, owner, draft.uuid) }
+}
+
+/**
+ * A course draft given its nodes, published, with a running open run and a started learner: the
+ * way every grading test reaches a step a learner can submit to (all through the operations).
+ */
+export const runningCourse = async (
+  m: Marketplace,
+  owner: SessionActor,
+  course: { readonly uuid: string; readonly revision: number },
+  nodes: ReadonlyArray<Record<string, unknown>>
+) => {
+  const edited = okBody<CourseAuthor>(await m.invoke("learning.courses.update", owner, { path: { course: course.uuid }, payload: command({ expectedRevision: course.revision, nodes }) }))
+  okBody(await m.invoke("learning.courses.publish", owner, { path: { course: course.uuid }, payload: command({ expectedRevision: edited.revision, changelog: "" }) }))
+  const run = okBody<Run>(await m.invoke("learning.runs.create", owner, {
+    path: { course: course.uuid },
+    payload: command({
+      versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 60_000).toISOString(),
+      admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
+    })
+  }))
+  okBody(await m.invoke("learning.runs.update", owner, { path: { run: run.uuid }, payload: command({ expectedRevision: run.revision, publish: true }) }))
+  await m.runtime.runPromise(advanceRuns(new Date()))
+  const learner = await m.profile()
+  const enrollment = okBody<{ uuid: string; revision: number }>(await m.invoke("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: command() }))
+  okBody(await m.invoke("learning.enrollments.start", learner, { path: { enrollment: enrollment.uuid }, payload: command({ expectedRevision: enrollment.revision }) }))
+  return { run: run.uuid, learner, enrollment: enrollment.uuid }
 }
 
 /**

@@ -5,6 +5,7 @@ import { Config, Duration, Effect, Layer } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
+import { makeLearningGradingJob } from "./learning/GradingJob.js"
 import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJobsJob, makeLearningNotifierJob, makeLearningReviewsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
@@ -55,6 +56,8 @@ export const WorkerJobsLive = Layer.scoped(
       yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
       // Learning events into the recipients' inboxes (rights and preferences at delivery).
       yield* makeLearningNotifierJob({ ready: migrated }),
+      // Learning grading: grade, regrade and preflight jobs, per-checker concurrency and the circuit breaker.
+      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: Duration.millis(250) }),
       // Automation rules: events fanned out into executions, executions run through the registry.
       ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
     ]

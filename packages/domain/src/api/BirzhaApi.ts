@@ -13,6 +13,7 @@ import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsAp
 import { LearningEnrollmentsApi } from "./LearningEnrollmentsApi.js"
 import { LearningCorrectionsApi } from "./LearningCorrectionsApi.js"
 import { LearningReviewsApi } from "./LearningReviewsApi.js"
+import { LearningGradingApi } from "./LearningGradingApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
@@ -132,6 +133,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningStepsApi)
   .add(LearningCorrectionsApi)
   .add(LearningReviewsApi)
+  .add(LearningGradingApi)
   .add(LearningStaffApi)
   .add(LearningEmailInvitationsApi)
   .add(LearningOwnershipApi)

@@ -59,6 +59,7 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     yield* sql`SELECT set_config('birzha.audit_purge', 'on', true)`
     // Corrections (learning issue 3) name plans, layers, overrides and submissions: they go first.
     yield* sql`DELETE FROM learning_regrade_plan_items WHERE plan_uuid IN (SELECT uuid FROM learning_regrade_plans WHERE course_uuid IN (${sql.literal(doomed)}))`
+    yield* sql`DELETE FROM learning_regrade_items WHERE regrade_uuid IN (SELECT uuid FROM learning_regrades WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (const table of ["learning_regrade_plans", "learning_appeals", "learning_incidents", "learning_extension_requests"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
@@ -82,6 +83,7 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
         "learning_ownership_invitations",
         "learning_demo_attempts",
         "learning_grading_jobs",
+        "learning_regrades",
         "learning_submissions"
       ]
     ) {
@@ -93,6 +95,9 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE enrollment_uuid IN (${sql.literal(enrollments)})`
     }
     yield* sql`DELETE FROM learning_date_overrides WHERE run_uuid IN (SELECT uuid FROM learning_runs WHERE course_uuid IN (${sql.literal(doomed)}))`
+    for (const table of ["learning_checker_controls", "learning_grading_usage"]) {
+      yield* sql`DELETE FROM ${sql(table)} WHERE checker_uuid IN (SELECT uuid FROM learning_checkers WHERE course_uuid IN (${sql.literal(doomed)}))`
+    }
     for (const table of ["learning_checkers", "learning_enrollments", "learning_staff", "learning_runs", "learning_course_versions"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }

@@ -25,6 +25,7 @@ import { LearningEnrollmentsOperations } from "./LearningEnrollmentsOperations.j
 import { insertFromLibrary, listLibrary, saveToLibrary } from "./Library.js"
 import { LearningPeopleOperations } from "./LearningStaffOperations.js"
 import { LearningReviewsOperations } from "./LearningReviewsOperations.js"
+import { LearningGradingOperations } from "./LearningGradingOperations.js"
 import { LearningStepsOperations } from "./LearningStepsOperations.js"
 import { admissionPreview, applySchedule, archiveRun, cancelRun, createRun, finishRun, listRuns, previewSchedule, updateRunSettings } from "./Runs.js"
 
@@ -85,5 +86,6 @@ export const LearningOperations = [
   LearningStepsOperations,
   LearningCorrectionsOperations,
   LearningReviewsOperations,
+  LearningGradingOperations,
   ...LearningPeopleOperations
 ] as const

@@ -132,7 +132,22 @@ export const requirements = {
   // L3 reviews and automatic overrides (issue 18): the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
   "learning.reviews.list": { kind: "staff" },
   "learning.reviews.assignment_list": { kind: "member" },
-  "learning.automatic_overrides.candidates": { kind: "staff" }
+  "learning.automatic_overrides.candidates": { kind: "staff" },
+  // L3 checkers and grading (issue 18 points 1, 2, 7): checkers are authoring; usage is also the analyst's; regrades adjust grades.
+  "learning.checkers.list": atom("checkers_manage"),
+  "learning.checkers.get": atom("checkers_manage"),
+  "learning.checkers.create": atom("checkers_manage"),
+  "learning.checkers.preflight": atom("checkers_manage"),
+  "learning.preflights.get": atom("checkers_manage"),
+  "learning.checkers.resume": atom("checkers_manage"),
+  "learning.checkers.suspend": atom("checkers_manage"),
+  "learning.checkers.control_history": atom("checkers_manage"),
+  "learning.grading.diagnostics": atom("checkers_manage"),
+  "learning.grading.usage": atom("analytics_read"),
+  "learning.regrades.candidates": atom("grades_adjust"),
+  "learning.regrades.create": atom("grades_adjust"),
+  "learning.regrades.get": atom("grades_adjust"),
+  "learning.regrades.apply": atom("grades_adjust")
 } as const satisfies Readonly<Record<string, Requirement>>
 export type CourseOperation = keyof typeof requirements
 

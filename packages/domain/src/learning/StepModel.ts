@@ -144,7 +144,7 @@ export type AcknowledgedStep = typeof AcknowledgedStep.Type
 
 export const GradingJob = Schema.Struct({
   uuid: Schema.UUID,
-  kind: Schema.Literal("grade", "sample_run", "generate"),
+  kind: Schema.Literal("grade", "sample_run", "generate", "preflight", "regrade"),
   status: Schema.Literal("queued", "running", "succeeded", "failed", "cancelled"),
   courseUuid: Schema.UUID,
   enrollmentUuid: Schema.optional(Schema.UUID),

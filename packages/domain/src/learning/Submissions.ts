@@ -283,9 +283,13 @@ export const claimGradeJobs = (limit: number) =>
       WHERE uuid IN (SELECT uuid FROM learning_grading_jobs WHERE kind = 'grade' AND status = 'queued' ORDER BY created_at
         LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       RETURNING uuid, submission_uuid`
-    for (const job of jobs) {
-      const row = yield* Effect.orDie(loadSubmission(job.submission_uuid, { lock: true }))
-      if (submissionAllows("worker.dispatch", row.status)) yield* setStatus(row.uuid, "worker.dispatch")
-    }
+    for (const job of jobs) yield* dispatchSubmission(job.submission_uuid)
     return jobs
+  })
+
+/** W dispatch of one claimed grade job's submission: `submitted → checking` by the table (anything else stays). */
+export const dispatchSubmission = (uuid: string) =>
+  Effect.gen(function*() {
+    const row = yield* Effect.orDie(loadSubmission(uuid, { lock: true }))
+    if (submissionAllows("worker.dispatch", row.status)) yield* setStatus(row.uuid, "worker.dispatch")
   })

@@ -23,6 +23,7 @@ import { learningSubmissions } from "./migrations/0021_learning_submissions.js"
 import { learningStaff } from "./migrations/0022_learning_staff.js"
 import { learningCommunity } from "./migrations/0023_learning_community.js"
 import { learningNotifier } from "./migrations/0024_learning_notifier.js"
+import { learningGrading } from "./migrations/0025_learning_grading.js"
 import { learningReviews } from "./migrations/0026_learning_reviews.js"
 import { learningCorrections } from "./migrations/0027_learning_corrections.js"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -57,6 +58,7 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [22, "learning_staff", learningStaff],
   [23, "learning_community", learningCommunity],
   [24, "learning_notifier", learningNotifier],
+  [25, "learning_grading", learningGrading],
   [26, "learning_reviews", learningReviews],
   [27, "learning_corrections", learningCorrections]
 ]

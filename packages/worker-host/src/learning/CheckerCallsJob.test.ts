@@ -1,9 +1,10 @@
-import { advanceRuns, sealSecret, ServerSecret, signingKey } from "@birzha/domain/server"
+import { sealSecret, ServerSecret, signingKey } from "@birzha/domain/server"
 import { Effect } from "effect"
 import { createHmac, randomUUID } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runningCourse } from "../../../domain/test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
 import { makeLearningCheckerCallsJob } from "./CheckerCallsJob.js"
 
@@ -56,21 +57,8 @@ const setup = async () => {
     { nodeKey: "m1", kind: "module", title: "Модуль" },
     { nodeKey: "code", parentKey: "m1", kind: "step", stepType: "code", title: "Задача", body: "Напишите запрос", grading: { maxPoints: 10, checkerUuid }, variants: { mode: "generated" } }
   ]
-  const edited = ok<{ revision: number }>(await m.invoke("learning.courses.update", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: course.revision, nodes } }))
-  ok(await m.invoke("learning.courses.publish", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: edited.revision, changelog: "" } }))
-  const run = ok<{ uuid: string; revision: number }>(await m.invoke("learning.runs.create", owner, {
-    path: { course: course.uuid },
-    payload: {
-      requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 60_000).toISOString(),
-      admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
-    }
-  }))
-  ok(await m.invoke("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: run.revision, publish: true } }))
-  await m.runtime.runPromise(advanceRuns(new Date()))
-  const learner = await m.profile()
-  const enrollment = ok<{ uuid: string; revision: number }>(await m.invoke("learning.enrollments.enroll", learner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID() } }))
-  ok(await m.invoke("learning.enrollments.start", learner, { path: { enrollment: enrollment.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: enrollment.revision } }))
-  return { learner, enrollment: enrollment.uuid, checkerUuid }
+  const { enrollment, learner } = await runningCourse(m, owner, course, nodes)
+  return { learner, enrollment, checkerUuid }
 }
 
 const runWorker = (allowHttpLoopback: boolean) =>

@@ -30,7 +30,11 @@ const concurrency = 8
 /** An answer is read up to just past the 256 KiB a checker may send, so a larger one is recognised as too large. */
 const answerBytes = 256 * 1024 + 1
 
-export const callOnce = (sender: WebhookSender, serverSecret: Redacted.Redacted<string>, call: CheckerCall) =>
+export const callOnce = (
+  sender: WebhookSender,
+  serverSecret: Redacted.Redacted<string>,
+  call: Pick<CheckerCall, "jobUuid" | "checkerUuid" | "url" | "timeoutMs" | "secretSealed" | "body">
+) =>
   Effect.gen(function*() {
     if (call.secretSealed === null) return { _tag: "error", error: "the checker has no signing secret" } satisfies CallOutcome
     let secret: string

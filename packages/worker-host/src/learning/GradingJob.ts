@@ -1,0 +1,133 @@
+import {
+  type CallReport,
+  checkReply,
+  claimGradingCalls,
+  finishGradingCall,
+  type GradingCall,
+  openSecret,
+  ServerSecret
+} from "@birzha/domain/server"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Queue, type Redacted } from "effect"
+import { createHash } from "node:crypto"
+import type { JobOptions } from "../marketplace/MarketplaceJobs.js"
+import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
+import { makeAddressGuard, type Resolver } from "../webhooks/AddressGuard.js"
+import { makeWebhookSender, type WebhookSender } from "../webhooks/WebhookSender.js"
+import type { WorkerJob } from "../WorkerLoop.js"
+import { callOnce } from "./CheckerCallsJob.js"
+
+/**
+ * The grading worker (learning issue 18 point 2): drains grade, regrade and preflight jobs. It
+ * keeps up to `maxInFlight` calls running and claims more whenever one finishes or every
+ * `pollMs` (so a checker that answers in 5 s never holds back another checker's jobs; per-checker
+ * concurrency is enforced by the claim). External calls go through the webhook SSRF guard, signed
+ * in the Standard Webhooks scheme (`webhook-id` = the job uuid) within the checker's timeout;
+ * declarative checkers are evaluated here (pure rules, no code). The answer excerpt kept for the
+ * diagnostics has the checker's secret redacted; the key id is a fingerprint of the secret.
+ */
+
+const answerBytes = 256 * 1024 + 1
+const pollMs = 25
+
+interface Key {
+  readonly secret: string
+  readonly keyId: string
+}
+
+const keyOf = (serverSecret: Redacted.Redacted<string>, call: GradingCall, cache: Map<string, Key | null>): Key | null => {
+  const cached = cache.get(call.checkerUuid)
+  if (cached !== undefined) return cached
+  let key: Key | null = null
+  if (call.secretSealed !== null) {
+    try {
+      const secret = openSecret(serverSecret, call.checkerUuid, call.secretSealed)
+      key = { secret, keyId: "key_" + createHash("sha256").update(secret).digest("hex").slice(0, 12) }
+    } catch {
+      key = null
+    }
+  }
+  if (cache.size > 1000) cache.clear()
+  cache.set(call.checkerUuid, key)
+  return key
+}
+
+const redact = (text: string, secret: string | undefined) => (secret === undefined || secret === "" ? text : text.split(secret).join("[redacted]"))
+
+export const gradeCall = (
+  sender: WebhookSender,
+  serverSecret: Redacted.Redacted<string>,
+  call: GradingCall,
+  keys: Map<string, Key | null>
+): Effect.Effect<ReadonlyArray<CallReport>> =>
+  Effect.forEach(call.cases, (one) =>
+    Effect.gen(function*() {
+      const started = performance.now()
+      if (call.checkerKind === "declarative") {
+        const result = call.rules === null
+          ? { fraction: 0, verdict: "invalid_reply" as const, feedback: "the checker has no rules" }
+          : checkReply(call.rules, one.reply, one.clue ?? undefined)
+        return { _tag: "evaluated", result, latencyMs: performance.now() - started } as CallReport
+      }
+      const key = keyOf(serverSecret, call, keys)
+      const outcome = yield* callOnce(sender, serverSecret, {
+        jobUuid: one.webhookId,
+        checkerUuid: call.checkerUuid,
+        url: call.url,
+        timeoutMs: call.timeoutMs,
+        secretSealed: call.secretSealed,
+        body: one.body
+      })
+      const latencyMs = performance.now() - started
+      const keyId = key?.keyId
+      return outcome._tag === "error"
+        ? { _tag: "error", error: redact(outcome.error, key?.secret), latencyMs, keyId } as CallReport
+        : { _tag: "answer", statusCode: outcome.statusCode, body: redact(outcome.body, key?.secret), latencyMs, keyId } as CallReport
+    }))
+
+export const makeLearningGradingJob = (
+  options: JobOptions & { readonly allowHttpLoopback: boolean; readonly resolver?: Resolver; readonly maxInFlight?: number }
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const serverSecret = yield* ServerSecret
+    const maxInFlight = options.maxInFlight ?? 64
+    const guard = makeAddressGuard({ allowLoopback: options.allowHttpLoopback, ...(options.resolver ? { resolver: options.resolver } : {}) })
+    const sender = makeWebhookSender({ guard, allowHttpLoopback: options.allowHttpLoopback, timeoutMs: 30_000, socketsPerDestination: maxInFlight, answerBytes })
+    yield* Effect.addFinalizer(() => sender.close)
+    const keys = new Map<string, Key | null>()
+    const drain = Effect.scoped(Effect.gen(function*() {
+      const done = yield* Queue.unbounded<void>()
+      let inFlight = 0
+      let total = 0
+      for (;;) {
+        const calls = inFlight < maxInFlight ? yield* claimGradingCalls(maxInFlight - inFlight) : []
+        for (const call of calls) {
+          inFlight++
+          yield* Effect.forkScoped(
+            gradeCall(sender, serverSecret, call, keys).pipe(
+              Effect.flatMap((reports) => finishGradingCall(call, reports)),
+              Effect.catchAllCause((cause) => Effect.logWarning("learning grading call failed", cause)),
+              Effect.ensuring(Queue.offer(done, undefined))
+            )
+          )
+        }
+        total += calls.length
+        if (inFlight === 0 && calls.length === 0) break
+        if (calls.length === 0 || inFlight >= maxInFlight) {
+          // Wait for a call to finish, but claim again soon: new jobs of other checkers must not wait for a slow one.
+          const finished = yield* Queue.take(done).pipe(Effect.timeoutOption(Duration.millis(pollMs)))
+          if (finished._tag === "Some") inFlight--
+        }
+        inFlight -= (yield* Queue.takeAll(done)).length
+      }
+      if (total > 0) yield* Effect.logInfo("learning grading calls made").pipe(Effect.annotateLogs({ learning_grading_calls: total }))
+      return total > 0
+    })).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+    const job: WorkerJob = {
+      name: "learning_grading",
+      every: options.every ?? Duration.seconds(1),
+      run: whenReady(options.ready, withFailureBackoff("learning grading", drain))
+    }
+    return job
+  })
