@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 import { NodeKey, page } from "./Model.js"
 
 /**
@@ -100,7 +100,7 @@ export const CompensationPlan = Schema.Struct({
   status: Schema.Literal("ready", "applied", "stale", "expired"),
   incidentUuid: Schema.UUID,
   runUuid: Schema.UUID,
-  baseRevisions: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  baseRevisions: Schema.Record({ key: Schema.String, value: AnyJson }),
   items: Schema.Array(CompensationItem),
   blocking: Schema.Array(PlanProblem),
   expiresAt: DateTime,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 import { enrollmentStatuses } from "./EnrollmentRepository.js"
 import { NodeKey } from "./Model.js"
 
@@ -183,7 +183,7 @@ export const Application = Schema.Struct({
   enrollmentUuid: Schema.UUID,
   status: EnrollmentStatus,
   answers: Schema.Record({ key: Schema.String, value: Schema.String }),
-  form: Schema.optional(Schema.Unknown),
+  form: Schema.optional(AnyJson),
   submittedAt: DateTime,
   decisions: Schema.Array(Schema.Struct({
     decision: Schema.Literal("approve", "reject", "waitlist"),
