@@ -10,7 +10,7 @@ import { CheckerNotReady } from "./LearningErrors.js"
 import { type GenerationState, GradingJob } from "./StepModel.js"
 import { generationsPerDay, sampleRunsPerHour, StepLimitReached, windowCount } from "./StepLimits.js"
 import { recordStepProgress } from "./StepStates.js"
-import { at, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
+import { requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
 import { insertVariant } from "./Variants.js"
 
 /**
@@ -98,7 +98,7 @@ const recentJobs = (step: StepContext, kind: "sample_run" | "generate", seconds:
     ))
 
 export const createSampleRun = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly reply: unknown }) =>
-  once(actor, "learning.sample_runs.create", at(input, enrollmentUuid, nodeKey), GradingJob, Effect.gen(function*() {
+  once(actor, "learning.sample_runs.create", input, GradingJob, Effect.gen(function*() {
     yield* requireReplySize(input.reply)
     const step = yield* stepFor(actor, "learning.sample_runs.create", enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
@@ -113,7 +113,7 @@ export const createSampleRun = (actor: Actor, enrollmentUuid: string, nodeKey: s
 
 /** Asks the generator for a variant; while one is pending it is returned instead of a second. */
 export const createGeneration = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string }) =>
-  once(actor, "learning.generated_variants.create", at(input, enrollmentUuid, nodeKey), GradingJob, Effect.gen(function*() {
+  once(actor, "learning.generated_variants.create", input, GradingJob, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const step = yield* stepFor(actor, "learning.generated_variants.create", enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)

@@ -18,7 +18,6 @@ import { CheckerNotReady } from "./LearningErrors.js"
 import type { CourseOperation } from "./Permissions.js"
 import { GradingJob } from "./StepModel.js"
 import { jobView } from "./CheckerCalls.js"
-import { at } from "./Steps.js"
 
 /**
  * Checkers (LEARNING §2.1 #14, §2.2, §5.5, issue 18 point 1): declarative rules or an external
@@ -163,7 +162,7 @@ const checkedUrl = (value: string | undefined, field: string, allowHttpLoopback:
     })
 
 export const createChecker = (actor: Actor, courseUuid: string, input: CheckerCreate) =>
-  once(actor, "learning.checkers.create", at(input, courseUuid), Checker, Effect.gen(function*() {
+  once(actor, "learning.checkers.create", input, Checker, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.checkers.create", courseUuid, { lock: true })
     const settings = yield* WebhookSettings
@@ -292,7 +291,7 @@ export const finishPreflight = (jobUuid: string, outcomes: ReadonlyArray<CaseOut
   })
 
 export const preflightChecker = (actor: Actor, courseUuid: string, uuid: string, input: { readonly requestUuid: string; readonly cases?: ReadonlyArray<ReferenceCase> | undefined }) =>
-  once(actor, "learning.checkers.preflight", at(input, courseUuid, uuid), GradingJob, Effect.gen(function*() {
+  once(actor, "learning.checkers.preflight", input, GradingJob, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const checker = yield* checkerFor(actor, "learning.checkers.preflight", courseUuid, uuid, { lock: true })
     if (!checkerAllows("learning.checkers.preflight", checker.status)) {
@@ -352,7 +351,7 @@ export const getPreflight = (actor: Actor, courseUuid: string, jobUuid: string) 
 type ControlInput = { readonly requestUuid: string; readonly expectedRevision: number; readonly reason: string }
 
 export const suspendChecker = (actor: Actor, courseUuid: string, uuid: string, input: ControlInput) =>
-  once(actor, "learning.checkers.suspend", at(input, courseUuid, uuid), Checker, Effect.gen(function*() {
+  once(actor, "learning.checkers.suspend", input, Checker, Effect.gen(function*() {
     const checker = yield* checkerFor(actor, "learning.checkers.suspend", courseUuid, uuid, { lock: true })
     yield* requireRevision("checker", checker.revision, input.expectedRevision)
     if (!checkerAllows("learning.checkers.suspend", checker.status)) {
@@ -363,7 +362,7 @@ export const suspendChecker = (actor: Actor, courseUuid: string, uuid: string, i
 
 /** Resume: dispatch goes on; the queued jobs of the checker are due at once and the breaker's streak starts over. */
 export const resumeChecker = (actor: Actor, courseUuid: string, uuid: string, input: ControlInput) =>
-  once(actor, "learning.checkers.resume", at(input, courseUuid, uuid), Checker, Effect.gen(function*() {
+  once(actor, "learning.checkers.resume", input, Checker, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const checker = yield* checkerFor(actor, "learning.checkers.resume", courseUuid, uuid, { lock: true })
     yield* requireRevision("checker", checker.revision, input.expectedRevision)

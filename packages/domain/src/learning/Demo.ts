@@ -9,7 +9,7 @@ import { NotEligible } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { DemoAttempt, Submission } from "./StepModel.js"
 import { StepLimitReached, windowCount } from "./StepLimits.js"
-import { at, requireReplySize, stepFor } from "./Steps.js"
+import { requireReplySize, stepFor } from "./Steps.js"
 import { scoreOf, submitAttempt } from "./Submissions.js"
 import { poolIndex } from "./Variants.js"
 
@@ -76,7 +76,7 @@ const demoStep = (actor: Actor, courseUuid: string, nodeKey: string) =>
 
 /** Tries a demo step: graded by its check against the caller's first variant; recorded, nothing consumed. */
 export const tryDemo = (actor: Actor, courseUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly reply: unknown }) =>
-  once(actor, "learning.demo.try", at(input, courseUuid, nodeKey), DemoAttempt, Effect.gen(function*() {
+  once(actor, "learning.demo.try", input, DemoAttempt, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* requireReplySize(input.reply)
     const { check, node, version } = yield* demoStep(actor, courseUuid, nodeKey)
@@ -124,7 +124,7 @@ const loadVersionNodes = (courseUuid: string, number: number) => Effect.map(load
 
 /** Applies the caller's demo attempt to this enrollment's step: same course, step, version and variant; an attempt is consumed. */
 export const applyDemo = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly demoAttemptUuid: string }) =>
-  once(actor, "learning.demo.apply", at(input, enrollmentUuid, nodeKey), Submission, Effect.gen(function*() {
+  once(actor, "learning.demo.apply", input, Submission, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const step = yield* stepFor(actor, "learning.demo.apply", enrollmentUuid, nodeKey, { lock: true })
     const [demo] = yield* sql<Omit<DemoRow, "passed" | "dataset">>`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d

@@ -6,7 +6,6 @@ import { kinds } from "../publications/Kinds.js"
 import { publicationCommandsOf } from "../publications/Publications.js"
 import { once } from "./Courses.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
-import { at } from "./Steps.js"
 import { effectiveLayer, layersOf, type SubmissionRow, submissionColumns } from "./SubmissionViews.js"
 
 /**
@@ -32,7 +31,7 @@ export const createPortfolioDraft = (
   enrollmentUuid: string,
   input: { readonly requestUuid: string; readonly submissionUuids: ReadonlyArray<string>; readonly title: string; readonly includeFeedback: boolean }
 ) =>
-  once(actor, "learning.portfolio.create", at(input, enrollmentUuid), kinds.portfolio.own, Effect.gen(function*() {
+  once(actor, "learning.portfolio.create", input, kinds.portfolio.own, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const context = yield* enrollmentFor(actor, "learning.portfolio.create", enrollmentUuid, { lock: false })
     const wanted = [...new Set(input.submissionUuids)]

@@ -10,7 +10,6 @@ import type { CheckResult } from "./Declarative.js"
 import { maxRegradeItems, Regrade, type RegradeItem, type RegradeSelector } from "./GradingModel.js"
 import { appendScoreLayer, effectiveOf, gradesFrozen, submissionNode } from "./Layers.js"
 import { CheckerNotReady, PlanExpired, PlanStale } from "./LearningErrors.js"
-import { at } from "./Steps.js"
 import { scoreOf, setStatus } from "./Submissions.js"
 import { submissionAllows } from "./SubmissionMachine.js"
 import { layersOf, loadSubmission } from "./SubmissionViews.js"
@@ -120,7 +119,7 @@ export const createRegrade = (
   courseUuid: string,
   input: { readonly requestUuid: string; readonly selector: RegradeSelector; readonly checkerUuid: string; readonly policy: "any" | "only_if_higher" }
 ) =>
-  once(actor, "learning.regrades.create", at(input, courseUuid), Regrade, Effect.gen(function*() {
+  once(actor, "learning.regrades.create", input, Regrade, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.regrades.create", courseUuid, { lock: false })
     const checker = yield* loadChecker(courseUuid, input.checkerUuid, { lock: false })
@@ -216,7 +215,7 @@ export const applyRegrade = (
   uuid: string,
   input: { readonly requestUuid: string; readonly itemUuids?: ReadonlyArray<string> | undefined }
 ) =>
-  once(actor, "learning.regrades.apply", at(input, courseUuid, uuid), Regrade, Effect.gen(function*() {
+  once(actor, "learning.regrades.apply", input, Regrade, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.regrades.apply", courseUuid, { lock: false })
     const regrade = yield* loadRegrade(courseUuid, uuid, { lock: true })

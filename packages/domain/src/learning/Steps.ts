@@ -18,11 +18,6 @@ import { lastSubmission } from "./SubmissionViews.js"
  * dates), the checks before a learner acts on it, and the step view, acknowledgement and drafts.
  */
 
-/**
- * A command's request as its idempotency record compares it: the body and the records the path
- * names, so one requestUuid reused on another step (or submission) is a conflict, not a replay.
- */
-export const at = <I extends { readonly requestUuid: string }>(input: I, ...path: ReadonlyArray<string>) => ({ ...input, at: path })
 
 export interface StepContext extends EnrollmentContext {
   readonly node: CourseNode
@@ -122,7 +117,7 @@ export const saveDraft = (
   nodeKey: string,
   input: { readonly requestUuid: string; readonly expectedRevision?: number | undefined; readonly reply: unknown }
 ) =>
-  once(actor, "learning.drafts.save", at(input, enrollmentUuid, nodeKey), Draft, Effect.gen(function*() {
+  once(actor, "learning.drafts.save", input, Draft, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* requireReplySize(input.reply)
     const step = yield* stepFor(actor, "learning.drafts.save", enrollmentUuid, nodeKey, { lock: true })
@@ -154,7 +149,7 @@ const acknowledgedView = (row: StepStateRow): AcknowledgedStep => ({
 
 /** Marks an ungraded step done (a graded one completes by an accepted submission: 409). */
 export const acknowledgeStep = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string }) =>
-  once(actor, "learning.steps.acknowledge", at(input, enrollmentUuid, nodeKey), AcknowledgedStep, Effect.gen(function*() {
+  once(actor, "learning.steps.acknowledge", input, AcknowledgedStep, Effect.gen(function*() {
     const step = yield* stepFor(actor, "learning.steps.acknowledge", enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     if (step.node.grading !== undefined) {

@@ -14,7 +14,7 @@ import { requestReviews } from "./ReviewAssignments.js"
 import type { CourseNode } from "./Model.js"
 import { Submission } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
-import { at, attemptsOf, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
+import { attemptsOf, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
 import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
 import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
 import { type VariantRow, variantForSubmission } from "./Variants.js"
@@ -195,14 +195,14 @@ export const createSubmission = (
   nodeKey: string,
   input: { readonly requestUuid: string; readonly reply: unknown; readonly draftRevision?: number | undefined }
 ) =>
-  once(actor, "learning.submissions.create", at(input, enrollmentUuid, nodeKey), Submission, Effect.gen(function*() {
+  once(actor, "learning.submissions.create", input, Submission, Effect.gen(function*() {
     const step = yield* stepFor(actor, "learning.submissions.create", enrollmentUuid, nodeKey, { lock: true })
     return yield* submitAttempt(step, { reply: input.reply, draftRevision: input.draftRevision })
   }))
 
 /** Cancels a submission still waiting (submitted, checking, awaiting review): the attempt is refunded, its jobs cancelled. */
 export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number }) =>
-  once(actor, "learning.submissions.cancel", at(input, uuid), Submission, Effect.gen(function*() {
+  once(actor, "learning.submissions.cancel", input, Submission, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadSubmission(uuid, { lock: false })
     // The enrollment first (its lock orders this with the learner's other commands); strangers get the submission's 404.

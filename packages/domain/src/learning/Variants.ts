@@ -7,7 +7,7 @@ import { once } from "./Courses.js"
 import type { CourseNode } from "./Model.js"
 import { Variant } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
-import { at, requireWorkable, type StepContext, stepFor } from "./Steps.js"
+import { requireWorkable, type StepContext, stepFor } from "./Steps.js"
 
 /**
  * Variants (LEARNING §2.1 #11): a learner's dataset of a step, from the node's pool or from the
@@ -131,7 +131,7 @@ const reissueAllowed = (node: CourseNode, current: VariantRow) =>
 
 /** `variants.issue`: the current variant (issuing the first of a pool step), or a new one when `reissue` and the policy allow. */
 export const issueVariant = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly reissue?: boolean | undefined }) =>
-  once(actor, "learning.variants.issue", at(input, enrollmentUuid, nodeKey), Variant, Effect.gen(function*() {
+  once(actor, "learning.variants.issue", input, Variant, Effect.gen(function*() {
     const step = yield* stepFor(actor, "learning.variants.issue", enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     const mode = step.node.variants?.mode ?? "none"
