@@ -16,8 +16,12 @@ import {
 import { lockSubject } from "./RateLimit.js"
 import { revokeAccountSessions, setSessionProfile } from "./SessionRepository.js"
 
-/** A first name for a new individual profile: the address's local part, which the owner can change. */
-const nameFrom = (email: string): string => email.split("@")[0]!.slice(0, 160) || "Профиль"
+/**
+ * The name of the individual profile a first sign-in makes: neutral, never taken from the
+ * address. A profile's name is shown to everyone it deals with (comments, reviews, threads, course
+ * staff lists), so a name made from the local part would reveal the address to all of them.
+ */
+const firstProfileName = "Профиль"
 
 /** Inserts a profile of an account inside the caller's transaction and returns its uuid. */
 export const insertProfile = (accountUuid: string, data: ProfileData): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
@@ -41,7 +45,7 @@ export const accountForVerifiedEmail = (email: string): Effect.Effect<SignedInAc
     const accountUuid = existing?.uuid ?? (yield* insertAccount(email))
     const profile = yield* actingProfileUuid(accountUuid, existing?.current_profile_uuid ?? null)
     const profileUuid = Option.getOrUndefined(profile) ?? (yield* insertProfileRow(accountUuid, {
-      name: nameFrom(email),
+      name: firstProfileName,
       type: "Физлицо",
       isPublic: false,
       showContacts: false,

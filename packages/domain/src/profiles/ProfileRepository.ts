@@ -50,8 +50,8 @@ export const publiclyVisibleProfile = `p.deleted_at IS NULL AND a.deleted_at IS 
 
 /**
  * The public SELECT list (with `a`, the account): an author who never made the profile public and
- * still has the name made at sign-up (the email's local part) is shown as «Автор», so publishing
- * never reveals the address.
+ * whose name is the email's local part (as sign-up named profiles before names were neutral) is
+ * shown as «Автор», so publishing never reveals the address.
  */
 export const publicProfileColumns = selectList(ProfileRow, "p", {
   name: `CASE WHEN NOT p.is_public AND a.email IS NOT NULL AND lower(p.name) = lower(split_part(a.email, '@', 1)) THEN 'Автор' ELSE p.name END`

@@ -582,13 +582,18 @@ describe("the author of a public publication", () => {
     expect(await found("автономов", author.profileUuid)).toBe(false)
   })
 
-  it("shows a name still made from the sign-in address as «Автор», never the address", async () => {
+  it("names a signed-in author's first profile neutrally, and shows a name equal to the address's local part as «Автор»", async () => {
     const author = await signIn({ url: host.url, origin, db })
     const localPart = author.email.split("@")[0]!
-    expect((await call("GET", "/api/v1/commands/profiles.get_own", undefined, author)).body!.profile.name).toBe(localPart)
+    const own = (await call("GET", "/api/v1/commands/profiles.get_own", undefined, author)).body!.profile
+    expect(own.name).toBe("Профиль")
+    expect(JSON.stringify(own)).not.toContain(localPart)
     const saved = await saveTask(task(), {}, author)
     const submitted = await command("submit", saved.body!, author)
     expect((await decide(submitted.body!, "approve")).status).toBe(200)
+    expect((await profile(author.profileUuid)).body!.name).toBe("Профиль")
+    // A profile whose name is the local part (made so before names were neutral) is still never shown by it.
+    await db.query("UPDATE profiles SET name = $2 WHERE uuid = $1", [author.profileUuid, localPart])
     const shown = await profile(author.profileUuid)
     expect(shown.status).toBe(200)
     expect(shown.body!.name).toBe("Автор")
