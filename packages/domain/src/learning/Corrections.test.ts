@@ -149,11 +149,20 @@ describe("extensions", () => {
     expect([approved.status, approved.decidedBy]).toEqual(["approved", course.staff.assistant.profileUuid])
     expect(new Date(approved.grantedDueAt!).getTime()).toBe(new Date(asked.originalDueAt).getTime() + 5 * day)
     expect((await events(enrollment, "learning.deadline.changed")).map((e) => e.data.nodeKeys)).toEqual([["quiz2"]])
-    // Outside the window: the step was due more than 7 days ago.
-    await m.sql("UPDATE learning_runs SET extension_policy = extension_policy || '{\"windowDays\": 0}'::jsonb WHERE uuid = $1", course.runUuid)
+    // The run's policy is set through runs.update: the whole policy, within bounds.
+    const setPolicy = async (policy: Record<string, number>) => {
+      const [run] = await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", course.runUuid)
+      return m.invoke("learning.runs.update", owner, { path: { run: course.runUuid }, payload: { requestUuid: randomUUID(), expectedRevision: run!.revision, extensionPolicy: policy } })
+    }
+    expect(ok<Run>(await setPolicy({ autoApproveDays: 2, maxDays: 14, maxCount: 3, windowDays: 0 })).extensionPolicy.windowDays).toBe(0)
+    for (const bad of [{ autoApproveDays: 15, maxDays: 14, maxCount: 3, windowDays: 7 }, { autoApproveDays: 0, maxDays: 366, maxCount: 3, windowDays: 7 },
+      { autoApproveDays: 0, maxDays: 14, maxCount: 51, windowDays: 7 }, { autoApproveDays: -1, maxDays: 14, maxCount: 3, windowDays: 7 }, { autoApproveDays: 0, maxDays: 14, maxCount: 3 }]) {
+      expect(refused(await setPolicy(bad))[0], JSON.stringify(bad)).toBe(400)
+    }
+    // Outside the window: the step was due more than 0 days ago.
     expect(refused(await requestExtension(learner, enrollment, { nodeKey: "quiz", days: 1 }))).toEqual([409, "window_closed"])
     // Over the count: maxCount 2 with two requests made.
-    await m.sql("UPDATE learning_runs SET extension_policy = '{\"autoApproveDays\": 2, \"maxDays\": 14, \"maxCount\": 2, \"windowDays\": 7}'::jsonb WHERE uuid = $1", course.runUuid)
+    ok(await setPolicy({ autoApproveDays: 2, maxDays: 14, maxCount: 2, windowDays: 7 }))
     ok(await requestExtension(learner, enrollment, { nodeKey: "quiz3", days: 1 }))
     expect(refused(await requestExtension(learner, enrollment, { nodeKey: "quiz3", days: 1 }))).toEqual([409, "window_closed"])
     // A staff member who is also a learner of the run does not decide their own request.
@@ -163,6 +172,23 @@ describe("extensions", () => {
     // Strict input: unknown field → 400; both requestedDueAt and days → 400.
     expect(refused(await requestExtension(learner, enrollment, { nodeKey: "quiz3", days: 1, extra: 1 }))[0]).toBe(400)
     expect(refused(await requestExtension(learner, enrollment, { nodeKey: "quiz3", days: 1, requestedDueAt: new Date().toISOString() }))[0]).toBe(400)
+  })
+
+  it("takes a run's extension policy at runs.create and shows the default policy otherwise", async () => {
+    const course = await setup()
+    const shown = ok<{ items: Array<Run> }>(await m.invoke("learning.runs.list", owner, { path: { course: course.courseUuid }, urlParams: {} }))
+    expect(shown.items.find((run) => run.uuid === course.runUuid)!.extensionPolicy).toEqual({ autoApproveDays: 2, maxDays: 14, maxCount: 3, windowDays: 7 })
+    const create = (extensionPolicy: Record<string, number>) =>
+      m.invoke("learning.runs.create", owner, {
+        path: { course: course.courseUuid },
+        payload: {
+          requestUuid: randomUUID(), versionNumber: 1, title: "Поток 2", pacing: "self", startsAt: new Date().toISOString(), admission: "open",
+          waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 14, maxCount: 2 }, extensionPolicy
+        }
+      })
+    expect(ok<Run>(await create({ autoApproveDays: 0, maxDays: 365, maxCount: 50, windowDays: 365 })).extensionPolicy)
+      .toEqual({ autoApproveDays: 0, maxDays: 365, maxCount: 50, windowDays: 365 })
+    expect(refused(await create({ autoApproveDays: 3, maxDays: 2, maxCount: 1, windowDays: 1 }))[0]).toBe(400)
   })
 
   it("emits learning.deadline.changed only when a computed date changes", async () => {

@@ -27,14 +27,6 @@ import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 const dayMs = 86_400_000
 const openStatuses = ["active", "paused"] as const
 
-/** The run's extension policy (migration 27). */
-export interface ExtensionPolicy {
-  readonly autoApproveDays: number
-  readonly maxDays: number
-  readonly maxCount: number
-  readonly windowDays: number
-}
-
 export interface ExtensionRow {
   readonly uuid: string
   readonly course_uuid: string
@@ -261,8 +253,7 @@ export const createExtension = (actor: Actor, enrollmentUuid: string, input: Ext
     if (requested.getTime() <= originalDue.getTime()) {
       return yield* new InvalidRequest({ message: `requestedDueAt: must be after the current due date ${originalDue.toISOString()}` })
     }
-    const [{ extension_policy: policy }] = (yield* sql<{ extension_policy: ExtensionPolicy }>`SELECT extension_policy FROM learning_runs
-      WHERE uuid = ${run.uuid}`) as unknown as [{ extension_policy: ExtensionPolicy }]
+    const policy = run.extension_policy
     const days = Math.ceil((requested.getTime() - originalDue.getTime()) / dayMs)
     const now = Date.now()
     if (now > originalDue.getTime() + policy.windowDays * dayMs) {

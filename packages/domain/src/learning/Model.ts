@@ -133,6 +133,19 @@ export const PausePolicy = Schema.Struct({
   maxCount: Schema.Int.pipe(Schema.between(0, 10))
 }).annotations({ identifier: "PausePolicy", ...strict })
 
+/**
+ * The run's extension policy (LEARNING §2.1 #20): requests up to `maxDays` past the original due,
+ * at most `maxCount` per enrollment, asked no later than `windowDays` after the due; requests of
+ * up to `autoApproveDays` are approved at once (0: every request waits for staff).
+ */
+export const ExtensionPolicy = Schema.Struct({
+  autoApproveDays: Schema.Int.pipe(Schema.between(0, 365)),
+  maxDays: Schema.Int.pipe(Schema.between(0, 365)),
+  maxCount: Schema.Int.pipe(Schema.between(0, 50)),
+  windowDays: Schema.Int.pipe(Schema.between(0, 365))
+}).annotations({ identifier: "ExtensionPolicy", ...strict })
+export type ExtensionPolicy = typeof ExtensionPolicy.Type
+
 /** The run's enrollment policies (LEARNING §2.1 #5); each has the design's default. */
 export const EnrollmentPolicy = Schema.Struct({
   /** How long a waitlisted learner has to take a freed seat. */
@@ -171,6 +184,7 @@ export const Run = Schema.Struct({
   enrollmentWindow: EnrollmentWindow,
   pausePolicy: PausePolicy,
   enrollmentPolicy: EnrollmentPolicy,
+  extensionPolicy: ExtensionPolicy,
   /** Explicit dates by nodeKey; a node without one follows its offsets from the start. */
   schedule: Schema.Record({ key: Schema.String, value: NodeDates }),
   status: RunStatus,
@@ -397,7 +411,8 @@ export const RunCreate = Schema.Struct({
   waitlist: Schema.Boolean,
   enrollmentWindow: EnrollmentWindow,
   pausePolicy: PausePolicy,
-  enrollmentPolicy: Schema.optional(EnrollmentPolicyInput)
+  enrollmentPolicy: Schema.optional(EnrollmentPolicyInput),
+  extensionPolicy: Schema.optional(ExtensionPolicy)
 }).annotations({ identifier: "RunCreate", ...strict })
 
 export const RunUpdate = Schema.Struct({
@@ -409,6 +424,7 @@ export const RunUpdate = Schema.Struct({
   enrollmentWindow: Schema.optional(EnrollmentWindow),
   pausePolicy: Schema.optional(PausePolicy),
   enrollmentPolicy: Schema.optional(EnrollmentPolicyInput),
+  extensionPolicy: Schema.optional(ExtensionPolicy),
   publish: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "RunUpdate", ...strict })
 

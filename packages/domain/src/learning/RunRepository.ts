@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { NotFound } from "../api/ApiError.js"
 import { revisedColumns } from "../store/Revision.js"
-import type { NodeDates, Run, RunStatus } from "./Model.js"
+import type { ExtensionPolicy, NodeDates, Run, RunStatus } from "./Model.js"
 
 /** `learning_runs`: its rows, read and written only here. */
 export interface RunRow {
@@ -26,6 +26,8 @@ export interface RunRow {
   readonly restore_days: number
   readonly reminder_hours: ReadonlyArray<number>
   readonly complete_on_criteria: boolean
+  /** Extension requests (migration 27). */
+  readonly extension_policy: ExtensionPolicy
   /** nodeKey → dates as ISO strings (jsonb). */
   readonly schedule: Readonly<Record<string, { readonly unlockAt?: string; readonly dueAt?: string; readonly lockAt?: string }>>
   readonly status: RunStatus
@@ -40,7 +42,7 @@ export interface RunRow {
 
 export const runColumns = `r.uuid, r.course_uuid, r.version_number, r.title, r.pacing, r.starts_at, r.ends_at, r.admission, r.capacity,
   r.waitlist, r.enrollment_opens_at, r.enrollment_closes_at, r.pause_policy, r.seat_offer_hours, r.withdraw_grace_hours, r.restore_days,
-  r.reminder_hours, r.complete_on_criteria, r.schedule, r.status, r.finished_at, r.cancelled_at,
+  r.reminder_hours, r.complete_on_criteria, r.extension_policy, r.schedule, r.status, r.finished_at, r.cancelled_at,
   r.revision, r.created_at, r.updated_at, (SELECT c.freeze_after_days FROM learning_courses c WHERE c.uuid = r.course_uuid) AS freeze_after_days`
 
 const dayMs = 86_400_000
@@ -80,6 +82,7 @@ export const runView = (row: RunRow): Run => {
       reminderHours: row.reminder_hours,
       completeOnCriteria: row.complete_on_criteria
     },
+    extensionPolicy: row.extension_policy,
     schedule: Object.fromEntries(Object.entries(row.schedule).map(([key, value]) => [key, dates(value)])),
     status: row.status,
     revision: row.revision,

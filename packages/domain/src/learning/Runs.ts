@@ -10,7 +10,7 @@ import { appendAudit } from "./Audit.js"
 import { courseFor, once, requireCourseState } from "./Courses.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { GradeFrozen, PlanExpired, PlanStale } from "./LearningErrors.js"
-import { type CourseNode, type EnrollmentPolicyInput, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
+import { type CourseNode, type EnrollmentPolicyInput, type ExtensionPolicy, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
 import { authorizeCourse, type CourseOperation, decide, standingOn } from "./Permissions.js"
 import { changedNodeKeys, stepDates } from "./Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
@@ -77,6 +77,7 @@ export interface RunCreateInput {
   readonly enrollmentWindow: { readonly opensAt?: Date | undefined; readonly closesAt?: Date | undefined }
   readonly pausePolicy: { readonly maxDays: number; readonly maxCount: number }
   readonly enrollmentPolicy?: EnrollmentPolicyInput | undefined
+  readonly extensionPolicy?: ExtensionPolicy | undefined
 }
 
 /** The run columns of an enrollment policy's given fields. */
@@ -100,6 +101,12 @@ const writePolicy = (uuid: string, policy: EnrollmentPolicyInput | undefined) =>
     if (sets.length > 0) yield* sql`UPDATE learning_runs SET ${sql.csv(sets)} WHERE uuid = ${uuid}`
   })
 
+/** 400 for an extension policy that approves at once more than it allows at all. */
+const checkExtensionPolicy = (policy: ExtensionPolicy | undefined) =>
+  policy !== undefined && policy.autoApproveDays > policy.maxDays
+    ? new InvalidRequest({ message: "extensionPolicy.autoApproveDays: at most extensionPolicy.maxDays" })
+    : undefined
+
 const checkDates = (startsAt: Date, endsAt: Date | undefined, window: RunCreateInput["enrollmentWindow"]) => {
   if (endsAt !== undefined && endsAt.getTime() <= startsAt.getTime()) return new InvalidRequest({ message: "endsAt: must be after startsAt" })
   if (window.opensAt !== undefined && window.closesAt !== undefined && window.closesAt.getTime() <= window.opensAt.getTime()) {
@@ -110,7 +117,7 @@ const checkDates = (startsAt: Date, endsAt: Date | undefined, window: RunCreateI
 
 export const createRun = (actor: Actor, courseUuid: string, input: RunCreateInput) =>
   Effect.gen(function*() {
-    const problem = checkDates(input.startsAt, input.endsAt, input.enrollmentWindow)
+    const problem = checkDates(input.startsAt, input.endsAt, input.enrollmentWindow) ?? checkExtensionPolicy(input.extensionPolicy)
     if (problem !== undefined) return yield* problem
     return yield* once(actor, "learning.runs.create", input, Run, Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
@@ -127,6 +134,9 @@ export const createRun = (actor: Actor, courseUuid: string, input: RunCreateInpu
           ${input.admission}, ${input.capacity ?? null}, ${input.waitlist}, ${input.enrollmentWindow.opensAt ?? null},
           ${input.enrollmentWindow.closesAt ?? null}, ${JSON.stringify(input.pausePolicy)}::jsonb)`
       yield* writePolicy(uuid, input.enrollmentPolicy)
+      if (input.extensionPolicy !== undefined) {
+        yield* sql`UPDATE learning_runs SET extension_policy = ${JSON.stringify(input.extensionPolicy)}::jsonb WHERE uuid = ${uuid}`
+      }
       return runView(yield* loadRun(uuid, { lock: false }))
     }))
   })
@@ -140,6 +150,7 @@ export interface RunUpdateInput {
   readonly enrollmentWindow?: RunCreateInput["enrollmentWindow"] | undefined
   readonly pausePolicy?: RunCreateInput["pausePolicy"] | undefined
   readonly enrollmentPolicy?: EnrollmentPolicyInput | undefined
+  readonly extensionPolicy?: ExtensionPolicy | undefined
   readonly publish?: boolean | undefined
 }
 
@@ -153,10 +164,9 @@ export const updateRunSettings = (actor: Actor, uuid: string, input: RunUpdateIn
       return yield* new InvalidState({ message: `A run of a ${course.status} course cannot be scheduled` })
     }
     yield* requireRevision("run", run.revision, input.expectedRevision)
-    if (input.enrollmentWindow !== undefined) {
-      const problem = checkDates(run.starts_at, undefined, input.enrollmentWindow)
-      if (problem !== undefined) return yield* problem
-    }
+    const problem = (input.enrollmentWindow !== undefined ? checkDates(run.starts_at, undefined, input.enrollmentWindow) : undefined) ??
+      checkExtensionPolicy(input.extensionPolicy)
+    if (problem !== undefined) return yield* problem
     const values: Record<string, string | number | boolean | Date | null> = {}
     if (input.title !== undefined) values["title"] = input.title
     if (input.capacity !== undefined) values["capacity"] = input.capacity
@@ -166,7 +176,10 @@ export const updateRunSettings = (actor: Actor, uuid: string, input: RunUpdateIn
       values["enrollment_closes_at"] = input.enrollmentWindow.closesAt ?? null
     }
     if (input.publish === true) values["status"] = "scheduled"
-    const json = input.pausePolicy !== undefined ? { pause_policy: input.pausePolicy } : {}
+    const json = {
+      ...(input.pausePolicy !== undefined ? { pause_policy: input.pausePolicy } : {}),
+      ...(input.extensionPolicy !== undefined ? { extension_policy: input.extensionPolicy } : {})
+    }
     yield* writePolicy(uuid, input.enrollmentPolicy)
     return runView(yield* updateRun(uuid, values, json))
   }))
