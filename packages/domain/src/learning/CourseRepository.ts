@@ -45,6 +45,16 @@ export const courseColumns = `uuid, owner_profile_uuid, title, summary, kind, vi
   completion_policy, freeze_after_days, metadata, latest_version, published_at, archived_at, revision, created_at, updated_at`
 export const versionColumns = "course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at"
 
+/** A course without its draft content (`nodes`, `members`): what a learner's operation needs of it. */
+export type CourseHead = Omit<CourseRow, "nodes" | "members">
+const courseHeadColumns = courseColumns.replace("nodes, members,", "")
+
+/** The course without its draft content (never locked: authoring locks the whole row); 404 when there is none. */
+export const loadCourseHead = (uuid: string): Effect.Effect<CourseHead, SqlError | ReturnType<typeof courseNotFound>, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ${uuid}`, (rows) =>
+      rows[0] === undefined ? Effect.fail(courseNotFound(uuid)) : Effect.succeed(rows[0])))
+
 /** The course, locked for the transaction when asked; 404 when there is none. */
 export const loadCourse = (uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
@@ -62,6 +72,39 @@ export const loadVersion = (courseUuid: string, number: number): Effect.Effect<V
       sql<VersionRow>`SELECT ${sql.literal(versionColumns)} FROM learning_course_versions WHERE course_uuid = ${courseUuid} AND number = ${number}`,
       (rows) => rows[0]
     ))
+
+/** What names one published version's content exactly: the content hash and publish time too, since demo data may remove a course and publish one again under its uuid. */
+export interface VersionPin {
+  readonly course_uuid: string
+  readonly version_number: number
+  readonly content_hash: string
+  readonly published_at: Date
+}
+
+/**
+ * Published versions never change, so their node trees are kept in memory (bounded; the oldest
+ * read goes first): a learner's every step read would otherwise fetch and parse the whole tree.
+ */
+const versionCache = new Map<string, ReadonlyArray<CourseNode>>()
+const versionCacheSize = 200
+
+/** The node tree of a published version, from memory when it was read before. */
+export const versionNodes = (pin: VersionPin): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
+  Effect.suspend(() => {
+    const key = `${pin.course_uuid}/${pin.version_number}/${pin.content_hash}/${pin.published_at.getTime()}`
+    const cached = versionCache.get(key)
+    if (cached !== undefined) {
+      versionCache.delete(key)
+      versionCache.set(key, cached)
+      return Effect.succeed(cached)
+    }
+    return Effect.map(loadVersion(pin.course_uuid, pin.version_number), (version) => {
+      const nodes = version?.nodes ?? []
+      versionCache.set(key, nodes)
+      if (versionCache.size > versionCacheSize) versionCache.delete(versionCache.keys().next().value!)
+      return nodes
+    })
+  })
 
 export interface NewCourse {
   readonly uuid: string

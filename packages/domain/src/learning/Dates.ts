@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { loadVersion } from "./CourseRepository.js"
-import type { PauseRecord } from "./EnrollmentRepository.js"
+import { versionNodes } from "./CourseRepository.js"
+import type { EnrollmentRow, PauseRecord } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import type { RunRow } from "./RunRepository.js"
 import { effectiveDates } from "./Schedule.js"
@@ -193,15 +193,20 @@ export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateConte
       started_at: Date | null
       pauses: ReadonlyArray<PauseRecord>
       paused_at: Date | null
-    }>`SELECT r.course_uuid, r.version_number, r.pacing, r.starts_at, r.schedule, e.started_at, e.pauses, e.paused_at
-      FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid WHERE e.uuid = ${enrollmentUuid}`
+      content_hash: string
+      published_at: Date
+    }>`SELECT r.course_uuid, r.version_number, r.pacing, r.starts_at, r.schedule, e.started_at, e.pauses, e.paused_at,
+        v.content_hash, v.published_at
+      FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
+        JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
+      WHERE e.uuid = ${enrollmentUuid}`
     if (row === undefined) return undefined
-    const version = yield* loadVersion(row.course_uuid, row.version_number)
+    const nodes = yield* versionNodes(row)
     const overrides = yield* loadOverrides(enrollmentUuid)
     return {
       run: { pacing: row.pacing, starts_at: row.starts_at, schedule: row.schedule },
       startedAt: row.started_at,
-      nodes: version?.nodes ?? [],
+      nodes,
       overrides,
       pauses: row.pauses,
       pausedAt: row.paused_at
@@ -216,6 +221,18 @@ export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateConte
  */
 export const stepDates = (enrollmentUuid: string): Effect.Effect<ReadonlyMap<string, StepDates>, SqlError, SqlClient.SqlClient> =>
   Effect.map(loadDateContext(enrollmentUuid), (context) => (context === undefined ? new Map() : computeStepDates(context)))
+
+/**
+ * `stepDates` from an enrollment, its run and pinned tree already read in this transaction
+ * (`enrollmentFor`): only the overrides are read.
+ */
+export const stepDatesOf = (
+  enrollment: Pick<EnrollmentRow, "uuid" | "started_at" | "pauses" | "paused_at">,
+  run: DateContext["run"],
+  nodes: ReadonlyArray<CourseNode>
+): Effect.Effect<ReadonlyMap<string, StepDates>, SqlError, SqlClient.SqlClient> =>
+  Effect.map(loadOverrides(enrollment.uuid), (overrides) =>
+    computeStepDates({ run, startedAt: enrollment.started_at, nodes, overrides, pauses: enrollment.pauses, pausedAt: enrollment.paused_at }))
 
 const same = (a: Date | undefined, b: Date | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null)
 

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { Forbidden, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
-import { type CourseRow, loadCourse, loadVersion } from "./CourseRepository.js"
+import { type CourseHead, loadCourseHead, versionNodes, type VersionPin } from "./CourseRepository.js"
 import { type EnrollmentRow, loadEnrollment } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import { type Assignment, type Atom, holdsAtom, standingOn } from "./Permissions.js"
@@ -84,42 +84,29 @@ export interface RunPolicies {
   readonly application_form: unknown
 }
 
+/** A run row's policies (the row carries them: no second read). */
+export const policiesOf = (run: RunRow): RunPolicies => ({
+  seat_offer_hours: run.seat_offer_hours,
+  withdraw_grace_hours: run.withdraw_grace_hours,
+  restore_days: run.restore_days,
+  reminder_hours: run.reminder_hours,
+  complete_on_criteria: run.complete_on_criteria,
+  application_form: run.application_form
+})
+
+/** The policies of a run that exists (a run uuid read from an enrollment or a locked row). */
 export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<RunPolicies>`SELECT seat_offer_hours, withdraw_grace_hours, restore_days, reminder_hours, complete_on_criteria, application_form
-        FROM learning_runs WHERE uuid = ${runUuid}`,
-      (rows) => rows[0]!
-    ))
+  Effect.map(Effect.orDie(loadRun(runUuid, { lock: false })), policiesOf)
 
-/**
- * Published versions never change, so their node trees are kept in memory (bounded; the oldest
- * read goes first): a learner's every step read would otherwise fetch and parse the whole tree.
- */
-const versionCache = new Map<string, ReadonlyArray<CourseNode>>()
-const versionCacheSize = 200
-
-/** The node tree of the version a run pins. */
+/** The node tree of the version a run pins (`versionNodes`: from memory once read). */
 export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [pin] = yield* sql<{ course_uuid: string; version_number: number; content_hash: string; published_at: Date }>`
+    const [pin] = yield* sql<VersionPin>`
       SELECT r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
         JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
       WHERE r.uuid = ${runUuid}`
-    if (pin === undefined) return []
-    // The content hash and publish time too: demo data may remove a course and publish one again under its uuid.
-    const key = `${pin.course_uuid}/${pin.version_number}/${pin.content_hash}/${pin.published_at.getTime()}`
-    const cached = versionCache.get(key)
-    if (cached !== undefined) {
-      versionCache.delete(key)
-      versionCache.set(key, cached)
-      return cached
-    }
-    const nodes = (yield* loadVersion(pin.course_uuid, pin.version_number))?.nodes ?? []
-    versionCache.set(key, nodes)
-    if (versionCache.size > versionCacheSize) versionCache.delete(versionCache.keys().next().value!)
-    return nodes
+    return pin === undefined ? [] : yield* versionNodes(pin)
   })
 
 /** What `enrollmentFor` hands back: everything an enrollment operation usually needs, read once. */
@@ -127,7 +114,8 @@ export interface EnrollmentContext {
   readonly enrollment: EnrollmentRow
   readonly run: RunRow
   readonly policies: RunPolicies
-  readonly course: CourseRow
+  /** The course without its draft content. */
+  readonly course: CourseHead
   /** The node tree of the run's pinned version (never the draft). */
   readonly nodes: ReadonlyArray<CourseNode>
   /** The caller is the enrollment's learner (false for staff acting on it). */
@@ -192,16 +180,15 @@ export const enrollmentFor = (
     const refusal = decideOnEnrollment(operationId, enrollment, { profileUuid: actor?.profileUuid, assignments: standing.assignments }, options)
     if (refusal !== undefined) return yield* refusal
     // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
-    const { course, nodes, policies, run } = yield* Effect.all({
+    const { course, nodes, run } = yield* Effect.all({
       run: loadRun(enrollment.run_uuid, { lock: false }),
-      course: loadCourse(enrollment.course_uuid, { lock: false }),
-      policies: loadRunPolicies(enrollment.run_uuid),
+      course: loadCourseHead(enrollment.course_uuid),
       nodes: pinnedNodes(enrollment.run_uuid)
     }, { concurrency: "unbounded" })
     return {
       enrollment,
       run,
-      policies,
+      policies: policiesOf(run),
       course,
       nodes,
       asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,

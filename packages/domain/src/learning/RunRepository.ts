@@ -26,6 +26,7 @@ export interface RunRow {
   readonly restore_days: number
   readonly reminder_hours: ReadonlyArray<number>
   readonly complete_on_criteria: boolean
+  readonly application_form: unknown
   /** Extension requests (migration 27). */
   readonly extension_policy: ExtensionPolicy
   /** nodeKey → dates as ISO strings (jsonb). */
@@ -42,7 +43,7 @@ export interface RunRow {
 
 export const runColumns = `r.uuid, r.course_uuid, r.version_number, r.title, r.pacing, r.starts_at, r.ends_at, r.admission, r.capacity,
   r.waitlist, r.enrollment_opens_at, r.enrollment_closes_at, r.pause_policy, r.seat_offer_hours, r.withdraw_grace_hours, r.restore_days,
-  r.reminder_hours, r.complete_on_criteria, r.extension_policy, r.schedule, r.status, r.finished_at, r.cancelled_at,
+  r.reminder_hours, r.complete_on_criteria, r.application_form, r.extension_policy, r.schedule, r.status, r.finished_at, r.cancelled_at,
   r.revision, r.created_at, r.updated_at, (SELECT c.freeze_after_days FROM learning_courses c WHERE c.uuid = r.course_uuid) AS freeze_after_days`
 
 const dayMs = 86_400_000

@@ -96,12 +96,24 @@ export const recordStepProgress = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const when = at ?? new Date()
-    yield* sql`INSERT INTO learning_step_states (enrollment_uuid, node_key, status) VALUES (${enrollmentUuid}, ${nodeKey}, 'available')
-      ON CONFLICT (enrollment_uuid, node_key) DO NOTHING`
-    const current = (yield* loadStepState(enrollmentUuid, nodeKey, { lock: true }))!
+    const completedAt = to === "completed" ? when : null
+    // A row exists: lock it and move it if the table allows (one statement when it does not).
+    // None yet: write it in its final state at once (reached `available`, then moved on).
+    let current = yield* loadStepState(enrollmentUuid, nodeKey, { lock: true })
+    if (current === undefined) {
+      const [inserted] = yield* sql<StepStateRow>`INSERT INTO learning_step_states (enrollment_uuid, node_key, status, completed_at)
+        VALUES (${enrollmentUuid}, ${nodeKey}, ${to}, ${completedAt})
+        ON CONFLICT (enrollment_uuid, node_key) DO NOTHING RETURNING ${sql.literal(stepStateColumns)}`
+      if (inserted !== undefined) {
+        if (to === "completed") yield* afterStepChange(enrollmentUuid, when)
+        return inserted
+      }
+      // Written by a concurrent transaction since: move that row like any other.
+      current = (yield* loadStepState(enrollmentUuid, nodeKey, { lock: true }))!
+    }
     if (!stepTransitions[current.status].includes(to)) return current
     const [row] = yield* sql<StepStateRow>`UPDATE learning_step_states
-      SET status = ${to}, completed_at = ${to === "completed" ? when : null}, revision = revision + 1, updated_at = now()
+      SET status = ${to}, completed_at = ${completedAt}, revision = revision + 1, updated_at = now()
       WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} RETURNING ${sql.literal(stepStateColumns)}`
     if (to === "completed") yield* afterStepChange(enrollmentUuid, when)
     return row!

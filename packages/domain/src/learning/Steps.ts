@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { once } from "./Courses.js"
-import { type StepDates, stepDates } from "./Dates.js"
+import { type StepDates, stepDatesOf } from "./Dates.js"
 import { type EnrollmentContext, type EnrollmentOperation, enrollmentFor } from "./EnrollmentAccess.js"
 import { StepLocked } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
@@ -37,7 +37,7 @@ export const stepFor = (
     const context = yield* enrollmentFor(actor, operation, enrollmentUuid, options)
     const node = context.nodes.find((candidate) => candidate.nodeKey === nodeKey && candidate.kind === "step")
     if (node === undefined) return yield* new NotFound({ message: `No step ${nodeKey} in the enrollment's course version` })
-    const dates = (yield* stepDates(enrollmentUuid)).get(nodeKey)
+    const dates = (yield* stepDatesOf(context.enrollment, context.run, context.nodes)).get(nodeKey)
     return { ...context, node, dates, now: new Date() } satisfies StepContext
   })
 
