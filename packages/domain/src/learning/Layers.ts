@@ -3,8 +3,8 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import { appendAudit } from "./Audit.js"
+import { versionNodes, type VersionPin } from "./CourseRepository.js"
 import { GradeFrozen } from "./LearningErrors.js"
-import type { CourseNode } from "./Model.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 import { setStatus, submissionEvent } from "./Submissions.js"
 import { submissionAllows } from "./SubmissionMachine.js"
@@ -90,9 +90,9 @@ export const requireGradesOpen = (runUuid: string) =>
 export const submissionNode = (row: SubmissionRow) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [version] = yield* sql<{ nodes: ReadonlyArray<CourseNode> }>`SELECT nodes FROM learning_course_versions
+    const [pin] = yield* sql<VersionPin>`SELECT course_uuid, number AS version_number, content_hash, published_at FROM learning_course_versions
       WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`
-    return version?.nodes.find((node) => node.nodeKey === row.node_key)
+    return pin === undefined ? undefined : (yield* versionNodes(pin)).find((node) => node.nodeKey === row.node_key)
   })
 
 export interface AppendScoreLayer {
