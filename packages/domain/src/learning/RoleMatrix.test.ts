@@ -300,6 +300,12 @@ const expectations: Record<string, Row> = {
   "learning.teaching.get": r("staff", Y, N, "course")
 }
 
+/** Operations whose path names no course record (a profile's own invitations…): a private course changes nothing for strangers. */
+const privateExceptions: Record<string, boolean> = {
+  // Decided by the invitation's address (§4's "forbidden (email mismatch)"), not by the course.
+  "learning.staff.email_accept": true
+}
+
 /** Operations being built by other helpers: rows now, calls once they are in the catalog. */
 const pending = new Set([
   "learning.groups.create", "learning.groups.list", "learning.groups.members", "learning.groups.staff", "learning.groups.update",
@@ -778,22 +784,28 @@ const inputs: Record<string, Build> = {
 
 class Rollback extends Data.TaggedError("Rollback")<{ readonly answer: Answer }> {}
 
-/** One call inside a transaction that is always rolled back: the world stays as built. */
-const callRolledBack = (id: string, caller: Caller, input: RawInput): Promise<Answer> =>
+/**
+ * One call inside a transaction that is always rolled back: the world stays as built. `before`
+ * runs in the same transaction first (a change of the world for this call only).
+ */
+const callRolledBack = (id: string, caller: Caller, input: RawInput, before?: string): Promise<Answer> =>
   m.runtime.runPromise(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const operations = yield* Operations
     return yield* sql.withTransaction(
-      Effect.flatMap(operations.invoke(id, caller, input), (answer) => Effect.fail(new Rollback({ answer })))
+      Effect.zipRight(
+        before === undefined ? Effect.void : sql.unsafe(before),
+        Effect.flatMap(operations.invoke(id, caller, input), (answer) => Effect.fail(new Rollback({ answer })))
+      )
     ).pipe(
       Effect.catchTag("Rollback", (rollback) => Effect.succeed(rollback.answer)),
       Effect.orDie
     )
   }))
 
-const call = async (id: string, caller: Caller, input: RawInput): Promise<Answer> => {
+const call = async (id: string, caller: Caller, input: RawInput, before?: string): Promise<Answer> => {
   for (let attempt = 0; ; attempt++) {
-    const answer = await callRolledBack(id, caller, input)
+    const answer = await callRolledBack(id, caller, input, before)
     if (answer.status !== 503 || attempt === 2) return answer
   }
 }
@@ -892,4 +904,30 @@ describe("the learning role matrix", () => {
     }))
     expect(mismatches.sort()).toEqual([])
   }, 180_000)
+
+  it("answers 404 to whoever has no role, for every operation naming the course, once the course is private", async () => {
+    // Same world, the course made private inside each call's rolled-back transaction.
+    const makePrivate = `UPDATE learning_courses SET visibility = 'private' WHERE uuid = '${world.course}'`
+    const known = new Set(learningIds)
+    const keys = Object.keys(expectations).filter((key) => known.has(operationOf(key)) && inputs[key] !== undefined)
+    const mismatches: Array<string> = []
+    await inParallel(6, keys.map((key) => async () => {
+      const id = operationOf(key)
+      const entry = catalog.find((candidate) => candidate.id === id)!
+      const namesCourse = entry.path.includes("{") && !(privateExceptions[key] ?? false)
+      const listed = expected(expectations[key]!)
+      const want: Record<"anonymous" | "outsider", Outcome> = {
+        anonymous: listed.anonymous === "allowed" && namesCourse ? "404" : listed.anonymous,
+        outsider: namesCourse ? "404" : listed.outsider
+      }
+      const input = inputs[key]!(world)
+      for (const who of ["anonymous", "outsider"] as const) {
+        const answer = await call(id, callerOf(world, who), input, makePrivate)
+        if (outcomeOf(answer) !== want[who]) {
+          mismatches.push(`${key} as ${who} (private): expected ${want[who]}, got ${answer.status} ${codeOf(answer) ?? ""} ${JSON.stringify(answer.body).slice(0, 160)}`)
+        }
+      }
+    }))
+    expect(mismatches.sort()).toEqual([])
+  }, 120_000)
 })
