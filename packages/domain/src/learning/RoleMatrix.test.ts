@@ -3,7 +3,7 @@ import { Data, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { command, ok, step } from "../../test/learning.js"
-import { codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { codeOf, type Marketplace, openMarketplace, pool } from "../../test/marketplace.js"
 import { anonymous, type Caller, type KeyActor, type SessionActor } from "../api/Authentication.js"
 import { catalog } from "../index.js"
 import { grantableScopes } from "../keys/Scopes.js"
@@ -539,6 +539,10 @@ const buildWorld = async (): Promise<World> => {
      VALUES ($1, 'publication_file', 'course.json', 'application/json', 10, 'ready', 'x', now() + interval '1 day') RETURNING uuid`,
     owner.profileUuid
   )
+  // The groups operations are being built (`pending`): once in the catalog, the world gets a group.
+  const group = catalog.some((entry) => entry.id === "learning.groups.create")
+    ? ok<{ uuid: string }>(await invoke("learning.groups.create", owner, inputs["learning.groups.create"]!({ run: run.uuid } as World))).uuid
+    : undefined
   const [courseRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_courses WHERE uuid = $1", course)
   const [runRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", run.uuid)
   const [enrollmentRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_enrollments WHERE uuid = $1", enrollment.uuid)
@@ -554,7 +558,8 @@ const buildWorld = async (): Promise<World> => {
     checker: { uuid: checkerUuid, revision: checkerRow!.revision }, preflight: preflight.uuid, notification: notification!.uuid,
     emailInvitation: emailInvitation.uuid, ownershipInvitation: ownershipInvitation.uuid,
     instructorAssignment: assignments.instructor, assistantAssignment: assignments.assistant,
-    publication, file: file!.uuid, courseRevision: courseRow!.revision, runRevision: runRow!.revision
+    publication, file: file!.uuid, courseRevision: courseRow!.revision, runRevision: runRow!.revision,
+    ...(group === undefined ? {} : { group })
   }
 }
 
@@ -847,19 +852,6 @@ const outcomeOf = (answer: Answer): Outcome | "error" => {
   return found === undefined ? "error" : found[0] as Outcome
 }
 
-/** A pool: at most `n` of the tasks at once. */
-const inParallel = async <A>(n: number, tasks: ReadonlyArray<() => Promise<A>>): Promise<Array<A>> => {
-  const results: Array<A> = []
-  let next = 0
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < tasks.length) {
-      const index = next++
-      results[index] = await tasks[index]!()
-    }
-  }))
-  return results
-}
-
 const learningIds = catalog.filter((entry) => entry.id.startsWith("learning.")).map((entry) => entry.id)
 /** A row's operation: `id#case` is one more case of `id` (another record of the world). */
 const operationOf = (key: string) => key.split("#")[0]!
@@ -888,7 +880,7 @@ describe("the learning role matrix", () => {
     const known = new Set(learningIds)
     const keys = Object.keys(expectations).filter((key) => known.has(operationOf(key)) && inputs[key] !== undefined)
     const mismatches: Array<string> = []
-    await inParallel(6, keys.map((key) => async () => {
+    await pool(6, keys.map((key) => async () => {
       const id = operationOf(key)
       const row = expectations[key]!
       const want = expected(row)
@@ -911,7 +903,7 @@ describe("the learning role matrix", () => {
     const known = new Set(learningIds)
     const keys = Object.keys(expectations).filter((key) => known.has(operationOf(key)) && inputs[key] !== undefined)
     const mismatches: Array<string> = []
-    await inParallel(6, keys.map((key) => async () => {
+    await pool(6, keys.map((key) => async () => {
       const id = operationOf(key)
       const entry = catalog.find((candidate) => candidate.id === id)!
       const namesCourse = entry.path.includes("{") && !(privateExceptions[key] ?? false)
