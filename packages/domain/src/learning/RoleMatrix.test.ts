@@ -811,7 +811,7 @@ const callRolledBack = (id: string, caller: Caller, input: RawInput, before?: st
 const call = async (id: string, caller: Caller, input: RawInput, before?: string): Promise<Answer> => {
   for (let attempt = 0; ; attempt++) {
     const answer = await callRolledBack(id, caller, input, before)
-    if (answer.status !== 503 || attempt === 2) return answer
+    if (answer.status !== 503 || attempt === 4) return answer
   }
 }
 
