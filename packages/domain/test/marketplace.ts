@@ -109,3 +109,16 @@ export const okBody = <A>(answer: Answer): A => {
 
 /** A refusal as `[status, code]`, to compare with the expected one. */
 export const refusal = (answer: Answer) => [answer.status, codeOf(answer)]
+
+/** Runs `tasks` with at most `width` at a time. */
+export const pool = async <A>(width: number, tasks: ReadonlyArray<() => Promise<A>>): Promise<Array<A>> => {
+  const results: Array<A> = new Array(tasks.length)
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < tasks.length) {
+      const at = next++
+      results[at] = await tasks[at]!()
+    }
+  }))
+  return results
+}

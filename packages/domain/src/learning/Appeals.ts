@@ -270,11 +270,17 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
     const appeal = yield* loadAppeal(appealUuid, true)
     const transition = appealTransition("learning.appeals.decide", appeal.status)
     if (transition === undefined) return yield* new InvalidState({ message: `An appeal that is ${appeal.status} is not decided` })
-    if (transition.by === "adjuster") {
-      const standing = yield* standingOn(actor, appeal.course_uuid)
-      if (!holdsAtom(standing.assignments, "grades_adjust", { runUuid: appeal.run_uuid })) {
-        return yield* new Forbidden({ message: "Closing an escalated appeal needs the grades_adjust permission (an instructor)" })
-      }
+    const standing = yield* standingOn(actor, appeal.course_uuid)
+    const adjuster = holdsAtom(standing.assignments, "grades_adjust", { runUuid: appeal.run_uuid })
+    if (transition.by === "adjuster" && !adjuster) {
+      return yield* new Forbidden({ message: "Closing an escalated appeal needs the grades_adjust permission (an instructor)" })
+    }
+    // LEARNING §3/§4 "R (own review)": a reviewer resolves appeals of the reviews they decided;
+    // owners and instructors (grades_adjust) resolve any.
+    if (transition.by === "resolver" && !adjuster) {
+      const own = yield* sql`SELECT 1 FROM learning_score_layers
+        WHERE submission_uuid = ${appeal.submission_uuid} AND kind = 'review' AND by_profile_uuid = ${actor.profileUuid} LIMIT 1`
+      if (own.length === 0) return yield* new Forbidden({ message: "A reviewer resolves appeals of their own reviews only" })
     }
     yield* requireRevision("appeal", appeal.revision, input.expectedRevision)
     yield* frozenCheck(appeal.run_uuid)

@@ -347,8 +347,9 @@ describe("appeals and regrade plans", () => {
     )
     expect(options.options.map((o) => [o.key, o.kind, o.points])).toEqual([[`attempt:${first.uuid}`, "other_attempt", 0], ["excuse", "excuse", 10]])
     expect(await m.sql("SELECT count(*)::int AS n FROM learning_score_layers")).toEqual(layersBefore)
-    // First level: a reviewer adjusts to 5.
-    const resolved = ok<AppealT>(await decideAppeal(course.staff.reviewer, opened, { outcome: "adjust", points: 5 }))
+    // First level: the score is automatic, no reviewer's review, so a reviewer may not resolve it; an instructor adjusts to 5.
+    expect(refused(await decideAppeal(course.staff.reviewer, opened, { outcome: "adjust", points: 5 }))).toEqual([403, "forbidden"])
+    const resolved = ok<AppealT>(await decideAppeal(course.staff.instructor, opened, { outcome: "adjust", points: 5 }))
     expect([resolved.status, resolved.initialPoints, resolved.resolvedPoints]).toEqual(["resolved", 0, 5])
     expect(await score()).toEqual([5, "auto,appeal"])
     // The learner escalates; a reviewer may not close it, an instructor does, replacing by excuse.
@@ -417,7 +418,8 @@ describe("appeals and regrade plans", () => {
             ? [403, "forbidden"]
             : transition === undefined
             ? [409, "invalid_state"]
-            : may[transition.by]!.includes(role)
+            // A reviewer resolves appeals of their own reviews only: these scores are automatic.
+            : may[transition.by]!.includes(role) && !(transition.by === "resolver" && role === "reviewer")
             ? [200, undefined]
             : [403, "forbidden"]
           expect(refused(answer), `${operation} ${state} × ${role}`).toEqual(expected)

@@ -2,7 +2,7 @@ import type { SessionActor } from "../api/Authentication.js"
 import { catalog } from "../api/BirzhaApi.js"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { bodyOf, codeOf, type Marketplace, openMarketplace, pool } from "../../test/marketplace.js"
 import { eventCatalog } from "../events/EventCatalog.js"
 import type { RelationView } from "./Relation.js"
 import { usedFields } from "./RelationsOperations.js"
@@ -33,19 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await m?.close()
 })
-
-/** Runs `tasks` with at most `width` at a time. */
-const pool = async <A>(width: number, tasks: ReadonlyArray<() => Promise<A>>): Promise<Array<A>> => {
-  const results: Array<A> = new Array(tasks.length)
-  let next = 0
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) {
-      const at = next++
-      results[at] = await tasks[at]!()
-    }
-  }))
-  return results
-}
 
 interface FixtureSpec {
   readonly kind: RelationKind
