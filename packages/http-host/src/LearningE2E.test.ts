@@ -4,25 +4,12 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { register } from "node:module"
 import type Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
 import { type RunningHost } from "./testing.js"
-import { startTestService, type TestService } from "./testService.js"
-
-// As in Mcp.test.ts: the SDK client's SSE parser must load from its built module under `--conditions source`.
-register(
-  "data:text/javascript," + encodeURIComponent(`export async function resolve(specifier, context, next) {
-    const resolved = await next(specifier, context)
-    return resolved.url.includes("/eventsource-parser/src/") && resolved.url.endsWith(".ts")
-      ? { ...resolved, url: resolved.url.replace("/eventsource-parser/src/", "/eventsource-parser/dist/").slice(0, -3) + ".js" }
-      : resolved
-  }`)
-)
-const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
-const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
-type Client = InstanceType<typeof Client>
+import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
+import { type Caller, startTestService, type TestService } from "./testService.js"
 
 /**
  * The hidden learning flow end to end (learning issue 4's acceptance), twice: over HTTP with
@@ -63,25 +50,8 @@ afterAll(async () => {
 })
 
 type Body = Record<string, any>
-interface Caller {
-  readonly cookie?: string
-  readonly bearer?: string
-}
 
-const call = async (method: string, path: string, who: Caller, body?: unknown) => {
-  const response = await fetch(`${host.url}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      origin,
-      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
-      ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Body }
-}
+const call = (method: string, path: string, who: Caller, body?: unknown) => service.call<Body>(method, path, who, body)
 
 const entryOf = (id: string) => {
   const entry = catalog.find((candidate) => candidate.id === id)
