@@ -158,14 +158,15 @@ const scopes = {
 
 const day = 86_400_000
 /** An assignment a staff member reviews and releases by hand. */
-const reviewedStep = (nodeKey: string, title: string) => ({
+const reviewedStep = (nodeKey: string, title: string, dueOffsetDays?: number) => ({
   nodeKey,
   parentKey: "module-1",
   kind: "step",
   stepType: "assignment",
   title,
   body: "Опишите решение своими словами",
-  grading: { maxPoints: 10, passThreshold: 6, review: { mode: "staff", release: "manual" } }
+  grading: { maxPoints: 10, passThreshold: 6, review: { mode: "staff", release: "manual" } },
+  ...(dueOffsetDays === undefined ? {} : { dueOffsetDays })
 })
 
 /** The mailed staff invitation to `email`: its link's invitation uuid and token (the only copy of the token). */
@@ -208,7 +209,7 @@ const learningFlow = async (transport: Transport, acceptWithToken: boolean) => {
     course,
     expectedRevision: draft.revision,
     visibility: "listed",
-    nodes: [...draft.nodes, reviewedStep("essay", "Эссе о циклах"), reviewedStep("project", "Мини-проект")]
+    nodes: [...draft.nodes, reviewedStep("essay", "Эссе о циклах"), reviewedStep("project", "Мини-проект", 14)]
   })
   const version = await author("learning.courses.publish", { course, expectedRevision: edited.revision, changelog: "Первый выпуск" })
   expect([version.courseUuid, version.number]).toEqual([course, 1])
@@ -292,10 +293,35 @@ const learningFlow = async (transport: Transport, acceptWithToken: boolean) => {
   const appeal = await learner("learning.appeals.create", { submission: essay.uuid, reason: "Пример кода есть во втором абзаце", requestedPoints: 9 })
   expect([appeal.status, appeal.initialPoints, appeal.requestedPoints]).toEqual(["open", 7, 9])
 
-  // The instructor sees the appeal in the course's queue.
+  // The learner asks for more time on the project than the run approves at once, and asks a question.
+  const extension = await learner("learning.extensions.create", { enrollment, nodeKey: "project", days: 5, reason: "Болею, нужна ещё неделя" })
+  expect([extension.status, extension.autoApproved]).toEqual(["requested", false])
+  const question = await learner("learning.community.create", {
+    enrollment, title: "Можно ли использовать рекурсию?", body: "В эссе хочу сравнить циклы с рекурсией", nodeKey: "essay", visibility: "private"
+  })
+  expect(question.awaitingStaff).toBe(true)
+
+  // The instructor sees the appeal in the course's queue, and all of it on the teaching dashboard.
   const appeals = await instructor("learning.appeals.list", { course })
   expect(appeals.items.map((a: { uuid: string; status: string; submissionUuid: string }) => [a.uuid, a.status, a.submissionUuid]))
     .toEqual([[appeal.uuid, "open", essay.uuid]])
+  const dashboard = await instructor("learning.teaching.get", { course })
+  expect([dashboard.courseUuid, dashboard.courseTitle, dashboard.courseStatus, dashboard.roles, dashboard.assignments.map((a: { uuid: string }) => a.uuid)])
+    .toEqual([course, title, "published", ["instructor"], [assignment.uuid]])
+  // The project waits in the pool; the essay was claimed, decided and released; one appeal, one question, one extension request.
+  expect(dashboard.counts).toEqual({
+    reviewsToClaim: 1,
+    reviewsClaimed: 0,
+    appealsOpen: 1,
+    threadsUnanswered: 1,
+    extensionsPending: 1,
+    incidentsOpen: 0,
+    checkersSuspended: 0,
+    checkersFailing: 0
+  })
+  expect(dashboard.todo).toBe(4)
+  const teaching = await instructor("learning.teaching.list")
+  expect(teaching.items).toEqual([dashboard])
   return { course, run, enrollment, instructor, instructorSignedIn, essay, project, appeal }
 }
 
