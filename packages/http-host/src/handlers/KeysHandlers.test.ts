@@ -20,7 +20,11 @@ afterAll(async () => {
   await service?.close()
 })
 
-const call = <T = any>(method: string, path: string, who: Caller = {}, body?: unknown) => service.call<T>(method, path, who, body)
+/** Status and body only: answers are compared whole (a retried update equals the first), headers aside. */
+const call = async <T = any>(method: string, path: string, who: Caller = {}, body?: unknown) => {
+  const answer = await service.call<T>(method, path, who, body)
+  return { status: answer.status, body: answer.body }
+}
 
 const user = () => signIn({ url: host.url, origin, db })
 
