@@ -18,9 +18,10 @@ import { type Caller, startTestService, type TestService } from "./testService.j
  * before the agent commits it. An author turns a moderated training publication into a course,
  * publishes it and opens a run, invites an instructor by email (the link arrives by mail), a
  * learner finds the course in the catalog, enrolls, submits work that needs a review, the
- * instructor claims, decides and releases it, the learner appeals, and the instructor sees the
- * appeal in the course's queue. One real service on its own Postgres database; the run clock
- * (a worker job) is advanced on demand, as the test host runs no workers.
+ * instructor claims, decides and releases it, the learner appeals (and asks for more time and
+ * asks a question), and the instructor sees it all in the appeal queue and on the teaching
+ * dashboard (learning.teaching.get/list) with its counts. One real service on its own Postgres
+ * database; the run clock (a worker job) is advanced on demand, as the test host runs no workers.
  */
 
 const moderatorEmail = "moderator.learning@example.com"
@@ -80,7 +81,6 @@ type Act = (id: string, args?: Body) => Promise<Body>
 
 /** How the flow reaches the service: a person's way to act. */
 interface Transport {
-  readonly name: string
   readonly as: (person: SignedIn, scopes: ReadonlyArray<string>) => Promise<Act>
 }
 
@@ -91,7 +91,7 @@ const overHttp = (who: Caller): Act => async (id, args = {}) => {
 }
 
 /** HTTP with the person's session cookie: sessions need no approval. */
-const http: Transport = { name: "HTTP", as: async (person) => overHttp(person) }
+const http: Transport = { as: async (person) => overHttp(person) }
 
 const makeKey = async (person: SignedIn, scopes: ReadonlyArray<string>, channel: { readonly httpEnabled: boolean; readonly mcpEnabled: boolean }) => {
   const made = await call("POST", "/api/v1/keys", person, { requestUuid: randomUUID(), name: "agent", scopes, ...channel })
@@ -123,7 +123,6 @@ const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
  * HTTP, then `integrationCommands.commit` runs it and answers the operation's result.
  */
 const mcp: Transport = {
-  name: "MCP",
   as: async (person, scopes) => {
     const secret = await makeKey(person, scopes, { httpEnabled: false, mcpEnabled: true })
     const client = new Client({ name: "learning-e2e", version: "1" })
