@@ -1,14 +1,15 @@
 // Learning teaching dashboard (issue 19 point 7): learning.teaching.get of the owner of a course with
-// 5,000 learners in two runs and 50,000 submissions (10,000 review assignments, 1,000 appeals,
+// 5,000 learners in two runs and 50,000 submissions (10,000 review assignments, 2,000 appeals,
 // 5,000 community threads, 2,500 extension requests, incidents and checkers: every count of the
 // dashboard has records to look through), target p95 < 30 ms at one connection, against
-// bench/lib/bare-teaching-server.mjs, a bare node:http + pg server running the same two statements
-// (the caller's assignments on the course, then every count in one UNION ALL), in the same run
+// bench/lib/bare-teaching-server.mjs, a bare node:http + pg server running the same statement (the
+// caller's assignments on the course and its waiting records by run in one UNION ALL), in the same run
 // (order: baseline, host, baseline). The course and its runs are made through the host by a
 // signed-in owner; learners, submissions and the waiting records are written with set-based SQL.
 import { join } from "node:path"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { hostCall } from "./lib/host-call.mjs"
+import { latencyAgainstBaseline } from "./lib/latency-vs-baseline.mjs"
 import { freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-teaching"
@@ -135,20 +136,9 @@ export const run = async (ctx) => {
   }
   log(`\n  teaching: host and baseline answer the expected counts ${counts(a)}`)
   const label = "learning.teaching.get (5,000 learners, 50,000 submissions)"
-  const one = { connections: 1 }
-  const single = []
-  single.push(await ctx.measure({ ...one, label: `${label} baseline, 1 conn`, url: baseline.url + path, server: baseline }))
-  single.push(await ctx.measure({ ...one, label: `${label} host, 1 conn`, url: host.url + path, server: host, headers }))
-  const many = []
-  many.push(await ctx.measure({ label: `${label} baseline #1`, url: baseline.url + path, server: baseline }))
-  many.push(await ctx.measure({ label: `${label} host`, url: host.url + path, server: host, headers }))
-  many.push(await ctx.measure({ label: `${label} baseline #2`, url: baseline.url + path, server: baseline }))
-  const base = ctx.meanRow(`${label} baseline (mean)`, [many[0], many[2]])
-  ctx.printTable([...single, ...many, base])
-  const ratio = many[1].requestsPerSecond / base.requestsPerSecond
-  const p95 = single[1].latencyP95
-  const p95Ratio = p95 / single[0].latencyP95
+  const { p95, baselineP95, ratio, host: hostRow, baseline: baseRow } = await latencyAgainstBaseline(ctx, { label, path, host, baseline, headers })
+  const p95Ratio = p95 / baselineP95
   log(`  ${label}: host p95 at 1 connection ${p95.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p95 < TARGET_MS ? "met" : "NOT met"}); ` +
-    `baseline p95 ${single[0].latencyP95.toFixed(2)} ms (host/baseline p95 ${p95Ratio.toFixed(2)}); throughput host/baseline at 50 connections ${ratio.toFixed(2)}`)
-  return { learners: LEARNERS, submissions: LEARNERS * STEPS, p95Ms: p95, baselineP95Ms: single[0].latencyP95, p95Ratio, ratio, host: many[1], baseline: base }
+    `baseline p95 ${baselineP95.toFixed(2)} ms (host/baseline p95 ${p95Ratio.toFixed(2)}); throughput host/baseline at 50 connections ${ratio.toFixed(2)}`)
+  return { learners: LEARNERS, submissions: LEARNERS * STEPS, p95Ms: p95, baselineP95Ms: baselineP95, p95Ratio, ratio, host: hostRow, baseline: baseRow }
 }

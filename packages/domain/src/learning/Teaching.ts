@@ -19,10 +19,11 @@ import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./Teachi
  * review queue's `pooled`, the inbox's `unanswered`, …). Where a count applies is `atomScope` of
  * the caller's assignments: course-wide, or only the runs of run-scoped assignments; a count the
  * caller holds no atom for is absent. Group-scoped assignments count nowhere until groups exist
- * (as in `atomScope`); once they do, a group scope becomes one more disjunct of `scopeCondition`.
+ * (as in `atomScope`); once they do, the waiting records are grouped by run and by the group of
+ * their enrollment too, and a group scope sums the rows of its groups as a run scope sums its runs.
  *
- * Reading a page costs two statements whatever the number of courses and counts: the caller's
- * courses with their assignments, then every count of every course of the page in one UNION ALL.
+ * One statement answers a page or a dashboard whatever the number of courses and counts: the
+ * caller's courses with their assignments, and for each the waiting records by run (`courseRows`).
  */
 
 type CountName = keyof TeachingCounts
@@ -78,7 +79,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
   }
 ]
 
-/** One course of the caller, with its active assignments there. */
+/** One course of the caller, with its active assignments there and the waiting records of the course by run. */
 interface CourseRow {
   readonly uuid: string
   readonly title: string
@@ -87,18 +88,39 @@ interface CourseRow {
   readonly latest_version: number
   readonly position: string
   readonly assignments: ReadonlyArray<Assignment & { readonly uuid: string }>
+  /** [count, run (null for course-level records), n] for every count with records waiting; null without an assignment. */
+  readonly waiting: ReadonlyArray<readonly [CountName, string | null, number]> | null
 }
 
-/** The caller's courses with their active assignments: the page's statement and the dashboard's (a course without any yields none). */
-const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit: number) =>
-  sql<CourseRow>`SELECT c.uuid, c.title, c.status, c.visibility, c.latest_version, c.created_at::text AS position,
-      coalesce(jsonb_agg(jsonb_build_object('uuid', s.uuid, 'role', s.role, 'runUuid', s.run_uuid, 'groupUuid', s.group_uuid,
-        'grants', s.grants, 'denies', s.denies) ORDER BY s.created_at, s.uuid) FILTER (WHERE s.uuid IS NOT NULL), '[]'::jsonb) AS assignments
-    FROM learning_courses c LEFT JOIN learning_staff s ON s.course_uuid = c.uuid AND s.profile_uuid = ${me} AND s.status = 'active'
-    WHERE ${where}
-    GROUP BY c.uuid ORDER BY c.created_at DESC, c.uuid DESC LIMIT ${limit}`
+/** Every count of the course `page.uuid`, by run: one grouped index-only scan per count. */
+const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
+  sql.join(" UNION ALL ", false)(countDefinitions.map((count) => {
+    const column = (name: string) => sql.literal(`${count.alias}.${name}`)
+    return count.courseLevel
+      ? sql`SELECT ${count.name}::text AS name, NULL::uuid AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
+          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} HAVING count(*) > 0`
+      : sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
+          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} GROUP BY ${column("run_uuid")}`
+  }))
 
-/** Where each count applies on one course: course-wide, the listed runs, or nowhere (undefined). */
+/**
+ * The caller's courses with their active assignments and, where it holds one, the waiting records
+ * of the course by run: the page's statement and the dashboard's, one round trip either way. The
+ * records are counted whatever the caller's atoms (cheap: the partial indexes of migration 29 hold
+ * waiting records only); `scopesOf` keeps what the caller may act on.
+ */
+const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit: number) =>
+  sql<CourseRow>`SELECT page.*, CASE WHEN jsonb_array_length(page.assignments) > 0 THEN
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(w.name, w.run_uuid, w.n)), '[]'::jsonb) FROM (${waitingOf(sql, me)}) w) END AS waiting
+    FROM (SELECT c.uuid, c.title, c.status, c.visibility, c.latest_version, c.created_at, c.created_at::text AS position,
+        coalesce(jsonb_agg(jsonb_build_object('uuid', s.uuid, 'role', s.role, 'runUuid', s.run_uuid, 'groupUuid', s.group_uuid,
+          'grants', s.grants, 'denies', s.denies) ORDER BY s.created_at, s.uuid) FILTER (WHERE s.uuid IS NOT NULL), '[]'::jsonb) AS assignments
+      FROM learning_courses c LEFT JOIN learning_staff s ON s.course_uuid = c.uuid AND s.profile_uuid = ${me} AND s.status = 'active'
+      WHERE ${where}
+      GROUP BY c.uuid ORDER BY c.created_at DESC, c.uuid DESC LIMIT ${limit}) page
+    ORDER BY page.created_at DESC, page.uuid DESC`
+
+/** Where each count applies on one course: course-wide, the listed runs; absent: nowhere. */
 type Scopes = ReadonlyMap<CountName, { readonly course: boolean; readonly runs: ReadonlyArray<string> }>
 
 const scopesOf = (assignments: ReadonlyArray<Assignment>): Scopes => {
@@ -110,31 +132,14 @@ const scopesOf = (assignments: ReadonlyArray<Assignment>): Scopes => {
   return scopes
 }
 
-/** The records of one count that are in the caller's scope on the given courses. */
-const scopeCondition = (sql: SqlClient.SqlClient, count: CountDefinition, courses: ReadonlyArray<readonly [string, Scopes]>) =>
-  sql.or(courses.flatMap(([uuid, scopes]) => {
-    const scope = scopes.get(count.name)
-    if (scope === undefined) return []
-    const column = (name: string) => sql.literal(`${count.alias}.${name}`)
-    return [scope.course ? sql`${column("course_uuid")} = ${uuid}` : sql`(${column("course_uuid")} = ${uuid} AND ${column("run_uuid")} IN ${sql.in([...scope.runs])})`]
-  }))
-
-/** Every count of every course, in one statement: rows (name, course, n) for the counts with records waiting. */
-const countAll = (sql: SqlClient.SqlClient, me: string, courses: ReadonlyArray<readonly [string, Scopes]>) => {
-  const parts = countDefinitions
-    .filter((count) => courses.some(([, scopes]) => scopes.has(count.name)))
-    .map((count) =>
-      sql`SELECT ${count.name}::text AS name, ${sql.literal(count.alias)}.course_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
-        WHERE (${scopeCondition(sql, count, courses)}) AND ${count.waiting(sql, me)} GROUP BY ${sql.literal(count.alias)}.course_uuid`
-    )
-  if (parts.length === 0) return Effect.succeed([])
-  return sql<{ name: CountName; course_uuid: string; n: number }>`${sql.join(" UNION ALL ", false)(parts)}`
-}
-
-const teachingView = (row: CourseRow, scopes: Scopes, found: ReadonlyMap<string, number>): TeachingCourse => {
+/** The dashboard of one course: each count the caller holds the atom for, summed over the runs of its scope. */
+const teachingView = (row: CourseRow): TeachingCourse => {
+  const scopes = scopesOf(row.assignments)
   const counts: Partial<Record<CountName, number>> = {}
-  for (const count of countDefinitions) {
-    if (scopes.has(count.name)) counts[count.name] = found.get(count.name) ?? 0
+  for (const name of scopes.keys()) counts[name] = 0
+  for (const [name, run, n] of row.waiting ?? []) {
+    const scope = scopes.get(name)
+    if (scope !== undefined && (scope.course || run !== null && scope.runs.includes(run))) counts[name]! += n
   }
   const held = new Set<StaffRole>(row.assignments.map((assignment) => assignment.role))
   return {
@@ -155,19 +160,6 @@ const teachingView = (row: CourseRow, scopes: Scopes, found: ReadonlyMap<string,
   }
 }
 
-/** The dashboards of the given courses: their counts in one statement. */
-const dashboards = (sql: SqlClient.SqlClient, me: string, rows: ReadonlyArray<CourseRow>) =>
-  Effect.gen(function*() {
-    const courses = rows.map((row) => [row.uuid, scopesOf(row.assignments)] as const)
-    const found = new Map<string, Map<string, number>>()
-    for (const count of yield* countAll(sql, me, courses)) {
-      const ofCourse = found.get(count.course_uuid) ?? new Map<string, number>()
-      ofCourse.set(count.name, count.n)
-      found.set(count.course_uuid, ofCourse)
-    }
-    return new Map(rows.map((row, at) => [row.uuid, teachingView(row, courses[at]![1], found.get(row.uuid) ?? new Map())]))
-  })
-
 /** learning.teaching.list: the caller's courses with an active assignment (of the role, when given), newest course first. */
 export const listTeaching = (actor: Actor, query: typeof TeachingListQuery.Type) =>
   Effect.gen(function*() {
@@ -183,8 +175,7 @@ export const listTeaching = (actor: Actor, query: typeof TeachingListQuery.Type)
       ...(position._tag === "Some" ? [sql`(c.created_at, c.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ])
     const rows = yield* courseRows(sql, me, where, limit + 1)
-    const views = yield* dashboards(sql, me, rows.slice(0, limit))
-    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => views.get(row.uuid)!)
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), teachingView)
   })
 
 /**
@@ -201,7 +192,7 @@ export const getTeaching = (actor: Actor, courseUuid: string) =>
       const refusal = decide("learning.teaching.get", facts, yield* standingOn(actor, courseUuid))
       if (refusal !== undefined) return yield* refusal
     }
-    return (yield* dashboards(sql, actor.profileUuid, [row])).get(row.uuid)!
+    return teachingView(row)
   })
 
 export const LearningTeachingOperations = implement(LearningTeachingApi)({
