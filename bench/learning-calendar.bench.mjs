@@ -7,6 +7,7 @@
 import { join } from "node:path"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { hostCall } from "./lib/host-call.mjs"
+import { latencyAgainstBaseline } from "./lib/latency-vs-baseline.mjs"
 import { freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-calendar"
@@ -94,19 +95,8 @@ export const run = async (ctx) => {
   if (dueOf(a) !== dueOf(b)) throw new Error("calendar: the host's and the baseline's due dates differ")
   log(`\n  calendar: host ${a.body.length} bytes, baseline ${b.body.length} bytes, ${STEPS} steps, same due dates`)
   const label = "learning.calendar.get (200 steps, 40 overrides, a pause)"
-  const one = { connections: 1 }
-  const single = []
-  single.push(await ctx.measure({ ...one, label: `${label} baseline, 1 conn`, url: baseline.url + path, server: baseline }))
-  single.push(await ctx.measure({ ...one, label: `${label} host, 1 conn`, url: host.url + path, server: host, headers }))
-  const many = []
-  many.push(await ctx.measure({ label: `${label} baseline #1`, url: baseline.url + path, server: baseline }))
-  many.push(await ctx.measure({ label: `${label} host`, url: host.url + path, server: host, headers }))
-  many.push(await ctx.measure({ label: `${label} baseline #2`, url: baseline.url + path, server: baseline }))
-  const base = ctx.meanRow(`${label} baseline (mean)`, [many[0], many[2]])
-  ctx.printTable([...single, ...many, base])
-  const ratio = many[1].requestsPerSecond / base.requestsPerSecond
-  const p95 = single[1].latencyP95
+  const { p95, baselineP95, ratio, host: hostRow, baseline: baseRow } = await latencyAgainstBaseline(ctx, { label, path, host, baseline, headers })
   log(`  ${label}: host p95 at 1 connection ${p95.toFixed(2)} ms (target < ${TARGET_MS} ms: ${p95 < TARGET_MS ? "met" : "NOT met"}); ` +
-    `baseline p95 ${single[0].latencyP95.toFixed(2)} ms; throughput host/baseline ${ratio.toFixed(2)}`)
-  return { steps: STEPS, overrides: OVERRIDES, p95Ms: p95, baselineP95Ms: single[0].latencyP95, ratio, host: many[1], baseline: base }
+    `baseline p95 ${baselineP95.toFixed(2)} ms; throughput host/baseline ${ratio.toFixed(2)}`)
+  return { steps: STEPS, overrides: OVERRIDES, p95Ms: p95, baselineP95Ms: baselineP95, ratio, host: hostRow, baseline: baseRow }
 }

@@ -1,26 +1,12 @@
 import { catalog, grantableScopes } from "@birzha/domain"
 import { randomUUID } from "node:crypto"
-import { register } from "node:module"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
 import { type RunningHost } from "./testing.js"
+import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { startTestService, type TestService } from "./testService.js"
 
-// The test workers run Node with `--conditions source` (workspace packages resolve to their
-// TypeScript), which sends the SDK client's SSE parser to sources Node cannot load; this hook hands
-// it the package's built module instead. Registered before the client is imported.
-register(
-  "data:text/javascript," + encodeURIComponent(`export async function resolve(specifier, context, next) {
-    const resolved = await next(specifier, context)
-    return resolved.url.includes("/eventsource-parser/src/") && resolved.url.endsWith(".ts")
-      ? { ...resolved, url: resolved.url.replace("/eventsource-parser/src/", "/eventsource-parser/dist/").slice(0, -3) + ".js" }
-      : resolved
-  }`)
-)
-const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
-const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
-type Client = InstanceType<typeof Client>
 
 let service: TestService
 let host: RunningHost

@@ -3,26 +3,15 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { register } from "node:module"
 import type Pg from "pg"
 import type { Browser, BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchChromium } from "../../../testing/browser.js"
 import { signIn } from "../../../testing/signIn.js"
 import { type RunningHost } from "./testing.js"
-import { startTestService, type TestService } from "./testService.js"
+import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
+import { type Caller, startTestService, type TestService } from "./testService.js"
 
-// As in Mcp.test.ts: the SDK client's SSE parser must load from its built module under `--conditions source`.
-register(
-  "data:text/javascript," + encodeURIComponent(`export async function resolve(specifier, context, next) {
-    const resolved = await next(specifier, context)
-    return resolved.url.includes("/eventsource-parser/src/") && resolved.url.endsWith(".ts")
-      ? { ...resolved, url: resolved.url.replace("/eventsource-parser/src/", "/eventsource-parser/dist/").slice(0, -3) + ".js" }
-      : resolved
-  }`)
-)
-const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
-const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
 
 const moderatorEmail = "moderator.relations@example.com"
 let service: TestService
@@ -53,20 +42,7 @@ interface Who {
   readonly cookie: string
 }
 
-const call = async (method: string, path: string, who: { readonly cookie?: string; readonly bearer?: string }, body?: unknown) => {
-  const response = await fetch(`${host.url}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      origin,
-      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
-      ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any> }
-}
+const call = (method: string, path: string, who: Caller, body?: unknown) => service.call<Record<string, any>>(method, path, who, body)
 const command = async (who: Who, id: string, body: Record<string, unknown>) => {
   const answer = await call("POST", `/api/v1/commands/${id}`, who, { requestUuid: randomUUID(), ...body })
   expect(answer.status, `${id}: ${JSON.stringify(answer.body)}`).toBe(200)

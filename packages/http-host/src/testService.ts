@@ -12,7 +12,21 @@ export interface TestService {
   readonly db: Pg.Client
   /** `http://localhost:<port>`: the service's public origin (Origin header, links in mails and pages). */
   readonly origin: string
+  /** A JSON request from the service's own origin as a caller (session cookie or bearer key); the answer's JSON parsed. */
+  readonly call: <T = any>(method: string, path: string, who?: Caller, body?: unknown) => Promise<JsonAnswer<T>>
   readonly close: () => Promise<void>
+}
+
+/** Who calls: a session cookie (`__Host-birzha_session=...`), a bearer key, or neither (anonymous). */
+export interface Caller {
+  readonly cookie?: string
+  readonly bearer?: string
+}
+
+export interface JsonAnswer<T> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
 }
 
 /**
@@ -42,11 +56,26 @@ export const startTestService = async (
   await untilReady(host)
   const db = new Pg.Client({ connectionString: database.url })
   await db.connect()
+  const call = async <T = any>(method: string, path: string, who: Caller = {}, body?: unknown): Promise<JsonAnswer<T>> => {
+    const response = await fetch(`${host.url}${path}`, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        origin,
+        ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
+        ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: (text === "" ? undefined : JSON.parse(text)) as T }
+  }
   return {
     database,
     host,
     db,
     origin,
+    call,
     close: async () => {
       await db.end()
       await host.close()

@@ -392,6 +392,9 @@ export const getThread = (actor: Actor, threadUuid: string, filter: { readonly c
     return yield* messagePage(row, yield* viewerOf(actor, row), actor.profileUuid, filter)
   })
 
+/** The inbox's `unanswered` over `learning_threads t`: open with the learner's word last (also the teaching dashboard's count). */
+export const unansweredCondition = (sql: SqlClient.SqlClient) => sql`t.status = 'open' AND t.last_author_role = 'learner'`
+
 /**
  * The status and node filters of both thread lists. The inbox's statuses (`InboxStatus`):
  * `unanswered` = open with the learner's word last, `open` = not resolved; the learner's list
@@ -405,7 +408,7 @@ const filterConditions = (
   ...(filter.status === undefined
     ? []
     : filter.status === "unanswered"
-    ? [sql`t.status = 'open' AND t.last_author_role = 'learner'`]
+    ? [unansweredCondition(sql)]
     : filter.status === "open" && inbox
     ? [sql`t.status IN ('open', 'answered')`]
     : [sql`t.status = ${filter.status}`]),

@@ -13,6 +13,7 @@ import {
 } from "./EmailInvitations.js"
 import { acceptOwnership, cancelOwnership, inviteOwner, listOwnershipInvitations, ownershipCandidates, rejectOwnership } from "./Ownership.js"
 import { acceptStaff, inviteStaff, listStaff, listStaffInvitations, revokeStaff, setStaffPermissions, staffCandidates } from "./Staff.js"
+import { LearningTeachingOperations } from "./Teaching.js"
 
 /** The learning L4 people operations (issue 19 points 1–3 and 6) over their services. */
 export const LearningStaffOperations = implement(LearningStaffApi)({
@@ -56,5 +57,6 @@ export const LearningPeopleOperations = [
   LearningEmailInvitationsOperations,
   LearningOwnershipOperations,
   LearningCourseReviewsOperations,
-  LearningCommunityOperations
+  LearningCommunityOperations,
+  LearningTeachingOperations
 ] as const

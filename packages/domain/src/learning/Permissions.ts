@@ -52,6 +52,8 @@ export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
  * - `public`: anyone the course is visible to (published or archived, listed or unlisted), its staff and learners;
  * - `staff`: any active staff assignment on the course (author reads);
  * - `member`: the course's staff and its learners (the staff list: learners see names and roles);
+ * - `teaching`: any active staff assignment; a learner or visitor who may see the course gets 403
+ *   (a dashboard of the caller's own work, not an author record whose existence is hidden);
  * - `owner`: the owner only;
  * - an atom: a staff assignment holding it (in scope of the run when the operation names one).
  * A caller with no role on a course that is not public to them gets 404 in every case.
@@ -60,6 +62,7 @@ export type Requirement =
   | { readonly kind: "public" }
   | { readonly kind: "staff" }
   | { readonly kind: "member" }
+  | { readonly kind: "teaching" }
   | { readonly kind: "owner" }
   | { readonly kind: "atom"; readonly atom: Atom }
 
@@ -110,6 +113,8 @@ export const requirements = {
   "learning.ownership.invite": atom("ownership"),
   "learning.ownership.cancel": atom("ownership"),
   "learning.course_reviews.list": { kind: "public" },
+  // Teaching (issue 19 point 7): the dashboard's counts narrow to the caller's atoms and scope (Teaching.ts).
+  "learning.teaching.get": { kind: "teaching" },
   // Community (issue 19 point 5): thread reads and writes decide per thread (Community.ts).
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
@@ -261,6 +266,8 @@ export const decide = (
       return staff ? undefined : courseNotFound(course.uuid)
     case "member":
       return staff || standing.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff and learners` })
+    case "teaching":
+      return staff ? undefined : new Forbidden({ message: `${operation} is for the course's staff` })
     case "owner":
       return standing.assignments.some((a) => a.role === "owner")
         ? undefined

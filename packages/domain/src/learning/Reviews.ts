@@ -164,6 +164,21 @@ export const submissionAssignments = (actor: Actor, submissionUuid: string) =>
   })
 
 /**
+ * The review queue's status filter over `learning_review_assignments a` (assignment_list's
+ * `status`; without one, every open assignment); the teaching dashboard counts with the same.
+ */
+export const queueStatusCondition = (sql: SqlClient.SqlClient, status: "pooled" | "claimed" | "overdue" | "issue" | undefined) =>
+  status === "pooled"
+    ? sql`a.status = 'pooled'`
+    : status === "claimed"
+    ? sql`a.status = 'claimed'`
+    : status === "overdue"
+    ? sql`a.status = 'claimed' AND a.issue IS NULL AND a.due_at <= now()`
+    : status === "issue"
+    ? sql`a.status = 'claimed' AND a.issue IS NOT NULL`
+    : sql`a.status IN ('pooled', 'claimed', 'decided')`
+
+/**
  * learning.reviews.assignment_list: the review queue. Staff holding `review` see the course's (or
  * their runs') assignments; a learner sees the peer assignments of their runs still pooled (not on
  * their own submissions) and those they hold, pseudonymized. Oldest first.
@@ -193,15 +208,7 @@ export const listAssignments = (
       ? scope.course ? sql`TRUE` : sql`a.run_uuid IN ${sql.in(scope.runs)}`
       : sql`a.kind = 'peer' AND (a.reviewer_profile_uuid = ${me} OR (a.status = 'pooled' AND a.learner_profile_uuid <> ${me}
           AND a.run_uuid IN (SELECT run_uuid FROM learning_enrollments WHERE profile_uuid = ${me} AND status IN ('active', 'paused', 'completed'))))`
-    const status = query.status === "pooled"
-      ? sql`a.status = 'pooled'`
-      : query.status === "claimed"
-      ? sql`a.status = 'claimed'`
-      : query.status === "overdue"
-      ? sql`a.status = 'claimed' AND a.issue IS NULL AND a.due_at <= now()`
-      : query.status === "issue"
-      ? sql`a.status = 'claimed' AND a.issue IS NOT NULL`
-      : sql`a.status IN ('pooled', 'claimed', 'decided')`
+    const status = queueStatusCondition(sql, query.status)
     const rows = yield* sql<AssignmentRow & { position: string }>`SELECT ${sql.literal(assignmentColumns)}, a.created_at::text AS position
       FROM learning_review_assignments a
       WHERE a.course_uuid = ${courseUuid} AND ${visible} AND ${status}

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext } from "playwright-core"
 import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningHost } from "../testing.js"
-import { startTestService, type TestService } from "../testService.js"
+import { type Caller, startTestService, type TestService } from "../testService.js"
 
 
 let service: TestService
@@ -40,20 +40,7 @@ const signInBrowser = async (): Promise<Owner> => {
   return { context, cookie: `${session.name}=${session.value}` }
 }
 
-const call = async (method: string, path: string, who: { readonly cookie?: string; readonly bearer?: string }, body?: unknown) => {
-  const response = await fetch(`${host.url}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      origin,
-      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
-      ...(who.bearer === undefined ? {} : { authorization: `Bearer ${who.bearer}` })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any> }
-}
+const call = (method: string, path: string, who: Caller, body?: unknown) => service.call<Record<string, any>>(method, path, who, body)
 
 const makeKey = async (owner: Owner, scopes: ReadonlyArray<string>) => {
   const made = await call("POST", "/api/v1/keys", owner, { requestUuid: randomUUID(), name: "agent", scopes, httpEnabled: true, mcpEnabled: false })

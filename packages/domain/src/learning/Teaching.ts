@@ -1,0 +1,201 @@
+import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+import type { Actor } from "../api/Authentication.js"
+import { LearningTeachingApi } from "../api/LearningTeachingApi.js"
+import { implement } from "../operations/Implementation.js"
+import { decodeCursor, pageOf } from "../store/Cursor.js"
+import { unansweredCondition } from "./Community.js"
+import { type Assignment, type Atom, atomScope, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
+import { queueStatusCondition } from "./Reviews.js"
+import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./TeachingModel.js"
+
+/**
+ * Teaching dashboards (LEARNING §4 "L4" teaching, issue 19 point 7): per course where the caller
+ * holds an active staff assignment, the to-do counts of the work its assignments let it act on.
+ *
+ * Each count is a row of `countDefinitions`: the atom the work needs and the condition that makes
+ * a record waiting — the same SQL fragments as the list operations that show those records (the
+ * review queue's `pooled`, the inbox's `unanswered`, …). Where a count applies is `atomScope` of
+ * the caller's assignments: course-wide, or only the runs of run-scoped assignments; a count the
+ * caller holds no atom for is absent. Group-scoped assignments count nowhere until groups exist
+ * (as in `atomScope`); once they do, the waiting records are grouped by run and by the group of
+ * their enrollment too, and a group scope sums the rows of its groups as a run scope sums its runs.
+ *
+ * One statement answers a page or a dashboard whatever the number of courses and counts: the
+ * caller's courses with their assignments, and for each the waiting records by run (`courseRows`).
+ */
+
+type CountName = keyof TeachingCounts
+
+interface CountDefinition {
+  readonly name: CountName
+  readonly atom: Atom
+  /** The counted table with its alias, the one the shared fragment is written over. */
+  readonly table: string
+  readonly alias: string
+  /** Course-level records (checkers) have no run: only a course-wide assignment counts them. */
+  readonly courseLevel?: boolean
+  readonly waiting: (sql: SqlClient.SqlClient, me: string) => Fragment
+}
+
+export const countDefinitions: ReadonlyArray<CountDefinition> = [
+  // Staff reviewers claim staff assignments from the pool (learning.reviews.claim); peer ones are learners'.
+  {
+    name: "reviewsToClaim",
+    atom: "review",
+    table: "learning_review_assignments a",
+    alias: "a",
+    waiting: (sql) => sql`a.kind = 'staff' AND ${queueStatusCondition(sql, "pooled")}`
+  },
+  {
+    name: "reviewsClaimed",
+    atom: "review",
+    table: "learning_review_assignments a",
+    alias: "a",
+    waiting: (sql, me) => sql`a.reviewer_profile_uuid = ${me} AND ${queueStatusCondition(sql, "claimed")}`
+  },
+  // First-level appeals; an escalated one is closed with grades_adjust (Appeals.ts).
+  { name: "appealsOpen", atom: "appeals_resolve", table: "learning_appeals a", alias: "a", waiting: (sql) => sql`a.status = 'open'` },
+  { name: "threadsUnanswered", atom: "community_staff", table: "learning_threads t", alias: "t", waiting: unansweredCondition },
+  { name: "extensionsPending", atom: "dates_grant", table: "learning_extension_requests x", alias: "x", waiting: (sql) => sql`x.status = 'requested'` },
+  { name: "incidentsOpen", atom: "runs_manage", table: "learning_incidents i", alias: "i", waiting: (sql) => sql`i.status = 'open'` },
+  {
+    name: "checkersSuspended",
+    atom: "checkers_manage",
+    table: "learning_checkers k",
+    alias: "k",
+    courseLevel: true,
+    waiting: (sql) => sql`k.status = 'suspended'`
+  },
+  // In use and erring: the circuit breaker's streak of consecutive platform errors has started (Grading.ts).
+  {
+    name: "checkersFailing",
+    atom: "checkers_manage",
+    table: "learning_checkers k",
+    alias: "k",
+    courseLevel: true,
+    waiting: (sql) => sql`k.status = 'ready' AND k.error_streak > 0`
+  }
+]
+
+/** One course of the caller, with its active assignments there and the waiting records of the course by run. */
+interface CourseRow {
+  readonly uuid: string
+  readonly title: string
+  readonly status: "draft" | "published" | "archived"
+  readonly visibility: "listed" | "unlisted" | "private"
+  readonly latest_version: number
+  readonly position: string
+  readonly assignments: ReadonlyArray<Assignment & { readonly uuid: string }>
+  /** [count, run (null for course-level records), n] for every count with records waiting; null without an assignment. */
+  readonly waiting: ReadonlyArray<readonly [CountName, string | null, number]> | null
+}
+
+/** Every count of the course `page.uuid`, by run: one grouped index-only scan per count. */
+const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
+  sql.join(" UNION ALL ", false)(countDefinitions.map((count) => {
+    const column = (name: string) => sql.literal(`${count.alias}.${name}`)
+    return count.courseLevel
+      ? sql`SELECT ${count.name}::text AS name, NULL::uuid AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
+          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} HAVING count(*) > 0`
+      : sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
+          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} GROUP BY ${column("run_uuid")}`
+  }))
+
+/**
+ * The caller's courses with their active assignments and, where it holds one, the waiting records
+ * of the course by run: the page's statement and the dashboard's, one round trip either way. The
+ * records are counted whatever the caller's atoms (cheap: the partial indexes of migration 29 hold
+ * waiting records only); `scopesOf` keeps what the caller may act on.
+ */
+const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit: number) =>
+  sql<CourseRow>`SELECT page.*, CASE WHEN jsonb_array_length(page.assignments) > 0 THEN
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(w.name, w.run_uuid, w.n)), '[]'::jsonb) FROM (${waitingOf(sql, me)}) w) END AS waiting
+    FROM (SELECT c.uuid, c.title, c.status, c.visibility, c.latest_version, c.created_at, c.created_at::text AS position,
+        coalesce(jsonb_agg(jsonb_build_object('uuid', s.uuid, 'role', s.role, 'runUuid', s.run_uuid, 'groupUuid', s.group_uuid,
+          'grants', s.grants, 'denies', s.denies) ORDER BY s.created_at, s.uuid) FILTER (WHERE s.uuid IS NOT NULL), '[]'::jsonb) AS assignments
+      FROM learning_courses c LEFT JOIN learning_staff s ON s.course_uuid = c.uuid AND s.profile_uuid = ${me} AND s.status = 'active'
+      WHERE ${where}
+      GROUP BY c.uuid ORDER BY c.created_at DESC, c.uuid DESC LIMIT ${limit}) page
+    ORDER BY page.created_at DESC, page.uuid DESC`
+
+/** Where each count applies on one course: course-wide, the listed runs; absent: nowhere. */
+type Scopes = ReadonlyMap<CountName, { readonly course: boolean; readonly runs: ReadonlyArray<string> }>
+
+const scopesOf = (assignments: ReadonlyArray<Assignment>): Scopes => {
+  const scopes = new Map<CountName, { course: boolean; runs: ReadonlyArray<string> }>()
+  for (const count of countDefinitions) {
+    const scope = atomScope(assignments, count.atom)
+    if (scope.course || !count.courseLevel && scope.runs.length > 0) scopes.set(count.name, scope)
+  }
+  return scopes
+}
+
+/** The dashboard of one course: each count the caller holds the atom for, summed over the runs of its scope. */
+const teachingView = (row: CourseRow): TeachingCourse => {
+  const scopes = scopesOf(row.assignments)
+  const counts: Partial<Record<CountName, number>> = {}
+  for (const name of scopes.keys()) counts[name] = 0
+  for (const [name, run, n] of row.waiting ?? []) {
+    const scope = scopes.get(name)
+    if (scope !== undefined && (scope.course || run !== null && scope.runs.includes(run))) counts[name]! += n
+  }
+  const held = new Set<StaffRole>(row.assignments.map((assignment) => assignment.role))
+  return {
+    courseUuid: row.uuid,
+    courseTitle: row.title,
+    courseStatus: row.status,
+    roles: staffRoles.filter((role) => held.has(role)),
+    assignments: row.assignments.map((assignment) => ({
+      uuid: assignment.uuid,
+      role: assignment.role,
+      scope: {
+        ...(assignment.runUuid !== null ? { runUuid: assignment.runUuid } : {}),
+        ...(assignment.groupUuid !== null ? { groupUuid: assignment.groupUuid } : {})
+      }
+    })),
+    counts,
+    todo: Object.values(counts).reduce((sum, n) => sum + n, 0)
+  }
+}
+
+/** learning.teaching.list: the caller's courses with an active assignment (of the role, when given), newest course first. */
+export const listTeaching = (actor: Actor, query: typeof TeachingListQuery.Type) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const position = yield* decodeCursor(query.cursor)
+    const limit = query.limit ?? 20
+    const me = actor.profileUuid
+    const where = sql.and([
+      sql`s.uuid IS NOT NULL`,
+      ...(query.role !== undefined
+        ? [sql`c.uuid IN (SELECT course_uuid FROM learning_staff WHERE profile_uuid = ${me} AND status = 'active' AND role = ${query.role})`]
+        : []),
+      ...(position._tag === "Some" ? [sql`(c.created_at, c.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
+    ])
+    const rows = yield* courseRows(sql, me, where, limit + 1)
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), teachingView)
+  })
+
+/**
+ * learning.teaching.get: the caller's dashboard of one course. Who holds no active assignment there
+ * gets 404 when the course is not visible to them, 403 when it is (a learner, a visitor).
+ */
+export const getTeaching = (actor: Actor, courseUuid: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* courseRows(sql, actor.profileUuid, sql`c.uuid = ${courseUuid}`, 1)
+    if (row === undefined) return yield* courseNotFound(courseUuid)
+    if (row.assignments.length === 0) {
+      const facts = { uuid: row.uuid, status: row.status, visibility: row.visibility, latestVersion: row.latest_version }
+      const refusal = decide("learning.teaching.get", facts, yield* standingOn(actor, courseUuid))
+      if (refusal !== undefined) return yield* refusal
+    }
+    return teachingView(row)
+  })
+
+export const LearningTeachingOperations = implement(LearningTeachingApi)({
+  "learning.teaching.list": ({ urlParams }, actor) => listTeaching(actor, urlParams),
+  "learning.teaching.get": ({ path }, actor) => getTeaching(actor, path.course)
+})
