@@ -308,8 +308,7 @@ const privateExceptions: Record<string, boolean> = {
 
 /** Operations being built by other helpers: rows now, calls once they are in the catalog. */
 const pending = new Set([
-  "learning.groups.create", "learning.groups.list", "learning.groups.members", "learning.groups.staff", "learning.groups.update",
-  "learning.teaching.list", "learning.teaching.get"
+  "learning.groups.create", "learning.groups.list", "learning.groups.members", "learning.groups.staff", "learning.groups.update"
 ])
 
 /** What each caller should get for an operation, from its row. */
