@@ -8,8 +8,8 @@
 //
 // Usage: node bench/lib/bare-calendar-server.mjs <port> <host> <database-url>
 
-import http from "node:http"
 import Pg from "pg"
+import { send, serveJson } from "./bare-json-server.mjs"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
 const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
@@ -73,19 +73,12 @@ const calendar = (enrollment, run, nodes, overrides, states) => {
   return items
 }
 
-const send = (res, status, value) => {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  res.end(body)
-}
 
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url ?? "/", "http://localhost")
-  const handle = async () => {
-    if (url.pathname === "/__ready") {
-      await pool.query("SELECT 1")
-      return send(res, 200, { ok: true })
-    }
+serveJson({
+  port,
+  host,
+  pool,
+  handle: async (url, res) => {
     const match = /^\/api\/v1\/learning\/enrollments\/([0-9a-f-]{36})\/calendar$/.exec(url.pathname)
     if (!match) return send(res, 404, { error: { code: "not_found", message: "No route" } })
     const { rows: [enrollment] } = await query("enrollment", [match[1]])
@@ -99,6 +92,4 @@ const server = http.createServer((req, res) => {
     const items = calendar(enrollment, run, version.nodes, overrides, new Map(states.map((s) => [s.node_key, s.status])))
     return send(res, 200, { enrollmentUuid: enrollment.uuid, runUuid: run.uuid, courseUuid: course.uuid, format: "json", generatedAt: new Date().toISOString(), items })
   }
-  handle().catch((error) => send(res, 500, { error: { code: "internal_error", message: String(error) } }))
 })
-server.listen(Number(port), host)

@@ -7,8 +7,8 @@
 //
 // Usage: node bench/lib/bare-learning-server.mjs <port> <host> <database-url>
 
-import http from "node:http"
 import Pg from "pg"
+import { send, serveJson } from "./bare-json-server.mjs"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
 const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
@@ -41,19 +41,12 @@ const catalog = (terms) => ({
   values: terms
 })
 
-const send = (res, status, value) => {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  res.end(body)
-}
 
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url ?? "/", "http://localhost")
-  const handle = async () => {
-    if (url.pathname === "/__ready") {
-      await pool.query("SELECT 1")
-      return send(res, 200, { ok: true })
-    }
+serveJson({
+  port,
+  host,
+  pool,
+  handle: async (url, res) => {
     if (url.pathname === "/api/v1/learning/courses") {
       const terms = (url.searchParams.get("q") ?? "").split(/\s+/u).filter((t) => t.length > 0).map((t) => t.replace(/[\\%_]/g, "\\$&"))
       const { rows } = await pool.query(catalog(terms))
@@ -73,6 +66,4 @@ const server = http.createServer((req, res) => {
     }
     return send(res, 404, { error: { code: "not_found", message: "No route" } })
   }
-  handle().catch((error) => send(res, 500, { error: { code: "internal_error", message: String(error) } }))
 })
-server.listen(Number(port), host)

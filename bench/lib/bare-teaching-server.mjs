@@ -9,8 +9,8 @@
 //
 // Usage: node bench/lib/bare-teaching-server.mjs <port> <host> <database-url> <profile-uuid>
 
-import http from "node:http"
 import Pg from "pg"
+import { send, serveJson } from "./bare-json-server.mjs"
 
 const [port, host, databaseUrl, me] = process.argv.slice(2)
 const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: 30_000 })
@@ -48,19 +48,12 @@ const query = (name, values) => pool.query({ name: `bench_${name}`, text: statem
 
 const roleOrder = ["owner", "instructor", "reviewer", "assistant", "analyst"]
 
-const send = (res, status, value) => {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  res.end(body)
-}
 
-const server = http.createServer((req, res) => {
-  const url = new URL(req.url ?? "/", "http://localhost")
-  const handle = async () => {
-    if (url.pathname === "/__ready") {
-      await pool.query("SELECT 1")
-      return send(res, 200, { ok: true })
-    }
+serveJson({
+  port,
+  host,
+  pool,
+  handle: async (url, res) => {
     const match = /^\/api\/v1\/learning\/teaching\/courses\/([0-9a-f-]{36})$/.exec(url.pathname)
     if (!match) return send(res, 404, { error: { code: "not_found", message: "No route" } })
     const { rows: [course] } = await query("course", [me, match[1]])
@@ -79,6 +72,4 @@ const server = http.createServer((req, res) => {
       todo: Object.values(values).reduce((sum, n) => sum + n, 0)
     })
   }
-  handle().catch((error) => send(res, 500, { error: { code: "internal_error", message: String(error) } }))
 })
-server.listen(Number(port), host)
