@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 
 /** An instant on the wire: an ISO 8601 string (`format: date-time`), a `Date` in code. */
 export const DateTime = Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time" } })
@@ -68,6 +68,18 @@ export const RequestUuid = Schema.UUID.annotations({
 
 /** A payload object that refuses properties it does not declare (the spec's "no other properties"). */
 export const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/**
+ * Annotation of an input struct: the names of its fields that carry a credential (a mailed token).
+ * A credential never goes into a prepared command: the owner would see it on the approval page and
+ * it would be stored with the command's arguments (`integrationCommands.prepare` refuses it).
+ */
+export const CredentialFields = Symbol.for("@birzha/domain/CredentialFields")
+export const credentialFieldsOf = (ast: SchemaAST.AST): ReadonlyArray<string> => {
+  const direct = SchemaAST.getAnnotation<ReadonlyArray<string>>(ast, CredentialFields)
+  if (Option.isSome(direct)) return direct.value
+  return Option.getOrElse(SchemaAST.getAnnotation<ReadonlyArray<string>>(SchemaAST.typeAST(ast), CredentialFields), () => [])
+}
 
 /**
  * Any JSON value. `Schema.Unknown` alone is emitted with a fixed `$id`, which appears more than

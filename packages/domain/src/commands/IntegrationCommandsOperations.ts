@@ -1,6 +1,7 @@
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidRequest, NotFound } from "../api/ApiError.js"
+import { credentialFieldsOf } from "../api/Common.js"
 import type { Actor, KeyActor } from "../api/Authentication.js"
 import { IntegrationCommandsApi } from "../api/IntegrationCommandsApi.js"
 import type { CatalogEntry } from "../api/Operation.js"
@@ -73,6 +74,13 @@ export const IntegrationCommandsOperations = implementWith(
       for (const field of serverFixed) {
         if (field in payload.arguments) {
           return yield* Effect.fail(new InvalidRequest({ message: `arguments.${field}: the server fixes ${field}; leave it out` }))
+        }
+      }
+      for (const field of Option.match(entry.schemas.payload, { onNone: () => [], onSome: credentialFieldsOf })) {
+        if (field in payload.arguments) {
+          return yield* Effect.fail(new InvalidRequest({
+            message: `arguments.${field}: a credential is never stored in a prepared command or shown for approval; leave it out (the key's verified address decides) or use the mailed link in a browser`
+          }))
         }
       }
       // The key must be allowed to run the operation itself (scope, access on the channel it came through), approval aside.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { command, enrollDirectly, publishedCourse } from "../../test/learning.js"
 import { bodyOf, codeOf, type Marketplace, okBody, openMarketplace, refusal } from "../../test/marketplace.js"
-import type { SessionActor } from "../api/Authentication.js"
+import type { KeyActor, SessionActor } from "../api/Authentication.js"
 import type { MailMessage } from "../mail/Mailer.js"
 import type { Answer } from "../operations/Operations.js"
 import { eligibility } from "./CourseReviews.js"
@@ -274,6 +274,33 @@ describe("learning staff email invitations", () => {
     expect(JSON.stringify(idempotency)).not.toContain(token)
     expect(logs.length).toBeGreaterThan(0)
     expect(logs.filter((line) => line.includes(token))).toEqual([])
+  })
+
+  it("never takes the mailed token into a prepared command: a key accepts by the verified address alone", async () => {
+    const c = await course()
+    const addressee = await m.profile({ name: "Агент адресата" })
+    const before = mails.length
+    const sent = ok<EmailInvitation>(await invite(c, addressee.email))
+    const token = tokenOf(mails[before]!)
+    const [keyRow] = await m.sql<{ uuid: string }>(
+      `INSERT INTO api_keys (account_uuid, profile_uuid, kind, name, scopes, http_enabled, mcp_enabled, lifetime_days)
+       VALUES ($1, $2, 'application', 'agent', '["learning:staff"]'::jsonb, true, true, 90) RETURNING uuid`,
+      addressee.accountUuid, addressee.profileUuid
+    )
+    const key: KeyActor = {
+      ...addressee, via: "mcp", keyUuid: keyRow!.uuid, keyName: "agent", keyKind: "application", scopes: ["learning:staff"], httpEnabled: true, mcpEnabled: true
+    }
+    const prepare = (args: Record<string, unknown>) =>
+      m.invoke("integrationCommands.prepare", key, { payload: { operationId: "learning.staff.email_accept", arguments: { invitation: sent.uuid, ...args } } })
+    const withToken = await prepare({ token })
+    expect(refused(withToken)).toEqual([400, "invalid_request"])
+    expect(JSON.stringify(bodyOf(withToken))).toContain("arguments.token")
+    expect(JSON.stringify(bodyOf(withToken))).not.toContain(token)
+    const prepared = ok<{ command: { uuid: string; operationId: string } }>(await prepare({}))
+    expect(prepared.command.operationId).toBe("learning.staff.email_accept")
+    const stored = await m.sql<Record<string, unknown>>("SELECT * FROM integration_commands WHERE key_uuid = $1", keyRow!.uuid)
+    expect(stored.length).toBe(1)
+    expect(JSON.stringify(stored)).not.toContain(token)
   })
 
   it("follows its transition table, with expiry computed on read", async () => {

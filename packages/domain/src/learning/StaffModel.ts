@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, Email, maxChars, strict } from "../api/Common.js"
+import { CredentialFields, DateTime, Email, maxChars, strict } from "../api/Common.js"
 import { command, ExpectedRevision, listing, page } from "./Model.js"
 import { atoms } from "./Permissions.js"
 
@@ -184,7 +184,7 @@ export const EmailAccept = Schema.Struct({
   profileUuid: Schema.optional(Schema.UUID),
   /** The token of the mailed link, when accepting from it: it must match. Without it the verified address alone decides. */
   token: Schema.optional(Schema.String.pipe(maxChars(200)))
-}).annotations({ identifier: "LearningEmailAccept", ...strict })
+}).annotations({ identifier: "LearningEmailAccept", ...strict, [CredentialFields]: ["token"] })
 
 /** A command with nothing but its requestUuid (reject, revoke, cancel, accept of an ownership invitation). */
 export const InvitationCommand = Schema.Struct(command).annotations({ identifier: "LearningInvitationCommand", ...strict })
