@@ -17,6 +17,7 @@ import { LearningGradingApi } from "./LearningGradingApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
+import { LearningGroupsApi } from "./LearningGroupsApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
 import { kindList } from "../publications/Kinds.js"
@@ -139,6 +140,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningOwnershipApi)
   .add(LearningCourseReviewsApi)
   .add(LearningCommunityApi)
+  .add(LearningGroupsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))
