@@ -108,3 +108,14 @@ export const step = (nodeKey: string, parentKey: string, over: Partial<CourseNod
   body: "Текст шага",
   ...over
 })
+
+/** A fresh profile that was invited by `owner` to a staff role and scope on the course and accepted. */
+export const acceptedStaff = async (m: Marketplace, owner: SessionActor, courseUuid: string, role: string, scope: Record<string, string> = {}) => {
+  const profile = await m.profile()
+  const invited = ok<{ uuid: string }>(await m.invoke("learning.staff.assign", owner, {
+    path: { course: courseUuid },
+    payload: command({ profileUuid: profile.profileUuid, role, scope })
+  }))
+  ok(await m.invoke("learning.staff.accept", profile, { path: { assignment: invited.uuid }, payload: command({ expectedRevision: 1 }) }))
+  return { profile, assignment: invited.uuid }
+}

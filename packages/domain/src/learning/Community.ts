@@ -24,7 +24,7 @@ import {
 } from "./CommunityModel.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { once } from "./Courses.js"
-import { atomScope, decide, enrollmentGroupUuids, enrollmentTarget, holdsAtom, reachesAny, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
+import { atomScope, decide, enrollmentGroupUuids, enrollmentTarget, holdsAtom, reachesAny, requireCourseGroup, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -479,6 +479,7 @@ export const staffListThreads = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const { scope } = yield* communityScopeForStaff(actor, "learning.community.staff_list", courseUuid, filter.runUuid)
+    yield* requireCourseGroup(courseUuid, filter.groupUuid)
     const conditions = [
       sql`t.course_uuid = ${courseUuid}`,
       inScope(sql, scope, sql`t.run_uuid`, sql`t.enrollment_uuid`, filter.runUuid),
@@ -608,6 +609,7 @@ export const listRecipients = (
     const { facts, standing } = yield* standingFor(actor, courseUuid)
     const refusal = decide("learning.community.recipients", facts, standing)
     if (refusal !== undefined) return yield* refusal
+    yield* requireCourseGroup(courseUuid, filter.groupUuid)
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
     const after = position._tag === "Some" ? position.value.uuid : undefined

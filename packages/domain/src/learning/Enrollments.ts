@@ -24,7 +24,7 @@ import {
   updateEnrollment
 } from "./EnrollmentRepository.js"
 import { CapacityFull, ConflictOfInterest, NotEligible, WindowClosed } from "./LearningErrors.js"
-import { authorizeCourse, type CourseOperation, decide, holdsAtom, staffScope, standingOn } from "./Permissions.js"
+import { authorizeCourse, type CourseOperation, decide, holdsAtom, requireCourseGroup, staffScope, standingOn } from "./Permissions.js"
 import { loadRun, type RunRow } from "./RunRepository.js"
 
 /**
@@ -638,10 +638,7 @@ export const courseRoster = (
     const sql = yield* SqlClient.SqlClient
     const course = yield* loadCourse(courseUuid, { lock: false })
     const standing = yield* authorizeCourse(actor, "learning.enrollments.course_list", facts(course))
-    if (query.groupUuid !== undefined) {
-      const [group] = yield* sql`SELECT 1 FROM learning_groups WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`
-      if (group === undefined) return yield* new NotFound({ message: `groupUuid: no group ${query.groupUuid} in this course` })
-    }
+    yield* requireCourseGroup(courseUuid, query.groupUuid)
     // Course-wide staff see every run, run-scoped staff their runs, group-scoped staff their groups' members (LEARNING §3).
     const { course: courseWide, groups, runs } = staffScope(standing.assignments)
     const inGroups = (uuids: ReadonlyArray<string>) =>

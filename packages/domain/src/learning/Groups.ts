@@ -176,10 +176,16 @@ const audit = (actor: Actor, group: GroupRow, action: string, requestUuid: strin
     requestUuid
   })
 
-const bump = (groupUuid: string, memberCount?: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE learning_groups SET revision = revision + 1, updated_at = now()
-      ${memberCount !== undefined ? sql`, member_count = ${memberCount}` : sql``} WHERE uuid = ${groupUuid}`)
+/**
+ * A group's revision counts changes of the group itself (settings, staff), not of its membership:
+ * `expectedRevision` on groups.members says "the group I saw (its capacity, assignment) is still
+ * this one", so concurrent joins do not refuse each other; the row lock and the capacity decide.
+ */
+const bump = (groupUuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE learning_groups SET revision = revision + 1, updated_at = now() WHERE uuid = ${groupUuid}`)
+
+const setMemberCount = (groupUuid: string, memberCount: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE learning_groups SET member_count = ${memberCount}, updated_at = now() WHERE uuid = ${groupUuid}`)
 
 // ---- create and list ----
 
@@ -353,7 +359,7 @@ export const changeMembers = (
       for (const enrollment of joining) {
         yield* sql`INSERT INTO learning_group_members (group_uuid, enrollment_uuid, added_by) VALUES (${group.uuid}, ${enrollment.uuid}, ${actor.profileUuid})`
       }
-      yield* bump(group.uuid, memberCount)
+      yield* setMemberCount(group.uuid, memberCount)
     })
     // Only a group with date overrides can move its members' dates (LEARNING §5.2).
     const [dated] = yield* sql`SELECT 1 FROM learning_date_overrides WHERE group_uuid = ${group.uuid} AND status = 'active' LIMIT 1`

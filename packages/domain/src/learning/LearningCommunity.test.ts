@@ -251,16 +251,16 @@ describe("learning community: who sees a thread", () => {
     expect(ok<Thread>(await get(b.profile, open2.uuid)).authorName).toBe("Вера")
   })
 
-  it("answers 400 for group visibility and group filters (groups do not exist yet), and checks the nodeKey against the run's version", async () => {
+  it("answers 400 for group visibility outside any group, 404 for another course's group filter, and checks the nodeKey against the run's version", async () => {
     const c = await publishedCourse(m, owner)
     const a = await learnerOf(c)
     expect(refused(await open(a, { visibility: "group" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { nodeKey: "nope" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { visibility: "everyone" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { extra: 1 }))).toEqual([400, "invalid_request"])
-    expect(refused(await inbox(owner, c, { groupUuid: randomUUID() }))).toEqual([400, "invalid_request"])
+    expect(refused(await inbox(owner, c, { groupUuid: randomUUID() }))).toEqual([404, "not_found"])
     expect(refused(await m.invoke("learning.community.recipients", owner, { path: { course: c.uuid }, urlParams: { groupUuid: randomUUID() } })))
-      .toEqual([400, "invalid_request"])
+      .toEqual([404, "not_found"])
     expect(await m.sql("SELECT 1 FROM learning_threads t JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid WHERE e.uuid = $1", a.enrollment)).toEqual([])
   })
 })

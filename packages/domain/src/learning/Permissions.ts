@@ -212,6 +212,14 @@ export const enrollmentGroupUuids = (enrollmentUuid: string): Effect.Effect<Read
       (rows) => rows.map((row) => row.group_uuid)
     ))
 
+/** 404 unless the group is one of the course's (list filters by `groupUuid`). */
+export const requireCourseGroup = (courseUuid: string, groupUuid: string | undefined): Effect.Effect<void, NotFound | SqlError, SqlClient.SqlClient> =>
+  groupUuid === undefined ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`SELECT 1 FROM learning_groups WHERE uuid = ${groupUuid} AND course_uuid = ${courseUuid}`,
+      (rows) => rows.length > 0 ? Effect.void : Effect.fail(new NotFound({ message: `groupUuid: no group ${groupUuid} in this course` }))
+    ))
+
 /** The target of a check on one enrollment: its run, and its groups when the caller has group-scoped assignments. */
 export const enrollmentTarget = (
   assignments: ReadonlyArray<Assignment>,
