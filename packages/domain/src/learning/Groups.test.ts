@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { acceptedStaff, command, enrollDirectly, ok, publishedCourse, refused, type TestCourse } from "../../test/learning.js"
+import { acceptedStaff, addRun, command, enrollDirectly, ok, publishedCourse, refused, type TestCourse } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { groupTransitions } from "./Groups.js"
@@ -159,6 +159,26 @@ describe("learning groups: members and capacity", () => {
     expect([joined.joined, joined.memberCount, joined.members]).toEqual([true, 1, undefined])
     const left = ok<Group>(await members(a!.profile, self, { remove: [a!.enrollment] }))
     expect([left.joined, left.memberCount]).toEqual([false, 0])
+  })
+})
+
+describe("learning groups: transfers", () => {
+  it("a transferred enrollment leaves the groups of its old run, and their dates", async () => {
+    const c = await publishedCourse(m, owner)
+    const to = await addRun(m, owner, c.uuid)
+    ok(await m.invoke("learning.runs.update", owner, { path: { run: to }, payload: command({ expectedRevision: 1, publish: true }) }))
+    const [a] = await learners(c, 1)
+    const group = ok<Group>(await create(owner, c))
+    expect(ok<Group>(await members(owner, group, { add: [a!.enrollment] })).memberCount).toBe(1)
+    const plan = ok<{ uuid: string; blocking: Array<unknown> }>(await m.invoke("learning.transfers.preview", owner, {
+      path: { course: c.uuid },
+      payload: command({ fromRunUuid: c.run, toRunUuid: to, enrollmentUuids: [a!.enrollment] })
+    }))
+    expect(plan.blocking).toEqual([])
+    ok(await m.invoke("learning.transfers.apply", owner, { path: { course: c.uuid, transfer: plan.uuid }, payload: command() }))
+    const after = ok<Page<Group>>(await m.invoke("learning.groups.list", owner, { path: { course: c.uuid }, urlParams: {} })).items[0]!
+    expect(after.memberCount).toBe(0)
+    expect(ok<{ groups: Array<unknown> }>(await m.invoke("learning.enrollments.get", owner, { path: { enrollment: a!.enrollment } })).groups).toEqual([])
   })
 })
 

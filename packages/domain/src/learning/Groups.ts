@@ -517,7 +517,21 @@ export const updateGroup = (
     return yield* fullView(group.uuid)
   }))
 
-// ---- what other modules read ----
+// ---- what other modules use ----
+
+/**
+ * An enrollment moving to another run (transfers.apply) leaves the groups of its old run, in the
+ * moving transaction: the groups are locked (as groups.members does) before their counts drop.
+ */
+export const leaveRunGroups = (enrollmentUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const groups = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_groups
+      WHERE uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}) ORDER BY uuid FOR UPDATE`
+    if (groups.length === 0) return
+    yield* sql`DELETE FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}`
+    yield* sql`UPDATE learning_groups SET member_count = member_count - 1, updated_at = now() WHERE uuid IN ${sql.in(groups.map((g) => g.uuid))}`
+  })
 
 /** The groups of enrollments (LEARNING §2.1 #6 `groups`), keyed by enrollment uuid. */
 export const groupsOfEnrollments = (
