@@ -317,3 +317,51 @@ describe("learning groups: schedules and community", () => {
     expect(await list(other!)).toEqual([])
   })
 })
+
+describe("learning groups: every operation × every role", () => {
+  it("answers each kind of caller as the design says (anonymous callers and keys: the HTTP authorization matrix)", async () => {
+    const c = await publishedCourse(m, owner)
+    const other = ok<Group>(await create(owner, c, { name: "Другая" }))
+    const staff = async (role: string, scope: Record<string, string> = {}) => (await acceptedStaff(m, owner, c.uuid, role, scope)).profile
+    const [a, b] = await learners(c, 2)
+    const callers = {
+      learner: a!.profile,
+      otherLearner: b!.profile,
+      stranger: await m.profile(),
+      owner,
+      instructor: await staff("instructor"),
+      reviewer: await staff("reviewer"),
+      assistant: await staff("assistant"),
+      analyst: await staff("analyst"),
+      otherGroupAssistant: await staff("assistant", { groupUuid: other.uuid })
+    }
+    type Who = keyof typeof callers
+    const refusedToLearners = { learner: 403, otherLearner: 403, stranger: 404 } as const
+    const roster = { ...refusedToLearners, owner: 200, instructor: 200, reviewer: 403, assistant: 200, analyst: 403, otherGroupAssistant: 403 } as const
+    const expected: Record<string, Record<Who, number>> = {
+      "learning.groups.create": roster,
+      "learning.groups.list": { learner: 200, otherLearner: 200, stranger: 404, owner: 200, instructor: 200, reviewer: 200, assistant: 200, analyst: 200, otherGroupAssistant: 200 },
+      "learning.groups.members": { ...roster, otherGroupAssistant: 404 },
+      "learning.groups.staff": { ...refusedToLearners, owner: 200, instructor: 403, reviewer: 403, assistant: 403, analyst: 403, otherGroupAssistant: 404 },
+      "learning.groups.update": { ...roster, otherGroupAssistant: 404 }
+    }
+    const call = async (operation: string, caller: SessionActor) => {
+      const group = ok<Group>(await create(owner, c))
+      const change = command({ expectedRevision: group.revision, add: [], remove: [] })
+      const inputs: Record<string, { path: Record<string, string>; payload?: object; urlParams?: Record<string, string> }> = {
+        "learning.groups.create": { path: { run: c.run }, payload: command({ name: "Новая", kind: "section", visibility: "visible", assignment: "manual" }) },
+        "learning.groups.list": { path: { course: c.uuid }, urlParams: {} },
+        "learning.groups.members": { path: { group: group.uuid }, payload: change },
+        "learning.groups.staff": { path: { group: group.uuid }, payload: change },
+        "learning.groups.update": { path: { group: group.uuid }, payload: command({ expectedRevision: group.revision, name: "Переименована" }) }
+      }
+      return (await m.invoke(operation, caller, inputs[operation]!)).status
+    }
+    const answers: Record<string, Record<string, number>> = {}
+    for (const operation of Object.keys(expected)) {
+      answers[operation] = {}
+      for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
+    }
+    expect(answers).toEqual(expected)
+  })
+})
