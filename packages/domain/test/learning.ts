@@ -119,3 +119,21 @@ export const acceptedStaff = async (m: Marketplace, owner: SessionActor, courseU
   ok(await m.invoke("learning.staff.accept", profile, { path: { assignment: invited.uuid }, payload: command({ expectedRevision: 1 }) }))
   return { profile, assignment: invited.uuid }
 }
+
+/**
+ * The role matrix of a set of operations: calls each operation as each caller (sequentially, a
+ * fresh record per call when `call` makes one) and returns the statuses, to compare with the
+ * expected table in one assertion.
+ */
+export const roleMatrix = async (
+  operations: ReadonlyArray<string>,
+  callers: Readonly<Record<string, SessionActor>>,
+  call: (operation: string, caller: SessionActor) => Promise<number>
+) => {
+  const answers: Record<string, Record<string, number>> = {}
+  for (const operation of operations) {
+    answers[operation] = {}
+    for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
+  }
+  return answers
+}

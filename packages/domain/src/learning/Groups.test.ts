@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { acceptedStaff, addRun, command, enrollDirectly, ok, publishedCourse, refused, type TestCourse } from "../../test/learning.js"
+import { acceptedStaff, addRun, command, enrollDirectly, ok, publishedCourse, refused, roleMatrix, type TestCourse } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { groupTransitions } from "./Groups.js"
@@ -357,11 +357,6 @@ describe("learning groups: every operation × every role", () => {
       }
       return (await m.invoke(operation, caller, inputs[operation]!)).status
     }
-    const answers: Record<string, Record<string, number>> = {}
-    for (const operation of Object.keys(expected)) {
-      answers[operation] = {}
-      for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
-    }
-    expect(answers).toEqual(expected)
+    expect(await roleMatrix(Object.keys(expected), callers, call)).toEqual(expected)
   })
 })

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addRun, command, enrollDirectly, publishedCourse, type TestCourse } from "../../test/learning.js"
+import { addRun, command, enrollDirectly, publishedCourse, roleMatrix, type TestCourse } from "../../test/learning.js"
 import { bodyOf, type Marketplace, okBody as ok, openMarketplace, refusal as refused } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { canSeeEvent } from "../events/EventVisibility.js"
@@ -423,12 +423,7 @@ describe("learning community: every operation × every role", () => {
       }
       return (await m.invoke(operation, caller, inputs[operation]!)).status
     }
-    const answers: Record<string, Record<string, number>> = {}
-    for (const operation of Object.keys(expected)) {
-      answers[operation] = {}
-      for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
-    }
-    expect(answers).toEqual(expected)
+    expect(await roleMatrix(Object.keys(expected), callers, call)).toEqual(expected)
   })
 })
 
