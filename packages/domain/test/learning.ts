@@ -108,3 +108,32 @@ export const step = (nodeKey: string, parentKey: string, over: Partial<CourseNod
   body: "Текст шага",
   ...over
 })
+
+/** A fresh profile that was invited by `owner` to a staff role and scope on the course and accepted. */
+export const acceptedStaff = async (m: Marketplace, owner: SessionActor, courseUuid: string, role: string, scope: Record<string, string> = {}) => {
+  const profile = await m.profile()
+  const invited = ok<{ uuid: string }>(await m.invoke("learning.staff.assign", owner, {
+    path: { course: courseUuid },
+    payload: command({ profileUuid: profile.profileUuid, role, scope })
+  }))
+  ok(await m.invoke("learning.staff.accept", profile, { path: { assignment: invited.uuid }, payload: command({ expectedRevision: 1 }) }))
+  return { profile, assignment: invited.uuid }
+}
+
+/**
+ * The role matrix of a set of operations: calls each operation as each caller (sequentially, a
+ * fresh record per call when `call` makes one) and returns the statuses, to compare with the
+ * expected table in one assertion.
+ */
+export const roleMatrix = async (
+  operations: ReadonlyArray<string>,
+  callers: Readonly<Record<string, SessionActor>>,
+  call: (operation: string, caller: SessionActor) => Promise<number>
+) => {
+  const answers: Record<string, Record<string, number>> = {}
+  for (const operation of operations) {
+    answers[operation] = {}
+    for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
+  }
+  return answers
+}

@@ -17,6 +17,7 @@ import { LearningGradingApi } from "./LearningGradingApi.js"
 import { LearningStepsApi } from "./LearningStepsApi.js"
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "./LearningStaffApi.js"
 import { LearningCommunityApi } from "./LearningCommunityApi.js"
+import { LearningGroupsApi } from "./LearningGroupsApi.js"
 import { LearningTeachingApi } from "./LearningTeachingApi.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import { catalogOf } from "./Operation.js"
@@ -141,6 +142,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningCourseReviewsApi)
   .add(LearningCommunityApi)
   .add(LearningTeachingApi)
+  .add(LearningGroupsApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

@@ -70,12 +70,25 @@ describe("the demo learning data", () => {
       run!.course_uuid, submission!.uuid, checker!.uuid)
     await m.sql(`INSERT INTO learning_appeals (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, reason, initial_points)
       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, 'any', 'r', 0)`, submission!.uuid, run!.course_uuid, run!.uuid, enrollment!.uuid, other!.uuid)
+    // Nor do groups with a member, a group-scoped assignment and a group date override.
+    const [group] = await m.sql<{ uuid: string }>(
+      `INSERT INTO learning_groups (uuid, course_uuid, run_uuid, name, kind, visibility, assignment, member_count, created_by)
+         VALUES (gen_random_uuid(), $1, $2, 'Группа', 'team', 'separate', 'manual', 1, $3) RETURNING uuid`,
+      run!.course_uuid, run!.uuid, owner!.owner)
+    await m.sql("INSERT INTO learning_group_members (group_uuid, enrollment_uuid) VALUES ($1, $2)", group!.uuid, enrollment!.uuid)
+    await m.sql("INSERT INTO learning_date_overrides (uuid, run_uuid, group_uuid, extra_attempts, origin) VALUES (gen_random_uuid(), $1, $2, 1, 'group')",
+      run!.uuid, group!.uuid)
+    const [third] = await m.sql<{ uuid: string }>("SELECT uuid FROM profiles WHERE uuid NOT IN ($1, $2) LIMIT 1", owner!.owner, other!.uuid)
+    await m.runtime.runPromise(assignStaff({
+      courseUuid: run!.course_uuid, profileUuid: third!.uuid, role: "assistant", runUuid: run!.uuid, groupUuid: group!.uuid, byProfileUuid: owner!.owner
+    }))
     const again = await seed(true)
     expect(again.learning).toEqual({ courses: 2, runs: 4 })
-    const [counts] = await m.sql<{ courses: number; audit: number; submissions: number; threads: number }>(
+    const [counts] = await m.sql<{ courses: number; audit: number; submissions: number; threads: number; groups: number }>(
       `SELECT (SELECT count(*)::int FROM learning_courses) AS courses, (SELECT count(*)::int FROM learning_audit_events) AS audit,
-        (SELECT count(*)::int FROM learning_submissions) AS submissions, (SELECT count(*)::int FROM learning_threads) AS threads`
+        (SELECT count(*)::int FROM learning_submissions) AS submissions, (SELECT count(*)::int FROM learning_threads) AS threads,
+        (SELECT count(*)::int FROM learning_groups) AS groups`
     )
-    expect(counts).toEqual({ courses: 2, audit: 0, submissions: 0, threads: 0 })
+    expect(counts).toEqual({ courses: 2, audit: 0, submissions: 0, threads: 0, groups: 0 })
   })
 })

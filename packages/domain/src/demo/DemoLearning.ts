@@ -95,10 +95,12 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE enrollment_uuid IN (${sql.literal(enrollments)})`
     }
     yield* sql`DELETE FROM learning_date_overrides WHERE run_uuid IN (SELECT uuid FROM learning_runs WHERE course_uuid IN (${sql.literal(doomed)}))`
+    // Groups (learning issue 4): members name enrollments; staff, invitations and overrides name groups (all gone above or below first).
+    yield* sql`DELETE FROM learning_group_members WHERE group_uuid IN (SELECT uuid FROM learning_groups WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (const table of ["learning_checker_controls", "learning_grading_usage"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE checker_uuid IN (SELECT uuid FROM learning_checkers WHERE course_uuid IN (${sql.literal(doomed)}))`
     }
-    for (const table of ["learning_checkers", "learning_enrollments", "learning_staff", "learning_runs", "learning_course_versions"]) {
+    for (const table of ["learning_checkers", "learning_enrollments", "learning_staff", "learning_groups", "learning_runs", "learning_course_versions"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_courses WHERE uuid IN (${sql.literal(doomed)})`

@@ -24,7 +24,7 @@ import {
 } from "./CommunityModel.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { once } from "./Courses.js"
-import { atomScope, decide, holdsAtom, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
+import { atomScope, decide, enrollmentGroupUuids, enrollmentTarget, holdsAtom, reachesAny, requireCourseGroup, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -176,13 +176,30 @@ const learnsInRun = (profileUuid: string, runUuid: string) =>
       (rows) => rows.length > 0
     ))
 
+/** Groups a thread of group visibility reaches: the active groups of its enrollment. */
+const sharedGroups = (sql: SqlClient.SqlClient, enrollmentColumn: Fragment) =>
+  sql`SELECT gm.group_uuid FROM learning_group_members gm JOIN learning_groups g ON g.uuid = gm.group_uuid
+    WHERE gm.enrollment_uuid = ${enrollmentColumn} AND g.status = 'active'`
+
+/** Whether the profile, as a learner taking part in the community, shares an active group with the enrollment. */
+const sharesGroup = (profileUuid: string, enrollmentUuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql`SELECT 1 FROM learning_group_members mine JOIN learning_enrollments e ON e.uuid = mine.enrollment_uuid
+        WHERE e.profile_uuid = ${profileUuid} AND e.status IN ${sql.in([...communityStatuses])}
+          AND mine.group_uuid IN (${sharedGroups(sql, sql`${enrollmentUuid}`)}) LIMIT 1`,
+      (rows) => rows.length > 0
+    ))
+
 /** How the caller may see the thread; 404 for anyone who may not (strangers, other learners of a private thread, staff out of scope). */
 const viewerOf = (actor: Actor, row: ThreadRow) =>
   Effect.gen(function*() {
     if (row.learner_profile_uuid === actor.profileUuid) return "learner" as const
     const standing = yield* standingOn(actor, row.course_uuid)
-    if (holdsAtom(standing.assignments, "community_staff", { runUuid: row.run_uuid })) return "staff" as const
+    const target = yield* enrollmentTarget(standing.assignments, { uuid: row.enrollment_uuid, runUuid: row.run_uuid })
+    if (holdsAtom(standing.assignments, "community_staff", target)) return "staff" as const
     if (row.visibility === "run" && (yield* learnsInRun(actor.profileUuid, row.run_uuid))) return "peer" as const
+    if (row.visibility === "group" && (yield* sharesGroup(actor.profileUuid, row.enrollment_uuid))) return "peer" as const
     return yield* threadNotFound(row.uuid)
   })
 
@@ -223,8 +240,11 @@ interface StaffRow {
   readonly denies: ReadonlyArray<string>
 }
 
-/** The course's active staff holding community_staff for any of the runs (course-wide ones always), one entry per profile with its highest role. */
-const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>) =>
+/**
+ * The course's active staff holding community_staff for any of the runs (course-wide ones always)
+ * or of the groups, one entry per profile with its highest role.
+ */
+const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>, groupUuids: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<StaffRow>`SELECT s.profile_uuid, p.name, s.role, s.run_uuid, s.group_uuid, s.grants, s.denies
@@ -233,7 +253,7 @@ const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>) =>
     for (const row of rows) {
       const assignment = { role: row.role, runUuid: row.run_uuid, groupUuid: row.group_uuid, grants: row.grants, denies: row.denies }
       const scope = atomScope([assignment], "community_staff")
-      if (!scope.course && !scope.runs.some((run) => runUuids.includes(run))) continue
+      if (!scope.course && !scope.runs.some((run) => runUuids.includes(run)) && !scope.groups.some((group) => groupUuids.includes(group))) continue
       const known = byProfile.get(row.profile_uuid)
       if (known === undefined || staffRoles.indexOf(row.role) < staffRoles.indexOf(known.role)) byProfile.set(row.profile_uuid, row)
     }
@@ -241,11 +261,11 @@ const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>) =>
   })
 
 /** An event's audience: the thread's learner and author, everyone who wrote in it, and the community staff in its run's scope — not the actor. */
-const audienceOf = (row: Pick<ThreadRow, "uuid" | "course_uuid" | "run_uuid" | "learner_profile_uuid" | "author_profile_uuid">, actor: Actor) =>
+const audienceOf = (row: Pick<ThreadRow, "uuid" | "course_uuid" | "run_uuid" | "enrollment_uuid" | "learner_profile_uuid" | "author_profile_uuid">, actor: Actor) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const writers = yield* sql<{ author_profile_uuid: string }>`SELECT DISTINCT author_profile_uuid FROM learning_thread_messages WHERE thread_uuid = ${row.uuid}`
-    const staff = yield* communityStaff(row.course_uuid, [row.run_uuid])
+    const staff = yield* communityStaff(row.course_uuid, [row.run_uuid], yield* enrollmentGroupUuids(row.enrollment_uuid))
     const audience = new Set([row.learner_profile_uuid, row.author_profile_uuid, ...writers.map((w) => w.author_profile_uuid), ...staff.map((s) => s.profile_uuid)])
     audience.delete(actor.profileUuid)
     return [...audience].sort()
@@ -320,9 +340,6 @@ const ownEnrollment = (actor: Actor, uuid: string) =>
 
 // ---- opening a thread ----
 
-const groupsMissing = (field: string) =>
-  new InvalidRequest({ message: `${field}: groups do not exist yet (they come with the group operations); use private or run visibility` })
-
 interface Opening {
   readonly requestUuid: string
   readonly title: string
@@ -335,7 +352,9 @@ interface Opening {
 const openThread = (actor: Actor, enrollment: EnrollmentRow, input: Opening, authorRole: AuthorRole, action: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    if (input.visibility === "group") return yield* groupsMissing("visibility")
+    if (input.visibility === "group" && (yield* sql`${sharedGroups(sql, sql`${enrollment.uuid}`)} LIMIT 1`).length === 0) {
+      return yield* new InvalidRequest({ message: "visibility: the enrollment is in no group; use private or run visibility" })
+    }
     const locked = lockedReason({ enrollment_status: enrollment.status, run_status: enrollment.run_status })
     if (locked !== undefined) return yield* new InvalidState({ message: `No thread can be opened: ${locked}` })
     if (input.nodeKey !== undefined) {
@@ -378,7 +397,8 @@ export const staffCreateThread = (actor: Actor, courseUuid: string, enrollmentUu
     const { facts, standing } = yield* communityScopeForStaff(actor, "learning.community.staff_create", courseUuid, undefined)
     const enrollment = yield* loadEnrollment(enrollmentUuid)
     if (enrollment === undefined || enrollment.course_uuid !== courseUuid) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid} in this course` })
-    const refusal = decide("learning.community.staff_create", facts, standing, { runUuid: enrollment.run_uuid })
+    const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
+    const refusal = decide("learning.community.staff_create", facts, standing, { ...target, groupUuids: target.groupUuids ?? [] })
     if (refusal !== undefined) return yield* refusal
     return yield* openThread(actor, enrollment, { ...input, visibility: "private" }, "staff", "community.staff_create")
   }))
@@ -444,7 +464,9 @@ export const listThreads = (
     const enrollment = yield* ownEnrollment(actor, enrollmentUuid)
     const conditions = [
       inCommunity(enrollment.status)
-        ? sql`(t.enrollment_uuid = ${enrollment.uuid} OR (t.visibility = 'run' AND t.run_uuid = ${enrollment.run_uuid}))`
+        ? sql`(t.enrollment_uuid = ${enrollment.uuid} OR (t.visibility = 'run' AND t.run_uuid = ${enrollment.run_uuid})
+          OR (t.visibility = 'group' AND EXISTS (${sharedGroups(sql, sql`t.enrollment_uuid`)}
+            AND gm.group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollment.uuid}))))`
         : sql`t.enrollment_uuid = ${enrollment.uuid}`,
       ...filterConditions(sql, filter, false)
     ]
@@ -460,18 +482,37 @@ export const staffListThreads = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const { scope } = yield* communityScopeForStaff(actor, "learning.community.staff_list", courseUuid, filter.runUuid)
-    if (filter.groupUuid !== undefined) return yield* groupsMissing("groupUuid")
+    yield* requireCourseGroup(courseUuid, filter.groupUuid)
     const conditions = [
       sql`t.course_uuid = ${courseUuid}`,
-      filter.runUuid !== undefined
-        ? sql`t.run_uuid = ${filter.runUuid}`
-        : scope.course
-        ? sql`TRUE`
-        : sql`t.run_uuid IN ${sql.in([...scope.runs])}`,
+      inScope(sql, scope, sql`t.run_uuid`, sql`t.enrollment_uuid`, filter.runUuid),
+      ...(filter.groupUuid !== undefined ? [inGroups(sql, sql`t.enrollment_uuid`, [filter.groupUuid])] : []),
       ...filterConditions(sql, filter, true)
     ]
     return yield* threadPage(conditions, filter, () => "staff", actor.profileUuid)
   })
+
+/** The records whose enrollment is a member of one of the groups. */
+const inGroups = (sql: SqlClient.SqlClient, enrollmentColumn: Fragment, groups: ReadonlyArray<string>) =>
+  sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = ${enrollmentColumn} AND gm.group_uuid IN ${sql.in([...groups])})`
+
+/**
+ * The records in a staff scope: course-wide all, else those of its runs or of its groups' members;
+ * narrowed to one run when named (a run outside the runs leaves only its group members).
+ */
+const inScope = (
+  sql: SqlClient.SqlClient,
+  scope: { readonly course: boolean; readonly runs: ReadonlyArray<string>; readonly groups: ReadonlyArray<string> },
+  runColumn: Fragment,
+  enrollmentColumn: Fragment,
+  runUuid: string | undefined
+) => {
+  const reach = scope.course
+    ? sql`TRUE`
+    : sql`(${scope.runs.length > 0 ? sql`${runColumn} IN ${sql.in([...scope.runs])}` : sql`FALSE`}
+        OR ${scope.groups.length > 0 ? inGroups(sql, enrollmentColumn, scope.groups) : sql`FALSE`})`
+  return runUuid !== undefined ? sql`${runColumn} = ${runUuid} AND ${reach}` : reach
+}
 
 /**
  * Community staff on the course: `decide` with the named run, or, without one, holding the atom
@@ -486,11 +527,17 @@ const communityScopeForStaff = (
   Effect.gen(function*() {
     const { facts, standing } = yield* standingFor(actor, courseUuid)
     const scope = atomScope(standing.assignments, "community_staff")
-    if (runUuid === undefined && (scope.course || scope.runs.length > 0)) return { facts, standing, scope }
+    if (runUuid === undefined && reachesAny(scope)) return { facts, standing, scope }
+    // Group-scoped community staff: the named run when one of their groups is in it.
+    if (runUuid !== undefined && scope.groups.length > 0 && (yield* groupsInRun(scope.groups, runUuid))) return { facts, standing, scope }
     const refusal = decide(operation, facts, standing, { runUuid })
     if (refusal !== undefined) return yield* refusal
     return { facts, standing, scope }
   })
+
+const groupsInRun = (groups: ReadonlyArray<string>, runUuid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql`SELECT 1 FROM learning_groups WHERE uuid IN ${sql.in([...groups])} AND run_uuid = ${runUuid} LIMIT 1`, (rows) => rows.length > 0))
 
 // ---- writing ----
 
@@ -565,22 +612,22 @@ export const listRecipients = (
     const { facts, standing } = yield* standingFor(actor, courseUuid)
     const refusal = decide("learning.community.recipients", facts, standing)
     if (refusal !== undefined) return yield* refusal
-    if (filter.groupUuid !== undefined) return yield* groupsMissing("groupUuid")
+    yield* requireCourseGroup(courseUuid, filter.groupUuid)
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
     const after = position._tag === "Some" ? position.value.uuid : undefined
     const q = filter.q !== undefined && filter.q !== "" ? "%" + filter.q.replace(/[\\%_]/g, "\\$&") + "%" : undefined
     if (standing.assignments.length > 0) {
       const scope = atomScope(standing.assignments, "community_staff")
-      const inScope = (run: string) => scope.course || scope.runs.includes(run)
-      if (!scope.course && scope.runs.length === 0 || filter.runUuid !== undefined && !inScope(filter.runUuid)) {
+      const runReached = (run: string) => scope.course || scope.runs.includes(run)
+      if (!reachesAny(scope) || filter.runUuid !== undefined && !runReached(filter.runUuid) && scope.groups.length === 0) {
         return yield* new Forbidden({ message: "learning.community.recipients needs the community_staff permission in this scope" })
       }
-      const runs = filter.runUuid !== undefined ? [filter.runUuid] : scope.course ? undefined : scope.runs
       const rows = yield* sql<{ uuid: string; run_uuid: string; profile_uuid: string; name: string }>`
         SELECT e.uuid, e.run_uuid, e.profile_uuid, p.name FROM learning_enrollments e JOIN profiles p ON p.uuid = e.profile_uuid
         WHERE e.course_uuid = ${courseUuid} AND e.status IN ${sql.in([...communityStatuses])}
-          ${runs !== undefined ? sql`AND e.run_uuid IN ${sql.in([...runs])}` : sql``}
+          AND ${inScope(sql, scope, sql`e.run_uuid`, sql`e.uuid`, filter.runUuid)}
+          ${filter.groupUuid !== undefined ? sql`AND ${inGroups(sql, sql`e.uuid`, [filter.groupUuid])}` : sql``}
           ${q !== undefined ? sql`AND p.name ILIKE ${q}` : sql``}
           ${after !== undefined ? sql`AND e.uuid > ${after}::uuid` : sql``}
         ORDER BY e.uuid LIMIT ${limit + 1}`
@@ -596,7 +643,10 @@ export const listRecipients = (
       WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status IN ${sql.in([...communityStatuses])}`
     const runs = mine.map((row) => row.run_uuid).filter((run) => filter.runUuid === undefined || run === filter.runUuid)
     const needle = filter.q?.toLowerCase() ?? ""
-    const staff = runs.length === 0 ? [] : (yield* communityStaff(courseUuid, runs))
+    const groups = runs.length === 0 ? [] : (yield* sql<{ group_uuid: string }>`SELECT gm.group_uuid FROM learning_group_members gm
+      JOIN learning_enrollments e ON e.uuid = gm.enrollment_uuid WHERE e.course_uuid = ${courseUuid} AND e.profile_uuid = ${actor.profileUuid}`)
+      .map((row) => row.group_uuid)
+    const staff = runs.length === 0 ? [] : (yield* communityStaff(courseUuid, runs, groups))
       .filter((row) => row.name.toLowerCase().includes(needle) && (after === undefined || row.profile_uuid > after))
       .sort((a, b) => a.profile_uuid < b.profile_uuid ? -1 : 1)
     return pageOf(staff, limit, (row) => ({ key: "", uuid: row.profile_uuid }), (row) => ({ profileUuid: row.profile_uuid, name: row.name, role: row.role }))

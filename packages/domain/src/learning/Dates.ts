@@ -173,12 +173,16 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
 
 const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_at"
 
-/** The active overrides applying to an enrollment, oldest first. */
+/**
+ * The active overrides applying to an enrollment, oldest first: its own and those of the groups it
+ * is a member of (an archived group's dates stay with its members, as its memberships do).
+ */
 export const loadOverrides = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<OverrideRow>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    // Group overrides join here once groups exist (learning issue 3): `group_uuid IN (the enrollment's groups)`.
     sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE enrollment_uuid = ${enrollmentUuid} AND status = 'active' ORDER BY created_at, uuid`)
+      WHERE (enrollment_uuid = ${enrollmentUuid}
+          OR group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}))
+        AND status = 'active' ORDER BY created_at, uuid`)
 
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */
 export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateContext | undefined, SqlError, SqlClient.SqlClient> =>

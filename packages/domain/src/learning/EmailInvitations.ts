@@ -158,7 +158,7 @@ export const inviteByEmail = (
     const mailer = yield* Mailer
     const origin = yield* PublicOrigin
     const { course } = yield* authorizedCourse(actor, "learning.staff.email_invite", courseUuid, true)
-    yield* requireScope(courseUuid, input.scope)
+    const scope: { readonly runUuid?: string; readonly groupUuid?: string } = yield* requireScope(courseUuid, input.scope)
     const [sent] = yield* sql<{ n: number; wait: number | null }>`SELECT count(*)::int AS n,
         extract(epoch FROM min(created_at) + interval '24 hours' - now())::int AS wait
       FROM learning_email_invitations WHERE course_uuid = ${courseUuid} AND created_at > now() - interval '24 hours'`
@@ -172,7 +172,7 @@ export const inviteByEmail = (
     yield* sql`INSERT INTO learning_email_invitations
         (uuid, course_uuid, email_hash, email_hint, token_hash, role, run_uuid, group_uuid, message, invited_by, expires_at)
       VALUES (${uuid}, ${courseUuid}, ${emailHash(secret, input.email)}, ${hint}, ${tokenHash(secret, uuid, token)}, ${input.role},
-        ${input.scope.runUuid ?? null}, ${input.scope.groupUuid ?? null}, ${input.message ?? ""}, ${actor.profileUuid},
+        ${scope.runUuid ?? null}, ${scope.groupUuid ?? null}, ${input.message ?? ""}, ${actor.profileUuid},
         now() + make_interval(days => ${invitationLifetimeDays}))`
     yield* appendAudit({
       courseUuid,
@@ -180,7 +180,7 @@ export const inviteByEmail = (
       action: "staff.email_invite",
       subjectKind: "email_invitation",
       subjectUuid: uuid,
-      after: { emailHint: hint, role: input.role, scope: input.scope },
+      after: { emailHint: hint, role: input.role, scope },
       requestUuid: input.requestUuid
     })
     const link = `${origin}/learning/staff-invitations/${uuid}#token=${token}`

@@ -6,7 +6,7 @@ import type { Actor } from "../api/Authentication.js"
 import { type CourseHead, loadCourseHead, versionNodes, type VersionPin } from "./CourseRepository.js"
 import { type EnrollmentRow, loadEnrollment } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
-import { type Assignment, type Atom, holdsAtom, standingOn } from "./Permissions.js"
+import { type Assignment, type Atom, covers, enrollmentTarget, holdsAtom, onlyGroupScoped, standingOn, type Target } from "./Permissions.js"
 import { loadRun, type RunRow } from "./RunRepository.js"
 
 /**
@@ -122,10 +122,9 @@ export interface EnrollmentContext {
   readonly asLearner: boolean
   /** The caller's active staff assignments on the course (empty for a learner). */
   readonly assignments: ReadonlyArray<Assignment>
+  /** What staff checks on this enrollment are about: its run and (for group-scoped callers) its groups. */
+  readonly target: Target
 }
-
-const inScope = (assignments: ReadonlyArray<Assignment>, runUuid: string) =>
-  assignments.some((a) => a.groupUuid === null && (a.runUuid === null || a.runUuid === runUuid))
 
 /**
  * The pure decision: undefined when allowed. Strangers (neither the learner nor staff of the
@@ -136,17 +135,23 @@ export const decideOnEnrollment = (
   operation: EnrollmentOperation,
   enrollment: Pick<EnrollmentRow, "uuid" | "profile_uuid" | "run_uuid">,
   caller: { readonly profileUuid: string | undefined; readonly assignments: ReadonlyArray<Assignment> },
-  options: { readonly learnerOnly?: boolean | undefined } = {}
+  options: { readonly learnerOnly?: boolean | undefined } = {},
+  /** The groups the enrollment is a member of (needed when the caller has group-scoped assignments). */
+  groupUuids: ReadonlyArray<string> = []
 ): NotFound | Forbidden | undefined => {
   const rule: EnrollmentRule = enrollmentRules[operation]
   const learner = caller.profileUuid !== undefined && caller.profileUuid === enrollment.profile_uuid
   if (learner) return rule.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff, not the learner` })
-  if (caller.assignments.length === 0) return new NotFound({ message: `No enrollment ${enrollment.uuid}` })
+  const target: Target = { runUuid: enrollment.run_uuid, groupUuids }
+  // Group-scoped staff see only their groups' learners (LEARNING §3): others do not exist for them.
+  if (caller.assignments.length === 0 || onlyGroupScoped(caller.assignments) && !caller.assignments.some((a) => covers(a, target))) {
+    return new NotFound({ message: `No enrollment ${enrollment.uuid}` })
+  }
   const requirement = options.learnerOnly === true ? undefined : rule.staff
   if (requirement === undefined) return new Forbidden({ message: `${operation} is the learner's own action` })
   const allowed = requirement.kind === "staff"
-    ? inScope(caller.assignments, enrollment.run_uuid)
-    : holdsAtom(caller.assignments, requirement.atom, { runUuid: enrollment.run_uuid })
+    ? caller.assignments.some((a) => covers(a, target))
+    : holdsAtom(caller.assignments, requirement.atom, target)
   if (allowed) return undefined
   return new Forbidden({
     message: requirement.kind === "staff"
@@ -177,7 +182,14 @@ export const enrollmentFor = (
     const standing = actor === undefined || actor.profileUuid === enrollment.profile_uuid
       ? { assignments: [] as ReadonlyArray<Assignment> }
       : yield* standingOn(actor, enrollment.course_uuid)
-    const refusal = decideOnEnrollment(operationId, enrollment, { profileUuid: actor?.profileUuid, assignments: standing.assignments }, options)
+    const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
+    const refusal = decideOnEnrollment(
+      operationId,
+      enrollment,
+      { profileUuid: actor?.profileUuid, assignments: standing.assignments },
+      options,
+      target.groupUuids
+    )
     if (refusal !== undefined) return yield* refusal
     // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
     const { course, nodes, run } = yield* Effect.all({
@@ -192,6 +204,7 @@ export const enrollmentFor = (
       course,
       nodes,
       asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,
-      assignments: standing.assignments
+      assignments: standing.assignments,
+      target
     }
   })

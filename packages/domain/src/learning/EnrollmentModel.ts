@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { EnrollmentGroup } from "./GroupsModel.js"
 import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 import { enrollmentStatuses } from "./EnrollmentRepository.js"
 import { NodeKey } from "./Model.js"
@@ -50,6 +51,8 @@ export const Enrollment = Schema.Struct({
   transferredFromRunUuid: Schema.optional(Schema.UUID),
   /** Completed steps of the pinned version (roster and single views). */
   progress: Schema.optional(Schema.Struct({ completedSteps: Schema.Int, totalSteps: Schema.Int })),
+  /** The active groups (cohorts, teams, sections) the enrollment is a member of. */
+  groups: Schema.Array(EnrollmentGroup),
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({ identifier: "LearningEnrollment" })

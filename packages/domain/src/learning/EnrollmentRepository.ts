@@ -75,12 +75,17 @@ export interface EnrollmentRow {
   readonly criteria_met_at: Date | null
   readonly completed_at: Date | null
   readonly transferred_from: string | null
+  /** The active groups it is a member of (LEARNING §2.1 #6), oldest first. */
+  readonly groups: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly kind: "cohort" | "team" | "section" }>
 }
 
 export const enrollmentColumns = `e.uuid, e.run_uuid, e.course_uuid, e.profile_uuid, e.status, e.started_at, e.revision, e.created_at,
   e.updated_at, e.queue_position::text AS queue_position, e.previous_status, e.offer_expires_at, e.invited_by, e.invitation_message,
   e.application, e.decisions, e.paused_at, e.pause_until, e.paused_days, e.pause_count, e.pauses, e.withdraw_requested_at,
-  e.withdraw_effective_at, e.withdrawn_at, e.withdraw_reason, e.activated_at, e.criteria_met_at, e.completed_at, e.transferred_from`
+  e.withdraw_effective_at, e.withdrawn_at, e.withdraw_reason, e.activated_at, e.criteria_met_at, e.completed_at, e.transferred_from,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object('uuid', g.uuid, 'name', g.name, 'kind', g.kind) ORDER BY g.created_at, g.uuid), '[]'::jsonb)
+    FROM learning_group_members gm JOIN learning_groups g ON g.uuid = gm.group_uuid
+    WHERE gm.enrollment_uuid = e.uuid AND g.status = 'active') AS groups`
 
 /** The enrollment (locked for the transaction when asked); 404 when there is none. */
 export const loadEnrollment = (uuid: string, options: { readonly lock: boolean }) =>

@@ -24,7 +24,7 @@ import {
   updateEnrollment
 } from "./EnrollmentRepository.js"
 import { CapacityFull, ConflictOfInterest, NotEligible, WindowClosed } from "./LearningErrors.js"
-import { authorizeCourse, type CourseOperation, decide, holdsAtom, standingOn } from "./Permissions.js"
+import { authorizeCourse, type CourseOperation, decide, holdsAtom, requireCourseGroup, staffScope, standingOn } from "./Permissions.js"
 import { loadRun, type RunRow } from "./RunRepository.js"
 
 /**
@@ -88,6 +88,7 @@ export const enrollmentView = (
     ...opt("completedAt", row.completed_at),
     ...opt("transferredFromRunUuid", row.transferred_from),
     ...opt("progress", extras.progress),
+    groups: row.groups.map((group) => ({ uuid: group.uuid, name: group.name, kind: group.kind })),
     createdAt: row.created_at,
     updatedAt: row.updated_at
   }
@@ -637,17 +638,22 @@ export const courseRoster = (
     const sql = yield* SqlClient.SqlClient
     const course = yield* loadCourse(courseUuid, { lock: false })
     const standing = yield* authorizeCourse(actor, "learning.enrollments.course_list", facts(course))
-    if (query.groupUuid !== undefined) return yield* new NotFound({ message: `groupUuid: no group ${query.groupUuid} in this course` })
-    const courseWide = standing.assignments.some((a) => a.runUuid === null && a.groupUuid === null)
-    const runs = [...new Set(standing.assignments.filter((a) => a.runUuid !== null && a.groupUuid === null).map((a) => a.runUuid!))]
-    if (!courseWide && runs.length === 0) return { items: [] }
+    yield* requireCourseGroup(courseUuid, query.groupUuid)
+    // Course-wide staff see every run, run-scoped staff their runs, group-scoped staff their groups' members (LEARNING §3).
+    const { course: courseWide, groups, runs } = staffScope(standing.assignments)
+    const inGroups = (uuids: ReadonlyArray<string>) =>
+      sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = e.uuid AND gm.group_uuid IN ${sql.in([...uuids])})`
+    const reach = courseWide
+      ? sql``
+      : sql`AND (${runs.length > 0 ? sql`e.run_uuid IN ${sql.in(runs)}` : sql`FALSE`} OR ${groups.length > 0 ? inGroups(groups) : sql`FALSE`})`
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const pattern = query.q !== undefined && query.q.trim() !== "" ? `%${query.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined
     const rows = yield* sql<ListRow>`SELECT ${sql.literal(listColumns)} FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
       WHERE e.course_uuid = ${courseUuid}
-        ${courseWide ? sql`` : sql`AND e.run_uuid IN ${sql.in(runs)}`}
+        ${reach}
         ${query.runUuid !== undefined ? sql`AND e.run_uuid = ${query.runUuid}` : sql``}
+        ${query.groupUuid !== undefined ? sql`AND ${inGroups([query.groupUuid])}` : sql``}
         ${query.status !== undefined ? sql`AND e.status = ${query.status}` : sql``}
         ${pattern !== undefined ? sql`AND EXISTS (SELECT 1 FROM profiles p WHERE p.uuid = e.profile_uuid AND p.name ILIKE ${pattern})` : sql``}
         ${position._tag === "Some" ? sql`AND (e.created_at, e.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}

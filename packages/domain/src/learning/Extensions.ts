@@ -7,13 +7,14 @@ import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
-import { courseFor, once } from "./Courses.js"
+import { once } from "./Courses.js"
 import { ExtensionRequest, type ExtensionRequestT } from "./CorrectionsModel.js"
 import { changedNodeKeys, type StepDates, stepDates } from "./Dates.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { loadCourse } from "./CourseRepository.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
-import { type CourseOperation, decide, standingOn } from "./Permissions.js"
+import { atomScope, type CourseOperation, decide, standingOn } from "./Permissions.js"
+import { courseFacts } from "./Staff.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 
 /**
@@ -88,7 +89,7 @@ export const extensionView = (row: ExtensionRow): ExtensionRequestT => ({
   updatedAt: row.updated_at
 })
 
-interface Target {
+export interface DeadlineTarget {
   readonly uuid: string
   readonly profile_uuid: string
   readonly course_uuid: string
@@ -101,17 +102,33 @@ interface Target {
  * `learning.deadline.changed` naming the steps. Returns the change's result and the changed keys.
  */
 export const withDeadlineChange = <A, E, R>(
-  enrollment: Target,
+  enrollment: DeadlineTarget,
   actorProfileUuid: string,
   change: Effect.Effect<A, E, R>,
   context: Readonly<Record<string, string>> = {}
 ): Effect.Effect<{ readonly result: A; readonly changed: ReadonlyArray<string> }, E | SqlError, R | SqlClient.SqlClient> =>
+  Effect.map(withDeadlineChanges([enrollment], actorProfileUuid, change, context), ({ changed, result }) => ({ result, changed: changed.get(enrollment.uuid) ?? [] }))
+
+/**
+ * `withDeadlineChange` for several enrollments at once (a group's members): each enrollment whose
+ * computed dates changed is bumped and hears `learning.deadline.changed`; the others hear nothing.
+ * Returns the changed keys per enrollment that changed.
+ */
+export const withDeadlineChanges = <A, E, R>(
+  enrollments: ReadonlyArray<DeadlineTarget>,
+  actorProfileUuid: string,
+  change: Effect.Effect<A, E, R>,
+  context: Readonly<Record<string, string>> = {}
+): Effect.Effect<{ readonly result: A; readonly changed: ReadonlyMap<string, ReadonlyArray<string>> }, E | SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const before = yield* stepDates(enrollment.uuid)
+    const before = yield* Effect.forEach(enrollments, (enrollment) => stepDates(enrollment.uuid))
     const result = yield* change
-    const changed = changedNodeKeys(before, yield* stepDates(enrollment.uuid))
-    if (changed.length > 0) {
+    const changedKeys = new Map<string, ReadonlyArray<string>>()
+    for (const [i, enrollment] of enrollments.entries()) {
+      const changed = changedNodeKeys(before[i]!, yield* stepDates(enrollment.uuid))
+      if (changed.length === 0) continue
+      changedKeys.set(enrollment.uuid, changed)
       const [bumped] = yield* sql<{ revision: number }>`UPDATE learning_enrollments SET wake_at = now(), revision = revision + 1, updated_at = now()
         WHERE uuid = ${enrollment.uuid} RETURNING revision`
       yield* appendEvent({
@@ -128,7 +145,7 @@ export const withDeadlineChange = <A, E, R>(
         }
       })
     }
-    return { result, changed }
+    return { result, changed: changedKeys }
   })
 
 /**
@@ -136,7 +153,7 @@ export const withDeadlineChange = <A, E, R>(
  * lock before the new due) and extra attempts. Returns its uuid.
  */
 export const insertOverride = (
-  enrollment: Target,
+  enrollment: DeadlineTarget,
   input: {
     readonly nodeKey: string
     readonly dueAt?: Date | undefined
@@ -158,7 +175,7 @@ export const insertOverride = (
   })
 
 /** The enrollment an extension request is for, as the date writers take it. */
-const targetOf = (row: ExtensionRow): Target => ({ uuid: row.enrollment_uuid, profile_uuid: row.profile_uuid, course_uuid: row.course_uuid, run_uuid: row.run_uuid })
+const targetOf = (row: ExtensionRow): DeadlineTarget => ({ uuid: row.enrollment_uuid, profile_uuid: row.profile_uuid, course_uuid: row.course_uuid, run_uuid: row.run_uuid })
 
 /**
  * Authorizes staff on a learner's record (an extension request, an appeal, an incident): callers
@@ -376,11 +393,19 @@ export const courseExtensions = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* courseFor(actor, "learning.extensions.course_list", courseUuid, { lock: false, ...(query.runUuid !== undefined ? { runUuid: query.runUuid } : {}) })
+    const course = yield* loadCourse(courseUuid, { lock: false })
+    const standing = yield* standingOn(actor, courseUuid)
+    // Run- and group-scoped staff see the requests of their runs and of their groups' members (LEARNING §3).
+    const scope = atomScope(standing.assignments, "dates_grant")
+    const refusal = decide("learning.extensions.course_list", courseFacts(course), standing, { runUuid: query.runUuid })
+    if (refusal !== undefined && scope.groups.length === 0) return yield* refusal
+    const reach = scope.course ? sql`` : sql`AND (${scope.runs.length > 0 ? sql`x.run_uuid IN ${sql.in([...scope.runs])}` : sql`FALSE`}
+      OR ${scope.groups.length > 0 ? sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = x.enrollment_uuid
+        AND gm.group_uuid IN ${sql.in([...scope.groups])})` : sql`FALSE`})`
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const rows = yield* sql<ExtensionRow & { position: string }>`SELECT ${sql.literal(columns)}, x.created_at::text AS position
-      FROM learning_extension_requests x WHERE x.course_uuid = ${courseUuid}
+      FROM learning_extension_requests x WHERE x.course_uuid = ${courseUuid} ${reach}
         ${query.status !== undefined ? sql`AND x.status = ${query.status}` : sql``}
         ${query.runUuid !== undefined ? sql`AND x.run_uuid = ${query.runUuid}` : sql``}
         ${position._tag === "Some" ? sql`AND (x.created_at, x.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}

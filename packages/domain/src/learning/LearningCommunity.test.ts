@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addRun, command, enrollDirectly, publishedCourse, type TestCourse } from "../../test/learning.js"
+import { addRun, command, enrollDirectly, publishedCourse, roleMatrix, type TestCourse } from "../../test/learning.js"
 import { bodyOf, type Marketplace, okBody as ok, openMarketplace, refusal as refused } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { canSeeEvent } from "../events/EventVisibility.js"
@@ -251,16 +251,16 @@ describe("learning community: who sees a thread", () => {
     expect(ok<Thread>(await get(b.profile, open2.uuid)).authorName).toBe("Вера")
   })
 
-  it("answers 400 for group visibility and group filters (groups do not exist yet), and checks the nodeKey against the run's version", async () => {
+  it("answers 400 for group visibility outside any group, 404 for another course's group filter, and checks the nodeKey against the run's version", async () => {
     const c = await publishedCourse(m, owner)
     const a = await learnerOf(c)
     expect(refused(await open(a, { visibility: "group" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { nodeKey: "nope" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { visibility: "everyone" }))).toEqual([400, "invalid_request"])
     expect(refused(await open(a, { extra: 1 }))).toEqual([400, "invalid_request"])
-    expect(refused(await inbox(owner, c, { groupUuid: randomUUID() }))).toEqual([400, "invalid_request"])
+    expect(refused(await inbox(owner, c, { groupUuid: randomUUID() }))).toEqual([404, "not_found"])
     expect(refused(await m.invoke("learning.community.recipients", owner, { path: { course: c.uuid }, urlParams: { groupUuid: randomUUID() } })))
-      .toEqual([400, "invalid_request"])
+      .toEqual([404, "not_found"])
     expect(await m.sql("SELECT 1 FROM learning_threads t JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid WHERE e.uuid = $1", a.enrollment)).toEqual([])
   })
 })
@@ -423,12 +423,7 @@ describe("learning community: every operation × every role", () => {
       }
       return (await m.invoke(operation, caller, inputs[operation]!)).status
     }
-    const answers: Record<string, Record<string, number>> = {}
-    for (const operation of Object.keys(expected)) {
-      answers[operation] = {}
-      for (const [who, caller] of Object.entries(callers)) answers[operation]![who] = await call(operation, caller)
-    }
-    expect(answers).toEqual(expected)
+    expect(await roleMatrix(Object.keys(expected), callers, call)).toEqual(expected)
   })
 })
 

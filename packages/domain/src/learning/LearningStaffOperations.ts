@@ -1,6 +1,7 @@
 import { LearningCourseReviewsApi, LearningEmailInvitationsApi, LearningOwnershipApi, LearningStaffApi } from "../api/LearningStaffApi.js"
 import { implement } from "../operations/Implementation.js"
 import { LearningCommunityOperations } from "./Community.js"
+import { LearningGroupsOperations } from "./Groups.js"
 import { listCourseReviews, ownCourseReview, removeCourseReview, saveCourseReview } from "./CourseReviews.js"
 import {
   acceptEmailInvitation,
@@ -58,5 +59,6 @@ export const LearningPeopleOperations = [
   LearningOwnershipOperations,
   LearningCourseReviewsOperations,
   LearningCommunityOperations,
-  LearningTeachingOperations
+  LearningTeachingOperations,
+  LearningGroupsOperations
 ] as const

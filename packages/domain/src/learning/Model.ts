@@ -262,6 +262,8 @@ export const CoursePreview = Schema.Struct({
 }).annotations({ identifier: "CoursePreview" })
 
 export const PlanItem = Schema.Struct({
+  /** A group's dates (a change with groupUuid becomes a group date override of that group's members). */
+  groupUuid: Schema.optional(Schema.UUID),
   nodeKey: Schema.optional(Schema.String),
   field: Schema.Literal("startsAt", "endsAt", "unlockAt", "dueAt", "lockAt"),
   before: Schema.optional(DateTime),

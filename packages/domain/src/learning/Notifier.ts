@@ -8,7 +8,7 @@ import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { insertLearningNotification } from "../notifications/NotificationRepository.js"
 import { Int8Text, rowsDecoder } from "../store/Rows.js"
 import { communityStatuses } from "./Community.js"
-import { type Atom, holdsAtom, type StaffRole } from "./Permissions.js"
+import { type Atom, enrollmentGroupUuids, groupScoped, holdsAtom, type StaffRole } from "./Permissions.js"
 
 /**
  * The learning notifier (LEARNING §2.1 #26, §6 "Notifications"): learning events become
@@ -171,7 +171,13 @@ const entitled = (row: Due) =>
       const [thread] = yield* sql<{ learner: boolean; peer: boolean }>`SELECT
           (t.learner_profile_uuid = ${row.profile_uuid} AND e.status IN ${sql.in([...liveStatuses])}) AS learner,
           (t.visibility = 'run' AND EXISTS (SELECT 1 FROM learning_enrollments mine WHERE mine.run_uuid = t.run_uuid
-            AND mine.profile_uuid = ${row.profile_uuid} AND mine.status IN ${sql.in([...liveStatuses])})) AS peer
+            AND mine.profile_uuid = ${row.profile_uuid} AND mine.status IN ${sql.in([...liveStatuses])})
+          OR t.visibility = 'group' AND EXISTS (SELECT 1 FROM learning_group_members theirs
+            JOIN learning_groups g ON g.uuid = theirs.group_uuid AND g.status = 'active'
+            JOIN learning_group_members ours ON ours.group_uuid = theirs.group_uuid
+            JOIN learning_enrollments mine ON mine.uuid = ours.enrollment_uuid
+            WHERE theirs.enrollment_uuid = t.enrollment_uuid AND mine.profile_uuid = ${row.profile_uuid}
+              AND mine.status IN ${sql.in([...liveStatuses])})) AS peer
         FROM learning_threads t JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid WHERE t.uuid = ${row.aggregate_uuid}`
       if (thread !== undefined && (thread.learner || thread.peer)) return true
     } else if (rule.learner !== "none") {
@@ -187,11 +193,10 @@ const entitled = (row: Due) =>
     const assignments = yield* sql<{ role: StaffRole; run_uuid: string | null; group_uuid: string | null; grants: Array<string>; denies: Array<string> }>`
       SELECT role, run_uuid, group_uuid, grants, denies FROM learning_staff
       WHERE course_uuid = ${courseUuid} AND profile_uuid = ${row.profile_uuid} AND status = 'active'`
-    return holdsAtom(
-      assignments.map((a) => ({ role: a.role, runUuid: a.run_uuid, groupUuid: a.group_uuid, grants: a.grants, denies: a.denies })),
-      rule.staff,
-      { runUuid }
-    )
+    const held = assignments.map((a) => ({ role: a.role, runUuid: a.run_uuid, groupUuid: a.group_uuid, grants: a.grants, denies: a.denies }))
+    // Group-scoped staff hear of their groups' learners only.
+    const groupUuids = enrollmentUuid !== undefined && groupScoped(held) ? yield* enrollmentGroupUuids(enrollmentUuid) : undefined
+    return holdsAtom(held, rule.staff, { runUuid, groupUuids })
   })
 
 const catalogEntries = new Map(eventCatalog.types.map((entry) => [entry.type as string, entry]))

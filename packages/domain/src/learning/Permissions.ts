@@ -119,6 +119,12 @@ export const requirements = {
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
   "learning.community.staff_list": atom("community_staff"),
+  // Groups (issue 19 point 4): roster_manage covers groups (§3); group staff are the owner's; learners list their own and visible groups.
+  "learning.groups.create": atom("roster_manage"),
+  "learning.groups.list": { kind: "member" },
+  "learning.groups.members": atom("roster_manage"),
+  "learning.groups.staff": atom("staff_manage"),
+  "learning.groups.update": atom("roster_manage"),
   // L3 corrections (issue 18 points 5, 7, 8): extensions, incidents, appeals, regrade plans.
   "learning.extensions.course_list": atom("dates_grant"),
   "learning.extensions.decide": atom("dates_grant"),
@@ -175,27 +181,85 @@ export const atomsOf = (assignment: Assignment): ReadonlySet<Atom> => {
 }
 
 /**
- * Whether assignments allow an atom for a target: a course-scoped assignment counts everywhere,
- * a run-scoped one only for its run, a group-scoped one only for that group's records (none in L1).
+ * What a check is about: a run (run-scoped assignments count there) and, for a learner's record,
+ * the groups its enrollment is a member of (group-scoped assignments count for those).
  */
-export const holdsAtom = (assignments: ReadonlyArray<Assignment>, wanted: Atom, target: { readonly runUuid?: string | undefined }): boolean =>
-  assignments.some((assignment) =>
-    (assignment.runUuid === null && assignment.groupUuid === null ||
-      assignment.groupUuid === null && target.runUuid !== undefined && assignment.runUuid === target.runUuid) &&
-    atomsOf(assignment).has(wanted)
-  )
+export interface Target {
+  readonly runUuid?: string | undefined
+  readonly groupUuids?: ReadonlyArray<string> | undefined
+}
 
 /**
- * Where assignments hold an atom: everywhere in the course (a course-scoped assignment), or only
- * in the listed runs; group-scoped assignments count nowhere until groups exist.
+ * Whether an assignment's scope covers a target: a course-scoped assignment everywhere, a
+ * run-scoped one its run, a group-scoped one only the records of that group's members.
  */
-export const atomScope = (assignments: ReadonlyArray<Assignment>, wanted: Atom): { readonly course: boolean; readonly runs: ReadonlyArray<string> } => {
-  const holding = assignments.filter((assignment) => assignment.groupUuid === null && atomsOf(assignment).has(wanted))
+export const covers = (assignment: Assignment, target: Target): boolean =>
+  assignment.groupUuid !== null
+    ? (target.groupUuids ?? []).includes(assignment.groupUuid)
+    : assignment.runUuid === null || target.runUuid !== undefined && assignment.runUuid === target.runUuid
+
+/** Whether assignments allow an atom for a target (`covers` and the assignment holds the atom). */
+export const holdsAtom = (assignments: ReadonlyArray<Assignment>, wanted: Atom, target: Target): boolean =>
+  assignments.some((assignment) => covers(assignment, target) && atomsOf(assignment).has(wanted))
+
+/** Whether some assignment is group-scoped: only then do checks need the enrollment's groups. */
+export const groupScoped = (assignments: ReadonlyArray<Assignment>): boolean => assignments.some((assignment) => assignment.groupUuid !== null)
+
+/** Whether every assignment is group-scoped: such staff get 404 (not 403) for learners outside their groups. */
+export const onlyGroupScoped = (assignments: ReadonlyArray<Assignment>): boolean =>
+  assignments.length > 0 && assignments.every((assignment) => assignment.groupUuid !== null)
+
+/** The groups an enrollment is a member of (archived groups included: their staff keep seeing their learners). */
+export const enrollmentGroupUuids = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ group_uuid: string }>`SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}`,
+      (rows) => rows.map((row) => row.group_uuid)
+    ))
+
+/** 404 unless the group is one of the course's (list filters by `groupUuid`). */
+export const requireCourseGroup = (courseUuid: string, groupUuid: string | undefined): Effect.Effect<void, NotFound | SqlError, SqlClient.SqlClient> =>
+  groupUuid === undefined ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`SELECT 1 FROM learning_groups WHERE uuid = ${groupUuid} AND course_uuid = ${courseUuid}`,
+      (rows) => rows.length > 0 ? Effect.void : Effect.fail(new NotFound({ message: `groupUuid: no group ${groupUuid} in this course` }))
+    ))
+
+/** The target of a check on one enrollment: its run, and its groups when the caller has group-scoped assignments. */
+export const enrollmentTarget = (
+  assignments: ReadonlyArray<Assignment>,
+  enrollment: { readonly uuid: string; readonly runUuid: string }
+): Effect.Effect<Target, SqlError, SqlClient.SqlClient> =>
+  groupScoped(assignments)
+    ? Effect.map(enrollmentGroupUuids(enrollment.uuid), (groupUuids) => ({ runUuid: enrollment.runUuid, groupUuids }))
+    : Effect.succeed({ runUuid: enrollment.runUuid })
+
+/**
+ * Where assignments hold an atom: everywhere in the course (a course-scoped assignment), in the
+ * listed runs, or for the members of the listed groups.
+ */
+export const atomScope = (
+  assignments: ReadonlyArray<Assignment>,
+  wanted: Atom
+): { readonly course: boolean; readonly runs: ReadonlyArray<string>; readonly groups: ReadonlyArray<string> } => {
+  const holding = assignments.filter((assignment) => atomsOf(assignment).has(wanted))
   return {
-    course: holding.some((assignment) => assignment.runUuid === null),
-    runs: holding.flatMap((assignment) => assignment.runUuid !== null ? [assignment.runUuid] : [])
+    course: holding.some((assignment) => assignment.runUuid === null && assignment.groupUuid === null),
+    runs: holding.flatMap((assignment) => assignment.runUuid !== null && assignment.groupUuid === null ? [assignment.runUuid] : []),
+    groups: holding.flatMap((assignment) => assignment.groupUuid !== null ? [assignment.groupUuid] : [])
   }
 }
+
+/** Whether a scope of `atomScope` (or `staffScope`) reaches anything at all. */
+export const reachesAny = (scope: { readonly course: boolean; readonly runs: ReadonlyArray<string>; readonly groups: ReadonlyArray<string> }): boolean =>
+  scope.course || scope.runs.length > 0 || scope.groups.length > 0
+
+/** Where the assignments reach regardless of atoms (staff reads such as the roster). */
+export const staffScope = (assignments: ReadonlyArray<Assignment>) => ({
+  course: assignments.some((assignment) => assignment.runUuid === null && assignment.groupUuid === null),
+  runs: [...new Set(assignments.flatMap((assignment) => assignment.runUuid !== null && assignment.groupUuid === null ? [assignment.runUuid] : []))],
+  groups: [...new Set(assignments.flatMap((assignment) => assignment.groupUuid !== null ? [assignment.groupUuid] : []))]
+})
 
 /** What the check knows of a course: enough to decide visibility. */
 export interface CourseFacts {
@@ -252,7 +316,7 @@ export const decide = (
   operation: CourseOperation,
   course: CourseFacts,
   standing: Standing,
-  target: { readonly runUuid?: string | undefined } = {}
+  target: Target = {}
 ): NotFound | Forbidden | undefined => {
   const requirement: Requirement = requirements[operation]
   const staff = standing.assignments.length > 0
@@ -273,9 +337,12 @@ export const decide = (
         ? undefined
         : new Forbidden({ message: `${operation} is for the course's owner` })
     case "atom":
-      return holdsAtom(standing.assignments, requirement.atom, target)
-        ? undefined
-        : new Forbidden({ message: `${operation} needs the ${requirement.atom} permission on this course` })
+      if (holdsAtom(standing.assignments, requirement.atom, target)) return undefined
+      // A check about one learner's record (the target names its groups): group-scoped staff do not see learners outside their groups.
+      if (target.groupUuids !== undefined && onlyGroupScoped(standing.assignments) && !standing.assignments.some((a) => covers(a, target))) {
+        return new NotFound({ message: `No such record in your groups` })
+      }
+      return new Forbidden({ message: `${operation} needs the ${requirement.atom} permission on this course` })
   }
 }
 
@@ -284,7 +351,7 @@ export const authorizeCourse = (
   actor: Actor | undefined,
   operation: CourseOperation,
   course: CourseFacts,
-  target: { readonly runUuid?: string | undefined } = {}
+  target: Target = {}
 ): Effect.Effect<Standing, NotFound | Forbidden | SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(standingOn(actor, course.uuid), (standing) => {
     const refusal = decide(operation, course, standing, target)

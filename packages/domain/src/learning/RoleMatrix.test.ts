@@ -19,7 +19,7 @@ import { advanceRuns } from "./Runs.js"
  * columns, with §3's role and atom table), never from `Permissions.ts`: a second source, so a
  * missing or wrong check in the implementation fails here. A learning operation added to the
  * catalog without a row fails ("every operation has a row"), and so does a row naming no
- * operation (except `pending`, the groups and teaching operations being built elsewhere).
+ * operation.
  *
  * The callers: anonymous; an outsider (signed in, no relation to the course); the learner of the
  * records (learner A: enrollment, submissions, draft, thread, extension request, appeal); another
@@ -306,10 +306,6 @@ const privateExceptions: Record<string, boolean> = {
   "learning.staff.email_accept": true
 }
 
-/** Operations being built by other helpers: rows now, calls once they are in the catalog. */
-const pending = new Set([
-  "learning.groups.create", "learning.groups.list", "learning.groups.members", "learning.groups.staff", "learning.groups.update"
-])
 
 /** What each caller should get for an operation, from its row. */
 const expected = (row: Row): Record<Who, Outcome> => {
@@ -379,7 +375,7 @@ interface World {
   readonly file: string
   readonly courseRevision: number
   readonly runRevision: number
-  readonly group?: string
+  readonly group: string
 }
 
 const tree = (checkerUuid: string) => [
@@ -538,10 +534,7 @@ const buildWorld = async (): Promise<World> => {
      VALUES ($1, 'publication_file', 'course.json', 'application/json', 10, 'ready', 'x', now() + interval '1 day') RETURNING uuid`,
     owner.profileUuid
   )
-  // The groups operations are being built (`pending`): once in the catalog, the world gets a group.
-  const group = catalog.some((entry) => entry.id === "learning.groups.create")
-    ? ok<{ uuid: string }>(await invoke("learning.groups.create", owner, inputs["learning.groups.create"]!({ run: run.uuid } as World))).uuid
-    : undefined
+  const group = ok<{ uuid: string }>(await invoke("learning.groups.create", owner, inputs["learning.groups.create"]!({ run: run.uuid } as World))).uuid
   const [courseRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_courses WHERE uuid = $1", course)
   const [runRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", run.uuid)
   const [enrollmentRow] = await m.sql<{ revision: number }>("SELECT revision FROM learning_enrollments WHERE uuid = $1", enrollment.uuid)
@@ -558,7 +551,7 @@ const buildWorld = async (): Promise<World> => {
     emailInvitation: emailInvitation.uuid, ownershipInvitation: ownershipInvitation.uuid,
     instructorAssignment: assignments.instructor, assistantAssignment: assignments.assistant,
     publication, file: file!.uuid, courseRevision: courseRow!.revision, runRevision: runRow!.revision,
-    ...(group === undefined ? {} : { group })
+    group
   }
 }
 
@@ -743,11 +736,11 @@ const inputs: Record<string, Build> = {
   "learning.course_reviews.own": read(e),
   "learning.course_reviews.save": onEnrollment(() => ({ rating: 5, text: "Отличный курс" })),
   "learning.course_reviews.remove": onEnrollment(() => ({ expectedRevision: 1 })),
-  "learning.groups.create": (w) => ({ path: { run: w.run }, payload: command({ name: "Группа", kind: "cohort", visibility: "run", assignment: "manual" }) }),
+  "learning.groups.create": (w) => ({ path: { run: w.run }, payload: command({ name: "Группа", kind: "cohort", visibility: "visible", assignment: "manual" }) }),
   "learning.groups.list": read(c),
-  "learning.groups.members": (w) => ({ path: { group: w.group ?? randomUUID() }, payload: command({ expectedRevision: 1, add: [w.enrollmentB], remove: [] }) }),
-  "learning.groups.staff": (w) => ({ path: { group: w.group ?? randomUUID() }, payload: command({ expectedRevision: 1, add: [w.assistantAssignment.uuid], remove: [] }) }),
-  "learning.groups.update": (w) => ({ path: { group: w.group ?? randomUUID() }, payload: command({ expectedRevision: 1, name: "Группа 2" }) }),
+  "learning.groups.members": (w) => ({ path: { group: w.group }, payload: command({ expectedRevision: 1, add: [w.enrollmentB], remove: [] }) }),
+  "learning.groups.staff": (w) => ({ path: { group: w.group }, payload: command({ expectedRevision: 1, add: [w.assistantAssignment.uuid], remove: [] }) }),
+  "learning.groups.update": (w) => ({ path: { group: w.group }, payload: command({ expectedRevision: 1, name: "Группа 2" }) }),
   "learning.notification_preferences.get": read(),
   "learning.notification_preferences.update": () => ({ payload: { expectedRevision: 1, kinds: {} } }),
   "learning.notifications.list": read(),
@@ -869,7 +862,7 @@ describe("the learning role matrix", () => {
     expect(learningIds.filter((id) => expectations[id] === undefined), "operations without a row").toEqual([])
     expect(learningIds.filter((id) => inputs[id] === undefined), "operations without an input").toEqual([])
     const known = new Set(learningIds)
-    const unknown = (key: string) => !known.has(operationOf(key)) && !pending.has(operationOf(key))
+    const unknown = (key: string) => !known.has(operationOf(key))
     expect(Object.keys(expectations).filter(unknown), "rows naming no operation").toEqual([])
     expect(Object.keys(inputs).filter(unknown), "inputs naming no operation").toEqual([])
     expect(Object.keys(inputs).filter((key) => expectations[key] === undefined), "inputs without a row").toEqual([])

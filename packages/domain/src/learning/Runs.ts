@@ -14,6 +14,7 @@ import { type CourseNode, type EnrollmentPolicyInput, type ExtensionPolicy, Plan
 import { authorizeCourse, type CourseOperation, decide, standingOn } from "./Permissions.js"
 import { changedNodeKeys, stepDates } from "./Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
+import { type GroupOverridePlan, planGroupChanges, requireRunGroups, writeGroupOverrides } from "./GroupSchedule.js"
 import { effectiveDates } from "./Schedule.js"
 
 /**
@@ -411,8 +412,13 @@ interface PlanRow {
   readonly run_uuid: string
   readonly created_by: string
   readonly base_revisions: { readonly run: number }
-  readonly result: { readonly startsAt: string; readonly endsAt: string | null; readonly schedule: RunRow["schedule"] }
-  readonly items: ReadonlyArray<{ nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string; after?: string }>
+  readonly result: {
+    readonly startsAt: string
+    readonly endsAt: string | null
+    readonly schedule: RunRow["schedule"]
+    readonly groups?: ReadonlyArray<GroupOverridePlan>
+  }
+  readonly items: ReadonlyArray<{ groupUuid?: string; nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string; after?: string }>
   readonly blocking: ReadonlyArray<{ code: string; message: string; nodeKey?: string }>
   readonly status: "ready" | "applied" | "stale" | "expired"
   readonly expires_at: Date
@@ -428,6 +434,7 @@ const planView = (row: PlanRow) => ({
   runUuid: row.run_uuid,
   baseRevisions: row.base_revisions,
   items: row.items.map((item) => ({
+    ...(item.groupUuid !== undefined ? { groupUuid: item.groupUuid } : {}),
     ...(item.nodeKey !== undefined ? { nodeKey: item.nodeKey } : {}),
     field: item.field,
     ...(item.before !== undefined ? { before: new Date(item.before) } : {}),
@@ -454,11 +461,16 @@ export const previewSchedule = (actor: Actor, runUuid: string, input: ScheduleIn
     const version = (yield* loadVersion(run.course_uuid, run.version_number))!
     const keys = new Set(version.nodes.map((node) => node.nodeKey))
     for (const [i, change] of input.changes.entries()) {
-      if (change.groupUuid !== undefined) return yield* new NotFound({ message: `changes.${i}.groupUuid: no group ${change.groupUuid} in this run` })
       const problem = changeProblem(change, i, keys)
       if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
     }
-    const { blocking, items, result } = computeSchedule(run, version.nodes, input)
+    yield* requireRunGroups(runUuid, input.changes)
+    // Run-wide changes move the run's schedule; a change naming a group plans that group's overrides over it (GroupSchedule.ts).
+    const planned = computeSchedule(run, version.nodes, { ...input, changes: input.changes.filter((change) => change.groupUuid === undefined) })
+    const group = yield* planGroupChanges(run, version.nodes, { startsAt: new Date(planned.result.startsAt), schedule: planned.result.schedule }, input.changes)
+    const { blocking } = planned
+    const items = [...planned.items, ...group.items]
+    const result = { ...planned.result, groups: group.overrides }
     const uuid = crypto.randomUUID()
     const [row] = yield* sql<Omit<PlanRow, "affected">>`INSERT INTO learning_plans
         (uuid, kind, course_uuid, run_uuid, created_by, base_revisions, input, result, items, blocking, expires_at)
@@ -492,6 +504,7 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
     const updated = yield* updateRun(run.uuid, { starts_at: new Date(plan.result.startsAt), ends_at: plan.result.endsAt === null ? null : new Date(plan.result.endsAt) }, {
       schedule: plan.result.schedule
     })
+    yield* writeGroupOverrides(run.uuid, plan.result.groups ?? [], actor.profileUuid, `plan ${planUuid}`)
     yield* sql`UPDATE learning_plans SET status = 'applied', applied_at = now() WHERE uuid = ${planUuid}`
     let changedEnrollments = 0
     for (const [i, enrollment] of enrollments.entries()) {

@@ -179,19 +179,26 @@ export const requireProfile = (profileUuid: string) =>
   })
 
 /**
- * A scope is the course (nothing), one of its runs, or a group; groups arrive with the group
- * operations, so a group scope is refused for now (400 naming it).
+ * A scope is the course (nothing), one of its runs, or one of its groups (404 for another
+ * course's). A group scope names the group's run too (given or not; a different run is 404), so a
+ * group-scoped assignment is also counted where run-scoped checks look. Returns the scope as stored.
  */
 export const requireScope = (courseUuid: string, scope: { readonly runUuid?: string | undefined; readonly groupUuid?: string | undefined }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (scope.groupUuid !== undefined) {
-      return yield* new InvalidRequest({ message: "scope.groupUuid: group-scoped staff come with the group operations; assign to the course or a run" })
+      const [group] = yield* sql<{ run_uuid: string }>`SELECT run_uuid FROM learning_groups WHERE uuid = ${scope.groupUuid} AND course_uuid = ${courseUuid}`
+      if (group === undefined || scope.runUuid !== undefined && scope.runUuid !== group.run_uuid) {
+        return yield* new NotFound({ message: `scope.groupUuid: no group ${scope.groupUuid} in this course${scope.runUuid !== undefined ? " and run" : ""}` })
+      }
+      return { runUuid: group.run_uuid, groupUuid: scope.groupUuid }
     }
     if (scope.runUuid !== undefined) {
       const rows = yield* sql`SELECT 1 FROM learning_runs WHERE uuid = ${scope.runUuid} AND course_uuid = ${courseUuid}`
       if (rows.length === 0) return yield* new NotFound({ message: `No run ${scope.runUuid} in this course` })
+      return { runUuid: scope.runUuid }
     }
+    return {}
   })
 
 /** Atoms only the owner holds cannot be granted or denied (400 naming them). */
@@ -299,15 +306,15 @@ export const inviteStaff = (
     yield* authorizedCourse(actor, "learning.staff.assign", courseUuid, true)
     yield* requireGrantable(input.grants ?? [], input.denies ?? [])
     yield* requireProfile(input.profileUuid)
-    yield* requireScope(courseUuid, input.scope)
-    yield* requireNotAssigned(courseUuid, input.profileUuid, input.role, input.scope)
-    yield* requireNoEnrollment(courseUuid, input.profileUuid, input.scope.runUuid)
+    const scope: { readonly runUuid?: string; readonly groupUuid?: string } = yield* requireScope(courseUuid, input.scope)
+    yield* requireNotAssigned(courseUuid, input.profileUuid, input.role, scope)
+    yield* requireNoEnrollment(courseUuid, input.profileUuid, scope.runUuid)
     const uuid = yield* assignStaff({
       courseUuid,
       profileUuid: input.profileUuid,
       role: input.role,
-      runUuid: input.scope.runUuid,
-      groupUuid: input.scope.groupUuid,
+      runUuid: scope.runUuid,
+      groupUuid: scope.groupUuid,
       grants: input.grants,
       denies: input.denies,
       byProfileUuid: actor.profileUuid,
@@ -414,11 +421,10 @@ export const setStaffPermissions = (
     yield* staffTransition("learning.staff.permissions", "owner", row.status)
     yield* requireRevision("staff assignment", row.revision, input.expectedRevision)
     yield* requireGrantable(input.grants, input.denies)
-    const scope = input.scope ?? { runUuid: row.run_uuid ?? undefined, groupUuid: row.group_uuid ?? undefined }
-    if (input.scope !== undefined) {
-      yield* requireScope(courseUuid, scope)
-      yield* requireNoEnrollment(courseUuid, row.profile_uuid, scope.runUuid)
-    }
+    const scope: { readonly runUuid?: string | undefined; readonly groupUuid?: string | undefined } = input.scope !== undefined
+      ? yield* requireScope(courseUuid, input.scope)
+      : { runUuid: row.run_uuid ?? undefined, groupUuid: row.group_uuid ?? undefined }
+    if (input.scope !== undefined) yield* requireNoEnrollment(courseUuid, row.profile_uuid, scope.runUuid)
     yield* sql`UPDATE learning_staff SET grants = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(input.grants)}::jsonb)),
         denies = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(input.denies)}::jsonb)),
         run_uuid = ${scope.runUuid ?? null}, group_uuid = ${scope.groupUuid ?? null}, revision = revision + 1, updated_at = now()

@@ -8,6 +8,7 @@ import { courseFor, once } from "./Courses.js"
 import { loadVersion } from "./CourseRepository.js"
 import { changedNodeKeys, stepDates } from "./Dates.js"
 import { type EnrollmentRow, enrollmentColumns, seatStatuses } from "./EnrollmentRepository.js"
+import { leaveRunGroups } from "./Groups.js"
 import { TransferApplied, TransferPlan } from "./EnrollmentModel.js"
 import { CapacityFull, PlanExpired, PlanStale } from "./LearningErrors.js"
 import { loadRun, type RunRow } from "./RunRepository.js"
@@ -159,6 +160,8 @@ export const applyTransfer = (actor: Actor, courseUuid: string, planUuid: string
     if (plan.blocking.length > 0) return yield* new InvalidState({ message: `The plan has blocking problems, first: ${plan.blocking[0]!.message}` })
     for (const item of plan.items) {
       const before = yield* stepDates(item.enrollmentUuid)
+      // Groups belong to a run: the enrollment leaves those of the old run (their dates with them).
+      yield* leaveRunGroups(item.enrollmentUuid)
       const [row] = yield* sql<{ uuid: string; profile_uuid: string; status: string; revision: number }>`UPDATE learning_enrollments
         SET run_uuid = ${to.uuid}, transferred_from = ${from.uuid}, wake_at = now(), revision = revision + 1, updated_at = now()
         WHERE uuid = ${item.enrollmentUuid} RETURNING uuid, profile_uuid, status, revision`

@@ -26,6 +26,7 @@ import { learningNotifier } from "./migrations/0024_learning_notifier.js"
 import { learningGrading } from "./migrations/0025_learning_grading.js"
 import { learningReviews } from "./migrations/0026_learning_reviews.js"
 import { learningCorrections } from "./migrations/0027_learning_corrections.js"
+import { learningGroups } from "./migrations/0028_learning_groups.js"
 import { learningTeaching } from "./migrations/0029_learning_teaching.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
@@ -62,6 +63,7 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [25, "learning_grading", learningGrading],
   [26, "learning_reviews", learningReviews],
   [27, "learning_corrections", learningCorrections],
+  [28, "learning_groups", learningGroups],
   [29, "learning_teaching", learningTeaching]
 ]
 

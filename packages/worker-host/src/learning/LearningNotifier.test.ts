@@ -138,6 +138,37 @@ describe("the learning notifier", () => {
     expect(decided.map((d) => d.status)).toEqual(["no_right"])
   })
 
+  it("notifies group-scoped staff of their group's learners only, and not once the learner left the group", async () => {
+    const c = await publishedCourse(m, owner)
+    const group = ok<{ uuid: string; revision: number }>(await m.invoke("learning.groups.create", owner, {
+      path: { run: c.run },
+      payload: command({ name: "Команда", kind: "team", visibility: "separate", assignment: "manual" })
+    }))
+    const tutor = await staffMember(c, "assistant", { groupUuid: group.uuid })
+    const [inside, leaving, outside] = [await learnerOf(c), await learnerOf(c), await learnerOf(c)]
+    ok(await m.invoke("learning.groups.members", owner, {
+      path: { group: group.uuid },
+      payload: command({ expectedRevision: group.revision, add: [inside.enrollment, leaving.enrollment], remove: [] })
+    }))
+    const a = await openThread(inside)
+    await openThread(leaving)
+    await openThread(outside)
+    await sequence()
+    await m.runtime.runPromise(queueLearningNotifications)
+    // The learner leaves the group between the event and its delivery: the tutor's right to hear of it goes with them.
+    ok(await m.invoke("learning.groups.members", owner, {
+      path: { group: group.uuid },
+      payload: command({ expectedRevision: group.revision, add: [], remove: [leaving.enrollment] })
+    }))
+    await deliver()
+    const heard = await m.sql<{ aggregate_uuid: string }>(
+      `SELECT e.aggregate_uuid FROM notifications n JOIN outbox_events e ON e.uuid = n.event_uuid
+        WHERE n.profile_uuid = $1 AND n.source = 'learning'`,
+      tutor.profile.profileUuid
+    )
+    expect(heard.map((row) => row.aggregate_uuid)).toEqual([a.uuid])
+  })
+
   it("honours inApp off for the kind, records the email wish, and keeps other kinds on", async () => {
     const c = await publishedCourse(m, owner)
     const reviewer = await staffMember(c, "reviewer")
