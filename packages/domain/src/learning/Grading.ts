@@ -190,11 +190,12 @@ const recordCall = (call: Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" |
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const entries = reports.map((report, index) => diagnosticOf(call.tries, report, classified[index]!))
-    yield* sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
-        coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb) WHERE uuid = ${call.jobUuid}`
     const verdicts = classified.filter((one) => one._tag === "verdict").length
     const latency = reports.reduce((sum, report) => sum + Math.round(report.latencyMs), 0)
     const slowest = reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
+    // `latencyMs`: the slowest case of the latest try (what near-timeout candidates compare with the checker's timeout).
+    yield* sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
+        coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb, 'latencyMs', ${slowest}::int) WHERE uuid = ${call.jobUuid}`
     yield* sql`INSERT INTO learning_grading_usage AS u (checker_uuid, kind, day, calls, verdicts, platform_errors, latency_ms_total, latency_ms_max)
       VALUES (${call.checkerUuid}, ${call.kind}, (now() AT TIME ZONE 'UTC')::date, ${reports.length}, ${verdicts}, ${reports.length - verdicts}, ${latency}, ${slowest})
       ON CONFLICT (checker_uuid, kind, day) DO UPDATE SET calls = u.calls + excluded.calls, verdicts = u.verdicts + excluded.verdicts,
