@@ -63,7 +63,9 @@ export const run = async (ctx) => {
   const startWorker = () => {
     const logFile = join(ctx.workDir, `worker-${++workers}.log`)
     const fd = openSync(logFile, "a")
-    const child = spawn(process.execPath, [resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+    // BENCH_WORKER_NODE_OPTIONS: node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=.bench/profiles/grading".
+    const flags = (process.env.BENCH_WORKER_NODE_OPTIONS ?? "").split(" ").filter(Boolean)
+    const child = spawn(process.execPath, [...flags, resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
     closeSync(fd)
     const exited = new Promise((done) => child.once("exit", done))
     const stop = async () => {

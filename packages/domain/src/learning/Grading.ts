@@ -14,7 +14,8 @@ import { dispatchSubmissions, finishGradeJob } from "./Submissions.js"
  * The grading worker's domain side (LEARNING §2.2 GradingJob, §5.5, §5.12, issue 18 point 2):
  * `claimGradingCalls` claims due grade, regrade and preflight jobs with `FOR UPDATE SKIP LOCKED`,
  * never more running jobs per checker than its concurrency (the checker row is claimed with SKIP
- * LOCKED too, so two workers never overfill one checker), and only for checkers that dispatch
+ * LOCKED too, so two workers never overfill one checker — `FOR NO KEY UPDATE`, which the key-share
+ * locks taken by rows referencing the checker do not block), and only for checkers that dispatch
  * (ready or superseded; preflighting for preflights). `finishGradingCall` applies a call's outcome
  * once: a verdict grades; a platform error (timeout, network, 5xx, bad body) is retried up to 3
  * tries, a 4xx fails at once, and neither costs an attempt (a failed grade refunds it). Five
@@ -38,6 +39,8 @@ export interface GradingCase {
 
 export interface GradingCall {
   readonly jobUuid: string
+  /** The learner's enrollment (grades and regrades): the worker applies one enrollment's answers in order, on one connection. */
+  readonly enrollmentUuid: string | null
   readonly kind: "grade" | "regrade" | "preflight"
   readonly tries: number
   readonly checkerUuid: string
@@ -69,6 +72,7 @@ interface ClaimedRow {
   readonly course_uuid: string
   readonly node_key: string | null
   readonly submission_uuid: string | null
+  readonly enrollment_uuid: string | null
   readonly input: { readonly cases?: ReadonlyArray<{ readonly reply: unknown; readonly clue?: unknown }> }
   readonly checker_uuid: string
   readonly checker_kind: "declarative" | "http"
@@ -94,7 +98,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           WHERE c.status IN ('ready', 'superseded', 'preflighting') AND EXISTS (SELECT 1 FROM learning_grading_jobs q
             WHERE q.checker_uuid = c.uuid AND q.kind IN ${sql.in(graded)}
               AND ((q.status = 'queued' AND q.next_try_at <= now()) OR (q.status = 'running' AND q.lease_until < now())))
-          FOR UPDATE OF c SKIP LOCKED
+          FOR NO KEY UPDATE OF c SKIP LOCKED
         ), due AS (
           SELECT j.uuid, cap.timeout_ms FROM cap CROSS JOIN LATERAL (
             SELECT q.uuid FROM learning_grading_jobs q
@@ -106,7 +110,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           UPDATE learning_grading_jobs j SET status = 'running', tries = j.tries + 1, updated_at = now(), started_at = coalesce(j.started_at, now()),
             lease_until = now() + make_interval(secs => 60 + ceil(due.timeout_ms / 1000.0) * greatest(1, coalesce(jsonb_array_length(j.input->'cases'), 1)))
           FROM due WHERE j.uuid = due.uuid
-          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.input, j.checker_uuid
+          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.enrollment_uuid, j.input, j.checker_uuid
         )
         SELECT claimed.*, c.kind AS checker_kind, c.rules, c.url, c.timeout_ms, c.secret_sealed, s.reply, v.clue, s.attempt_no
         FROM claimed JOIN learning_checkers c ON c.uuid = claimed.checker_uuid
@@ -130,6 +134,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           }]
         return {
           jobUuid: row.uuid,
+          enrollmentUuid: row.enrollment_uuid,
           kind: row.kind,
           tries: row.tries,
           checkerUuid: row.checker_uuid,
@@ -335,7 +340,8 @@ export const finishGradingCalls = (
         if (outcome !== "error") mergeUsage(usage, own)
         outcomes.push(outcome)
       }
-      yield* recordUsage([...usage.values()])
+      // In key order, so two batches never wait for each other's usage rows.
+      yield* recordUsage([...usage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry))
       return outcomes
     })))
 

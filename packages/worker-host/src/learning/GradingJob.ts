@@ -31,8 +31,20 @@ import { callOnce } from "./CheckerCallsJob.js"
 
 const answerBytes = 256 * 1024 + 1
 const pollMs = 25
-/** Answered calls applied per transaction at most. */
+/** Answered calls applied per transaction at most, and the transactions applying them at once (of the pool's 10 connections). */
 const finishBatch = 64
+const finishers = 4
+
+interface Answered {
+  readonly call: GradingCall
+  readonly reports: ReadonlyArray<CallReport>
+}
+
+const hashOf = (text: string) => {
+  let hash = 0
+  for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) >>> 0
+  return hash
+}
 
 interface Key {
   readonly secret: string
@@ -101,16 +113,28 @@ export const makeLearningGradingJob = (
     yield* Effect.addFinalizer(() => sender.close)
     const keys = new Map<string, Key | null>()
     const drain = Effect.scoped(Effect.gen(function*() {
-      // Calls answered, waiting to be applied; one finisher applies them in batches (one commit per batch).
-      const answered = yield* Queue.unbounded<{ readonly call: GradingCall; readonly reports: ReadonlyArray<CallReport> }>()
+      // Calls answered, waiting to be applied: `finishers` fibers apply them in batches (one commit per batch). An
+      // enrollment's answers always go to the same finisher, so two batches never lock one learner's rows in opposite orders.
+      // The worker loop runs this uninterruptibly: only the finishers' wait (and the main loop's) may be interrupted, so the
+      // scope closes once everything is applied and a batch is never cut short.
+      const answered: Array<Queue.Queue<Answered>> = []
       const applied = yield* Queue.unbounded<number>()
-      yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-        const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(answered, 1, finishBatch))
-        yield* finishGradingCalls(batch).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("learning grading calls not applied", cause)),
-          Effect.ensuring(Queue.offer(applied, batch.length))
-        )
-      })))
+      for (let i = 0; i < finishers; i++) {
+        const queue = yield* Queue.unbounded<Answered>()
+        answered.push(queue)
+        yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+          const batch = Chunk.toReadonlyArray(yield* Effect.interruptible(Queue.takeBetween(queue, 1, finishBatch)))
+          // A batch that fails as a whole (a deadlock with another worker, say) is applied again one call at a time.
+          yield* finishGradingCalls(batch).pipe(
+            Effect.catchAllCause(() =>
+              Effect.forEach(batch, (one) =>
+                finishGradingCalls([one]).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading call not applied", cause))))
+            ),
+            Effect.ensuring(Queue.offer(applied, batch.length))
+          )
+        })))
+      }
+      const finisherOf = (call: GradingCall) => answered[hashOf(call.enrollmentUuid ?? call.jobUuid) % finishers]!
       let inFlight = 0
       let total = 0
       for (;;) {
@@ -119,7 +143,7 @@ export const makeLearningGradingJob = (
           inFlight++
           yield* Effect.forkScoped(
             gradeCall(sender, serverSecret, call, keys).pipe(
-              Effect.flatMap((reports) => Queue.offer(answered, { call, reports })),
+              Effect.flatMap((reports) => Queue.offer(finisherOf(call), { call, reports })),
               Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("learning grading call failed", cause), Queue.offer(applied, 1)))
             )
           )
@@ -128,7 +152,7 @@ export const makeLearningGradingJob = (
         if (inFlight === 0 && calls.length === 0) break
         if (calls.length === 0 || inFlight >= maxInFlight) {
           // Wait for calls to be applied, but claim again soon: new jobs of other checkers must not wait for a slow one.
-          const finished = yield* Queue.take(applied).pipe(Effect.timeoutOption(Duration.millis(pollMs)))
+          const finished = yield* Effect.interruptible(Queue.take(applied)).pipe(Effect.timeoutOption(Duration.millis(pollMs)))
           if (finished._tag === "Some") inFlight -= finished.value
         }
         for (const count of yield* Queue.takeAll(applied)) inFlight -= count
