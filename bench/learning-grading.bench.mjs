@@ -32,8 +32,8 @@ const JOBS = Number(process.env.BENCH_GRADING_JOBS ?? 6000)
 const CONCURRENCY = 64
 const TARGET = 200
 /** Scenario 2: B's offered jobs/s and for how long; A's slow jobs (its concurrency 8 keeps 8 in flight). */
-const B_RATE = 100
-const B_SECONDS = 10
+const B_RATE = 25
+const B_SECONDS = 12
 const A_JOBS = 40
 
 const call = hostCall(ORIGIN)
@@ -44,6 +44,7 @@ export const run = async (ctx) => {
   const { log } = ctx
   const database = await benchDatabase(ctx, "learning_grading")
   const pool = new Pg.Pool({ connectionString: database.url, max: 10 })
+  pool.on("error", (error) => log(`  (an idle bench connection failed: ${error.message})`))
   ctx.defer(() => pool.end())
   const q = async (text, params = []) => (await pool.query(text, params)).rows
 
@@ -226,7 +227,7 @@ export const run = async (ctx) => {
     const jobs = []
     const started = Date.now()
     for (let tick = 0; tick < B_SECONDS * 10; tick++) {
-      jobs.push(...await enqueue("fast", B_RATE / 10))
+      jobs.push(...await enqueue("fast", Math.round(B_RATE * (tick + 1) / 10) - Math.round(B_RATE * tick / 10)))
       const next = started + (tick + 1) * 100
       await sleep(Math.max(0, next - Date.now()))
     }

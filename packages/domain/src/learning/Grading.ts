@@ -196,8 +196,12 @@ const recordDiagnostics = (call: Pick<GradingCall, "jobUuid" | "tries">, reports
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const entries = reports.map((report, index) => diagnosticOf(call.tries, report, classified[index]!))
     const slowest = reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
-    return sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
-        coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb, 'latencyMs', ${slowest}::int) WHERE uuid = ${call.jobUuid}`
+    return Effect.map(
+      sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
+          coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb, 'latencyMs', ${slowest}::int)
+        WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} RETURNING uuid`,
+      (rows) => rows.length > 0
+    )
   })
 
 interface Usage {
@@ -272,11 +276,9 @@ type FinishedCall = Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" | "trie
 const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsage: (usage: Usage) => void) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      const [job] = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_grading_jobs
-        WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} FOR UPDATE`
-      if (job === undefined) return "superseded" as const
       const classified = reports.map(classify)
-      yield* recordDiagnostics(call, reports, classified)
+      // The diagnostics are written only while the claim still holds the job (`running` at its tries): the guard and the lock in one.
+      if (!(yield* recordDiagnostics(call, reports, classified))) return "superseded" as const
       onUsage(usageOf(call, reports, classified))
       if (call.kind === "preflight") {
         // A preflight is judged as a whole: a platform error fails its case (no retry; the author preflights again).
