@@ -18,6 +18,7 @@ import { join, resolve } from "node:path"
 import Pg from "pg"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { hostCall } from "./lib/host-call.mjs"
+import { insertLearners, publishedRun } from "./lib/learning-course.mjs"
 import { childCpuSeconds, freePort, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-grading"
@@ -82,7 +83,7 @@ export const run = async (ctx) => {
   }
 
   // The course, two checkers (preflighted by a worker), the graded steps, a running run.
-  let course = await call(host.url, cookie, "POST", "/api/v1/learning/courses", { requestUuid: randomUUID(), title: "Проверка запросов", kind: "single" })
+  const course = await call(host.url, cookie, "POST", "/api/v1/learning/courses", { requestUuid: randomUUID(), title: "Проверка запросов", kind: "single" })
   const makeChecker = (label, delayMs, timeoutMs, concurrency) =>
     call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/checkers`, {
       requestUuid: randomUUID(), name: label, kind: "http", url: `http://127.0.0.1:${graderPort}/grade/${delayMs}`, secret: GRADER_SECRET,
@@ -107,20 +108,9 @@ export const run = async (ctx) => {
     { nodeKey: "fast", parentKey: "m1", kind: "step", stepType: "code", title: "Быстрый", body: "Запрос", grading: { maxPoints: 10, checkerUuid: fast.uuid } },
     { nodeKey: "slow", parentKey: "m1", kind: "step", stepType: "code", title: "Медленный", body: "Запрос", grading: { maxPoints: 10, checkerUuid: slow.uuid } }
   ]
-  course = await call(host.url, cookie, "PATCH", `/api/v1/learning/courses/${course.uuid}`, { requestUuid: randomUUID(), expectedRevision: course.revision, nodes })
-  await call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/publish`, { requestUuid: randomUUID(), expectedRevision: course.revision, changelog: "" })
-  const runRow = await call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/runs`, {
-    requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 86_400_000).toISOString(),
-    admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
-  })
+  const runRow = await publishedRun(call, host.url, cookie, course, nodes)
   const learnerCookie = await withClient(database.url, async (client) => {
-    await client.query("UPDATE learning_runs SET status = 'running' WHERE uuid = $1", [runRow.uuid])
-    await client.query(`INSERT INTO accounts (uuid, email, current_profile_uuid)
-      SELECT md5('la' || g)::uuid, 'learner' || g || '@bench.invalid', md5('lp' || g)::uuid FROM generate_series(1, ${LEARNERS}) g`)
-    await client.query(`INSERT INTO profiles (uuid, id, account_uuid, name, type, is_public)
-      SELECT md5('lp' || g)::uuid, 'learner' || g, md5('la' || g)::uuid, 'Ученик ' || g, 'Физлицо', false FROM generate_series(1, ${LEARNERS}) g`)
-    await client.query(`INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status, started_at)
-      SELECT md5('le' || g)::uuid, $1, $2, md5('lp' || g)::uuid, 'active', now() FROM generate_series(1, ${LEARNERS}) g`, [runRow.uuid, course.uuid])
+    await insertLearners(client, { runUuid: runRow.uuid, courseUuid: course.uuid, count: LEARNERS })
     const token = randomBytes(32).toString("base64url")
     await client.query(`INSERT INTO sessions (token_hash, account_uuid, profile_uuid, expires_at)
       VALUES ($1, md5('la1')::uuid, md5('lp1')::uuid, now() + interval '1 day')`, [createHmac("sha256", SECRET).update(`session\n${token}`).digest("base64url")])
