@@ -11,6 +11,7 @@ import { join, resolve } from "node:path"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { micros } from "./lib/load.mjs"
 import { hostCall } from "./lib/host-call.mjs"
+import { insertLearners, publishedRun } from "./lib/learning-course.mjs"
 import { freePort, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-submit"
@@ -28,25 +29,14 @@ export const run = async (ctx) => {
   const database = await benchDatabase(ctx, "learning_submit")
   const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_SECRET: SECRET, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
   const { cookie } = await signInOnHost(host.url, database.url, ORIGIN)
-  let course = await call(host.url, cookie, "POST", "/api/v1/learning/courses", { requestUuid: randomUUID(), title: "Основы SQL", kind: "single" })
+  const course = await call(host.url, cookie, "POST", "/api/v1/learning/courses", { requestUuid: randomUUID(), title: "Основы SQL", kind: "single" })
   const nodes = [
     { nodeKey: "m1", kind: "module", title: "Запросы" },
     { nodeKey: "q1", parentKey: "m1", kind: "step", stepType: "quiz", title: "Первый запрос", body: "Выберите всё", grading: { maxPoints: 10, check: { kind: "exact", answers: ["SELECT 1"] } } }
   ]
-  course = await call(host.url, cookie, "PATCH", `/api/v1/learning/courses/${course.uuid}`, { requestUuid: randomUUID(), expectedRevision: course.revision, nodes })
-  await call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/publish`, { requestUuid: randomUUID(), expectedRevision: course.revision, changelog: "" })
-  const run = await call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/runs`, {
-    requestUuid: randomUUID(), versionNumber: 1, title: "Поток", pacing: "cohort", startsAt: new Date(Date.now() - 86_400_000).toISOString(),
-    admission: "open", waitlist: false, enrollmentWindow: {}, pausePolicy: { maxDays: 0, maxCount: 0 }
-  })
+  const run = await publishedRun(call, host.url, cookie, course, nodes)
   const learners = await withClient(database.url, async (client) => {
-    await client.query("UPDATE learning_runs SET status = 'running' WHERE uuid = $1", [run.uuid])
-    await client.query(`INSERT INTO accounts (uuid, email, current_profile_uuid)
-      SELECT md5('la' || g)::uuid, 'learner' || g || '@bench.invalid', md5('lp' || g)::uuid FROM generate_series(1, ${LEARNERS}) g`)
-    await client.query(`INSERT INTO profiles (uuid, id, account_uuid, name, type, is_public)
-      SELECT md5('lp' || g)::uuid, 'learner' || g, md5('la' || g)::uuid, 'Ученик ' || g, 'Физлицо', false FROM generate_series(1, ${LEARNERS}) g`)
-    await client.query(`INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status, started_at)
-      SELECT md5('le' || g)::uuid, $1, $2, md5('lp' || g)::uuid, 'active', now() FROM generate_series(1, ${LEARNERS}) g`, [run.uuid, course.uuid])
+    await insertLearners(client, { runUuid: run.uuid, courseUuid: course.uuid, count: LEARNERS })
     const out = []
     for (let i = 1; i <= LEARNERS; i++) {
       const token = randomBytes(32).toString("base64url")

@@ -8,13 +8,14 @@ import { courseFor } from "./Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
 import type { DiagnosticTry } from "./GradingModel.js"
 import { finishRegradeJob } from "./Regrades.js"
-import { dispatchSubmission, finishGradeJob } from "./Submissions.js"
+import { dispatchSubmissions, finishGradeJob } from "./Submissions.js"
 
 /**
  * The grading worker's domain side (LEARNING §2.2 GradingJob, §5.5, §5.12, issue 18 point 2):
  * `claimGradingCalls` claims due grade, regrade and preflight jobs with `FOR UPDATE SKIP LOCKED`,
  * never more running jobs per checker than its concurrency (the checker row is claimed with SKIP
- * LOCKED too, so two workers never overfill one checker), and only for checkers that dispatch
+ * LOCKED too, so two workers never overfill one checker — `FOR NO KEY UPDATE`, which the key-share
+ * locks taken by rows referencing the checker do not block), and only for checkers that dispatch
  * (ready or superseded; preflighting for preflights). `finishGradingCall` applies a call's outcome
  * once: a verdict grades; a platform error (timeout, network, 5xx, bad body) is retried up to 3
  * tries, a 4xx fails at once, and neither costs an attempt (a failed grade refunds it). Five
@@ -38,6 +39,8 @@ export interface GradingCase {
 
 export interface GradingCall {
   readonly jobUuid: string
+  /** The learner's enrollment (grades and regrades): the worker applies one enrollment's answers in order, on one connection. */
+  readonly enrollmentUuid: string | null
   readonly kind: "grade" | "regrade" | "preflight"
   readonly tries: number
   readonly checkerUuid: string
@@ -69,6 +72,7 @@ interface ClaimedRow {
   readonly course_uuid: string
   readonly node_key: string | null
   readonly submission_uuid: string | null
+  readonly enrollment_uuid: string | null
   readonly input: { readonly cases?: ReadonlyArray<{ readonly reply: unknown; readonly clue?: unknown }> }
   readonly checker_uuid: string
   readonly checker_kind: "declarative" | "http"
@@ -94,7 +98,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           WHERE c.status IN ('ready', 'superseded', 'preflighting') AND EXISTS (SELECT 1 FROM learning_grading_jobs q
             WHERE q.checker_uuid = c.uuid AND q.kind IN ${sql.in(graded)}
               AND ((q.status = 'queued' AND q.next_try_at <= now()) OR (q.status = 'running' AND q.lease_until < now())))
-          FOR UPDATE OF c SKIP LOCKED
+          FOR NO KEY UPDATE OF c SKIP LOCKED
         ), due AS (
           SELECT j.uuid, cap.timeout_ms FROM cap CROSS JOIN LATERAL (
             SELECT q.uuid FROM learning_grading_jobs q
@@ -106,13 +110,13 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           UPDATE learning_grading_jobs j SET status = 'running', tries = j.tries + 1, updated_at = now(), started_at = coalesce(j.started_at, now()),
             lease_until = now() + make_interval(secs => 60 + ceil(due.timeout_ms / 1000.0) * greatest(1, coalesce(jsonb_array_length(j.input->'cases'), 1)))
           FROM due WHERE j.uuid = due.uuid
-          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.input, j.checker_uuid
+          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.enrollment_uuid, j.input, j.checker_uuid
         )
         SELECT claimed.*, c.kind AS checker_kind, c.rules, c.url, c.timeout_ms, c.secret_sealed, s.reply, v.clue, s.attempt_no
         FROM claimed JOIN learning_checkers c ON c.uuid = claimed.checker_uuid
           LEFT JOIN learning_submissions s ON s.uuid = claimed.submission_uuid
           LEFT JOIN learning_variants v ON v.uuid = s.variant_uuid`
-      for (const row of rows) if (row.kind === "grade" && row.submission_uuid !== null) yield* dispatchSubmission(row.submission_uuid)
+      yield* dispatchSubmissions(rows.flatMap((row) => (row.kind === "grade" && row.submission_uuid !== null ? [row.submission_uuid] : [])))
       return rows.map((row): GradingCall => {
         const base = { jobUuid: row.uuid, kind: row.kind, courseUuid: row.course_uuid, nodeKey: row.node_key }
         const cases = row.kind === "preflight"
@@ -130,6 +134,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           }]
         return {
           jobUuid: row.uuid,
+          enrollmentUuid: row.enrollment_uuid,
           kind: row.kind,
           tries: row.tries,
           checkerUuid: row.checker_uuid,
@@ -186,21 +191,60 @@ const diagnosticOf = (tries: number, report: CallReport, classified: Classified)
     : `platform error: ${classified.error}${classified.retry ? "" : " (no retry)"}`
 })
 
-const recordCall = (call: Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" | "tries">, reports: ReadonlyArray<CallReport>, classified: ReadonlyArray<Classified>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+/** The call's tries in the job's diagnostics; `latencyMs`: the slowest case of the latest try (near-timeout candidates compare it with the checker's timeout). */
+const recordDiagnostics = (call: Pick<GradingCall, "jobUuid" | "tries">, reports: ReadonlyArray<CallReport>, classified: ReadonlyArray<Classified>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const entries = reports.map((report, index) => diagnosticOf(call.tries, report, classified[index]!))
-    yield* sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
-        coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb) WHERE uuid = ${call.jobUuid}`
-    const verdicts = classified.filter((one) => one._tag === "verdict").length
-    const latency = reports.reduce((sum, report) => sum + Math.round(report.latencyMs), 0)
     const slowest = reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
-    yield* sql`INSERT INTO learning_grading_usage AS u (checker_uuid, kind, day, calls, verdicts, platform_errors, latency_ms_total, latency_ms_max)
-      VALUES (${call.checkerUuid}, ${call.kind}, (now() AT TIME ZONE 'UTC')::date, ${reports.length}, ${verdicts}, ${reports.length - verdicts}, ${latency}, ${slowest})
-      ON CONFLICT (checker_uuid, kind, day) DO UPDATE SET calls = u.calls + excluded.calls, verdicts = u.verdicts + excluded.verdicts,
-        platform_errors = u.platform_errors + excluded.platform_errors, latency_ms_total = u.latency_ms_total + excluded.latency_ms_total,
-        latency_ms_max = greatest(u.latency_ms_max, excluded.latency_ms_max)`
+    return Effect.map(
+      sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
+          coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb, 'latencyMs', ${slowest}::int)
+        WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} RETURNING uuid`,
+      (rows) => rows.length > 0
+    )
   })
+
+interface Usage {
+  readonly checkerUuid: string
+  readonly kind: string
+  calls: number
+  verdicts: number
+  latencyTotal: number
+  latencyMax: number
+}
+
+/** Usage per checker, kind and day: one upsert per checker and kind of a batch (not one per call on the same row). */
+const recordUsage = (usage: ReadonlyArray<Usage>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach(usage, (u) =>
+      sql`INSERT INTO learning_grading_usage AS u (checker_uuid, kind, day, calls, verdicts, platform_errors, latency_ms_total, latency_ms_max)
+        VALUES (${u.checkerUuid}, ${u.kind}, (now() AT TIME ZONE 'UTC')::date, ${u.calls}, ${u.verdicts}, ${u.calls - u.verdicts}, ${u.latencyTotal}, ${u.latencyMax})
+        ON CONFLICT (checker_uuid, kind, day) DO UPDATE SET calls = u.calls + excluded.calls, verdicts = u.verdicts + excluded.verdicts,
+          platform_errors = u.platform_errors + excluded.platform_errors, latency_ms_total = u.latency_ms_total + excluded.latency_ms_total,
+          latency_ms_max = greatest(u.latency_ms_max, excluded.latency_ms_max)`, { discard: true }))
+
+const usageOf = (call: Pick<GradingCall, "checkerUuid" | "kind">, reports: ReadonlyArray<CallReport>, classified: ReadonlyArray<Classified>): Usage => ({
+  checkerUuid: call.checkerUuid,
+  kind: call.kind,
+  calls: reports.length,
+  verdicts: classified.filter((one) => one._tag === "verdict").length,
+  latencyTotal: reports.reduce((sum, report) => sum + Math.round(report.latencyMs), 0),
+  latencyMax: reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
+})
+
+const mergeUsage = (usage: Map<string, Usage>, entry: Usage | undefined) => {
+  if (entry === undefined) return
+  const key = `${entry.checkerUuid}:${entry.kind}`
+  const held = usage.get(key)
+  if (held === undefined) {
+    usage.set(key, { ...entry })
+    return
+  }
+  held.calls += entry.calls
+  held.verdicts += entry.verdicts
+  held.latencyTotal += entry.latencyTotal
+  held.latencyMax = Math.max(held.latencyMax, entry.latencyMax)
+}
 
 /**
  * The circuit breaker: one more platform error of the checker; at the threshold a ready checker is
@@ -226,18 +270,16 @@ const countPlatformError = (checkerUuid: string, error: string, jobUuid: string)
 
 export type FinishOutcome = "graded" | "queued" | "failed" | "suspended" | "superseded" | "preflighted"
 
-/** Applies a claimed call's reports once (the job still `running` at the claim's tries). */
-export const finishGradingCall = (
-  call: Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" | "tries">,
-  reports: ReadonlyArray<CallReport>
-): Effect.Effect<FinishOutcome, SqlError, SqlClient.SqlClient> =>
+type FinishedCall = Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" | "tries">
+
+/** Applies a claimed call's reports once (the job still `running` at the claim's tries); usage is the caller's to record. */
+const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsage: (usage: Usage) => void) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      const [job] = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_grading_jobs
-        WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} FOR UPDATE`
-      if (job === undefined) return "superseded" as const
       const classified = reports.map(classify)
-      yield* recordCall(call, reports, classified)
+      // The diagnostics are written only while the claim still holds the job (`running` at its tries): the guard and the lock in one.
+      if (!(yield* recordDiagnostics(call, reports, classified))) return "superseded" as const
+      onUsage(usageOf(call, reports, classified))
       if (call.kind === "preflight") {
         // A preflight is judged as a whole: a platform error fails its case (no retry; the author preflights again).
         yield* finishPreflight(call.jobUuid, classified.map((one): CaseOutcome =>
@@ -276,6 +318,43 @@ export const finishGradingCall = (
         yield* finishRegradeJob(call.jobUuid, { _tag: "platform_error", error: outcome.error })
       }
       return "failed" as const
+    })))
+
+/**
+ * Applies the reports of many finished calls in one transaction (one commit for the batch), each
+ * call in its own savepoint: a call whose statements fail is rolled back alone (its job stays
+ * `running` and is claimed again when its lease lapses) and the rest commit. Usage is written once
+ * per checker and kind of the batch. Returns each call's outcome (`error` for one rolled back).
+ */
+export const finishGradingCalls = (
+  finished: ReadonlyArray<{ readonly call: FinishedCall; readonly reports: ReadonlyArray<CallReport> }>
+): Effect.Effect<ReadonlyArray<FinishOutcome | "error">, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(Effect.gen(function*() {
+      const usage = new Map<string, Usage>()
+      const outcomes: Array<FinishOutcome | "error"> = []
+      for (const { call, reports } of finished) {
+        // The call's usage counts only when its savepoint commits.
+        let own: Usage | undefined
+        const outcome = yield* finishOne(call, reports, (entry) => (own = entry)).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("learning grading call not applied", cause), "error" as const))
+        )
+        if (outcome !== "error") mergeUsage(usage, own)
+        outcomes.push(outcome)
+      }
+      // In key order, so two batches never wait for each other's usage rows.
+      yield* recordUsage([...usage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry))
+      return outcomes
+    })))
+
+/** Applies one claimed call's reports once, in its own transaction. */
+export const finishGradingCall = (call: FinishedCall, reports: ReadonlyArray<CallReport>): Effect.Effect<FinishOutcome, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(Effect.gen(function*() {
+      let usage: Usage | undefined
+      const outcome = yield* finishOne(call, reports, (entry) => (usage = entry))
+      if (usage !== undefined) yield* recordUsage([usage])
+      return outcome
     })))
 
 // ---- staff reads ------------------------------------------------------------------------------------

@@ -218,7 +218,7 @@ export type Regrade = typeof Regrade.Type
 export const RegradeQuery = Schema.Struct(listing)
 
 export const RegradeCandidateQuery = Schema.Struct({
-  reason: Schema.optional(Schema.Literal("older_version", "check_failed")),
+  reason: Schema.optional(Schema.Literal("older_version", "check_failed", "incident_window")),
   nodeKey: Schema.optional(NodeKey),
   ...listing
 })
@@ -227,10 +227,12 @@ export const RegradeCandidate = Schema.Struct({
   submissionUuid: Schema.UUID,
   enrollmentUuid: Schema.UUID,
   nodeKey: Schema.String,
-  reason: Schema.Literal("older_version", "check_failed"),
+  reason: Schema.Literal("older_version", "check_failed", "incident_window"),
   status: Schema.String,
   checkerUuid: Schema.optional(Schema.UUID),
   newerCheckerUuid: Schema.optional(Schema.UUID),
+  /** incident_window: the incident whose window holds the submission. */
+  incidentUuid: Schema.optional(Schema.UUID),
   submittedAt: DateTime
 }).annotations({ identifier: "LearningRegradeCandidate" })
 export const RegradeCandidatePage = page(RegradeCandidate, "LearningRegradeCandidatePage")

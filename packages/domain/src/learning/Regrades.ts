@@ -284,10 +284,16 @@ export const applyRegrade = (
     return yield* regradeView(applied!)
   }))
 
+/**
+ * learning.regrades.candidates, newest first, one row per submission under its first reason:
+ * `check_failed`; `incident_window` (submitted inside the window of an incident of its run, on the
+ * incident's steps — all when it names none — and by its checker when it names one; the latest
+ * such incident); `older_version` (graded by a checker version since superseded).
+ */
 export const regradeCandidates = (
   actor: Actor,
   courseUuid: string,
-  query: { readonly reason?: "older_version" | "check_failed" | undefined; readonly nodeKey?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }
+  query: { readonly reason?: "older_version" | "check_failed" | "incident_window" | undefined; readonly nodeKey?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -301,19 +307,26 @@ export const regradeCandidates = (
       status: string
       checker_uuid: string | null
       newer: string | null
-      reason: "older_version" | "check_failed"
+      incident: string | null
+      reason: "older_version" | "check_failed" | "incident_window"
       submitted_at: Date
       position: string
     }>`SELECT * FROM (
-        SELECT s.uuid, s.enrollment_uuid, s.node_key, s.status, s.checker_uuid, s.submitted_at, s.submitted_at::text AS position,
-          CASE WHEN s.status = 'check_failed' THEN 'check_failed' ELSE 'older_version' END AS reason,
+        SELECT s.uuid, s.enrollment_uuid, s.node_key, s.status, s.checker_uuid, s.submitted_at, s.submitted_at::text AS position, incident.uuid AS incident,
+          CASE WHEN s.status = 'check_failed' THEN 'check_failed' WHEN incident.uuid IS NOT NULL THEN 'incident_window'
+            WHEN c.status = 'superseded' THEN 'older_version' END AS reason,
           (SELECT n.uuid FROM learning_checkers n WHERE n.lineage_uuid = c.lineage_uuid AND n.status IN ('ready', 'suspended')
             ORDER BY n.version DESC LIMIT 1) AS newer
         FROM learning_submissions s LEFT JOIN learning_checkers c ON c.uuid = s.checker_uuid
-        WHERE s.course_uuid = ${courseUuid} AND (s.status = 'check_failed' OR (c.status = 'superseded' AND s.status IN ${sql.in(regradable)}))
+          LEFT JOIN LATERAL (SELECT i.uuid FROM learning_incidents i WHERE i.run_uuid = s.run_uuid
+              AND s.submitted_at >= i.window_from AND s.submitted_at < i.window_to
+              AND (jsonb_array_length(i.node_keys) = 0 OR i.node_keys @> jsonb_build_array(s.node_key))
+              AND (i.checker_uuid IS NULL OR i.checker_uuid = s.checker_uuid)
+            ORDER BY i.created_at DESC, i.uuid DESC LIMIT 1) incident ON s.checker_uuid IS NOT NULL AND s.status IN ${sql.in(regradable)}
+        WHERE s.course_uuid = ${courseUuid} AND s.status IN ${sql.in(regradable)}
           ${query.nodeKey === undefined ? sql`` : sql`AND s.node_key = ${query.nodeKey}`}
       ) candidates
-      WHERE TRUE ${query.reason === undefined ? sql`` : sql`AND reason = ${query.reason}`}
+      WHERE reason IS NOT NULL ${query.reason === undefined ? sql`` : sql`AND reason = ${query.reason}`}
         ${position._tag === "Some" ? sql`AND (submitted_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
       ORDER BY submitted_at DESC, uuid DESC LIMIT ${limit + 1}`
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => ({
@@ -324,6 +337,7 @@ export const regradeCandidates = (
       status: row.status,
       ...(row.checker_uuid !== null ? { checkerUuid: row.checker_uuid } : {}),
       ...(row.newer !== null ? { newerCheckerUuid: row.newer } : {}),
+      ...(row.incident !== null && row.reason === "incident_window" ? { incidentUuid: row.incident } : {}),
       submittedAt: row.submitted_at
     }))
   })

@@ -287,6 +287,16 @@ export const claimGradeJobs = (limit: number) =>
     return jobs
   })
 
+/** W dispatch of claimed grade jobs' submissions in one statement: `submitted → checking` by the table (anything else stays). */
+export const dispatchSubmissions = (uuids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    if (uuids.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    const { from, to } = submissionTransitions["worker.dispatch"]
+    yield* sql`UPDATE learning_submissions SET status = ${to}, revision = revision + 1, updated_at = now()
+      WHERE uuid IN ${sql.in([...uuids])} AND status IN ${sql.in([...from])}`
+  })
+
 /** W dispatch of one claimed grade job's submission: `submitted → checking` by the table (anything else stays). */
 export const dispatchSubmission = (uuid: string) =>
   Effect.gen(function*() {

@@ -316,6 +316,56 @@ describe("the learning grading worker", () => {
     for (const one of made) expect(await statusOf(one.uuid)).toBe("accepted")
   })
 
+  it("records each grading's latency: a grade answered close to the timeout is a near_timeout override candidate, a quick one is not", async () => {
+    const s = await setup()
+    behaviour = (reply) => ({ ...ok200({ verdict: "accepted", score: 1 }), delayMs: reply === "slowish" ? 440 : 0 })
+    const slowish = await s.submit("slowish")
+    const quick = await s.submit("quick")
+    await runWorker()
+    expect([await statusOf(slowish.uuid), await statusOf(quick.uuid)]).toEqual(["accepted", "accepted"])
+    const latency = async (submissionUuid: string) =>
+      (await m.sql<{ ms: number }>("SELECT (diagnostics->>'latencyMs')::int AS ms FROM learning_grading_jobs WHERE submission_uuid = $1", submissionUuid))[0]!.ms
+    expect(await latency(slowish.uuid)).toBeGreaterThanOrEqual(440)
+    expect(await latency(slowish.uuid)).toBeLessThan(500)
+    expect(await latency(quick.uuid)).toBeLessThan(400)
+    const candidates = ok<{ items: Array<{ submissionUuid: string; reason: string; detail: string }> }>(
+      await m.invoke("learning.automatic_overrides.candidates", s.owner, { path: { course: s.course } }))
+    expect(candidates.items.map((c) => [c.submissionUuid, c.reason])).toEqual([[slowish.uuid, "near_timeout"]])
+    expect(candidates.items[0]!.detail).toContain("500 ms")
+  })
+
+  it("lists submissions inside an incident's window on its checker as incident_window regrade candidates", async () => {
+    const s = await setup()
+    const other = await setup()
+    behaviour = () => ok200({ verdict: "accepted", score: 1 })
+    const inside = await s.submit("first")
+    const elsewhere = await other.submit("first")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const windowEnd = new Date()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const after = await s.submit("second")
+    await runWorker()
+    const candidates = async (of: typeof s, reason?: string) =>
+      ok<{ items: Array<{ submissionUuid: string; reason: string; incidentUuid?: string; checkerUuid?: string }> }>(
+        await m.invoke("learning.regrades.candidates", of.owner, { path: { course: of.course }, urlParams: reason === undefined ? {} : { reason } })).items
+    expect(await candidates(s)).toEqual([])
+    const incident = ok<{ uuid: string }>(await m.invoke("learning.incidents.create", s.owner, {
+      path: { run: s.run },
+      payload: {
+        requestUuid: randomUUID(), kind: "checker_outage", window: { from: new Date(Date.now() - 3_600_000).toISOString(), to: windowEnd.toISOString() },
+        checkerUuid: s.checker.uuid, description: "the grader answered from a stale image"
+      }
+    }))
+    expect((await candidates(s)).map((c) => [c.submissionUuid, c.reason, c.incidentUuid, c.checkerUuid]))
+      .toEqual([[inside.uuid, "incident_window", incident.uuid, s.checker.uuid]])
+    expect((await candidates(s, "incident_window")).map((c) => c.submissionUuid)).toEqual([inside.uuid])
+    expect(await candidates(s, "older_version")).toEqual([])
+    // Another course's submission in the same time window is not this incident's.
+    expect(await candidates(other)).toEqual([])
+    expect(await statusOf(after.uuid)).toBe("accepted")
+    expect(await statusOf(elsewhere.uuid)).toBe("accepted")
+  })
+
   it("regrades with a newer checker version: dry run old → new, plan_stale on a concurrent change, apply a subset as regrade layers, requeue a failed check, skip frozen items", async () => {
     const s = await setup()
     behaviour = byReply

@@ -2,13 +2,13 @@ import {
   type CallReport,
   checkReply,
   claimGradingCalls,
-  finishGradingCall,
+  finishGradingCalls,
   type GradingCall,
   openSecret,
   ServerSecret
 } from "@birzha/domain/server"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Queue, type Redacted } from "effect"
+import { Chunk, Duration, Effect, Queue, type Redacted } from "effect"
 import { createHash } from "node:crypto"
 import type { JobOptions } from "../marketplace/MarketplaceJobs.js"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
@@ -19,9 +19,11 @@ import { callOnce } from "./CheckerCallsJob.js"
 
 /**
  * The grading worker (learning issue 18 point 2): drains grade, regrade and preflight jobs. It
- * keeps up to `maxInFlight` calls running and claims more whenever one finishes or every
+ * keeps up to `maxInFlight` calls running and claims more whenever calls are applied or every
  * `pollMs` (so a checker that answers in 5 s never holds back another checker's jobs; per-checker
- * concurrency is enforced by the claim). External calls go through the webhook SSRF guard, signed
+ * concurrency is enforced by the claim, which claims a batch in one transaction). Answers are
+ * applied by one finisher in batches, one transaction per batch and a savepoint per call, so the
+ * commits (and the usage row each checker shares) do not serialise the calls. External calls go through the webhook SSRF guard, signed
  * in the Standard Webhooks scheme (`webhook-id` = the job uuid) within the checker's timeout;
  * declarative checkers are evaluated here (pure rules, no code). The answer excerpt kept for the
  * diagnostics has the checker's secret redacted; the key id is a fingerprint of the secret.
@@ -29,6 +31,20 @@ import { callOnce } from "./CheckerCallsJob.js"
 
 const answerBytes = 256 * 1024 + 1
 const pollMs = 25
+/** Answered calls applied per transaction at most, and the transactions applying them at once (of the pool's 10 connections). */
+const finishBatch = 64
+const finishers = 4
+
+interface Answered {
+  readonly call: GradingCall
+  readonly reports: ReadonlyArray<CallReport>
+}
+
+const hashOf = (text: string) => {
+  let hash = 0
+  for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) >>> 0
+  return hash
+}
 
 interface Key {
   readonly secret: string
@@ -97,7 +113,28 @@ export const makeLearningGradingJob = (
     yield* Effect.addFinalizer(() => sender.close)
     const keys = new Map<string, Key | null>()
     const drain = Effect.scoped(Effect.gen(function*() {
-      const done = yield* Queue.unbounded<void>()
+      // Calls answered, waiting to be applied: `finishers` fibers apply them in batches (one commit per batch). An
+      // enrollment's answers always go to the same finisher, so two batches never lock one learner's rows in opposite orders.
+      // The worker loop runs this uninterruptibly: only the finishers' wait (and the main loop's) may be interrupted, so the
+      // scope closes once everything is applied and a batch is never cut short.
+      const answered: Array<Queue.Queue<Answered>> = []
+      const applied = yield* Queue.unbounded<number>()
+      for (let i = 0; i < finishers; i++) {
+        const queue = yield* Queue.unbounded<Answered>()
+        answered.push(queue)
+        yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+          const batch = Chunk.toReadonlyArray(yield* Effect.interruptible(Queue.takeBetween(queue, 1, finishBatch)))
+          // A batch that fails as a whole (a deadlock with another worker, say) is applied again one call at a time.
+          yield* finishGradingCalls(batch).pipe(
+            Effect.catchAllCause(() =>
+              Effect.forEach(batch, (one) =>
+                finishGradingCalls([one]).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading call not applied", cause))))
+            ),
+            Effect.ensuring(Queue.offer(applied, batch.length))
+          )
+        })))
+      }
+      const finisherOf = (call: GradingCall) => answered[hashOf(call.enrollmentUuid ?? call.jobUuid) % finishers]!
       let inFlight = 0
       let total = 0
       for (;;) {
@@ -106,20 +143,19 @@ export const makeLearningGradingJob = (
           inFlight++
           yield* Effect.forkScoped(
             gradeCall(sender, serverSecret, call, keys).pipe(
-              Effect.flatMap((reports) => finishGradingCall(call, reports)),
-              Effect.catchAllCause((cause) => Effect.logWarning("learning grading call failed", cause)),
-              Effect.ensuring(Queue.offer(done, undefined))
+              Effect.flatMap((reports) => Queue.offer(finisherOf(call), { call, reports })),
+              Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("learning grading call failed", cause), Queue.offer(applied, 1)))
             )
           )
         }
         total += calls.length
         if (inFlight === 0 && calls.length === 0) break
         if (calls.length === 0 || inFlight >= maxInFlight) {
-          // Wait for a call to finish, but claim again soon: new jobs of other checkers must not wait for a slow one.
-          const finished = yield* Queue.take(done).pipe(Effect.timeoutOption(Duration.millis(pollMs)))
-          if (finished._tag === "Some") inFlight--
+          // Wait for calls to be applied, but claim again soon: new jobs of other checkers must not wait for a slow one.
+          const finished = yield* Effect.interruptible(Queue.take(applied)).pipe(Effect.timeoutOption(Duration.millis(pollMs)))
+          if (finished._tag === "Some") inFlight -= finished.value
         }
-        inFlight -= (yield* Queue.takeAll(done)).length
+        for (const count of yield* Queue.takeAll(applied)) inFlight -= count
       }
       if (total > 0) yield* Effect.logInfo("learning grading calls made").pipe(Effect.annotateLogs({ learning_grading_calls: total }))
       return total > 0

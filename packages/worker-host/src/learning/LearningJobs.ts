@@ -76,7 +76,7 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
  * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
  * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
  * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
- * requested due date. `SKIP LOCKED` throughout.
+ * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds.
  */
 export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
   drainingJob({
@@ -89,4 +89,4 @@ export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
         const items = yield* advanceRegradePlans()
         return items + (yield* closeResolvedAppeals(now, limit)) + (yield* expireExtensions(now, limit))
       })
-  }, options)
+  }, { every: Duration.seconds(2), ...options })
