@@ -18,7 +18,7 @@ import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import Pg from "pg"
 import { benchDatabase } from "./lib/database.mjs"
-import { childCpuSeconds, repoRoot } from "./lib/processes.mjs"
+import { commandFlags, childCpuSeconds, repoRoot } from "./lib/processes.mjs"
 
 export const name = "automations"
 export const description = "events committed → rules evaluated by the worker → notifications (evaluation lag p95, event → notification p50)"
@@ -72,7 +72,7 @@ export const run = async (ctx) => {
   const worker = (() => {
     const logFile = join(ctx.workDir, "automations-worker.log")
     const fd = openSync(logFile, "a")
-    const child = spawn(process.execPath, [entry, "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+    const child = spawn(process.execPath, [...commandFlags(entry), entry, "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
     closeSync(fd)
     const exit = new Promise((r) => child.once("exit", r))
     ctx.defer(async () => {

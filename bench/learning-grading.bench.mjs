@@ -19,7 +19,7 @@ import Pg from "pg"
 import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { hostCall } from "./lib/host-call.mjs"
 import { insertLearners, publishedRun } from "./lib/learning-course.mjs"
-import { childCpuSeconds, freePort, repoRoot, startProcess } from "./lib/processes.mjs"
+import { commandFlags, childCpuSeconds, freePort, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-grading"
 export const description = "learning grading jobs drained by one worker process against an external grader answering in 50 ms, vs a bare SKIP LOCKED loop"
@@ -67,7 +67,7 @@ export const run = async (ctx) => {
     const fd = openSync(logFile, "a")
     // BENCH_WORKER_NODE_OPTIONS: node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=.bench/profiles/grading".
     const flags = (process.env.BENCH_WORKER_NODE_OPTIONS ?? "").split(" ").filter(Boolean)
-    const child = spawn(process.execPath, [...flags, resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+    const child = spawn(process.execPath, [...commandFlags(), ...flags, resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
     closeSync(fd)
     const exited = new Promise((done) => child.once("exit", done))
     const stop = async () => {

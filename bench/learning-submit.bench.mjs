@@ -12,7 +12,7 @@ import { benchDatabase, signInOnHost, withClient } from "./lib/database.mjs"
 import { micros } from "./lib/load.mjs"
 import { hostCall } from "./lib/host-call.mjs"
 import { insertLearners, publishedRun } from "./lib/learning-course.mjs"
-import { freePort, repoRoot, startProcess } from "./lib/processes.mjs"
+import { commandFlags, freePort, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "learning-submit"
 export const description = "learning.submissions.create on a declaratively graded step, sustained with events sequenced, vs bare node:http + pg"
@@ -61,7 +61,7 @@ export const run = async (ctx) => {
     core: ctx.serverCore
   })
   ctx.defer(() => baseline.stop())
-  const worker = spawn(process.execPath, [resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], {
+  const worker = spawn(process.execPath, [...commandFlags(), resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: database.url, BIRZHA_SECRET: SECRET },
     stdio: "ignore"

@@ -12,7 +12,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { join, resolve } from "node:path"
 import { benchDatabase, withClient } from "./lib/database.mjs"
 import { micros } from "./lib/load.mjs"
-import { freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
+import { commandFlags, freePort, get, repoRoot, startProcess } from "./lib/processes.mjs"
 
 export const name = "relations"
 export const description = "deals.list, threads.messages (busy profile, 1M relations, 5M messages) vs bare node:http + pg; messages.send sustained"
@@ -167,7 +167,7 @@ export const run = async (ctx) => {
   }
 
   // messages.send: 100 senders, a new requestUuid each, with a worker sequencing the events.
-  const worker = spawn(process.execPath, [resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], {
+  const worker = spawn(process.execPath, [...commandFlags(), resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: database.url, BIRZHA_SECRET: SECRET },
     stdio: "ignore"

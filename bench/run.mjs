@@ -10,13 +10,13 @@
 // names, every benchmark runs, in file order.
 // See bench/README.md.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { cpuVerdict, machine, meanRow, measure, printTable } from "./lib/load.mjs"
 import { pinningAvailable, pinningNote, pinRunner, serverCore, unpinRunner } from "./lib/pinning.mjs"
-import { freePort, get, liveChildren, repoRoot, signalAllSync, startProcess, tempDir } from "./lib/processes.mjs"
+import { commandFlags, freePort, get, liveChildren, repoRoot, signalAllSync, startProcess, tempDir } from "./lib/processes.mjs"
 
 const benchDir = dirname(fileURLToPath(import.meta.url))
 
@@ -222,9 +222,8 @@ const makeContext = (options, workDir, profileDir, pinned) => {
       const port = await freePort()
       const dataDir = join(workDir, `data-${port}`)
       mkdirSync(dataDir, { recursive: true })
-      // The flags of the command's own first line (`#!/usr/bin/env -S node …`): the host as `birzha serve` runs.
-      const shebang = /^#!\/usr\/bin\/env -S node (.*)$/.exec(readFileSync(entry, "utf8").slice(0, 200).split("\n")[0] ?? "")
-      const flags = [...(shebang === null ? [] : splitFlags(shebang[1])), ...options.hostNodeOptions, ...nodeOptions]
+      // The host as `birzha serve` runs: with the flags of the command's own first line.
+      const flags = [...commandFlags(entry), ...options.hostNodeOptions, ...nodeOptions]
       if (profileDir) flags.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`)
       log(`  host: node ${[...flags, displayPath(entry), "serve"].join(" ")} (port ${port}, data ${dataDir}${process.env.DATABASE_URL ? ", DATABASE_URL set" : ""})`)
       const handle = await startProcess({

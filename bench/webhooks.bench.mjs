@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import Pg from "pg"
 import { benchDatabase } from "./lib/database.mjs"
-import { childCpuSeconds, freePort, repoRoot } from "./lib/processes.mjs"
+import { commandFlags, childCpuSeconds, freePort, repoRoot } from "./lib/processes.mjs"
 
 export const name = "webhooks"
 export const description = "events committed → signed webhook POSTs answered 2xx by a local receiver (deliveries/s, p50/p99 latency)"
@@ -137,7 +137,7 @@ export const run = async (ctx) => {
   // The worker, as `birzha worker`.
   const logFile = join(ctx.workDir, "webhook-worker.log")
   const fd = openSync(logFile, "a")
-  const worker = spawn(process.execPath, [entry, "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+  const worker = spawn(process.execPath, [...commandFlags(entry), entry, "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
   closeSync(fd)
   const workerExit = new Promise((r) => worker.once("exit", r))
   ctx.defer(async () => {

@@ -19,6 +19,16 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "
 /** Every child still alive, so that the runner can stop them on any exit path. */
 const live = new Set()
 
+/**
+ * The node flags of a command's own first line (`#!/usr/bin/env -S node …`): the flags `birzha`
+ * runs with, so a benchmark that starts `node <flags> bin.js serve|worker` measures it as it runs.
+ */
+export const commandFlags = (entry = resolve(repoRoot, "packages/cli/dist/bin.js")) => {
+  const first = readFileSync(entry, "utf8").slice(0, 200).split("\n")[0] ?? ""
+  const found = /^#!\/usr\/bin\/env -S node (.*)$/.exec(first)
+  return found === null ? [] : found[1].split(" ").filter(Boolean)
+}
+
 export const liveChildren = () => [...live]
 
 /** Synchronous last resort (process 'exit'): SIGTERM to whatever is still running. */

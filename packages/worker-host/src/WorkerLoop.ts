@@ -42,7 +42,9 @@ export const WorkerLoop = Layer.scopedDiscard(
         Effect.uninterruptible
       )
       const pause = Effect.raceFirst(Effect.sleep(job.every), Queue.take(woken))
-      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)))
+      // Without spans: the service installs no tracer, and a span per SQL statement was built and
+      // dropped (as the HTTP host's request runtime, `CompiledApi.ts`).
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)).pipe(Effect.withTracerEnabled(false)))
     }
   })
 )

@@ -21,9 +21,16 @@ export const signatureHeader = (keys: ReadonlyArray<Buffer>, id: string, timesta
 
 const sealVersion = "v1"
 
-// AES-256-GCM key from the server secret, with its own label so it is never the key of anything else.
-const encryptionKey = (serverSecret: Redacted.Redacted<string>): Buffer =>
-  Buffer.from(hkdfSync("sha256", Redacted.value(serverSecret), "birzha", "webhook signing secret encryption", 32))
+// AES-256-GCM key from the server secret, with its own label so it is never the key of anything else;
+// derived once per server secret (every signed call opens a sealed secret).
+const encryptionKeys = new WeakMap<Redacted.Redacted<string>, Buffer>()
+const encryptionKey = (serverSecret: Redacted.Redacted<string>): Buffer => {
+  const known = encryptionKeys.get(serverSecret)
+  if (known !== undefined) return known
+  const key = Buffer.from(hkdfSync("sha256", Redacted.value(serverSecret), "birzha", "webhook signing secret encryption", 32))
+  encryptionKeys.set(serverSecret, key)
+  return key
+}
 
 /**
  * The secret encrypted at rest (AES-256-GCM, random 12-byte nonce). The endpoint uuid is the
