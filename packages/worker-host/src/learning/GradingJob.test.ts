@@ -22,8 +22,9 @@ let port: number
 const secret = "whsec_" + Buffer.from("the grader's own secret, 32 bytes").toString("base64")
 const calls: Array<{ id: string; body: { reply?: unknown; caseIndex?: number; jobUuid: string } }> = []
 let badSignatures = 0
-let inFlight = 0
-let maxInFlight = 0
+/** Calls in flight per course, and the most at once: other tests' jobs may come due while a test runs. */
+const inFlightOf = new Map<string, number>()
+const maxInFlightOf = new Map<string, number>()
 /** How the grader answers a reply. */
 let behaviour: (reply: unknown) => { status: number; body: string; delayMs?: number } = () => ok200({ verdict: "accepted", score: 1 })
 const ok200 = (body: unknown) => ({ status: 200, body: JSON.stringify(body) })
@@ -49,13 +50,14 @@ beforeAll(async () => {
         res.writeHead(401).end()
         return
       }
-      const body = JSON.parse(raw) as { reply?: unknown; caseIndex?: number; jobUuid: string }
+      const body = JSON.parse(raw) as { reply?: unknown; caseIndex?: number; jobUuid: string; courseUuid?: string }
       calls.push({ id: String(req.headers["webhook-id"]), body })
-      inFlight++
-      maxInFlight = Math.max(maxInFlight, inFlight)
+      const course = body.courseUuid ?? ""
+      inFlightOf.set(course, (inFlightOf.get(course) ?? 0) + 1)
+      maxInFlightOf.set(course, Math.max(maxInFlightOf.get(course) ?? 0, inFlightOf.get(course)!))
       const answer = behaviour(body.reply)
       setTimeout(() => {
-        inFlight--
+        inFlightOf.set(course, inFlightOf.get(course)! - 1)
         if (!res.destroyed) res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body)
       }, answer.delayMs ?? 0)
     })
@@ -308,14 +310,15 @@ describe("the learning grading worker", () => {
 
   it("never runs more calls of one checker at once than its concurrency", async () => {
     // A timeout far above the answer's delay: a call timed out under load is retried while the
-    // grader still counts the abandoned one, which is not what this test is about.
+    // grader still counts the abandoned one, which is not what this test is about. Counted for
+    // this test's course: earlier tests' retries may come due (and reach the grader) meanwhile.
     const s = await setup({ concurrency: 2, timeoutMs: 10_000 })
     behaviour = () => ({ ...ok200({ verdict: "accepted", score: 1 }), delayMs: 150 })
     const made = await Promise.all([1, 2, 3, 4, 5, 6].map(() => s.submit("x")))
-    maxInFlight = 0
+    maxInFlightOf.set(s.course, 0)
     await runWorker()
     for (const one of made) expect([await statusOf(one.uuid), (await jobOf(one.uuid)).tries]).toEqual(["accepted", 1])
-    expect(maxInFlight).toBe(2)
+    expect(maxInFlightOf.get(s.course)).toBe(2)
   })
 
   it("records each grading's latency: a grade answered close to the timeout is a near_timeout override candidate, a quick one is not", async () => {
