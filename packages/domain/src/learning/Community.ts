@@ -398,7 +398,7 @@ export const staffCreateThread = (actor: Actor, courseUuid: string, enrollmentUu
     const enrollment = yield* loadEnrollment(enrollmentUuid)
     if (enrollment === undefined || enrollment.course_uuid !== courseUuid) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid} in this course` })
     const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
-    const refusal = decide("learning.community.staff_create", facts, standing, { ...target, groupUuids: target.groupUuids ?? [] })
+    const refusal = decide("learning.community.staff_create", facts, standing, target)
     if (refusal !== undefined) return yield* refusal
     return yield* openThread(actor, enrollment, { ...input, visibility: "private" }, "staff", "community.staff_create")
   }))

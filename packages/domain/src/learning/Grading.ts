@@ -16,7 +16,7 @@ import { dispatchSubmissions, finishGradeJob } from "./Submissions.js"
  * never more running jobs per checker than its concurrency (the checker row is claimed with SKIP
  * LOCKED too, so two workers never overfill one checker — `FOR NO KEY UPDATE`, which the key-share
  * locks taken by rows referencing the checker do not block), and only for checkers that dispatch
- * (ready or superseded; preflighting for preflights). `finishGradingCall` applies a call's outcome
+ * (ready or superseded; preflighting for preflights). `finishGradingCalls` applies each call's outcome
  * once: a verdict grades; a platform error (timeout, network, 5xx, bad body) is retried up to 3
  * tries, a 4xx fails at once, and neither costs an attempt (a failed grade refunds it). Five
  * platform errors in a row suspend the checker (circuit breaker): the job that tripped it goes
@@ -345,16 +345,6 @@ export const finishGradingCalls = (
       // In key order, so two batches never wait for each other's usage rows.
       yield* recordUsage([...usage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry))
       return outcomes
-    })))
-
-/** Applies one claimed call's reports once, in its own transaction. */
-export const finishGradingCall = (call: FinishedCall, reports: ReadonlyArray<CallReport>): Effect.Effect<FinishOutcome, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(Effect.gen(function*() {
-      let usage: Usage | undefined
-      const outcome = yield* finishOne(call, reports, (entry) => (usage = entry))
-      if (usage !== undefined) yield* recordUsage([usage])
-      return outcome
     })))
 
 // ---- staff reads ------------------------------------------------------------------------------------

@@ -283,7 +283,7 @@ export const claimGradeJobs = (limit: number) =>
       WHERE uuid IN (SELECT uuid FROM learning_grading_jobs WHERE kind = 'grade' AND status = 'queued' ORDER BY created_at
         LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       RETURNING uuid, submission_uuid`
-    for (const job of jobs) yield* dispatchSubmission(job.submission_uuid)
+    yield* dispatchSubmissions(jobs.map((job) => job.submission_uuid))
     return jobs
   })
 
@@ -295,11 +295,4 @@ export const dispatchSubmissions = (uuids: ReadonlyArray<string>) =>
     const { from, to } = submissionTransitions["worker.dispatch"]
     yield* sql`UPDATE learning_submissions SET status = ${to}, revision = revision + 1, updated_at = now()
       WHERE uuid IN ${sql.in([...uuids])} AND status IN ${sql.in([...from])}`
-  })
-
-/** W dispatch of one claimed grade job's submission: `submitted → checking` by the table (anything else stays). */
-export const dispatchSubmission = (uuid: string) =>
-  Effect.gen(function*() {
-    const row = yield* Effect.orDie(loadSubmission(uuid, { lock: true }))
-    if (submissionAllows("worker.dispatch", row.status)) yield* setStatus(row.uuid, "worker.dispatch")
   })

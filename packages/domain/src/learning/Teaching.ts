@@ -18,9 +18,10 @@ import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./Teachi
  * a record waiting — the same SQL fragments as the list operations that show those records (the
  * review queue's `pooled`, the inbox's `unanswered`, …). Where a count applies is `atomScope` of
  * the caller's assignments: course-wide, or only the runs of run-scoped assignments; a count the
- * caller holds no atom for is absent. Group-scoped assignments count nowhere until groups exist
- * (as in `atomScope`); once they do, the waiting records are grouped by run and by the group of
- * their enrollment too, and a group scope sums the rows of its groups as a run scope sums its runs.
+ * caller holds no atom for is absent. Group-scoped assignments count nowhere yet (`scopesOf` reads
+ * only `atomScope`'s course and runs): to count them, the waiting records would be grouped by the
+ * groups of their enrollment too, and a group scope would sum its groups' rows as a run scope sums
+ * its runs.
  *
  * One statement answers a page or a dashboard whatever the number of courses and counts: the
  * caller's courses with their assignments, and for each the waiting records by run (`courseRows`).

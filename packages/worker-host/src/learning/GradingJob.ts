@@ -22,8 +22,9 @@ import { callOnce } from "./CheckerCallsJob.js"
  * keeps up to `maxInFlight` calls running and claims more whenever calls are applied or every
  * `pollMs` (so a checker that answers in 5 s never holds back another checker's jobs; per-checker
  * concurrency is enforced by the claim, which claims a batch in one transaction). Answers are
- * applied by one finisher in batches, one transaction per batch and a savepoint per call, so the
- * commits (and the usage row each checker shares) do not serialise the calls. External calls go through the webhook SSRF guard, signed
+ * applied by `finishers` fibers in batches, one transaction per batch and a savepoint per call, so
+ * the commits (and the usage row each checker shares) do not serialise the calls. External calls
+ * go through the webhook SSRF guard, signed
  * in the Standard Webhooks scheme (`webhook-id` = the job uuid) within the checker's timeout;
  * declarative checkers are evaluated here (pure rules, no code). The answer excerpt kept for the
  * diagnostics has the checker's secret redacted; the key id is a fingerprint of the secret.
