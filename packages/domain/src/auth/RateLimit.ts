@@ -55,26 +55,51 @@ export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | 
  * snapshot then sees every hit committed before it), as for `checkWindow`.
  */
 export const countInWindow = (window: Window): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(countInWindows(window, [window.subject]), ([refused]) => refused === undefined ? Effect.void : Effect.fail(refused))
+
+/**
+ * `countInWindow` for several uses at once (a group commit's batch), one statement: `subjects`
+ * has one entry per use, in the batch's order, a subject possibly more than once; each subject's
+ * uses take the slots its window has left, in order. Answers per use `undefined` (counted) or the
+ * `LimitReached` it gets. The caller holds every subject's lock (`lockSubjects`).
+ */
+export const countInWindows = (
+  window: Omit<Window, "subject">,
+  subjects: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<LimitReached | undefined>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ hits: number; oldest_wait: number | null }>`
-      WITH recent AS (
-        SELECT at FROM rate_limit_hits
-        WHERE bucket = ${window.bucket} AND subject = ${window.subject}
-          AND at > clock_timestamp() - make_interval(secs => ${window.seconds})
-        ORDER BY at DESC LIMIT ${window.limit}
-      ), counted AS (
-        SELECT count(*)::int AS hits,
-          ceil(extract(epoch FROM (min(at) + make_interval(secs => ${window.seconds}) - clock_timestamp())))::int AS oldest_wait
-        FROM recent
+    const uses = new Map<string, number>()
+    for (const subject of subjects) uses.set(subject, (uses.get(subject) ?? 0) + 1)
+    const rows = yield* sql<{ subject: string; hits: number; oldest_wait: number | null }>`
+      WITH counted AS (
+        SELECT w.subject, w.n, c.hits, c.oldest_wait
+        FROM jsonb_to_recordset(${JSON.stringify([...uses].map(([subject, n]) => ({ subject, n })))}::jsonb) AS w(subject text, n int)
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS hits,
+            ceil(extract(epoch FROM (min(at) + make_interval(secs => ${window.seconds}) - clock_timestamp())))::int AS oldest_wait
+          FROM (
+            SELECT at FROM rate_limit_hits
+            WHERE bucket = ${window.bucket} AND subject = w.subject
+              AND at > clock_timestamp() - make_interval(secs => ${window.seconds})
+            ORDER BY at DESC LIMIT ${window.limit}
+          ) recent
+        ) c
       ), hit AS (
         INSERT INTO rate_limit_hits (bucket, subject, at)
-        SELECT ${window.bucket}, ${window.subject}, clock_timestamp() FROM counted WHERE hits < ${window.limit}
+        SELECT ${window.bucket}, subject, clock_timestamp() FROM counted, generate_series(1, least(n, ${window.limit}::int - hits))
       )
-      SELECT hits, oldest_wait FROM counted`
-    if (row !== undefined && row.hits >= window.limit) {
-      return yield* new LimitReached({ retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1), message: window.message })
-    }
+      SELECT subject, hits, oldest_wait FROM counted`
+    const taken = new Map(rows.map((row) => [row.subject, row.hits]))
+    const waits = new Map(rows.map((row) => [row.subject, row.oldest_wait]))
+    return subjects.map((subject) => {
+      const hits = taken.get(subject) ?? 0
+      taken.set(subject, hits + 1)
+      if (hits < window.limit) return undefined
+      // Full window: the slot frees when the oldest of the last `limit` hits leaves it (the
+      // whole window when every slot was taken by this batch itself).
+      return new LimitReached({ retryAfterSeconds: Math.max(1, waits.get(subject) ?? window.seconds), message: window.message })
+    })
   })
 
 /** One counted event, as `forgetHits` needs it to take the count back. */
@@ -102,6 +127,14 @@ export const forgetHits = (hits: ReadonlyArray<Hit>): Effect.Effect<void, SqlErr
 /** Serialises checks of one subject until the end of the current transaction. */
 export const lockSubject = (key: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
+
+/**
+ * `lockSubject` for several keys in one statement, taken in sorted order (so two batches never
+ * wait on each other crosswise).
+ */
+export const lockSubjects = (keys: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT pg_advisory_xact_lock(hashtext(k)) FROM jsonb_array_elements_text(${JSON.stringify([...new Set(keys)].sort())}::jsonb) AS k`)
 
 /**
  * Forgets counted events older than a day (the longest window is an hour) and sign-in challenges

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { Int8Text, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
+import { randomUUID } from "node:crypto"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import type { EventType } from "./EventType.js"
 
 /**
@@ -45,19 +46,28 @@ export interface NewOutboxEvent {
   readonly context: unknown
 }
 
-const Uuid = Schema.Struct({ uuid: Schema.String })
-const decodeUuid = rowDecoder(Uuid)
 
-/** Inserts an unsequenced row (no position yet) in the caller's transaction; returns its uuid. */
-export const insertOutboxEvent = (event: NewOutboxEvent): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+/** Inserts unsequenced rows (no position yet) in the caller's transaction, in one statement; returns their uuids in order. */
+export const insertOutboxEvents = (
+  events: ReadonlyArray<NewOutboxEvent>
+): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`
-      INSERT INTO outbox_events (type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
-      VALUES (${event.type}, ${event.schemaVersion}, ${event.aggregate.kind}, ${event.aggregate.uuid},
-        ${event.aggregate.revision}, ${JSON.stringify(event.data)}::jsonb, ${JSON.stringify(event.context)}::jsonb)
-      RETURNING uuid`
-    return (yield* decodeUuid(row)).uuid
+    const rows = events.map((event) => ({
+      uuid: randomUUID(),
+      type: event.type,
+      schema_version: event.schemaVersion,
+      aggregate_kind: event.aggregate.kind,
+      aggregate_uuid: event.aggregate.uuid,
+      aggregate_revision: event.aggregate.revision,
+      data: event.data,
+      context: event.context
+    }))
+    yield* sql`
+      INSERT INTO outbox_events (uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(uuid uuid, type text, schema_version integer,
+        aggregate_kind text, aggregate_uuid uuid, aggregate_revision integer, data jsonb, context jsonb)`
+    return rows.map((row) => row.uuid)
   })
 
 type Fragment = ReturnType<SqlClient.SqlClient["and"]>

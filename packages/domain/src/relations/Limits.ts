@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { countInWindow, type LimitReached, lockSubject, type Window } from "../auth/RateLimit.js"
+import { countInWindows, type LimitReached, lockSubjects, type Window } from "../auth/RateLimit.js"
 import { haveRelation } from "./RelationRepository.js"
 import { haveThread } from "../threads/ThreadRepository.js"
 
@@ -28,10 +28,17 @@ export const countLimit = (
   limit: Omit<Window, "subject">,
   profileUuid: string
 ): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    yield* lockSubject(`${limit.bucket}:${profileUuid}`)
-    yield* countInWindow({ ...limit, subject: profileUuid })
-  })
+  Effect.flatMap(countLimits(limit, [profileUuid]), ([refused]) => refused === undefined ? Effect.void : Effect.fail(refused))
+
+/**
+ * `countLimit` for a batch of uses (one per entry, a profile possibly more than once): answers
+ * per use `undefined` (counted) or its `LimitReached`. Two statements whatever the batch's size.
+ */
+export const countLimits = (
+  limit: Omit<Window, "subject">,
+  profileUuids: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<LimitReached | undefined>, SqlError, SqlClient.SqlClient> =>
+  Effect.zipRight(lockSubjects(profileUuids.map((uuid) => `${limit.bucket}:${uuid}`)), countInWindows(limit, profileUuids))
 
 /** Counts a new contact when the two profiles have no relation and no thread yet. */
 export const countNewContact = (from: string, to: string): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, FiberRef, Option, Schema } from "effect"
+import { Effect, Exit, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../api/ApiError.js"
+import { type BatchOutcome, runAlone } from "./GroupCommit.js"
 import { selectList, findOne } from "./Rows.js"
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
@@ -58,6 +59,8 @@ export interface IdempotentCommand<A, I> {
   readonly request: unknown
   /** How the first result is stored and returned again to retries. */
   readonly result: Schema.Schema<A, I>
+  /** The request's hash when taken earlier in the request's own fiber (`commandHash`); else taken here. */
+  readonly hash?: string | undefined
 }
 
 /**
@@ -75,8 +78,7 @@ export const idempotent = <A, I, E, R>(
 ): Effect.Effect<A, E | RequestConflict | SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const path = yield* FiberRef.get(currentCommandPath)
-    const hash = requestHash(command.operationId, path === undefined ? command.request : { path, request: command.request })
+    const hash = command.hash ?? (yield* commandHash(command.operationId, command.request))
     const run: Effect.Effect<A, E | RequestConflict | SqlError, R> = Effect.gen(function*() {
       const claimed = yield* sql`
         INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
@@ -101,6 +103,82 @@ export const idempotent = <A, I, E, R>(
       return yield* Schema.decodeUnknown(command.result)(parseJson(first.response)).pipe(Effect.orDie)
     })
     return yield* sql.withTransaction(run)
+  })
+
+/** The hash of a command's request with the path parameters of the command being run (`currentCommandPath`). */
+export const commandHash = (operationId: string, request: unknown): Effect.Effect<string> =>
+  Effect.map(FiberRef.get(currentCommandPath), (path) => requestHash(operationId, path === undefined ? request : { path, request }))
+
+/** A command of a batch, its hash taken in the request's own fiber (`commandHash`). */
+export interface BatchedCommand {
+  readonly scope: string
+  readonly operationId: string
+  readonly requestUuid: string
+  readonly hash: string
+}
+
+const keyOf = (command: BatchedCommand) => `${command.scope}\n${command.requestUuid.toLowerCase()}`
+
+/**
+ * `idempotent` for a batch of one operation's commands inside the caller's transaction (the
+ * `groupCommit` of the operation): the keys are claimed in one statement, in key order (two
+ * batches never wait on each other crosswise); `body` runs the claimed items and answers each;
+ * then one statement stores the successes' results and releases the failures' keys, so a failed
+ * item stores nothing, as a rolled-back single command. An item whose key was already claimed
+ * (by an earlier request, or by an item before it in the batch) is answered `runAlone`: after the
+ * batch it runs through `idempotent`, which waits for the first and returns its stored result, or
+ * `RequestConflict` when its body differs.
+ */
+export const idempotentBatch = <T, A, I, E, R>(
+  items: ReadonlyArray<T>,
+  commandOf: (item: T) => BatchedCommand,
+  result: Schema.Schema<A, I>,
+  body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<Exit.Exit<A, E>>, SqlError, R>
+): Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R | SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const first = new Map<string, number>()
+    items.forEach((item, index) => {
+      const key = keyOf(commandOf(item))
+      if (!first.has(key)) first.set(key, index)
+    })
+    const wanted = [...first.values()].map((index) => {
+      const command = commandOf(items[index]!)
+      return { scope: command.scope, request_uuid: command.requestUuid, operation_id: command.operationId, request_hash: command.hash }
+    })
+    const claimed = new Set((yield* sql<{ scope: string; request_uuid: string }>`
+      INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
+      SELECT scope, request_uuid, operation_id, request_hash
+      FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS k(scope text, request_uuid uuid, operation_id text, request_hash text)
+      ORDER BY scope, request_uuid
+      ON CONFLICT (scope, request_uuid) DO NOTHING
+      RETURNING scope, request_uuid::text AS request_uuid`).map((row) => `${row.scope}\n${row.request_uuid}`))
+    const mine = items.flatMap((item, index) => {
+      const key = keyOf(commandOf(item))
+      return first.get(key) === index && claimed.has(key) ? [index] : []
+    })
+    const outcomes: Array<BatchOutcome<A, E>> = items.map(() => runAlone)
+    if (mine.length === 0) return outcomes
+    const answers = yield* body(mine.map((index) => items[index]!))
+    const stored: Array<{ scope: string; request_uuid: string; response: unknown }> = []
+    const released: Array<{ scope: string; request_uuid: string }> = []
+    for (const [j, index] of mine.entries()) {
+      const answer = answers[j]!
+      const command = commandOf(items[index]!)
+      const key = { scope: command.scope, request_uuid: command.requestUuid }
+      if (Exit.isSuccess(answer)) stored.push({ ...key, response: yield* Schema.encode(result)(answer.value).pipe(Effect.orDie) })
+      else released.push(key)
+      outcomes[index] = answer
+    }
+    yield* sql`WITH stored AS (
+        UPDATE idempotency_keys k SET response = s.response
+        FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS s(scope text, request_uuid uuid, response jsonb)
+        WHERE k.scope = s.scope AND k.request_uuid = s.request_uuid
+      ), released AS (
+        DELETE FROM idempotency_keys k USING jsonb_to_recordset(${JSON.stringify(released)}::jsonb) AS r(scope text, request_uuid uuid)
+        WHERE k.scope = r.scope AND k.request_uuid = r.request_uuid
+      ) SELECT 1`
+    return outcomes
   })
 
 // pg parses jsonb; PGlite does too, but a driver that hands back text still decodes the same.

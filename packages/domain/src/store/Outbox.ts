@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, FiberRef } from "effect"
 import type { EventType } from "../events/EventType.js"
-import { insertOutboxEvent } from "../events/OutboxEventRepository.js"
+import { insertOutboxEvents } from "../events/OutboxEventRepository.js"
 
 export interface NewEvent {
   readonly type: EventType
@@ -38,11 +38,15 @@ export const currentAutomationCause: FiberRef.FiberRef<AutomationCause | undefin
  * committed rows later. Returns the event's uuid.
  */
 export const appendEvent = (event: NewEvent): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.map(appendEvents([event]), ([uuid]) => uuid!)
+
+/** `appendEvent` for several events in one statement (a group commit's batch); their uuids in order. */
+export const appendEvents = (events: ReadonlyArray<NewEvent>): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(FiberRef.get(currentAutomationCause), (cause) =>
-    insertOutboxEvent({
+    insertOutboxEvents(events.map((event) => ({
       type: event.type,
       schemaVersion: event.schemaVersion ?? 1,
       aggregate: event.aggregate,
       data: event.data,
       context: cause === undefined ? event.context ?? {} : { ...event.context, automation: cause }
-    }))
+    }))))

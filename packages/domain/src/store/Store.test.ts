@@ -1,10 +1,12 @@
+import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, ManagedRuntime, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { NotFound, RequestConflict, RevisionConflict } from "../api/ApiError.js"
-import { idempotent, requestHash } from "./Idempotency.js"
+import { groupCommit } from "./GroupCommit.js"
+import { idempotent, idempotentBatch, requestHash } from "./Idempotency.js"
 import { latestMigrationId, migrations, migrationsTable, runMigrations } from "./Migrations.js"
 import { appendEvent } from "./Outbox.js"
 import { updateAtRevision } from "./Revision.js"
@@ -192,5 +194,97 @@ describe("outbox", () => {
       }))))
     expect(failure(result)).toBe("business rule")
     expect(await run(events(aggregate))).toEqual([])
+  })
+})
+
+describe("group commit", () => {
+  // A command that writes its label once per requestUuid; labels starting with "refused" fail
+  // after their write (which must then not stay), "explode" makes its whole batch fail in SQL.
+  interface Write { readonly requestUuid: string; readonly label: string; readonly hash: string }
+  const commandOf = (write: Write) => ({ scope: "group", operationId: "writes.add", requestUuid: write.requestUuid, hash: write.hash })
+  const insert = (label: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`INSERT INTO writes (label) VALUES (${label}) RETURNING n`).pipe(
+      Effect.map((rows) => rows[0]!.n)
+    )
+  const alone = (write: Write) =>
+    idempotent({ ...commandOf(write), request: { label: write.label }, result: Schema.Number }, Effect.gen(function*() {
+      const n = yield* insert(write.label)
+      if (write.label.startsWith("refused")) return yield* new NotFound({ message: `refused ${n}` })
+      return n
+    }))
+  const batches: Array<number> = []
+  const add = groupCommit<Write, number, NotFound | RequestConflict>({
+    maxBatch: 8,
+    maxConcurrent: 2,
+    alone,
+    batch: (writes) =>
+      idempotentBatch(writes, commandOf, Schema.Number, (claimed) =>
+        Effect.gen(function*() {
+          batches.push(claimed.length)
+          const sql = yield* SqlClient.SqlClient
+          if (claimed.some((write) => write.label === "explode")) yield* sql`SELECT 1 / 0`
+          const rows = yield* sql<{ n: number; label: string }>`INSERT INTO writes (label)
+            SELECT label FROM jsonb_array_elements_text(${JSON.stringify(claimed.map((write) => write.label))}::jsonb) AS label
+            RETURNING n, label`
+          const byLabel = new Map(rows.map((row) => [row.label, row.n]))
+          const refused = rows.filter((row) => row.label.startsWith("refused")).map((row) => row.n)
+          // A refused item's own writes are taken back inside the batch, as its rollback would.
+          if (refused.length > 0) yield* sql`DELETE FROM writes WHERE n IN ${sql.in(refused)}`
+          return claimed.map((write) =>
+            write.label.startsWith("refused") ? Exit.fail(new NotFound({ message: "refused" })) : Exit.succeed(byLabel.get(write.label)!))
+        }))
+  })
+  const write = (label: string, requestUuid = randomUUID()): Write => ({ requestUuid, label, hash: requestHash("writes.add", { label }) })
+  const labelled = (prefix: string) =>
+    run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ label: string; tx: string }>`SELECT label, xmin::text AS tx FROM writes WHERE label LIKE ${prefix + "%"}`))
+  const keys = (uuids: ReadonlyArray<string>) =>
+    run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE scope = 'group' AND ${sql.in("request_uuid", uuids)}`))
+
+  it("answers concurrent commands from shared transactions, each with its own outcome; a refused one keeps nothing, not even its key", async () => {
+    batches.length = 0
+    const writes = [...Array.from({ length: 30 }, (_, i) => write(`shared-${i}`)), write("refused-shared-1"), write("refused-shared-2")]
+    const results = await Promise.all(writes.map((w) => exit(add(w))))
+    const answered = results.map((result, i) => (Exit.isSuccess(result) ? result.value : writes[i]!.label.startsWith("refused") ? failure(result) : result))
+    expect(answered.filter((answer) => typeof answer === "number")).toHaveLength(30)
+    expect(answered.filter((answer) => answer instanceof NotFound)).toHaveLength(2)
+    const rows = await labelled("shared-")
+    expect(rows.map((row) => row.label).sort()).toEqual(writes.slice(0, 30).map((w) => w.label).sort())
+    // Fewer transactions than commands: they were committed together, at most 8 to a batch.
+    expect(new Set(rows.map((row) => row.tx)).size).toBeLessThan(30)
+    expect(Math.max(...batches)).toBeLessThanOrEqual(8)
+    expect(await labelled("refused-shared")).toEqual([])
+    expect((await keys(writes.map((w) => w.requestUuid)))[0]?.n).toBe(30)
+    // The refused command's key was released: its retry runs again.
+    const retry = await exit(add(writes[30]!))
+    expect(failure(retry)).toBeInstanceOf(NotFound)
+  })
+
+  it("runs a reused requestUuid once, answers its retries with the first result and a different body with 409", async () => {
+    const requestUuid = randomUUID()
+    const results = await Promise.all([
+      ...Array.from({ length: 12 }, () => run(add(write("once", requestUuid)))),
+      exit(add(write("other body", requestUuid)))
+    ])
+    const answers = results.slice(0, 12) as Array<number>
+    expect(new Set(answers).size).toBe(1)
+    expect(failure(results[12] as Exit.Exit<number, unknown>)).toBeInstanceOf(RequestConflict)
+    expect(await labelled("once")).toHaveLength(1)
+  })
+
+  it("runs every item of a batch that failed in SQL by itself, so none is lost and none is written twice", async () => {
+    const writes = [write("explode"), ...Array.from({ length: 10 }, (_, i) => write(`survivor-${i}`))]
+    const results = await Promise.all(writes.map((w) => run(add(w))))
+    expect(results.every((n) => typeof n === "number")).toBe(true)
+    expect((await labelled("survivor-")).map((row) => row.label).sort()).toEqual(writes.slice(1).map((w) => w.label).sort())
+    expect(await labelled("explode")).toHaveLength(1)
+  })
+
+  it("runs inside the caller's transaction when there is one, and rolls back with it", async () => {
+    const inside = write("inside-rolled-back")
+    const result = await exit(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.zipRight(add(inside), Effect.fail("business rule")))))
+    expect(failure(result)).toBe("business rule")
+    expect(await labelled("inside-")).toEqual([])
+    expect((await keys([inside.requestUuid]))[0]?.n).toBe(0)
   })
 })

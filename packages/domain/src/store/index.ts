@@ -1,3 +1,4 @@
+export * from "./GroupCommit.js"
 export * from "./Idempotency.js"
 export * from "./Migrations.js"
 export * from "./Outbox.js"

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { ProfileType } from "../profiles/Profile.js"
 import type { PooledRead } from "../store/PooledReads.js"
 import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
@@ -57,7 +58,6 @@ export type ThreadViewRow = typeof ThreadViewRow.Type
 const threadColumns = selectList(ThreadRow, "t")
 const messageColumns = selectList(MessageRow, "m", { seq: "m.seq::text" })
 const decodeThread = rowDecoder(ThreadRow)
-const decodeMessage = rowDecoder(MessageRow)
 const decodeMessages = rowsDecoder(MessageRow)
 const decodeViews = rowsDecoder(ThreadViewRow)
 
@@ -107,11 +107,34 @@ export const threadPageRows = (me: string, filter: {
 
 /** The thread, row-locked (a message bumps its revision), if `me` takes part in it. */
 export const lockThreadOf = (me: string, threadUuid: string): Effect.Effect<Option.Option<ThreadRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.map(lockThreadsOf([{ me, threadUuid }]), ([thread]) => Option.fromNullable(thread))
+
+/**
+ * `lockThreadOf` for a batch in one statement: per entry the thread, row-locked, or `undefined`
+ * when there is none `me` takes part in. Rows are locked in uuid order (two batches never wait on
+ * each other crosswise).
+ */
+export const lockThreadsOf = (
+  wanted: ReadonlyArray<{ readonly me: string; readonly threadUuid: string }>
+): Effect.Effect<ReadonlyArray<ThreadRow | undefined>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT ${sql.literal(threadColumns)} FROM threads t
-      WHERE t.uuid = ${threadUuid} AND ${me}::uuid IN (t.low_profile_uuid, t.high_profile_uuid) FOR UPDATE`.pipe(
-      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(decodeThread(rows[0])))
-    ))
+    Effect.gen(function*() {
+      // `= ANY(ARRAY(…))`: an index scan whatever the batch's size (a join with the batch's rows,
+      // whose count the planner cannot know, may scan the whole table).
+      const rows = yield* sql`SELECT ${sql.literal(threadColumns)} FROM threads t
+        WHERE t.uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(wanted.map((w) => w.threadUuid))}::jsonb)::uuid))
+        ORDER BY t.uuid FOR UPDATE`
+      const byUuid = new Map<string, ThreadRow>()
+      for (const row of rows) {
+        const thread = yield* decodeThread(row)
+        byUuid.set(thread.uuid, thread)
+      }
+      const found = wanted.map(({ me, threadUuid }) => {
+        const thread = byUuid.get(threadUuid.toLowerCase())
+        return thread !== undefined && (thread.low_profile_uuid === me || thread.high_profile_uuid === me) ? thread : undefined
+      })
+      return found
+    }))
 
 /** Whether `me` takes part in the thread (no lock). */
 export const isParticipant = (me: string, threadUuid: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
@@ -166,29 +189,56 @@ export const insertThread = (thread: {
  * A new message in a locked thread: the thread's revision and last-message time move, both
  * participants' list position with it, and the author has read everything up to it.
  */
-export const insertMessage = (message: {
+export const insertMessage = (message: NewMessage): Effect.Effect<MessageRow, SqlError, SqlClient.SqlClient> =>
+  Effect.map(insertMessages([message]), ([row]) => row!)
+
+export interface NewMessage {
   readonly threadUuid: string
   readonly authorProfileUuid: string
   readonly body: string
   readonly references: ReadonlyArray<{ readonly kind: string; readonly uuid: string }>
-}): Effect.Effect<MessageRow, SqlError, SqlClient.SqlClient> =>
+}
+
+/**
+ * `insertMessage` for a batch in one statement (one round trip on the send path): the messages in
+ * the given order (their `seq` follows it), then each thread once (its revision moves by its
+ * number of new messages) and its participants (each author has read up to their last one).
+ * Answers the rows in the given order.
+ */
+export const insertMessages = (messages: ReadonlyArray<NewMessage>): Effect.Effect<ReadonlyArray<MessageRow>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function*() {
-      // One statement (one round trip on the send path): the message, then the thread and both
-      // participants from its RETURNING row.
-      const [inserted] = yield* sql`WITH m AS (
-          INSERT INTO messages (thread_uuid, author_profile_uuid, body, refs)
-          VALUES (${message.threadUuid}, ${message.authorProfileUuid}, ${message.body}, ${JSON.stringify(message.references)}::jsonb)
+      const input = messages.map((message, ord) => ({
+        ord,
+        uuid: randomUUID(),
+        thread_uuid: message.threadUuid,
+        author_profile_uuid: message.authorProfileUuid,
+        body: message.body,
+        refs: message.references
+      }))
+      // The threads as an array: index scans (see `lockThreadsOf`).
+      const threads = JSON.stringify([...new Set(messages.map((message) => message.threadUuid))])
+      const rows = yield* sql`WITH m AS (
+          INSERT INTO messages (uuid, thread_uuid, author_profile_uuid, body, refs)
+          SELECT i.uuid, i.thread_uuid, i.author_profile_uuid, i.body, i.refs
+          FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
+            AS i(ord int, uuid uuid, thread_uuid uuid, author_profile_uuid uuid, body text, refs jsonb)
+          ORDER BY i.ord
           RETURNING *
+        ), latest AS (
+          SELECT thread_uuid, count(*)::int AS n, max(created_at) AS at FROM m GROUP BY thread_uuid
         ), thread AS (
-          UPDATE threads SET revision = revision + 1, last_message_at = (SELECT created_at FROM m) WHERE uuid = ${message.threadUuid}
+          UPDATE threads t SET revision = t.revision + latest.n, last_message_at = latest.at FROM latest
+          WHERE t.uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${threads}::jsonb)::uuid)) AND t.uuid = latest.thread_uuid
         ), participants AS (
-          UPDATE thread_participants SET last_message_at = (SELECT created_at FROM m),
-            last_read_seq = CASE WHEN profile_uuid = ${message.authorProfileUuid} THEN (SELECT seq FROM m) ELSE last_read_seq END
-          WHERE thread_uuid = ${message.threadUuid}
+          UPDATE thread_participants p SET last_message_at = latest.at,
+            last_read_seq = coalesce((SELECT max(m.seq) FROM m WHERE m.thread_uuid = p.thread_uuid AND m.author_profile_uuid = p.profile_uuid), p.last_read_seq)
+          FROM latest WHERE p.thread_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${threads}::jsonb)::uuid)) AND p.thread_uuid = latest.thread_uuid
         )
         SELECT ${sql.literal(selectList(MessageRow, undefined, { seq: "seq::text" }))} FROM m`
-      return yield* decodeMessage(inserted)
+      const byUuid = new Map<string, MessageRow>()
+      for (const row of yield* decodeMessages(rows)) byUuid.set(row.uuid, row)
+      return input.map((message) => byUuid.get(message.uuid)!)
     }))
 
 /** A page of a thread's messages, oldest first, after `afterSeq`. */

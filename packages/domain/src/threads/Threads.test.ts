@@ -111,6 +111,63 @@ describe("threads and messages", () => {
   })
 })
 
+describe("messages.send under load (group commit)", () => {
+  it("concurrent sends share transactions yet end as if sent one by one: every message once, its event to the other side, revisions and read markers", async () => {
+    const senders = await Promise.all(Array.from({ length: 4 }, (_, i) => m.profile({ public: true, name: `Отправитель ${i}` })))
+    const threads = await Promise.all(senders.map(async (sender) =>
+      bodyOf<ThreadOpened>(await open(sender, { recipientProfileUuid: a.profileUuid })).thread))
+    const sends = senders.flatMap((sender, i) => [
+      ...Array.from({ length: 10 }, (_, k) => ({ actor: sender, thread: threads[i]!.uuid, body: `От ${i}: ${k}` })),
+      ...Array.from({ length: 5 }, (_, k) => ({ actor: a, thread: threads[i]!.uuid, body: `Ответ ${i}: ${k}` }))
+    ])
+    const answers = await Promise.all(sends.map((s) => send(s.actor, s.thread, s.body)))
+    expect(answers.map((answer) => answer.status)).toEqual(sends.map(() => 200))
+    const views = answers.map((answer) => bodyOf<MessageView>(answer))
+    expect(views.map((view) => [view.body, view.authorProfileUuid])).toEqual(sends.map((s) => [s.body, s.actor.profileUuid]))
+    for (const [i, sender] of senders.entries()) {
+      const uuid = threads[i]!.uuid
+      const [row] = await m.sql<{ n: number; revision: number; events: number; to_other: number }>(
+        `SELECT count(*)::int AS n, (SELECT revision FROM threads WHERE uuid = $1) AS revision,
+          (SELECT count(*)::int FROM outbox_events e WHERE e.type = 'message.received' AND e.data->>'threadUuid' = $1::text) AS events,
+          (SELECT count(*)::int FROM outbox_events e JOIN messages x ON x.uuid = e.aggregate_uuid
+            WHERE x.thread_uuid = $1 AND e.context->'audience'->>0 = CASE WHEN x.author_profile_uuid = $2 THEN $3 ELSE $2 END::text) AS to_other
+        FROM messages m WHERE m.thread_uuid = $1`, uuid, sender.profileUuid, a.profileUuid)
+      // The opening message and 15 sends; revision 1 and one more per message; each event to the other participant.
+      expect([row?.n, row?.revision, row?.events, row?.to_other]).toEqual([16, 17, 16, 16])
+      // Each side has read up to its own last message, so the other side's later ones are unread.
+      const [senderView, annaView] = [await thread(sender, uuid), await thread(a, uuid)]
+      const [last] = await m.sql<{ author: string }>(`SELECT author_profile_uuid::text AS author FROM messages WHERE thread_uuid = $1 ORDER BY seq DESC LIMIT 1`, uuid)
+      expect(last?.author === a.profileUuid ? annaView.unreadCount : senderView.unreadCount).toBe(0)
+    }
+    const [together] = await m.sql<{ transactions: number }>(
+      `SELECT count(DISTINCT xmin::text)::int AS transactions FROM messages WHERE uuid = ANY($1::uuid[])`, views.map((view) => view.uuid))
+    expect(together?.transactions).toBeLessThan(sends.length)
+  })
+
+  it("a batch's refused sends keep nothing while the rest commit: 404 for a stranger's thread, 400 for a bad reference, 429 past the hour's limit", async () => {
+    const sender = await m.profile({ public: true })
+    const stranger = await m.profile({ public: true })
+    const opened = bodyOf<ThreadOpened>(await open(sender, { recipientProfileUuid: b.profileUuid }))
+    await m.sql(`INSERT INTO rate_limit_hits (bucket, subject, at) SELECT 'messages', $1, now() - interval '10 minutes' FROM generate_series(1, 594)`, sender.profileUuid)
+    const requests = [
+      ...Array.from({ length: 10 }, (_, k) => ({ actor: sender, payload: { threadUuid: opened.thread.uuid, body: `Пакет ${k}` } })),
+      { actor: stranger, payload: { threadUuid: opened.thread.uuid, body: "Чужая переписка" } },
+      { actor: b, payload: { threadUuid: opened.thread.uuid, body: "Со ссылкой", references: [{ kind: "file", uuid: randomUUID() }] } }
+    ].map((request) => ({ ...request, payload: { requestUuid: randomUUID(), ...request.payload } }))
+    const answers = await Promise.all(requests.map((request) => m.invoke("messages.send", request.actor, { payload: request.payload })))
+    const statuses = answers.slice(0, 10).map((answer) => answer.status)
+    // 594 earlier hits + the opening message leave 5 slots of 600.
+    expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([5, 5])
+    expect([codeOf(answers[10]!), codeOf(answers[11]!)]).toEqual(["not_found", "invalid_reference"])
+    const [row] = await m.sql<{ messages: number; keys: number; events: number }>(
+      `SELECT (SELECT count(*)::int FROM messages WHERE thread_uuid = $1) AS messages,
+        (SELECT count(*)::int FROM idempotency_keys WHERE request_uuid = ANY($2::uuid[])) AS keys,
+        (SELECT count(*)::int FROM outbox_events WHERE type = 'message.received' AND data->>'threadUuid' = $1::text) AS events`,
+      opened.thread.uuid, requests.map((request) => request.payload.requestUuid))
+    expect([row?.messages, row?.keys, row?.events]).toEqual([6, 5, 6])
+  })
+})
+
 describe("limits (persisted, 429 with Retry-After)", () => {
   const fill = (bucket: string, profileUuid: string, n: number, ago = "1 minute") =>
     m.sql(`INSERT INTO rate_limit_hits (bucket, subject, at) SELECT $1, $2, now() - $3::interval FROM generate_series(1, $4)`, bucket, profileUuid, ago, n)

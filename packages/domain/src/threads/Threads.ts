@@ -1,29 +1,33 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Either, Effect, Exit, FiberRef, Option } from "effect"
 import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import { publiclyVisible, publicationsJoin } from "../publications/Visibility.js"
-import { countLimit, countNewContact, limits } from "../relations/Limits.js"
+import { countLimit, countLimits, countNewContact, limits } from "../relations/Limits.js"
 import { checkReferences } from "../relations/References.js"
+import type { ReferenceView } from "../relations/Relation.js"
 import type { InvalidReference } from "../relations/RelationErrors.js"
 import type { Reference } from "../relations/RelationFields.js"
 import { haveRelation, type RelationRow, relationViewRow } from "../relations/RelationRepository.js"
 import { relationKinds } from "../relations/Transitions.js"
 import { makePooledRead } from "../store/PooledReads.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
-import { idempotent } from "../store/Idempotency.js"
-import { appendEvent } from "../store/Outbox.js"
+import { groupCommit } from "../store/GroupCommit.js"
+import { commandHash, idempotent, idempotentBatch } from "../store/Idempotency.js"
+import { appendEvent, appendEvents, currentAutomationCause, type NewEvent } from "../store/Outbox.js"
 import { type MessageView, MessageView as MessageViewSchema, ThreadOpened, type ThreadView } from "./Thread.js"
 import {
   haveThread,
   insertMessage,
+  insertMessages,
   insertThread,
   latestThreadUuid,
   lockDirectThread,
   lockThread,
   lockThreadOf,
+  lockThreadsOf,
   type MessageRow,
   messageReadsWith,
   type ThreadRow,
@@ -99,14 +103,16 @@ export const postMessage = (
 ): Effect.Effect<MessageRow, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const message = yield* insertMessage({ threadUuid: thread.uuid, authorProfileUuid, body, references })
-    yield* appendEvent({
-      type: "message.received",
-      aggregate: { kind: "message", uuid: message.uuid, revision: 1 },
-      data: { objectUuid: message.uuid, status: "sent", threadUuid: thread.uuid },
-      context: { profileUuid: authorProfileUuid, audience: [other(thread, authorProfileUuid)], threadUuid: thread.uuid }
-    })
+    yield* appendEvent(messageReceived(thread, message))
     return message
   })
+
+const messageReceived = (thread: ThreadRow, message: MessageRow): NewEvent => ({
+  type: "message.received",
+  aggregate: { kind: "message", uuid: message.uuid, revision: 1 },
+  data: { objectUuid: message.uuid, status: "sent", threadUuid: thread.uuid },
+  context: { profileUuid: message.author_profile_uuid, audience: [other(thread, message.author_profile_uuid)], threadUuid: thread.uuid }
+})
 
 /**
  * The thread of a relation, made on first use: its own (an offer made in a thread, a deal that
@@ -206,21 +212,98 @@ export const openThread = (
     })
   )
 
-/** `messages.send`: a message in a thread the caller takes part in, once per `requestUuid`. */
-export const sendMessage = (
-  actor: Actor,
-  input: { readonly requestUuid: string; readonly threadUuid: string; readonly body: string; readonly references?: ReadonlyArray<Reference> | undefined }
-): Effect.Effect<MessageView, NotFound | InvalidReference | RequestConflict | LimitReached | SqlError, SqlClient.SqlClient> =>
+interface SendInput {
+  readonly requestUuid: string
+  readonly threadUuid: string
+  readonly body: string
+  readonly references?: ReadonlyArray<Reference> | undefined
+}
+
+/** A `messages.send` waiting for its group commit: the request's hash is taken in its own fiber. */
+interface Send {
+  readonly me: string
+  readonly input: SendInput
+  readonly hash: string
+}
+
+type SendError = NotFound | InvalidReference | RequestConflict | LimitReached
+
+const sendCommand = (send: Send) => ({ scope: send.me, operationId: "messages.send", requestUuid: send.input.requestUuid, hash: send.hash })
+
+/**
+ * The sends of a batch whose keys it claimed, in order: each thread locked (in uuid order), the
+ * references checked, the hourly limit counted, then every message in one statement and every
+ * `message.received` in another. The same checks in the same order as a send alone; a refused
+ * send writes nothing (its key is released by `idempotentBatch`).
+ */
+const sendClaimed = (sends: ReadonlyArray<Send>) =>
+  Effect.gen(function*() {
+    const answers: Array<Exit.Exit<MessageView, SendError>> = []
+    const threads = yield* lockThreadsOf(sends.map((send) => ({ me: send.me, threadUuid: send.input.threadUuid })))
+    const checked: Array<{ readonly index: number; readonly thread: ThreadRow; readonly references: ReadonlyArray<ReferenceView> }> = []
+    for (const [index, send] of sends.entries()) {
+      const thread = threads[index]
+      if (thread === undefined) {
+        answers[index] = Exit.fail(noThread())
+        continue
+      }
+      const references = yield* checkReferences(send.me, send.input.references).pipe(
+        Effect.map(Either.right),
+        Effect.catchTag("InvalidReference", (refused) => Effect.succeed(Either.left(refused)))
+      )
+      if (Either.isLeft(references)) answers[index] = Exit.fail(references.left)
+      else checked.push({ index, thread, references: references.right })
+    }
+    const refused = yield* countLimits(limits.messages, checked.map(({ index }) => sends[index]!.me))
+    const posting = checked.filter((check, j) => {
+      const limit = refused[j]
+      if (limit !== undefined) answers[check.index] = Exit.fail(limit)
+      return limit === undefined
+    })
+    if (posting.length > 0) {
+      const messages = yield* insertMessages(posting.map(({ index, references, thread }) => ({
+        threadUuid: thread.uuid,
+        authorProfileUuid: sends[index]!.me,
+        body: sends[index]!.input.body,
+        references
+      })))
+      yield* appendEvents(messages.map((message, j) => messageReceived(posting[j]!.thread, message)))
+      messages.forEach((message, j) => answers[posting[j]!.index] = Exit.succeed(messageView(message)))
+    }
+    return answers
+  })
+
+const sendAlone = (send: Send): Effect.Effect<MessageView, SendError | SqlError, SqlClient.SqlClient> =>
   idempotent(
-    { scope: actor.profileUuid, operationId: "messages.send", requestUuid: input.requestUuid, request: input, result: MessageViewSchema },
+    { ...sendCommand(send), request: send.input, result: MessageViewSchema },
     Effect.gen(function*() {
-      const thread = Option.getOrUndefined(yield* lockThreadOf(actor.profileUuid, input.threadUuid))
+      const thread = Option.getOrUndefined(yield* lockThreadOf(send.me, send.input.threadUuid))
       if (thread === undefined) return yield* noThread()
-      const references = yield* checkReferences(actor.profileUuid, input.references)
-      yield* countLimit(limits.messages, actor.profileUuid)
-      return messageView(yield* postMessage(thread, actor.profileUuid, input.body, references))
+      const references = yield* checkReferences(send.me, send.input.references)
+      yield* countLimit(limits.messages, send.me)
+      return messageView(yield* postMessage(thread, send.me, send.input.body, references))
     })
   )
+
+/**
+ * Concurrent sends go through one group commit (`groupCommit`): the busiest write of the
+ * marketplace pays a transaction and a round trip per statement once per batch, not per message.
+ * Inside a transaction, or for an automation's command (its events carry their cause), a send
+ * runs alone.
+ */
+const sendGrouped = groupCommit<Send, MessageView, SendError>({
+  maxBatch: 64,
+  maxConcurrent: 2,
+  alone: sendAlone,
+  batch: (sends) => idempotentBatch(sends, sendCommand, MessageViewSchema, sendClaimed)
+})
+
+/** `messages.send`: a message in a thread the caller takes part in, once per `requestUuid`. */
+export const sendMessage = (actor: Actor, input: SendInput): Effect.Effect<MessageView, SendError | SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const send: Send = { me: actor.profileUuid, input, hash: yield* commandHash("messages.send", input) }
+    return yield* (yield* FiberRef.get(currentAutomationCause)) === undefined ? sendGrouped(send) : sendAlone(send)
+  })
 
 const positionOf = (cursor: string | undefined) => Effect.map(decodeCursor(cursor), Option.getOrUndefined)
 

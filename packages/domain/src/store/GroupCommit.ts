@@ -1,0 +1,108 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Deferred, Effect, Exit, Option } from "effect"
+
+/** What a batch answers for one of its items: the item's own outcome, or `runAlone`. */
+export type BatchOutcome<A, E> = Exit.Exit<A, E> | typeof runAlone
+
+/**
+ * The item did not take part in the batch (its `requestUuid` was already claimed, by an earlier
+ * request or by another item of the same batch): it runs by itself after the batch committed,
+ * through the command's single path, which answers a retry with the stored result.
+ */
+export const runAlone: unique symbol = Symbol("runAlone")
+
+export interface GroupCommitOf<I, A, E> {
+  /**
+   * The command for a batch of items, in one transaction (the group commit opens it): one
+   * outcome per item, in the items' order. A failure of an item must leave nothing of that item
+   * written; a `SqlError` fails the whole batch, whose items then run alone.
+   */
+  readonly batch: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, SqlClient.SqlClient>
+  /** The same command for one item in its own transaction: the path inside transactions and after a failed batch. */
+  readonly alone: (item: I) => Effect.Effect<A, E | SqlError, SqlClient.SqlClient>
+  /** At most this many items in one transaction. */
+  readonly maxBatch: number
+  /** At most this many batches at once per database client. */
+  readonly maxConcurrent: number
+}
+
+interface Waiting<I, A, E> {
+  readonly item: I
+  readonly answer: Deferred.Deferred<A, E | SqlError>
+}
+
+interface State<I, A, E> {
+  readonly queue: Array<Waiting<I, A, E>>
+  running: number
+}
+
+/**
+ * Group commit (as databases do for their log): requests of one command that arrive while a
+ * batch is in flight wait and then go together in the next transaction, with multi-row
+ * statements, so a statement's round trip, a transaction's BEGIN/COMMIT and its log flush are
+ * paid per batch rather than per request. Under no load a batch is one item and runs at once;
+ * under load the batch is whatever queued meanwhile (up to `maxBatch`), so no timer adds latency.
+ *
+ * A caller inside a transaction (an approval commit, an automation, a test's rolled-back world)
+ * runs alone in it: its writes must belong to that transaction. A batch that fails with a
+ * `SqlError` (a deadlock, a lost connection) wrote nothing; each of its items then runs alone,
+ * and its own result or error answers it. A batch runs in its own fiber: a request that goes away
+ * does not cancel the others' transaction (its `requestUuid` answers a retry).
+ */
+export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
+  const states = new WeakMap<SqlClient.SqlClient, State<I, A, E>>()
+  const answerAlone = (waiting: Waiting<I, A, E>) =>
+    Effect.flatMap(Effect.exit(of.alone(waiting.item)), (exit) => Deferred.done(waiting.answer, exit))
+
+  const runBatch = (sql: SqlClient.SqlClient, batch: ReadonlyArray<Waiting<I, A, E>>) =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(sql.withTransaction(of.batch(batch.map((waiting) => waiting.item))))
+      if (Exit.isFailure(exit)) {
+        // Nothing of the batch committed: each item on its own, which answers it with its own
+        // result or error (a database that is down fails each of them as it failed the batch).
+        yield* Effect.forEach(batch, answerAlone, { concurrency: "unbounded", discard: true })
+        return
+      }
+      const alone: Array<Waiting<I, A, E>> = []
+      batch.forEach((waiting, index) => {
+        const outcome = exit.value[index]
+        if (outcome === undefined || outcome === runAlone) alone.push(waiting)
+        else Deferred.unsafeDone(waiting.answer, outcome)
+      })
+      yield* Effect.forEach(alone, answerAlone, { concurrency: "unbounded", discard: true })
+    })
+
+  const drain = (sql: SqlClient.SqlClient, state: State<I, A, E>): Effect.Effect<void, never, SqlClient.SqlClient> =>
+    Effect.suspend(() => {
+      const batch = state.queue.splice(0, of.maxBatch)
+      if (batch.length === 0) {
+        state.running--
+        return Effect.void
+      }
+      return Effect.zipRight(
+        runBatch(sql, batch).pipe(
+          Effect.catchAllCause((cause) => Effect.forEach(batch, (waiting) => Deferred.failCause(waiting.answer, cause), { discard: true }))
+        ),
+        drain(sql, state)
+      )
+    })
+
+  return (item: I): Effect.Effect<A, E | SqlError, SqlClient.SqlClient> =>
+    Effect.gen(function*() {
+      if (Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) return yield* of.alone(item)
+      const sql = yield* SqlClient.SqlClient
+      let state = states.get(sql)
+      if (state === undefined) {
+        state = { queue: [], running: 0 }
+        states.set(sql, state)
+      }
+      const answer = yield* Deferred.make<A, E | SqlError>()
+      state.queue.push({ item, answer })
+      if (state.running < of.maxConcurrent) {
+        state.running++
+        yield* Effect.forkDaemon(drain(sql, state).pipe(Effect.uninterruptible))
+      }
+      return yield* Deferred.await(answer)
+    })
+}
