@@ -4,7 +4,8 @@
 // a bare node:http + pg server running the same statements (session lookup included), in the same
 // run (order: baseline, host, baseline). Then messages.send sustained through the host by 100
 // senders, with a worker process sequencing the events, and the time until every message's
-// event has its position.
+// event has its position; beside it the bare server running one transaction per message (the
+// statements of a send alone), what the design before the host's group commit allowed.
 //
 // BENCH_RELATIONS_SCALE (default 1) scales the generated data (0.1: 100k relations, 500k messages).
 import { spawn } from "node:child_process"
@@ -192,8 +193,8 @@ export const run = async (ctx) => {
     body: JSON.stringify({ requestUuid: randomUUID(), threadUuid: seeded.senders[0].thread, body: "Проверка" })
   })
   if (probe.status !== 200) throw new Error(`messages.send answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`)
-  // The same load on the bare server running the host's send transaction statement for statement:
-  // what this machine allows at all, before any host overhead.
+  // The same load on the bare server running a send alone, one transaction per message (the host
+  // commits concurrent sends together): what that design allows here.
   const bare = await ctx.measure({ label: "messages.send baseline", url: baseline.url, server: baseline, requests })
   const sent = await ctx.measure({ label: "messages.send host", url: host.url, server: host, requests })
   ctx.printTable([bare, sent])
@@ -210,7 +211,7 @@ export const run = async (ctx) => {
   log(`  messages.send: ${sent.requestsPerSecond.toFixed(0)} /s sustained (target ≥ 1000: ${sent.requestsPerSecond >= 1000 ? "met" : "NOT met"}), ` +
     `p99 ${sent.latencyP99.toFixed(1)} ms, ${sent.non2xx} non-2xx; ${stored} messages stored, ${sequenced} events sequenced, ` +
     `the last one ${lagSeconds.toFixed(1)} s after the load ended; server CPU/req ${micros(sent.serverCpuPerRequest)}`)
-  log(`  messages.send baseline (bare node:http + pg, the same statements): ${bare.requestsPerSecond.toFixed(0)} /s, server CPU/req ` +
+  log(`  messages.send baseline (bare node:http + pg, one transaction per message): ${bare.requestsPerSecond.toFixed(0)} /s, server CPU/req ` +
     `${micros(bare.serverCpuPerRequest)}; host/baseline ${(sent.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}`)
   return { scale: SCALE, seedSeconds, busy: seeded.counts, reads: results, send: { ...sent, stored, sequenced, lagSeconds, baseline: bare } }
 }
