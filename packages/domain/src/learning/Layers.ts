@@ -6,7 +6,7 @@ import { appendAudit } from "./Audit.js"
 import { versionNodes, type VersionPin } from "./CourseRepository.js"
 import { GradeFrozen } from "./LearningErrors.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
-import { setStatus, submissionEvent } from "./Submissions.js"
+import { setStatus, submissionEvents } from "./Submissions.js"
 import { submissionAllows } from "./SubmissionMachine.js"
 import { effectiveLayer, layerColumns, type LayerRow, layersOf, loadSubmission, type SubmissionRow } from "./SubmissionViews.js"
 
@@ -172,10 +172,12 @@ const settle = (
       (seenBefore === undefined || seenBefore.points !== seenAfter.points || seenBefore.verdict !== seenAfter.verdict ||
         seenBefore.passed !== seenAfter.passed)
     if (emit && changed) {
-      yield* submissionEvent("learning.submission.graded", submission)
+      const graded = submission
       if (seenAfter.passed && seenBefore?.passed !== true) {
         if (submissionAllows("grade.accept", submission.status)) submission = yield* setStatus(submission.uuid, "grade.accept")
-        yield* submissionEvent("learning.submission.accepted", submission)
+        yield* submissionEvents([["learning.submission.graded", graded], ["learning.submission.accepted", submission]])
+      } else {
+        yield* submissionEvents([["learning.submission.graded", graded]])
       }
     }
     return { layer, submission, before, after } satisfies LayerChange

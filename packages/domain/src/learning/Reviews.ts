@@ -26,7 +26,7 @@ import {
 } from "./ReviewAssignments.js"
 import { Review, ReviewAssignment, ReviewDraft, type ReviewOutcome, ReviewWorkspace } from "./ReviewModel.js"
 import { recordStepProgress } from "./StepStates.js"
-import { setStatus, submissionEvent } from "./Submissions.js"
+import { setStatus, submissionEvents } from "./Submissions.js"
 import { submissionAllows } from "./SubmissionMachine.js"
 import { layersOf, loadSubmission, type SubmissionRow, viewOf } from "./SubmissionViews.js"
 import { Submission } from "./StepModel.js"
@@ -454,8 +454,10 @@ const releaseDecision = (context: ReviewContext, row: AssignmentRow, byProfileUu
       emit: false
     })
     const moved = yield* setStatus(submission.uuid, trigger, { graded: true })
-    yield* submissionEvent("learning.submission.graded", moved)
-    if (decision.outcome === "accept") yield* submissionEvent("learning.submission.accepted", moved)
+    yield* submissionEvents([
+      ["learning.submission.graded", moved],
+      ...(decision.outcome === "accept" ? [["learning.submission.accepted", moved] as const] : [])
+    ])
     if (decision.outcome === "revise") {
       yield* appendEvent({
         type: "learning.revision.requested",

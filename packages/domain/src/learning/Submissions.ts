@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
-import { appendEvent } from "../store/Outbox.js"
+import { appendEvent, appendEvents, type NewEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { once } from "./Courses.js"
 import { stepDates } from "./Dates.js"
@@ -51,21 +51,29 @@ export const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { rea
     )
   })
 
-export const submissionEvent = (type: "learning.submission.graded" | "learning.submission.accepted", row: SubmissionRow) =>
-  appendEvent({
-    type,
-    aggregate: { kind: "learning_submission", uuid: row.uuid, revision: row.revision },
-    data: { objectUuid: row.uuid, status: type === "learning.submission.accepted" ? "accepted" : "graded" },
-    context: {
-      profileUuid: row.profile_uuid,
-      audience: [row.profile_uuid],
-      courseUuid: row.course_uuid,
-      runUuid: row.run_uuid,
-      enrollmentUuid: row.enrollment_uuid,
-      nodeKey: row.node_key,
-      submissionUuid: row.uuid
-    }
-  })
+type SubmissionEventType = "learning.submission.graded" | "learning.submission.accepted"
+
+/** `learning.submission.graded` or `.accepted` of a submission row, as the outbox takes it. */
+const submissionEventOf = (type: SubmissionEventType, row: SubmissionRow): NewEvent => ({
+  type,
+  aggregate: { kind: "learning_submission", uuid: row.uuid, revision: row.revision },
+  data: { objectUuid: row.uuid, status: type === "learning.submission.accepted" ? "accepted" : "graded" },
+  context: {
+    profileUuid: row.profile_uuid,
+    audience: [row.profile_uuid],
+    courseUuid: row.course_uuid,
+    runUuid: row.run_uuid,
+    enrollmentUuid: row.enrollment_uuid,
+    nodeKey: row.node_key,
+    submissionUuid: row.uuid
+  }
+})
+
+export const submissionEvent = (type: SubmissionEventType, row: SubmissionRow) => appendEvent(submissionEventOf(type, row))
+
+/** Several submission events in one statement (graded and accepted of one write). */
+export const submissionEvents = (events: ReadonlyArray<readonly [SubmissionEventType, SubmissionRow]>) =>
+  appendEvents(events.map(([type, row]) => submissionEventOf(type, row)))
 
 const round2 = (value: number) => Math.round(value * 100) / 100
 
@@ -115,8 +123,10 @@ export const applyCheckResult = (
     }
     // graded → accepted (both moves of the table) in one write; each event carries its own revision.
     const accepted = yield* setStatus(row.uuid, options.trigger, { graded: true, then: "grade.accept" })
-    yield* submissionEvent("learning.submission.graded", { ...accepted, revision: accepted.revision - 1 })
-    yield* submissionEvent("learning.submission.accepted", accepted)
+    yield* submissionEvents([
+      ["learning.submission.graded", { ...accepted, revision: accepted.revision - 1 }],
+      ["learning.submission.accepted", accepted]
+    ])
     return { row: accepted, layers, progress: "completed" as const }
   })
 
