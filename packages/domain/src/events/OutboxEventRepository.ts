@@ -47,13 +47,17 @@ export interface NewOutboxEvent {
 }
 
 
-/** Inserts unsequenced rows (no position yet) in the caller's transaction, in one statement; returns their uuids in order. */
+/**
+ * Inserts unsequenced rows (no position yet) in the caller's transaction, in one statement, in the
+ * given order (their `append_order`, the order within the transaction); returns their uuids.
+ */
 export const insertOutboxEvents = (
   events: ReadonlyArray<NewOutboxEvent>
 ): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = events.map((event) => ({
+    const rows = events.map((event, ord) => ({
+      ord,
       uuid: randomUUID(),
       type: event.type,
       schema_version: event.schemaVersion,
@@ -65,8 +69,10 @@ export const insertOutboxEvents = (
     }))
     yield* sql`
       INSERT INTO outbox_events (uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(uuid uuid, type text, schema_version integer,
-        aggregate_kind text, aggregate_uuid uuid, aggregate_revision integer, data jsonb, context jsonb)`
+      SELECT uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(ord int, uuid uuid, type text, schema_version integer,
+        aggregate_kind text, aggregate_uuid uuid, aggregate_revision integer, data jsonb, context jsonb)
+      ORDER BY ord`
     return rows.map((row) => row.uuid)
   })
 

@@ -27,6 +27,9 @@ export interface GroupCommitOf<I, A, E> {
   readonly maxConcurrent: number
 }
 
+/** How long a batch waits for a row or key lock held by another transaction before its items run alone. */
+export const batchLockTimeoutMs = 500
+
 interface Waiting<I, A, E> {
   readonly item: I
   readonly answer: Deferred.Deferred<A, E | SqlError>
@@ -46,31 +49,39 @@ interface State<I, A, E> {
  *
  * A caller inside a transaction (an approval commit, an automation, a test's rolled-back world)
  * runs alone in it: its writes must belong to that transaction. A batch that fails with a
- * `SqlError` (a deadlock, a lost connection) wrote nothing; each of its items then runs alone,
- * and its own result or error answers it. A batch runs in its own fiber: a request that goes away
- * does not cancel the others' transaction (its `requestUuid` answers a retry).
+ * `SqlError` (a deadlock, a lost connection, a lock held elsewhere beyond `batchLockTimeoutMs`)
+ * wrote nothing; each of its items then runs alone, in a fiber of its own, and its own result or
+ * error answers it. A batch runs in its own fiber: a request that goes away does not cancel the
+ * others' transaction (its `requestUuid` answers a retry).
  */
 export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
   const states = new WeakMap<SqlClient.SqlClient, State<I, A, E>>()
+  // An item alone runs in a fiber of its own: it may wait on a lock as long as a single command
+  // would, without holding up the batches behind it.
   const answerAlone = (waiting: Waiting<I, A, E>) =>
-    Effect.flatMap(Effect.exit(of.alone(waiting.item)), (exit) => Deferred.done(waiting.answer, exit))
+    Effect.forkDaemon(Effect.flatMap(Effect.exit(of.alone(waiting.item)), (exit) => Deferred.done(waiting.answer, exit)))
 
   const runBatch = (sql: SqlClient.SqlClient, batch: ReadonlyArray<Waiting<I, A, E>>) =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(sql.withTransaction(of.batch(batch.map((waiting) => waiting.item))))
+      const exit = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
+        // Every request queued behind a batch waits for it: a batch gives up on a lock held
+        // elsewhere (an open transaction on one of its rows) rather than stall them all.
+        sql`SET LOCAL lock_timeout = ${sql.literal(`'${batchLockTimeoutMs}ms'`)}`,
+        of.batch(batch.map((waiting) => waiting.item))
+      )))
       if (Exit.isFailure(exit)) {
         // Nothing of the batch committed: each item on its own, which answers it with its own
         // result or error (a database that is down fails each of them as it failed the batch).
-        yield* Effect.forEach(batch, answerAlone, { concurrency: "unbounded", discard: true })
+        yield* Effect.forEach(batch, answerAlone, { discard: true })
         return
       }
-      const alone: Array<Waiting<I, A, E>> = []
       batch.forEach((waiting, index) => {
         const outcome = exit.value[index]
-        if (outcome === undefined || outcome === runAlone) alone.push(waiting)
-        else Deferred.unsafeDone(waiting.answer, outcome)
+        if (outcome !== undefined && outcome !== runAlone) Deferred.unsafeDone(waiting.answer, outcome)
       })
-      yield* Effect.forEach(alone, answerAlone, { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(batch.filter((_, index) => exit.value[index] === undefined || exit.value[index] === runAlone), answerAlone, {
+        discard: true
+      })
     })
 
   const drain = (sql: SqlClient.SqlClient, state: State<I, A, E>): Effect.Effect<void, never, SqlClient.SqlClient> =>
@@ -97,12 +108,16 @@ export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
         state = { queue: [], running: 0 }
         states.set(sql, state)
       }
+      const queued = state
       const answer = yield* Deferred.make<A, E | SqlError>()
-      state.queue.push({ item, answer })
-      if (state.running < of.maxConcurrent) {
-        state.running++
-        yield* Effect.forkDaemon(drain(sql, state).pipe(Effect.uninterruptible))
-      }
+      // Queued and, when a slot is free, a drain started, in one step an interruption of the
+      // request cannot split (a slot counted without its drain would be lost for good).
+      yield* Effect.uninterruptible(Effect.suspend(() => {
+        queued.queue.push({ item, answer })
+        if (queued.running >= of.maxConcurrent) return Effect.void
+        queued.running++
+        return Effect.asVoid(Effect.forkDaemon(drain(sql, queued).pipe(Effect.uninterruptible)))
+      }))
       return yield* Deferred.await(answer)
     })
 }

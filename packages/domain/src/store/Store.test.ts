@@ -206,8 +206,16 @@ describe("group commit", () => {
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`INSERT INTO writes (label) VALUES (${label}) RETURNING n`).pipe(
       Effect.map((rows) => rows[0]!.n)
     )
+  // "locked:<widget>" waits for that widget's row lock first, as a send waits for its thread.
+  const lockWidgets = (labels: ReadonlyArray<string>) => {
+    const widgets = labels.filter((label) => label.startsWith("locked:")).map((label) => label.slice("locked:".length))
+    return widgets.length === 0
+      ? Effect.void
+      : Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM widgets WHERE ${sql.in("uuid", widgets)} ORDER BY uuid FOR UPDATE`)
+  }
   const alone = (write: Write) =>
     idempotent({ ...commandOf(write), request: { label: write.label }, result: Schema.Number }, Effect.gen(function*() {
+      yield* lockWidgets([write.label])
       const n = yield* insert(write.label)
       if (write.label.startsWith("refused")) return yield* new NotFound({ message: `refused ${n}` })
       return n
@@ -223,6 +231,7 @@ describe("group commit", () => {
           batches.push(claimed.length)
           const sql = yield* SqlClient.SqlClient
           if (claimed.some((write) => write.label === "explode")) yield* sql`SELECT 1 / 0`
+          yield* lockWidgets(claimed.map((write) => write.label))
           const rows = yield* sql<{ n: number; label: string }>`INSERT INTO writes (label)
             SELECT label FROM jsonb_array_elements_text(${JSON.stringify(claimed.map((write) => write.label))}::jsonb) AS label
             RETURNING n, label`
@@ -277,6 +286,39 @@ describe("group commit", () => {
     expect(results.every((n) => typeof n === "number")).toBe(true)
     expect((await labelled("survivor-")).map((row) => row.label).sort()).toEqual(writes.slice(1).map((w) => w.label).sort())
     expect(await labelled("explode")).toHaveLength(1)
+  })
+
+  it("does not hold up other commands behind a lock held elsewhere: the batch gives up on it and its items wait alone", async () => {
+    const widget = await run(newWidget("held"))
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let locked!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    // Another transaction holds the widget's row for 2 s.
+    const holder = run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT 1 FROM widgets WHERE uuid = ${widget} FOR UPDATE`
+        locked()
+        yield* Effect.promise(() => released)
+      }))))
+    await isLocked
+    // Apart in time, so that each takes a batch slot of its own.
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 100))
+    const waiting = [run(add(write(`locked:${widget}`)))]
+    await pause()
+    waiting.push(run(add(write(`locked:${widget}`))))
+    await pause()
+    const started = Date.now()
+    const other = await run(add(write("unrelated-while-locked")))
+    const otherMs = Date.now() - started
+    setTimeout(release, 2000)
+    await holder
+    const answers = await Promise.all(waiting)
+    expect(typeof other).toBe("number")
+    // Both slots' batches waited on the row at most the batch lock timeout, not the holder's 2 s.
+    expect(otherMs).toBeLessThan(1500)
+    expect(answers.every((n) => typeof n === "number")).toBe(true)
+    expect(await labelled(`locked:${widget}`)).toHaveLength(2)
   })
 
   it("runs inside the caller's transaction when there is one, and rolls back with it", async () => {

@@ -121,8 +121,12 @@ export const lockThreadsOf = (
     Effect.gen(function*() {
       // `= ANY(ARRAY(…))`: an index scan whatever the batch's size (a join with the batch's rows,
       // whose count the planner cannot know, may scan the whole table).
+      // Only threads one of the callers takes part in are locked (each entry is checked below).
+      const mes = JSON.stringify([...new Set(wanted.map((w) => w.me))])
       const rows = yield* sql`SELECT ${sql.literal(threadColumns)} FROM threads t
         WHERE t.uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(wanted.map((w) => w.threadUuid))}::jsonb)::uuid))
+          AND (t.low_profile_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${mes}::jsonb)::uuid))
+            OR t.high_profile_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${mes}::jsonb)::uuid)))
         ORDER BY t.uuid FOR UPDATE`
       const byUuid = new Map<string, ThreadRow>()
       for (const row of rows) {
