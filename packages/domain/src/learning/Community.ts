@@ -24,7 +24,20 @@ import {
 } from "./CommunityModel.js"
 import { loadCourse, loadVersion } from "./CourseRepository.js"
 import { once } from "./Courses.js"
-import { atomScope, decide, enrollmentGroupUuids, enrollmentTarget, holdsAtom, reachesAny, requireCourseGroup, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
+import {
+  atomScope,
+  decide,
+  enrollmentGroupUuids,
+  enrollmentTarget,
+  holdsAtom,
+  inGroups,
+  reachesAny,
+  requireCourseGroup,
+  scopeReach,
+  type StaffRole,
+  staffRoles,
+  standingOn
+} from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { type Transition, transitionTo } from "./Transitions.js"
 
@@ -492,13 +505,9 @@ export const staffListThreads = (
     return yield* threadPage(conditions, filter, () => "staff", actor.profileUuid)
   })
 
-/** The records whose enrollment is a member of one of the groups. */
-const inGroups = (sql: SqlClient.SqlClient, enrollmentColumn: Fragment, groups: ReadonlyArray<string>) =>
-  sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = ${enrollmentColumn} AND gm.group_uuid IN ${sql.in([...groups])})`
-
 /**
- * The records in a staff scope: course-wide all, else those of its runs or of its groups' members;
- * narrowed to one run when named (a run outside the runs leaves only its group members).
+ * The records in a staff scope (`scopeReach`), narrowed to one run when named (a run outside the
+ * runs leaves only its group members).
  */
 const inScope = (
   sql: SqlClient.SqlClient,
@@ -507,10 +516,7 @@ const inScope = (
   enrollmentColumn: Fragment,
   runUuid: string | undefined
 ) => {
-  const reach = scope.course
-    ? sql`TRUE`
-    : sql`(${scope.runs.length > 0 ? sql`${runColumn} IN ${sql.in([...scope.runs])}` : sql`FALSE`}
-        OR ${scope.groups.length > 0 ? inGroups(sql, enrollmentColumn, scope.groups) : sql`FALSE`})`
+  const reach = scopeReach(sql, scope, runColumn, enrollmentColumn)
   return runUuid !== undefined ? sql`${runColumn} = ${runUuid} AND ${reach}` : reach
 }
 

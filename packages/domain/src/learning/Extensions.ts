@@ -13,7 +13,7 @@ import { changedNodeKeys, type StepDates, stepDates } from "./Dates.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { loadCourse } from "./CourseRepository.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
-import { atomScope, type CourseOperation, decide, standingOn } from "./Permissions.js"
+import { atomScope, type CourseOperation, decide, scopeReach, standingOn } from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 
@@ -399,13 +399,11 @@ export const courseExtensions = (
     const scope = atomScope(standing.assignments, "dates_grant")
     const refusal = decide("learning.extensions.course_list", courseFacts(course), standing, { runUuid: query.runUuid })
     if (refusal !== undefined && scope.groups.length === 0) return yield* refusal
-    const reach = scope.course ? sql`` : sql`AND (${scope.runs.length > 0 ? sql`x.run_uuid IN ${sql.in([...scope.runs])}` : sql`FALSE`}
-      OR ${scope.groups.length > 0 ? sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = x.enrollment_uuid
-        AND gm.group_uuid IN ${sql.in([...scope.groups])})` : sql`FALSE`})`
+    const reach = scopeReach(sql, scope, sql`x.run_uuid`, sql`x.enrollment_uuid`)
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const rows = yield* sql<ExtensionRow & { position: string }>`SELECT ${sql.literal(columns)}, x.created_at::text AS position
-      FROM learning_extension_requests x WHERE x.course_uuid = ${courseUuid} ${reach}
+      FROM learning_extension_requests x WHERE x.course_uuid = ${courseUuid} AND ${reach}
         ${query.status !== undefined ? sql`AND x.status = ${query.status}` : sql``}
         ${query.runUuid !== undefined ? sql`AND x.run_uuid = ${query.runUuid}` : sql``}
         ${position._tag === "Some" ? sql`AND (x.created_at, x.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { Forbidden, NotFound } from "../api/ApiError.js"
@@ -249,6 +250,25 @@ export const atomScope = (
     groups: holding.flatMap((assignment) => assignment.groupUuid !== null ? [assignment.groupUuid] : [])
   }
 }
+
+/** The records whose enrollment (`enrollmentColumn`) is a member of one of the groups, as SQL. */
+export const inGroups = (sql: SqlClient.SqlClient, enrollmentColumn: Fragment, groups: ReadonlyArray<string>): Fragment =>
+  sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = ${enrollmentColumn} AND gm.group_uuid IN ${sql.in([...groups])})`
+
+/**
+ * The records a scope of `atomScope` (or `staffScope`) reaches, as SQL over their run and
+ * enrollment columns: course-wide all, else those of its runs and of its groups' members.
+ */
+export const scopeReach = (
+  sql: SqlClient.SqlClient,
+  scope: { readonly course: boolean; readonly runs: ReadonlyArray<string>; readonly groups: ReadonlyArray<string> },
+  runColumn: Fragment,
+  enrollmentColumn: Fragment
+): Fragment =>
+  scope.course
+    ? sql`TRUE`
+    : sql`(${scope.runs.length > 0 ? sql`${runColumn} IN ${sql.in([...scope.runs])}` : sql`FALSE`}
+        OR ${scope.groups.length > 0 ? inGroups(sql, enrollmentColumn, scope.groups) : sql`FALSE`})`
 
 /** Whether a scope of `atomScope` (or `staffScope`) reaches anything at all. */
 export const reachesAny = (scope: { readonly course: boolean; readonly runs: ReadonlyArray<string>; readonly groups: ReadonlyArray<string> }): boolean =>

@@ -297,6 +297,59 @@ describe("staff review: claim, draft, decide, release", () => {
   })
 })
 
+describe("group-scoped review staff", () => {
+  it("a group-scoped reviewer's queue and reviews, and a group-scoped instructor's reviews, hold the group's learners only", async () => {
+    const course = await setup()
+    const inside = await learnerIn(course.runUuid, "В группе")
+    const outside = await learnerIn(course.runUuid, "Вне группы")
+    const group = ok<{ uuid: string; revision: number }>(await m.invoke("learning.groups.create", owner, {
+      path: { run: course.runUuid },
+      payload: command({ name: "Секция 1", kind: "section", visibility: "separate", assignment: "manual" })
+    }))
+    ok(await m.invoke("learning.groups.members", owner, {
+      path: { group: group.uuid },
+      payload: command({ expectedRevision: group.revision, add: [inside.enrollment], remove: [] })
+    }))
+    const scoped = async (role: "reviewer" | "instructor", name: string) => {
+      const profile = await m.profile({ name })
+      const assigned = ok<{ uuid: string }>(await m.invoke("learning.staff.assign", owner, {
+        path: { course: course.courseUuid },
+        payload: command({ profileUuid: profile.profileUuid, role, scope: { groupUuid: group.uuid } })
+      }))
+      ok(await m.invoke("learning.staff.accept", profile, { path: { assignment: assigned.uuid }, payload: command({ expectedRevision: 1 }) }))
+      return profile
+    }
+    const reviewer = await scoped("reviewer", "Рецензент секции")
+    const instructor = await scoped("instructor", "Преподаватель секции")
+    const mine = ok<Submission>(await submit(inside.learner, inside.enrollment, "essay", "Эссе из группы"))
+    const theirs = ok<Submission>(await submit(outside.learner, outside.enrollment, "essay", "Эссе не из группы"))
+    const queue = async (actor: SessionActor) =>
+      ok<{ items: Array<ReviewAssignment> }>(await m.invoke("learning.reviews.assignment_list", actor, { path: { course: course.courseUuid } }))
+        .items.map((a) => a.submissionUuid)
+    expect(await queue(reviewer)).toEqual([mine.uuid])
+    expect((await queue(owner)).sort()).toEqual([mine.uuid, theirs.uuid].sort())
+    // Decided reviews: the reviewer sees its own; the group's instructor every review of the group's learners.
+    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer, { path: { submission: mine.uuid }, payload: command() }))
+    ok(await m.invoke("learning.reviews.decide", reviewer, {
+      path: { submission: mine.uuid },
+      payload: command({ expectedRevision: claimed.revision, outcome: "accept", points: 8, rubric: [{ criterion: "Ясность", points: 8 }], comment: "Хорошо" })
+    }))
+    // Another learner's submission is not the group reviewer's to see.
+    expect(refused(await m.invoke("learning.reviews.claim", reviewer, { path: { submission: theirs.uuid }, payload: command() }))).toEqual([404, "not_found"])
+    const other = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", owner, { path: { submission: theirs.uuid }, payload: command() }))
+    ok(await m.invoke("learning.reviews.decide", owner, {
+      path: { submission: theirs.uuid },
+      payload: command({ expectedRevision: other.revision, outcome: "accept", points: 7, rubric: [{ criterion: "Ясность", points: 7 }], comment: "Неплохо" })
+    }))
+    const reviews = async (actor: SessionActor) =>
+      ok<{ items: Array<{ submissionUuid: string }> }>(await m.invoke("learning.reviews.list", actor, { path: { course: course.courseUuid } }))
+        .items.map((r) => r.submissionUuid)
+    expect(await reviews(reviewer)).toEqual([mine.uuid])
+    expect(await reviews(instructor)).toEqual([mine.uuid])
+    expect((await reviews(owner)).sort()).toEqual([mine.uuid, theirs.uuid].sort())
+  })
+})
+
 describe("peer review", () => {
   it("shows pseudonyms only; a learner cannot claim their own submission; peers review once they submitted", async () => {
     const course = await setup()

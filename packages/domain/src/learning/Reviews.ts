@@ -11,7 +11,7 @@ import { stepDates } from "./Dates.js"
 import { appendScoreLayer, effectiveOf, requireGradesOpen, submissionNode } from "./Layers.js"
 import { AlreadyClaimed, ConflictOfInterest, NotEligible } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
-import { type Assignment, atomScope, holdsAtom, standingOn } from "./Permissions.js"
+import { type Assignment, atomScope, covers, enrollmentTarget, holdsAtom, reachesAny, scopeReach, staffScope, standingOn } from "./Permissions.js"
 import {
   actorMay,
   assignmentAllows,
@@ -62,9 +62,6 @@ interface ReviewContext {
   readonly peer: boolean
 }
 
-const inRunScope = (assignments: ReadonlyArray<Assignment>, runUuid: string) =>
-  assignments.filter((a) => a.groupUuid === null && (a.runUuid === null || a.runUuid === runUuid))
-
 const noSubmission = (uuid: string) => new NotFound({ message: `No submission ${uuid}` })
 
 /**
@@ -77,7 +74,9 @@ const reviewContext = (actor: Actor, submissionUuid: string, options: { readonly
     const sql = yield* SqlClient.SqlClient
     const submission = yield* loadSubmission(submissionUuid, options)
     const standing = yield* standingOn(actor, submission.course_uuid)
-    const scoped = inRunScope(standing.assignments, submission.run_uuid)
+    // The submission's run, and its enrollment's groups for group-scoped staff.
+    const target = yield* enrollmentTarget(standing.assignments, { uuid: submission.enrollment_uuid, runUuid: submission.run_uuid })
+    const scoped = standing.assignments.filter((assignment) => covers(assignment, target))
     const author = submission.profile_uuid === actor.profileUuid
     const [enrolled] = author ? [] : yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments
       WHERE run_uuid = ${submission.run_uuid} AND profile_uuid = ${actor.profileUuid} AND status IN ('active', 'paused', 'completed')`
@@ -88,8 +87,8 @@ const reviewContext = (actor: Actor, submissionUuid: string, options: { readonly
       assignments: standing.assignments,
       author,
       instructor: scoped.some((a) => a.role === "owner" || a.role === "instructor"),
-      reviewer: holdsAtom(standing.assignments, "review", { runUuid: submission.run_uuid }),
-      releaser: holdsAtom(standing.assignments, "grades_release", { runUuid: submission.run_uuid }),
+      reviewer: holdsAtom(standing.assignments, "review", target),
+      releaser: holdsAtom(standing.assignments, "grades_release", target),
       staff: scoped.length > 0,
       peer: !author && (enrolled?.n ?? 0) > 0
     }
@@ -151,6 +150,9 @@ const dueAfter = (node: CourseNode | undefined) => new Date(Date.now() + dueHour
 
 // ---- reads -------------------------------------------------------------------------------------
 
+/** The enrollment of a review assignment (alias `a`): its submission's. */
+const submissionEnrollment = (sql: SqlClient.SqlClient) => sql`(SELECT sub.enrollment_uuid FROM learning_submissions sub WHERE sub.uuid = a.submission_uuid)`
+
 /** learning.reviews.assignment: staff see every assignment; a peer holder theirs (pseudonyms); the learner the status only. */
 export const submissionAssignments = (actor: Actor, submissionUuid: string) =>
   Effect.gen(function*() {
@@ -199,13 +201,14 @@ export const listAssignments = (
     yield* courseFor(actor, "learning.reviews.assignment_list", courseUuid, { lock: false })
     const standing = yield* standingOn(actor, courseUuid)
     const scope = atomScope(standing.assignments, "review")
-    const staff = scope.course || scope.runs.length > 0
+    const staff = reachesAny(scope)
     if (!staff && !standing.learner) return yield* new Forbidden({ message: "The review queue is for reviewers" })
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const me = actor.profileUuid
+    // Staff see the assignments of their scope: the course, their runs, their groups' members.
     const visible = staff
-      ? scope.course ? sql`TRUE` : sql`a.run_uuid IN ${sql.in(scope.runs)}`
+      ? scopeReach(sql, scope, sql`a.run_uuid`, submissionEnrollment(sql))
       : sql`a.kind = 'peer' AND (a.reviewer_profile_uuid = ${me} OR (a.status = 'pooled' AND a.learner_profile_uuid <> ${me}
           AND a.run_uuid IN (SELECT run_uuid FROM learning_enrollments WHERE profile_uuid = ${me} AND status IN ('active', 'paused', 'completed'))))`
     const status = queueStatusCondition(sql, query.status)
@@ -259,15 +262,14 @@ export const listReviews = (
     yield* courseFor(actor, "learning.reviews.list", courseUuid, { lock: false })
     const standing = yield* standingOn(actor, courseUuid)
     const scope = atomScope(standing.assignments, "review")
-    if (!scope.course && scope.runs.length === 0) return yield* new Forbidden({ message: "Reviews are listed to reviewers, owners and instructors" })
-    const leads = standing.assignments.filter((a) => a.groupUuid === null && (a.role === "owner" || a.role === "instructor"))
-    const allRuns = leads.some((a) => a.runUuid === null)
-    const leadRuns = leads.flatMap((a) => (a.runUuid !== null ? [a.runUuid] : []))
-    // An owner or instructor sees every review in their scope; anyone else only the reviews they wrote.
-    const visible = allRuns
+    if (!reachesAny(scope)) return yield* new Forbidden({ message: "Reviews are listed to reviewers, owners and instructors" })
+    // An owner or instructor sees every review in their scope (course, runs, groups' members);
+    // anyone else only the reviews they wrote.
+    const leads = staffScope(standing.assignments.filter((a) => a.role === "owner" || a.role === "instructor"))
+    const visible = leads.course
       ? sql`TRUE`
-      : leadRuns.length > 0
-      ? sql`(a.run_uuid IN ${sql.in(leadRuns)} OR a.reviewer_profile_uuid = ${actor.profileUuid})`
+      : reachesAny(leads)
+      ? sql`(${scopeReach(sql, leads, sql`a.run_uuid`, submissionEnrollment(sql))} OR a.reviewer_profile_uuid = ${actor.profileUuid})`
       : sql`a.reviewer_profile_uuid = ${actor.profileUuid}`
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
