@@ -7,14 +7,16 @@ import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
-import { courseFor, once } from "./Courses.js"
+import { once } from "./Courses.js"
+import { loadCourse } from "./CourseRepository.js"
+import { courseFacts } from "./Staff.js"
 import { Appeal, type AppealT, type ReplacementOptionsT } from "./CorrectionsModel.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
 import { appendScoreLayer } from "./Layers.js"
 import { staffOnRecord } from "./Extensions.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
-import { holdsAtom, standingOn } from "./Permissions.js"
+import { atomScope, decide, holdsAtom, reachesAny, scopeReach, standingOn } from "./Permissions.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 import { effectiveLayer, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "./SubmissionViews.js"
 
@@ -367,11 +369,16 @@ export const courseAppeals = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* courseFor(actor, "learning.appeals.list", courseUuid, { lock: false })
+    const course = yield* loadCourse(courseUuid, { lock: false })
+    const standing = yield* standingOn(actor, courseUuid)
+    // Run- and group-scoped staff see the appeals of their runs and of their groups' members (LEARNING §3).
+    const scope = atomScope(standing.assignments, "appeals_resolve")
+    const refusal = decide("learning.appeals.list", courseFacts(course), standing, {})
+    if (refusal !== undefined && !reachesAny(scope)) return yield* refusal
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const rows = yield* sql<AppealRow & { position: string }>`SELECT ${sql.literal(columns)}, a.created_at::text AS position
-      FROM learning_appeals a WHERE a.course_uuid = ${courseUuid}
+      FROM learning_appeals a WHERE a.course_uuid = ${courseUuid} AND ${scopeReach(sql, scope, sql`a.run_uuid`, sql`a.enrollment_uuid`)}
         ${query.status !== undefined ? sql`AND a.status = ${query.status}` : sql``}
         ${query.nodeKey !== undefined ? sql`AND a.node_key = ${query.nodeKey}` : sql``}
         ${position._tag === "Some" ? sql`AND (a.created_at, a.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { enrollDirectly, ok, refused, step as textStep } from "../../test/learning.js"
+import { acceptedStaff, enrollDirectly, ok, refused, step as textStep } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import { appealTransitions } from "./Appeals.js"
@@ -322,6 +322,38 @@ const appealOf = (actor: SessionActor, submission: string, extra: Record<string,
   m.invoke("learning.appeals.create", actor, { path: { submission }, payload: { requestUuid: randomUUID(), reason: "Ответ верный по сути", ...extra } })
 const decideAppeal = (actor: SessionActor, appeal: AppealT, payload: Record<string, unknown>) =>
   m.invoke("learning.appeals.decide", actor, { path: { appeal: appeal.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: appeal.revision, comment: "", ...payload } })
+
+describe("appeals of a scope", () => {
+  it("lists a run-scoped or group-scoped instructor the appeals of its run or its group's members; others get 403", async () => {
+    const course = await setup()
+    const otherRun = await newRun(course.courseUuid)
+    const inRun = await learnerIn(course.runUuid)
+    const grouped = await learnerIn(course.runUuid)
+    const elsewhere = await learnerIn(otherRun)
+    const appealed = async (l: { learner: SessionActor; enrollment: string }) =>
+      ok<AppealT>(await appealOf(l.learner, (await submit(l.learner, l.enrollment, "quiz3", "41")).uuid)).uuid
+    const [a1, a2, a3] = [await appealed(inRun), await appealed(grouped), await appealed(elsewhere)]
+    const group = ok<{ uuid: string; revision: number }>(await m.invoke("learning.groups.create", owner, {
+      path: { run: course.runUuid },
+      payload: { requestUuid: randomUUID(), name: "Секция", kind: "section", visibility: "separate", assignment: "manual" }
+    }))
+    ok(await m.invoke("learning.groups.members", owner, {
+      path: { group: group.uuid },
+      payload: { requestUuid: randomUUID(), expectedRevision: group.revision, add: [grouped.enrollment], remove: [] }
+    }))
+    const runInstructor = (await acceptedStaff(m, owner, course.courseUuid, "instructor", { runUuid: otherRun })).profile
+    const groupInstructor = (await acceptedStaff(m, owner, course.courseUuid, "instructor", { groupUuid: group.uuid })).profile
+    const listed = async (actor: SessionActor) =>
+      ok<{ items: Array<{ uuid: string }> }>(await m.invoke("learning.appeals.list", actor, { path: { course: course.courseUuid }, urlParams: {} }))
+        .items.map((appeal) => appeal.uuid).sort()
+    expect(await listed(owner)).toEqual([a1, a2, a3].sort())
+    expect(await listed(runInstructor)).toEqual([a3])
+    expect(await listed(groupInstructor)).toEqual([a2])
+    // An assistant holds no appeals_resolve; a learner is no staff.
+    expect(refused(await m.invoke("learning.appeals.list", course.staff.assistant, { path: { course: course.courseUuid }, urlParams: {} }))).toEqual([403, "forbidden"])
+    expect(refused(await m.invoke("learning.appeals.list", inRun.learner, { path: { course: course.courseUuid }, urlParams: {} }))).toEqual([403, "forbidden"])
+  })
+})
 
 describe("appeals and regrade plans", () => {
   it("an appeal, its escalation, then a regrade plan: the effective score right at each step, the first layer unchanged", async () => {
