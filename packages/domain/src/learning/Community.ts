@@ -10,6 +10,7 @@ import { checkReferences } from "../relations/References.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
+import { uuidArray } from "../store/Rows.js"
 import { appendAudit } from "./Audit.js"
 import {
   type AuthorRole,
@@ -566,7 +567,7 @@ export const replyToThread = (
     const messageUuid = randomUUID()
     yield* sql`INSERT INTO learning_thread_messages (uuid, thread_uuid, author_profile_uuid, author_role, body, file_uuids)
       VALUES (${messageUuid}, ${row.uuid}, ${actor.profileUuid}, ${by}, ${input.body},
-        ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(files.map((file) => file.uuid))}::jsonb))::uuid[])`
+        ${uuidArray(sql, files.map((file) => file.uuid))})`
     yield* sql`UPDATE learning_threads SET status = ${to}, last_author_role = ${by}, message_count = message_count + 1,
         last_message_at = now(), resolved_at = NULL, resolved_by = NULL, revision = revision + 1, updated_at = now()
       WHERE uuid = ${row.uuid}`

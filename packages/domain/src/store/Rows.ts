@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Either, type Option, ParseResult, Schema } from "effect"
 import { fastDecoder, Unfit } from "./FastParse.js"
@@ -93,3 +94,11 @@ export const findOne = <IA, II, A, AI, E, R>(options: {
  * column is a type error. JSON columns take their text (`JSON.stringify`), which Postgres reads as jsonb.
  */
 export type ColumnValues<Row> = { readonly [K in keyof Row]?: string | number | boolean | null | Date }
+
+/**
+ * A list of uuids as a SQL `uuid[]`, passed as one JSON parameter (the same on node-postgres and
+ * PGlite). As the operand of `= ANY(…)` it gives an index scan whatever the list's length, where a
+ * join with the list's rows (which the planner counts as 100) may scan the whole table.
+ */
+export const uuidArray = (sql: SqlClient.SqlClient, uuids: ReadonlyArray<string>) =>
+  sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(uuids)}::jsonb)::uuid)`

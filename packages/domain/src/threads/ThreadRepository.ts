@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { ProfileType } from "../profiles/Profile.js"
 import type { PooledRead } from "../store/PooledReads.js"
-import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
+import { rowDecoder, rowsDecoder, selectList, uuidArray } from "../store/Rows.js"
 
 const Refs = Schema.Array(Schema.Struct({ kind: Schema.Literal("file", "publication", "relation"), uuid: Schema.String }))
 
@@ -119,14 +119,11 @@ export const lockThreadsOf = (
 ): Effect.Effect<ReadonlyArray<ThreadRow | undefined>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function*() {
-      // `= ANY(ARRAY(…))`: an index scan whatever the batch's size (a join with the batch's rows,
-      // whose count the planner cannot know, may scan the whole table).
       // Only threads one of the callers takes part in are locked (each entry is checked below).
-      const mes = JSON.stringify([...new Set(wanted.map((w) => w.me))])
+      const mes = [...new Set(wanted.map((w) => w.me))]
       const rows = yield* sql`SELECT ${sql.literal(threadColumns)} FROM threads t
-        WHERE t.uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(wanted.map((w) => w.threadUuid))}::jsonb)::uuid))
-          AND (t.low_profile_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${mes}::jsonb)::uuid))
-            OR t.high_profile_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${mes}::jsonb)::uuid)))
+        WHERE t.uuid = ANY(${uuidArray(sql, wanted.map((w) => w.threadUuid))})
+          AND (t.low_profile_uuid = ANY(${uuidArray(sql, mes)}) OR t.high_profile_uuid = ANY(${uuidArray(sql, mes)}))
         ORDER BY t.uuid FOR UPDATE`
       const byUuid = new Map<string, ThreadRow>()
       for (const row of rows) {
@@ -220,8 +217,7 @@ export const insertMessages = (messages: ReadonlyArray<NewMessage>): Effect.Effe
         body: message.body,
         refs: message.references
       }))
-      // The threads as an array: index scans (see `lockThreadsOf`).
-      const threads = JSON.stringify([...new Set(messages.map((message) => message.threadUuid))])
+      const threads = uuidArray(sql, [...new Set(messages.map((message) => message.threadUuid))])
       const rows = yield* sql`WITH m AS (
           INSERT INTO messages (uuid, thread_uuid, author_profile_uuid, body, refs)
           SELECT i.uuid, i.thread_uuid, i.author_profile_uuid, i.body, i.refs
@@ -233,11 +229,11 @@ export const insertMessages = (messages: ReadonlyArray<NewMessage>): Effect.Effe
           SELECT thread_uuid, count(*)::int AS n, max(created_at) AS at FROM m GROUP BY thread_uuid
         ), thread AS (
           UPDATE threads t SET revision = t.revision + latest.n, last_message_at = latest.at FROM latest
-          WHERE t.uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${threads}::jsonb)::uuid)) AND t.uuid = latest.thread_uuid
+          WHERE t.uuid = ANY(${threads}) AND t.uuid = latest.thread_uuid
         ), participants AS (
           UPDATE thread_participants p SET last_message_at = latest.at,
             last_read_seq = coalesce((SELECT max(m.seq) FROM m WHERE m.thread_uuid = p.thread_uuid AND m.author_profile_uuid = p.profile_uuid), p.last_read_seq)
-          FROM latest WHERE p.thread_uuid = ANY(ARRAY(SELECT jsonb_array_elements_text(${threads}::jsonb)::uuid)) AND p.thread_uuid = latest.thread_uuid
+          FROM latest WHERE p.thread_uuid = ANY(${threads}) AND p.thread_uuid = latest.thread_uuid
         )
         SELECT ${sql.literal(selectList(MessageRow, undefined, { seq: "seq::text" }))} FROM m`
       const byUuid = new Map<string, MessageRow>()
