@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { revisedColumns } from "../store/Revision.js"
+import { uuidArray } from "../store/Rows.js"
 import type { CourseNode } from "./Model.js"
 import { courseNotFound } from "./Permissions.js"
 
@@ -51,9 +52,12 @@ const courseHeadColumns = courseColumns.replace("nodes, members,", "")
 
 /** The course without its draft content (never locked: authoring locks the whole row); 404 when there is none. */
 export const loadCourseHead = (uuid: string): Effect.Effect<CourseHead, SqlError | ReturnType<typeof courseNotFound>, SqlClient.SqlClient> =>
+  Effect.flatMap(loadCourseHeads([uuid]), (rows) => rows[0] === undefined ? Effect.fail(courseNotFound(uuid)) : Effect.succeed(rows[0]))
+
+/** Courses without their draft content, by uuid; unknown uuids are left out. */
+export const loadCourseHeads = (uuids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<CourseHead>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.flatMap(sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ${uuid}`, (rows) =>
-      rows[0] === undefined ? Effect.fail(courseNotFound(uuid)) : Effect.succeed(rows[0])))
+    sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`)
 
 /** The course, locked for the transaction when asked; 404 when there is none. */
 export const loadCourse = (uuid: string, options: { readonly lock: boolean }) =>

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { uuidArray } from "../store/Rows.js"
 import { versionNodes } from "./CourseRepository.js"
 import type { EnrollmentRow, PauseRecord } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
@@ -178,11 +179,28 @@ const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at,
  * is a member of (an archived group's dates stay with its members, as its memberships do).
  */
 export const loadOverrides = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<OverrideRow>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE (enrollment_uuid = ${enrollmentUuid}
-          OR group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}))
-        AND status = 'active' ORDER BY created_at, uuid`)
+  Effect.map(loadOverridesOf([enrollmentUuid]), (byEnrollment) => byEnrollment.get(enrollmentUuid) ?? [])
+
+/** `loadOverrides` of several enrollments in one statement, by enrollment uuid. */
+export const loadOverridesOf = (
+  enrollmentUuids: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<OverrideRow>>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<OverrideRow & { for_enrollment: string }>`SELECT e.uuid::text AS for_enrollment, o.*
+      FROM unnest(${uuidArray(sql, enrollmentUuids)}) AS e(uuid)
+        CROSS JOIN LATERAL (SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
+          WHERE (enrollment_uuid = e.uuid OR group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = e.uuid))
+            AND status = 'active') o
+      ORDER BY e.uuid, o.created_at, o.uuid`
+    const byEnrollment = new Map<string, Array<OverrideRow>>()
+    for (const { for_enrollment, ...row } of rows) {
+      const list = byEnrollment.get(for_enrollment) ?? []
+      list.push(row)
+      byEnrollment.set(for_enrollment, list)
+    }
+    return byEnrollment
+  })
 
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */
 export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateContext | undefined, SqlError, SqlClient.SqlClient> =>
@@ -235,8 +253,16 @@ export const stepDatesOf = (
   run: DateContext["run"],
   nodes: ReadonlyArray<CourseNode>
 ): Effect.Effect<ReadonlyMap<string, StepDates>, SqlError, SqlClient.SqlClient> =>
-  Effect.map(loadOverrides(enrollment.uuid), (overrides) =>
-    computeStepDates({ run, startedAt: enrollment.started_at, nodes, overrides, pauses: enrollment.pauses, pausedAt: enrollment.paused_at }))
+  Effect.map(loadOverrides(enrollment.uuid), (overrides) => stepDatesWith(enrollment, run, nodes, overrides))
+
+/** `stepDatesOf` with the overrides already read (`loadOverridesOf`). */
+export const stepDatesWith = (
+  enrollment: Pick<EnrollmentRow, "uuid" | "started_at" | "pauses" | "paused_at">,
+  run: DateContext["run"],
+  nodes: ReadonlyArray<CourseNode>,
+  overrides: ReadonlyArray<OverrideRow>
+): ReadonlyMap<string, StepDates> =>
+  computeStepDates({ run, startedAt: enrollment.started_at, nodes, overrides, pauses: enrollment.pauses, pausedAt: enrollment.paused_at })
 
 const same = (a: Date | undefined, b: Date | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null)
 

@@ -1,13 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { Forbidden, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
-import { type CourseHead, loadCourseHead, versionNodes, type VersionPin } from "./CourseRepository.js"
-import { type EnrollmentRow, loadEnrollment } from "./EnrollmentRepository.js"
+import { uuidArray } from "../store/Rows.js"
+import { type CourseHead, loadCourseHeads, versionNodes, type VersionPin } from "./CourseRepository.js"
+import { type EnrollmentRow, loadEnrollments } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import { type Assignment, type Atom, covers, enrollmentTarget, holdsAtom, onlyGroupScoped, standingOn, type Target } from "./Permissions.js"
-import { loadRun, type RunRow } from "./RunRepository.js"
+import { loadRun, loadRuns, type RunRow } from "./RunRepository.js"
 
 /**
  * Who may do what to one enrollment (LEARNING §3, §4 "who"): its learner (`S`) and course staff
@@ -100,13 +101,20 @@ export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, Sql
 
 /** The node tree of the version a run pins (`versionNodes`: from memory once read). */
 export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
+  Effect.map(pinnedNodesOf([runUuid]), (byRun) => byRun.get(runUuid) ?? [])
+
+/** `pinnedNodes` of several runs: their pins in one statement, each tree from the version cache (or read once). */
+export const pinnedNodesOf = (
+  runUuids: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<CourseNode>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [pin] = yield* sql<VersionPin>`
-      SELECT r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
+    const pins = yield* sql<VersionPin & { run_uuid: string }>`
+      SELECT r.uuid::text AS run_uuid, r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
         JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
-      WHERE r.uuid = ${runUuid}`
-    return pin === undefined ? [] : yield* versionNodes(pin)
+      WHERE r.uuid = ANY(${uuidArray(sql, runUuids)})`
+    const trees = yield* Effect.forEach(pins, (pin) => Effect.map(versionNodes(pin), (nodes) => [pin.run_uuid, nodes] as const))
+    return new Map(trees)
   })
 
 /** What `enrollmentFor` hands back: everything an enrollment operation usually needs, read once. */
@@ -177,34 +185,64 @@ export const enrollmentFor = (
   enrollmentUuid: string,
   options: { readonly lock: boolean; readonly learnerOnly?: boolean }
 ): Effect.Effect<EnrollmentContext, NotFound | Forbidden | SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(enrollmentsFor(operationId, [{ actor, enrollmentUuid }], options), ([context]) => context!)
+
+/**
+ * `enrollmentFor` of several callers' enrollments (a group commit's batch): the enrollments read
+ * (and locked, in uuid order) in one statement, their runs, courses and pins in one each, each
+ * request authorized on its own. One answer per request, in order: its context or its refusal.
+ */
+export const enrollmentsFor = (
+  operationId: EnrollmentOperation,
+  requests: ReadonlyArray<{ readonly actor: Actor | undefined; readonly enrollmentUuid: string }>,
+  options: { readonly lock: boolean; readonly learnerOnly?: boolean }
+): Effect.Effect<ReadonlyArray<Either.Either<EnrollmentContext, NotFound | Forbidden>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const enrollment = yield* loadEnrollment(enrollmentUuid, { lock: options.lock })
-    const standing = actor === undefined || actor.profileUuid === enrollment.profile_uuid
-      ? { assignments: [] as ReadonlyArray<Assignment> }
-      : yield* standingOn(actor, enrollment.course_uuid)
-    const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
-    const refusal = decideOnEnrollment(
-      operationId,
-      enrollment,
-      { profileUuid: actor?.profileUuid, assignments: standing.assignments },
-      options,
-      target.groupUuids
+    const enrollments = new Map(
+      (yield* loadEnrollments([...new Set(requests.map((request) => request.enrollmentUuid))], { lock: options.lock })).map((row) => [row.uuid, row])
     )
-    if (refusal !== undefined) return yield* refusal
+    const decided = yield* Effect.forEach(requests, ({ actor, enrollmentUuid }) =>
+      Effect.gen(function*() {
+        const enrollment = enrollments.get(enrollmentUuid)
+        if (enrollment === undefined) return Either.left(new NotFound({ message: `No enrollment ${enrollmentUuid}` }))
+        const standing = actor === undefined || actor.profileUuid === enrollment.profile_uuid
+          ? { assignments: [] as ReadonlyArray<Assignment> }
+          : yield* standingOn(actor, enrollment.course_uuid)
+        const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
+        const refusal = decideOnEnrollment(
+          operationId,
+          enrollment,
+          { profileUuid: actor?.profileUuid, assignments: standing.assignments },
+          options,
+          target.groupUuids
+        )
+        return refusal === undefined ? Either.right({ actor, enrollment, assignments: standing.assignments, target }) : Either.left(refusal)
+      }))
+    const allowed = decided.flatMap((decision) => Either.isRight(decision) ? [decision.right.enrollment] : [])
+    if (allowed.length === 0) return decided.map((decision) => Either.map(decision, () => undefined as never))
+    const runUuids = [...new Set(allowed.map((enrollment) => enrollment.run_uuid))]
     // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
-    const { course, nodes, run } = yield* Effect.all({
-      run: loadRun(enrollment.run_uuid, { lock: false }),
-      course: loadCourseHead(enrollment.course_uuid),
-      nodes: pinnedNodes(enrollment.run_uuid)
+    const { courses, nodes, runs } = yield* Effect.all({
+      runs: loadRuns(runUuids, { lock: false }),
+      courses: loadCourseHeads([...new Set(allowed.map((enrollment) => enrollment.course_uuid))]),
+      nodes: pinnedNodesOf(runUuids)
     }, { concurrency: "unbounded" })
-    return {
-      enrollment,
-      run,
-      policies: policiesOf(run),
-      course,
-      nodes,
-      asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,
-      assignments: standing.assignments,
-      target
-    }
+    const runOf = new Map(runs.map((run) => [run.uuid, run]))
+    const courseOf = new Map(courses.map((course) => [course.uuid, course]))
+    return decided.map((decision) =>
+      Either.map(decision, ({ actor, assignments, enrollment, target }): EnrollmentContext => {
+        // Foreign keys: an enrollment's run and course exist.
+        const run = runOf.get(enrollment.run_uuid)!
+        return {
+          enrollment,
+          run,
+          policies: policiesOf(run),
+          course: courseOf.get(enrollment.course_uuid)!,
+          nodes: nodes.get(enrollment.run_uuid) ?? [],
+          asLearner: actor !== undefined && actor.profileUuid === enrollment.profile_uuid,
+          assignments,
+          target
+        }
+      })
+    )
   })

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { NotFound } from "../api/ApiError.js"
 import { revisedColumns } from "../store/Revision.js"
+import { uuidArray } from "../store/Rows.js"
 
 /**
  * `learning_enrollments` (LEARNING §2.1 #6): its rows, read and written only here and in the
@@ -87,15 +88,19 @@ export const enrollmentColumns = `e.uuid, e.run_uuid, e.course_uuid, e.profile_u
     FROM learning_group_members gm JOIN learning_groups g ON g.uuid = gm.group_uuid
     WHERE gm.enrollment_uuid = e.uuid AND g.status = 'active') AS groups`
 
+/**
+ * Enrollments by uuid, in uuid order (locked in that order for the transaction when asked, so two
+ * transactions locking several never wait on each other crosswise); unknown uuids are left out.
+ */
+export const loadEnrollments = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE e.uuid = ANY(${uuidArray(sql, uuids)})
+      ORDER BY e.uuid ${options.lock ? sql.literal("FOR UPDATE OF e") : sql``}`)
+
 /** The enrollment (locked for the transaction when asked); 404 when there is none. */
 export const loadEnrollment = (uuid: string, options: { readonly lock: boolean }) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE e.uuid = ${uuid}
-      ${options.lock ? sql.literal("FOR UPDATE OF e") : sql``}`
-    const row = rows[0]
-    return row === undefined ? yield* Effect.fail(new NotFound({ message: `No enrollment ${uuid}` })) : row
-  })
+  Effect.flatMap(loadEnrollments([uuid], options), (rows) =>
+    rows[0] === undefined ? Effect.fail(new NotFound({ message: `No enrollment ${uuid}` })) : Effect.succeed(rows[0]))
 
 /**
  * Sets columns of a locked enrollment and bumps its revision; returns the new row. Values are

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { NotFound } from "../api/ApiError.js"
 import { revisedColumns } from "../store/Revision.js"
+import { uuidArray } from "../store/Rows.js"
 import type { ExtensionPolicy, NodeDates, Run, RunStatus } from "./Model.js"
 
 /** `learning_runs`: its rows, read and written only here. */
@@ -96,13 +97,14 @@ export const runView = (row: RunRow): Run => {
 }
 
 export const loadRun = (uuid: string, options: { readonly lock: boolean }) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ${uuid}
-      ${options.lock ? sql.literal("FOR UPDATE OF r") : sql``}`
-    const row = rows[0]
-    return row === undefined ? yield* Effect.fail(new NotFound({ message: `No run ${uuid}` })) : row
-  })
+  Effect.flatMap(loadRuns([uuid], options), (rows) =>
+    rows[0] === undefined ? Effect.fail(new NotFound({ message: `No run ${uuid}` })) : Effect.succeed(rows[0]))
+
+/** Runs by uuid, in uuid order (locked in that order when asked); unknown uuids are left out. */
+export const loadRuns = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ANY(${uuidArray(sql, uuids)})
+      ORDER BY r.uuid ${options.lock ? sql.literal("FOR UPDATE OF r") : sql``}`)
 
 /** Runs of a course, newest first, optionally of some statuses; keyset by (created_at, uuid). */
 export const listRunRows = (

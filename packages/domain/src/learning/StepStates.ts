@@ -93,28 +93,66 @@ export const recordStepProgress = (
   to: "in_progress" | "completed" | "failed",
   at?: Date
 ): Effect.Effect<StepStateRow, SqlError, SqlClient.SqlClient> =>
+  Effect.map(recordStepProgresses([{ enrollmentUuid, nodeKey, to }], at), ([row]) => row!)
+
+/** A move `recordStepProgress` makes. */
+export interface StepProgress {
+  readonly enrollmentUuid: string
+  readonly nodeKey: string
+  readonly to: "in_progress" | "completed" | "failed"
+}
+
+/**
+ * `recordStepProgress` of several steps (of different enrollments or nodes) in two statements:
+ * the existing rows locked (in key order), then every row written — inserted in its final state
+ * or moved where the table allows — in one; completion runs for each step that became completed.
+ * Returns the rows as they are afterwards, in order.
+ */
+export const recordStepProgresses = (
+  moves: ReadonlyArray<StepProgress>,
+  at?: Date
+): Effect.Effect<ReadonlyArray<StepStateRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const when = at ?? new Date()
-    const completedAt = to === "completed" ? when : null
-    // A row exists: lock it and move it if the table allows (one statement when it does not).
-    // None yet: write it in its final state at once (reached `available`, then moved on).
-    let current = yield* loadStepState(enrollmentUuid, nodeKey, { lock: true })
-    if (current === undefined) {
-      const [inserted] = yield* sql<StepStateRow>`INSERT INTO learning_step_states (enrollment_uuid, node_key, status, completed_at)
-        VALUES (${enrollmentUuid}, ${nodeKey}, ${to}, ${completedAt})
-        ON CONFLICT (enrollment_uuid, node_key) DO NOTHING RETURNING ${sql.literal(stepStateColumns)}`
-      if (inserted !== undefined) {
-        if (to === "completed") yield* afterStepChange(enrollmentUuid, when)
-        return inserted
-      }
-      // Written by a concurrent transaction since: move that row like any other.
-      current = (yield* loadStepState(enrollmentUuid, nodeKey, { lock: true }))!
+    const keyOf = (enrollmentUuid: string, nodeKey: string) => `${enrollmentUuid}/${nodeKey}`
+    const keys = moves.map((move) => ({ enrollment_uuid: move.enrollmentUuid, node_key: move.nodeKey }))
+    const current = new Map((yield* sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
+      FROM learning_step_states s JOIN jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
+        ON s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key
+      ORDER BY s.enrollment_uuid, s.node_key FOR UPDATE OF s`).map((row) => [keyOf(row.enrollment_uuid, row.node_key), row]))
+    // A row exists: moved if the table allows. None yet: written in its final state at once
+    // (reached `available`, then moved on).
+    const writes = moves.flatMap((move) => {
+      const row = current.get(keyOf(move.enrollmentUuid, move.nodeKey))
+      if (row !== undefined && !stepTransitions[row.status].includes(move.to)) return []
+      return [{
+        enrollment_uuid: move.enrollmentUuid,
+        node_key: move.nodeKey,
+        status: move.to,
+        completed_at: move.to === "completed" ? when : null,
+        existing: row !== undefined
+      }]
+    })
+    const written = writes.length === 0 ? [] : yield* sql<StepStateRow>`WITH w AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes)}::jsonb)
+          AS w(enrollment_uuid uuid, node_key text, status text, completed_at timestamptz, existing boolean)
+      ), inserted AS (
+        INSERT INTO learning_step_states (enrollment_uuid, node_key, status, completed_at)
+        SELECT enrollment_uuid, node_key, status, completed_at FROM w WHERE NOT existing ORDER BY enrollment_uuid, node_key
+        ON CONFLICT (enrollment_uuid, node_key) DO NOTHING RETURNING ${sql.literal(stepStateColumns)}
+      ), updated AS (
+        UPDATE learning_step_states s SET status = w.status, completed_at = w.completed_at, revision = s.revision + 1, updated_at = now()
+        FROM w WHERE w.existing AND s.enrollment_uuid = w.enrollment_uuid AND s.node_key = w.node_key
+        RETURNING ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
+      ) SELECT * FROM inserted UNION ALL SELECT * FROM updated`
+    for (const row of written) current.set(keyOf(row.enrollment_uuid, row.node_key), row)
+    // Written by a concurrent transaction between the lock and the insert: move that row like any other.
+    const raced = moves.filter((move) => !current.has(keyOf(move.enrollmentUuid, move.nodeKey)))
+    if (raced.length > 0) {
+      const rows = yield* recordStepProgresses(raced, when)
+      raced.forEach((move, index) => current.set(keyOf(move.enrollmentUuid, move.nodeKey), rows[index]!))
     }
-    if (!stepTransitions[current.status].includes(to)) return current
-    const [row] = yield* sql<StepStateRow>`UPDATE learning_step_states
-      SET status = ${to}, completed_at = ${completedAt}, revision = revision + 1, updated_at = now()
-      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} RETURNING ${sql.literal(stepStateColumns)}`
-    if (to === "completed") yield* afterStepChange(enrollmentUuid, when)
-    return row!
+    for (const row of written) if (row.status === "completed") yield* afterStepChange(row.enrollment_uuid, when)
+    return moves.map((move) => current.get(keyOf(move.enrollmentUuid, move.nodeKey))!)
   })

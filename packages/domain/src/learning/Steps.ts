@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either } from "effect"
+import { type Forbidden, InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { once } from "./Courses.js"
-import { type StepDates, stepDatesOf } from "./Dates.js"
-import { type EnrollmentContext, type EnrollmentOperation, enrollmentFor } from "./EnrollmentAccess.js"
+import { loadOverridesOf, type StepDates, stepDatesWith } from "./Dates.js"
+import { type EnrollmentContext, type EnrollmentOperation, enrollmentsFor } from "./EnrollmentAccess.js"
 import { StepLocked } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { AcknowledgedStep, Draft, maxReplyBytes, type StepView } from "./StepModel.js"
@@ -32,13 +33,33 @@ export const stepFor = (
   enrollmentUuid: string,
   nodeKey: string,
   options: { readonly lock: boolean }
-) =>
+) => Effect.flatMap(stepsFor(operation, [{ actor, enrollmentUuid, nodeKey }], options), ([step]) => step!)
+
+/** `stepFor` of several requests (a group commit's batch): `enrollmentsFor`, the overrides in one statement; each its step or its refusal. */
+export const stepsFor = (
+  operation: EnrollmentOperation,
+  requests: ReadonlyArray<{ readonly actor: Actor; readonly enrollmentUuid: string; readonly nodeKey: string }>,
+  options: { readonly lock: boolean }
+): Effect.Effect<ReadonlyArray<Either.Either<StepContext, NotFound | Forbidden>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const context = yield* enrollmentFor(actor, operation, enrollmentUuid, options)
-    const node = context.nodes.find((candidate) => candidate.nodeKey === nodeKey && candidate.kind === "step")
-    if (node === undefined) return yield* new NotFound({ message: `No step ${nodeKey} in the enrollment's course version` })
-    const dates = (yield* stepDatesOf(context.enrollment, context.run, context.nodes)).get(nodeKey)
-    return { ...context, node, dates, now: new Date() } satisfies StepContext
+    const contexts = yield* enrollmentsFor(operation, requests, options)
+    const found = contexts.map((context, index) =>
+      Either.flatMap(context, (context) => {
+        const nodeKey = requests[index]!.nodeKey
+        const node = context.nodes.find((candidate) => candidate.nodeKey === nodeKey && candidate.kind === "step")
+        return node === undefined
+          ? Either.left(new NotFound({ message: `No step ${nodeKey} in the enrollment's course version` }))
+          : Either.right({ context, node })
+      }))
+    const overrides = yield* loadOverridesOf(found.flatMap((step) => Either.isRight(step) ? [step.right.context.enrollment.uuid] : []))
+    const now = new Date()
+    return found.map((step, index) =>
+      Either.map(step, ({ context, node }): StepContext => ({
+        ...context,
+        node,
+        dates: stepDatesWith(context.enrollment, context.run, context.nodes, overrides.get(context.enrollment.uuid) ?? []).get(requests[index]!.nodeKey),
+        now
+      })))
   })
 
 /**
@@ -72,16 +93,27 @@ export const requireReplySize = (reply: unknown): Effect.Effect<void, InvalidReq
 
 /** Attempts of the step: allowed (node attempts + extra attempts of the dates; none: unlimited) and used (counted submissions), in one read. */
 export const attemptsOf = (step: Pick<StepContext, "node" | "dates" | "enrollment">) =>
+  Effect.map(attemptsOfSteps([step]), ([attempts]) => attempts!)
+
+/** `attemptsOf` of several steps in one statement, in order. */
+export const attemptsOfSteps = (steps: ReadonlyArray<Pick<StepContext, "node" | "dates" | "enrollment">>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ used: number; next: number }>`SELECT count(*) FILTER (WHERE attempt_counted)::int AS used,
-        coalesce(max(attempt_no), 0)::int + 1 AS next
-      FROM learning_submissions WHERE enrollment_uuid = ${step.enrollment.uuid} AND node_key = ${step.node.nodeKey}`
-    const base = step.node.grading?.attempts
-    const allowed = base === undefined ? undefined : base + (step.dates?.extraAttempts ?? 0)
-    const used = row?.used ?? 0
-    /** `next`: the attempt number a new submission gets (cancelled ones keep theirs). */
-    return { allowed, used, left: allowed === undefined ? undefined : Math.max(0, allowed - used), next: row?.next ?? 1 }
+    const keys = steps.map((step) => ({ enrollment_uuid: step.enrollment.uuid, node_key: step.node.nodeKey }))
+    const rows = yield* sql<{ enrollment_uuid: string; node_key: string; used: number; next: number }>`
+      SELECT k.enrollment_uuid::text AS enrollment_uuid, k.node_key, a.used, a.next
+      FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
+        CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE attempt_counted)::int AS used, coalesce(max(attempt_no), 0)::int + 1 AS next
+          FROM learning_submissions s WHERE s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key) a`
+    const counted = new Map(rows.map((row) => [`${row.enrollment_uuid}/${row.node_key}`, row]))
+    return steps.map((step) => {
+      const row = counted.get(`${step.enrollment.uuid}/${step.node.nodeKey}`)
+      const base = step.node.grading?.attempts
+      const allowed = base === undefined ? undefined : base + (step.dates?.extraAttempts ?? 0)
+      const used = row?.used ?? 0
+      /** `next`: the attempt number a new submission gets (cancelled ones keep theirs). */
+      return { allowed, used, left: allowed === undefined ? undefined : Math.max(0, allowed - used), next: row?.next ?? 1 }
+    })
   })
 
 // ---- drafts -----------------------------------------------------------------------------------------

@@ -250,6 +250,74 @@ describe("submissions and attempts", () => {
   })
 })
 
+describe("submissions.create under load (group commit)", () => {
+  it("concurrent submits share transactions yet end as if made one by one: attempts numbered and limited per learner, each its events, step states, keys", async () => {
+    const course = await setup()
+    const learners = await Promise.all(Array.from({ length: 8 }, () => learnerIn(course)))
+    const stranger = await m.profile({ name: "Посторонний" })
+    const requests = learners.flatMap(({ enrollment, learner }) => [
+      // "exact" allows 2 attempts: of three wrong replies two are graded, the third is refused.
+      ...Array.from({ length: 3 }, () => ({ learner, enrollment, node: "exact", reply: "41" })),
+      // "many" has no limit: accepted, the step completed.
+      { learner, enrollment, node: "many", reply: "да" }
+    ]).map((request) => ({ ...request, requestUuid: randomUUID() }))
+    const extra = [
+      { learner: stranger, enrollment: learners[0]!.enrollment, node: "many", reply: "да", requestUuid: randomUUID() },
+      { learner: learners[1]!.learner, enrollment: learners[1]!.enrollment, node: "later", reply: "x", requestUuid: randomUUID() },
+      { learner: learners[2]!.learner, enrollment: learners[2]!.enrollment, node: "nowhere", reply: "x", requestUuid: randomUUID() }
+    ]
+    const replayed = { learner: learners[3]!.learner, enrollment: learners[3]!.enrollment, node: "choice", reply: ["a", "c"], requestUuid: randomUUID() }
+    const all = [...requests, ...extra, replayed, replayed, { ...replayed, reply: ["a"] }]
+    const answers = await Promise.all(all.map((request) =>
+      as(m.invoke("learning.submissions.create", request.learner, {
+        path: { enrollment: request.enrollment, node: request.node },
+        payload: { requestUuid: request.requestUuid, reply: request.reply }
+      }))))
+    const mine = answers.slice(0, requests.length)
+    for (const [i, { enrollment }] of learners.entries()) {
+      const exact = mine.slice(i * 4, i * 4 + 3)
+      expect(exact.map((answer) => answer.status).sort()).toEqual([200, 200, 409])
+      expect(exact.filter((answer) => answer.status === 409).map(refused)).toEqual([[409, "attempts_exhausted"]])
+      const graded = exact.filter((answer) => answer.status === 200).map((answer) => ok<Submission>(answer))
+      expect(graded.map((row) => [row.status, row.revision, row.attemptCounted, row.score?.verdict]))
+        .toEqual([["graded", 2, true, "wrong"], ["graded", 2, true, "wrong"]])
+      expect(graded.map((row) => row.attemptNo).sort()).toEqual([1, 2])
+      const accepted = ok<Submission>(mine[i * 4 + 3]!)
+      expect([accepted.status, accepted.revision, accepted.attemptNo, accepted.score?.points]).toEqual(["accepted", 3, 1, 10])
+      const states = await m.sql<{ node_key: string; status: string; revision: number }>(
+        `SELECT node_key, status, revision FROM learning_step_states WHERE enrollment_uuid = $1 AND node_key IN ('exact', 'many') ORDER BY node_key`, enrollment)
+      // From available (the start): exact to in_progress, then failed (no attempt left); many straight to completed.
+      expect(states.map((row) => [row.node_key, row.status, row.revision])).toEqual([["exact", "failed", 3], ["many", "completed", 2]])
+      const events = await m.sql<{ type: string; revision: number; audience: string }>(
+        `SELECT e.type, e.aggregate_revision AS revision, e.context->'audience'->>0 AS audience FROM outbox_events e
+          JOIN learning_submissions s ON s.uuid = e.aggregate_uuid WHERE s.enrollment_uuid = $1 ORDER BY s.node_key, e.type, e.aggregate_revision`, enrollment)
+      const learner = learners[i]!.learner.profileUuid
+      const expected = [
+        ["learning.submission.graded", 2, learner],
+        ["learning.submission.graded", 2, learner],
+        ["learning.submission.accepted", 3, learner],
+        ["learning.submission.graded", 2, learner]
+      ]
+      expect(events.filter((event) => event.type.startsWith("learning.submission.")).map((event) => [event.type, event.revision, event.audience]))
+        .toEqual(i === 3 ? expect.arrayContaining(expected) : expected)
+    }
+    expect(answers.slice(requests.length, requests.length + 3).map(refused)).toEqual([[404, "not_found"], [409, "step_locked"], [404, "not_found"]])
+    // The same requestUuid twice with one body: one submission, the same answer; with another body: request_conflict.
+    const [first, again, conflict] = answers.slice(requests.length + 3)
+    expect(ok<Submission>(again!)).toEqual(ok<Submission>(first!))
+    expect(refused(conflict!)).toEqual([409, "request_conflict"])
+    const uuids = answers.filter((answer) => answer.status === 200).map((answer) => ok<Submission>(answer).uuid)
+    const [row] = await m.sql<{ submissions: number; transactions: number; keys: number }>(
+      `SELECT (SELECT count(*)::int FROM learning_submissions WHERE enrollment_uuid = ANY($1::uuid[])) AS submissions,
+        (SELECT count(DISTINCT xmin::text)::int FROM learning_submissions WHERE uuid = ANY($2::uuid[])) AS transactions,
+        (SELECT count(*)::int FROM idempotency_keys WHERE request_uuid = ANY($3::uuid[])) AS keys`,
+      learners.map((learner) => learner.enrollment), uuids, all.map((request) => request.requestUuid))
+    // 8 × (2 graded + 1 accepted) + the replayed one; keys only for those (refusals keep none).
+    expect([row?.submissions, row?.keys]).toEqual([25, 25])
+    expect(row?.transactions).toBeLessThan(25)
+  })
+})
+
 describe("declarative checkers through submissions.create", () => {
   it("grades exact, pattern, numeric (with the variant's clue), choice (partial) and JSON Schema inline", async () => {
     const course = await setup()

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Either, Exit } from "effect"
 import { InvalidState, NotFound, RevisionConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { appendEvent, appendEvents, type NewEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
+import { type BatchOutcome, groupCommit, runAlone } from "../store/GroupCommit.js"
+import { commandHash, idempotent, idempotentBatch } from "../store/Idempotency.js"
 import { once } from "./Courses.js"
 import { stepDates } from "./Dates.js"
 import { type CheckResult, checkReply } from "./Declarative.js"
@@ -13,8 +15,8 @@ import { AttemptsExhausted, DeadlinePassed } from "./LearningErrors.js"
 import { requestReviews } from "./ReviewAssignments.js"
 import type { CourseNode } from "./Model.js"
 import { Submission } from "./StepModel.js"
-import { recordStepProgress } from "./StepStates.js"
-import { attemptsOf, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor } from "./Steps.js"
+import { recordStepProgress, recordStepProgresses } from "./StepStates.js"
+import { attemptsOf, attemptsOfSteps, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor, stepsFor } from "./Steps.js"
 import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
 import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
 import { type VariantRow, variantForSubmission } from "./Variants.js"
@@ -139,6 +141,117 @@ export interface AttemptInput {
 }
 
 /**
+ * The checks of an attempt that need nothing more read: the reply's size, an open step in an
+ * active enrollment, a graded step, the late policy. Answers whether the attempt is late.
+ */
+const requireSubmittable = (step: StepContext, reply: unknown) =>
+  Effect.gen(function*() {
+    yield* requireReplySize(reply)
+    yield* requireWorkable(step)
+    const grading = step.node.grading
+    if (grading === undefined) return yield* new InvalidState({ message: "An ungraded step is acknowledged, not submitted" })
+    const due = step.dates?.dueAt
+    const late = due !== undefined && step.now.getTime() > due.getTime()
+    if (late && grading.latePolicy?.mode === "refuse") {
+      return yield* new DeadlinePassed({ message: `The step was due at ${due.toISOString()} and takes no late submissions` })
+    }
+    return { grading, late }
+  })
+
+/** 409 `attempts_exhausted` when no attempt is left. */
+const attemptsRefusal = (attempts: { readonly left: number | undefined; readonly allowed: number | undefined }) =>
+  attempts.left === 0 ? new AttemptsExhausted({ message: `All ${attempts.allowed} attempts of this step are used` }) : undefined
+
+/** An attempt graded inline by a declarative check on a step without review (`writeGradedAttempts`). */
+interface GradedAttempt {
+  readonly step: StepContext
+  readonly reply: unknown
+  readonly variant: VariantRow | undefined
+  readonly checkerUuid: string | null
+  readonly attemptNo: number
+  /** Attempts left after this one (undefined: unlimited). */
+  readonly attemptsLeft: number | undefined
+  readonly late: boolean
+  readonly demoAttemptUuid?: string | undefined
+}
+
+const inlineGraded = (node: CourseNode) => node.grading?.check !== undefined && !needsReview(node)
+
+/**
+ * Inline-graded attempts written in their final state, each kind of row in one statement for
+ * all of them: the submission (`submitted`, moved by the table's `grade.inline` to graded and, when
+ * it passed, by `grade.accept` to accepted: a revision each), its `auto` layer, and the graded
+ * (and accepted) events with their revisions. Answers each attempt's row, layers and the step
+ * progress its caller records: completed on acceptance, failed when it did not pass and no
+ * attempt is left, else in progress.
+ */
+const writeGradedAttempts = (attempts: ReadonlyArray<GradedAttempt>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const inline = submissionTransitions["grade.inline"]
+    const accept = submissionTransitions["grade.accept"]
+    const graded = attempts.map((attempt) => {
+      const { node } = attempt.step
+      const result = checkReply(node.grading!.check!, attempt.reply, attempt.variant?.clue ?? undefined)
+      return { attempt, result, ...scoreOf(node, result, attempt.late), uuid: crypto.randomUUID() }
+    })
+    const inserted = new Map((yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid,
+        profile_uuid, node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, revision, graded_at, demo_attempt_uuid)
+      SELECT uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key, version_number, variant_uuid, checker_uuid, attempt_no,
+        reply::jsonb, status, revision, clock_timestamp(), demo_attempt_uuid
+      FROM jsonb_to_recordset(${
+      JSON.stringify(graded.map(({ attempt, passed, uuid }) => ({
+        uuid,
+        enrollment_uuid: attempt.step.enrollment.uuid,
+        course_uuid: attempt.step.course.uuid,
+        run_uuid: attempt.step.run.uuid,
+        profile_uuid: attempt.step.enrollment.profile_uuid,
+        node_key: attempt.step.node.nodeKey,
+        version_number: attempt.step.run.version_number,
+        variant_uuid: attempt.variant?.uuid ?? null,
+        checker_uuid: attempt.checkerUuid,
+        attempt_no: attempt.attemptNo,
+        // As text: a reply of JSON null stays the jsonb null, not SQL NULL.
+        reply: JSON.stringify(attempt.reply) ?? "null",
+        status: passed ? accept.to : inline.to,
+        // Revision 1 is `submitted`; each move of the table is one more.
+        revision: passed ? 3 : 2,
+        demo_attempt_uuid: attempt.demoAttemptUuid ?? null
+      })))
+    }::jsonb) AS i(uuid uuid, enrollment_uuid uuid, course_uuid uuid, run_uuid uuid, profile_uuid uuid, node_key text, version_number int,
+        variant_uuid uuid, checker_uuid uuid, attempt_no int, reply text, status text, revision int, demo_attempt_uuid uuid)
+      RETURNING ${sql.literal(submissionColumns)}`).map((row) => [row.uuid, row]))
+    const layers = new Map((yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict,
+        feedback, passed, late)
+      SELECT uuid, submission_uuid, 'auto', points, max_points, verdict, feedback, passed, late
+      FROM jsonb_to_recordset(${
+      JSON.stringify(graded.map(({ attempt, passed, points, result, uuid }) => ({
+        uuid: crypto.randomUUID(),
+        submission_uuid: uuid,
+        points,
+        max_points: attempt.step.node.grading!.maxPoints,
+        verdict: result.verdict,
+        feedback: result.feedback ?? "",
+        passed,
+        late: attempt.late
+      })))
+    }::jsonb) AS l(uuid uuid, submission_uuid uuid, points numeric, max_points numeric, verdict text, feedback text, passed boolean, late boolean)
+      RETURNING ${sql.literal(layerColumns)}`).map((layer) => [layer.submission_uuid, layer]))
+    const rows = graded.map(({ uuid }) => inserted.get(uuid)!)
+    yield* submissionEvents(graded.flatMap(({ passed }, index): ReadonlyArray<readonly [SubmissionEventType, SubmissionRow]> => {
+      const row = rows[index]!
+      return passed
+        ? [["learning.submission.graded", { ...row, revision: row.revision - 1 }], ["learning.submission.accepted", row]]
+        : [["learning.submission.graded", row]]
+    }))
+    return graded.map(({ attempt, passed }, index) => ({
+      row: rows[index]!,
+      layers: [layers.get(rows[index]!.uuid)!],
+      progress: passed ? "completed" as const : attempt.attemptsLeft === 0 ? "failed" as const : "in_progress" as const
+    }))
+  })
+
+/**
  * One attempt on a step, inside the caller's transaction with the enrollment locked: the checks
  * (open step, deadline by the late policy, attempts left), the pins, the grading path. Shared by
  * `submissions.create` and `demo.apply`.
@@ -146,69 +259,178 @@ export interface AttemptInput {
 export const submitAttempt = (step: StepContext, input: AttemptInput) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* requireReplySize(input.reply)
-    yield* requireWorkable(step)
-    const grading = step.node.grading
-    if (grading === undefined) return yield* new InvalidState({ message: "An ungraded step is acknowledged, not submitted" })
+    const { grading, late } = yield* requireSubmittable(step, input.reply)
     if (input.draftRevision !== undefined) {
       const draft = yield* loadDraft(step.enrollment.uuid, step.node.nodeKey)
       if (draft?.revision !== input.draftRevision) {
         return yield* new RevisionConflict({ message: `The draft is at revision ${draft?.revision ?? "none"}, not ${input.draftRevision}` })
       }
     }
-    const due = step.dates?.dueAt
-    const late = due !== undefined && step.now.getTime() > due.getTime()
-    if (late && grading.latePolicy?.mode === "refuse") {
-      return yield* new DeadlinePassed({ message: `The step was due at ${due.toISOString()} and takes no late submissions` })
-    }
     const attempts = yield* attemptsOf(step)
-    if (attempts.left === 0) {
-      return yield* new AttemptsExhausted({ message: `All ${attempts.allowed} attempts of this step are used` })
-    }
+    const exhausted = attemptsRefusal(attempts)
+    if (exhausted !== undefined) return yield* exhausted
     const variant = yield* variantForSubmission(step)
     if (input.requireVariant !== undefined) yield* input.requireVariant(variant)
     yield* requireTransition("learning.submissions.create", "none")
     const checkerUuid = grading.checkerUuid === undefined
       ? null
       : (yield* sql<{ uuid: string }>`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`)[0]?.uuid ?? null
-    const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
-        node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
-      VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
-        ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${attempts.next},
-        ${JSON.stringify(input.reply)}::jsonb, 'submitted', ${input.demoAttemptUuid ?? null})
-      RETURNING ${sql.literal(submissionColumns)}`
-    let row = created!
-    let layers: ReadonlyArray<LayerRow> = []
-    let progress: "in_progress" | "completed" | "failed" = "in_progress"
     const attemptsLeft = attempts.left === undefined ? undefined : attempts.left - 1
-    if (grading.check !== undefined) {
-      const result = checkReply(grading.check, input.reply, variant?.clue ?? undefined)
-      ;({ layers, progress, row } = yield* applyCheckResult(row, step.node, result, { trigger: "grade.inline", late, attemptsLeft }))
-    } else if (grading.checkerUuid !== undefined) {
-      yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
-          requester_profile_uuid, input)
-        VALUES (${crypto.randomUUID()}, 'grade', ${step.course.uuid}, ${step.enrollment.uuid}, ${step.node.nodeKey}, ${row.uuid}, ${checkerUuid},
-          ${step.enrollment.profile_uuid}, ${JSON.stringify({ late })}::jsonb)`
+    let written: { readonly row: SubmissionRow; readonly layers: ReadonlyArray<LayerRow>; readonly progress: "in_progress" | "completed" | "failed" }
+    if (inlineGraded(step.node)) {
+      ;[written] = yield* writeGradedAttempts([
+        { step, reply: input.reply, variant, checkerUuid, attemptNo: attempts.next, attemptsLeft, late, demoAttemptUuid: input.demoAttemptUuid }
+      ])
     } else {
-      // No automatic check: a person reviews it (staff by default, learning issue 3).
-      row = yield* setStatus(row.uuid, "review.require")
-      yield* requestReviews(row, step.node)
+      const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
+          node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
+        VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
+          ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${attempts.next},
+          ${JSON.stringify(input.reply)}::jsonb, 'submitted', ${input.demoAttemptUuid ?? null})
+        RETURNING ${sql.literal(submissionColumns)}`
+      written = yield* gradeOrQueue(step, created!, { reply: input.reply, variant, checkerUuid, late, attemptsLeft })
     }
     // One move of the step (a submission that completes it never passes through in_progress).
-    yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, progress)
-    return submissionView(row, layers, { learner: true, dates: step.dates })
+    yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, written.progress)
+    return submissionView(written.row, written.layers, { learner: true, dates: step.dates })
   })
 
-export const createSubmission = (
-  actor: Actor,
-  enrollmentUuid: string,
-  nodeKey: string,
-  input: { readonly requestUuid: string; readonly reply: unknown; readonly draftRevision?: number | undefined }
+/** A submission not graded inline without review: checked inline then reviewed, queued for its external checker, or reviewed. */
+const gradeOrQueue = (
+  step: StepContext,
+  created: SubmissionRow,
+  attempt: { readonly reply: unknown; readonly variant: VariantRow | undefined; readonly checkerUuid: string | null; readonly late: boolean; readonly attemptsLeft: number | undefined }
 ) =>
-  once(actor, "learning.submissions.create", input, Submission, Effect.gen(function*() {
-    const step = yield* stepFor(actor, "learning.submissions.create", enrollmentUuid, nodeKey, { lock: true })
-    return yield* submitAttempt(step, { reply: input.reply, draftRevision: input.draftRevision })
-  }))
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const grading = step.node.grading!
+    if (grading.check !== undefined) {
+      const result = checkReply(grading.check, attempt.reply, attempt.variant?.clue ?? undefined)
+      return yield* applyCheckResult(created, step.node, result, { trigger: "grade.inline", late: attempt.late, attemptsLeft: attempt.attemptsLeft })
+    }
+    if (grading.checkerUuid !== undefined) {
+      yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
+          requester_profile_uuid, input)
+        VALUES (${crypto.randomUUID()}, 'grade', ${step.course.uuid}, ${step.enrollment.uuid}, ${step.node.nodeKey}, ${created.uuid},
+          ${attempt.checkerUuid}, ${step.enrollment.profile_uuid}, ${JSON.stringify({ late: attempt.late })}::jsonb)`
+      return { row: created, layers: [] as ReadonlyArray<LayerRow>, progress: "in_progress" as const }
+    }
+    // No automatic check: a person reviews it (staff by default, learning issue 3).
+    const row = yield* setStatus(created.uuid, "review.require")
+    yield* requestReviews(row, step.node)
+    return { row, layers: [] as ReadonlyArray<LayerRow>, progress: "in_progress" as const }
+  })
+
+interface SubmitInput {
+  readonly requestUuid: string
+  readonly reply: unknown
+  readonly draftRevision?: number | undefined
+}
+
+/** A `submissions.create` waiting for its group commit: the request's hash is taken in its own fiber. */
+interface Submit {
+  readonly actor: Actor
+  readonly enrollmentUuid: string
+  readonly nodeKey: string
+  readonly input: SubmitInput
+  readonly hash: string
+}
+
+type SubmitError = Effect.Effect.Error<ReturnType<typeof submitAlone>>
+
+const submitCommand = (submit: Submit) => ({
+  scope: submit.actor.profileUuid,
+  operationId: "learning.submissions.create",
+  requestUuid: submit.input.requestUuid,
+  hash: submit.hash
+})
+
+const submitAlone = (submit: Submit) =>
+  idempotent(
+    { ...submitCommand(submit), request: submit.input, result: Submission },
+    Effect.gen(function*() {
+      const step = yield* stepFor(submit.actor, "learning.submissions.create", submit.enrollmentUuid, submit.nodeKey, { lock: true })
+      return yield* submitAttempt(step, { reply: submit.input.reply, draftRevision: submit.input.draftRevision })
+    })
+  )
+
+/**
+ * The submits of a batch whose keys it claimed: every enrollment locked and its step read in a few
+ * statements (`stepsFor`), the same checks in the same order as a submit alone, the attempts counted
+ * in one statement, then the inline-graded submissions, layers, events and step states written
+ * multi-row. What the batch form does not cover runs alone after the batch, through the single path:
+ * a second submit of one enrollment (its attempt number and attempts left depend on the first), a
+ * step with variants, an external checker or review, a submit naming its draft's revision.
+ */
+const submitClaimed = (submits: ReadonlyArray<Submit>) =>
+  Effect.gen(function*() {
+    const answers: Array<BatchOutcome<Submission, SubmitError>> = submits.map(() => runAlone)
+    const seen = new Set<string>()
+    const firsts = submits.flatMap((submit, index) => {
+      const key = submit.enrollmentUuid.toLowerCase()
+      if (seen.has(key)) return []
+      seen.add(key)
+      return [index]
+    })
+    const steps = yield* stepsFor("learning.submissions.create", firsts.map((index) => submits[index]!), { lock: true })
+    const ready: Array<{ readonly index: number; readonly step: StepContext; readonly late: boolean }> = []
+    for (const [j, index] of firsts.entries()) {
+      const step = steps[j]!
+      if (Either.isLeft(step)) {
+        answers[index] = Exit.fail(step.left)
+        continue
+      }
+      const submit = submits[index]!
+      const checked = yield* Effect.exit(requireSubmittable(step.right, submit.input.reply))
+      if (Exit.isFailure(checked)) answers[index] = Exit.failCause(checked.cause)
+      else if (
+        inlineGraded(step.right.node) && step.right.node.grading!.checkerUuid === undefined && (step.right.node.variants?.mode ?? "none") === "none" &&
+        submit.input.draftRevision === undefined
+      ) ready.push({ index, step: step.right, late: checked.value.late })
+    }
+    const attempts = yield* attemptsOfSteps(ready.map(({ step }) => step))
+    const writing = ready.flatMap((attempt, j) => {
+      const counted = attempts[j]!
+      const exhausted = attemptsRefusal(counted)
+      if (exhausted !== undefined) {
+        answers[attempt.index] = Exit.fail(exhausted)
+        return []
+      }
+      return [{ ...attempt, attempts: counted }]
+    })
+    if (writing.length === 0) return answers
+    // The table's move of a new submission (a defect if the table lost it).
+    yield* Effect.orDie(requireTransition("learning.submissions.create", "none"))
+    const written = yield* writeGradedAttempts(writing.map(({ attempts, index, late, step }) => ({
+      step,
+      reply: submits[index]!.input.reply,
+      variant: undefined,
+      checkerUuid: null,
+      attemptNo: attempts.next,
+      attemptsLeft: attempts.left === undefined ? undefined : attempts.left - 1,
+      late
+    })))
+    yield* recordStepProgresses(writing.map(({ step }, j) => ({ enrollmentUuid: step.enrollment.uuid, nodeKey: step.node.nodeKey, to: written[j]!.progress })))
+    writing.forEach(({ index, step }, j) => {
+      answers[index] = Exit.succeed(submissionView(written[j]!.row, written[j]!.layers, { learner: true, dates: step.dates }))
+    })
+    return answers
+  })
+
+/**
+ * Concurrent submits go through one group commit (`groupCommit`), as `messages.send` does: a
+ * batch pays each statement's round trip and a transaction once, not per submission.
+ */
+const submitGrouped = groupCommit<Submit, Submission, SubmitError>({
+  maxBatch: 64,
+  maxConcurrent: 2,
+  alone: submitAlone,
+  batch: (submits) => idempotentBatch(submits, submitCommand, Submission, submitClaimed)
+})
+
+/** `submissions.create`: an attempt on a step, once per `requestUuid`. */
+export const createSubmission = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: SubmitInput) =>
+  Effect.flatMap(commandHash("learning.submissions.create", input), (hash) => submitGrouped({ actor, enrollmentUuid, nodeKey, input, hash }))
 
 /** Cancels a submission still waiting (submitted, checking, awaiting review): the attempt is refunded, its jobs cancelled. */
 export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number }) =>

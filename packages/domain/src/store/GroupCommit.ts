@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Deferred, Effect, Exit, Option } from "effect"
+import { Deferred, Effect, Exit, FiberRef, Option } from "effect"
+import { currentAutomationCause } from "./Outbox.js"
 
 /** What a batch answers for one of its items: the item's own outcome, or `runAlone`. */
 export type BatchOutcome<A, E> = Exit.Exit<A, E> | typeof runAlone
@@ -48,11 +49,12 @@ interface State<I, A, E> {
  * under load the batch is whatever queued meanwhile (up to `maxBatch`), so no timer adds latency.
  *
  * A caller inside a transaction (an approval commit, an automation, a test's rolled-back world)
- * runs alone in it: its writes must belong to that transaction. A batch that fails with a
- * `SqlError` (a deadlock, a lost connection, a lock held elsewhere beyond `batchLockTimeoutMs`)
- * wrote nothing; each of its items then runs alone, in a fiber of its own, and its own result or
- * error answers it. A batch runs in its own fiber: a request that goes away does not cancel the
- * others' transaction (its `requestUuid` answers a retry).
+ * runs alone in it: its writes must belong to that transaction. An automation's command runs
+ * alone too: its events carry its cause. A batch that fails with a `SqlError` (a deadlock, a lost
+ * connection, a lock held elsewhere beyond `batchLockTimeoutMs`) wrote nothing; each of its
+ * items then runs alone, in a fiber of its own, and its own result or error answers it. A batch
+ * runs in its own fiber: a request that goes away does not cancel the others' transaction (its
+ * `requestUuid` answers a retry).
  */
 export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
   const states = new WeakMap<SqlClient.SqlClient, State<I, A, E>>()
@@ -101,7 +103,9 @@ export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
 
   return (item: I): Effect.Effect<A, E | SqlError, SqlClient.SqlClient> =>
     Effect.gen(function*() {
-      if (Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) return yield* of.alone(item)
+      const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+      // An automation's command runs alone too: its events carry its cause (a batch's, the first item's context).
+      if (inTransaction || (yield* FiberRef.get(currentAutomationCause)) !== undefined) return yield* of.alone(item)
       const sql = yield* SqlClient.SqlClient
       let state = states.get(sql)
       if (state === undefined) {

@@ -133,7 +133,8 @@ export const idempotentBatch = <T, A, I, E, R>(
   items: ReadonlyArray<T>,
   commandOf: (item: T) => BatchedCommand,
   result: Schema.Schema<A, I>,
-  body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<Exit.Exit<A, E>>, SqlError, R>
+  /** One outcome per claimed item; `runAlone` gives the item's key back and runs it alone after the batch. */
+  body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R>
 ): Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -166,7 +167,7 @@ export const idempotentBatch = <T, A, I, E, R>(
       const answer = answers[j]!
       const command = commandOf(items[index]!)
       const key = { scope: command.scope, request_uuid: command.requestUuid }
-      if (Exit.isSuccess(answer)) stored.push({ ...key, response: yield* Schema.encode(result)(answer.value).pipe(Effect.orDie) })
+      if (answer !== runAlone && Exit.isSuccess(answer)) stored.push({ ...key, response: yield* Schema.encode(result)(answer.value).pipe(Effect.orDie) })
       else released.push(key)
       outcomes[index] = answer
     }

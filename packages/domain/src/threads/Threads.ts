@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Either, Effect, Exit, FiberRef, Option } from "effect"
+import { Either, Effect, Exit, Option } from "effect"
 import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
@@ -16,7 +16,7 @@ import { makePooledRead } from "../store/PooledReads.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { groupCommit } from "../store/GroupCommit.js"
 import { commandHash, idempotent, idempotentBatch } from "../store/Idempotency.js"
-import { appendEvent, appendEvents, currentAutomationCause, type NewEvent } from "../store/Outbox.js"
+import { appendEvent, appendEvents, type NewEvent } from "../store/Outbox.js"
 import { type MessageView, MessageView as MessageViewSchema, ThreadOpened, type ThreadView } from "./Thread.js"
 import {
   haveThread,
@@ -302,7 +302,7 @@ const sendGrouped = groupCommit<Send, MessageView, SendError>({
 export const sendMessage = (actor: Actor, input: SendInput): Effect.Effect<MessageView, SendError | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const send: Send = { me: actor.profileUuid, input, hash: yield* commandHash("messages.send", input) }
-    return yield* (yield* FiberRef.get(currentAutomationCause)) === undefined ? sendGrouped(send) : sendAlone(send)
+    return yield* sendGrouped(send)
   })
 
 const positionOf = (cursor: string | undefined) => Effect.map(decodeCursor(cursor), Option.getOrUndefined)
