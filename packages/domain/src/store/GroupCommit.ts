@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Deferred, Effect, Exit, FiberRef, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, FiberRef, Option } from "effect"
 import { currentAutomationCause } from "./Outbox.js"
 
 /** What a batch answers for one of its items: the item's own outcome, or `runAlone`. */
@@ -13,13 +13,25 @@ export type BatchOutcome<A, E> = Exit.Exit<A, E> | typeof runAlone
  */
 export const runAlone: unique symbol = Symbol("runAlone")
 
+/**
+ * A batch that must not commit as it is: some of its items were refused (or are to run alone
+ * after all) once their keys were claimed. The transaction rolls back; `answers` (by the item's
+ * index in the batch) settle those items — a failure answers its request, `runAlone` runs it by
+ * itself afterwards — and the others run again as a batch. So a refused request commits no write
+ * at all, not even a key claimed and given back.
+ */
+export class Rerun<A, E> {
+  readonly _tag = "Rerun"
+  constructor(readonly answers: ReadonlyMap<number, Exit.Exit<A, E> | typeof runAlone>) {}
+}
+
 export interface GroupCommitOf<I, A, E> {
   /**
    * The command for a batch of items, in one transaction (the group commit opens it): one
-   * outcome per item, in the items' order. A failure of an item must leave nothing of that item
-   * written; a `SqlError` fails the whole batch, whose items then run alone.
+   * outcome per item, in the items' order, or `Rerun` to roll back and settle some items first.
+   * A `SqlError` fails the whole batch, whose items then run alone.
    */
-  readonly batch: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, SqlClient.SqlClient>
+  readonly batch: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError | Rerun<A, E>, SqlClient.SqlClient>
   /** The same command for one item in its own transaction: the path inside transactions and after a failed batch. */
   readonly alone: (item: I) => Effect.Effect<A, E | SqlError, SqlClient.SqlClient>
   /** At most this many items in one transaction. */
@@ -65,25 +77,41 @@ export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
 
   const runBatch = (sql: SqlClient.SqlClient, batch: ReadonlyArray<Waiting<I, A, E>>) =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
-        // Every request queued behind a batch waits for it: a batch gives up on a lock held
-        // elsewhere (an open transaction on one of its rows) rather than stall them all.
-        sql`SET LOCAL lock_timeout = ${sql.literal(`'${batchLockTimeoutMs}ms'`)}`,
-        of.batch(batch.map((waiting) => waiting.item))
-      )))
-      if (Exit.isFailure(exit)) {
-        // Nothing of the batch committed: each item on its own, which answers it with its own
-        // result or error (a database that is down fails each of them as it failed the batch).
-        yield* Effect.forEach(batch, answerAlone, { discard: true })
-        return
+      let pending = batch
+      const alone: Array<Waiting<I, A, E>> = []
+      while (pending.length > 0) {
+        const items = pending
+        const exit = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
+          // Every request queued behind a batch waits for it: a batch gives up on a lock held
+          // elsewhere (an open transaction on one of its rows) rather than stall them all.
+          sql`SET LOCAL lock_timeout = ${sql.literal(`'${batchLockTimeoutMs}ms'`)}`,
+          of.batch(items.map((waiting) => waiting.item))
+        )))
+        if (Exit.isSuccess(exit)) {
+          items.forEach((waiting, index) => {
+            const outcome = exit.value[index]
+            if (outcome === undefined || outcome === runAlone) alone.push(waiting)
+            else Deferred.unsafeDone(waiting.answer, outcome)
+          })
+          break
+        }
+        const rerun = Cause.failureOption(exit.cause).pipe(Option.filter((error): error is Rerun<A, E> => error instanceof Rerun))
+        if (Option.isNone(rerun) || rerun.value.answers.size === 0) {
+          // Nothing of the batch committed: each item on its own, which answers it with its own
+          // result or error (a database that is down fails each of them as it failed the batch).
+          alone.push(...items)
+          break
+        }
+        // Rolled back: the settled items are answered (or run alone after), the rest go again.
+        const answers = rerun.value.answers
+        pending = items.filter((waiting, index) => {
+          const answer = answers.get(index)
+          if (answer === runAlone) alone.push(waiting)
+          else if (answer !== undefined) Deferred.unsafeDone(waiting.answer, answer)
+          return answer === undefined
+        })
       }
-      batch.forEach((waiting, index) => {
-        const outcome = exit.value[index]
-        if (outcome !== undefined && outcome !== runAlone) Deferred.unsafeDone(waiting.answer, outcome)
-      })
-      yield* Effect.forEach(batch.filter((_, index) => exit.value[index] === undefined || exit.value[index] === runAlone), answerAlone, {
-        discard: true
-      })
+      yield* Effect.forEach(alone, answerAlone, { discard: true })
     })
 
   const drain = (sql: SqlClient.SqlClient, state: State<I, A, E>): Effect.Effect<void, never, SqlClient.SqlClient> =>

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Exit, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../api/ApiError.js"
-import { type BatchOutcome, runAlone } from "./GroupCommit.js"
+import { type BatchOutcome, Rerun, runAlone } from "./GroupCommit.js"
 import { selectList, findOne } from "./Rows.js"
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
@@ -123,19 +123,20 @@ const keyOf = (command: BatchedCommand) => `${command.scope}\n${command.requestU
  * `idempotent` for a batch of one operation's commands inside the caller's transaction (the
  * `groupCommit` of the operation): the keys are claimed in one statement, in key order (two
  * batches never wait on each other crosswise); `body` runs the claimed items and answers each;
- * then one statement stores the successes' results and releases the failures' keys, so a failed
- * item stores nothing, as a rolled-back single command. An item whose key was already claimed
- * (by an earlier request, or by an item before it in the batch) is answered `runAlone`: after the
- * batch it runs through `idempotent`, which waits for the first and returns its stored result, or
- * `RequestConflict` when its body differs.
+ * then one statement stores their results. When `body` refuses an item (or sends it to run
+ * alone), the batch fails with `Rerun`: the transaction rolls back, so the item's claimed key
+ * and anything written for it are gone as with a rolled-back single command, and the others run
+ * again. An item whose key was already claimed (by an earlier request, or by an item before it in
+ * the batch) is answered `runAlone`: after the batch it runs through `idempotent`, which waits for
+ * the first and returns its stored result, or `RequestConflict` when its body differs.
  */
 export const idempotentBatch = <T, A, I, E, R>(
   items: ReadonlyArray<T>,
   commandOf: (item: T) => BatchedCommand,
   result: Schema.Schema<A, I>,
-  /** One outcome per claimed item; `runAlone` gives the item's key back and runs it alone after the batch. */
+  /** One outcome per claimed item; a failure or `runAlone` rolls the batch back (`Rerun`). */
   body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R>
-): Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R | SqlClient.SqlClient> =>
+): Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError | Rerun<A, E>, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const first = new Map<string, number>()
@@ -161,24 +162,20 @@ export const idempotentBatch = <T, A, I, E, R>(
     const outcomes: Array<BatchOutcome<A, E>> = items.map(() => runAlone)
     if (mine.length === 0) return outcomes
     const answers = yield* body(mine.map((index) => items[index]!))
+    const settled = new Map<number, Exit.Exit<A, E> | typeof runAlone>()
     const stored: Array<{ scope: string; request_uuid: string; response: unknown }> = []
-    const released: Array<{ scope: string; request_uuid: string }> = []
     for (const [j, index] of mine.entries()) {
       const answer = answers[j]!
       const command = commandOf(items[index]!)
-      const key = { scope: command.scope, request_uuid: command.requestUuid }
-      if (answer !== runAlone && Exit.isSuccess(answer)) stored.push({ ...key, response: yield* Schema.encode(result)(answer.value).pipe(Effect.orDie) })
-      else released.push(key)
+      if (answer !== runAlone && Exit.isSuccess(answer)) {
+        stored.push({ scope: command.scope, request_uuid: command.requestUuid, response: yield* Schema.encode(result)(answer.value).pipe(Effect.orDie) })
+      } else settled.set(index, answer)
       outcomes[index] = answer
     }
-    yield* sql`WITH stored AS (
-        UPDATE idempotency_keys k SET response = s.response
-        FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS s(scope text, request_uuid uuid, response jsonb)
-        WHERE k.scope = s.scope AND k.request_uuid = s.request_uuid
-      ), released AS (
-        DELETE FROM idempotency_keys k USING jsonb_to_recordset(${JSON.stringify(released)}::jsonb) AS r(scope text, request_uuid uuid)
-        WHERE k.scope = r.scope AND k.request_uuid = r.request_uuid
-      ) SELECT 1`
+    if (settled.size > 0) return yield* Effect.fail(new Rerun(settled))
+    yield* sql`UPDATE idempotency_keys k SET response = s.response
+      FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS s(scope text, request_uuid uuid, response jsonb)
+      WHERE k.scope = s.scope AND k.request_uuid = s.request_uuid`
     return outcomes
   })
 

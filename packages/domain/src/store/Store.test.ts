@@ -236,9 +236,7 @@ describe("group commit", () => {
             SELECT label FROM jsonb_array_elements_text(${JSON.stringify(claimed.map((write) => write.label))}::jsonb) AS label
             RETURNING n, label`
           const byLabel = new Map(rows.map((row) => [row.label, row.n]))
-          const refused = rows.filter((row) => row.label.startsWith("refused")).map((row) => row.n)
-          // A refused item's own writes are taken back inside the batch, as its rollback would.
-          if (refused.length > 0) yield* sql`DELETE FROM writes WHERE n IN ${sql.in(refused)}`
+          // A refused item's own write stays in the batch: the group commit rolls the batch back and runs the rest again.
           return claimed.map((write) =>
             write.label.startsWith("refused") ? Exit.fail(new NotFound({ message: "refused" })) : Exit.succeed(byLabel.get(write.label)!))
         }))
@@ -266,6 +264,29 @@ describe("group commit", () => {
     // The refused command's key was released: its retry runs again.
     const retry = await exit(add(writes[30]!))
     expect(failure(retry)).toBeInstanceOf(NotFound)
+  })
+
+  it("commits no write at all for a refused command: its key is never claimed and given back in a committed transaction", async () => {
+    const sql = (text: string) => run(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe(text)))
+    await sql(`CREATE TABLE key_writes (op text, request_uuid uuid);
+      CREATE FUNCTION log_key_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO key_writes VALUES (TG_OP, CASE WHEN TG_OP = 'DELETE' THEN OLD.request_uuid ELSE NEW.request_uuid END); RETURN NULL; END $$;
+      CREATE TRIGGER log_key_write AFTER INSERT OR UPDATE OR DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION log_key_write()`)
+    try {
+      const writes = [...Array.from({ length: 12 }, (_, i) => write(`clean-${i}`)), write("refused-clean-1"), write("refused-clean-2")]
+      const results = await Promise.all(writes.map((w) => exit(add(w))))
+      expect(results.map((result) => Exit.isSuccess(result))).toEqual(writes.map((w) => !w.label.startsWith("refused")))
+      const logged = await run(Effect.flatMap(SqlClient.SqlClient, (client) =>
+        client<{ op: string; request_uuid: string }>`SELECT op, request_uuid::text AS request_uuid FROM key_writes`))
+      const refused = new Set(writes.slice(12).map((w) => w.requestUuid))
+      expect(logged.filter((row) => refused.has(row.request_uuid))).toEqual([])
+      // Each stored command: its key inserted and its answer stored, nothing deleted.
+      expect(logged.filter((row) => row.op === "DELETE")).toEqual([])
+      expect(logged.filter((row) => row.op === "INSERT")).toHaveLength(12)
+      expect(await labelled("refused-clean")).toEqual([])
+    } finally {
+      await sql("DROP TRIGGER log_key_write ON idempotency_keys; DROP FUNCTION log_key_write(); DROP TABLE key_writes")
+    }
   })
 
   it("runs a reused requestUuid once, answers its retries with the first result and a different body with 409", async () => {
