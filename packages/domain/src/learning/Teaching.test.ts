@@ -105,6 +105,7 @@ const seedRun = async (c: TestCourse, run: string, work: Work) => {
       randomUUID(), c.uuid, run, status, owner.profileUuid
     )
   }
+  return enrollment
 }
 
 const checker = (c: TestCourse, status: string, errorStreak: number) =>
@@ -118,7 +119,7 @@ const busyCourse = async () => {
   const c = await publishedCourse(m, owner)
   const second = await addRun(m, owner, c.uuid)
   const reviewer = await staffMember(c, "reviewer")
-  await seedRun(c, c.run, {
+  const first = await seedRun(c, c.run, {
     pooled: 3,
     peerPooled: 2,
     claimedBy: [reviewer.profileUuid, owner.profileUuid],
@@ -128,7 +129,7 @@ const busyCourse = async () => {
     extensions: ["requested", "requested", "approved", "denied"],
     incidents: ["open", "resolved"]
   })
-  await seedRun(c, second, {
+  const other = await seedRun(c, second, {
     pooled: 2,
     peerPooled: 0,
     claimedBy: [reviewer.profileUuid],
@@ -142,7 +143,7 @@ const busyCourse = async () => {
   await checker(c, "ready", 2)
   await checker(c, "ready", 0)
   await checker(c, "superseded", 1)
-  return { c, second, reviewer }
+  return { c, second, reviewer, enrollments: [first, other] as const }
 }
 
 describe("learning teaching: one course's dashboard", () => {
@@ -184,6 +185,38 @@ describe("learning teaching: one course's dashboard", () => {
     const view = ok<TeachingCourse>(await dashboard(both, c))
     expect([view.counts, view.roles, view.assignments.map((a) => a.scope.runUuid).sort()])
       .toEqual([{ threadsUnanswered: 3, extensionsPending: 3 }, ["assistant"], [c.run, second].sort()])
+  })
+
+  it("counts the records of a group-scoped caller's members once, in two groups or beside a run scope, as its lists show them", async () => {
+    const { c, enrollments, second } = await busyCourse()
+    const group = async (run: string, members: ReadonlyArray<string>) => {
+      const uuid = randomUUID()
+      await m.sql(`INSERT INTO learning_groups (uuid, course_uuid, run_uuid, name, kind, visibility, assignment, member_count, created_by)
+        VALUES ($1, $2, $3, 'Группа', 'section', 'separate', 'manual', $4, $5)`, uuid, c.uuid, run, members.length, owner.profileUuid)
+      for (const member of members) await m.sql(`INSERT INTO learning_group_members (group_uuid, enrollment_uuid) VALUES ($1, $2)`, uuid, member)
+      return uuid
+    }
+    // The first run's learner is in two groups; the second run's group has no member with waiting work.
+    const [a, b, empty] = [await group(c.run, [enrollments[0]]), await group(c.run, [enrollments[0]]), await group(second, [])]
+    const instructor = await staffMember(c, "instructor", { groupUuid: a }, {}, await staffMember(c, "instructor", { groupUuid: b }))
+    // Each record of the learner once; incidents concern a run, not a learner: no count for a group scope.
+    const expected = { reviewsToClaim: 3, reviewsClaimed: 0, appealsOpen: 2, threadsUnanswered: 2, extensionsPending: 2 }
+    expect(await counts(instructor, c)).toEqual(expected)
+    const items = async (operation: string, path: Record<string, string>, urlParams: Record<string, string>) =>
+      ok<Page<{ kind?: string }>>(await m.invoke(operation, instructor, { path, urlParams: { ...urlParams, limit: "100" } })).items
+    const course = { course: c.uuid }
+    expect({
+      reviewsToClaim: (await items("learning.reviews.assignment_list", course, { status: "pooled" })).filter((a) => a.kind === "staff").length,
+      reviewsClaimed: 0,
+      appealsOpen: (await items("learning.appeals.list", course, { status: "open" })).length,
+      threadsUnanswered: (await items("learning.community.staff_list", course, { status: "unanswered" })).length,
+      extensionsPending: (await items("learning.extensions.course_list", course, { status: "requested" })).length
+    }).toEqual(expected)
+    // A run scope beside a group of that run and the empty group: the first run's records once.
+    const mixed = await staffMember(c, "assistant", { runUuid: c.run }, {}, await staffMember(c, "assistant", { groupUuid: a }, {}, await staffMember(c, "assistant", { groupUuid: empty })))
+    expect(await counts(mixed, c)).toEqual({ threadsUnanswered: 2, extensionsPending: 2 })
+    const onlyEmpty = await staffMember(c, "assistant", { groupUuid: empty })
+    expect(await counts(onlyEmpty, c)).toEqual({ threadsUnanswered: 0, extensionsPending: 0 })
   })
 
   it("agrees with the list operations showing the same records", async () => {

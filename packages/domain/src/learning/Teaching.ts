@@ -7,7 +7,7 @@ import { implement } from "../operations/Implementation.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { unansweredCondition } from "./Community.js"
 import { type Assignment, type Atom, atomScope, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
-import { queueStatusCondition } from "./Reviews.js"
+import { queueStatusCondition, submissionEnrollment } from "./Reviews.js"
 import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./TeachingModel.js"
 
 /**
@@ -17,11 +17,11 @@ import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./Teachi
  * Each count is a row of `countDefinitions`: the atom the work needs and the condition that makes
  * a record waiting — the same SQL fragments as the list operations that show those records (the
  * review queue's `pooled`, the inbox's `unanswered`, …). Where a count applies is `atomScope` of
- * the caller's assignments: course-wide, or only the runs of run-scoped assignments; a count the
- * caller holds no atom for is absent. Group-scoped assignments count nowhere yet (`scopesOf` reads
- * only `atomScope`'s course and runs): to count them, the waiting records would be grouped by the
- * groups of their enrollment too, and a group scope would sum its groups' rows as a run scope sums
- * its runs.
+ * the caller's assignments: course-wide, the runs of run-scoped assignments, and the members of
+ * the groups of group-scoped ones (records about a learner: an incident or a checker has none);
+ * a count the caller holds no atom for is absent. A record counts once: those of the caller's
+ * groups are counted by run and by the set of the caller's groups their learner is in, so a
+ * learner in two of them, or in a run the caller also holds, is not counted twice.
  *
  * One statement answers a page or a dashboard whatever the number of courses and counts: the
  * caller's courses with their assignments, and for each the waiting records by run (`courseRows`).
@@ -37,6 +37,8 @@ interface CountDefinition {
   readonly alias: string
   /** Course-level records (checkers) have no run: only a course-wide assignment counts them. */
   readonly courseLevel?: boolean
+  /** The record's enrollment, for group-scoped staff; absent: records about no learner (group scopes do not count them). */
+  readonly enrollment?: (sql: SqlClient.SqlClient) => Fragment
   readonly waiting: (sql: SqlClient.SqlClient, me: string) => Fragment
 }
 
@@ -47,6 +49,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "review",
     table: "learning_review_assignments a",
     alias: "a",
+    enrollment: submissionEnrollment,
     waiting: (sql) => sql`a.kind = 'staff' AND ${queueStatusCondition(sql, "pooled")}`
   },
   {
@@ -54,12 +57,34 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "review",
     table: "learning_review_assignments a",
     alias: "a",
+    enrollment: submissionEnrollment,
     waiting: (sql, me) => sql`a.reviewer_profile_uuid = ${me} AND ${queueStatusCondition(sql, "claimed")}`
   },
   // First-level appeals; an escalated one is closed with grades_adjust (Appeals.ts).
-  { name: "appealsOpen", atom: "appeals_resolve", table: "learning_appeals a", alias: "a", waiting: (sql) => sql`a.status = 'open'` },
-  { name: "threadsUnanswered", atom: "community_staff", table: "learning_threads t", alias: "t", waiting: unansweredCondition },
-  { name: "extensionsPending", atom: "dates_grant", table: "learning_extension_requests x", alias: "x", waiting: (sql) => sql`x.status = 'requested'` },
+  {
+    name: "appealsOpen",
+    atom: "appeals_resolve",
+    table: "learning_appeals a",
+    alias: "a",
+    enrollment: (sql) => sql`a.enrollment_uuid`,
+    waiting: (sql) => sql`a.status = 'open'`
+  },
+  {
+    name: "threadsUnanswered",
+    atom: "community_staff",
+    table: "learning_threads t",
+    alias: "t",
+    enrollment: (sql) => sql`t.enrollment_uuid`,
+    waiting: unansweredCondition
+  },
+  {
+    name: "extensionsPending",
+    atom: "dates_grant",
+    table: "learning_extension_requests x",
+    alias: "x",
+    enrollment: (sql) => sql`x.enrollment_uuid`,
+    waiting: (sql) => sql`x.status = 'requested'`
+  },
   { name: "incidentsOpen", atom: "runs_manage", table: "learning_incidents i", alias: "i", waiting: (sql) => sql`i.status = 'open'` },
   {
     name: "checkersSuspended",
@@ -89,19 +114,34 @@ interface CourseRow {
   readonly latest_version: number
   readonly position: string
   readonly assignments: ReadonlyArray<Assignment & { readonly uuid: string }>
-  /** [count, run (null for course-level records), n] for every count with records waiting; null without an assignment. */
-  readonly waiting: ReadonlyArray<readonly [CountName, string | null, number]> | null
+  /**
+   * [count, run (null for course-level records), groups, n] for every count with records waiting;
+   * null without an assignment. `groups` null: every record of the run; else the records of the
+   * run whose learner is in exactly these of the caller's groups.
+   */
+  readonly waiting: ReadonlyArray<readonly [CountName, string | null, ReadonlyArray<string> | null, number]> | null
 }
 
-/** Every count of the course `page.uuid`, by run: one grouped index-only scan per count. */
+/**
+ * Every count of the course `page.uuid`, by run: one grouped index-only scan per count. For a
+ * caller with group-scoped assignments (`page.group_uuids`), the records of their groups' members
+ * again, by run and by which of those groups the learner is in.
+ */
 const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
-  sql.join(" UNION ALL ", false)(countDefinitions.map((count) => {
+  sql.join(" UNION ALL ", false)(countDefinitions.flatMap((count) => {
     const column = (name: string) => sql.literal(`${count.alias}.${name}`)
-    return count.courseLevel
-      ? sql`SELECT ${count.name}::text AS name, NULL::uuid AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
-          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} HAVING count(*) > 0`
-      : sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, count(*)::int AS n FROM ${sql.literal(count.table)}
-          WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} GROUP BY ${column("run_uuid")}`
+    const from = sql`FROM ${sql.literal(count.table)} WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)}`
+    if (count.courseLevel) return [sql`SELECT ${count.name}::text AS name, NULL::uuid AS run_uuid, NULL::text[] AS groups, count(*)::int AS n ${from} HAVING count(*) > 0`]
+    const byRun = sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, NULL::text[] AS groups, count(*)::int AS n ${from}
+      GROUP BY ${column("run_uuid")}`
+    if (count.enrollment === undefined) return [byRun]
+    const groups = sql`ARRAY(SELECT gm.group_uuid::text FROM learning_group_members gm
+      WHERE gm.enrollment_uuid = ${count.enrollment(sql)} AND gm.group_uuid = ANY(page.group_uuids) ORDER BY 1)`
+    return [
+      byRun,
+      sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, ${groups} AS groups, count(*)::int AS n ${from}
+        AND page.group_uuids IS NOT NULL GROUP BY 2, 3 HAVING cardinality(${groups}) > 0`
+    ]
   }))
 
 /**
@@ -112,35 +152,43 @@ const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
  */
 const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit: number) =>
   sql<CourseRow>`SELECT page.*, CASE WHEN jsonb_array_length(page.assignments) > 0 THEN
-        (SELECT coalesce(jsonb_agg(jsonb_build_array(w.name, w.run_uuid, w.n)), '[]'::jsonb) FROM (${waitingOf(sql, me)}) w) END AS waiting
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(w.name, w.run_uuid, w.groups, w.n)), '[]'::jsonb) FROM (${waitingOf(sql, me)}) w) END AS waiting
     FROM (SELECT c.uuid, c.title, c.status, c.visibility, c.latest_version, c.created_at, c.created_at::text AS position,
         coalesce(jsonb_agg(jsonb_build_object('uuid', s.uuid, 'role', s.role, 'runUuid', s.run_uuid, 'groupUuid', s.group_uuid,
-          'grants', s.grants, 'denies', s.denies) ORDER BY s.created_at, s.uuid) FILTER (WHERE s.uuid IS NOT NULL), '[]'::jsonb) AS assignments
+          'grants', s.grants, 'denies', s.denies) ORDER BY s.created_at, s.uuid) FILTER (WHERE s.uuid IS NOT NULL), '[]'::jsonb) AS assignments,
+        array_agg(DISTINCT s.group_uuid) FILTER (WHERE s.group_uuid IS NOT NULL) AS group_uuids
       FROM learning_courses c LEFT JOIN learning_staff s ON s.course_uuid = c.uuid AND s.profile_uuid = ${me} AND s.status = 'active'
       WHERE ${where}
       GROUP BY c.uuid ORDER BY c.created_at DESC, c.uuid DESC LIMIT ${limit}) page
     ORDER BY page.created_at DESC, page.uuid DESC`
 
-/** Where each count applies on one course: course-wide, the listed runs; absent: nowhere. */
-type Scopes = ReadonlyMap<CountName, { readonly course: boolean; readonly runs: ReadonlyArray<string> }>
+/** Where each count applies on one course: course-wide, the listed runs and groups' members; absent: nowhere. */
+type Scopes = ReadonlyMap<CountName, ReturnType<typeof atomScope>>
 
 const scopesOf = (assignments: ReadonlyArray<Assignment>): Scopes => {
-  const scopes = new Map<CountName, { course: boolean; runs: ReadonlyArray<string> }>()
+  const scopes = new Map<CountName, ReturnType<typeof atomScope>>()
   for (const count of countDefinitions) {
     const scope = atomScope(assignments, count.atom)
-    if (scope.course || !count.courseLevel && scope.runs.length > 0) scopes.set(count.name, scope)
+    const groups = count.enrollment === undefined ? [] : scope.groups
+    if (scope.course || !count.courseLevel && (scope.runs.length > 0 || groups.length > 0)) scopes.set(count.name, { ...scope, groups })
   }
   return scopes
 }
 
-/** The dashboard of one course: each count the caller holds the atom for, summed over the runs of its scope. */
+/**
+ * The dashboard of one course: each count the caller holds the atom for, summed over the runs of
+ * its scope, and over the rows of its groups' members in the other runs.
+ */
 const teachingView = (row: CourseRow): TeachingCourse => {
   const scopes = scopesOf(row.assignments)
   const counts: Partial<Record<CountName, number>> = {}
   for (const name of scopes.keys()) counts[name] = 0
-  for (const [name, run, n] of row.waiting ?? []) {
+  for (const [name, run, groups, n] of row.waiting ?? []) {
     const scope = scopes.get(name)
-    if (scope !== undefined && (scope.course || run !== null && scope.runs.includes(run))) counts[name]! += n
+    if (scope === undefined) continue
+    const inRuns = scope.course || run !== null && scope.runs.includes(run)
+    const counted = groups === null ? inRuns : !inRuns && groups.some((group) => scope.groups.includes(group))
+    if (counted) counts[name]! += n
   }
   const held = new Set<StaffRole>(row.assignments.map((assignment) => assignment.role))
   return {
