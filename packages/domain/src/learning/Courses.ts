@@ -45,10 +45,18 @@ export const requireCourseState = (operation: keyof typeof courseTransitions, co
 const facts = (row: CourseRow) => ({ uuid: row.uuid, status: row.status, visibility: row.visibility, latestVersion: row.latest_version })
 
 /** Loads a course and authorizes the operation on it; the course is locked when the operation changes it. */
-export const courseFor = (actor: Actor | undefined, operation: CourseOperation, uuid: string, options: { readonly lock: boolean; readonly runUuid?: string }) =>
+export const courseFor = (
+  actor: Actor | undefined,
+  operation: CourseOperation,
+  uuid: string,
+  options: { readonly lock: boolean; readonly runUuid?: string; readonly groupUuids?: ReadonlyArray<string> }
+) =>
   Effect.gen(function*() {
     const course = yield* loadCourse(uuid, options)
-    yield* authorizeCourse(actor, operation, facts(course), { runUuid: options.runUuid })
+    yield* authorizeCourse(actor, operation, facts(course), {
+      runUuid: options.runUuid,
+      ...(options.groupUuids !== undefined ? { groupUuids: options.groupUuids } : {})
+    })
     return course
   })
 

@@ -6,7 +6,8 @@ import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { BlobStore } from "../files/BlobStore.js"
 import { courseFor, createOwned, once } from "./Courses.js"
-import { loadCourse } from "./CourseRepository.js"
+import { loadCourse, loadVersion } from "./CourseRepository.js"
+import { type LearnerGrade, learnerGrades } from "./Grades.js"
 import {
   BundleMember,
   CompletionPolicy,
@@ -18,7 +19,7 @@ import {
   packageFormat,
   Visibility
 } from "./Model.js"
-import { holdsAtom, standingOn } from "./Permissions.js"
+import { holdsAtom, inGroups, standingOn } from "./Permissions.js"
 import { treeProblem } from "./Tree.js"
 
 /**
@@ -133,7 +134,17 @@ export const getJob = (actor: Actor, uuid: string) =>
 
 const cell = (count: number) => (count > 0 && count < minCell ? { suppressed: true } : { count, suppressed: false })
 
-/** Funnel, steps, scores and grader load of a course (or one run); cells of 1 to 4 learners suppressed. */
+/** The score buckets of analytics, by course grade percentage (`Grades.ts`). */
+export const scoreBuckets = [[0, 20, "0-19"], [20, 40, "20-39"], [40, 60, "40-59"], [60, 80, "60-79"], [80, 101, "80-100"]] as const
+
+/**
+ * Funnel, steps, scores and grader load of a course, or of one run or one group (its members), of
+ * the learners enrolled within `from`–`to`; cells of 1 to 4 learners suppressed. Steps are those
+ * of the course's latest version: started (worked on: in progress, completed or failed) and
+ * completed, difficulty being 1 − completed/started; scores the learners' course grades
+ * (`learnerGrades`) in buckets of 20 points; grader load each staff reviewer's claimed (pending)
+ * and decided reviews of those learners. A group-scoped analyst names its group.
+ */
 export const courseAnalytics = (
   actor: Actor,
   courseUuid: string,
@@ -141,21 +152,50 @@ export const courseAnalytics = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* courseFor(actor, "learning.analytics.get", courseUuid, { lock: false, ...(query.runUuid !== undefined ? { runUuid: query.runUuid } : {}) })
-    // Groups arrive with issue 3 of learning: none exists yet.
-    if (query.groupUuid !== undefined) return yield* new NotFound({ message: `No group ${query.groupUuid} in this course` })
+    let runUuid = query.runUuid
+    if (query.groupUuid !== undefined) {
+      const [group] = yield* sql<{ run_uuid: string }>`SELECT run_uuid::text AS run_uuid FROM learning_groups
+        WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`
+      if (group === undefined || runUuid !== undefined && group.run_uuid !== runUuid.toLowerCase()) {
+        return yield* new NotFound({ message: `No group ${query.groupUuid} in this ${runUuid !== undefined ? "run" : "course"}` })
+      }
+      runUuid = group.run_uuid
+    }
+    const course = yield* courseFor(actor, "learning.analytics.get", courseUuid, {
+      lock: false,
+      ...(runUuid !== undefined ? { runUuid } : {}),
+      ...(query.groupUuid !== undefined ? { groupUuids: [query.groupUuid] } : {})
+    })
+    const learners = sql.and([
+      sql`e.course_uuid = ${courseUuid}`,
+      ...(runUuid !== undefined ? [sql`e.run_uuid = ${runUuid}`] : []),
+      ...(query.groupUuid !== undefined ? [inGroups(sql, sql`e.uuid`, [query.groupUuid])] : []),
+      ...(query.from !== undefined ? [sql`e.created_at >= ${query.from}`] : []),
+      ...(query.to !== undefined ? [sql`e.created_at < ${query.to}`] : [])
+    ])
     const [counts] = yield* sql<{ enrolled: number; active: number; completed: number; withdrawn: number }>`SELECT
         count(*) FILTER (WHERE status NOT IN ('invited', 'requested', 'waitlisted', 'offered', 'declined', 'expired', 'rejected'))::int AS enrolled,
         count(*) FILTER (WHERE status IN ('active', 'paused', 'withdrawal_requested'))::int AS active,
         count(*) FILTER (WHERE status = 'completed')::int AS completed,
         count(*) FILTER (WHERE status = 'withdrawn')::int AS withdrawn
-      FROM learning_enrollments WHERE course_uuid = ${courseUuid}
-        ${query.runUuid !== undefined ? sql`AND run_uuid = ${query.runUuid}` : sql``}
-        ${query.from !== undefined ? sql`AND created_at >= ${query.from}` : sql``}
-        ${query.to !== undefined ? sql`AND created_at < ${query.to}` : sql``}`
+      FROM learning_enrollments e WHERE ${learners}`
+    const progress = new Map((yield* sql<{ node_key: string; started: number; completed: number }>`SELECT st.node_key,
+        count(*) FILTER (WHERE st.status IN ('in_progress', 'completed', 'failed'))::int AS started,
+        count(*) FILTER (WHERE st.status = 'completed')::int AS completed
+      FROM learning_step_states st JOIN learning_enrollments e ON e.uuid = st.enrollment_uuid
+      WHERE ${learners} GROUP BY st.node_key`).map((row) => [row.node_key, row]))
+    const nodes = course.latest_version > 0 ? (yield* loadVersion(courseUuid, course.latest_version))?.nodes ?? [] : []
+    const grades = [...(yield* learnerGrades(learners)).values()]
+    const load = yield* sql<{ reviewer: string; pending: number; decided: number }>`SELECT a.reviewer_profile_uuid::text AS reviewer,
+        count(*) FILTER (WHERE a.status = 'claimed')::int AS pending,
+        count(*) FILTER (WHERE a.status IN ('decided', 'released'))::int AS decided
+      FROM learning_review_assignments a JOIN learning_submissions s ON s.uuid = a.submission_uuid
+        JOIN learning_enrollments e ON e.uuid = s.enrollment_uuid
+      WHERE ${learners} AND a.kind = 'staff' AND a.reviewer_profile_uuid IS NOT NULL AND a.status IN ('claimed', 'decided', 'released')
+      GROUP BY a.reviewer_profile_uuid ORDER BY a.reviewer_profile_uuid`
     return {
       courseUuid,
-      ...(query.runUuid !== undefined ? { runUuid: query.runUuid } : {}),
+      ...(runUuid !== undefined ? { runUuid } : {}),
       minCell,
       funnel: {
         enrolled: cell(counts?.enrolled ?? 0),
@@ -163,9 +203,16 @@ export const courseAnalytics = (
         completed: cell(counts?.completed ?? 0),
         withdrawn: cell(counts?.withdrawn ?? 0)
       },
-      steps: [],
-      scores: [],
-      graderLoad: []
+      steps: nodes.filter((node) => node.kind === "step").map((node) => ({
+        nodeKey: node.nodeKey,
+        started: cell(progress.get(node.nodeKey)?.started ?? 0),
+        completed: cell(progress.get(node.nodeKey)?.completed ?? 0)
+      })),
+      scores: scoreBuckets.map(([low, high, bucket]) => ({
+        bucket,
+        learners: cell(grades.filter((grade) => grade.percent >= low && grade.percent < high).length)
+      })),
+      graderLoad: load.map((row) => ({ reviewerUuid: row.reviewer, pending: row.pending, decided: row.decided }))
     }
   })
 
@@ -292,16 +339,20 @@ const work = (job: JobRow) =>
       case "analytics_export": {
         const runUuid = job.input["runUuid"] as string | undefined
         const names = job.input["names"] === true
-        const rows = yield* sql<{ profile_uuid: string; name: string; status: string; run_title: string; started_at: Date | null; updated_at: Date }>`
-          SELECT e.profile_uuid, p.name, e.status, r.title AS run_title, e.started_at, e.updated_at
+        const learners = sql.and([sql`e.course_uuid = ${job.course_uuid}`, ...(runUuid !== undefined ? [sql`e.run_uuid = ${runUuid}`] : [])])
+        const rows = yield* sql<{ uuid: string; profile_uuid: string; name: string; status: string; run_title: string; started_at: Date | null; updated_at: Date }>`
+          SELECT e.uuid::text AS uuid, e.profile_uuid, p.name, e.status, r.title AS run_title, e.started_at, e.updated_at
           FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN profiles p ON p.uuid = e.profile_uuid
-          WHERE e.course_uuid = ${job.course_uuid} ${runUuid !== undefined ? sql`AND e.run_uuid = ${runUuid}` : sql``}
-          ORDER BY e.created_at, e.uuid`
+          WHERE ${learners} ORDER BY e.created_at, e.uuid`
         const kind = String(job.input["kind"])
+        // The course grade in percent (`learnerGrades`); empty for a learner with no score yet.
+        const grades = kind === "grades" ? yield* learnerGrades(learners) : new Map<string, LearnerGrade>()
         const header = kind === "grades" ? ["learner", "run", "status", "score"] : kind === "progress" ? ["learner", "run", "status", "started_at"] : ["learner", "run", "status", "last_activity"]
         const lines = rows.map((row) => {
           const learner = names ? row.name : pseudonym(job.course_uuid!, row.profile_uuid)
-          const last = kind === "grades" ? "" : kind === "progress" ? row.started_at?.toISOString() ?? "" : row.updated_at.toISOString()
+          const last = kind === "grades"
+            ? grades.get(row.uuid)?.percent.toFixed(2) ?? ""
+            : kind === "progress" ? row.started_at?.toISOString() ?? "" : row.updated_at.toISOString()
           return [learner, row.run_title, row.status, last].map(csvCell).join(",")
         })
         const text = [header.join(","), ...lines].join("\n") + "\n"

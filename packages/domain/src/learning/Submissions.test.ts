@@ -10,6 +10,10 @@ import { advanceRuns } from "./Runs.js"
 import type { DemoAttempt, GradingJob, StepView, Submission, Variant } from "./StepModel.js"
 import { submissionAllows, submissionTransitions, type SubmissionTrigger } from "./SubmissionMachine.js"
 import { claimGradeJobs, finishGradeJob } from "./Submissions.js"
+import { Effect } from "effect"
+import { PostgresBlobStore } from "../files/BlobStore.js"
+import { runLearningJobs } from "./Jobs.js"
+import { assignStaff } from "./Staff.js"
 
 /**
  * The step and submission side of learning L2 through `Operations.invoke` on real Postgres:
@@ -315,6 +319,84 @@ describe("submissions.create under load (group commit)", () => {
     // 8 × (2 graded + 1 accepted) + the replayed one; keys only for those (refusals keep none).
     expect([row?.submissions, row?.keys]).toEqual([25, 25])
     expect(row?.transactions).toBeLessThan(25)
+  })
+})
+
+describe("analytics from the learners' work", () => {
+  const work = () => m.runtime.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
+  type Cell = { count?: number; suppressed: boolean }
+  type Analytics = {
+    funnel: Record<string, Cell>
+    steps: Array<{ nodeKey: string; started: Cell; completed: Cell }>
+    scores: Array<{ bucket: string; learners: Cell }>
+    graderLoad: Array<{ reviewerUuid: string; pending: number; decided: number }>
+  }
+
+  it("counts steps started and completed, buckets course grades by the steps' selection rule, shows grader load, narrows to a group; the grades CSV carries them", async () => {
+    const course = await setup(() => [
+      { nodeKey: "m1", kind: "module", title: "Модуль" },
+      step("read", "m1", { stepType: "text" }),
+      step("a", "m1", { grading: graded({ kind: "exact", answers: ["1"] }, { selection: "best" }) }),
+      step("b", "m1", { grading: graded({ kind: "exact", answers: ["2"] }) })
+    ].map((node) => JSON.parse(JSON.stringify(node))))
+    const learners = await Promise.all(Array.from({ length: 7 }, () => learnerIn(course)))
+    // Five learners: right then wrong on both: a keeps its best (10), b its last (0): 50 %. One learner: both right, 100 %. One never submits.
+    for (const { enrollment, learner } of learners.slice(0, 5)) {
+      for (const [node, reply] of [["a", "1"], ["a", "x"], ["b", "2"], ["b", "x"]] as const) ok(await submit(learner, enrollment, node, reply))
+    }
+    for (const [node, reply] of [["a", "1"], ["b", "2"]] as const) ok(await submit(learners[5]!.learner, learners[5]!.enrollment, node, reply))
+    // A staff reviewer's load: one claimed and one decided review of the first learner's work.
+    const [first] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_submissions WHERE enrollment_uuid = $1 LIMIT 1", learners[0]!.enrollment)
+    for (const status of ["claimed", "decided"]) {
+      await m.sql(`INSERT INTO learning_review_assignments (uuid, submission_uuid, course_uuid, run_uuid, node_key, learner_profile_uuid, pseudonym, kind, status,
+          reviewer_profile_uuid) VALUES ($1, $2, $3, $4, 'a', $5, 'Учащийся', 'staff', $6, $7)`,
+        randomUUID(), first!.uuid, course.courseUuid, course.runUuid, learners[0]!.learner.profileUuid, status, owner.profileUuid)
+    }
+    const analytics = async (actor: SessionActor, urlParams: Record<string, string> = {}) =>
+      m.invoke("learning.analytics.get", actor, { path: { course: course.courseUuid }, urlParams })
+    const all = ok<Analytics>(await analytics(owner))
+    expect(all.funnel.enrolled).toEqual({ count: 7, suppressed: false })
+    expect(all.steps.map((row) => [row.nodeKey, row.started, row.completed])).toEqual([
+      ["read", { count: 0, suppressed: false }, { count: 0, suppressed: false }],
+      ["a", { count: 6, suppressed: false }, { count: 6, suppressed: false }],
+      ["b", { count: 6, suppressed: false }, { count: 6, suppressed: false }]
+    ])
+    expect(all.scores).toEqual([
+      { bucket: "0-19", learners: { count: 0, suppressed: false } },
+      { bucket: "20-39", learners: { count: 0, suppressed: false } },
+      { bucket: "40-59", learners: { count: 5, suppressed: false } },
+      { bucket: "60-79", learners: { count: 0, suppressed: false } },
+      { bucket: "80-100", learners: { suppressed: true } }
+    ])
+    expect(all.graderLoad).toEqual([{ reviewerUuid: owner.profileUuid, pending: 1, decided: 1 }])
+    // A group of the five: its members only; its group-scoped analyst must name it; another group is not theirs.
+    const group = async (members: ReadonlyArray<string>) => {
+      const uuid = randomUUID()
+      await m.sql(`INSERT INTO learning_groups (uuid, course_uuid, run_uuid, name, kind, visibility, assignment, member_count, created_by)
+        VALUES ($1, $2, $3, 'Группа', 'section', 'separate', 'manual', $4, $5)`, uuid, course.courseUuid, course.runUuid, members.length, owner.profileUuid)
+      for (const member of members) await m.sql("INSERT INTO learning_group_members (group_uuid, enrollment_uuid) VALUES ($1, $2)", uuid, member)
+      return uuid
+    }
+    const five = await group(learners.slice(0, 5).map((learner) => learner.enrollment))
+    const other = await group([learners[6]!.enrollment])
+    const analyst = await m.profile({ name: "Аналитик" })
+    await m.runtime.runPromise(assignStaff({ courseUuid: course.courseUuid, profileUuid: analyst.profileUuid, role: "analyst", groupUuid: five, byProfileUuid: owner.profileUuid }))
+    const mine = ok<Analytics>(await analytics(analyst, { groupUuid: five }))
+    expect([mine.funnel.enrolled, mine.scores.map((row) => row.learners.count ?? "suppressed"), mine.graderLoad.length])
+      .toEqual([{ count: 5, suppressed: false }, [0, 0, 5, 0, 0], 1])
+    expect(refused(await analytics(analyst))).toEqual([403, "forbidden"])
+    expect(refused(await analytics(analyst, { groupUuid: other }))).toEqual([404, "not_found"])
+    expect(refused(await analytics(owner, { groupUuid: randomUUID() }))).toEqual([404, "not_found"])
+    // The grades CSV: each learner's course grade, empty for one without a score.
+    const queued = ok<{ uuid: string }>(await m.invoke("learning.analytics.export", owner, {
+      path: { course: course.courseUuid },
+      payload: { requestUuid: randomUUID(), kind: "grades", pseudonymize: true }
+    }))
+    await work()
+    const done = ok<{ status: string; fileUuid: string }>(await m.invoke("learning.exports.get", owner, { path: { export: queued.uuid } }))
+    const [file] = await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", done.fileUuid)
+    const scores = file!.text.trim().split("\n").slice(1).map((line) => line.split(",")[3])
+    expect([done.status, scores.sort()]).toEqual(["done", ["", "100.00", "50.00", "50.00", "50.00", "50.00", "50.00"]])
   })
 })
 
