@@ -57,7 +57,9 @@ export const loadCourseHead = (uuid: string): Effect.Effect<CourseHead, SqlError
 /** Courses without their draft content, by uuid; unknown uuids are left out. */
 export const loadCourseHeads = (uuids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<CourseHead>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`)
+    uuids.length === 0
+      ? Effect.succeed([])
+      : sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`)
 
 /** The course, locked for the transaction when asked; 404 when there is none. */
 export const loadCourse = (uuid: string, options: { readonly lock: boolean }) =>

@@ -179,16 +179,18 @@ const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at,
  * is a member of (an archived group's dates stay with its members, as its memberships do).
  */
 export const loadOverrides = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<OverrideRow>, SqlError, SqlClient.SqlClient> =>
-  Effect.map(loadOverridesOf([enrollmentUuid]), (byEnrollment) => byEnrollment.get(enrollmentUuid) ?? [])
+  Effect.map(loadOverridesOf([enrollmentUuid]), (byEnrollment) => byEnrollment.get(enrollmentUuid.toLowerCase()) ?? [])
 
-/** `loadOverrides` of several enrollments in one statement, by enrollment uuid. */
+/** `loadOverrides` of several enrollments in one statement, by enrollment uuid (lower case, as Postgres writes it). */
 export const loadOverridesOf = (
   enrollmentUuids: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<OverrideRow>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    const wanted = [...new Set(enrollmentUuids.map((uuid) => uuid.toLowerCase()))]
+    if (wanted.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<OverrideRow & { for_enrollment: string }>`SELECT e.uuid::text AS for_enrollment, o.*
-      FROM unnest(${uuidArray(sql, enrollmentUuids)}) AS e(uuid)
+      FROM unnest(${uuidArray(sql, wanted)}) AS e(uuid)
         CROSS JOIN LATERAL (SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
           WHERE (enrollment_uuid = e.uuid OR group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = e.uuid))
             AND status = 'active') o

@@ -101,13 +101,17 @@ export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, Sql
 
 /** The node tree of the version a run pins (`versionNodes`: from memory once read). */
 export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
-  Effect.map(pinnedNodesOf([runUuid]), (byRun) => byRun.get(runUuid) ?? [])
+  Effect.map(pinnedNodesOf([runUuid]), (byRun) => byRun.get(runUuid.toLowerCase()) ?? [])
 
-/** `pinnedNodes` of several runs: their pins in one statement, each tree from the version cache (or read once). */
+/**
+ * `pinnedNodes` of several runs: their pins in one statement, each tree from the version cache (or
+ * read once); keyed by the run uuid as Postgres writes it (lower case).
+ */
 export const pinnedNodesOf = (
   runUuids: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<CourseNode>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    if (runUuids.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
     const pins = yield* sql<VersionPin & { run_uuid: string }>`
       SELECT r.uuid::text AS run_uuid, r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
@@ -203,7 +207,8 @@ export const enrollmentsFor = (
     )
     const decided = yield* Effect.forEach(requests, ({ actor, enrollmentUuid }) =>
       Effect.gen(function*() {
-        const enrollment = enrollments.get(enrollmentUuid)
+        // A uuid may come in upper case (the schema takes either); Postgres answers in lower case.
+        const enrollment = enrollments.get(enrollmentUuid.toLowerCase())
         if (enrollment === undefined) return Either.left(new NotFound({ message: `No enrollment ${enrollmentUuid}` }))
         const standing = actor === undefined || actor.profileUuid === enrollment.profile_uuid
           ? { assignments: [] as ReadonlyArray<Assignment> }

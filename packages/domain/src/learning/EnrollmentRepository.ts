@@ -94,7 +94,7 @@ export const enrollmentColumns = `e.uuid, e.run_uuid, e.course_uuid, e.profile_u
  */
 export const loadEnrollments = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE e.uuid = ANY(${uuidArray(sql, uuids)})
+    uuids.length === 0 ? Effect.succeed([]) : sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE e.uuid = ANY(${uuidArray(sql, uuids)})
       ORDER BY e.uuid ${options.lock ? sql.literal("FOR UPDATE OF e") : sql``}`)
 
 /** The enrollment (locked for the transaction when asked); 404 when there is none. */

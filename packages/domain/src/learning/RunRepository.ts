@@ -103,7 +103,7 @@ export const loadRun = (uuid: string, options: { readonly lock: boolean }) =>
 /** Runs by uuid, in uuid order (locked in that order when asked); unknown uuids are left out. */
 export const loadRuns = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ANY(${uuidArray(sql, uuids)})
+    uuids.length === 0 ? Effect.succeed([]) : sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ANY(${uuidArray(sql, uuids)})
       ORDER BY r.uuid ${options.lock ? sql.literal("FOR UPDATE OF r") : sql``}`)
 
 /** Runs of a course, newest first, optionally of some statuses; keyset by (created_at, uuid). */

@@ -103,19 +103,23 @@ export interface StepProgress {
 }
 
 /**
- * `recordStepProgress` of several steps (of different enrollments or nodes) in two statements:
+ * `recordStepProgress` of several steps (distinct (enrollment, node) pairs) in two statements:
  * the existing rows locked (in key order), then every row written — inserted in its final state
  * or moved where the table allows — in one; completion runs for each step that became completed.
  * Returns the rows as they are afterwards, in order.
  */
 export const recordStepProgresses = (
   moves: ReadonlyArray<StepProgress>,
-  at?: Date
+  at?: Date,
+  /** Set on the one retry after a row appeared between the lock and the insert. */
+  retry = false
 ): Effect.Effect<ReadonlyArray<StepStateRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    if (moves.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const when = at ?? new Date()
-    const keyOf = (enrollmentUuid: string, nodeKey: string) => `${enrollmentUuid}/${nodeKey}`
+    // Postgres writes uuids in lower case; a caller's may come in either.
+    const keyOf = (enrollmentUuid: string, nodeKey: string) => `${enrollmentUuid.toLowerCase()}/${nodeKey}`
     const keys = moves.map((move) => ({ enrollment_uuid: move.enrollmentUuid, node_key: move.nodeKey }))
     const current = new Map((yield* sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
       FROM learning_step_states s JOIN jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
@@ -147,10 +151,12 @@ export const recordStepProgresses = (
         RETURNING ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
       ) SELECT * FROM inserted UNION ALL SELECT * FROM updated`
     for (const row of written) current.set(keyOf(row.enrollment_uuid, row.node_key), row)
-    // Written by a concurrent transaction between the lock and the insert: move that row like any other.
+    // Written by a concurrent transaction between the lock and the insert: move that row like any
+    // other, once (a row the insert missed is then locked by the first statement).
     const raced = moves.filter((move) => !current.has(keyOf(move.enrollmentUuid, move.nodeKey)))
     if (raced.length > 0) {
-      const rows = yield* recordStepProgresses(raced, when)
+      if (retry) return yield* Effect.dieMessage(`recordStepProgresses: no step state row for ${raced.map((move) => keyOf(move.enrollmentUuid, move.nodeKey)).join(", ")}`)
+      const rows = yield* recordStepProgresses(raced, when, true)
       raced.forEach((move, index) => current.set(keyOf(move.enrollmentUuid, move.nodeKey), rows[index]!))
     }
     for (const row of written) if (row.status === "completed") yield* afterStepChange(row.enrollment_uuid, when)

@@ -98,6 +98,7 @@ export const attemptsOf = (step: Pick<StepContext, "node" | "dates" | "enrollmen
 /** `attemptsOf` of several steps in one statement, in order. */
 export const attemptsOfSteps = (steps: ReadonlyArray<Pick<StepContext, "node" | "dates" | "enrollment">>) =>
   Effect.gen(function*() {
+    if (steps.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const keys = steps.map((step) => ({ enrollment_uuid: step.enrollment.uuid, node_key: step.node.nodeKey }))
     const rows = yield* sql<{ enrollment_uuid: string; node_key: string; used: number; next: number }>`

@@ -263,7 +263,9 @@ describe("submissions.create under load (group commit)", () => {
       // "exact" allows 2 attempts: of three wrong replies two are graded, the third is refused.
       ...Array.from({ length: 3 }, () => ({ learner, enrollment, node: "exact", reply: "41" })),
       // "many" has no limit: accepted, the step completed.
-      { learner, enrollment, node: "many", reply: "да" }
+      { learner, enrollment, node: "many", reply: "да" },
+      // A staff-reviewed step takes the single path's attempt inside the batch.
+      { learner, enrollment, node: "essay", reply: "Эссе" }
     ]).map((request) => ({ ...request, requestUuid: randomUUID() }))
     const extra = [
       { learner: stranger, enrollment: learners[0]!.enrollment, node: "many", reply: "да", requestUuid: randomUUID() },
@@ -279,15 +281,17 @@ describe("submissions.create under load (group commit)", () => {
       }))))
     const mine = answers.slice(0, requests.length)
     for (const [i, { enrollment }] of learners.entries()) {
-      const exact = mine.slice(i * 4, i * 4 + 3)
+      const exact = mine.slice(i * 5, i * 5 + 3)
       expect(exact.map((answer) => answer.status).sort()).toEqual([200, 200, 409])
       expect(exact.filter((answer) => answer.status === 409).map(refused)).toEqual([[409, "attempts_exhausted"]])
       const graded = exact.filter((answer) => answer.status === 200).map((answer) => ok<Submission>(answer))
       expect(graded.map((row) => [row.status, row.revision, row.attemptCounted, row.score?.verdict]))
         .toEqual([["graded", 2, true, "wrong"], ["graded", 2, true, "wrong"]])
       expect(graded.map((row) => row.attemptNo).sort()).toEqual([1, 2])
-      const accepted = ok<Submission>(mine[i * 4 + 3]!)
+      const accepted = ok<Submission>(mine[i * 5 + 3]!)
       expect([accepted.status, accepted.revision, accepted.attemptNo, accepted.score?.points]).toEqual(["accepted", 3, 1, 10])
+      const reviewed = ok<Submission>(mine[i * 5 + 4]!)
+      expect([reviewed.status, reviewed.revision, reviewed.attemptNo]).toEqual(["awaiting_review", 2, 1])
       const states = await m.sql<{ node_key: string; status: string; revision: number }>(
         `SELECT node_key, status, revision FROM learning_step_states WHERE enrollment_uuid = $1 AND node_key IN ('exact', 'many') ORDER BY node_key`, enrollment)
       // From available (the start): exact to in_progress, then failed (no attempt left); many straight to completed.
@@ -316,9 +320,23 @@ describe("submissions.create under load (group commit)", () => {
         (SELECT count(DISTINCT xmin::text)::int FROM learning_submissions WHERE uuid = ANY($2::uuid[])) AS transactions,
         (SELECT count(*)::int FROM idempotency_keys WHERE request_uuid = ANY($3::uuid[])) AS keys`,
       learners.map((learner) => learner.enrollment), uuids, all.map((request) => request.requestUuid))
-    // 8 × (2 graded + 1 accepted) + the replayed one; keys only for those (refusals keep none).
-    expect([row?.submissions, row?.keys]).toEqual([25, 25])
-    expect(row?.transactions).toBeLessThan(25)
+    // 8 × (2 graded + 1 accepted + 1 awaiting review) + the replayed one; keys only for those (refusals keep none).
+    expect([row?.submissions, row?.keys]).toEqual([33, 33])
+    expect(row?.transactions).toBeLessThan(33)
+  })
+})
+
+describe("uuids in upper case", () => {
+  it("finds the enrollment, its step, draft and submission whatever the case of the path's uuid", async () => {
+    const course = await setup()
+    const { enrollment, learner } = await learnerIn(course)
+    const upper = enrollment.toUpperCase()
+    expect(ok<{ uuid: string }>(await m.invoke("learning.enrollments.get", learner, { path: { enrollment: upper } })).uuid).toBe(enrollment)
+    expect(ok<StepView>(await getStep(learner, upper, "many")).title).toBeDefined()
+    ok(await m.invoke("learning.drafts.save", learner, { path: { enrollment: upper, node: "many" }, payload: { requestUuid: randomUUID(), reply: "нет" } }))
+    expect(ok<Submission>(await submit(learner, upper, "many", "да")).status).toBe("accepted")
+    const [state] = await m.sql<{ status: string }>("SELECT status FROM learning_step_states WHERE enrollment_uuid = $1 AND node_key = 'many'", enrollment)
+    expect(state?.status).toBe("completed")
   })
 })
 

@@ -354,39 +354,42 @@ const submitAlone = (submit: Submit) =>
     })
   )
 
+/** A domain refusal as the item's answer; a `SqlError` still fails the batch. */
+const settle = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E | SqlError, SqlClient.SqlClient>) =>
+  effect.pipe(
+    Effect.map((value): Exit.Exit<A, Exclude<E, SqlError>> => Exit.succeed(value)),
+    Effect.catchAll((error) =>
+      error._tag === "SqlError" ? Effect.fail(error as SqlError) : Effect.succeed(Exit.fail(error as Exclude<E, SqlError>)))
+  )
+
 /**
- * The submits of a batch whose keys it claimed: every enrollment locked and its step read in a few
- * statements (`stepsFor`), the same checks in the same order as a submit alone, the attempts counted
- * in one statement, then the inline-graded submissions, layers, events and step states written
- * multi-row. What the batch form does not cover runs alone after the batch, through the single path:
- * a second submit of one enrollment (its attempt number and attempts left depend on the first), a
- * step with variants, an external checker or review, a submit naming its draft's revision.
+ * The submits of a batch whose keys it claimed (one per enrollment: `laterOfEnrollment`): every
+ * enrollment locked and its step read in a few statements (`stepsFor`), then the inline-graded
+ * ones — the same checks in the same order as alone, the attempts counted in one statement, the
+ * submissions, layers, events and step states written multi-row. A step with variants, an
+ * external checker or review, and a submit naming its draft's revision take the single path's
+ * attempt (`submitAttempt`) inside the batch. A refusal answers its item (the batch then rolls
+ * back and runs again without it: `Rerun`).
  */
 const submitClaimed = (submits: ReadonlyArray<Submit>) =>
   Effect.gen(function*() {
     const answers: Array<BatchOutcome<Submission, SubmitError>> = submits.map(() => runAlone)
-    const seen = new Set<string>()
-    const firsts = submits.flatMap((submit, index) => {
-      const key = submit.enrollmentUuid.toLowerCase()
-      if (seen.has(key)) return []
-      seen.add(key)
-      return [index]
-    })
-    const steps = yield* stepsFor("learning.submissions.create", firsts.map((index) => submits[index]!), { lock: true })
+    const steps = yield* stepsFor("learning.submissions.create", submits, { lock: true })
     const ready: Array<{ readonly index: number; readonly step: StepContext; readonly late: boolean }> = []
-    for (const [j, index] of firsts.entries()) {
-      const step = steps[j]!
-      if (Either.isLeft(step)) {
-        answers[index] = Exit.fail(step.left)
+    for (const [index, found] of steps.entries()) {
+      if (Either.isLeft(found)) {
+        answers[index] = Exit.fail(found.left)
         continue
       }
-      const submit = submits[index]!
-      const checked = yield* Effect.exit(requireSubmittable(step.right, submit.input.reply))
+      const step = found.right
+      const { input } = submits[index]!
+      if (!inlineGraded(step.node) || (step.node.variants?.mode ?? "none") !== "none" || input.draftRevision !== undefined) {
+        answers[index] = yield* settle(submitAttempt(step, { reply: input.reply, draftRevision: input.draftRevision }))
+        continue
+      }
+      const checked = yield* Effect.exit(requireSubmittable(step, input.reply))
       if (Exit.isFailure(checked)) answers[index] = Exit.failCause(checked.cause)
-      else if (
-        inlineGraded(step.right.node) && step.right.node.grading!.checkerUuid === undefined && (step.right.node.variants?.mode ?? "none") === "none" &&
-        submit.input.draftRevision === undefined
-      ) ready.push({ index, step: step.right, late: checked.value.late })
+      else ready.push({ index, step, late: checked.value.late })
     }
     const attempts = yield* attemptsOfSteps(ready.map(({ step }) => step))
     const writing = ready.flatMap((attempt, j) => {
@@ -418,6 +421,21 @@ const submitClaimed = (submits: ReadonlyArray<Submit>) =>
   })
 
 /**
+ * A second submit of an enrollment in one batch runs alone after it: its attempt number and the
+ * attempts left depend on the first.
+ */
+const laterOfEnrollment = (submits: ReadonlyArray<Submit>): ReadonlySet<number> => {
+  const seen = new Set<string>()
+  const later = new Set<number>()
+  submits.forEach((submit, index) => {
+    const key = submit.enrollmentUuid.toLowerCase()
+    if (seen.has(key)) later.add(index)
+    seen.add(key)
+  })
+  return later
+}
+
+/**
  * Concurrent submits go through one group commit (`groupCommit`), as `messages.send` does: a
  * batch pays each statement's round trip and a transaction once, not per submission.
  */
@@ -425,7 +443,7 @@ const submitGrouped = groupCommit<Submit, Submission, SubmitError>({
   maxBatch: 64,
   maxConcurrent: 2,
   alone: submitAlone,
-  batch: (submits) => idempotentBatch(submits, submitCommand, Submission, submitClaimed)
+  batch: (submits) => idempotentBatch(submits, submitCommand, Submission, submitClaimed, laterOfEnrollment)
 })
 
 /** `submissions.create`: an attempt on a step, once per `requestUuid`. */

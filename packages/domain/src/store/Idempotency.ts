@@ -135,14 +135,17 @@ export const idempotentBatch = <T, A, I, E, R>(
   commandOf: (item: T) => BatchedCommand,
   result: Schema.Schema<A, I>,
   /** One outcome per claimed item; a failure or `runAlone` rolls the batch back (`Rerun`). */
-  body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R>
+  body: (claimed: ReadonlyArray<T>) => Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError, R>,
+  /** Items known before any read to need the single path: answered `runAlone`, their keys never claimed here. */
+  alone: (items: ReadonlyArray<T>) => ReadonlySet<number> = () => new Set()
 ): Effect.Effect<ReadonlyArray<BatchOutcome<A, E>>, SqlError | Rerun<A, E>, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const first = new Map<string, number>()
+    const apart = alone(items)
     items.forEach((item, index) => {
       const key = keyOf(commandOf(item))
-      if (!first.has(key)) first.set(key, index)
+      if (!first.has(key) && !apart.has(index)) first.set(key, index)
     })
     const wanted = [...first.values()].map((index) => {
       const command = commandOf(items[index]!)
