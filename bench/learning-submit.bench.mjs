@@ -93,6 +93,10 @@ export const run = async (ctx) => {
   const sent = await ctx.measure({ label: "submissions.create host", url: host.url, server: host, requests })
   ctx.printTable([bare, sent])
   if (bare.non2xx > 0 || sent.non2xx > 0) throw new Error(`non-2xx answers: baseline ${bare.non2xx}, host ${sent.non2xx}`)
+  // Requests still in flight when the load stops commit a moment later: wait until no new
+  // submission appears (300 ms apart) before checking that every event was sequenced.
+  const count = async () => withClient(database.url, async (client) => (await client.query("SELECT count(*)::int AS n FROM learning_submissions")).rows[0].n)
+  for (let last = -1, now = await count(); now !== last; await new Promise((r) => setTimeout(r, 300)), last = now, now = await count());
   const drainStart = Date.now()
   const pending = async () => withClient(database.url, async (client) => (await client.query(
     "SELECT count(*)::int AS n FROM outbox_events WHERE type LIKE 'learning.submission.%' AND position IS NULL")).rows[0].n)
