@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
 import { pinnedNodesOf } from "./EnrollmentAccess.js"
-import { effectiveLayer, layerColumns, type LayerRow } from "./SubmissionViews.js"
+import { effectiveLayer, type LayerRow } from "./SubmissionViews.js"
 
 /**
  * Learners' grades (LEARNING §5.3): a step's grade is its node's selection rule — `last` (the
@@ -28,6 +28,8 @@ export interface LearnerGrade {
 
 const round2 = (value: number) => Math.round(value * 100) / 100
 
+type Layer = Pick<LayerRow, "submission_uuid" | "points" | "max_points" | "released" | "revoked_at" | "only_if_higher">
+
 /**
  * The grades of the enrollments `where` selects (a condition over `learning_enrollments e`), by
  * enrollment uuid; enrollments without any score are left out. One statement for the scores, one
@@ -36,13 +38,15 @@ const round2 = (value: number) => Math.round(value * 100) / 100
 export const learnerGrades = (where: Fragment): Effect.Effect<ReadonlyMap<string, LearnerGrade>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<LayerRow & { enrollment_uuid: string; run_uuid: string; node_key: string }>`
-      SELECT e.uuid::text AS enrollment_uuid, e.run_uuid::text AS run_uuid, s.node_key, ${sql.literal(layerColumns.split(", ").map((c) => `l.${c}`).join(", "))}
+    // What `effectiveLayer` reads of a layer, and no more: a course's every layer is read.
+    const rows = yield* sql<Layer & { enrollment_uuid: string; run_uuid: string; node_key: string }>`
+      SELECT e.uuid::text AS enrollment_uuid, e.run_uuid::text AS run_uuid, s.node_key, l.submission_uuid::text AS submission_uuid,
+        l.points, l.max_points, l.released, l.revoked_at, l.only_if_higher
       FROM learning_enrollments e JOIN learning_submissions s ON s.enrollment_uuid = e.uuid JOIN learning_score_layers l ON l.submission_uuid = s.uuid
       WHERE ${where}
       ORDER BY e.uuid, s.node_key, s.submitted_at, s.uuid, l.created_at, l.uuid`
     // enrollment → node → the submissions' layers, each list in submission order.
-    const byEnrollment = new Map<string, { runUuid: string; steps: Map<string, Array<Array<LayerRow>>> }>()
+    const byEnrollment = new Map<string, { runUuid: string; steps: Map<string, Array<Array<Layer>>> }>()
     let previous: string | undefined
     for (const row of rows) {
       const entry = byEnrollment.get(row.enrollment_uuid) ?? { runUuid: row.run_uuid, steps: new Map() }

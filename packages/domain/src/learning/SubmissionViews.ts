@@ -93,11 +93,11 @@ export interface Reader {
  * only when higher. Layers come oldest first; `learner: true` looks at released layers only (an
  * unreleased grade never reaches the learner). Layers.ts `effectiveScore` reads it from the store.
  */
-export const effectiveLayer = (
-  layers: ReadonlyArray<LayerRow>,
+export const effectiveLayer = <L extends Pick<LayerRow, "released" | "revoked_at" | "only_if_higher" | "points">>(
+  layers: ReadonlyArray<L>,
   options: { readonly learner?: boolean } = {}
-): LayerRow | undefined => {
-  let effective: LayerRow | undefined
+): L | undefined => {
+  let effective: L | undefined
   for (const layer of layers) {
     if (options.learner === true && !layer.released) continue
     if (layer.revoked_at !== null) continue
