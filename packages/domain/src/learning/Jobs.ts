@@ -19,6 +19,7 @@ import {
   packageFormat,
   Visibility
 } from "./Model.js"
+import { pinnedNodes } from "./EnrollmentAccess.js"
 import { holdsAtom, inGroups, standingOn } from "./Permissions.js"
 import { treeProblem } from "./Tree.js"
 
@@ -152,20 +153,18 @@ export const courseAnalytics = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    let runUuid = query.runUuid
-    if (query.groupUuid !== undefined) {
-      const [group] = yield* sql<{ run_uuid: string }>`SELECT run_uuid::text AS run_uuid FROM learning_groups
-        WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`
-      if (group === undefined || runUuid !== undefined && group.run_uuid !== runUuid.toLowerCase()) {
-        return yield* new NotFound({ message: `No group ${query.groupUuid} in this ${runUuid !== undefined ? "run" : "course"}` })
-      }
-      runUuid = group.run_uuid
-    }
+    // The group's run is what its staff are scoped to; whether it exists is told only to who may read.
+    const [group] = query.groupUuid === undefined ? [] : yield* sql<{ uuid: string; run_uuid: string }>`SELECT uuid::text AS uuid,
+        run_uuid::text AS run_uuid FROM learning_groups WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`
+    const runUuid = group?.run_uuid ?? query.runUuid?.toLowerCase()
     const course = yield* courseFor(actor, "learning.analytics.get", courseUuid, {
       lock: false,
       ...(runUuid !== undefined ? { runUuid } : {}),
-      ...(query.groupUuid !== undefined ? { groupUuids: [query.groupUuid] } : {})
+      ...(group !== undefined ? { groupUuids: [group.uuid] } : {})
     })
+    if (query.groupUuid !== undefined && (group === undefined || query.runUuid !== undefined && group.run_uuid !== query.runUuid.toLowerCase())) {
+      return yield* new NotFound({ message: `No group ${query.groupUuid} in this ${query.runUuid !== undefined ? "run" : "course"}` })
+    }
     const learners = sql.and([
       sql`e.course_uuid = ${courseUuid}`,
       ...(runUuid !== undefined ? [sql`e.run_uuid = ${runUuid}`] : []),
@@ -184,15 +183,20 @@ export const courseAnalytics = (
         count(*) FILTER (WHERE st.status = 'completed')::int AS completed
       FROM learning_step_states st JOIN learning_enrollments e ON e.uuid = st.enrollment_uuid
       WHERE ${learners} GROUP BY st.node_key`).map((row) => [row.node_key, row]))
-    const nodes = course.latest_version > 0 ? (yield* loadVersion(courseUuid, course.latest_version))?.nodes ?? [] : []
+    // A run's (or group's) steps are those of its pinned version; the course's, those of its latest.
+    const nodes = runUuid !== undefined
+      ? yield* pinnedNodes(runUuid)
+      : course.latest_version > 0 ? (yield* loadVersion(courseUuid, course.latest_version))?.nodes ?? [] : []
     const grades = [...(yield* learnerGrades(learners)).values()]
+    // A reviewer's counts are about the learners behind them: a reviewer whose reviews concern 1 to
+    // 4 of them is left out, as a cell of so few is suppressed (the row has no suppressed form).
     const load = yield* sql<{ reviewer: string; pending: number; decided: number }>`SELECT a.reviewer_profile_uuid::text AS reviewer,
         count(*) FILTER (WHERE a.status = 'claimed')::int AS pending,
         count(*) FILTER (WHERE a.status IN ('decided', 'released'))::int AS decided
       FROM learning_review_assignments a JOIN learning_submissions s ON s.uuid = a.submission_uuid
         JOIN learning_enrollments e ON e.uuid = s.enrollment_uuid
       WHERE ${learners} AND a.kind = 'staff' AND a.reviewer_profile_uuid IS NOT NULL AND a.status IN ('claimed', 'decided', 'released')
-      GROUP BY a.reviewer_profile_uuid ORDER BY a.reviewer_profile_uuid`
+      GROUP BY a.reviewer_profile_uuid HAVING count(DISTINCT e.uuid) >= ${minCell} ORDER BY a.reviewer_profile_uuid`
     return {
       courseUuid,
       ...(runUuid !== undefined ? { runUuid } : {}),

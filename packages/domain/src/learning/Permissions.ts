@@ -195,9 +195,10 @@ export interface Target {
  * run-scoped one its run, a group-scoped one only the records of that group's members.
  */
 export const covers = (assignment: Assignment, target: Target): boolean =>
+  // Uuids as given (the schema takes upper case) against the stored ones (lower case).
   assignment.groupUuid !== null
-    ? (target.groupUuids ?? []).includes(assignment.groupUuid)
-    : assignment.runUuid === null || target.runUuid !== undefined && assignment.runUuid === target.runUuid
+    ? (target.groupUuids ?? []).some((group) => group.toLowerCase() === assignment.groupUuid)
+    : assignment.runUuid === null || target.runUuid !== undefined && assignment.runUuid === target.runUuid.toLowerCase()
 
 /** Whether assignments allow an atom for a target (`covers` and the assignment holds the atom). */
 export const holdsAtom = (assignments: ReadonlyArray<Assignment>, wanted: Atom, target: Target): boolean =>

@@ -151,7 +151,7 @@ const dueAfter = (node: CourseNode | undefined) => new Date(Date.now() + dueHour
 // ---- reads -------------------------------------------------------------------------------------
 
 /** The enrollment of a review assignment (alias `a`): its submission's. */
-export const submissionEnrollment = (sql: SqlClient.SqlClient) => sql`(SELECT sub.enrollment_uuid FROM learning_submissions sub WHERE sub.uuid = a.submission_uuid)`
+const submissionEnrollment = (sql: SqlClient.SqlClient) => sql`(SELECT sub.enrollment_uuid FROM learning_submissions sub WHERE sub.uuid = a.submission_uuid)`
 
 /** learning.reviews.assignment: staff see every assignment; a peer holder theirs (pseudonyms); the learner the status only. */
 export const submissionAssignments = (actor: Actor, submissionUuid: string) =>

@@ -363,13 +363,19 @@ describe("analytics from the learners' work", () => {
       for (const [node, reply] of [["a", "1"], ["a", "x"], ["b", "2"], ["b", "x"]] as const) ok(await submit(learner, enrollment, node, reply))
     }
     for (const [node, reply] of [["a", "1"], ["b", "2"]] as const) ok(await submit(learners[5]!.learner, learners[5]!.enrollment, node, reply))
-    // A staff reviewer's load: one claimed and one decided review of the first learner's work.
-    const [first] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_submissions WHERE enrollment_uuid = $1 LIMIT 1", learners[0]!.enrollment)
-    for (const status of ["claimed", "decided"]) {
+    // Staff reviewers' load: the owner claimed one review of the first learner and decided one of each of the five;
+    // another reviewer's two reviews concern one learner only, so that reviewer is left out (as a small cell).
+    const helper = await m.profile({ name: "Проверяющий" })
+    const review = async (i: number, status: string, reviewer: string) => {
+      const [submission] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_submissions WHERE enrollment_uuid = $1 LIMIT 1", learners[i]!.enrollment)
       await m.sql(`INSERT INTO learning_review_assignments (uuid, submission_uuid, course_uuid, run_uuid, node_key, learner_profile_uuid, pseudonym, kind, status,
           reviewer_profile_uuid) VALUES ($1, $2, $3, $4, 'a', $5, 'Учащийся', 'staff', $6, $7)`,
-        randomUUID(), first!.uuid, course.courseUuid, course.runUuid, learners[0]!.learner.profileUuid, status, owner.profileUuid)
+        randomUUID(), submission!.uuid, course.courseUuid, course.runUuid, learners[i]!.learner.profileUuid, status, reviewer)
     }
+    await review(0, "claimed", owner.profileUuid)
+    for (let i = 0; i < 5; i++) await review(i, "decided", owner.profileUuid)
+    await review(0, "claimed", helper.profileUuid)
+    await review(0, "decided", helper.profileUuid)
     const analytics = async (actor: SessionActor, urlParams: Record<string, string> = {}) =>
       m.invoke("learning.analytics.get", actor, { path: { course: course.courseUuid }, urlParams })
     const all = ok<Analytics>(await analytics(owner))
@@ -386,7 +392,7 @@ describe("analytics from the learners' work", () => {
       { bucket: "60-79", learners: { count: 0, suppressed: false } },
       { bucket: "80-100", learners: { suppressed: true } }
     ])
-    expect(all.graderLoad).toEqual([{ reviewerUuid: owner.profileUuid, pending: 1, decided: 1 }])
+    expect(all.graderLoad).toEqual([{ reviewerUuid: owner.profileUuid, pending: 1, decided: 5 }])
     // A group of the five: its members only; its group-scoped analyst must name it; another group is not theirs.
     const group = async (members: ReadonlyArray<string>) => {
       const uuid = randomUUID()
@@ -402,6 +408,8 @@ describe("analytics from the learners' work", () => {
     const mine = ok<Analytics>(await analytics(analyst, { groupUuid: five }))
     expect([mine.funnel.enrolled, mine.scores.map((row) => row.learners.count ?? "suppressed"), mine.graderLoad.length])
       .toEqual([{ count: 5, suppressed: false }, [0, 0, 5, 0, 0], 1])
+    // The group's uuid in upper case names the same group.
+    expect(ok<Analytics>(await analytics(analyst, { groupUuid: five.toUpperCase() })).funnel.enrolled).toEqual({ count: 5, suppressed: false })
     expect(refused(await analytics(analyst))).toEqual([403, "forbidden"])
     expect(refused(await analytics(analyst, { groupUuid: other }))).toEqual([404, "not_found"])
     expect(refused(await analytics(owner, { groupUuid: randomUUID() }))).toEqual([404, "not_found"])

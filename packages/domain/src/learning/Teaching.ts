@@ -7,7 +7,7 @@ import { implement } from "../operations/Implementation.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { unansweredCondition } from "./Community.js"
 import { type Assignment, type Atom, atomScope, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "./Permissions.js"
-import { queueStatusCondition, submissionEnrollment } from "./Reviews.js"
+import { queueStatusCondition } from "./Reviews.js"
 import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./TeachingModel.js"
 
 /**
@@ -37,10 +37,16 @@ interface CountDefinition {
   readonly alias: string
   /** Course-level records (checkers) have no run: only a course-wide assignment counts them. */
   readonly courseLevel?: boolean
-  /** The record's enrollment, for group-scoped staff; absent: records about no learner (group scopes do not count them). */
-  readonly enrollment?: (sql: SqlClient.SqlClient) => Fragment
+  /**
+   * The record's enrollment column (with the join that reaches it), for group-scoped staff;
+   * absent: records about no learner (group scopes do not count them).
+   */
+  readonly enrollment?: { readonly join?: string; readonly column: string }
   readonly waiting: (sql: SqlClient.SqlClient, me: string) => Fragment
 }
+
+/** A review assignment's learner is its submission's. */
+const reviewEnrollment = { join: "JOIN learning_submissions es ON es.uuid = a.submission_uuid", column: "es.enrollment_uuid" }
 
 export const countDefinitions: ReadonlyArray<CountDefinition> = [
   // Staff reviewers claim staff assignments from the pool (learning.reviews.claim); peer ones are learners'.
@@ -49,7 +55,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "review",
     table: "learning_review_assignments a",
     alias: "a",
-    enrollment: submissionEnrollment,
+    enrollment: reviewEnrollment,
     waiting: (sql) => sql`a.kind = 'staff' AND ${queueStatusCondition(sql, "pooled")}`
   },
   {
@@ -57,7 +63,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "review",
     table: "learning_review_assignments a",
     alias: "a",
-    enrollment: submissionEnrollment,
+    enrollment: reviewEnrollment,
     waiting: (sql, me) => sql`a.reviewer_profile_uuid = ${me} AND ${queueStatusCondition(sql, "claimed")}`
   },
   // First-level appeals; an escalated one is closed with grades_adjust (Appeals.ts).
@@ -66,7 +72,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "appeals_resolve",
     table: "learning_appeals a",
     alias: "a",
-    enrollment: (sql) => sql`a.enrollment_uuid`,
+    enrollment: { column: "a.enrollment_uuid" },
     waiting: (sql) => sql`a.status = 'open'`
   },
   {
@@ -74,7 +80,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "community_staff",
     table: "learning_threads t",
     alias: "t",
-    enrollment: (sql) => sql`t.enrollment_uuid`,
+    enrollment: { column: "t.enrollment_uuid" },
     waiting: unansweredCondition
   },
   {
@@ -82,7 +88,7 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     atom: "dates_grant",
     table: "learning_extension_requests x",
     alias: "x",
-    enrollment: (sql) => sql`x.enrollment_uuid`,
+    enrollment: { column: "x.enrollment_uuid" },
     waiting: (sql) => sql`x.status = 'requested'`
   },
   { name: "incidentsOpen", atom: "runs_manage", table: "learning_incidents i", alias: "i", waiting: (sql) => sql`i.status = 'open'` },
@@ -135,12 +141,14 @@ const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
     const byRun = sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, NULL::text[] AS groups, count(*)::int AS n ${from}
       GROUP BY ${column("run_uuid")}`
     if (count.enrollment === undefined) return [byRun]
-    const groups = sql`ARRAY(SELECT gm.group_uuid::text FROM learning_group_members gm
-      WHERE gm.enrollment_uuid = ${count.enrollment(sql)} AND gm.group_uuid = ANY(page.group_uuids) ORDER BY 1)`
+    // The members of the caller's groups with the set of those groups each is in, joined to the records by enrollment.
     return [
       byRun,
-      sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, ${groups} AS groups, count(*)::int AS n ${from}
-        AND page.group_uuids IS NOT NULL GROUP BY 2, 3 HAVING cardinality(${groups}) > 0`
+      sql`SELECT ${count.name}::text AS name, ${column("run_uuid")} AS run_uuid, g.groups, count(*)::int AS n
+        FROM ${sql.literal(count.table)} ${sql.literal(count.enrollment.join ?? "")}
+          JOIN (SELECT gm.enrollment_uuid, array_agg(gm.group_uuid::text ORDER BY gm.group_uuid) AS groups FROM learning_group_members gm
+            WHERE gm.group_uuid = ANY(page.group_uuids) GROUP BY gm.enrollment_uuid) g ON g.enrollment_uuid = ${sql.literal(count.enrollment.column)}
+        WHERE ${column("course_uuid")} = page.uuid AND ${count.waiting(sql, me)} AND page.group_uuids IS NOT NULL GROUP BY 2, 3`
     ]
   }))
 

@@ -234,7 +234,7 @@ const sendCommand = (send: Send) => ({ scope: send.me, operationId: "messages.se
  * The sends of a batch whose keys it claimed, in order: each thread locked (in uuid order), the
  * references checked, the hourly limit counted, then every message in one statement and every
  * `message.received` in another. The same checks in the same order as a send alone; a refused
- * send writes nothing (its key is released by `idempotentBatch`).
+ * send writes nothing (its batch rolls back and runs again without it: `Rerun`).
  */
 const sendClaimed = (sends: ReadonlyArray<Send>) =>
   Effect.gen(function*() {
