@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Forbidden, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { uuidArray } from "../store/Rows.js"
@@ -226,12 +226,14 @@ export const enrollmentsFor = (
     const allowed = decided.flatMap((decision) => Either.isRight(decision) ? [decision.right.enrollment] : [])
     if (allowed.length === 0) return decided.map((decision) => Either.map(decision, () => undefined as never))
     const runUuids = [...new Set(allowed.map((enrollment) => enrollment.run_uuid))]
-    // Independent reads: concurrent on the pool (one after another inside a transaction's connection).
+    // Independent reads: concurrent on the pool; inside a transaction one after another (its one
+    // connection; `pg` queues concurrent queries on a client but deprecates doing so).
+    const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
     const { courses, nodes, runs } = yield* Effect.all({
       runs: loadRuns(runUuids, { lock: false }),
       courses: loadCourseHeads([...new Set(allowed.map((enrollment) => enrollment.course_uuid))]),
       nodes: pinnedNodesOf(runUuids)
-    }, { concurrency: "unbounded" })
+    }, { concurrency: inTransaction ? 1 : "unbounded" })
     const runOf = new Map(runs.map((run) => [run.uuid, run]))
     const courseOf = new Map(courses.map((course) => [course.uuid, course]))
     return decided.map((decision) =>
