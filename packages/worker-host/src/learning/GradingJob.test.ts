@@ -1,5 +1,5 @@
 import { appendScoreLayer, signingKey } from "@birzha/domain/server"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -249,6 +249,24 @@ describe("the learning grading worker", () => {
     expect(grade).toMatchObject({ calls: 8, verdicts: 5, platformErrors: 3, errorRate: 0.375 })
     expect(usage.items.find((item) => item.kind === "preflight")).toMatchObject({ calls: 2, verdicts: 2 })
     expect(badSignatures).toBe(0)
+  })
+
+  it("applies the answers still coming back when it is stopped: no job is left running for another worker to grade again", async () => {
+    const s = await setup({ concurrency: 16 })
+    behaviour = () => ({ ...ok200({ verdict: "accepted", score: 1 }), delayMs: 300 })
+    const made = await Promise.all(Array.from({ length: 12 }, () => s.submit("correct")))
+    const jobs = await Promise.all(made.map((submission) => jobOf(submission.uuid)))
+    const called = () => calls.filter((call) => jobs.some((job) => job.uuid === call.body.jobUuid)).length
+    // As the worker loop runs a job: uninterruptible but for its waits.
+    const worker = m.runtime.runFork(Effect.scoped(Effect.flatMap(makeLearningGradingJob({ allowHttpLoopback: true }), (job) => Effect.uninterruptible(job.run))))
+    for (let waited = 0; called() < jobs.length && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(called()).toBe(jobs.length)
+    // Stopped (as on SIGTERM) while every call is out: the calls finish and every answer is applied.
+    await m.runtime.runPromise(Fiber.interrupt(worker))
+    const after = await Promise.all(made.map((submission) => jobOf(submission.uuid)))
+    expect(after.map((job) => [job.status, job.tries])).toEqual(jobs.map(() => ["succeeded", 1]))
+    expect(await Promise.all(made.map((submission) => statusOf(submission.uuid)))).toEqual(made.map(() => "accepted"))
+    expect(called()).toBe(jobs.length)
   })
 
   it("fails a grade after 3 platform errors: check_failed, the attempt refunded, learning.checker.failed; a 4xx is not retried", async () => {

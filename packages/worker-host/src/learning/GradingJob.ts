@@ -120,6 +120,14 @@ export const makeLearningGradingJob = (
       // scope closes once everything is applied and a batch is never cut short.
       const answered: Array<Queue.Queue<Answered>> = []
       const applied = yield* Queue.unbounded<number>()
+      // Added before the fibers, so it runs after they stopped (a scope closes in reverse): answers
+      // that came back while the finishers were stopping are applied now, not graded again by
+      // another worker once their leases lapse.
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          const left = (yield* Effect.forEach(answered, (queue) => Queue.takeAll(queue))).flatMap((chunk) => Chunk.toReadonlyArray(chunk))
+          for (let start = 0; start < left.length; start += finishBatch) yield* finishGradingCalls(left.slice(start, start + finishBatch))
+        }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading calls not applied at shutdown", cause))))
       for (let i = 0; i < finishers; i++) {
         const queue = yield* Queue.unbounded<Answered>()
         answered.push(queue)
