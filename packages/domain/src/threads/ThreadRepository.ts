@@ -219,8 +219,9 @@ export const insertMessages = (messages: ReadonlyArray<NewMessage>): Effect.Effe
       }))
       const threads = uuidArray(sql, [...new Set(messages.map((message) => message.threadUuid))])
       const rows = yield* sql`WITH m AS (
-          INSERT INTO messages (uuid, thread_uuid, author_profile_uuid, body, refs)
-          SELECT i.uuid, i.thread_uuid, i.author_profile_uuid, i.body, i.refs
+          INSERT INTO messages (uuid, thread_uuid, author_profile_uuid, body, refs, created_at)
+          -- Each message its own moment, in the given order (a batch's transaction started before them all).
+          SELECT i.uuid, i.thread_uuid, i.author_profile_uuid, i.body, i.refs, clock_timestamp()
           FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
             AS i(ord int, uuid uuid, thread_uuid uuid, author_profile_uuid uuid, body text, refs jsonb)
           ORDER BY i.ord

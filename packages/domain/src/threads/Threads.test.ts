@@ -138,6 +138,10 @@ describe("messages.send under load (group commit)", () => {
       const [senderView, annaView] = [await thread(sender, uuid), await thread(a, uuid)]
       const [last] = await m.sql<{ author: string }>(`SELECT author_profile_uuid::text AS author FROM messages WHERE thread_uuid = $1 ORDER BY seq DESC LIMIT 1`, uuid)
       expect(last?.author === a.profileUuid ? annaView.unreadCount : senderView.unreadCount).toBe(0)
+      // Each message its own moment, in seq order, though many shared a transaction.
+      const times = await m.sql<{ at: string }>(`SELECT created_at::text AS at FROM messages WHERE thread_uuid = $1 ORDER BY seq`, uuid)
+      expect(new Set(times.map((time) => time.at)).size).toBe(times.length)
+      expect(times.map((time) => time.at)).toEqual(times.map((time) => time.at).sort())
     }
     const [together] = await m.sql<{ transactions: number }>(
       `SELECT count(DISTINCT xmin::text)::int AS transactions FROM messages WHERE uuid = ANY($1::uuid[])`, views.map((view) => view.uuid))
