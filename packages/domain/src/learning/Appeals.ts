@@ -19,6 +19,7 @@ import type { CourseNode } from "./Model.js"
 import { atomScope, decide, holdsAtom, reachesAny, scopeReach, standingOn } from "./Permissions.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
 import { effectiveLayer, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "./SubmissionViews.js"
+import { addDays } from "./Schedule.js"
 
 /**
  * Appeals (LEARNING §2.1 #17, §2.2, issue 18 point 5), as Pawtograder's regrade requests: the
@@ -31,7 +32,6 @@ import { effectiveLayer, type LayerRow, layersOf, loadSubmission, submissionColu
 
 /** Days a released score may be appealed, and a resolution escalated. */
 export const appealWindowDays = 7
-const dayMs = 86_400_000
 
 export type AppealStatus = "open" | "resolved" | "escalated" | "closed"
 export type AppealRole = "learner" | "resolver" | "adjuster" | "worker"
@@ -175,7 +175,7 @@ export const createAppeal = (
       return yield* new InvalidState({ message: "Only a released score is appealed" })
     }
     yield* frozenCheck(row.run_uuid)
-    if (Date.now() > score.created_at.getTime() + appealWindowDays * dayMs) {
+    if (Date.now() > addDays(score.created_at, appealWindowDays).getTime()) {
       return yield* new WindowClosed({ message: `A score is appealed within ${appealWindowDays} days of its release` })
     }
     const [open] = yield* sql`SELECT 1 FROM learning_appeals WHERE submission_uuid = ${row.uuid} AND status <> 'closed'`
@@ -331,7 +331,7 @@ export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readon
       return yield* new InvalidState({ message: `An appeal that is ${appeal.status} is not escalated` })
     }
     yield* requireRevision("appeal", appeal.revision, input.expectedRevision)
-    if (Date.now() > appeal.resolved_at!.getTime() + appealWindowDays * dayMs) {
+    if (Date.now() > addDays(appeal.resolved_at!, appealWindowDays).getTime()) {
       return yield* new WindowClosed({ message: `A resolution is escalated within ${appealWindowDays} days` })
     }
     const [updated] = yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'escalated', escalation_reason = ${input.reason}, escalated_at = now(),

@@ -23,6 +23,7 @@ import { authorizeCourse, type CourseOperation, courseNotFound } from "./Permiss
 import { listRunRows, runView } from "./RunRepository.js"
 import { assignStaff } from "./Staff.js"
 import { contentHash, maxNodes, outlineOf, treeDiff, treeProblem, validationIssues } from "./Tree.js"
+import { effectiveDates } from "./Schedule.js"
 
 const optional = <K extends string, V>(key: K, value: V | null | undefined): { readonly [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
@@ -465,7 +466,6 @@ export const listCatalog = (query: {
     }))
   })
 
-const dayMs = 86_400_000
 
 /** The draft or a version as a learner would see it at `asOf`; writes nothing. */
 export const previewCourse = (
@@ -496,7 +496,8 @@ export const previewCourse = (
       startsAt,
       ...optional("variantSeed", input.variantSeed),
       nodes: shown.map((node) => {
-        const unlockAt = new Date(startsAt.getTime() + (node.unlockOffsetDays ?? 0) * dayMs)
+        // The offsets from the start (a preview has no run schedule).
+        const { dueAt, unlockAt = startsAt } = effectiveDates(node, undefined, startsAt)
         return {
           nodeKey: node.nodeKey,
           ...optional("parentKey", node.parentKey),
@@ -505,7 +506,7 @@ export const previewCourse = (
           ...optional("stepType", node.stepType),
           state: unlockAt.getTime() <= input.asOf.getTime() ? "available" as const : "locked" as const,
           unlockAt,
-          ...optional("dueAt", node.dueOffsetDays === undefined ? undefined : new Date(startsAt.getTime() + node.dueOffsetDays * dayMs)),
+          ...optional("dueAt", dueAt),
           ...optional("body", input.nodeKey === undefined ? undefined : node.body)
         }
       })

@@ -6,7 +6,7 @@ import { versionNodes } from "./CourseRepository.js"
 import type { EnrollmentRow, PauseRecord } from "./EnrollmentRepository.js"
 import type { CourseNode } from "./Model.js"
 import type { RunRow } from "./RunRepository.js"
-import { effectiveDates } from "./Schedule.js"
+import { addDays, daysBetween, effectiveDates } from "./Schedule.js"
 
 /**
  * Effective dates are computed, never copied (LEARNING §5.2): for each step of an enrollment,
@@ -80,10 +80,9 @@ export interface DateContext {
   readonly pausedAt: Date | null
 }
 
-const dayMs = 86_400_000
 
 /** Whole days a pause from `from` has lasted at `now` (rounded up: a started day counts). */
-export const pausedDaysAt = (from: Date, now: Date): number => Math.max(0, Math.ceil((now.getTime() - from.getTime()) / dayMs))
+export const pausedDaysAt = (from: Date, now: Date): number => Math.max(0, daysBetween(from, now))
 
 type Mutable = { -readonly [K in keyof StepDates]: StepDates[K] }
 
@@ -117,7 +116,7 @@ const applyPause = (dates: Mutable, provenance: Array<DateProvenance>, from: Dat
   for (const field of dateFields) {
     const value = dates[field]
     if (value === undefined || value.getTime() < from.getTime()) continue
-    const shifted = new Date(value.getTime() + days * dayMs)
+    const shifted = addDays(value, days)
     dates[field] = shifted
     provenance.push({ field, source: "pause", at: shifted, detail })
   }
@@ -202,6 +201,20 @@ export const loadOverridesOf = (
       byEnrollment.set(for_enrollment, list)
     }
     return byEnrollment
+  })
+
+/** The active overrides of groups themselves (origin `group`), oldest first, by group uuid. */
+export const loadGroupOverrides = (
+  groupUuids: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<OverrideRow>>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    if (groupUuids.length === 0) return new Map()
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
+      WHERE group_uuid = ANY(${uuidArray(sql, groupUuids)}) AND status = 'active' ORDER BY created_at, uuid`
+    const byGroup = new Map<string, Array<OverrideRow>>()
+    for (const row of rows) byGroup.set(row.group_uuid!, [...(byGroup.get(row.group_uuid!) ?? []), row])
+    return byGroup
   })
 
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */

@@ -26,6 +26,7 @@ import {
 import { CapacityFull, ConflictOfInterest, NotEligible, WindowClosed } from "./LearningErrors.js"
 import { authorizeCourse, type CourseOperation, decide, holdsAtom, requireCourseGroup, staffScope, standingOn } from "./Permissions.js"
 import { loadRun, type RunRow } from "./RunRepository.js"
+import { addDays } from "./Schedule.js"
 
 /**
  * Enrollments (LEARNING §2.1 #6, §2.2, §4 "L2"): enroll, apply or join the waitlist by admission
@@ -37,14 +38,13 @@ import { loadRun, type RunRow } from "./RunRepository.js"
  * are taken one at a time: capacity is never exceeded and the waitlist keeps arrival order.
  */
 
-const dayMs = 86_400_000
 const hourMs = 3_600_000
 
 // ---- views ---------------------------------------------------------------------------------------
 
 const restoreUntil = (row: EnrollmentRow, policies: Pick<RunPolicies, "restore_days">): Date | undefined => {
   const from = row.withdrawn_at ?? row.withdraw_requested_at
-  return from === null ? undefined : new Date(from.getTime() + policies.restore_days * dayMs)
+  return from === null ? undefined : addDays(from, policies.restore_days)
 }
 
 const opt = <K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } =>
@@ -320,7 +320,7 @@ export const invite = (
     if (!hasSeat(run, yield* seatsTaken(runUuid), unique.size)) {
       return yield* new CapacityFull({ message: `Inviting ${unique.size} would exceed the run's ${run.capacity} seats` })
     }
-    const expires = new Date(Date.now() + (input.expiresInDays ?? 14) * dayMs)
+    const expires = addDays(new Date(), input.expiresInDays ?? 14)
     const rows: Array<EnrollmentRow> = []
     for (const profileUuid of input.profileUuids) {
       const row = yield* insertEnrollment({ run, profileUuid, status: "invited", offerExpiresAt: expires, invitedBy: actor.profileUuid, message: input.message })
@@ -457,7 +457,7 @@ const plannedPause = (enrollment: EnrollmentRow, run: RunRow, until: Date | unde
   else if (daysLeft === 0) problem = "No pause days are left"
   else if (until !== undefined && until.getTime() <= now.getTime()) problem = "until: must be in the future"
   else if (days > daysLeft) problem = `until: at most ${daysLeft} day(s) of pause are left`
-  return { daysLeft, days, problem, until: until ?? new Date(now.getTime() + days * dayMs) }
+  return { daysLeft, days, problem, until: until ?? addDays(now, days) }
 }
 
 const dateContextOf = (enrollment: EnrollmentRow) =>

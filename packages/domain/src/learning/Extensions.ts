@@ -16,6 +16,7 @@ import { ConflictOfInterest, GradeFrozen, WindowClosed } from "./LearningErrors.
 import { atomScope, type CourseOperation, decide, scopeReach, standingOn } from "./Permissions.js"
 import { courseFacts } from "./Staff.js"
 import { gradesFrozenAt, loadRun } from "./RunRepository.js"
+import { addDays, daysBetween } from "./Schedule.js"
 
 /**
  * Extension requests (LEARNING §2.1 #20, §2.2, §5.2, issue 18 point 8): the learner asks for a
@@ -25,7 +26,6 @@ import { gradesFrozenAt, loadRun } from "./RunRepository.js"
  * lateness follows the new date; `learning.deadline.changed` fires only when a computed date changed.
  */
 
-const dayMs = 86_400_000
 const openStatuses = ["active", "paused"] as const
 
 export interface ExtensionRow {
@@ -266,14 +266,14 @@ export const createExtension = (actor: Actor, enrollmentUuid: string, input: Ext
       if (dues.length === 0) return yield* new InvalidRequest({ message: "The run has no due dates to extend" })
       originalDue = new Date(Math.max(...dues))
     }
-    const requested = input.requestedDueAt ?? new Date(originalDue.getTime() + input.days! * dayMs)
+    const requested = input.requestedDueAt ?? addDays(originalDue, input.days!)
     if (requested.getTime() <= originalDue.getTime()) {
       return yield* new InvalidRequest({ message: `requestedDueAt: must be after the current due date ${originalDue.toISOString()}` })
     }
     const policy = run.extension_policy
-    const days = Math.ceil((requested.getTime() - originalDue.getTime()) / dayMs)
+    const days = daysBetween(originalDue, requested)
     const now = Date.now()
-    if (now > originalDue.getTime() + policy.windowDays * dayMs) {
+    if (now > addDays(originalDue, policy.windowDays).getTime()) {
       return yield* new WindowClosed({ message: `Extensions are asked no later than ${policy.windowDays} day(s) after the due date` })
     }
     if (days > policy.maxDays) return yield* new WindowClosed({ message: `The run allows at most ${policy.maxDays} day(s) of extension` })
@@ -351,7 +351,7 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
     } else {
       const basis = input.basis ?? "original_due"
       const from = basis === "original_due" ? row.original_due_at.getTime() : Date.now()
-      const granted = input.grantedDueAt ?? (input.days !== undefined ? new Date(from + input.days * dayMs) : row.requested_due_at)
+      const granted = input.grantedDueAt ?? (input.days !== undefined ? addDays(new Date(from), input.days) : row.requested_due_at)
       if (granted.getTime() <= row.original_due_at.getTime()) {
         return yield* new InvalidRequest({ message: `grantedDueAt: must be after the original due date ${row.original_due_at.toISOString()}` })
       }

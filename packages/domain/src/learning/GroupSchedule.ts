@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { InvalidState, NotFound } from "../api/ApiError.js"
 import type { CourseNode, ScheduleChange } from "./Model.js"
 import type { RunRow } from "./RunRepository.js"
-import { effectiveDates } from "./Schedule.js"
+import { computeStepDates, loadGroupOverrides, type StepDates } from "./Dates.js"
+import { addDays } from "./Schedule.js"
 
 /**
  * Group schedules (LEARNING §5.2, §2.3 DateOverride "schedule.apply (group)"): a schedule change
@@ -16,8 +17,6 @@ import { effectiveDates } from "./Schedule.js"
 
 type Field = "unlockAt" | "dueAt" | "lockAt"
 const fields: ReadonlyArray<Field> = ["unlockAt", "dueAt", "lockAt"]
-const column = { unlockAt: "unlock_at", dueAt: "due_at", lockAt: "lock_at" } as const
-const dayMs = 86_400_000
 
 /** One planned group override, as the plan stores it (ISO dates). */
 export interface GroupOverridePlan {
@@ -34,14 +33,6 @@ export interface GroupPlanItem {
   readonly field: Field
   readonly before?: Date
   readonly after?: Date
-}
-
-interface GroupOverrideRow {
-  readonly group_uuid: string
-  readonly node_key: string | null
-  readonly unlock_at: Date | null
-  readonly due_at: Date | null
-  readonly lock_at: Date | null
 }
 
 /** 404 naming the first change whose group is not an active group of the run. */
@@ -70,22 +61,27 @@ export const planGroupChanges = (
   Effect.gen(function*() {
     const groupChanges = changes.filter((change) => change.groupUuid !== undefined)
     if (groupChanges.length === 0) return { overrides: [] as ReadonlyArray<GroupOverridePlan>, items: [] as ReadonlyArray<GroupPlanItem> }
-    const sql = yield* SqlClient.SqlClient
-    const groups = [...new Set(groupChanges.map((change) => change.groupUuid!))]
-    const existing = yield* sql<GroupOverrideRow>`SELECT group_uuid, node_key, unlock_at, due_at, lock_at FROM learning_date_overrides
-      WHERE group_uuid IN ${sql.in(groups)} AND status = 'active' ORDER BY created_at, uuid`
+    const existing = yield* loadGroupOverrides([...new Set(groupChanges.map((change) => change.groupUuid!))])
     const steps = nodes.filter((node) => node.kind === "step")
-    /** The group's dates of a step now (before this plan's group changes). */
+    // A group's dates now (before this plan's group changes): the planned run's schedule under the
+    // group's active overrides, computed as a member's are (`computeStepDates`) without a
+    // learner's own layers; in a self-paced run only explicit dates (no learner's start).
+    const groupDates = new Map<string, ReadonlyMap<string, StepDates>>()
     const current = (groupUuid: string, node: CourseNode): Partial<Record<Field, Date>> => {
-      const explicit = planned.schedule[node.nodeKey]
-      const dates: Partial<Record<Field, Date>> = run.pacing === "cohort"
-        ? { ...effectiveDates(node, explicit, planned.startsAt) }
-        : Object.fromEntries(fields.flatMap((field) => (explicit?.[field] !== undefined ? [[field, new Date(explicit[field]!)]] : [])))
-      for (const row of existing) {
-        if (row.group_uuid !== groupUuid || row.node_key !== null && row.node_key !== node.nodeKey) continue
-        for (const field of fields) if (row[column[field]] !== null) dates[field] = row[column[field]]!
+      let dates = groupDates.get(groupUuid)
+      if (dates === undefined) {
+        dates = computeStepDates({
+          run: { pacing: run.pacing, starts_at: planned.startsAt, schedule: planned.schedule },
+          startedAt: null,
+          nodes,
+          overrides: existing.get(groupUuid) ?? [],
+          pauses: [],
+          pausedAt: null
+        })
+        groupDates.set(groupUuid, dates)
       }
-      return dates
+      const step = dates.get(node.nodeKey)
+      return Object.fromEntries(fields.flatMap((field) => (step?.[field] !== undefined ? [[field, step[field]]] : [])))
     }
     const before = new Map<string, Partial<Record<Field, Date>>>()
     const after = new Map<string, Partial<Record<Field, Date>>>()
@@ -98,7 +94,7 @@ export const planGroupChanges = (
         const next = { ...(after.get(k) ?? before.get(k)!) }
         for (const field of fields) {
           const value = change.shiftDays !== undefined
-            ? next[field] !== undefined ? new Date(next[field]!.getTime() + change.shiftDays * dayMs) : undefined
+            ? next[field] !== undefined ? addDays(next[field]!, change.shiftDays) : undefined
             : change[field]
           if (value !== undefined) next[field] = value
         }

@@ -15,7 +15,7 @@ import { authorizeCourse, type CourseOperation, decide, standingOn } from "./Per
 import { changedNodeKeys, stepDates } from "./Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
 import { type GroupOverridePlan, planGroupChanges, requireRunGroups, writeGroupOverrides } from "./GroupSchedule.js"
-import { effectiveDates } from "./Schedule.js"
+import { addDays, effectiveDates } from "./Schedule.js"
 
 /**
  * Runs (LEARNING §2.1 #5, §2.2): pinned to a published version; their state machine is the table
@@ -324,13 +324,12 @@ export const admissionPreview = (actor: Actor | undefined, uuid: string) =>
 
 // ---- schedule plans ---------------------------------------------------------------------------
 
-const dayMs = 86_400_000
 const planHours = 24
 type Field = "unlockAt" | "dueAt" | "lockAt"
 const fields: ReadonlyArray<Field> = ["unlockAt", "dueAt", "lockAt"]
 type Dates = Partial<Record<Field, Date>>
 
-const shift = (date: Date | undefined, days: number) => (date === undefined ? undefined : new Date(date.getTime() + days * dayMs))
+const shift = (date: Date | undefined, days: number) => (date === undefined ? undefined : addDays(date, days))
 const same = (a: Date | undefined, b: Date | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null)
 
 interface ScheduleInput {
