@@ -45,6 +45,12 @@ interface CountDefinition {
   readonly waiting: (sql: SqlClient.SqlClient, me: string) => Fragment
 }
 
+/** A count of records about one learner each, whose table (`<table> <alias>`) has the enrollment's column. */
+const aboutLearners = (name: CountName, atom: Atom, table: string, waiting: CountDefinition["waiting"]): CountDefinition => {
+  const alias = table.split(" ")[1]!
+  return { name, atom, table, alias, enrollment: { column: `${alias}.enrollment_uuid` }, waiting }
+}
+
 /** A review assignment's learner is its submission's. */
 const reviewEnrollment = { join: "JOIN learning_submissions es ON es.uuid = a.submission_uuid", column: "es.enrollment_uuid" }
 
@@ -67,30 +73,9 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
     waiting: (sql, me) => sql`a.reviewer_profile_uuid = ${me} AND ${queueStatusCondition(sql, "claimed")}`
   },
   // First-level appeals; an escalated one is closed with grades_adjust (Appeals.ts).
-  {
-    name: "appealsOpen",
-    atom: "appeals_resolve",
-    table: "learning_appeals a",
-    alias: "a",
-    enrollment: { column: "a.enrollment_uuid" },
-    waiting: (sql) => sql`a.status = 'open'`
-  },
-  {
-    name: "threadsUnanswered",
-    atom: "community_staff",
-    table: "learning_threads t",
-    alias: "t",
-    enrollment: { column: "t.enrollment_uuid" },
-    waiting: unansweredCondition
-  },
-  {
-    name: "extensionsPending",
-    atom: "dates_grant",
-    table: "learning_extension_requests x",
-    alias: "x",
-    enrollment: { column: "x.enrollment_uuid" },
-    waiting: (sql) => sql`x.status = 'requested'`
-  },
+  aboutLearners("appealsOpen", "appeals_resolve", "learning_appeals a", (sql) => sql`a.status = 'open'`),
+  aboutLearners("threadsUnanswered", "community_staff", "learning_threads t", unansweredCondition),
+  aboutLearners("extensionsPending", "dates_grant", "learning_extension_requests x", (sql) => sql`x.status = 'requested'`),
   { name: "incidentsOpen", atom: "runs_manage", table: "learning_incidents i", alias: "i", waiting: (sql) => sql`i.status = 'open'` },
   {
     name: "checkersSuspended",
