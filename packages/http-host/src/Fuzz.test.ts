@@ -30,7 +30,8 @@ import { startTestService, type TestService } from "./testService.js"
  *
  * Every answer must be below 500, the envelope (JSON with error.code and error.message) or the
  * operation's declared success, with no stack or SQL; a change made with the cookie but without
- * Origin never succeeds; and requests that were all refused changed no row of the database.
+ * Origin never succeeds; requests that were all refused changed no row of the database; and no
+ * answer took longer than `perRequestBudgetMs` (a pathological input: a regex, a loop, a plan).
  *
  * A fixed seed (BIRZHA_FUZZ_SEED to change it) and a budget: 15,000 requests or 45 s of sending,
  * whichever comes first (the count reached is logged; a loaded machine sends fewer). BIRZHA_FUZZ_LONG=1
@@ -43,6 +44,12 @@ const targetRequests = long ? 200_000 : 15_000
 const budgetMs = long ? 30 * 60_000 : 45_000
 /** Requests sent at once; the database is compared after each such round. */
 const roundSize = 16
+/**
+ * The longest any one answer may take, waiting for its round's other 15 included: far above a
+ * normal answer (the slowest are logged; tens of milliseconds here) yet a bound a pathological
+ * input would pass.
+ */
+const perRequestBudgetMs = 5_000
 
 type Caller = "anonymous" | "session" | "sessionWithoutOrigin" | "key"
 const callers: ReadonlyArray<Caller> = ["anonymous", "session", "sessionWithoutOrigin", "key"]
@@ -331,6 +338,8 @@ describe("the catalog fuzzed over HTTP (issue 12)", () => {
     const statuses = new Map<number, number>()
     const perOperation = new Map<string, { requests: number; valid: number; succeeded: number }>(catalog.map((entry) => [entry.id, { requests: 0, valid: 0, succeeded: 0 }]))
     const writesByRefused = new Map<string, number>()
+    /** The slowest answer of each operation (a round's requests are sent at once, so this includes waiting for the others). */
+    const slowest = new Map<string, number>()
     let fingerprintMs = 0
     let checkedRounds = 0
     let refreshes = 0
@@ -353,7 +362,11 @@ describe("the catalog fuzzed over HTTP (issue 12)", () => {
         const mutation = pass < callers.length || valid ? "none" : random.weighted(brokenWeights)
         round.push(plan(inputs, caller, mutation, random))
       }
-      const outcomes = await Promise.all(round.map((planned) => send(planned, random)))
+      const outcomes = await Promise.all(round.map(async (planned) => {
+        const sentAt = performance.now()
+        const outcome = await send(planned, random)
+        return { ...outcome, ms: performance.now() - sentAt }
+      }))
       sent += outcomes.length
       /** Whether every request of the round was refused or a read: then nothing may have been written. */
       let refusedOnly = true
@@ -362,6 +375,10 @@ describe("the catalog fuzzed over HTTP (issue 12)", () => {
         const { entry } = outcome.planned.inputs
         const counts = perOperation.get(entry.id)!
         counts.requests++
+        if (outcome.ms > (slowest.get(entry.id) ?? 0)) slowest.set(entry.id, outcome.ms)
+        if (outcome.ms > perRequestBudgetMs && failures.length < 40) {
+          failures.push(`${entry.id} as ${outcome.planned.caller}, ${outcome.planned.mutation}: answered in ${outcome.ms.toFixed(0)} ms, over ${perRequestBudgetMs} ms`)
+        }
         if (outcome.planned.mutation === "none") counts.valid++
         statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1)
         if (outcome.status < 400) {
@@ -403,7 +420,8 @@ describe("the catalog fuzzed over HTTP (issue 12)", () => {
     console.log(
       `fuzz: seed ${seed}, ${sent} requests over ${catalog.length} operations in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s); ` +
         `statuses ${histogram}; ${checkedRounds} rounds of refusals and reads compared with the database (${fingerprintMs.toFixed(0)} ms); ` +
-        `${refreshes} credential refreshes; this process's CPU ${((cpu.user + cpu.system) / 1000 / sent).toFixed(2)} ms a request (client and service)`
+        `${refreshes} credential refreshes; this process's CPU ${((cpu.user + cpu.system) / 1000 / sent).toFixed(2)} ms a request (client and service); ` +
+        `slowest answers ${[...slowest.entries()].sort(([, a], [, b]) => b - a).slice(0, 3).map(([id, ms]) => `${id} ${ms.toFixed(0)} ms`).join(", ")}`
     )
     expect(failures).toEqual([])
     expect([...writesByRefused.keys()]).toEqual([])
