@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Deferred, Effect, Exit, FiberRef, Option } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, FiberRef, HashMap, List, Option } from "effect"
 import { currentAutomationCause } from "./Outbox.js"
 
 /** What a batch answers for one of its items: the item's own outcome, or `runAlone`. */
@@ -39,6 +39,18 @@ export interface GroupCommitOf<I, A, E> {
   /** At most this many batches at once per database client. */
   readonly maxConcurrent: number
 }
+
+/**
+ * A drain serves every request queued while it runs, not the one whose fiber forked it: it keeps
+ * none of that request's services (its actor, its tracing span), nor its log annotations — only
+ * the database client. (`batch` and `alone` need nothing else: their type says so.)
+ */
+const detached = <A, E>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, SqlClient.SqlClient>): Effect.Effect<A, E> =>
+  effect.pipe(
+    Effect.mapInputContext((_: Context.Context<never>) => Context.make(SqlClient.SqlClient, sql)),
+    Effect.locally(FiberRef.currentLogAnnotations, HashMap.empty()),
+    Effect.locally(FiberRef.currentLogSpan, List.empty())
+  )
 
 /** How long a batch waits for a row or key lock held by another transaction before its items run alone. */
 export const batchLockTimeoutMs = 500
@@ -148,7 +160,7 @@ export const groupCommit = <I, A, E>(of: GroupCommitOf<I, A, E>) => {
         queued.queue.push({ item, answer })
         if (queued.running >= of.maxConcurrent) return Effect.void
         queued.running++
-        return Effect.asVoid(Effect.forkDaemon(drain(sql, queued).pipe(Effect.uninterruptible)))
+        return Effect.asVoid(Effect.forkDaemon(detached(sql, drain(sql, queued)).pipe(Effect.uninterruptible)))
       }))
       return yield* Deferred.await(answer)
     })

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, ManagedRuntime, Redacted, Schema } from "effect"
+import { Context, Effect, Exit, FiberRef, HashMap, ManagedRuntime, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { NotFound, RequestConflict, RevisionConflict } from "../api/ApiError.js"
@@ -197,6 +197,8 @@ describe("outbox", () => {
   })
 })
 
+class RequestProbe extends Context.Tag("test/RequestProbe")<RequestProbe, string>() {}
+
 describe("group commit", () => {
   // A command that writes its label once per requestUuid; labels starting with "refused" fail
   // after their write (which must then not stay), "explode" makes its whole batch fail in SQL.
@@ -221,6 +223,8 @@ describe("group commit", () => {
       return n
     }))
   const batches: Array<number> = []
+  /** What the batch bodies saw of the requests' own services and log annotations. */
+  const seenInBatches: Array<string> = []
   const add = groupCommit<Write, number, NotFound | RequestConflict>({
     maxBatch: 8,
     maxConcurrent: 2,
@@ -229,6 +233,9 @@ describe("group commit", () => {
       idempotentBatch(writes, commandOf, Schema.Number, (claimed) =>
         Effect.gen(function*() {
           batches.push(claimed.length)
+          const probe = yield* Effect.serviceOption(RequestProbe)
+          const annotations = yield* FiberRef.get(FiberRef.currentLogAnnotations)
+          seenInBatches.push(`${probe._tag}:${HashMap.size(annotations)}`)
           const sql = yield* SqlClient.SqlClient
           if (claimed.some((write) => write.label === "explode")) yield* sql`SELECT 1 / 0`
           yield* lockWidgets(claimed.map((write) => write.label))
@@ -287,6 +294,17 @@ describe("group commit", () => {
     } finally {
       await sql("DROP TRIGGER log_key_write ON idempotency_keys; DROP FUNCTION log_key_write(); DROP TABLE key_writes")
     }
+  })
+
+  it("runs a batch apart from the request that started it: none of its services or log annotations reach the others' transaction", async () => {
+    seenInBatches.length = 0
+    const writes = Array.from({ length: 10 }, (_, i) => write(`apart-${i}`))
+    // Each request carries a service and a log annotation of its own (as an HTTP request carries its actor and span).
+    const results = await Promise.all(writes.map((w, i) =>
+      run(add(w).pipe(Effect.provideService(RequestProbe, `request ${i}`), Effect.annotateLogs("request", String(i))))))
+    expect(results.every((n) => typeof n === "number")).toBe(true)
+    expect(seenInBatches.length).toBeGreaterThan(0)
+    expect(new Set(seenInBatches)).toEqual(new Set(["None:0"]))
   })
 
   it("runs a reused requestUuid once, answers its retries with the first result and a different body with 409", async () => {
