@@ -326,6 +326,36 @@ describe("submissions.create under load (group commit)", () => {
   })
 })
 
+describe("copies and their checkers", () => {
+  it("copies the course's checkers as drafts without secrets and points the steps at them; without them the copy's steps are reported", async () => {
+    const course = await setup()
+    await m.sql("UPDATE learning_checkers SET secret_sealed = 'sealed', name = 'SQL', concurrency = 4 WHERE uuid = $1", course.checkerUuid)
+    const copy = async (includeCheckers: boolean) =>
+      ok<{ uuid: string; nodes: Array<CourseNode>; validation: { errors: number } }>(await m.invoke("learning.courses.copy", owner, {
+        path: { course: course.courseUuid },
+        payload: { requestUuid: randomUUID(), title: "Копия", includeCheckers }
+      }))
+    const withCheckers = await copy(true)
+    const named = withCheckers.nodes.filter((node) => node.grading?.checkerUuid !== undefined).map((node) => node.grading!.checkerUuid!)
+    expect(named).toHaveLength(2)
+    expect(new Set(named).size).toBe(1)
+    expect(named[0]).not.toBe(course.checkerUuid)
+    const [copied] = await m.sql<{ course_uuid: string; lineage_uuid: string; version: number; status: string; secret_sealed: string | null; url: string; name: string; concurrency: number }>(
+      "SELECT course_uuid::text, lineage_uuid::text, version, status, secret_sealed, url, name, concurrency FROM learning_checkers WHERE uuid = $1", named[0])
+    expect(copied).toEqual({ course_uuid: withCheckers.uuid, lineage_uuid: named[0], version: 1, status: "draft", secret_sealed: null, url: "https://grader.example/check", name: "SQL", concurrency: 4 })
+    const issues = async (uuid: string) =>
+      ok<{ issues: Array<{ code: string; nodeKey?: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: uuid } })).issues
+    expect((await issues(withCheckers.uuid)).filter((issue) => issue.code === "unknown_checker")).toEqual([])
+    // Without checkers the steps still name the source's, which is not the copy's: reported, and publishing is refused.
+    const bare = await copy(false)
+    expect((await issues(bare.uuid)).filter((issue) => issue.code === "unknown_checker").map((issue) => issue.nodeKey).sort()).toEqual(["code", "generated"])
+    expect(refused(await m.invoke("learning.courses.publish", owner, {
+      path: { course: bare.uuid },
+      payload: { requestUuid: randomUUID(), expectedRevision: 1, changelog: "" }
+    }))[0]).toBe(409)
+  })
+})
+
 describe("uuids in upper case", () => {
   it("finds the enrollment, its step, draft and submission whatever the case of the path's uuid", async () => {
     const course = await setup()

@@ -52,6 +52,8 @@ export const validationIssues = (
     readonly nodes: ReadonlyArray<CourseNode>
     readonly requiredNodeKeys: ReadonlyArray<string>
     readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly published: boolean }>
+    /** The course's own checkers (any status): a step may name no other. */
+    readonly checkers?: ReadonlySet<string>
   }
 ): ReadonlyArray<ValidationIssue> => {
   const issues: Array<ValidationIssue> = []
@@ -74,6 +76,10 @@ export const validationIssues = (
     }
     if (node.kind === "step" && gradedTypes.has(node.stepType ?? "") && node.grading === undefined) {
       issues.push({ severity: "error", nodeKey: node.nodeKey, code: "missing_grading", message: `Step "${node.title}" (${node.stepType}) needs grading` })
+    }
+    const checker = node.kind === "step" ? node.grading?.checkerUuid : undefined
+    if (checker !== undefined && course.checkers !== undefined && !course.checkers.has(checker.toLowerCase())) {
+      issues.push({ severity: "error", nodeKey: node.nodeKey, code: "unknown_checker", message: `Step "${node.title}" names checker ${checker}, which is not one of this course's` })
     }
     if (node.kind === "step" && node.stepType === "text" && (node.body ?? "").trim() === "") {
       issues.push({ severity: "warning", nodeKey: node.nodeKey, code: "empty_body", message: `Text step "${node.title}" has no text` })
