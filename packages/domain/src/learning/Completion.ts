@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { Actor } from "../api/Authentication.js"
 import { appendEvent } from "../store/Outbox.js"
-import { enrollmentFor } from "./EnrollmentAccess.js"
+import { type EnrollmentContext, enrollmentFor } from "./EnrollmentAccess.js"
 import type { CourseNode } from "./Model.js"
 
 /**
@@ -110,8 +110,14 @@ export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect
 
 /** `completion.get`: progress against the criteria and the completion record. */
 export const getCompletion = (actor: Actor, enrollmentUuid: string) =>
+  Effect.flatMap(enrollmentFor(actor, "learning.completion.get", enrollmentUuid, { lock: false }), completionOf)
+
+/** The completion of an enrollment already read (its course and pinned tree): `completion.get`, the enrollment export. */
+export const completionOf = (
+  { course, enrollment, nodes }: Pick<EnrollmentContext, "course" | "enrollment" | "nodes">
+) =>
   Effect.gen(function*() {
-    const { course, enrollment, nodes } = yield* enrollmentFor(actor, "learning.completion.get", enrollmentUuid, { lock: false })
+    const enrollmentUuid = enrollment.uuid
     const sql = yield* SqlClient.SqlClient
     const states = new Map(
       (yield* sql<{ node_key: string; status: "locked" | "available" | "in_progress" | "completed" | "failed"; completed_at: Date | null }>`

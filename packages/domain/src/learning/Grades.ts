@@ -35,7 +35,11 @@ type Layer = Pick<LayerRow, "submission_uuid" | "points" | "max_points" | "relea
  * enrollment uuid; enrollments without any score are left out. One statement for the scores, one
  * for the runs' pins (their trees from the version cache).
  */
-export const learnerGrades = (where: Fragment): Effect.Effect<ReadonlyMap<string, LearnerGrade>, SqlError, SqlClient.SqlClient> =>
+export const learnerGrades = (
+  where: Fragment,
+  /** `learner: true`: as the learner sees them (released layers only); staff see every layer. */
+  options: { readonly learner?: boolean } = {}
+): Effect.Effect<ReadonlyMap<string, LearnerGrade>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // What `effectiveLayer` reads of a layer, and no more: a course's every layer is read.
@@ -68,7 +72,7 @@ export const learnerGrades = (where: Fragment): Effect.Effect<ReadonlyMap<string
         if (grading === undefined || grading.maxPoints === 0) continue
         maxPoints += grading.maxPoints
         const shares = (steps.get(node.nodeKey) ?? []).flatMap((layers) => {
-          const layer = effectiveLayer(layers)
+          const layer = effectiveLayer(layers, options)
           return layer === undefined ? [] : [layer.max_points > 0 ? Number(layer.points) / layer.max_points : 0]
         })
         if (shares.length === 0) continue

@@ -6,7 +6,12 @@ import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { BlobStore } from "../files/BlobStore.js"
 import { courseFor, createOwned, once } from "./Courses.js"
-import { loadCourse, loadVersion } from "./CourseRepository.js"
+import { completionOf } from "./Completion.js"
+import { loadCourse, loadCourseHead, loadVersion } from "./CourseRepository.js"
+import { stepDatesOf } from "./Dates.js"
+import { loadEnrollment } from "./EnrollmentRepository.js"
+import { loadRun } from "./RunRepository.js"
+import { layersOf, type SubmissionRow, submissionColumns, submissionView } from "./SubmissionViews.js"
 import { type LearnerGrade, learnerGrades } from "./Grades.js"
 import {
   BundleMember,
@@ -274,6 +279,43 @@ const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/
 /** A stable pseudonym of a learner within one course (the same learner reads the same in every export). */
 export const pseudonym = (courseUuid: string, profileUuid: string) => `learner-${createHmac("sha256", courseUuid).update(profileUuid).digest("hex").slice(0, 10)}`
 
+/**
+ * What an enrollment export holds besides the enrollment: every submission with its reply and
+ * score layers, the review of each (kind and status, never the reviewer), the course grade
+ * (`learnerGrades`) and the completion (`completionOf`). Exported by its learner, it is what the
+ * learner may see (released layers only); by staff holding `pii_read`, what staff see.
+ */
+const enrollmentRecord = (enrollmentUuid: string, requester: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const enrollment = yield* Effect.orDie(loadEnrollment(enrollmentUuid, { lock: false }))
+    const learner = enrollment.profile_uuid === requester
+    const [run, course, nodes] = yield* Effect.all([
+      Effect.orDie(loadRun(enrollment.run_uuid, { lock: false })),
+      Effect.orDie(loadCourseHead(enrollment.course_uuid)),
+      pinnedNodes(enrollment.run_uuid)
+    ])
+    const rows = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.enrollment_uuid = ${enrollment.uuid} ORDER BY s.submitted_at, s.uuid`
+    const layers = yield* layersOf(rows.map((row) => row.uuid))
+    const dates = yield* stepDatesOf(enrollment, run, nodes)
+    const reviews = rows.length === 0 ? [] : yield* sql<{ submission_uuid: string; kind: string; status: string; released_at: Date | null }>`
+      SELECT submission_uuid::text AS submission_uuid, kind, status, released_at FROM learning_review_assignments
+      WHERE submission_uuid IN ${sql.in(rows.map((row) => row.uuid))} AND status <> 'cancelled' ORDER BY created_at, uuid`
+    const grade = (yield* learnerGrades(sql`e.uuid = ${enrollment.uuid}`, { learner })).get(enrollment.uuid)
+    return {
+      submissions: rows.map((row) => submissionView(row, layers.get(row.uuid) ?? [], { learner, dates: dates.get(row.node_key) })),
+      scores: grade === undefined ? [] : [{ points: grade.points, maxPoints: grade.maxPoints, percent: grade.percent, scoredSteps: grade.scoredSteps }],
+      reviews: reviews.map((review) => ({
+        submissionUuid: review.submission_uuid,
+        kind: review.kind,
+        status: review.status,
+        ...(review.released_at !== null ? { releasedAt: review.released_at } : {})
+      })),
+      completion: yield* completionOf({ course, enrollment, nodes })
+    }
+  })
+
 const work = (job: JobRow) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -307,7 +349,7 @@ const work = (job: JobRow) =>
           FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN learning_courses c ON c.uuid = e.course_uuid
           WHERE e.uuid = ${job.enrollment_uuid}`
         if (data === undefined) return yield* Effect.fail(new JobFailure("not_found", "The enrollment is gone"))
-        const document = { format: "birzha-enrollment/1", enrollment: data, submissions: [], scores: [], reviews: [], completion: null }
+        const document = { format: "birzha-enrollment/1", enrollment: data, ...yield* enrollmentRecord(job.enrollment_uuid!, job.requester_profile_uuid) }
         return { fileUuid: yield* writeFile(job.requester_profile_uuid, `enrollment-${job.enrollment_uuid}.json`, "application/json", JSON.stringify(document)) }
       }
       case "import": {

@@ -326,6 +326,35 @@ describe("submissions.create under load (group commit)", () => {
   })
 })
 
+describe("the enrollment export", () => {
+  it("holds the learner's submissions, reviews, course grade and completion, as the learner sees them: no clue", async () => {
+    const course = await setup()
+    const { enrollment, learner } = await learnerIn(course)
+    ok(await submit(learner, enrollment, "exact", "42"))
+    ok(await submit(learner, enrollment, "essay", "Эссе"))
+    ok(await submit(learner, enrollment, "numeric", 1))
+    const queued = ok<{ uuid: string }>(await m.invoke("learning.exports.enrollment", learner, { path: { enrollment }, payload: { requestUuid: randomUUID(), format: "json" } }))
+    await m.runtime.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
+    const done = ok<{ status: string; fileUuid: string }>(await m.invoke("learning.exports.get", learner, { path: { export: queued.uuid } }))
+    const [file] = await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", done.fileUuid)
+    expect(file!.text).not.toContain(clueMarker)
+    const record = JSON.parse(file!.text) as {
+      submissions: Array<{ nodeKey: string; status: string; reply: unknown }>
+      reviews: Array<{ kind: string; status: string }>
+      scores: Array<{ points: number; maxPoints: number }>
+      completion: { steps: Array<{ nodeKey: string; status: string }> }
+    }
+    expect(record.submissions.map((row) => [row.nodeKey, row.status, row.reply])).toEqual([
+      ["exact", "accepted", "42"],
+      ["essay", "awaiting_review", "Эссе"],
+      ["numeric", "graded", 1]
+    ])
+    expect(record.reviews).toEqual([{ submissionUuid: expect.any(String), kind: "staff", status: "pooled" }])
+    expect(record.scores.map((score) => score.points)).toEqual([10])
+    expect(record.completion.steps.find((step) => step.nodeKey === "exact")?.status).toBe("completed")
+  })
+})
+
 describe("copies and their checkers", () => {
   it("copies the course's checkers as drafts without secrets and points the steps at them; without them the copy's steps are reported", async () => {
     const course = await setup()
