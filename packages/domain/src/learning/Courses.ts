@@ -8,6 +8,7 @@ import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
+import { currentCheckers, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
 import { type CourseRow, insertCourse, loadCourse, loadPublicCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
 import { CourseInvalid, NotEligible } from "./LearningErrors.js"
 import { EncodedJson } from "../operations/Implementation.js"
@@ -153,7 +154,7 @@ export const createOwned = (profileUuid: string, requestUuid: string | undefined
   Effect.flatMap(insertOwned(profileUuid, requestUuid, course), authorView)
 
 /** A new course of the profile, its owner assigned. */
-const insertOwned = (profileUuid: string, requestUuid: string | undefined, course: Omit<Parameters<typeof insertCourse>[0], "uuid" | "ownerProfileUuid">) =>
+export const insertOwned = (profileUuid: string, requestUuid: string | undefined, course: Omit<Parameters<typeof insertCourse>[0], "uuid" | "ownerProfileUuid">) =>
   Effect.gen(function*() {
     const row = yield* insertCourse({ ...course, uuid: crypto.randomUUID(), ownerProfileUuid: profileUuid })
     // A new course has no owner yet: `owner_required` cannot happen here.
@@ -305,57 +306,23 @@ export const bundleCourse = (
 
 export const copyCourse = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly title: string; readonly includeCheckers: boolean }) =>
   once(actor, "learning.courses.copy", input, CourseAuthor, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const source = yield* courseFor(actor, "learning.courses.copy", uuid, { lock: false })
-    // With includeCheckers: the source's checkers still in use (not superseded) as drafts of the
-    // copy, without their secrets (each a lineage of its own); the steps name the copies, a step
-    // naming a superseded version the copy of its lineage's current one. Without: the steps keep
-    // naming the source's checkers, which the copy's validation reports (`unknown_checker`).
-    const checkers = input.includeCheckers
-      ? yield* sql<{ uuid: string; lineage_uuid: string; version: number; status: string }>`SELECT uuid::text AS uuid,
-          lineage_uuid::text AS lineage_uuid, version, status FROM learning_checkers WHERE course_uuid = ${source.uuid} ORDER BY lineage_uuid, version`
-      : []
-    const copies = new Map(checkers.filter((checker) => checker.status !== "superseded").map((checker) => [checker.uuid, crypto.randomUUID()]))
-    const ofLineage = new Map(checkers.flatMap((checker) => (copies.has(checker.uuid) ? [[checker.lineage_uuid, copies.get(checker.uuid)!] as const] : [])))
-    const renamed = new Map(checkers.flatMap((checker) => {
-      const copy = copies.get(checker.uuid) ?? ofLineage.get(checker.lineage_uuid)
-      return copy === undefined ? [] : [[checker.uuid, copy] as const]
-    }))
-    const nodes = source.nodes.map((node) => {
-      const named = node.grading?.checkerUuid
-      const copy = named === undefined ? undefined : renamed.get(named.toLowerCase())
-      return copy === undefined ? node : { ...node, grading: { ...node.grading!, checkerUuid: copy } }
-    })
+    // With includeCheckers: the source's checkers in use as drafts of the copy (`CheckerDrafts.ts`),
+    // the steps naming the copies. Without: the steps keep naming the source's checkers, which
+    // the copy's validation reports (`unknown_checker`).
+    const { specs, standingFor } = input.includeCheckers ? yield* currentCheckers(source.uuid) : { specs: [], standingFor: new Map<string, string>() }
+    const copies = new Map(specs.map((spec) => [spec.uuid, crypto.randomUUID()]))
     const row = yield* insertOwned(actor.profileUuid, input.requestUuid, {
       title: input.title,
       summary: source.summary,
       kind: source.kind,
-      nodes,
+      nodes: renameCheckers(source.nodes, new Map([...standingFor].map(([named, now]) => [named, copies.get(now)!]))),
       members: source.members,
       completionPolicy: source.completion_policy,
       freezeAfterDays: source.freeze_after_days,
       metadata: source.metadata
     })
-    if (copies.size > 0) {
-      const pairs = [...copies].map(([from, to]) => ({ from, to }))
-      yield* sql`INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, version, kind, rules, url, generator_url, timeout_ms,
-          sample_cases, status, created_by, name, reference_cases, concurrency)
-        SELECT p.to, ${row.uuid}, p.to, 1, c.kind, c.rules, c.url, c.generator_url, c.timeout_ms, c.sample_cases, 'draft',
-          ${actor.profileUuid}, c.name, c.reference_cases, c.concurrency
-        FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p("from" uuid, "to" uuid) JOIN learning_checkers c ON c.uuid = p."from"`
-      // As `checkers.create` records a checker: each copy in the new course's audit log, naming its source.
-      for (const { from, to } of pairs) {
-        yield* appendAudit({
-          courseUuid: row.uuid,
-          actorProfileUuid: actor.profileUuid,
-          action: "checker.create",
-          subjectKind: "checker",
-          subjectUuid: to,
-          after: { lineageUuid: to, version: 1, copiedFrom: from },
-          requestUuid: input.requestUuid
-        })
-      }
-    }
+    yield* insertCheckerDrafts(row.uuid, actor.profileUuid, specs.map((spec) => ({ ...spec, uuid: copies.get(spec.uuid)!, source: { copiedFrom: spec.uuid } })), input.requestUuid)
     return yield* authorView(row)
   }))
 

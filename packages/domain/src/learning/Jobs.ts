@@ -5,7 +5,11 @@ import { createHash, createHmac } from "node:crypto"
 import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { BlobStore } from "../files/BlobStore.js"
-import { courseFor, createOwned, once } from "./Courses.js"
+import { normalizeWebhookUrl } from "../webhooks/WebhookUrl.js"
+import { currentCheckers, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
+import { courseFor, insertOwned, once } from "./Courses.js"
+import { DeclarativeRule, ruleProblem } from "./Declarative.js"
+import { CheckerKind, maxReferenceCases, maxSampleCases, ReferenceCase } from "./GradingModel.js"
 import { completionOf } from "./Completion.js"
 import { loadCourse, loadCourseHead, loadVersion } from "./CourseRepository.js"
 import { stepDatesOf } from "./Dates.js"
@@ -252,7 +256,43 @@ const PackageCourse = Schema.Struct({
   freezeAfterDays: Schema.Int.pipe(Schema.between(0, 3650)),
   metadata: Metadata
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
-const Package = Schema.Struct({ format: Schema.Literal(packageFormat), course: PackageCourse, versions: Schema.Array(Schema.Unknown) })
+/** A checker's specification in a package (`CheckerDrafts.ts`): what `checkers.create` takes, less the secret. */
+const PackageChecker = Schema.Struct({
+  uuid: Schema.UUID,
+  // Checkers made before they had names carry "".
+  name: Schema.String.pipe(Schema.maxLength(120)),
+  kind: CheckerKind,
+  rules: Schema.optional(Schema.NullOr(DeclarativeRule)),
+  url: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))),
+  generatorUrl: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))),
+  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(100, 30_000))),
+  concurrency: Schema.optional(Schema.Int.pipe(Schema.between(1, 64))),
+  sampleCases: Schema.optional(Schema.Array(Schema.Unknown).pipe(Schema.maxItems(maxSampleCases))),
+  referenceCases: Schema.Array(ReferenceCase).pipe(Schema.maxItems(maxReferenceCases))
+}).annotations({ parseOptions: { onExcessProperty: "error" } })
+const Package = Schema.Struct({
+  format: Schema.Literal(packageFormat),
+  course: PackageCourse,
+  versions: Schema.Array(Schema.Unknown),
+  checkers: Schema.optional(Schema.Array(PackageChecker).pipe(Schema.maxItems(50)))
+})
+
+/** What `checkers.create` would refuse of a package's checker (its path and why), or undefined. */
+const packageCheckerProblem = (checker: typeof PackageChecker.Type): string | undefined => {
+  if (checker.kind === "declarative") {
+    if (checker.rules == null) return "rules: a declarative checker needs its rules"
+    if (checker.url != null || checker.generatorUrl != null) return "url: only an http checker has one"
+    return ruleProblem(checker.rules, "rules")
+  }
+  if (checker.rules != null) return "rules: an http checker has no declarative rules"
+  if (checker.url == null) return "url: an http checker needs its grader's HTTPS endpoint"
+  for (const field of ["url", "generatorUrl"] as const) {
+    const value = checker[field]
+    // A package's grader is a public HTTPS endpoint (no loopback, whatever this service allows).
+    if (value != null && Either.isLeft(normalizeWebhookUrl(value, { allowHttpLoopback: false }))) return `${field}: not a public HTTPS URL`
+  }
+  return undefined
+}
 const decodePackage = Schema.decodeUnknownEither(Package)
 
 class JobFailure {
@@ -326,14 +366,20 @@ const work = (job: JobRow) =>
         const versions = yield* sql<{ number: number; title: string; summary: string; nodes: unknown; members: unknown; changelog: string; published_at: Date }>`
           SELECT number, title, summary, nodes, members, changelog, published_at FROM learning_course_versions
           WHERE course_uuid = ${course.uuid} ${wanted.length > 0 ? sql`AND number IN ${sql.in([...wanted])}` : sql``} ORDER BY number`
+        // With includeCheckers: the specifications of the checkers in use (no secret, no state),
+        // the draft's steps naming them (a step naming a superseded version, its lineage's current one).
+        const { specs, standingFor } = job.input["includeCheckers"] === true
+          ? yield* currentCheckers(course.uuid)
+          : { specs: [], standingFor: new Map<string, string>() }
         const pack = {
           format: packageFormat,
+          ...(specs.length > 0 ? { checkers: specs } : {}),
           course: {
             title: course.title,
             summary: course.summary,
             kind: course.kind,
             visibility: course.visibility,
-            nodes: course.nodes,
+            nodes: renameCheckers(course.nodes, standingFor),
             members: course.members,
             completionPolicy: course.completion_policy,
             freezeAfterDays: course.freeze_after_days,
@@ -370,16 +416,36 @@ const work = (job: JobRow) =>
         const course = decoded.right.course
         const problem = course.nodes.length > maxNodes ? `course.nodes: at most ${maxNodes}` : treeProblem(course.nodes)
         if (problem !== undefined) return yield* Effect.fail(new JobFailure("invalid_tree", `course.${problem}`))
-        const made = yield* createOwned(job.requester_profile_uuid, undefined, {
+        const checkers = decoded.right.checkers ?? []
+        const checkerProblem = checkers.map(packageCheckerProblem).findIndex((found) => found !== undefined)
+        if (checkerProblem >= 0) {
+          return yield* Effect.fail(new JobFailure("invalid_package", `checkers.${checkerProblem}.${packageCheckerProblem(checkers[checkerProblem]!)}`))
+        }
+        // The package's checkers become drafts of the new course; its steps name them.
+        const imported = new Map(checkers.map((checker) => [checker.uuid.toLowerCase(), crypto.randomUUID()]))
+        const made = yield* insertOwned(job.requester_profile_uuid, undefined, {
           title: course.title,
           summary: course.summary,
           kind: course.kind,
-          nodes: course.nodes,
+          nodes: renameCheckers(course.nodes, imported),
           members: course.members,
           completionPolicy: course.completionPolicy,
           freezeAfterDays: course.freezeAfterDays,
           metadata: course.metadata
         })
+        yield* insertCheckerDrafts(made.uuid, job.requester_profile_uuid, checkers.map((checker) => ({
+          uuid: imported.get(checker.uuid.toLowerCase())!,
+          name: checker.name,
+          kind: checker.kind,
+          rules: checker.rules ?? null,
+          url: checker.url ?? null,
+          generatorUrl: checker.generatorUrl ?? null,
+          timeoutMs: checker.timeoutMs ?? 10_000,
+          concurrency: checker.concurrency ?? 8,
+          sampleCases: checker.sampleCases ?? [],
+          referenceCases: checker.referenceCases,
+          source: { importedFrom: checker.uuid }
+        })))
         return { resultCourseUuid: made.uuid }
       }
       case "analytics_export": {

@@ -326,6 +326,44 @@ describe("submissions.create under load (group commit)", () => {
   })
 })
 
+describe("course packages and their checkers", () => {
+  it("exports the checkers' specifications without secrets and imports them as drafts the steps name; a bad one fails the import", async () => {
+    const course = await setup()
+    await m.sql("UPDATE learning_checkers SET secret_sealed = 'sealed-secret' WHERE uuid = $1", course.checkerUuid)
+    const work = () => m.runtime.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
+    const jobDone = async (uuid: string) => ok<{ status: string; fileUuid?: string; resultCourseUuid?: string; issues: Array<{ code: string; message: string }> }>(
+      await m.invoke("learning.exports.get", owner, { path: { export: uuid } }))
+    const exported = ok<{ uuid: string }>(await m.invoke("learning.exports.course", owner, {
+      path: { course: course.courseUuid },
+      payload: { requestUuid: randomUUID(), includeCheckers: true }
+    }))
+    await work()
+    const fileUuid = (await jobDone(exported.uuid)).fileUuid!
+    const text = (await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", fileUuid))[0]!.text
+    expect(text).not.toContain("sealed-secret")
+    const pack = JSON.parse(text) as { checkers: Array<{ uuid: string; url: string }>; course: { nodes: Array<CourseNode> } }
+    expect(pack.checkers.map((checker) => [checker.uuid, checker.url])).toEqual([[course.checkerUuid, "https://grader.example/check"]])
+    const importAs = async (content: unknown) => {
+      await m.sql("UPDATE file_blobs SET bytes = convert_to($1, 'UTF8') WHERE key = $2", JSON.stringify(content), fileUuid)
+      const queued = ok<{ uuid: string }>(await m.invoke("learning.courses.import", owner, { payload: { requestUuid: randomUUID(), fileUuid, format: "birzha-course/1" } }))
+      await work()
+      return jobDone(queued.uuid)
+    }
+    const imported = await importAs(pack)
+    expect([imported.status, imported.issues]).toEqual(["done", []])
+    const copy = ok<{ nodes: Array<CourseNode> }>(await m.invoke("learning.courses.author_get", owner, { path: { course: imported.resultCourseUuid! } }))
+    const named = [...new Set(copy.nodes.flatMap((node) => node.grading?.checkerUuid ?? []))]
+    const checkers = await m.sql<{ uuid: string; status: string; secret_sealed: string | null }>(
+      "SELECT uuid::text, status, secret_sealed FROM learning_checkers WHERE course_uuid = $1", imported.resultCourseUuid)
+    expect(checkers).toEqual([{ uuid: named[0], status: "draft", secret_sealed: null }])
+    // A checker a service would refuse fails the import; nothing is created.
+    const before = (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n
+    const failed = await importAs({ ...pack, checkers: [{ ...pack.checkers[0], url: "http://127.0.0.1/grade" }] })
+    expect([failed.status, failed.issues.map((issue) => issue.code), failed.issues[0]?.message]).toEqual(["failed", ["invalid_package"], "checkers.0.url: not a public HTTPS URL"])
+    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n).toBe(before)
+  })
+})
+
 describe("the enrollment export", () => {
   it("holds the learner's submissions, reviews, course grade and completion, as the learner sees them: no clue", async () => {
     const course = await setup()
