@@ -25,30 +25,34 @@ export interface CheckerSpec {
 }
 
 /**
- * The course's checkers still in use (not superseded), as specifications, and for each of its
- * checkers the one standing for it now: itself, or the current version of its lineage (a step may
- * still name a superseded version).
+ * The checkers the steps use, as specifications, and for each checker a step names the one
+ * standing for it: the current version of its lineage — the newest `ready` or `suspended` one, as
+ * regrades take it — or, when its lineage has none, the named one itself. Abandoned drafts and
+ * failed replacements no step names are not carried.
  */
-export const currentCheckers = (
-  courseUuid: string
+export const checkersInUse = (
+  courseUuid: string,
+  nodes: ReadonlyArray<CourseNode>
 ): Effect.Effect<{ readonly specs: ReadonlyArray<CheckerSpec>; readonly standingFor: ReadonlyMap<string, string> }, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    const named = new Set(nodes.flatMap((node) => (node.grading?.checkerUuid !== undefined ? [node.grading.checkerUuid.toLowerCase()] : [])))
+    if (named.size === 0) return { specs: [], standingFor: new Map() }
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<CheckerSpec & { lineageUuid: string; status: string }>`SELECT uuid::text AS uuid, lineage_uuid::text AS "lineageUuid",
         status, name, kind, rules, url, generator_url AS "generatorUrl", timeout_ms AS "timeoutMs", concurrency,
         sample_cases AS "sampleCases", reference_cases AS "referenceCases"
       FROM learning_checkers WHERE course_uuid = ${courseUuid} ORDER BY lineage_uuid, version`
-    const current = rows.filter((row) => row.status !== "superseded")
-    // Versions in order: the lineage's last one in use stands for its superseded ones.
-    const ofLineage = new Map(current.map((row) => [row.lineageUuid, row.uuid]))
-    const standingFor = new Map(rows.flatMap((row) => {
-      const now = row.status !== "superseded" ? row.uuid : ofLineage.get(row.lineageUuid)
-      return now === undefined ? [] : [[row.uuid, now] as const]
-    }))
-    return {
-      specs: current.map(({ lineageUuid: _lineage, status: _status, ...spec }) => spec),
-      standingFor
+    // Versions in order: the last ready or suspended one of a lineage is its current one.
+    const current = new Map(rows.filter((row) => row.status === "ready" || row.status === "suspended").map((row) => [row.lineageUuid, row]))
+    const standingFor = new Map<string, string>()
+    const used = new Map<string, CheckerSpec>()
+    for (const row of rows) {
+      if (!named.has(row.uuid)) continue
+      const { lineageUuid: _lineage, status: _status, ...spec } = current.get(row.lineageUuid) ?? row
+      standingFor.set(row.uuid, spec.uuid)
+      used.set(spec.uuid, spec)
     }
+    return { specs: [...used.values()], standingFor }
   })
 
 /** The nodes with each step's `checkerUuid` renamed where `rename` (keys in lower case) names another. */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
+import { Forbidden, InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { matchingAll, searchPlan } from "../publications/PublicReads.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
@@ -8,7 +8,7 @@ import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
-import { currentCheckers, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
+import { checkersInUse, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
 import { type CourseRow, insertCourse, loadCourse, loadPublicCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
 import { CourseInvalid, NotEligible } from "./LearningErrors.js"
 import { EncodedJson } from "../operations/Implementation.js"
@@ -20,7 +20,7 @@ import {
   type CoursePreview,
   CourseVersion
 } from "./Model.js"
-import { authorizeCourse, type CourseOperation, courseNotFound } from "./Permissions.js"
+import { authorizeCourse, type CourseOperation, courseNotFound, holdsAtom, standingOn } from "./Permissions.js"
 import { listRunRows, runView } from "./RunRepository.js"
 import { assignStaff } from "./Staff.js"
 import { contentHash, maxNodes, outlineOf, treeDiff, treeProblem, validationIssues } from "./Tree.js"
@@ -304,13 +304,21 @@ export const bundleCourse = (
     }))
   })
 
+/** 403 unless the caller may manage the course's checkers: carrying them out (a copy, a package) shows their URLs, rules and cases. */
+export const requireCheckersManage = (actor: Actor, courseUuid: string) =>
+  Effect.flatMap(standingOn(actor, courseUuid), (standing) =>
+    holdsAtom(standing.assignments, "checkers_manage", {})
+      ? Effect.void
+      : Effect.fail(new Forbidden({ message: "includeCheckers needs the checkers_manage permission on this course" })))
+
 export const copyCourse = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly title: string; readonly includeCheckers: boolean }) =>
   once(actor, "learning.courses.copy", input, CourseAuthor, Effect.gen(function*() {
     const source = yield* courseFor(actor, "learning.courses.copy", uuid, { lock: false })
     // With includeCheckers: the source's checkers in use as drafts of the copy (`CheckerDrafts.ts`),
     // the steps naming the copies. Without: the steps keep naming the source's checkers, which
     // the copy's validation reports (`unknown_checker`).
-    const { specs, standingFor } = input.includeCheckers ? yield* currentCheckers(source.uuid) : { specs: [], standingFor: new Map<string, string>() }
+    if (input.includeCheckers) yield* requireCheckersManage(actor, source.uuid)
+    const { specs, standingFor } = input.includeCheckers ? yield* checkersInUse(source.uuid, source.nodes) : { specs: [], standingFor: new Map<string, string>() }
     const copies = new Map(specs.map((spec) => [spec.uuid, crypto.randomUUID()]))
     const row = yield* insertOwned(actor.profileUuid, input.requestUuid, {
       title: input.title,

@@ -212,6 +212,7 @@ export const loadGroupOverrides = (
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
       WHERE group_uuid = ANY(${uuidArray(sql, groupUuids)}) AND status = 'active' ORDER BY created_at, uuid`
+    // By the group uuid as Postgres writes it (lower case).
     const byGroup = new Map<string, Array<OverrideRow>>()
     for (const row of rows) byGroup.set(row.group_uuid!, [...(byGroup.get(row.group_uuid!) ?? []), row])
     return byGroup

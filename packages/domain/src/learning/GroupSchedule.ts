@@ -43,8 +43,8 @@ export const requireRunGroups = (runUuid: string, changes: ReadonlyArray<Schedul
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in([...new Set(named)])}
       AND run_uuid = ${runUuid} AND status = 'active'`
-    const known = new Set(rows.map((row) => row.uuid))
-    const i = changes.findIndex((change) => change.groupUuid !== undefined && !known.has(change.groupUuid))
+    const known = new Set(rows.map((row) => row.uuid.toLowerCase()))
+    const i = changes.findIndex((change) => change.groupUuid !== undefined && !known.has(change.groupUuid.toLowerCase()))
     if (i >= 0) return yield* new NotFound({ message: `changes.${i}.groupUuid: no active group ${changes[i]!.groupUuid} in this run` })
   })
 
@@ -74,7 +74,7 @@ export const planGroupChanges = (
           run: { pacing: run.pacing, starts_at: planned.startsAt, schedule: planned.schedule },
           startedAt: null,
           nodes,
-          overrides: existing.get(groupUuid) ?? [],
+          overrides: existing.get(groupUuid.toLowerCase()) ?? [],
           pauses: [],
           pausedAt: null
         })

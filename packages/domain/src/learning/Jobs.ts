@@ -6,8 +6,8 @@ import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { BlobStore } from "../files/BlobStore.js"
 import { normalizeWebhookUrl } from "../webhooks/WebhookUrl.js"
-import { currentCheckers, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
-import { courseFor, insertOwned, once } from "./Courses.js"
+import { checkersInUse, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
+import { courseFor, insertOwned, once, requireCheckersManage } from "./Courses.js"
 import { DeclarativeRule, ruleProblem } from "./Declarative.js"
 import { CheckerKind, maxReferenceCases, maxSampleCases, ReferenceCase } from "./GradingModel.js"
 import { completionOf } from "./Completion.js"
@@ -99,6 +99,7 @@ export const requestCourseExport = (
   once(actor, "learning.exports.course", input, Job, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.exports.course", courseUuid, { lock: false })
+    if (input.includeCheckers) yield* requireCheckersManage(actor, courseUuid)
     if (input.versions !== undefined && input.versions.length > 0) {
       const found = yield* sql<{ number: number }>`SELECT number FROM learning_course_versions
         WHERE course_uuid = ${courseUuid} AND number IN ${sql.in([...input.versions])}`
@@ -277,21 +278,39 @@ const Package = Schema.Struct({
   checkers: Schema.optional(Schema.Array(PackageChecker).pipe(Schema.maxItems(50)))
 })
 
-/** What `checkers.create` would refuse of a package's checker (its path and why), or undefined. */
-const packageCheckerProblem = (checker: typeof PackageChecker.Type): string | undefined => {
+const holdsNul = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.includes("\u0000")
+    : Array.isArray(value)
+    ? value.some(holdsNul)
+    : value !== null && typeof value === "object" && Object.entries(value).some(([key, inner]) => holdsNul(key) || holdsNul(inner))
+
+/**
+ * A package's checker as `checkers.create` would take it (rules; a public HTTPS URL whatever
+ * loopback this service allows, stored as normalized), its uuid once in the package and no U+0000
+ * (which Postgres refuses): the checker with its URLs, or its path and why it is refused.
+ */
+const packageChecker = (
+  checker: typeof PackageChecker.Type,
+  i: number,
+  all: ReadonlyArray<typeof PackageChecker.Type>
+): Either.Either<{ readonly checker: typeof PackageChecker.Type; readonly url: string | null; readonly generatorUrl: string | null }, string> => {
+  const at = `checkers.${i}`
+  if (all.findIndex((other) => other.uuid.toLowerCase() === checker.uuid.toLowerCase()) !== i) return Either.left(`${at}.uuid: ${checker.uuid} is in the package twice`)
+  if (holdsNul(checker)) return Either.left(`${at}: a string holds U+0000`)
   if (checker.kind === "declarative") {
-    if (checker.rules == null) return "rules: a declarative checker needs its rules"
-    if (checker.url != null || checker.generatorUrl != null) return "url: only an http checker has one"
-    return ruleProblem(checker.rules, "rules")
+    if (checker.rules == null) return Either.left(`${at}.rules: a declarative checker needs its rules`)
+    if (checker.url != null || checker.generatorUrl != null) return Either.left(`${at}.url: only an http checker has one`)
+    const problem = ruleProblem(checker.rules, "rules")
+    return problem === undefined ? Either.right({ checker, url: null, generatorUrl: null }) : Either.left(`${at}.${problem}`)
   }
-  if (checker.rules != null) return "rules: an http checker has no declarative rules"
-  if (checker.url == null) return "url: an http checker needs its grader's HTTPS endpoint"
-  for (const field of ["url", "generatorUrl"] as const) {
-    const value = checker[field]
-    // A package's grader is a public HTTPS endpoint (no loopback, whatever this service allows).
-    if (value != null && Either.isLeft(normalizeWebhookUrl(value, { allowHttpLoopback: false }))) return `${field}: not a public HTTPS URL`
-  }
-  return undefined
+  if (checker.rules != null) return Either.left(`${at}.rules: an http checker has no declarative rules`)
+  if (checker.url == null) return Either.left(`${at}.url: an http checker needs its grader's HTTPS endpoint`)
+  const url = normalizeWebhookUrl(checker.url, { allowHttpLoopback: false })
+  if (Either.isLeft(url)) return Either.left(`${at}.url: not a public HTTPS URL`)
+  const generator = checker.generatorUrl == null ? Either.right(null) : normalizeWebhookUrl(checker.generatorUrl, { allowHttpLoopback: false })
+  if (Either.isLeft(generator)) return Either.left(`${at}.generatorUrl: not a public HTTPS URL`)
+  return Either.right({ checker, url: url.right, generatorUrl: generator.right })
 }
 const decodePackage = Schema.decodeUnknownEither(Package)
 
@@ -369,7 +388,7 @@ const work = (job: JobRow) =>
         // With includeCheckers: the specifications of the checkers in use (no secret, no state),
         // the draft's steps naming them (a step naming a superseded version, its lineage's current one).
         const { specs, standingFor } = job.input["includeCheckers"] === true
-          ? yield* currentCheckers(course.uuid)
+          ? yield* checkersInUse(course.uuid, course.nodes)
           : { specs: [], standingFor: new Map<string, string>() }
         const pack = {
           format: packageFormat,
@@ -417,10 +436,9 @@ const work = (job: JobRow) =>
         const problem = course.nodes.length > maxNodes ? `course.nodes: at most ${maxNodes}` : treeProblem(course.nodes)
         if (problem !== undefined) return yield* Effect.fail(new JobFailure("invalid_tree", `course.${problem}`))
         const checkers = decoded.right.checkers ?? []
-        const checkerProblem = checkers.map(packageCheckerProblem).findIndex((found) => found !== undefined)
-        if (checkerProblem >= 0) {
-          return yield* Effect.fail(new JobFailure("invalid_package", `checkers.${checkerProblem}.${packageCheckerProblem(checkers[checkerProblem]!)}`))
-        }
+        const checked = checkers.map((checker, i) => packageChecker(checker, i, checkers))
+        const refused = checked.find(Either.isLeft)
+        if (refused !== undefined) return yield* Effect.fail(new JobFailure("invalid_package", refused.left))
         // The package's checkers become drafts of the new course; its steps name them.
         const imported = new Map(checkers.map((checker) => [checker.uuid.toLowerCase(), crypto.randomUUID()]))
         const made = yield* insertOwned(job.requester_profile_uuid, undefined, {
@@ -433,13 +451,13 @@ const work = (job: JobRow) =>
           freezeAfterDays: course.freezeAfterDays,
           metadata: course.metadata
         })
-        yield* insertCheckerDrafts(made.uuid, job.requester_profile_uuid, checkers.map((checker) => ({
+        yield* insertCheckerDrafts(made.uuid, job.requester_profile_uuid, checked.flatMap((one) => (Either.isRight(one) ? [one.right] : [])).map(({ checker, generatorUrl, url }) => ({
           uuid: imported.get(checker.uuid.toLowerCase())!,
           name: checker.name,
           kind: checker.kind,
           rules: checker.rules ?? null,
-          url: checker.url ?? null,
-          generatorUrl: checker.generatorUrl ?? null,
+          url,
+          generatorUrl,
           timeoutMs: checker.timeoutMs ?? 10_000,
           concurrency: checker.concurrency ?? 8,
           sampleCases: checker.sampleCases ?? [],

@@ -356,10 +356,20 @@ describe("course packages and their checkers", () => {
     const checkers = await m.sql<{ uuid: string; status: string; secret_sealed: string | null }>(
       "SELECT uuid::text, status, secret_sealed FROM learning_checkers WHERE course_uuid = $1", imported.resultCourseUuid)
     expect(checkers).toEqual([{ uuid: named[0], status: "draft", secret_sealed: null }])
+    // A URL is stored as checkers.create stores it (normalized).
+    const normalized = await importAs({ ...pack, checkers: [{ ...pack.checkers[0], url: "https://GRADER.Example:443/a/../check" }] })
+    expect((await m.sql<{ url: string }>("SELECT url FROM learning_checkers WHERE course_uuid = $1", normalized.resultCourseUuid))[0]?.url)
+      .toBe("https://grader.example/check")
     // A checker a service would refuse fails the import; nothing is created.
     const before = (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n
-    const failed = await importAs({ ...pack, checkers: [{ ...pack.checkers[0], url: "http://127.0.0.1/grade" }] })
-    expect([failed.status, failed.issues.map((issue) => issue.code), failed.issues[0]?.message]).toEqual(["failed", ["invalid_package"], "checkers.0.url: not a public HTTPS URL"])
+    for (const [checkers, message] of [
+      [[{ ...pack.checkers[0], url: "http://127.0.0.1/grade" }], "checkers.0.url: not a public HTTPS URL"],
+      [[pack.checkers[0], { ...pack.checkers[0], uuid: pack.checkers[0]!.uuid.toUpperCase() }], `checkers.1.uuid: ${pack.checkers[0]!.uuid.toUpperCase()} is in the package twice`],
+      [[{ ...pack.checkers[0], name: "SQL\u0000" }], "checkers.0: a string holds U+0000"]
+    ] as const) {
+      const failed = await importAs({ ...pack, checkers })
+      expect([failed.status, failed.issues.map((issue) => issue.code), failed.issues[0]?.message]).toEqual(["failed", ["invalid_package"], message])
+    }
     expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n).toBe(before)
   })
 })
@@ -396,7 +406,13 @@ describe("the enrollment export", () => {
 describe("copies and their checkers", () => {
   it("copies the course's checkers as drafts without secrets and points the steps at them; without them the copy's steps are reported", async () => {
     const course = await setup()
-    await m.sql("UPDATE learning_checkers SET secret_sealed = 'sealed', name = 'SQL', concurrency = 4 WHERE uuid = $1", course.checkerUuid)
+    // The steps name version 1, superseded by a ready version 2 (the current one, copied); a failed version 3 is not carried.
+    const v2 = randomUUID()
+    await m.sql(`INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, version, kind, url, status, name, concurrency, secret_sealed)
+      SELECT $1, course_uuid, lineage_uuid, 2, 'http', 'https://grader.example/v2', 'ready', 'SQL', 4, 'sealed' FROM learning_checkers WHERE uuid = $2`, v2, course.checkerUuid)
+    await m.sql(`INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, version, kind, url, status, name)
+      SELECT $1, course_uuid, lineage_uuid, 3, 'http', 'https://grader.example/v3', 'preflight_failed', 'SQL' FROM learning_checkers WHERE uuid = $2`, randomUUID(), course.checkerUuid)
+    await m.sql("UPDATE learning_checkers SET status = 'superseded', superseded_by_uuid = $2 WHERE uuid = $1", course.checkerUuid, v2)
     const copy = async (includeCheckers: boolean) =>
       ok<{ uuid: string; nodes: Array<CourseNode>; validation: { errors: number } }>(await m.invoke("learning.courses.copy", owner, {
         path: { course: course.courseUuid },
@@ -409,7 +425,8 @@ describe("copies and their checkers", () => {
     expect(named[0]).not.toBe(course.checkerUuid)
     const [copied] = await m.sql<{ course_uuid: string; lineage_uuid: string; version: number; status: string; secret_sealed: string | null; url: string; name: string; concurrency: number }>(
       "SELECT course_uuid::text, lineage_uuid::text, version, status, secret_sealed, url, name, concurrency FROM learning_checkers WHERE uuid = $1", named[0])
-    expect(copied).toEqual({ course_uuid: withCheckers.uuid, lineage_uuid: named[0], version: 1, status: "draft", secret_sealed: null, url: "https://grader.example/check", name: "SQL", concurrency: 4 })
+    expect(copied).toEqual({ course_uuid: withCheckers.uuid, lineage_uuid: named[0], version: 1, status: "draft", secret_sealed: null, url: "https://grader.example/v2", name: "SQL", concurrency: 4 })
+    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_checkers WHERE course_uuid = $1", withCheckers.uuid))[0]!.n).toBe(1)
     const issues = async (uuid: string) =>
       ok<{ issues: Array<{ code: string; nodeKey?: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: uuid } })).issues
     expect((await issues(withCheckers.uuid)).filter((issue) => issue.code === "unknown_checker")).toEqual([])

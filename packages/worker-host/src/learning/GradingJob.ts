@@ -126,7 +126,15 @@ export const makeLearningGradingJob = (
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           const left = (yield* Effect.forEach(answered, (queue) => Queue.takeAll(queue))).flatMap((chunk) => Chunk.toReadonlyArray(chunk))
-          for (let start = 0; start < left.length; start += finishBatch) yield* finishGradingCalls(left.slice(start, start + finishBatch))
+          for (let start = 0; start < left.length; start += finishBatch) {
+            const batch = left.slice(start, start + finishBatch)
+            // As a finisher does: a batch that fails as a whole is applied again one call at a time.
+            yield* finishGradingCalls(batch).pipe(
+              Effect.catchAllCause(() =>
+                Effect.forEach(batch, (one) =>
+                  finishGradingCalls([one]).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading call not applied", cause)))))
+            )
+          }
         }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading calls not applied at shutdown", cause))))
       for (let i = 0; i < finishers; i++) {
         const queue = yield* Queue.unbounded<Answered>()
