@@ -430,6 +430,15 @@ describe("copies and their checkers", () => {
     const issues = async (uuid: string) =>
       ok<{ issues: Array<{ code: string; nodeKey?: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: uuid } })).issues
     expect((await issues(withCheckers.uuid)).filter((issue) => issue.code === "unknown_checker")).toEqual([])
+    // Carrying checkers out needs checkers_manage: an instructor denied it copies the content only.
+    const instructor = await m.profile({ name: "Преподаватель" })
+    await m.runtime.runPromise(assignStaff({ courseUuid: course.courseUuid, profileUuid: instructor.profileUuid, role: "instructor", denies: ["checkers_manage"], byProfileUuid: owner.profileUuid }))
+    const copyAs = (includeCheckers: boolean) => m.invoke("learning.courses.copy", instructor, {
+      path: { course: course.courseUuid },
+      payload: { requestUuid: randomUUID(), title: "Копия", includeCheckers }
+    })
+    expect(refused(await copyAs(true))).toEqual([403, "forbidden"])
+    ok(await copyAs(false))
     // Without checkers the steps still name the source's, which is not the copy's: reported, and publishing is refused.
     const bare = await copy(false)
     expect((await issues(bare.uuid)).filter((issue) => issue.code === "unknown_checker").map((issue) => issue.nodeKey).sort()).toEqual(["code", "generated"])
