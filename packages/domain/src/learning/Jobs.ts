@@ -151,10 +151,11 @@ export const scoreBuckets = [[0, 20, "0-19"], [20, 40, "20-39"], [40, 60, "40-59
 /**
  * Funnel, steps, scores and grader load of a course, or of one run or one group (its members), of
  * the learners enrolled within `from`–`to`; cells of 1 to 4 learners suppressed. Steps are those
- * of the course's latest version: started (worked on: in progress, completed or failed) and
- * completed, difficulty being 1 − completed/started; scores the learners' course grades
- * (`learnerGrades`) in buckets of 20 points; grader load each staff reviewer's claimed (pending)
- * and decided reviews of those learners. A group-scoped analyst names its group.
+ * of the course's latest version (a run's or group's: of its pinned version): started (worked on:
+ * in progress, completed or failed) and completed, difficulty being 1 − completed/started; scores
+ * the learners' course grades (`learnerGrades`) in buckets of 20 points; grader load each staff
+ * reviewer's claimed (pending) and decided reviews of those learners (a reviewer of 1 to 4 of them
+ * left out). A group-scoped analyst names its group.
  */
 export const courseAnalytics = (
   actor: Actor,
