@@ -5,6 +5,7 @@ import { createHash, createHmac } from "node:crypto"
 import { Forbidden, InvalidRequest, NotFound } from "../api/ApiError.js"
 import type { Actor } from "../api/Authentication.js"
 import { BlobStore } from "../files/BlobStore.js"
+import { unsafeValueProblem } from "../operations/InputSafety.js"
 import { normalizeWebhookUrl } from "../webhooks/WebhookUrl.js"
 import { checkersInUse, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
 import { courseFor, insertOwned, once, requireCheckersManage } from "./Courses.js"
@@ -279,17 +280,10 @@ const Package = Schema.Struct({
   checkers: Schema.optional(Schema.Array(PackageChecker).pipe(Schema.maxItems(50)))
 })
 
-const holdsNul = (value: unknown): boolean =>
-  typeof value === "string"
-    ? value.includes("\u0000")
-    : Array.isArray(value)
-    ? value.some(holdsNul)
-    : value !== null && typeof value === "object" && Object.entries(value).some(([key, inner]) => holdsNul(key) || holdsNul(inner))
-
 /**
  * A package's checker as `checkers.create` would take it (rules; a public HTTPS URL whatever
- * loopback this service allows, stored as normalized), its uuid once in the package and no U+0000
- * (which Postgres refuses): the checker with its URLs, or its path and why it is refused.
+ * loopback this service allows, stored as normalized) and its uuid once in the package: the
+ * checker with its URLs, or its path and why it is refused.
  */
 const packageChecker = (
   checker: typeof PackageChecker.Type,
@@ -298,7 +292,6 @@ const packageChecker = (
 ): Either.Either<{ readonly checker: typeof PackageChecker.Type; readonly url: string | null; readonly generatorUrl: string | null }, string> => {
   const at = `checkers.${i}`
   if (all.findIndex((other) => other.uuid.toLowerCase() === checker.uuid.toLowerCase()) !== i) return Either.left(`${at}.uuid: ${checker.uuid} is in the package twice`)
-  if (holdsNul(checker)) return Either.left(`${at}: a string holds U+0000`)
   if (checker.kind === "declarative") {
     if (checker.rules == null) return Either.left(`${at}.rules: a declarative checker needs its rules`)
     if (checker.url != null || checker.generatorUrl != null) return Either.left(`${at}.url: only an http checker has one`)
@@ -428,6 +421,9 @@ const work = (job: JobRow) =>
         } catch {
           return yield* Effect.fail(new JobFailure("invalid_json", "The file is not JSON"))
         }
+        // What no input may hold (NUL, which Postgres refuses, other controls, lone surrogates, deep nesting), as for any operation.
+        const unsafe = unsafeValueProblem(parsed)
+        if (unsafe !== undefined) return yield* Effect.fail(new JobFailure("invalid_package", `${unsafe.path.join(".") || "package"}: ${unsafe.message}`))
         const decoded = decodePackage(parsed)
         if (Either.isLeft(decoded)) {
           const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]

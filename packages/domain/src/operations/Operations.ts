@@ -16,6 +16,7 @@ import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } fro
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
 import { currentCommandPath } from "../store/Idempotency.js"
 import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
+import { type InputProblem, unsafeValueProblem } from "./InputSafety.js"
 
 /** The input of a call before decoding, as a transport has it: path parameters, query, body. */
 export interface RawInput {
@@ -240,54 +241,12 @@ const decodeInputFast = (compiled: Compiled, raw: RawInput): Record<string, unkn
 }
 
 /**
- * Deepest nesting of arrays and objects an input may have. The deepest the spec allows is an
- * automation condition (depth 6, a few levels more as JSON); 64 leaves room and stops a body of
- * thousands of levels before any schema walks it (decoding and error formatting recurse).
- */
-export const maxInputDepth = 64
-
-/**
- * Characters no input string may hold: C0 controls but tab, line feed and carriage return
- * (text fields take newlines and tabs), DEL, C1 controls, and lone surrogates (not Unicode; the
- * database would store something else). NUL is what Postgres itself refuses (22021).
- */
-const unsafeCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF]/u
-
-type InputProblem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
-
-const problemIn = (value: unknown, path: Array<PropertyKey>, depth: number): InputProblem | undefined => {
-  if (typeof value === "string") {
-    return unsafeCharacter.test(value) ? { path: [...path], message: "control characters (other than tab and newline) and lone surrogates are not allowed" } : undefined
-  }
-  if (typeof value !== "object" || value === null) return undefined
-  if (depth >= maxInputDepth) return { path: [...path], message: `nested deeper than ${maxInputDepth} levels` }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      path.push(i)
-      const problem = problemIn(value[i], path, depth + 1)
-      path.pop()
-      if (problem !== undefined) return problem
-    }
-    return undefined
-  }
-  for (const key of Object.keys(value)) {
-    path.push(key)
-    const problem = unsafeCharacter.test(key)
-      ? { path: [...path], message: "control characters are not allowed in a property name" }
-      : problemIn((value as Record<string, unknown>)[key], path, depth + 1)
-    path.pop()
-    if (problem !== undefined) return problem
-  }
-  return undefined
-}
-
-/**
  * Checked before any schema sees the input, for every operation and transport alike: nesting at
  * most `maxInputDepth`, no control characters in any string or property name. A problem answers
  * as a schema violation of that field would (the operation's own code, `invalid_request` otherwise).
  */
 export const unsafeInputProblem = (raw: RawInput): InputProblem | undefined =>
-  problemIn(raw.path, [], 0) ?? problemIn(raw.urlParams, [], 0) ?? problemIn(raw.payload, [], 0)
+  unsafeValueProblem(raw.path) ?? unsafeValueProblem(raw.urlParams) ?? unsafeValueProblem(raw.payload)
 
 const decodeInput = (compiled: Compiled, raw: RawInput) => {
   const problem = unsafeInputProblem(raw)
