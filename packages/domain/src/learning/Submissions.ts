@@ -71,8 +71,6 @@ const submissionEventOf = (type: SubmissionEventType, row: SubmissionRow): NewEv
   }
 })
 
-export const submissionEvent = (type: SubmissionEventType, row: SubmissionRow) => appendEvent(submissionEventOf(type, row))
-
 /** Several submission events in one statement (graded and accepted of one write). */
 export const submissionEvents = (events: ReadonlyArray<readonly [SubmissionEventType, SubmissionRow]>) =>
   appendEvents(events.map(([type, row]) => submissionEventOf(type, row)))
@@ -104,13 +102,10 @@ export const applyCheckResult = (
   options: { readonly trigger: "grade.inline" | "worker.graded"; readonly late: boolean; readonly attemptsLeft: number | undefined; readonly sourceUuid?: string }
 ) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const { passed, points } = scoreOf(node, result, options.late)
-    const [layer] = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, source_uuid)
-      VALUES (${crypto.randomUUID()}, ${row.uuid}, 'auto', ${points}, ${node.grading!.maxPoints}, ${result.verdict}, ${result.feedback ?? ""},
-        ${passed}, ${options.late}, ${options.sourceUuid ?? null})
-      RETURNING ${sql.literal(layerColumns)}`
-    const layers = [layer!]
+    const layers = yield* insertAutoLayers([
+      { submissionUuid: row.uuid, points, maxPoints: node.grading!.maxPoints, result, passed, late: options.late, sourceUuid: options.sourceUuid }
+    ])
     if (needsReview(node)) {
       // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
       yield* setStatus(row.uuid, options.trigger, { graded: true })
@@ -118,18 +113,54 @@ export const applyCheckResult = (
       yield* requestReviews(waiting, node)
       return { row: waiting, layers, progress: "in_progress" as const }
     }
-    if (!passed) {
-      const graded = yield* setStatus(row.uuid, options.trigger, { graded: true })
-      yield* submissionEvent("learning.submission.graded", graded)
-      return { row: graded, layers, progress: options.attemptsLeft === 0 ? "failed" as const : "in_progress" as const }
-    }
-    // graded → accepted (both moves of the table) in one write; each event carries its own revision.
-    const accepted = yield* setStatus(row.uuid, options.trigger, { graded: true, then: "grade.accept" })
-    yield* submissionEvents([
-      ["learning.submission.graded", { ...accepted, revision: accepted.revision - 1 }],
-      ["learning.submission.accepted", accepted]
-    ])
-    return { row: accepted, layers, progress: "completed" as const }
+    // graded (→ accepted: both moves of the table in one write; each event carries its own revision).
+    const graded = yield* setStatus(row.uuid, options.trigger, passed ? { graded: true, then: "grade.accept" } : { graded: true })
+    yield* submissionEvents(gradedEvents(graded, passed))
+    return { row: graded, layers, progress: progressAfter(passed, options.attemptsLeft) }
+  })
+
+/** The events of a graded submission row: graded, and accepted when it passed (the row at accepted, graded one revision before). */
+const gradedEvents = (row: SubmissionRow, passed: boolean): ReadonlyArray<readonly [SubmissionEventType, SubmissionRow]> =>
+  passed
+    ? [["learning.submission.graded", { ...row, revision: row.revision - 1 }], ["learning.submission.accepted", row]]
+    : [["learning.submission.graded", row]]
+
+/** The step's move after a graded attempt: completed on acceptance, failed when no attempt is left, else in progress. */
+const progressAfter = (passed: boolean, attemptsLeft: number | undefined) =>
+  passed ? "completed" as const : attemptsLeft === 0 ? "failed" as const : "in_progress" as const
+
+/** The first (`auto`) layers of checked submissions, in one statement; answered in the given order. */
+const insertAutoLayers = (
+  layers: ReadonlyArray<{
+    readonly submissionUuid: string
+    readonly points: number
+    readonly maxPoints: number
+    readonly result: CheckResult
+    readonly passed: boolean
+    readonly late: boolean
+    readonly sourceUuid?: string | undefined
+  }>
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const input = layers.map((layer) => ({
+      uuid: crypto.randomUUID(),
+      submission_uuid: layer.submissionUuid,
+      points: layer.points,
+      max_points: layer.maxPoints,
+      verdict: layer.result.verdict,
+      feedback: layer.result.feedback ?? "",
+      passed: layer.passed,
+      late: layer.late,
+      source_uuid: layer.sourceUuid ?? null
+    }))
+    const rows = new Map((yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict,
+        feedback, passed, late, source_uuid)
+      SELECT uuid, submission_uuid, 'auto', points, max_points, verdict, feedback, passed, late, source_uuid
+      FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS l(uuid uuid, submission_uuid uuid, points numeric, max_points numeric,
+        verdict text, feedback text, passed boolean, late boolean, source_uuid uuid)
+      RETURNING ${sql.literal(layerColumns)}`).map((layer) => [layer.uuid, layer]))
+    return input.map((layer) => rows.get(layer.uuid)!)
   })
 
 export interface AttemptInput {
@@ -221,34 +252,17 @@ const writeGradedAttempts = (attempts: ReadonlyArray<GradedAttempt>) =>
     }::jsonb) AS i(uuid uuid, enrollment_uuid uuid, course_uuid uuid, run_uuid uuid, profile_uuid uuid, node_key text, version_number int,
         variant_uuid uuid, checker_uuid uuid, attempt_no int, reply text, status text, revision int, demo_attempt_uuid uuid)
       RETURNING ${sql.literal(submissionColumns)}`).map((row) => [row.uuid, row]))
-    const layers = new Map((yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict,
-        feedback, passed, late)
-      SELECT uuid, submission_uuid, 'auto', points, max_points, verdict, feedback, passed, late
-      FROM jsonb_to_recordset(${
-      JSON.stringify(graded.map(({ attempt, passed, points, result, uuid }) => ({
-        uuid: crypto.randomUUID(),
-        submission_uuid: uuid,
-        points,
-        max_points: attempt.step.node.grading!.maxPoints,
-        verdict: result.verdict,
-        feedback: result.feedback ?? "",
-        passed,
-        late: attempt.late
-      })))
-    }::jsonb) AS l(uuid uuid, submission_uuid uuid, points numeric, max_points numeric, verdict text, feedback text, passed boolean, late boolean)
-      RETURNING ${sql.literal(layerColumns)}`).map((layer) => [layer.submission_uuid, layer]))
     const rows = graded.map(({ uuid }) => inserted.get(uuid)!)
-    yield* submissionEvents(graded.flatMap(({ passed }, index): ReadonlyArray<readonly [SubmissionEventType, SubmissionRow]> => {
-      const row = rows[index]!
-      return passed
-        ? [["learning.submission.graded", { ...row, revision: row.revision - 1 }], ["learning.submission.accepted", row]]
-        : [["learning.submission.graded", row]]
-    }))
-    return graded.map(({ attempt, passed }, index) => ({
-      row: rows[index]!,
-      layers: [layers.get(rows[index]!.uuid)!],
-      progress: passed ? "completed" as const : attempt.attemptsLeft === 0 ? "failed" as const : "in_progress" as const
-    }))
+    const layers = yield* insertAutoLayers(graded.map(({ attempt, passed, points, result, uuid }) => ({
+      submissionUuid: uuid,
+      points,
+      maxPoints: attempt.step.node.grading!.maxPoints,
+      result,
+      passed,
+      late: attempt.late
+    })))
+    yield* submissionEvents(graded.flatMap(({ passed }, index) => gradedEvents(rows[index]!, passed)))
+    return graded.map(({ attempt, passed }, index) => ({ row: rows[index]!, layers: [layers[index]!], progress: progressAfter(passed, attempt.attemptsLeft) }))
   })
 
 /**
