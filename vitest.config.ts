@@ -7,9 +7,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-    // Timed against issue 20's budgets, so it runs alone afterwards (vitest.fresh-start.config.ts),
-    // not beside another file on the two cores.
-    exclude: ["**/node_modules/**", "packages/cli/src/FreshStart.test.ts"],
+    exclude: ["**/node_modules/**"],
     globalSetup: ["testing/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

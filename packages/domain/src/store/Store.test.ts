@@ -354,8 +354,9 @@ describe("group commit", () => {
     await holder
     const answers = await Promise.all(waiting)
     expect(typeof other).toBe("number")
-    // Both slots' batches waited on the row at most the batch lock timeout, not the holder's 2 s.
-    expect(otherMs).toBeLessThan(1500)
+    // The holder lets go only 2 s after the unrelated command was answered: had that command waited
+    // for the row, it would wait until the test times out. The bound is for liveness only.
+    expect(otherMs).toBeLessThan(10_000)
     expect(answers.every((n) => typeof n === "number")).toBe(true)
     expect(await labelled(`locked:${widget}`)).toHaveLength(2)
   })
