@@ -44,15 +44,25 @@ const milliseconds = (name: string, fallback: number) =>
     requireSetting(name, "expected a number of milliseconds from 1 to 3600000", (n: number) => n >= 1 && n <= 3_600_000)
   )
 
-const connections = (name: string) =>
-  Config.integer(name).pipe(requireSetting(name, "expected a positive number of connections", (n: number) => n >= 1))
+// Validated after the default (or the option) is applied: on the bare integer config the failure's
+// path would carry the variable's name twice.
+const connections = <A>(name: string, config: Config.Config<A>, count: (value: A) => number) =>
+  config.pipe(requireSetting(name, "expected a positive number of connections", (value: A) => count(value) >= 1))
 
 export const ConnectionLimitsConfig: Config.Config<ConnectionLimits> = Config.all({
   headersTimeoutMs: milliseconds("BIRZHA_HEADERS_TIMEOUT_MS", defaultConnectionLimits.headersTimeoutMs),
   requestTimeoutMs: milliseconds("BIRZHA_REQUEST_TIMEOUT_MS", defaultConnectionLimits.requestTimeoutMs),
   keepAliveTimeoutMs: milliseconds("BIRZHA_KEEP_ALIVE_TIMEOUT_MS", defaultConnectionLimits.keepAliveTimeoutMs),
-  maxConnections: connections("BIRZHA_MAX_CONNECTIONS").pipe(Config.withDefault(defaultConnectionLimits.maxConnections)),
-  maxConnectionsPerAddress: Config.option(connections("BIRZHA_MAX_CONNECTIONS_PER_ADDRESS")),
+  maxConnections: connections(
+    "BIRZHA_MAX_CONNECTIONS",
+    Config.integer("BIRZHA_MAX_CONNECTIONS").pipe(Config.withDefault(defaultConnectionLimits.maxConnections)),
+    (n) => n
+  ),
+  maxConnectionsPerAddress: connections(
+    "BIRZHA_MAX_CONNECTIONS_PER_ADDRESS",
+    Config.option(Config.integer("BIRZHA_MAX_CONNECTIONS_PER_ADDRESS")),
+    Option.getOrElse(() => 1)
+  ),
   firstByteTimeoutMs: milliseconds("BIRZHA_FIRST_BYTE_TIMEOUT_MS", defaultConnectionLimits.firstByteTimeoutMs),
   behindProxy: booleanFlag("BIRZHA_TRUST_PROXY")
 }).pipe(
