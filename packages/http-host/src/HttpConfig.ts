@@ -17,7 +17,7 @@ export interface HttpSettings {
    * public origin, where sign-in works. Off whenever the origin is configured.
    */
   readonly redirectLoopbackNavigations?: boolean
-  /** Timeouts for slow clients and the connection cap; absent: `defaultConnectionLimits`. */
+  /** Timeouts for slow and silent clients, the connection caps (global and per address); absent: `defaultConnectionLimits`. */
   readonly connections?: ConnectionLimits
 }
 

@@ -2,11 +2,19 @@ import { ConfigProvider, Effect, Either } from "effect"
 import { connect, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { describeConfigError } from "@birzha/infrastructure"
-import { ConnectionLimitsConfig, defaultConnectionLimits } from "./ConnectionLimits.js"
+import { ConnectionLimitsConfig, defaultConnectionLimits, parserRefusal } from "./ConnectionLimits.js"
 import { startTestService, type TestService } from "./testService.js"
 
 // Short limits, so a slow client's fate shows within a test: the defaults are 10 s, 30 s, 5 s, 1000.
-const limits = { headersTimeoutMs: 600, requestTimeoutMs: 1_200, keepAliveTimeoutMs: 300, maxConnections: 40 }
+// The first-byte timeout and the per-address cap stay out of the way here (FairConnections.test.ts).
+const limits = {
+  headersTimeoutMs: 600,
+  requestTimeoutMs: 1_200,
+  keepAliveTimeoutMs: 300,
+  maxConnections: 40,
+  maxConnectionsPerAddress: 1_000,
+  firstByteTimeoutMs: 60_000
+}
 let service: TestService
 
 beforeAll(async () => {
@@ -108,11 +116,38 @@ describe("slow and idle clients (issue 12, defect 8)", () => {
     const read = (env: Record<string, string>) =>
       Effect.runPromise(Effect.either(Effect.withConfigProvider(ConnectionLimitsConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
     expect(Either.getOrUndefined(await read({}))).toEqual(defaultConnectionLimits)
-    const set = await read({ BIRZHA_HEADERS_TIMEOUT_MS: "2000", BIRZHA_REQUEST_TIMEOUT_MS: "5000", BIRZHA_KEEP_ALIVE_TIMEOUT_MS: "1000", BIRZHA_MAX_CONNECTIONS: "10" })
-    expect(Either.getOrUndefined(set)).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 1000, maxConnections: 10 })
-    for (const [name, value] of [["BIRZHA_MAX_CONNECTIONS", "0"], ["BIRZHA_HEADERS_TIMEOUT_MS", "soon"], ["BIRZHA_REQUEST_TIMEOUT_MS", "-5"]] as const) {
+    const set = await read({
+      BIRZHA_HEADERS_TIMEOUT_MS: "2000",
+      BIRZHA_REQUEST_TIMEOUT_MS: "5000",
+      BIRZHA_KEEP_ALIVE_TIMEOUT_MS: "1000",
+      BIRZHA_MAX_CONNECTIONS: "10",
+      BIRZHA_MAX_CONNECTIONS_PER_ADDRESS: "3",
+      BIRZHA_FIRST_BYTE_TIMEOUT_MS: "700"
+    })
+    expect(Either.getOrUndefined(set)).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 10,
+      maxConnectionsPerAddress: 3,
+      firstByteTimeoutMs: 700
+    })
+    // Behind a proxy every connection has the proxy's address: unset, its cap is the global one.
+    expect(Either.getOrUndefined(await read({ BIRZHA_TRUST_PROXY: "1", BIRZHA_MAX_CONNECTIONS: "500" }))?.maxConnectionsPerAddress).toBe(500)
+    expect(Either.getOrUndefined(await read({ BIRZHA_TRUST_PROXY: "1", BIRZHA_MAX_CONNECTIONS_PER_ADDRESS: "7" }))?.maxConnectionsPerAddress).toBe(7)
+    for (
+      const [name, value] of [
+        ["BIRZHA_MAX_CONNECTIONS", "0"],
+        ["BIRZHA_HEADERS_TIMEOUT_MS", "soon"],
+        ["BIRZHA_REQUEST_TIMEOUT_MS", "-5"],
+        ["BIRZHA_MAX_CONNECTIONS_PER_ADDRESS", "0"],
+        ["BIRZHA_MAX_CONNECTIONS_PER_ADDRESS", "many"],
+        ["BIRZHA_FIRST_BYTE_TIMEOUT_MS", "0"]
+      ] as const
+    ) {
       const refused = await read({ [name]: value })
-      expect(Either.isLeft(refused) && describeConfigError(refused.left), name).toContain(name)
+      // Named once, at the start of the line (a validation on the bare integer config names it twice).
+      expect(Either.isLeft(refused) && describeConfigError(refused.left), name).toMatch(new RegExp(`^${name}: `))
     }
   })
 })
@@ -126,5 +161,43 @@ describe("paths that name nothing (issue 12, defect 9)", () => {
         expect((await response.json()).error.code).toBe("not_found")
       }
     }
+  })
+})
+
+describe("requests node's parser refuses (issue 30, defect 4)", () => {
+  const refusal = async (request: string) => {
+    const { received } = await trickle([request], 0)
+    return { status: received.slice(0, 12), error: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)).error }
+  }
+  const post = "POST /api/v1/commands/tasks.save HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+
+  it("answers Content-Length together with Transfer-Encoding with a 400 naming both headers, in either order", async () => {
+    for (const headers of ["Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "Transfer-Encoding: chunked\r\nContent-Length: 2\r\n"]) {
+      const { error, status } = await refusal(`${post}${headers}\r\n{}`)
+      expect(status).toBe("HTTP/1.1 400")
+      expect(error.code).toBe("invalid_request")
+      expect(error.message).toBe("The request has both Content-Length and Transfer-Encoding; send one or the other")
+    }
+  })
+
+  it("names the fault for each kind of malformed request, and the parser's code for one it does not know", async () => {
+    const faults: ReadonlyArray<readonly [string, RegExp]> = [
+      ["GE(T /api/healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", /method/],
+      ["GET /api/\x01healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", /URL/],
+      ["GET /api/healthz HTTP/9.1\r\nHost: localhost\r\n\r\n", /HTTP version/],
+      ["GET /api/healthz HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n", /header name or value/],
+      [`${post}Content-Length: two\r\n\r\n`, /Content-Length header is not a decimal number/],
+      [`${post}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, /Content-Length is sent more than once/],
+      [`${post}Transfer-Encoding: gzip\r\n\r\n`, /Transfer-Encoding is not valid: its last coding must be chunked/],
+      ["GET /api/healthz XTTP/1.1\r\nHost: localhost\r\n\r\n", /HTTP\/ and the version/],
+      [`${post}Transfer-Encoding: chunked\r\n\r\nzz\r\n`, /chunk size/]
+    ]
+    for (const [request, message] of faults) {
+      const { error, status } = await refusal(request)
+      expect(status, JSON.stringify(request)).toBe("HTTP/1.1 400")
+      expect(error.message, JSON.stringify(request)).toMatch(message)
+    }
+    expect(parserRefusal("HPE_SOMETHING_NEW").message).toBe("The request is not valid HTTP/1.1; the parser refused it (HPE_SOMETHING_NEW)")
+    expect(parserRefusal(undefined).message).toBe("The request is not valid HTTP/1.1; the parser refused it")
   })
 })
