@@ -142,7 +142,8 @@ describe("slow and idle clients (issue 12, defect 8)", () => {
         ["BIRZHA_REQUEST_TIMEOUT_MS", "-5"],
         ["BIRZHA_MAX_CONNECTIONS_PER_ADDRESS", "0"],
         ["BIRZHA_MAX_CONNECTIONS_PER_ADDRESS", "many"],
-        ["BIRZHA_FIRST_BYTE_TIMEOUT_MS", "0"]
+        ["BIRZHA_FIRST_BYTE_TIMEOUT_MS", "0"],
+        ["BIRZHA_TRUST_PROXY", "maybe"]
       ] as const
     ) {
       const refused = await read({ [name]: value })

@@ -4,14 +4,15 @@ import { invalidSetting, requireSetting } from "./ConfigProblem.js"
 
 /** `1/true/yes/on` or `0/false/no/off`; anything else is a configuration error naming the variable. */
 export const booleanFlag = (name: string): Config.Config<boolean> =>
+  // Checked after the default: a failure inside `Config.string(name)` would carry the name twice.
   Config.string(name).pipe(
+    Config.withDefault(""),
     Config.mapOrFail((value) => {
       const v = value.trim().toLowerCase()
       if (["1", "true", "yes", "on"].includes(v)) return Either.right(true)
       if (["", "0", "false", "no", "off"].includes(v)) return Either.right(false)
       return Either.left(invalidSetting(name, `expected 1 or 0, got ${JSON.stringify(value)}`))
-    }),
-    Config.withDefault(false)
+    })
   )
 
 const isEmail = Schema.is(Email)
