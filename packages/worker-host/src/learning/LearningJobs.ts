@@ -5,6 +5,9 @@ import {
   announceOverdueReviews,
   closeResolvedAppeals,
   expireExtensions,
+  nextEnrollmentMoment,
+  nextOverdueReviewMoment,
+  nextRunMoment,
   PostgresBlobStore,
   runLearningJobs,
   runLearningNotifier
@@ -18,7 +21,7 @@ import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
  * `SKIP LOCKED`, so any number of workers may run it.
  */
 export const makeLearningRunsJob = (options: JobOptions = {}) =>
-  drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit) }, options)
+  drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit), next: nextRunMoment }, options)
 
 /**
  * Exports, imports and analytics exports (issue 16 point 6): due jobs claimed with `SKIP LOCKED`
@@ -43,7 +46,8 @@ export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
     name: "learning_enrollments",
     what: "learning enrollment clock",
     done: "learning enrollments advanced",
-    step: (limit) => advanceEnrollments(new Date(), limit)
+    step: (limit) => advanceEnrollments(new Date(), limit),
+    next: nextEnrollmentMoment
   }, options)
 
 /**
@@ -69,7 +73,8 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
     name: "learning_reviews",
     what: "learning review deadlines",
     done: "overdue reviews announced",
-    step: (limit) => announceOverdueReviews(new Date(), limit)
+    step: (limit) => announceOverdueReviews(new Date(), limit),
+    next: nextOverdueReviewMoment
   }, options)
 
 /**

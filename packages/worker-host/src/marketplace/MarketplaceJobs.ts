@@ -1,4 +1,4 @@
-import { completeDueDeals, revealDueReviews } from "@birzha/domain/server"
+import { completeDueDeals, nextDueDealMoment, nextSealedRevealMoment, revealDueReviews } from "@birzha/domain/server"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect } from "effect"
@@ -14,7 +14,9 @@ const batchSize = 100
 
 /**
  * A job that works off what is due in batches of 100 until a batch comes back short; `step` skips
- * rows another worker holds, so any number of workers may run it.
+ * rows another worker holds, so any number of workers may run it. `next` (a time-driven job) reads
+ * the earliest moment `step` will have work, for the loop's sleep (`WorkerLoop.ts`); `name` is
+ * also the job the `birzha_due` notifications name (migration 0030).
  */
 export const drainingJob = (
   job: {
@@ -22,10 +24,19 @@ export const drainingJob = (
     readonly what: string
     readonly done: string
     readonly step: (limit: number) => Effect.Effect<number, SqlError, SqlClient.SqlClient>
+    readonly next?: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient>
   },
   options: JobOptions
 ): Effect.Effect<WorkerJob, never, SqlClient.SqlClient> =>
   Effect.map(SqlClient.SqlClient, (sql) => {
+    const next = job.next
+    // Until the database is migrated, look again each second rather than after `every`.
+    let ready = options.ready === undefined
+    const nextDue = next === undefined ? undefined : Effect.gen(function*() {
+      if (!ready) ready = yield* options.ready!
+      if (!ready) return new Date(Date.now() + 1_000)
+      return yield* next
+    }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orElseSucceed(() => undefined))
     const drain = Effect.gen(function*() {
       let total = 0
       for (;;) {
@@ -35,7 +46,12 @@ export const drainingJob = (
       }
       if (total > 0) yield* Effect.logInfo(job.done).pipe(Effect.annotateLogs({ [job.name]: total }))
     }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    return { name: job.name, every: options.every ?? Duration.minutes(1), run: whenReady(options.ready, withFailureBackoff(job.what, drain)) }
+    return {
+      name: job.name,
+      every: options.every ?? Duration.minutes(1),
+      run: whenReady(options.ready, withFailureBackoff(job.what, drain)),
+      ...(nextDue === undefined ? {} : { nextDue })
+    }
   })
 
 /**
@@ -43,7 +59,7 @@ export const drainingJob = (
  * days completes by itself, with `deal.status_changed` (`completed`, `context.cause: auto_complete`).
  */
 export const makeDealsJob = (options: JobOptions = {}) =>
-  drainingJob({ name: "deals", what: "deal auto-complete", done: "deals completed automatically", step: completeDueDeals }, options)
+  drainingJob({ name: "deals", what: "deal auto-complete", done: "deals completed automatically", step: completeDueDeals, next: nextDueDealMoment }, options)
 
 /**
  * Review reveal (MARKETPLACE §2.8, double-blind): a sealed review whose 14-day window closed is
@@ -51,4 +67,4 @@ export const makeDealsJob = (options: JobOptions = {}) =>
  * subject's statistics recomputed.
  */
 export const makeReviewsJob = (options: JobOptions = {}) =>
-  drainingJob({ name: "reviews", what: "review reveal", done: "sealed reviews revealed", step: revealDueReviews }, options)
+  drainingJob({ name: "reviews", what: "review reveal", done: "sealed reviews revealed", step: revealDueReviews, next: nextSealedRevealMoment }, options)
