@@ -5,7 +5,9 @@ import {
   announceOverdueReviews,
   closeResolvedAppeals,
   expireExtensions,
+  nextAppealClosingMoment,
   nextEnrollmentMoment,
+  nextExtensionExpiryMoment,
   nextOverdueReviewMoment,
   nextRunMoment,
   PostgresBlobStore,
@@ -81,7 +83,8 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
  * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
  * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
  * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
- * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds.
+ * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds;
+ * the appeal and extension moments wake it at the moment itself.
  */
 export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
   drainingJob({
@@ -93,5 +96,7 @@ export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
         const now = new Date()
         const items = yield* advanceRegradePlans()
         return items + (yield* closeResolvedAppeals(now, limit)) + (yield* expireExtensions(now, limit))
-      })
+      }),
+    // Committing plans have no moment: the 2 s tick finds them.
+    next: Effect.zipWith(nextAppealClosingMoment, nextExtensionExpiryMoment, (a, b) => a === undefined || (b !== undefined && b < a) ? b : a)
   }, { every: Duration.seconds(2), ...options })

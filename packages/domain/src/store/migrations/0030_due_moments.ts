@@ -6,8 +6,9 @@ import { statements } from "./statements.js"
  * moved earlier — sends `NOTIFY birzha_due, '<job> <epoch ms>'` in its own transaction, so it
  * reaches the listening workers at commit and never for a rolled-back write. A moment moved
  * later sends nothing: the worker then wakes early, finds nothing and sleeps again. Identical
- * notifications of one transaction are folded by Postgres. The finish of running runs gets the
- * index its `nextRunMoment` reads.
+ * notifications of one transaction are folded by Postgres. The moments without an index of their
+ * own (a running run's finish, an extension request's expiry, a resolved appeal's closing) get the
+ * one their `next…Moment` read uses.
  */
 export const dueMoments = statements(
   `CREATE FUNCTION birzha_notify_due(job text, at timestamptz) RETURNS void LANGUAGE plpgsql AS $$
@@ -15,6 +16,8 @@ export const dueMoments = statements(
       PERFORM pg_notify('birzha_due', job || ' ' || floor(extract(epoch FROM at) * 1000)::bigint::text);
     END $$`,
   `CREATE INDEX learning_runs_finish ON learning_runs (ends_at) WHERE status = 'running'`,
+  `CREATE INDEX learning_extension_requests_expiry ON learning_extension_requests (requested_due_at) WHERE status = 'requested'`,
+  `CREATE INDEX learning_appeals_closing ON learning_appeals (resolved_at) WHERE status = 'resolved'`,
   // OLD is NULL on INSERT, so "OLD.status IS DISTINCT FROM NEW.status" also holds for a new row.
   `CREATE FUNCTION learning_runs_due_notify() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -95,5 +98,26 @@ export const dueMoments = statements(
       RETURN NULL;
     END $$`,
   `CREATE TRIGGER learning_review_assignments_due AFTER INSERT OR UPDATE OF status, issue, due_at ON learning_review_assignments
-    FOR EACH ROW EXECUTE FUNCTION learning_review_assignments_due_notify()`
+    FOR EACH ROW EXECUTE FUNCTION learning_review_assignments_due_notify()`,
+  `CREATE FUNCTION learning_extension_requests_due_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.status = 'requested'
+        AND (OLD.status IS DISTINCT FROM NEW.status OR NEW.requested_due_at < OLD.requested_due_at) THEN
+        PERFORM birzha_notify_due('learning_corrections', NEW.requested_due_at);
+      END IF;
+      RETURN NULL;
+    END $$`,
+  `CREATE TRIGGER learning_extension_requests_due AFTER INSERT OR UPDATE OF status, requested_due_at ON learning_extension_requests
+    FOR EACH ROW EXECUTE FUNCTION learning_extension_requests_due_notify()`,
+  // The 7 days are Appeals.ts appealWindowDays.
+  `CREATE FUNCTION learning_appeals_due_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.status = 'resolved' AND NEW.resolved_at IS NOT NULL
+        AND (OLD.status IS DISTINCT FROM NEW.status OR OLD.resolved_at IS NULL OR NEW.resolved_at < OLD.resolved_at) THEN
+        PERFORM birzha_notify_due('learning_corrections', NEW.resolved_at + interval '7 days');
+      END IF;
+      RETURN NULL;
+    END $$`,
+  `CREATE TRIGGER learning_appeals_due AFTER INSERT OR UPDATE OF status, resolved_at ON learning_appeals
+    FOR EACH ROW EXECUTE FUNCTION learning_appeals_due_notify()`
 )
