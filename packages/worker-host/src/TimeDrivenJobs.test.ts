@@ -1,7 +1,10 @@
-import { DatabaseLive } from "@birzha/infrastructure"
+import { runMigrations } from "@birzha/domain/store"
+import { DatabaseLive, makePgliteClient } from "@birzha/infrastructure"
+import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { embeddedDataDir } from "../../../testing/pglite.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../domain/test/marketplace.js"
 import { makeLearningEnrollmentsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob } from "./marketplace/MarketplaceJobs.js"
@@ -98,4 +101,45 @@ describe("time-driven worker jobs", () => {
       await worker.stop()
     }
   }, 30_000)
+
+  it("on the embedded database too: a deal handed over while the worker sleeps completes at its moment (PGlite's in-process NOTIFY)", async () => {
+    const data = await embeddedDataDir("time-driven", (dir) => Effect.runPromise(Effect.scoped(makePgliteClient(dir))))
+    const scope = await Effect.runPromise(Scope.make())
+    try {
+      const settings = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BIRZHA_DATA_DIR", data.home]])))
+      const database = await Effect.runPromise(Layer.buildWithScope(DatabaseLive.pipe(Layer.provide(settings)), scope))
+      const sql = <A extends object>(text: string, ...params: ReadonlyArray<unknown>) =>
+        Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(text, params as Array<unknown>)).pipe(Effect.provide(database)))
+      await Effect.runPromise(Effect.provide(runMigrations, database))
+      const worker = WorkerLoop.pipe(
+        Layer.provide(Layer.merge(Layer.effect(WorkerJobs, Effect.all([makeDealsJob()])), DueSignalsLive)),
+        Layer.provide(Layer.succeedContext(database)),
+        Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+      )
+      await Effect.runPromise(Effect.asVoid(Layer.buildWithScope(worker, scope)))
+      // Nothing due: it sleeps until its fallback a minute away.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await sql(`INSERT INTO accounts (uuid, email, current_profile_uuid)
+        SELECT md5('ta' || g)::uuid, 'time' || g || '@example.com', md5('tp' || g)::uuid FROM generate_series(1, 2) g`)
+      await sql(`INSERT INTO profiles (uuid, id, account_uuid, name, type, is_public)
+        SELECT md5('tp' || g)::uuid, 'time' || g, md5('ta' || g)::uuid, 'Сторона ' || g, 'Физлицо', true FROM generate_series(1, 2) g`)
+      const due = Date.now() + 1_500
+      await sql(`INSERT INTO relations (uuid, kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, body, budget)
+        VALUES (md5('to')::uuid, 'offer', 'accepted', md5('tp1')::uuid, md5('tp2')::uuid, 'customer', 'Предложение', '1000 ₽')`)
+      await sql(`INSERT INTO relations (uuid, kind, status, initiator_profile_uuid, recipient_profile_uuid, initiator_role, origin_relation_uuid, body, budget,
+          auto_complete_at) VALUES (md5('td')::uuid, 'deal', 'results_submitted', md5('tp1')::uuid, md5('tp2')::uuid, 'customer', md5('to')::uuid, 'Сделка',
+          '1000 ₽', to_timestamp($1 / 1000.0))`, due)
+      let completedAt: number | undefined
+      while (completedAt === undefined && Date.now() <= due + 5_000) {
+        const [row] = await sql<{ status: string }>("SELECT status FROM relations WHERE uuid = md5('td')::uuid")
+        if (row!.status === "completed") completedAt = Date.now()
+        else await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(completedAt, "the deal did not complete within 5 s of its moment").toBeDefined()
+      expect(completedAt!).toBeGreaterThanOrEqual(due)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      data.remove()
+    }
+  }, 60_000)
 })
