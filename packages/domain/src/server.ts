@@ -49,7 +49,7 @@ export { announceOverdueReviews, nextOverdueReviewMoment } from "./learning/Revi
 export { closeResolvedAppeals, nextAppealClosingMoment } from "./learning/Appeals.js"
 export { expireExtensions, nextExtensionExpiryMoment } from "./learning/Extensions.js"
 export { advanceRegradePlans } from "./learning/RegradePlans.js"
-export { cleanExpiredJobFiles, runLearningJobs } from "./learning/Jobs.js"
+export { cleanExpiredJobFiles, nextExpiredJobFileMoment, runLearningJobs } from "./learning/Jobs.js"
 export { cleanNotifierQueue, deliverLearningNotifications, queueLearningNotifications, runLearningNotifier } from "./learning/Notifier.js"
 export { assignStaff } from "./learning/Staff.js"
 export { LearningOperations } from "./learning/LearningOperations.js"

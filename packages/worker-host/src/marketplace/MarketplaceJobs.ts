@@ -13,6 +13,19 @@ export interface JobOptions {
 const batchSize = 100
 
 /**
+ * A job's `nextDue` (`WorkerLoop.ts`) from its read of the earliest due moment: until the database
+ * is migrated "in a second" rather than after the job's whole fallback; a failed read is no moment.
+ */
+export const dueMoment = (ready: Effect.Effect<boolean> | undefined, next: Effect.Effect<Date | undefined, SqlError>): Effect.Effect<Date | undefined> => {
+  let known = ready === undefined
+  return Effect.gen(function*() {
+    if (!known) known = yield* ready!
+    if (!known) return new Date(Date.now() + 1_000)
+    return yield* next
+  }).pipe(Effect.orElseSucceed(() => undefined))
+}
+
+/**
  * A job that works off what is due in batches of 100 until a batch comes back short; `step` skips
  * rows another worker holds, so any number of workers may run it. `next` (a time-driven job) reads
  * the earliest moment `step` will have work, for the loop's sleep (`WorkerLoop.ts`); `name` is
@@ -29,14 +42,7 @@ export const drainingJob = (
   options: JobOptions
 ): Effect.Effect<WorkerJob, never, SqlClient.SqlClient> =>
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const next = job.next
-    // Until the database is migrated, look again each second rather than after `every`.
-    let ready = options.ready === undefined
-    const nextDue = next === undefined ? undefined : Effect.gen(function*() {
-      if (!ready) ready = yield* options.ready!
-      if (!ready) return new Date(Date.now() + 1_000)
-      return yield* next
-    }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orElseSucceed(() => undefined))
+    const nextDue = job.next === undefined ? undefined : dueMoment(options.ready, Effect.provideService(job.next, SqlClient.SqlClient, sql))
     const drain = Effect.gen(function*() {
       let total = 0
       for (;;) {

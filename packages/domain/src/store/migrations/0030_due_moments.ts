@@ -7,8 +7,8 @@ import { statements } from "./statements.js"
  * reaches the listening workers at commit and never for a rolled-back write. A moment moved
  * later sends nothing: the worker then wakes early, finds nothing and sleeps again. Identical
  * notifications of one transaction are folded by Postgres. The moments without an index of their
- * own (a running run's finish, an extension request's expiry, a resolved appeal's closing) get the
- * one their `next…Moment` read uses.
+ * own (a running run's finish, an extension request's expiry, a resolved appeal's closing, an
+ * export file's expiry) get the one their `next…Moment` read uses.
  */
 export const dueMoments = statements(
   `CREATE FUNCTION birzha_notify_due(job text, at timestamptz) RETURNS void LANGUAGE plpgsql AS $$
@@ -18,6 +18,7 @@ export const dueMoments = statements(
   `CREATE INDEX learning_runs_finish ON learning_runs (ends_at) WHERE status = 'running'`,
   `CREATE INDEX learning_extension_requests_expiry ON learning_extension_requests (requested_due_at) WHERE status = 'requested'`,
   `CREATE INDEX learning_appeals_closing ON learning_appeals (resolved_at) WHERE status = 'resolved'`,
+  `CREATE INDEX learning_jobs_file_expiry ON learning_jobs (expires_at) WHERE file_uuid IS NOT NULL AND kind <> 'import'`,
   // OLD is NULL on INSERT, so "OLD.status IS DISTINCT FROM NEW.status" also holds for a new row.
   `CREATE FUNCTION learning_runs_due_notify() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -119,5 +120,16 @@ export const dueMoments = statements(
       RETURN NULL;
     END $$`,
   `CREATE TRIGGER learning_appeals_due AFTER INSERT OR UPDATE OF status, resolved_at ON learning_appeals
-    FOR EACH ROW EXECUTE FUNCTION learning_appeals_due_notify()`
+    FOR EACH ROW EXECUTE FUNCTION learning_appeals_due_notify()`,
+  // An export's file goes at its expiresAt (retention, Jobs.ts cleanExpiredJobFiles).
+  `CREATE FUNCTION learning_jobs_due_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.file_uuid IS NOT NULL AND NEW.kind <> 'import' AND NEW.expires_at IS NOT NULL
+        AND (OLD.file_uuid IS NULL OR OLD.expires_at IS NULL OR NEW.expires_at < OLD.expires_at) THEN
+        PERFORM birzha_notify_due('retention', NEW.expires_at);
+      END IF;
+      RETURN NULL;
+    END $$`,
+  `CREATE TRIGGER learning_jobs_due AFTER INSERT OR UPDATE OF file_uuid, expires_at ON learning_jobs
+    FOR EACH ROW EXECUTE FUNCTION learning_jobs_due_notify()`
 )
