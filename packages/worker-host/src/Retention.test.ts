@@ -3,12 +3,13 @@ import { BlobStore, cleanAbandonedFiles, PostgresBlobStore, prepareFile, ServerS
 import * as Store from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
-import { cleanExpired } from "./Retention.js"
+import { cleanExpired, makeRetentionJob } from "./Retention.js"
+import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 let database: TestDatabase
 let db: Pg.Client
@@ -140,5 +141,33 @@ describe("retention (the hourly cleanup of what the service keeps only for a whi
     expect(await exists("rate_limit_hits", "subject", "young@example.com")).toBe(true)
     expect(await exists("sign_in_challenges", "uuid", oldChallenge)).toBe(false)
     expect(await exists("sign_in_challenges", "uuid", youngChallenge)).toBe(true)
+  })
+
+  it("removes an export's file at its expiresAt, not at the next hourly pass (the real loop sleeps until that moment)", async () => {
+    const fileUuid = await file("ready", daysAgo(7), daysAgo(7))
+    const job = randomUUID()
+    const expires = Date.now() + 1_500
+    await db.query(
+      `INSERT INTO learning_jobs (uuid, kind, requester_profile_uuid, input, status, file_uuid, finished_at, expires_at)
+       VALUES ($1, 'analytics_export', $2, '{}'::jsonb, 'done', $3, now(), to_timestamp($4 / 1000.0))`,
+      [job, actor.profileUuid, fileUuid, expires]
+    )
+    const scope = await run(Scope.make())
+    try {
+      await run(Layer.buildWithScope(
+        WorkerLoop.pipe(Layer.provide(Layer.effect(WorkerJobs, Effect.map(makeRetentionJob(), (retention) => [retention]))), Layer.provide(Logger.minimumLogLevel(LogLevel.None))),
+        scope
+      ))
+      let removedAt: number | undefined
+      while (removedAt === undefined && Date.now() <= expires + 5_000) {
+        if (!(await exists("files", "uuid", fileUuid))) removedAt = Date.now()
+        else await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(removedAt, "the export's file was not removed within 5 s of its expiresAt").toBeDefined()
+      expect(removedAt!).toBeGreaterThanOrEqual(expires)
+      expect((await db.query("SELECT file_uuid FROM learning_jobs WHERE uuid = $1", [job])).rows).toEqual([{ file_uuid: null }])
+    } finally {
+      await run(Scope.close(scope, Exit.void))
+    }
   })
 })

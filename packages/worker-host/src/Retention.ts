@@ -5,18 +5,21 @@ import {
   cleanExpiredJobFiles,
   cleanNotifierQueue,
   cleanSignInRecords,
-  cleanWebhookHistory
+  cleanWebhookHistory,
+  nextExpiredJobFileMoment
 } from "@birzha/domain/server"
 import { cleanIdempotencyKeys } from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect } from "effect"
+import { dueMoment } from "./marketplace/MarketplaceJobs.js"
 import { whenReady, withFailureBackoff } from "./webhooks/WebhookDispatcher.js"
 import type { WorkerJob } from "./WorkerLoop.js"
 
 /**
- * What the service keeps only for a while, cleaned at start and then every hour; any number of
- * workers may run it (every delete is idempotent). Each area owns its rule:
+ * What the service keeps only for a while, cleaned at start and then every hour, and at the moment
+ * an export's file expires; any number of workers may run it (every delete is idempotent). Each
+ * area owns its rule:
  *
  * - webhook delivery history and request logs: 7 days (spec);
  * - idempotency keys: 30 days (`idempotencyRetentionDays`);
@@ -68,5 +71,12 @@ export const makeRetentionJob = (
       Effect.tap((removed) =>
         Object.keys(removed).length === 0 ? Effect.void : Effect.logInfo("expired records cleaned").pipe(Effect.annotateLogs(removed)))
     )
-    return { name: "retention", every: options.every ?? Duration.hours(1), run: whenReady(options.ready, withFailureBackoff("retention", run)) }
+    return {
+      name: "retention",
+      every: options.every ?? Duration.hours(1),
+      run: whenReady(options.ready, withFailureBackoff("retention", run)),
+      // The one moment a reader sees: an export's `expiresAt`, when its file goes. The rest is
+      // removed within the hour after its limit.
+      nextDue: dueMoment(options.ready, Effect.provideService(nextExpiredJobFileMoment, SqlClient.SqlClient, sql))
+    }
   })

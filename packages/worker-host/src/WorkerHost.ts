@@ -1,7 +1,7 @@
 import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/server"
 import { WebhookSettings } from "@birzha/domain"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
-import { Config, Duration, Effect, Layer } from "effect"
+import { Config, Duration, Effect, Layer, Predicate, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
@@ -10,7 +10,7 @@ import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJob
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
-import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 /** The jobs the sequencer wakes when it numbered events: the rules, webhook endpoints and the learning notifier. */
 export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
@@ -38,6 +38,8 @@ export const WorkerJobsLive = Layer.scoped(
         ready: migrated
       }),
       yield* makeRetentionJob({ ready: migrated }),
+      // The time-driven jobs below sleep until their next due moment (a minute at most), woken by
+      // DueSignalsLive when a write makes an earlier one.
       // Deals whose handed-over work waited 14 days complete by themselves.
       yield* makeDealsJob({ ready: migrated }),
       // Sealed reviews whose 14-day window closed are revealed.
@@ -64,6 +66,18 @@ export const WorkerJobsLive = Layer.scoped(
   })
 )
 
+/** The channel migration 0030's triggers notify when a write makes a moment due earlier. */
+export const dueChannel = "birzha_due"
+
+/**
+ * The due moments written by every process (a server's dedicated LISTEN connection) or by this
+ * one (embedded), for the time-driven jobs' sleeps (`WorkerLoop.ts`).
+ */
+export const DueSignalsLive = Layer.effect(
+  DueSignals,
+  Effect.map(Database, (database) => database.listen(dueChannel).pipe(Stream.map(parseDueSignal), Stream.filter(Predicate.isNotUndefined)))
+)
+
 /**
  * The operation registry for automation rules' `command.execute` (run with an automation actor, no
  * HTTP request). Addresses in answers use `BIRZHA_PUBLIC_ORIGIN` as the HTTP host does.
@@ -86,7 +100,7 @@ const WorkerOperations = Layer.unwrapEffect(
 
 /** The background workers; `birzha serve` runs these in-process on the embedded database. */
 export const WorkerHostLive = WorkerLoop.pipe(
-  Layer.provide(WorkerJobsLive),
+  Layer.provide(Layer.merge(WorkerJobsLive, DueSignalsLive)),
   Layer.provide(WorkerOperations),
   // Webhook delivery opens sealed signing secrets and mails owners of disabled endpoints; retention
   // removes the bytes of abandoned files. The same layer values as `birzha serve` provides, so they

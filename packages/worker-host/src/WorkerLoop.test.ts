@@ -1,6 +1,6 @@
-import { Duration, Effect, Exit, Layer, Logger, LogLevel, Ref, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Logger, LogLevel, Queue, Ref, Scope, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { type WorkerJob, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { type DueSignal, DueSignals, type WorkerJob, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 /** Runs the loop over `jobs` for `ms`, then stops it. */
 const runFor = (jobs: ReadonlyArray<WorkerJob>, ms: number) =>
@@ -38,5 +38,55 @@ describe("the worker loop", () => {
     expect(counts.consumer).toBeGreaterThanOrEqual(2)
     expect(counts.consumer).toBeLessThanOrEqual(4)
     expect(counts.bystander).toBe(1)
+  })
+})
+
+describe("the worker loop's timed jobs", () => {
+  it("sleep until the job's next due moment, not before; a signal wakes them only for a moment before their planned wake-up", async () => {
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const runs: Array<number> = []
+      let asked = 0
+      const due = Date.now() + 1_000
+      // The moment stays reported until the second run did it; then nothing is due (an hour's sleep).
+      const job: WorkerJob = {
+        name: "clock",
+        every: Duration.hours(1),
+        run: Effect.sync(() => runs.push(Date.now())),
+        nextDue: Effect.sync(() => {
+          asked++
+          return runs.length < 2 ? new Date(due) : undefined
+        })
+      }
+      const signals = yield* Queue.unbounded<DueSignal>()
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(
+        WorkerLoop.pipe(
+          Layer.provide(Layer.succeed(WorkerJobs, [job])),
+          Layer.provide(Layer.succeed(DueSignals, Stream.fromQueue(signals))),
+          Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+        ),
+        scope
+      )
+      const until = (done: () => boolean) =>
+        Effect.repeat(Effect.sleep(Duration.millis(10)), { until: done }).pipe(Effect.timeout(Duration.seconds(10)))
+      yield* until(() => asked >= 1)
+      yield* Effect.sleep(Duration.millis(50))
+      // Later than its planned wake-up: no run.
+      yield* Queue.offer(signals, { job: "clock", at: Date.now() + 600_000 })
+      yield* Effect.sleep(Duration.millis(200))
+      const afterLate = runs.length
+      yield* until(() => runs.length >= 2)
+      yield* until(() => asked >= 2)
+      yield* Effect.sleep(Duration.millis(50))
+      // Asleep for an hour now; a moment due now wakes it.
+      const signalled = Date.now()
+      yield* Queue.offer(signals, { job: "clock", at: signalled })
+      yield* until(() => runs.length >= 3)
+      yield* Scope.close(scope, Exit.void)
+      return { afterLate, second: runs[1]!, third: runs[2]!, due, signalled }
+    })))
+    expect(result.afterLate).toBe(1)
+    expect(result.second).toBeGreaterThanOrEqual(result.due)
+    expect(result.third).toBeGreaterThanOrEqual(result.signalled)
   })
 })

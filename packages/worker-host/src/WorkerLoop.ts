@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Queue } from "effect"
+import { Context, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 
 /**
  * One kind of background work: run every `every` until the worker stops.
@@ -7,18 +7,54 @@ import { Context, Duration, Effect, Layer, Queue } from "effect"
  * numbered events; the fan-out made executions): the jobs named in `wakes` then run at once
  * instead of at their next tick, so a pipeline of jobs costs its statements, not its polls. Jobs
  * in other processes still find the work on their own tick.
+ *
+ * A time-driven job (a run starts at `startsAt`, a deal completes 14 days after hand-over) also
+ * answers `nextDue`: the earliest moment it has work, read from an index. After each run the loop
+ * sleeps until that moment, or `every` if that comes first (the safety net for a lost wake-up),
+ * and a `DueSignals` signal of an earlier moment written meanwhile wakes it.
  */
 export interface WorkerJob {
   readonly name: string
   readonly every: Duration.DurationInput
   readonly run: Effect.Effect<unknown>
   readonly wakes?: ReadonlyArray<string>
+  /** The earliest moment this job has work; `undefined` when none (or unknown: the read failed). */
+  readonly nextDue?: Effect.Effect<Date | undefined>
 }
 
 /** The jobs this process runs. Areas add theirs as they arrive (sequencer, deliveries, retention...). */
 export class WorkerJobs extends Context.Tag("@birzha/worker-host/WorkerJobs")<WorkerJobs, ReadonlyArray<WorkerJob>>() {
   static readonly none = Layer.succeed(WorkerJobs, [])
 }
+
+/** A moment was written: `job` has work at `at` (milliseconds since the epoch). */
+export interface DueSignal {
+  readonly job: string
+  readonly at: number
+}
+
+/**
+ * Moments written by any process (the `birzha_due` notifications of migration 0030, WorkerHost.ts).
+ * Optional: without it the jobs still sleep until their next due moment, but a moment written
+ * meanwhile waits for that or for `every`. The stream may fail (a lost connection); the loop then
+ * wakes every timed job, since signals may have been missed, and subscribes again.
+ */
+export class DueSignals extends Context.Tag("@birzha/worker-host/DueSignals")<DueSignals, Stream.Stream<DueSignal, unknown>>() {}
+
+/** `"<job> <epoch ms>"`, the payload of migration 0030's `birzha_notify_due`; anything else is no signal. */
+export const parseDueSignal = (payload: string): DueSignal | undefined => {
+  const match = /^([a-z0-9_-]+) (-?\d+)$/.exec(payload)
+  return match === null ? undefined : { job: match[1]!, at: Number(match[2]) }
+}
+
+// The store keeps microseconds and a timer may fire a millisecond early: wake a few ms after the
+// moment, so the job finds it due, rather than just before it.
+const slackMs = 5
+// setTimeout fires at once for a longer delay (Node's limit).
+const maxTimerMs = 2 ** 31 - 1
+// A due moment still reported after the run (rows another worker holds, or the database's clock
+// behind this one's): retry from 20 ms, doubling, instead of spinning.
+const staleRetryMs = 20
 
 /**
  * Runs every job as a fiber of the layer's scope. Closing the scope (SIGTERM through the
@@ -28,11 +64,14 @@ export class WorkerJobs extends Context.Tag("@birzha/worker-host/WorkerJobs")<Wo
 export const WorkerLoop = Layer.scopedDiscard(
   Effect.gen(function*() {
     const jobs = yield* WorkerJobs
+    const signals = yield* Effect.serviceOption(DueSignals)
     yield* Effect.logInfo("worker started").pipe(Effect.annotateLogs({ jobs: jobs.map((j) => j.name).join(",") || "none" }))
     yield* Effect.addFinalizer(() => Effect.logInfo("worker stopped"))
     // One pending wake-up per job at most: wakes while it runs collapse into one more run.
     const wakeups = new Map<string, Queue.Queue<void>>()
     for (const job of jobs) wakeups.set(job.name, yield* Queue.sliding<void>(1))
+    // When each timed job's sleep ends; absent while it runs (a signal then means one more run).
+    const sleepingUntil = new Map<string, number>()
     for (const job of jobs) {
       const wakes = (job.wakes ?? []).flatMap((name) => wakeups.get(name) ?? [])
       const woken = wakeups.get(job.name)!
@@ -41,10 +80,57 @@ export const WorkerLoop = Layer.scopedDiscard(
         Effect.catchAllCause((cause) => Effect.logError(`job ${job.name} failed`, cause)),
         Effect.uninterruptible
       )
-      const pause = Effect.raceFirst(Effect.sleep(job.every), Queue.take(woken))
+      const everyMs = Duration.toMillis(job.every)
+      let stale = 0
+      const pauseMs: Effect.Effect<number> = job.nextDue === undefined ? Effect.succeed(everyMs) : Effect.map(job.nextDue, (due) => {
+        if (due === undefined) return Math.min(everyMs, maxTimerMs)
+        const until = due.getTime() - Date.now()
+        if (until >= 0) {
+          stale = 0
+          return Math.min(everyMs, Math.ceil(until) + slackMs, maxTimerMs)
+        }
+        const retry = staleRetryMs * 2 ** stale
+        stale = Math.min(stale + 1, 16)
+        return Math.min(everyMs, retry, maxTimerMs)
+      })
+      const pause = Effect.flatMap(pauseMs, (ms) =>
+        Effect.sync(() => sleepingUntil.set(job.name, Date.now() + ms)).pipe(
+          Effect.zipRight(Effect.raceFirst(Effect.sleep(Duration.millis(ms)), Queue.take(woken))),
+          Effect.ensuring(Effect.sync(() => sleepingUntil.delete(job.name)))
+        ))
       // Without spans: the service installs no tracer, and a span per SQL statement was built and
       // dropped (as the HTTP host's request runtime, `CompiledApi.ts`).
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)).pipe(Effect.withTracerEnabled(false)))
+    }
+    if (Option.isSome(signals)) {
+      const timed = jobs.filter((job) => job.nextDue !== undefined)
+      // A moment later than the job's planned wake-up changes nothing: its timer comes first.
+      const onSignal = (signal: DueSignal) => {
+        const queue = wakeups.get(signal.job)
+        if (queue === undefined) return Effect.void
+        const until = sleepingUntil.get(signal.job)
+        return until !== undefined && signal.at >= until ? Effect.void : Queue.offer(queue, undefined)
+      }
+      const wakeAll = Effect.forEach(timed, (job) => Queue.offer(wakeups.get(job.name)!, undefined), { discard: true })
+      let lost = false
+      // A stream that ends or fails (connection lost) may have missed signals: every timed job
+      // looks again, and the loop subscribes again a second later.
+      const listen = Stream.runForEach(signals.value, (signal) => {
+        lost = false
+        return onSignal(signal)
+      }).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          (lost || exit._tag === "Success" ? Effect.void : Effect.logWarning("due-moment signals lost; listening again", exit.cause)).pipe(
+            Effect.zipRight(Effect.sync(() => {
+              lost = true
+            })),
+            Effect.zipRight(wakeAll),
+            Effect.zipRight(Effect.sleep(Duration.seconds(1)))
+          )
+        )
+      )
+      yield* Effect.forkScoped(Effect.forever(listen).pipe(Effect.withTracerEnabled(false)))
     }
   })
 )

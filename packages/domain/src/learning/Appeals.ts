@@ -351,6 +351,11 @@ export const closeResolvedAppeals = (now: Date, batch = 100): Effect.Effect<numb
       (rows) => rows.length
     )))
 
+/** The earliest moment `closeResolvedAppeals` has work (index `learning_appeals_closing`, migration 0030); `undefined`: none. */
+export const nextAppealClosingMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ at: Date | string | null }>`SELECT min(resolved_at) + make_interval(days => ${appealWindowDays}) AS at
+    FROM learning_appeals WHERE status = 'resolved'`.pipe(Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))))
+
 export const submissionAppeals = (actor: Actor, submissionUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -789,3 +789,20 @@ export const advanceEnrollments = (now: Date, batch = 100): Effect.Effect<number
     }))
     return expired + resumed + withdrawn + woken
   })
+
+/**
+ * The earliest moment `advanceEnrollments` has work, one partial index each (0020): an offer's
+ * expiry, a pause's end, a withdrawal's grace end, an active enrollment's `wake_at` in a running
+ * run. `undefined`: none.
+ */
+export const nextEnrollmentMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ at: Date | string | null }>`SELECT least(
+      (SELECT min(offer_expires_at) FROM learning_enrollments WHERE status IN ('invited', 'offered')),
+      (SELECT min(pause_until) FROM learning_enrollments WHERE status = 'paused'),
+      (SELECT min(withdraw_effective_at) FROM learning_enrollments WHERE status = 'withdrawal_requested'),
+      (SELECT e.wake_at FROM learning_enrollments e WHERE e.status = 'active' AND e.wake_at IS NOT NULL
+        AND EXISTS (SELECT 1 FROM learning_runs r WHERE r.uuid = e.run_uuid AND r.status = 'running')
+        ORDER BY e.wake_at LIMIT 1)) AS at`
+  return row?.at == null ? undefined : new Date(row.at)
+})

@@ -421,3 +421,9 @@ export const expireExtensions = (now: Date, batch = 100): Effect.Effect<number, 
         RETURNING uuid`,
       (rows) => rows.length
     )))
+
+/** The earliest moment `expireExtensions` has work (index `learning_extension_requests_expiry`, migration 0030); `undefined`: none. */
+export const nextExtensionExpiryMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ at: Date | string | null }>`SELECT min(requested_due_at) AS at FROM learning_extension_requests WHERE status = 'requested'`.pipe(
+    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  ))

@@ -557,3 +557,12 @@ export const cleanExpiredJobFiles: Effect.Effect<number, SqlError, SqlClient.Sql
     if (removed < 500) return total
   }
 })
+
+/**
+ * When `cleanExpiredJobFiles` next has a file to remove (the `expiresAt` an export's reader sees;
+ * index `learning_jobs_file_expiry`, migration 0030); `undefined`: none.
+ */
+export const nextExpiredJobFileMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ at: Date | string | null }>`SELECT min(expires_at) AS at FROM learning_jobs WHERE file_uuid IS NOT NULL AND kind <> 'import'`.pipe(
+    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  ))

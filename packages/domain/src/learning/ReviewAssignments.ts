@@ -210,6 +210,14 @@ export const announceOverdueReviews = (now: Date, batch = 100): Effect.Effect<nu
     return rows.length
   })
 
+/** The earliest moment `announceOverdueReviews` has work: a claim's due time not yet announced. `undefined`: none. */
+export const nextOverdueReviewMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ at: Date | string | null }>`SELECT due_at AS at FROM learning_review_assignments
+    WHERE status = 'claimed' AND issue IS NULL AND due_at IS NOT NULL AND overdue_for IS DISTINCT FROM due_at ORDER BY due_at LIMIT 1`
+  return row?.at == null ? undefined : new Date(row.at)
+})
+
 /** The wire view: staff see all; a peer holder never the learner's profile; the submission's learner the status only. */
 export const assignmentView = (row: AssignmentRow, viewer: "staff" | "peer" | "learner"): ReviewAssignment => {
   if (viewer === "learner") return { uuid: row.uuid, submissionUuid: row.submission_uuid, kind: row.kind, status: row.status }

@@ -558,3 +558,15 @@ export const advanceRuns = (now: Date, batch = 100): Effect.Effect<number, SqlEr
     }))
   })
 
+/**
+ * The earliest moment `advanceRuns` has work: a scheduled run's start or a running run's finish
+ * (`learning_runs_due`, `learning_runs_finish`); the worker sleeps until then. `undefined`: none.
+ */
+export const nextRunMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ at: Date | string | null }>`SELECT least(
+      (SELECT min(starts_at) FROM learning_runs WHERE status = 'scheduled'),
+      (SELECT min(ends_at) + make_interval(days => ${finishAfterDays}) FROM learning_runs WHERE status = 'running' AND ends_at IS NOT NULL)) AS at`
+  return row?.at == null ? undefined : new Date(row.at)
+})
+

@@ -287,6 +287,12 @@ export const lockDueDeals = (limit: number): Effect.Effect<ReadonlyArray<Relatio
       WHERE r.status = 'results_submitted' AND r.auto_complete_at <= now()
       ORDER BY r.auto_complete_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))
 
+/** When `lockDueDeals` next has a deal (index `relations_auto_complete`); `undefined`: none. */
+export const nextDueDealMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ at: Date | string | null }>`SELECT min(auto_complete_at) AS at FROM relations WHERE status = 'results_submitted'`.pipe(
+    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  ))
+
 /** The open responses to a task, row-locked (closing or deleting the task declines them). */
 export const lockOpenResponsesTo = (publicationUuid: string): Effect.Effect<ReadonlyArray<RelationRow>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -88,6 +88,12 @@ export const lockDueSealed = (limit: number) =>
     sql`SELECT ${sql.literal(columns)} FROM reviews v WHERE v.status = 'submitted' AND v.window_ends_at <= now()
       ORDER BY v.window_ends_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows)))
 
+/** When `lockDueSealed` next has a review (index `reviews_sealed`); `undefined`: none. */
+export const nextSealedRevealMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ at: Date | string | null }>`SELECT min(window_ends_at) AS at FROM reviews WHERE status = 'submitted'`.pipe(
+    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  ))
+
 /** Sets a review's status (published: `published_at` now unless already set); returns the new revision. */
 export const setReviewStatus = (uuid: string, status: ReviewStatus, moderationReason: string | null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -28,6 +28,7 @@ import { learningReviews } from "./migrations/0026_learning_reviews.js"
 import { learningCorrections } from "./migrations/0027_learning_corrections.js"
 import { learningGroups } from "./migrations/0028_learning_groups.js"
 import { learningTeaching } from "./migrations/0029_learning_teaching.js"
+import { dueMoments } from "./migrations/0030_due_moments.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -64,7 +65,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [26, "learning_reviews", learningReviews],
   [27, "learning_corrections", learningCorrections],
   [28, "learning_groups", learningGroups],
-  [29, "learning_teaching", learningTeaching]
+  [29, "learning_teaching", learningTeaching],
+  [30, "due_moments", dueMoments]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

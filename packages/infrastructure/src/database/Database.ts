@@ -3,7 +3,8 @@ import * as Store from "@birzha/domain/store"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Stream } from "effect"
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
@@ -29,6 +30,13 @@ export class Database extends Context.Tag("@birzha/infrastructure/Database")<Dat
   readonly readiness: Effect.Effect<ReadinessReport>
   /** `MigrationsAtStart` calls this once migrations and the settings sync are done. */
   readonly markStarted: Effect.Effect<void>
+  /**
+   * The payloads of `NOTIFY <channel>` as they are committed, by any process on a server (one
+   * dedicated connection per stream), by this process on the embedded database. Fails when the
+   * connection is lost; notifications sent meanwhile are lost, so a listener re-reads its state
+   * after resubscribing.
+   */
+  readonly listen: (channel: string) => Stream.Stream<string, SqlError>
 }>() {}
 
 const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =>
@@ -69,8 +77,45 @@ const serverClient = (url: Redacted.Redacted<string>) =>
     )
     const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "birzha" })
     // The per-request reads before any transaction go to the pool directly (PooledReads).
-    return { sql, pooled: Store.pooledReadsOf(pool) }
+    return { sql, pooled: Store.pooledReadsOf(pool), listen: serverListen(url) }
   })
+
+/**
+ * LISTEN on a connection of its own, outside the pool (a pooled connection returns to other
+ * users), failing the stream when that connection errs or ends so the listener can resubscribe.
+ * `@effect/sql-pg`'s `listen` keeps a dropped connection silently.
+ */
+const serverListen = (url: Redacted.Redacted<string>) => (channel: string): Stream.Stream<string, SqlError> =>
+  Stream.asyncScoped<string, SqlError>((emit) =>
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const client = new Pg.Client({ connectionString: Redacted.value(url), application_name: "birzha-listen", connectionTimeoutMillis: 5_000 })
+          const lost = (cause: unknown) => void emit.fail(new SqlError({ cause, message: `The connection listening on ${channel} was lost` }))
+          client.on("error", lost)
+          client.on("end", () => lost("connection ended"))
+          client.on("notification", (message) => {
+            if (message.channel === channel && message.payload !== undefined) void emit.single(message.payload)
+          })
+          try {
+            await client.connect()
+            await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+          } catch (error) {
+            client.removeAllListeners()
+            await client.end().catch(() => undefined)
+            throw error
+          }
+          return client
+        },
+        catch: (cause) => new SqlError({ cause, message: `Could not listen on ${channel}` })
+      }),
+      (client) =>
+        Effect.promise(() => {
+          client.removeAllListeners()
+          client.on("error", () => {})
+          return client.end().catch(() => undefined)
+        }).pipe(Effect.timeoutOption(Duration.seconds(2)))
+    ))
 
 /**
  * `SqlClient` and `Database` from the configuration: `DATABASE_URL` gives `@effect/sql-pg`;
@@ -85,7 +130,9 @@ export const DatabaseLive = Layer.unwrapEffect(
         const dataDir = resolve(settings.dataDir, "pgdata")
         if (embedded) mkdirSync(dataDir, { recursive: true })
         const server = Option.isSome(settings.url) ? yield* serverClient(settings.url.value) : undefined
-        const sql: SqlClient.SqlClient = server !== undefined ? server.sql : yield* makePgliteClient(dataDir)
+        const embeddedClient = server === undefined ? yield* makePgliteClient(dataDir) : undefined
+        const sql: SqlClient.SqlClient = server !== undefined ? server.sql : embeddedClient!
+        const listen = server !== undefined ? server.listen : embeddedClient!.listen
         const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
         // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
         // the grants of the previous start (another host may have applied the migrations already).
@@ -99,7 +146,8 @@ export const DatabaseLive = Layer.unwrapEffect(
             mode: embedded ? "embedded" : "server",
             location,
             readiness,
-            markStarted: Ref.set(started, true)
+            markStarted: Ref.set(started, true),
+            listen
           })
         )
         return Context.add(

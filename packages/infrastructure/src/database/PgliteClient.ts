@@ -112,13 +112,28 @@ export const makePgliteClient = (dataDir: string) =>
     const session = yield* Effect.makeSemaphore(1)
     const acquirer = Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), connection)
 
-    return yield* SqlClient.make({
+    const client = yield* SqlClient.make({
       acquirer,
       transactionAcquirer: acquirer,
       compiler: makeCompiler(),
       spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
     }).pipe(Effect.provide(Reactivity.layer))
+
+    // LISTEN while holding the session: between another use's BEGIN and COMMIT it would belong to
+    // that transaction (and be undone with it). Notifications arrive with the results of whichever
+    // statement commits the NOTIFY, in this process.
+    const listen = (channel: string): Stream.Stream<string, SqlError> =>
+      Stream.asyncScoped<string, SqlError>((emit) =>
+        Effect.acquireRelease(
+          session.withPermits(1)(wrap(() => db.listen(channel, (payload) => void emit.single(payload)), `Could not listen on ${channel}`)),
+          (unlisten) => session.withPermits(1)(wrap(() => unlisten(), `Could not stop listening on ${channel}`)).pipe(Effect.ignore)
+        )
+      )
+    return Object.assign(client, { listen }) as ListeningClient
   })
+
+/** A `SqlClient` that also delivers `NOTIFY` payloads of a channel (`Database.listen`). */
+export type ListeningClient = SqlClient.SqlClient & { readonly listen: (channel: string) => Stream.Stream<string, SqlError> }
 
 export const PgliteClientLive = (dataDir: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.scoped(SqlClient.SqlClient, makePgliteClient(dataDir))

@@ -5,6 +5,11 @@ import {
   announceOverdueReviews,
   closeResolvedAppeals,
   expireExtensions,
+  nextAppealClosingMoment,
+  nextEnrollmentMoment,
+  nextExtensionExpiryMoment,
+  nextOverdueReviewMoment,
+  nextRunMoment,
   PostgresBlobStore,
   runLearningJobs,
   runLearningNotifier
@@ -18,7 +23,7 @@ import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
  * `SKIP LOCKED`, so any number of workers may run it.
  */
 export const makeLearningRunsJob = (options: JobOptions = {}) =>
-  drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit) }, options)
+  drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit), next: nextRunMoment }, options)
 
 /**
  * Exports, imports and analytics exports (issue 16 point 6): due jobs claimed with `SKIP LOCKED`
@@ -43,7 +48,8 @@ export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
     name: "learning_enrollments",
     what: "learning enrollment clock",
     done: "learning enrollments advanced",
-    step: (limit) => advanceEnrollments(new Date(), limit)
+    step: (limit) => advanceEnrollments(new Date(), limit),
+    next: nextEnrollmentMoment
   }, options)
 
 /**
@@ -69,14 +75,16 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
     name: "learning_reviews",
     what: "learning review deadlines",
     done: "overdue reviews announced",
-    step: (limit) => announceOverdueReviews(new Date(), limit)
+    step: (limit) => announceOverdueReviews(new Date(), limit),
+    next: nextOverdueReviewMoment
   }, options)
 
 /**
  * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
  * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
  * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
- * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds.
+ * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds;
+ * the appeal and extension moments wake it at the moment itself.
  */
 export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
   drainingJob({
@@ -88,5 +96,7 @@ export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
         const now = new Date()
         const items = yield* advanceRegradePlans()
         return items + (yield* closeResolvedAppeals(now, limit)) + (yield* expireExtensions(now, limit))
-      })
+      }),
+    // Committing plans have no moment: the 2 s tick finds them.
+    next: Effect.zipWith(nextAppealClosingMoment, nextExtensionExpiryMoment, (a, b) => a === undefined || (b !== undefined && b < a) ? b : a)
   }, { every: Duration.seconds(2), ...options })
