@@ -133,6 +133,13 @@ export const makeHttpServer = <E2 = never, R2 = never>(
         if (redirect && redirectedToLocalhost(req, res)) return
         if (!handleOperation(req, res)) fallback(req, res)
       })
+      // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
+      // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
+      server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+        if (handleOperation(req, res, true)) return
+        res.writeContinue()
+        fallback(req, res)
+      })
       applyConnectionLimits(server, limits)
       yield* listen(server, settings.port, settings.host)
       yield* Effect.addFinalizer(() => close(server))
