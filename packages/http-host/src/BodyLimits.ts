@@ -90,13 +90,13 @@ const shapeOf = (ast: SchemaAST.AST, visiting: Set<SchemaAST.AST>, count?: numbe
     // Measured by the implementation as compact JSON; the client may have escaped every character.
     return { bytes: declared * bytesPerChar, string: declared * bytesPerChar, members: structuralCeilings.maxMembers, items: structuralCeilings.maxItems }
   }
+  // A string's declared length, on a refinement or on a transformation as a whole (a trimmed comment).
+  const schema = jsonSchemaOf(ast)
+  const chars = finite(schema["maxLength"]) ?? (schema["format"] === "uuid" ? 36 : undefined)
+  if (chars !== undefined) return text(chars)
   switch (ast._tag) {
-    case "Refinement": {
-      const schema = jsonSchemaOf(ast)
-      const chars = finite(schema["maxLength"]) ?? (schema["format"] === "uuid" ? 36 : undefined)
-      if (chars !== undefined) return text(chars)
+    case "Refinement":
       return shapeOf(ast.from, visiting, finite(schema["maxItems"]) ?? finite(schema["maxProperties"]) ?? count)
-    }
     case "Transformation": {
       // The wire form is `from`; a string bounded only after a transformation (trimmed) is bounded by it too.
       const chars = ast.from._tag === "StringKeyword" ? declaredChars(ast.to) : undefined
