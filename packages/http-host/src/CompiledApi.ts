@@ -258,7 +258,7 @@ const forbiddenOrigin: Answer = {
 const isCrossSiteChange = (req: IncomingMessage, caller: Caller, publicOrigin: string) =>
   caller.via === "session" && req.method !== "GET" && req.method !== "HEAD" && req.headers.origin !== publicOrigin
 
-type BodyRead =
+export type BodyRead =
   | { readonly _tag: "Body"; readonly bytes: Buffer }
   | { readonly _tag: "TooLarge" }
   | { readonly _tag: "Refused"; readonly problem: string }
@@ -269,7 +269,7 @@ type BodyRead =
  * answers `TooLarge`; past a structural limit (`JsonShape.ts`) it answers `Refused`, both as soon
  * as the chunk that passes it arrives (a chunked body is not read to its end first).
  */
-const readBody = (req: IncomingMessage, limits: BodyLimits): Promise<BodyRead> =>
+export const readBody = (req: IncomingMessage, limits: BodyLimits): Promise<BodyRead> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     const scanner = new JsonShapeScanner(limits)
@@ -327,6 +327,33 @@ export const answerAndClose = (req: IncomingMessage, res: ServerResponse, status
   const timer = setTimeout(() => socket.destroy(), lingerMs)
   timer.unref()
   socket.once("close", () => clearTimeout(timer))
+}
+
+/**
+ * Answers through `res` while the client may still be sending a body the answer does not need
+ * (the platform router's routes, whose answer node writes): the connection stays open, and node
+ * reads and drops the rest of the body before the next request, for at most `maxDrainBytes` or
+ * `lingerMs`; past either the socket closes. The client reads the answer once it has sent its body.
+ */
+export const answerAndDrain = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  cls: { readonly status: number; readonly code: string },
+  message: string,
+  maxDrainBytes: number
+) => {
+  if (!res.headersSent) writeEnvelope(res, cls, message)
+  if (req.complete) return
+  let drained = 0
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > maxDrainBytes) req.socket.destroy()
+  })
+  req.resume()
+  const timer = setTimeout(() => req.socket.destroy(), lingerMs)
+  timer.unref()
+  req.once("end", () => clearTimeout(timer))
+  req.socket.once("close", () => clearTimeout(timer))
 }
 
 /**

@@ -173,7 +173,7 @@ export const HttpServerLive = (settings: HttpSettings) =>
   makeHttpServer(settings, ServicePages).pipe(
     Layer.provideMerge(OperationsLive),
     Layer.provide(WebhookSettingsLive),
-    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy })),
+    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy, maxBodyBytes: settings.maxBodyBytes })),
     Layer.provide(Layer.succeed(PublicOrigin, settings.publicOrigin)),
     Layer.provide(Layer.succeed(SignInConfig, { publicOrigin: settings.publicOrigin }))
   )

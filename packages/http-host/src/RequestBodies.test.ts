@@ -7,6 +7,7 @@ import { startTestService, type TestService } from "./testService.js"
 
 let service: TestService
 let bearer: string
+let mcpBearer: string
 const mebibyte = 1024 * 1024
 // The host's limit in tests (testing.ts) and the default of BIRZHA_MAX_BODY_BYTES.
 const maxBodyBytes = 10 * mebibyte
@@ -23,6 +24,15 @@ beforeAll(async () => {
   })
   expect(created.status).toBe(200)
   bearer = created.body.secret
+  const mcp = await service.call("POST", "/api/v1/keys", { cookie: owner.cookie }, {
+    requestUuid: randomUUID(),
+    name: "bodies over MCP",
+    scopes: ["tasks:write"],
+    httpEnabled: false,
+    mcpEnabled: true
+  })
+  expect(mcp.status).toBe(200)
+  mcpBearer = mcp.body.secret
 }, 60_000)
 afterAll(async () => {
   await service?.close()
@@ -195,6 +205,22 @@ describe("request bodies: bounded work per request", () => {
     const saved = await exchange(requestHead("/api/v1/commands/tasks.save", { authorization: `Bearer ${bearer}`, "Content-Length": task.length }), [task])
     expect(saved.status, saved.body.slice(0, 300)).toBe(200)
   })
+})
+
+describe("request bodies over MCP", () => {
+  it("counts a JSON-RPC body against the structural ceilings and the host's limit before parsing it", async () => {
+    const headers = { authorization: `Bearer ${mcpBearer}`, accept: "application/json, text/event-stream" }
+    const members = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks.save","arguments":${hostile[0]![1].toString()}}}`)
+    const refused = expectEnvelope(await exchange(requestHead("/mcp", { ...headers, "Content-Length": members.length }), [members]), 400, "invalid_request")
+    expect(refused.error.message).toContain("members")
+    const over = Buffer.alloc(maxBodyBytes + 1, 0x20)
+    expectEnvelope(await exchange(requestHead("/mcp", { ...headers, "Content-Length": over.length }), [over]), 413, "payload_too_large")
+    expectEnvelope(await exchange(requestHead("/mcp", { ...headers, "Transfer-Encoding": "chunked" }), chunked(over)), 413, "payload_too_large")
+    // The endpoint still answers a message within the limits.
+    const list = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+    const listed = await exchange(requestHead("/mcp", { ...headers, "Content-Length": list.length }), [list])
+    expect(listed.status).toBe(200)
+  }, 60_000)
 })
 
 describe("request bodies: a 413 that arrives", () => {
