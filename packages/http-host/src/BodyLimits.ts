@@ -19,7 +19,7 @@ export interface BodyLimits extends JsonShapeLimits {
 /**
  * Structural limits where the schema declares none (free-form JSON, records, recursive types):
  * far above any valid input's, and low enough that `JSON.parse` of a body at all of them takes
- * milliseconds (bench/README.md, "body limits").
+ * milliseconds (bench/README.md, "body-limits").
  */
 export const structuralCeilings = { maxDepth: maxInputDepth, maxMembers: 1_000, maxItems: 10_000, maxValues: 100_000 } as const
 

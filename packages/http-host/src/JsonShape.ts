@@ -163,6 +163,6 @@ const indexIn = (chunk: Uint8Array, byte: number, from: number): number => {
   return at < 0 ? chunk.length : at
 }
 
-/** The first limit `text` passes, or `undefined` (the whole body at once). */
+/** The first limit `bytes` pass, or `undefined` (the whole body at once). */
 export const jsonShapeProblem = (bytes: Uint8Array, limits: JsonShapeLimits): string | undefined =>
   new JsonShapeScanner(limits).feed(bytes)
