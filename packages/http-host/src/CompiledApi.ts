@@ -15,10 +15,12 @@ import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSe
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
+import { type BodyLimits, bodyLimitsOf } from "./BodyLimits.js"
 import { clientAddressOf } from "./HostSettings.js"
 import { jsonBody } from "./JsonBody.js"
+import { JsonShapeScanner } from "./JsonShape.js"
 
 /**
  * The catalog served straight from `node:http`: the route table, decoders and encoders are
@@ -256,43 +258,102 @@ const forbiddenOrigin: Answer = {
 const isCrossSiteChange = (req: IncomingMessage, caller: Caller, publicOrigin: string) =>
   caller.via === "session" && req.method !== "GET" && req.method !== "HEAD" && req.headers.origin !== publicOrigin
 
-type BodyRead = { readonly _tag: "Body"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Aborted" }
-
-/** Reads the body up to the limit; past it, stops keeping bytes and says so. */
-const readBody = (req: IncomingMessage, maxBytes: number): Promise<BodyRead> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let tooLarge = false
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBytes) {
-        if (!tooLarge) {
-          tooLarge = true
-          chunks.length = 0
-          resolve({ _tag: "TooLarge" })
-        }
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on("end", () => {
-      if (!tooLarge) resolve({ _tag: "Body", text: Buffer.concat(chunks).toString("utf8") })
-    })
-    req.on("error", () => resolve({ _tag: "Aborted" }))
-    req.on("aborted", () => resolve({ _tag: "Aborted" }))
-  })
+export type BodyRead =
+  | { readonly _tag: "Body"; readonly bytes: Buffer }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Refused"; readonly problem: string }
+  | { readonly _tag: "Aborted" }
 
 /**
- * Answers 413 and ends the exchange cleanly: the client gets the envelope even while it is still
- * sending, the rest of its body is read and dropped for a bounded time, then the socket closes.
+ * Reads the body while counting it: past the operation's byte bound it stops keeping bytes and
+ * answers `TooLarge`; past a structural limit (`JsonShape.ts`) it answers `Refused`, both as soon
+ * as the chunk that passes it arrives (a chunked body is not read to its end first).
  */
-const refuseTooLarge = (req: IncomingMessage, res: ServerResponse, maxBodyBytes: number) => {
-  writeEnvelope(res, PayloadTooLarge, `The request body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
+export const readBody = (req: IncomingMessage, limits: BodyLimits): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    const scanner = new JsonShapeScanner(limits)
+    let size = 0
+    let done = false
+    const finish = (read: BodyRead) => {
+      if (done) return
+      done = true
+      chunks.length = 0
+      resolve(read)
+    }
+    req.on("data", (chunk: Buffer) => {
+      if (done) return
+      size += chunk.length
+      if (size > limits.maxBytes) return finish({ _tag: "TooLarge" })
+      const problem = scanner.feed(chunk)
+      if (problem !== undefined) return finish({ _tag: "Refused", problem })
+      chunks.push(chunk)
+    })
+    req.on("end", () => finish({ _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }))
+    req.on("error", () => finish({ _tag: "Aborted" }))
+    req.on("aborted", () => finish({ _tag: "Aborted" }))
+  })
+
+/** How long, and how much of a refused body, is still read and dropped after the answer (twice the host's body limit). */
+const lingerMs = 5_000
+
+/**
+ * Answers a request whose body will not be read (413, or any refusal of an `Expect: 100-continue`
+ * request) and closes its connection without losing the answer. Node ends a `Connection: close`
+ * response by destroying the socket as soon as the answer is flushed; the client's unread bytes
+ * then make the kernel send a reset, which reaches a client still sending its body before the
+ * answer does (half of the tries at full speed). So the answer is written on the socket itself,
+ * the socket is half-closed, and what the client still sends is read and dropped until it closes,
+ * for at most `lingerMs` and `maxDrainBytes`.
+ */
+export const answerAndClose = (req: IncomingMessage, res: ServerResponse, status: number, body: string, maxDrainBytes: number) => {
+  const socket = req.socket
+  if (res.socket !== socket || res.headersSent || !socket.writable) {
+    // Another answer on this connection is still being written (pipelining): node keeps the order.
+    if (!res.headersSent) writeJson(res, status, body, { connection: "close" })
+    req.resume()
+    return
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
+      `cache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  )
+  let drained = 0
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > maxDrainBytes) socket.destroy()
+  })
   req.resume()
-  const timer = setTimeout(() => req.socket.destroy(), 2_000)
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
+  socket.once("close", () => clearTimeout(timer))
+}
+
+/**
+ * Answers through `res` while the client may still be sending a body the answer does not need
+ * (the platform router's routes, whose answer node writes): the connection stays open, and node
+ * reads and drops the rest of the body before the next request, for at most `maxDrainBytes` or
+ * `lingerMs`; past either the socket closes. The client reads the answer once it has sent its body.
+ */
+export const answerAndDrain = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  cls: { readonly status: number; readonly code: string },
+  message: string,
+  maxDrainBytes: number
+) => {
+  if (!res.headersSent) writeEnvelope(res, cls, message)
+  if (req.complete) return
+  let drained = 0
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > maxDrainBytes) req.socket.destroy()
+  })
+  req.resume()
+  const timer = setTimeout(() => req.socket.destroy(), lingerMs)
   timer.unref()
   req.once("end", () => clearTimeout(timer))
+  req.socket.once("close", () => clearTimeout(timer))
 }
 
 /**
@@ -320,6 +381,11 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
     const runtime = requestRuntime(hostRuntime, operations.context)
     const routes = compileRoutes([...operations.entries.values()], extraRoutes)
     const { maxBodyBytes, publicOrigin } = settings
+    // Each operation's body bound and structural limits, from its declared body schema (BodyLimits.ts).
+    const bodyLimits = new Map<string, BodyLimits>()
+    for (const entry of operations.entries.values()) {
+      if (Option.isSome(entry.schemas.payload)) bodyLimits.set(entry.id, bodyLimitsOf(entry.schemas.payload.value, maxBodyBytes))
+    }
 
     const lookupKey = (token: string, via: "key" | "mcp") => Effect.provide(actorForKey(Redacted.make(token), via), keyServices)
 
@@ -395,8 +461,39 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       })
     }
 
-    /** Handles a catalog operation; `false` when the request is not one (the caller falls back). */
-    return (req: IncomingMessage, res: ServerResponse): boolean => {
+    /**
+     * Answers a refusal before the body is read. The connection stays open and node drops the body,
+     * unless the client waits for `100 Continue` (it may then send the body or not: the connection
+     * cannot be reused) or the refusal is 413 (the body is not worth reading): then it closes.
+     */
+    const refuseUnread = (
+      req: IncomingMessage,
+      res: ServerResponse,
+      expectsContinue: boolean,
+      cls: { readonly status: number; readonly code: string },
+      message: string,
+      headers: Record<string, string> = {}
+    ) => {
+      if (expectsContinue || cls.status === PayloadTooLarge.status) {
+        answerAndClose(req, res, cls.status, JSON.stringify(envelope(cls, message)), 2 * maxBodyBytes)
+      } else {
+        writeEnvelope(res, cls, message, headers)
+        req.resume()
+      }
+    }
+
+    /** A refusal once the body is being read: while more of it is still to come, the connection closes as for `refuseUnread`. */
+    const refuseRead = (req: IncomingMessage, res: ServerResponse, cls: { readonly status: number; readonly code: string }, message: string) => {
+      if (req.complete) writeEnvelope(res, cls, message)
+      else answerAndClose(req, res, cls.status, JSON.stringify(envelope(cls, message)), 2 * maxBodyBytes)
+    }
+
+    /**
+     * Handles a catalog operation; `false` when the request is not one (the caller falls back).
+     * `expectsContinue`: the client sent `Expect: 100-continue` and waits (node's `checkContinue`);
+     * `100 Continue` is written only once nothing refuses the request before its body.
+     */
+    return (req: IncomingMessage, res: ServerResponse, expectsContinue = false): boolean => {
       const started = performance.now()
       const url = req.url ?? "/"
       const at = url.indexOf("?")
@@ -406,42 +503,53 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       if (match === undefined) {
         if (routes.isOther(method, path)) return false
         const allowed = routes.allowedMethods(path)
-        if (allowed.length > 0) writeEnvelope(res, MethodNotAllowed, `${method} is not allowed on ${path}`, { allow: allowed.join(", ") })
-        else writeEnvelope(res, NotFound, `No operation at ${method} ${path}`)
+        if (allowed.length > 0) refuseUnread(req, res, expectsContinue, MethodNotAllowed, `${method} is not allowed on ${path}`, { allow: allowed.join(", ") })
+        else refuseUnread(req, res, expectsContinue, NotFound, `No operation at ${method} ${path}`)
         accessLog.write(method, url, allowed.length > 0 ? 405 : 404, started, undefined)
         return true
       }
       const { entry } = match
+      const limits = bodyLimits.get(entry.id)
+      const maxBytes = limits?.maxBytes ?? maxBodyBytes
       const declared = Number(req.headers["content-length"] ?? "0")
-      if (Number.isFinite(declared) && declared > maxBodyBytes) {
-        refuseTooLarge(req, res, maxBodyBytes)
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        refuseUnread(req, res, expectsContinue, PayloadTooLarge, `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes`)
+        accessLog.write(method, url, PayloadTooLarge.status, started, entry.id)
         return true
       }
       if (entry.sameOrigin && req.headers.origin !== publicOrigin) {
         // Before the body is read or anything is looked up: nothing changes for a foreign page.
-        writeEnvelope(res, ForbiddenOrigin, "This request must come from the service's own pages")
-        req.resume()
+        refuseUnread(req, res, expectsContinue, ForbiddenOrigin, "This request must come from the service's own pages")
+        accessLog.write(method, url, ForbiddenOrigin.status, started, entry.id)
         return true
       }
       const query = queryOf(at < 0 ? "" : url.slice(at + 1))
-      if (Option.isNone(entry.schemas.payload)) {
+      if (limits === undefined) {
+        if (expectsContinue) res.writeContinue()
         req.resume()
         run(req, res, entry, { path: match.path, urlParams: query }, started)
         return true
       }
       if (refusesMediaType(req)) {
-        writeEnvelope(res, UnsupportedMediaType, "Send the request body as JSON (Content-Type: application/json)")
+        refuseUnread(req, res, expectsContinue, UnsupportedMediaType, "Send the request body as JSON (Content-Type: application/json)")
         accessLog.write(method, url, UnsupportedMediaType.status, started, entry.id)
-        req.resume()
         return true
       }
+      if (expectsContinue) res.writeContinue()
       const malformed = entry.invalidInput["*"] ?? InvalidRequest
-      void readBody(req, maxBodyBytes).then((read) => {
+      void readBody(req, limits).then((read) => {
         if (read._tag === "Aborted") return
-        if (read._tag === "TooLarge") return refuseTooLarge(req, res, maxBodyBytes)
+        if (read._tag === "TooLarge" || read._tag === "Refused") {
+          const refusal = read._tag === "TooLarge"
+            ? { cls: PayloadTooLarge, message: `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes` }
+            : { cls: malformed, message: `The request body is refused before parsing: ${read.problem}` }
+          refuseRead(req, res, refusal.cls, refusal.message)
+          accessLog.write(method, url, refusal.cls.status, started, entry.id)
+          return
+        }
         let payload: unknown
         try {
-          payload = JSON.parse(read.text)
+          payload = JSON.parse(read.bytes.toString("utf8"))
         } catch {
           writeEnvelope(res, malformed, "The request body is not valid JSON")
           accessLog.write(method, url, malformed.status, started, entry.id)

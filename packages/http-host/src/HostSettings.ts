@@ -4,8 +4,11 @@ import type { IncomingMessage } from "node:http"
 import { isIP } from "node:net"
 import type { HttpSettings } from "./HttpConfig.js"
 
-/** The HTTP settings pages need per request (where the client is, which origin is ours). */
-export class HostSettings extends Context.Tag("@birzha/http-host/HostSettings")<HostSettings, Pick<HttpSettings, "publicOrigin" | "trustProxy">>() {}
+/** The HTTP settings pages need per request (where the client is, which origin is ours, how large a body may be). */
+export class HostSettings extends Context.Tag("@birzha/http-host/HostSettings")<
+  HostSettings,
+  Pick<HttpSettings, "publicOrigin" | "trustProxy" | "maxBodyBytes">
+>() {}
 
 /**
  * The client's address for rate limits: the socket's peer, or with `BIRZHA_TRUST_PROXY` the

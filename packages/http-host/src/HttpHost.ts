@@ -133,6 +133,13 @@ export const makeHttpServer = <E2 = never, R2 = never>(
         if (redirect && redirectedToLocalhost(req, res)) return
         if (!handleOperation(req, res)) fallback(req, res)
       })
+      // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
+      // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
+      server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+        if (handleOperation(req, res, true)) return
+        res.writeContinue()
+        fallback(req, res)
+      })
       applyConnectionLimits(server, limits)
       yield* listen(server, settings.port, settings.host)
       yield* Effect.addFinalizer(() => close(server))
@@ -166,7 +173,7 @@ export const HttpServerLive = (settings: HttpSettings) =>
   makeHttpServer(settings, ServicePages).pipe(
     Layer.provideMerge(OperationsLive),
     Layer.provide(WebhookSettingsLive),
-    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy })),
+    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy, maxBodyBytes: settings.maxBodyBytes })),
     Layer.provide(Layer.succeed(PublicOrigin, settings.publicOrigin)),
     Layer.provide(Layer.succeed(SignInConfig, { publicOrigin: settings.publicOrigin }))
   )

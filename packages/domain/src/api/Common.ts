@@ -85,6 +85,13 @@ export const credentialFieldsOf = (ast: SchemaAST.AST): ReadonlyArray<string> =>
  * Any JSON value. `Schema.Unknown` alone is emitted with a fixed `$id`, which appears more than
  * once in the document and makes it invalid OpenAPI; this states the same thing without an `$id`.
  */
+/**
+ * Annotation of free-form JSON in an input (`AnyJson`): the most bytes it may take as JSON, which
+ * the implementation enforces. The HTTP host bounds the operation's request body by it; free-form
+ * JSON without it may be as large as the host's body limit.
+ */
+export const MaxJsonBytes: unique symbol = Symbol.for("@birzha/domain/api/MaxJsonBytes")
+
 export const AnyJson = Schema.Unknown.annotations({
   jsonSchema: { type: ["object", "array", "string", "number", "boolean", "null"] }
 })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { AnyJson, DateTime, MaxJsonBytes, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
 import { Verdict } from "./Declarative.js"
 import { StepType } from "./Model.js"
 
@@ -10,8 +10,11 @@ import { StepType } from "./Model.js"
  */
 
 /** A reply: any JSON (text, a number, option ids, an object of fields), at most `maxReplyBytes` as JSON. */
-export const Reply = AnyJson.annotations({ description: "The learner's reply: text, a number, option ids or an object; at most 64 KiB as JSON" })
 export const maxReplyBytes = 65_536
+export const Reply = AnyJson.annotations({
+  description: "The learner's reply: text, a number, option ids or an object; at most 64 KiB as JSON",
+  [MaxJsonBytes]: maxReplyBytes
+})
 
 export const SubmissionStatus = Schema.Literal(
   "submitted",

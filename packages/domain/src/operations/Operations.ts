@@ -248,13 +248,6 @@ const decodeInputFast = (compiled: Compiled, raw: RawInput): Record<string, unkn
 export const unsafeInputProblem = (raw: RawInput): InputProblem | undefined =>
   unsafeValueProblem(raw.path) ?? unsafeValueProblem(raw.urlParams) ?? unsafeValueProblem(raw.payload)
 
-const decodeInput = (compiled: Compiled, raw: RawInput) => {
-  const problem = unsafeInputProblem(raw)
-  return problem !== undefined
-    ? Effect.fail(inputErrorOf(compiled.entry, [{ _tag: "Type", ...problem }], raw.payload))
-    : decodeSafeInput(compiled, raw)
-}
-
 const decodeSafeInput = (compiled: Compiled, raw: RawInput) =>
   Effect.gen(function*() {
     const input: Record<string, unknown> = {}
@@ -370,11 +363,13 @@ const makeService = (
   /** Decoded, then run (after authorization). */
   const decodeAndRun = (operation: Compiled, actor: unknown, raw: RawInput, call: Call): Effect.Effect<unknown, unknown> => {
     const run = operation.implementation as (input: unknown, caller: unknown, call: Call) => Effect.Effect<unknown, unknown, unknown>
-    // The fast decoders never see an input the shared checks refuse (`unsafeInputProblem`).
-    const input = unsafeInputProblem(raw) === undefined ? decodeInputFast(operation, raw) : Unfit
     // Called while the call runs (inside authorization's continuation), never when it is described.
+    // The shared checks once: no decoder sees an input they refuse, and a refusal is their first problem.
+    const problem = unsafeInputProblem(raw)
+    if (problem !== undefined) return Effect.fail(inputErrorOf(operation.entry, [{ _tag: "Type", ...problem }], raw.payload))
+    const input = decodeInputFast(operation, raw)
     if (input !== Unfit) return withServices(withCommandPath(input, run(input, actor, call)))
-    return Effect.flatMap(decodeInput(operation, raw), (input) => withServices(withCommandPath(input, run(input, actor, call))))
+    return Effect.flatMap(decodeSafeInput(operation, raw), (input) => withServices(withCommandPath(input, run(input, actor, call))))
   }
 
   const executeCompiled = (operation: Compiled, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts): Effect.Effect<unknown, unknown> =>

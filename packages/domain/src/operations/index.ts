@@ -1,4 +1,5 @@
 export * from "./Implementation.js"
+export { maxInputDepth } from "./InputSafety.js"
 export * from "./Operations.js"
 export * from "./PublicOrigin.js"
 export * from "./Readiness.js"

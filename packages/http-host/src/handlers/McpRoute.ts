@@ -1,4 +1,4 @@
-import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
+import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
 import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -7,6 +7,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, JSONSchema, Option, Redacted, Runtime, Schema } from "effect"
+import { structuralCeilings } from "../BodyLimits.js"
+import { answerAndDrain, readBody } from "../CompiledApi.js"
 import { clientAddress, HostSettings } from "../HostSettings.js"
 
 /** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
@@ -148,7 +150,7 @@ const bearerOf = (header: string | undefined) => {
 
 const handle = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const { publicOrigin } = yield* HostSettings
+  const { maxBodyBytes, publicOrigin } = yield* HostSettings
   const token = bearerOf(request.headers["authorization"])
   const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
   if (Option.isNone(found)) {
@@ -169,7 +171,26 @@ const handle = Effect.gen(function*() {
     }
     toolsets = Option.some(new Set(names))
   }
-  const body = yield* Effect.either(request.json)
+  // A tool call carries any operation's input: the host's limit and the structural ceilings bound
+  // it (BodyLimits.ts), counted while it arrives and before JSON.parse, as an operation's own body is.
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  const outgoing = NodeHttpServerRequest.toServerResponse(request)
+  const refuseBody = (cls: { readonly status: number; readonly code: string }, message: string) => {
+    answerAndDrain(incoming, outgoing, cls, message, 2 * maxBodyBytes)
+    return HttpServerResponse.empty()
+  }
+  const tooLarge = `The request body exceeds ${maxBodyBytes} bytes`
+  if (Number(request.headers["content-length"] ?? "0") > maxBodyBytes) return refuseBody(PayloadTooLarge, tooLarge)
+  const read = yield* Effect.promise(() => readBody(incoming, { ...structuralCeilings, maxBytes: maxBodyBytes, maxStringBytes: maxBodyBytes }))
+  switch (read._tag) {
+    case "Aborted":
+      return HttpServerResponse.empty()
+    case "TooLarge":
+      return refuseBody(PayloadTooLarge, tooLarge)
+    case "Refused":
+      return refuseBody(InvalidRequest, `The request body is refused before parsing: ${read.problem}`)
+  }
+  const body = Either.try(() => JSON.parse(read.bytes.toString("utf8")) as unknown)
   if (Either.isLeft(body)) return refuse(InvalidRequest, "The body must be a JSON-RPC message")
 
   const entries = toolsFor(key, toolsets)
@@ -202,8 +223,6 @@ const handle = Effect.gen(function*() {
   })
   // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-  const outgoing = NodeHttpServerRequest.toServerResponse(request)
   yield* Effect.promise(async () => {
     const closed = new Promise<void>((resolve) => {
       if (outgoing.writableEnded) resolve()
