@@ -88,7 +88,7 @@ const planOf = (courseUuid: string, uuids: ReadonlyArray<string>) =>
  */
 const written = async (uuids: ReadonlyArray<string>, planUuid: string) => {
   const index = new Map(uuids.map((uuid, i) => [uuid, i]))
-  const layers = await m.sql<{ uuid: string; submission_uuid: string } & Record<string, unknown>>(`SELECT uuid, submission_uuid, kind, points, max_points, verdict,
+  const layers = await m.sql<{ uuid: string; submission_uuid: string; kind: string } & Record<string, unknown>>(`SELECT uuid, submission_uuid, kind, points, max_points, verdict,
       feedback, passed, late, released, only_if_higher, source_uuid = $2 AS from_plan, by_profile_uuid, replace(reason, $2::text, 'PLAN') AS reason,
       revoked_at IS NULL AS active
     FROM learning_score_layers WHERE submission_uuid = ANY($1::uuid[]) ORDER BY created_at, uuid`, uuids, planUuid)
@@ -152,7 +152,7 @@ describe("regrade plan commits in batches", () => {
     const want = await written(single.uuids, singlePlan.uuid)
     expect(got).toEqual(want)
     // And it is not vacuous: the twins' writes cover every branch of the layer writer.
-    expect(got.layers.filter((layer) => layer["kind"] === "plan")).toHaveLength(15)
+    expect(got.layers.filter((layer) => layer.kind === "plan")).toHaveLength(15)
     expect(got.audit).toHaveLength(15)
     expect(got.submissions.map((row) => row.status)).toEqual(Array.from({ length: 3 }, () => ["graded", "graded", "accepted", "revision_requested", "accepted", "graded", "accepted"]).flat())
     expect(got.events.filter((event) => event.type === "learning.submission.accepted")).toHaveLength(9)

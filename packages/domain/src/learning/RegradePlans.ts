@@ -330,18 +330,18 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
       byProfileUuid: plan.committed_by ?? plan.created_by,
       reason: `regrade plan ${plan.uuid}: ${plan.rule.kind}`,
       ...(plan.commit_request_uuid !== null ? { requestUuid: plan.commit_request_uuid } : {})
-    }))).pipe(Effect.catchTags({ GradeFrozen: Effect.die, NotFound: Effect.die, InvalidState: Effect.die, InvalidRequest: Effect.die }))
-    const marks = [
-      ...skipped.map((mark) => ({ n: mark.n, skipped: mark.skipped, layer: null })),
-      ...applicable.map((item, i) => ({ n: item.n, skipped: null, layer: changes[i]!.layer.uuid }))
-    ]
-    if (marks.length > 0) {
+    })), { locked: submissions }).pipe(Effect.catchTags({ GradeFrozen: Effect.die, NotFound: Effect.die, InvalidState: Effect.die, InvalidRequest: Effect.die }))
+    // Every item of the chunk done in one statement: stale and frozen ones marked, applied ones with their layer.
+    const marks = new Map<number, { readonly skipped?: Skip; readonly layer?: string }>([
+      ...skipped.map((mark) => [mark.n, { skipped: mark.skipped }] as const),
+      ...applicable.map((item, i) => [item.n, { layer: changes[i]!.layer.uuid }] as const)
+    ])
+    if (items.length > 0) {
       yield* sql`UPDATE learning_regrade_plan_items i SET skipped = coalesce(m.skipped, i.skipped), applied_layer_uuid = m.layer, done_at = now()
-        FROM jsonb_to_recordset(${JSON.stringify(marks)}::jsonb) AS m(n int, skipped text, layer uuid)
+        FROM jsonb_to_recordset(${JSON.stringify(items.map((item) => ({ n: item.n, skipped: marks.get(item.n)?.skipped ?? null, layer: marks.get(item.n)?.layer ?? null })))}::jsonb)
+          AS m(n int, skipped text, layer uuid)
         WHERE i.plan_uuid = ${plan.uuid} AND i.n = m.n`
     }
-    yield* sql`UPDATE learning_regrade_plan_items SET done_at = now() WHERE plan_uuid = ${plan.uuid} AND n > ${plan.cursor}
-      AND n <= ${items.at(-1)?.n ?? plan.cursor} AND done_at IS NULL`
     const cursor = items.at(-1)?.n ?? plan.cursor
     const finished = cursor >= plan.item_count
     yield* sql`UPDATE learning_regrade_plans SET cursor = ${cursor}
