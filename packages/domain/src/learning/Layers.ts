@@ -271,9 +271,11 @@ export const appendScoreLayers = (
     if (inputs.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const uuids = inputs.map((input) => input.submissionUuid)
-    if (new Set(uuids).size !== uuids.length) return yield* Effect.dieMessage("appendScoreLayers: one layer per submission")
-    const locked = options.locked ?? (yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
-      WHERE s.uuid IN ${sql.in(uuids)} ORDER BY s.uuid FOR UPDATE OF s`)
+    const wanted = new Set(uuids)
+    if (wanted.size !== uuids.length) return yield* Effect.dieMessage("appendScoreLayers: one layer per submission")
+    // Only the inputs' rows: the caller may have locked more (a plan chunk's stale and frozen items).
+    const locked = (options.locked ?? (yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.uuid IN ${sql.in(uuids)} ORDER BY s.uuid FOR UPDATE OF s`)).filter((row) => wanted.has(row.uuid))
     const rows = new Map(locked.map((row) => [row.uuid, row]))
     const missing = uuids.find((uuid) => !rows.has(uuid))
     if (missing !== undefined) return yield* new NotFound({ message: `No submission ${missing}` })

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, runningCourse } from "../../test/learning.js"
+import { addRun, enrollDirectly, ok, runningCourse } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
 import type { RegradePlanT } from "./CorrectionsModel.js"
@@ -159,6 +159,34 @@ describe("regrade plan commits in batches", () => {
     expect(got.events.filter((event) => event.type === "learning.submission.graded")).toHaveLength(15)
     const [requests] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_audit_events WHERE subject_uuid = ANY($1::uuid[]) AND request_uuid = $2", batch.uuids, requestUuid)
     expect(requests!.n).toBe(15)
+  })
+
+  it("skips the items of a run frozen after the plan as frozen and applies the rest in the same chunk", async () => {
+    const course = ok<{ uuid: string; revision: number }>(await m.invoke("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } }))
+    const open = await learnerWith(course, 1)
+    // A second run of the course with one learner and the same submissions.
+    const later = await addRun(m, owner, course.uuid)
+    const enrollment = await enrollDirectly(m, { uuid: course.uuid, run: later }, await m.profile())
+    const frozen: Array<string> = []
+    for (const [i, shape] of shapes.entries()) {
+      const [row] = await m.sql<{ uuid: string }>(`INSERT INTO learning_submissions (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key,
+          version_number, attempt_no, reply, status, attempt_counted)
+        SELECT gen_random_uuid(), e.uuid, e.course_uuid, e.run_uuid, e.profile_uuid, 'q', 1, $2, '"0"'::jsonb, $3, false
+        FROM learning_enrollments e WHERE e.uuid = $1 RETURNING uuid`, enrollment, i + 1, shape.status)
+      await m.sql(`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, passed)
+        VALUES (gen_random_uuid(), $1, 'auto', $2, 10, 'wrong', $3)`, row!.uuid, shape.points, shape.points >= 10)
+      frozen.push(row!.uuid)
+    }
+    const plan = await planOf(course.uuid, [...open.uuids, ...frozen])
+    expect(plan.skipped).toEqual({ frozen: 0, unchanged: 4, stale: 0 })
+    // The second run finishes 40 days ago between the plan and its commit: its grades are frozen now (after 30 days).
+    await m.sql("UPDATE learning_runs SET status = 'finished', finished_at = now() - interval '40 days' WHERE uuid = $1", later)
+    const committed = ok<RegradePlanT>(await m.invoke("learning.regrade_plans.commit", owner, { path: { course: course.uuid, plan: plan.uuid }, payload: { requestUuid: randomUUID() } }))
+    expect([committed.status, committed.skipped]).toEqual(["committed", { frozen: 5, unchanged: 4, stale: 0 }])
+    const applied = new Set(committed.items.filter((item) => item.appliedLayerUuid !== undefined).map((item) => item.submissionUuid))
+    expect(applied.size).toBe(5)
+    expect(frozen.some((uuid) => applied.has(uuid))).toBe(false)
+    expect(await m.sql("SELECT 1 FROM learning_score_layers WHERE kind = 'plan' AND submission_uuid = ANY($1::uuid[])", frozen)).toEqual([])
   })
 
   it("a chunk that fails at its last statement leaves none of its layers, audit entries or events, and resumes applying each item once", async () => {
