@@ -1,6 +1,6 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CourseInvalid, GradeFrozen, NotEligible, PlanExpired, PlanStale } from "../learning/LearningErrors.js"
+import { CheckerNotReady, CourseInvalid, GradeFrozen, NotEligible, PlanExpired, PlanStale } from "../learning/LearningErrors.js"
 import {
   AdmissionPreview,
   Analytics,
@@ -187,6 +187,7 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .addError(changeErrors)
       .addError(wire(InvalidState))
       .addError(wire(CourseInvalid))
+      .addError(wire(CheckerNotReady))
   )
   .add(
     operation("POST", "learning.courses.validate", `${base}/courses/:course/validate`, {

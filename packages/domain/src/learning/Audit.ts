@@ -32,6 +32,36 @@ export const appendAudit = (entry: AuditEntry): Effect.Effect<void, SqlError, Sq
         ${entry.enrollmentUuid ?? null}, ${json(entry.before)}::jsonb, ${json(entry.after)}::jsonb, ${entry.reason ?? ""},
         ${entry.requestUuid ?? null})`.pipe(Effect.asVoid))
 
+/**
+ * Several entries in one statement, in the given order (`created_at` is `clock_timestamp()` per
+ * row, so they read back in that order): the batch form of `appendAudit` for writers that change
+ * many subjects in one transaction (`Layers.appendScoreLayers`).
+ */
+export const appendAudits = (entries: ReadonlyArray<AuditEntry>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  entries.length === 0 ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`INSERT INTO learning_audit_events
+        (course_uuid, actor_profile_uuid, action, subject_kind, subject_uuid, enrollment_uuid, before, after, reason, request_uuid)
+      SELECT e.course_uuid, e.actor_profile_uuid, e.action, e.subject_kind, e.subject_uuid, e.enrollment_uuid, e.before::jsonb, e.after::jsonb, e.reason,
+        e.request_uuid
+      FROM jsonb_to_recordset(${
+      JSON.stringify(entries.map((entry, i) => ({
+        i,
+        course_uuid: entry.courseUuid,
+        actor_profile_uuid: entry.actorProfileUuid,
+        action: entry.action,
+        subject_kind: entry.subjectKind,
+        subject_uuid: entry.subjectUuid,
+        enrollment_uuid: entry.enrollmentUuid ?? null,
+        // As JSON text, as appendAudit writes them: SQL NULL when absent, a JSON null stays one.
+        before: json(entry.before),
+        after: json(entry.after),
+        reason: entry.reason ?? "",
+        request_uuid: entry.requestUuid ?? null
+      })))
+    }::jsonb) AS e(i int, course_uuid uuid, actor_profile_uuid uuid, action text, subject_kind text, subject_uuid uuid, enrollment_uuid uuid,
+        before text, after text, reason text, request_uuid uuid)
+      ORDER BY e.i`.pipe(Effect.asVoid))
+
 interface AuditRow {
   readonly uuid: string
   readonly course_uuid: string

@@ -121,6 +121,60 @@ describe("learning checkers", () => {
     expect(events!.n).toBe(1)
   })
 
+  it("validates and refuses to publish a step whose checker never passed its preflight (checker_not_ready), and publishes once it is ready", async () => {
+    const { course: courseUuid, create, owner } = await course()
+    const checker = ok<CheckerView>(await create(owner, declarative()))
+    expect(checker.status).toBe("draft")
+    const author = async () => ok<{ revision: number; status: string; latestVersion: number }>(
+      await m.invoke("learning.courses.author_get", owner, { path: { course: courseUuid } }))
+    const draft = await author()
+    const nodes = [
+      { nodeKey: "m1", kind: "module", title: "Модуль" },
+      { nodeKey: "q1", parentKey: "m1", kind: "step", stepType: "quiz", title: "Вопрос", body: "?", grading: { maxPoints: 10, checkerUuid: checker.uuid } }
+    ]
+    const update = async (tree: ReadonlyArray<unknown>) =>
+      ok<{ revision: number }>(await m.invoke("learning.courses.update", owner, {
+        path: { course: courseUuid },
+        payload: { requestUuid: randomUUID(), expectedRevision: (await author()).revision, nodes: tree }
+      }))
+    await update(nodes)
+    const issues = async () =>
+      ok<{ issues: Array<{ severity: string; nodeKey?: string; code: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: courseUuid } }))
+        .issues.filter((issue) => issue.severity === "error").map(({ code, nodeKey, severity }) => ({ code, nodeKey, severity }))
+    expect(await issues()).toEqual([{ severity: "error", nodeKey: "q1", code: "checker_not_ready" }])
+    const versions = async () => (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_course_versions WHERE course_uuid = $1", courseUuid))[0]!.n
+    const publish = () => m.invoke("learning.courses.publish", owner, {
+      path: { course: courseUuid },
+      payload: { requestUuid: randomUUID(), expectedRevision: draft.revision + 1, changelog: "" }
+    })
+    // Every state that never passed a preflight refuses; nothing is created (no version, no event, the course still a draft).
+    for (const state of ["draft", "preflighting", "preflight_failed"]) {
+      await m.sql("UPDATE learning_checkers SET status = $2 WHERE uuid = $1", checker.uuid, state)
+      expect(refused(await publish()), state).toEqual([409, "checker_not_ready"])
+    }
+    await m.sql("UPDATE learning_checkers SET status = 'draft' WHERE uuid = $1", checker.uuid)
+    expect(await versions()).toBe(0)
+    expect(await m.sql("SELECT 1 FROM outbox_events WHERE type = 'learning.course.published' AND aggregate_uuid = $1", courseUuid)).toEqual([])
+    expect(await author()).toMatchObject({ status: "draft", latestVersion: 0, revision: draft.revision + 1 })
+    // With another blocking issue too, the answer is course_invalid (it counts both).
+    await update([...nodes, { nodeKey: "q2", parentKey: "m1", kind: "step", stepType: "quiz", title: "Без проверки", body: "?" }])
+    expect((await issues()).map((issue) => issue.code).sort()).toEqual(["checker_not_ready", "missing_grading"])
+    expect(refused(await m.invoke("learning.courses.publish", owner, {
+      path: { course: courseUuid },
+      payload: { requestUuid: randomUUID(), expectedRevision: (await author()).revision, changelog: "" }
+    }))).toEqual([409, "course_invalid"])
+    await update(nodes)
+    // The preflight makes the checker ready: no issue left, the course publishes.
+    ok(await m.invoke("learning.checkers.preflight", owner, { path: { course: courseUuid, checker: checker.uuid }, payload: { requestUuid: randomUUID() } }))
+    expect(ok<CheckerView>(await m.invoke("learning.checkers.get", owner, { path: { course: courseUuid, checker: checker.uuid } })).status).toBe("ready")
+    expect(await issues()).toEqual([])
+    expect(ok<{ number: number }>(await m.invoke("learning.courses.publish", owner, {
+      path: { course: courseUuid },
+      payload: { requestUuid: randomUUID(), expectedRevision: (await author()).revision, changelog: "" }
+    })).number).toBe(1)
+    expect(await versions()).toBe(1)
+  })
+
   it("allows every control operation exactly where the checker's transition table does (every state × operation)", async () => {
     const { course: courseUuid, create, owner } = await course()
     const operations: ReadonlyArray<readonly [string, CheckerTrigger]> = [

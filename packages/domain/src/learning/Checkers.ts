@@ -13,7 +13,7 @@ import { WebhookSettings } from "../webhooks/WebhookSettings.js"
 import { appendAudit } from "./Audit.js"
 import { courseFor, once } from "./Courses.js"
 import { checkReply, type CheckResult, type DeclarativeRule, ruleProblem } from "./Declarative.js"
-import { Checker, type CheckerCreate, type CheckerStatus, PreflightResult, type PreflightCase, type ReferenceCase } from "./GradingModel.js"
+import { Checker, type CheckerCreate, type CheckerStatus, PreflightResult, type PreflightCase, type ReferenceCase, unpreflightedCheckerStatuses } from "./GradingModel.js"
 import { CheckerNotReady } from "./LearningErrors.js"
 import type { CourseOperation } from "./Permissions.js"
 import { GradingJob } from "./StepModel.js"
@@ -367,7 +367,7 @@ export const resumeChecker = (actor: Actor, courseUuid: string, uuid: string, in
     const checker = yield* checkerFor(actor, "learning.checkers.resume", courseUuid, uuid, { lock: true })
     yield* requireRevision("checker", checker.revision, input.expectedRevision)
     if (!checkerAllows("learning.checkers.resume", checker.status)) {
-      return yield* (["draft", "preflighting", "preflight_failed"].includes(checker.status)
+      return yield* (unpreflightedCheckerStatuses.includes(checker.status)
         ? new CheckerNotReady({ message: `The checker is ${checker.status}; it becomes ready by passing its preflight` })
         : new InvalidState({ message: `learning.checkers.resume is not allowed on a ${checker.status} checker` }))
     }

@@ -10,7 +10,8 @@ import { requireRevision } from "../store/Revision.js"
 import { appendAudit } from "./Audit.js"
 import { checkersInUse, insertCheckerDrafts, renameCheckers } from "./CheckerDrafts.js"
 import { type CourseRow, insertCourse, loadCourse, loadPublicCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
-import { CourseInvalid, NotEligible } from "./LearningErrors.js"
+import type { CheckerStatus } from "./GradingModel.js"
+import { CheckerNotReady, CourseInvalid, NotEligible } from "./LearningErrors.js"
 import { EncodedJson } from "../operations/Implementation.js"
 import {
   Course,
@@ -82,17 +83,17 @@ const memberStates = (members: CourseRow["members"]) =>
     return members.map((member) => ({ courseUuid: member.courseUuid, published: published.has(member.courseUuid) }))
   })
 
-/** The uuids of the course's checkers (a step may name no other). */
+/** The course's checkers with their status (a step may name no other; a course publishes only with preflighted ones). */
 const courseCheckers = (courseUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ uuid: string }>`SELECT uuid::text AS uuid FROM learning_checkers WHERE course_uuid = ${courseUuid}`, (rows) =>
-      new Set(rows.map((row) => row.uuid))))
+    Effect.map(sql<{ uuid: string; status: CheckerStatus }>`SELECT uuid::text AS uuid, status FROM learning_checkers WHERE course_uuid = ${courseUuid}`, (rows) =>
+      new Map(rows.map((row) => [row.uuid, row.status]))))
 
 const issuesOf = (course: CourseRow) =>
   Effect.gen(function*() {
     const members = yield* memberStates(course.members)
     const usesCheckers = course.nodes.some((node) => node.grading?.checkerUuid !== undefined)
-    const checkers = usesCheckers ? yield* courseCheckers(course.uuid) : new Set<string>()
+    const checkers = usesCheckers ? yield* courseCheckers(course.uuid) : new Map<string, CheckerStatus>()
     return validationIssues({ kind: course.kind, nodes: course.nodes, requiredNodeKeys: course.completion_policy.requiredNodeKeys ?? [], members, checkers })
   })
 
@@ -216,6 +217,13 @@ export const publishCourse = (actor: Actor, uuid: string, input: { readonly requ
     yield* requireCourseState("learning.courses.publish", course)
     yield* requireRevision("course", course.revision, input.expectedRevision)
     const errors = (yield* issuesOf(course)).filter((issue) => issue.severity === "error")
+    // Only not-ready checkers in the way: 409 `checker_not_ready` (preflight them and publish again);
+    // any other blocking issue: `course_invalid`, which counts them too.
+    if (errors.length > 0 && errors.every((issue) => issue.code === "checker_not_ready")) {
+      return yield* new CheckerNotReady({
+        message: `${errors.length} step(s) name a checker that has not passed its preflight, first: ${errors[0]!.message}; read them with learning.courses.validate`
+      })
+    }
     if (errors.length > 0) {
       return yield* new CourseInvalid({
         message: `The draft has ${errors.length} blocking issue(s), first: ${errors[0]!.code} — ${errors[0]!.message}; read them with learning.courses.validate`

@@ -11,6 +11,12 @@ import { command, ExpectedRevision, listing, NodeKey, page, text } from "./Model
 
 export const CheckerStatus = Schema.Literal("draft", "preflighting", "ready", "preflight_failed", "suspended", "superseded")
 export type CheckerStatus = typeof CheckerStatus.Type
+/**
+ * The states of a checker that never passed its preflight: `checker_not_ready` for publish and
+ * resume. Every other state has passed it (`suspended` is paused dispatch, `superseded` still
+ * grades what was queued for it: Grading.ts).
+ */
+export const unpreflightedCheckerStatuses: ReadonlyArray<CheckerStatus> = ["draft", "preflighting", "preflight_failed"]
 export const CheckerKind = Schema.Literal("declarative", "http")
 
 export const maxReferenceCases = 50

@@ -2,13 +2,13 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../api/ApiError.js"
-import { appendAudit } from "./Audit.js"
+import { appendAudit, appendAudits, type AuditEntry } from "./Audit.js"
 import { versionNodes, type VersionPin } from "./CourseRepository.js"
 import { GradeFrozen } from "./LearningErrors.js"
-import { gradesFrozenAt, loadRun } from "./RunRepository.js"
+import { gradesFrozenAt, loadRun, type RunRow } from "./RunRepository.js"
 import { setStatus, submissionEvents } from "./Submissions.js"
-import { submissionAllows } from "./SubmissionMachine.js"
-import { effectiveLayer, layerColumns, type LayerRow, layersOf, loadSubmission, type SubmissionRow } from "./SubmissionViews.js"
+import { submissionAllows, submissionTransitions } from "./SubmissionMachine.js"
+import { effectiveLayer, layerColumns, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "./SubmissionViews.js"
 
 /**
  * Score layers (LEARNING §2.1 #13, §5.3, §5.4, §5.10): the one module every score write of learning
@@ -249,4 +249,131 @@ export const revokeScoreLayer = (
       reason: change.reason,
       requestUuid: change.requestUuid
     }, change.emit ?? true)
+  })
+
+/**
+ * `appendScoreLayer` for many distinct submissions in one go (inside the caller's transaction):
+ * the same refusals (the first one fails the whole call), and the same rows in the same order as
+ * appending the layers one by one in the order given — one layer, one revision bump, one audit
+ * row per submission, the status move and the graded / accepted events where the learner's score
+ * changed — but each table written by one statement for all of them instead of several round
+ * trips per submission (regrade plan chunks: `RegradePlans.applyChunk`). Submissions are locked in
+ * uuid order.
+ */
+export const appendScoreLayers = (
+  inputs: ReadonlyArray<AppendScoreLayer>,
+  options: {
+    /** The submissions as the caller read them `FOR UPDATE` in this transaction (spares locking and reading them again). */
+    readonly locked?: ReadonlyArray<SubmissionRow> | undefined
+  } = {}
+): Effect.Effect<ReadonlyArray<LayerChange>, LayerError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    if (inputs.length === 0) return []
+    const sql = yield* SqlClient.SqlClient
+    const uuids = inputs.map((input) => input.submissionUuid)
+    const wanted = new Set(uuids)
+    if (wanted.size !== uuids.length) return yield* Effect.dieMessage("appendScoreLayers: one layer per submission")
+    // Only the inputs' rows: the caller may have locked more (a plan chunk's stale and frozen items).
+    const locked = (options.locked ?? (yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.uuid IN ${sql.in(uuids)} ORDER BY s.uuid FOR UPDATE OF s`)).filter((row) => wanted.has(row.uuid))
+    const rows = new Map(locked.map((row) => [row.uuid, row]))
+    const missing = uuids.find((uuid) => !rows.has(uuid))
+    if (missing !== undefined) return yield* new NotFound({ message: `No submission ${missing}` })
+    if (locked.some((row) => row.status === "cancelled")) return yield* new InvalidState({ message: "A cancelled submission takes no score" })
+    const runs = yield* sql<Pick<RunRow, "uuid" | "finished_at" | "freeze_after_days">>`SELECT r.uuid, r.finished_at, c.freeze_after_days
+      FROM learning_runs r JOIN learning_courses c ON c.uuid = r.course_uuid WHERE r.uuid IN ${sql.in([...new Set(locked.map((row) => row.run_uuid))])}`
+    const now = Date.now()
+    if (runs.some((run) => (gradesFrozenAt(run)?.getTime() ?? Infinity) <= now)) {
+      return yield* new GradeFrozen({ message: "The run's grades are frozen; no score may change" })
+    }
+    const layers = yield* layersOf(uuids)
+    // The node of each (course, version) once: a chunk's submissions share a few versions.
+    const nodeOf = new Map<string, Effect.Effect.Success<ReturnType<typeof submissionNode>>>()
+    for (const row of locked) {
+      const key = `${row.course_uuid}:${row.version_number}:${row.node_key}`
+      if (!nodeOf.has(key)) nodeOf.set(key, yield* submissionNode(row))
+    }
+    const planned = []
+    for (const input of inputs) {
+      const row = rows.get(input.submissionUuid)!
+      const before = layers.get(row.uuid) ?? []
+      const node = nodeOf.get(`${row.course_uuid}:${row.version_number}:${row.node_key}`)
+      const first = before[0]
+      const maxPoints = first?.max_points ?? node?.grading?.maxPoints ?? 0
+      if (!Number.isFinite(input.points) || input.points < 0 || input.points > maxPoints) {
+        return yield* new InvalidRequest({ message: `points: between 0 and the step's ${maxPoints} points` })
+      }
+      const threshold = node?.grading?.passThreshold ?? maxPoints
+      planned.push({ input, row, before, maxPoints, passed: input.verdict !== "invalid_reply" && input.points >= threshold, late: first?.late ?? false })
+    }
+    const inserted = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback,
+        passed, late, released, only_if_higher, source_uuid, by_profile_uuid, reason)
+      SELECT l.uuid, l.submission_uuid, l.kind, l.points, l.max_points, l.verdict, l.feedback, l.passed, l.late, l.released, l.only_if_higher,
+        l.source_uuid, l.by_profile_uuid, l.reason
+      FROM jsonb_to_recordset(${
+      JSON.stringify(planned.map(({ input, late, maxPoints, passed, row }, i) => ({
+        i,
+        uuid: crypto.randomUUID(),
+        submission_uuid: row.uuid,
+        kind: input.kind,
+        points: input.points,
+        max_points: maxPoints,
+        verdict: input.verdict,
+        feedback: input.feedback ?? "",
+        passed,
+        late,
+        released: input.released ?? true,
+        only_if_higher: input.onlyIfHigher ?? false,
+        source_uuid: input.sourceUuid ?? null,
+        by_profile_uuid: input.byProfileUuid,
+        reason: input.reason
+      })))
+    }::jsonb) AS l(i int, uuid uuid, submission_uuid uuid, kind text, points numeric, max_points int, verdict text, feedback text, passed boolean,
+        late boolean, released boolean, only_if_higher boolean, source_uuid uuid, by_profile_uuid uuid, reason text)
+      ORDER BY l.i
+      RETURNING ${sql.literal(layerColumns)}`
+    const layerOf = new Map(inserted.map((layer) => [layer.submission_uuid, layer]))
+    // What `settle` decides per submission: the effective scores, and whether the learner's changed (status move, events).
+    const settled = planned.map(({ before, input, row }) => {
+      const layer = layerOf.get(row.uuid)!
+      const after = [...before, layer]
+      const seenBefore = effectiveOf(before, { learner: true })
+      const seenAfter = effectiveOf(after, { learner: true })
+      const changed = (input.emit ?? true) && seenAfter !== undefined &&
+        (seenBefore === undefined || seenBefore.points !== seenAfter.points || seenBefore.verdict !== seenAfter.verdict ||
+          seenBefore.passed !== seenAfter.passed)
+      const passes = changed && seenAfter.passed && seenBefore?.passed !== true
+      return { input, row, layer, before: effectiveOf(before), after: effectiveOf(after), changed, passes, accept: passes && submissionAllows("grade.accept", row.status) }
+    })
+    // The revision bump, and for a submission that newly passes the move to accepted (one more revision), in one statement.
+    // Only what changed comes back (the rows are otherwise as locked): reading every column of each again costs more than the write.
+    const moved = yield* sql<Pick<SubmissionRow, "uuid" | "status" | "revision" | "updated_at">>`UPDATE learning_submissions s
+      SET revision = s.revision + u.steps, status = u.status, updated_at = now()
+      FROM jsonb_to_recordset(${
+      JSON.stringify(settled.map(({ accept, row }) => ({ uuid: row.uuid, steps: accept ? 2 : 1, status: accept ? submissionTransitions["grade.accept"].to : row.status })))
+    }::jsonb) AS u(uuid uuid, steps int, status text)
+      WHERE s.uuid = u.uuid RETURNING s.uuid, s.status, s.revision, s.updated_at`
+    const updated = new Map(moved.map((change) => [change.uuid, { ...rows.get(change.uuid)!, ...change }]))
+    yield* appendAudits(settled.map(({ after, before, input, layer, row }): AuditEntry => ({
+      courseUuid: row.course_uuid,
+      actorProfileUuid: input.byProfileUuid,
+      action: `score.${input.kind}`,
+      subjectKind: "submission",
+      subjectUuid: row.uuid,
+      enrollmentUuid: row.enrollment_uuid,
+      before: snapshot(before),
+      after: { ...snapshot(after), changedLayerUuid: layer.uuid, changedLayerKind: layer.kind },
+      reason: input.reason,
+      requestUuid: input.requestUuid
+    })))
+    yield* submissionEvents(settled.flatMap(({ accept, changed, passes, row }) => {
+      const submission = updated.get(row.uuid)!
+      // The graded event carries the row after the bump (before the move to accepted), as `settle` emits it.
+      const graded: SubmissionRow = accept ? { ...submission, status: row.status, revision: submission.revision - 1 } : submission
+      if (!changed) return []
+      return passes
+        ? [["learning.submission.graded", graded] as const, ["learning.submission.accepted", submission] as const]
+        : [["learning.submission.graded", graded] as const]
+    }))
+    return settled.map(({ after, before, layer, row }) => ({ layer, submission: updated.get(row.uuid)!, before, after }))
   })

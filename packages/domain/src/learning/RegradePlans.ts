@@ -6,7 +6,7 @@ import type { Actor } from "../api/Authentication.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { courseFor, once } from "./Courses.js"
 import { RegradePlan, type RegradePlanT } from "./CorrectionsModel.js"
-import { appendScoreLayer } from "./Layers.js"
+import { appendScoreLayers } from "./Layers.js"
 import { PlanExpired, PlanStale } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
 import { gradesFrozenAt, type RunRow } from "./RunRepository.js"
@@ -295,7 +295,10 @@ export const getRegradePlan = (
  * Applies the next chunk of a committing plan (its caller holds the plan's lock): each item's base
  * is re-checked under the submission's lock (changed since the commit check → `stale`), a run
  * frozen since → `frozen`, else a `plan` layer is appended; the items are marked done and the
- * cursor advanced in the same transaction. Returns how many items it processed.
+ * cursor advanced in the same transaction. The chunk is written in batches — the layers through
+ * `appendScoreLayers` (one statement per table for the whole chunk, the same rows, audit entries
+ * and events as one `appendScoreLayer` per item) and the items' marks in one statement each — so
+ * its cost is a fixed number of round trips, not several per item. Returns how many items it processed.
  */
 const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -308,29 +311,37 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
       WHERE s.uuid IN ${sql.in(live.map((item) => item.submission_uuid))} ORDER BY s.uuid FOR UPDATE OF s`
     const byUuid = new Map(submissions.map((row) => [row.uuid, row]))
     const frozen = yield* frozenRuns([...new Set(submissions.map((row) => row.run_uuid))])
+    const skipped: Array<{ n: number; skipped: Skip }> = []
+    const applicable: Array<ItemRow> = []
     for (const item of live) {
       const row = byUuid.get(item.submission_uuid)!
-      if (row.base !== item.base || frozen.has(row.run_uuid)) {
-        yield* sql`UPDATE learning_regrade_plan_items SET skipped = ${row.base !== item.base ? "stale" : "frozen"}, done_at = now()
-          WHERE plan_uuid = ${plan.uuid} AND n = ${item.n}`
-        continue
-      }
-      // The shared layer writer: freeze check, effective score, audit (per score change) and events.
-      const { layer } = yield* appendScoreLayer({
-        submissionUuid: row.uuid,
-        kind: "plan",
-        points: Number(item.new_points),
-        verdict: item.new_verdict ?? "regraded",
-        onlyIfHigher: plan.policy === "only_if_higher",
-        sourceUuid: plan.uuid,
-        byProfileUuid: plan.committed_by ?? plan.created_by,
-        reason: `regrade plan ${plan.uuid}: ${plan.rule.kind}`,
-        ...(plan.commit_request_uuid !== null ? { requestUuid: plan.commit_request_uuid } : {})
-      }).pipe(Effect.catchTags({ GradeFrozen: Effect.die, NotFound: Effect.die, InvalidState: Effect.die, InvalidRequest: Effect.die }))
-      yield* sql`UPDATE learning_regrade_plan_items SET applied_layer_uuid = ${layer.uuid}, done_at = now() WHERE plan_uuid = ${plan.uuid} AND n = ${item.n}`
+      if (row.base !== item.base) skipped.push({ n: item.n, skipped: "stale" })
+      else if (frozen.has(row.run_uuid)) skipped.push({ n: item.n, skipped: "frozen" })
+      else applicable.push(item)
     }
-    yield* sql`UPDATE learning_regrade_plan_items SET done_at = now() WHERE plan_uuid = ${plan.uuid} AND n > ${plan.cursor}
-      AND n <= ${items.at(-1)?.n ?? plan.cursor} AND done_at IS NULL`
+    // The shared layer writer: freeze check, effective score, audit (per score change) and events, in item order.
+    const changes = yield* appendScoreLayers(applicable.map((item) => ({
+      submissionUuid: item.submission_uuid,
+      kind: "plan" as const,
+      points: Number(item.new_points),
+      verdict: item.new_verdict ?? "regraded",
+      onlyIfHigher: plan.policy === "only_if_higher",
+      sourceUuid: plan.uuid,
+      byProfileUuid: plan.committed_by ?? plan.created_by,
+      reason: `regrade plan ${plan.uuid}: ${plan.rule.kind}`,
+      ...(plan.commit_request_uuid !== null ? { requestUuid: plan.commit_request_uuid } : {})
+    })), { locked: submissions }).pipe(Effect.catchTags({ GradeFrozen: Effect.die, NotFound: Effect.die, InvalidState: Effect.die, InvalidRequest: Effect.die }))
+    // Every item of the chunk done in one statement: stale and frozen ones marked, applied ones with their layer.
+    const marks = new Map<number, { readonly skipped?: Skip; readonly layer?: string }>([
+      ...skipped.map((mark) => [mark.n, { skipped: mark.skipped }] as const),
+      ...applicable.map((item, i) => [item.n, { layer: changes[i]!.layer.uuid }] as const)
+    ])
+    if (items.length > 0) {
+      yield* sql`UPDATE learning_regrade_plan_items i SET skipped = coalesce(m.skipped, i.skipped), applied_layer_uuid = m.layer, done_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(items.map((item) => ({ n: item.n, skipped: marks.get(item.n)?.skipped ?? null, layer: marks.get(item.n)?.layer ?? null })))}::jsonb)
+          AS m(n int, skipped text, layer uuid)
+        WHERE i.plan_uuid = ${plan.uuid} AND i.n = m.n`
+    }
     const cursor = items.at(-1)?.n ?? plan.cursor
     const finished = cursor >= plan.item_count
     yield* sql`UPDATE learning_regrade_plans SET cursor = ${cursor}

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto"
 import { canonicalJson } from "../store/Idempotency.js"
+import { type CheckerStatus, unpreflightedCheckerStatuses } from "./GradingModel.js"
 import { type CourseNode, maxNodes, type ValidationIssue } from "./Model.js"
 import { stepGradingProblem } from "./StepGrading.js"
 
@@ -52,8 +53,8 @@ export const validationIssues = (
     readonly nodes: ReadonlyArray<CourseNode>
     readonly requiredNodeKeys: ReadonlyArray<string>
     readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly published: boolean }>
-    /** The course's own checkers (any status): a step may name no other. */
-    readonly checkers?: ReadonlySet<string>
+    /** The course's own checkers by uuid (lower case) with their status: a step may name no other, and publishes only with a preflighted one. */
+    readonly checkers?: ReadonlyMap<string, CheckerStatus>
   }
 ): ReadonlyArray<ValidationIssue> => {
   const issues: Array<ValidationIssue> = []
@@ -78,8 +79,17 @@ export const validationIssues = (
       issues.push({ severity: "error", nodeKey: node.nodeKey, code: "missing_grading", message: `Step "${node.title}" (${node.stepType}) needs grading` })
     }
     const checker = node.kind === "step" ? node.grading?.checkerUuid : undefined
-    if (checker !== undefined && course.checkers !== undefined && !course.checkers.has(checker.toLowerCase())) {
+    const checkerStatus = checker === undefined ? undefined : course.checkers?.get(checker.toLowerCase())
+    if (checker !== undefined && course.checkers !== undefined && checkerStatus === undefined) {
       issues.push({ severity: "error", nodeKey: node.nodeKey, code: "unknown_checker", message: `Step "${node.title}" names checker ${checker}, which is not one of this course's` })
+    }
+    if (checkerStatus !== undefined && unpreflightedCheckerStatuses.includes(checkerStatus)) {
+      issues.push({
+        severity: "error",
+        nodeKey: node.nodeKey,
+        code: "checker_not_ready",
+        message: `Step "${node.title}" names checker ${checker}, which is ${checkerStatus}; it must pass its preflight before the course publishes`
+      })
     }
     if (node.kind === "step" && node.stepType === "text" && (node.body ?? "").trim() === "") {
       issues.push({ severity: "warning", nodeKey: node.nodeKey, code: "empty_body", message: `Text step "${node.title}" has no text` })
