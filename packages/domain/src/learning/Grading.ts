@@ -8,7 +8,7 @@ import { courseFor } from "./Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
 import type { DiagnosticTry } from "./GradingModel.js"
 import { finishRegradeJob } from "./Regrades.js"
-import { dispatchSubmissions, finishGradeJob } from "./Submissions.js"
+import { dispatchSubmissions, finishGradeJob, lockJobEnrollments } from "./Submissions.js"
 
 /**
  * The grading worker's domain side (LEARNING §2.2 GradingJob, §5.5, §5.12, issue 18 point 2):
@@ -321,16 +321,43 @@ const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsa
     })))
 
 /**
+ * Locks, in uuid order, the checkers whose error streak a batch changes: those with a platform
+ * error in it, and those with a verdict whose streak is not zero (a verdict resets it).
+ */
+const lockStreakCheckers = (finished: ReadonlyArray<{ readonly call: FinishedCall; readonly reports: ReadonlyArray<CallReport> }>) =>
+  Effect.gen(function*() {
+    const erring = new Set<string>()
+    const answering = new Set<string>()
+    for (const { call, reports } of finished) {
+      if (call.kind === "preflight" || reports.length === 0) continue
+      ;(classify(reports[0]!)._tag === "verdict" ? answering : erring).add(call.checkerUuid)
+    }
+    if (erring.size + answering.size === 0) return
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`SELECT 1 FROM learning_checkers
+      WHERE uuid IN ${sql.in([...erring, ...answering])} AND (error_streak > 0 OR uuid IN ${sql.in([...erring, "00000000-0000-0000-0000-000000000000"])})
+      ORDER BY uuid FOR NO KEY UPDATE`
+  })
+
+/**
  * Applies the reports of many finished calls in one transaction (one commit for the batch), each
  * call in its own savepoint: a call whose statements fail is rolled back alone (its job stays
  * `running` and is claimed again when its lease lapses) and the rest commit. Usage is written once
  * per checker and kind of the batch. Returns each call's outcome (`error` for one rolled back).
+ *
+ * Before any call, the batch locks what its calls would otherwise lock one by one in the batch's
+ * order: the grade jobs' enrollments, then the checkers whose error streak changes, each set in uuid
+ * order (docs/decisions.md "Lock order"). Two workers' batches over the same learners or
+ * checkers then wait for each other, never crosswise.
  */
 export const finishGradingCalls = (
   finished: ReadonlyArray<{ readonly call: FinishedCall; readonly reports: ReadonlyArray<CallReport> }>
 ): Effect.Effect<ReadonlyArray<FinishOutcome | "error">, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
+      // Grade jobs only: a regrade's answer changes no learner row.
+      yield* lockJobEnrollments(finished.filter(({ call }) => call.kind === "grade").map(({ call }) => call.jobUuid))
+      yield* lockStreakCheckers(finished)
       const usage = new Map<string, Usage>()
       const outcomes: Array<FinishOutcome | "error"> = []
       for (const { call, reports } of finished) {
