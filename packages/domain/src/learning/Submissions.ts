@@ -472,6 +472,10 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     // The enrollment first (its lock orders this with the learner's other commands); strangers get the submission's 404.
     yield* enrollmentFor(actor, "learning.submissions.cancel", found.enrollment_uuid, { lock: true })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${uuid}` }))))
+    // Its waiting grade jobs before the submission (docs/decisions.md "Lock order"): a worker's claim holds a job
+    // and then moves its submission to checking, so taking the submission first could close a cycle with it.
+    yield* sql`SELECT 1 FROM learning_grading_jobs WHERE submission_uuid = ${uuid} AND status IN ('queued', 'running')
+      ORDER BY uuid FOR NO KEY UPDATE`
     const row = yield* loadSubmission(uuid, { lock: true })
     yield* requireTransition("learning.submissions.cancel", row.status)
     yield* requireRevision("submission", row.revision, input.expectedRevision)
