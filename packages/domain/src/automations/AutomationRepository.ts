@@ -66,7 +66,7 @@ export const findOwnRule = (
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql`SELECT ${sql.literal(ruleColumns)} FROM ${sql.literal(fromRules)}
       WHERE r.uuid = ${uuid} AND r.profile_uuid = ${profileUuid} ${options.deleted ? sql`` : sql`AND r.deleted_at IS NULL`}
-      ${options.lock ? sql`FOR UPDATE OF r` : sql``}`
+      ${options.lock ? sql`FOR NO KEY UPDATE OF r` : sql``}`
     return row === undefined ? Option.none() : Option.some(yield* decodeRule(row))
   })
 
@@ -96,7 +96,8 @@ export const listOwnRules = (profileUuid: string): Effect.Effect<ReadonlyArray<R
 export const countOwnRulesLocked = (profileUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`SELECT 1 FROM profiles WHERE uuid = ${profileUuid} FOR UPDATE`
+    // NO KEY UPDATE: serialises two creates, not the many inserts that merely reference the profile.
+    yield* sql`SELECT 1 FROM profiles WHERE uuid = ${profileUuid} FOR NO KEY UPDATE`
     const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM automation_rules
       WHERE profile_uuid = ${profileUuid} AND deleted_at IS NULL`
     return row?.n ?? 0

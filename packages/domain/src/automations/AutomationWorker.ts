@@ -136,12 +136,13 @@ export const fanOutAutomations: Effect.Effect<
           pending.set(row.rule_uuid, list)
         }
         if (pending.size > 0) {
-          const rules = [...pending.keys()]
+          // In uuid order, inserted and locked (docs/decisions.md "Lock order").
+          const rules = [...pending.keys()].sort()
           yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
             SELECT r::uuid, (now() AT TIME ZONE 'UTC')::date, 0 FROM jsonb_array_elements_text(${JSON.stringify(rules)}::jsonb) AS r
             ON CONFLICT (rule_uuid, day) DO NOTHING`
           const used = yield* decodeUsed(yield* sql`SELECT rule_uuid, used FROM automation_rule_days
-            WHERE ${sql.in("rule_uuid", rules)} AND day = (now() AT TIME ZONE 'UTC')::date FOR UPDATE`)
+            WHERE ${sql.in("rule_uuid", rules)} AND day = (now() AT TIME ZONE 'UTC')::date ORDER BY rule_uuid FOR NO KEY UPDATE`)
           const usedBy = new Map(used.map((row) => [row.rule_uuid, row.used]))
           const counted: Array<{ rule_uuid: string; n: number }> = []
           const skipped: Array<string> = []

@@ -64,13 +64,14 @@ const loadFacts = (enrollmentUuid: string) =>
           c.completion_policy, v.nodes
         FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN learning_courses c ON c.uuid = e.course_uuid
           JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
-        WHERE e.uuid = ${enrollmentUuid} FOR UPDATE OF e`,
+        WHERE e.uuid = ${enrollmentUuid} FOR NO KEY UPDATE OF e`,
       (rows) => rows[0]
     ))
 
 /**
  * Runs after a step state changed to completed, in the same transaction: emits the module,
- * course and enrollment completion events that became true for the first time.
+ * course and enrollment completion events that became true for the first time. The enrollment's
+ * lock is already held (`recordStepProgresses` takes it before the step states).
  */
 export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {

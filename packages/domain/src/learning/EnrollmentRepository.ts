@@ -91,11 +91,25 @@ export const enrollmentColumns = `e.uuid, e.run_uuid, e.course_uuid, e.profile_u
 /**
  * Enrollments by uuid, in uuid order (locked in that order for the transaction when asked, so two
  * transactions locking several never wait on each other crosswise); unknown uuids are left out.
+ * The lock is `FOR NO KEY UPDATE`: it orders the enrollment's commands and grading (an enrollment
+ * is locked before its submissions and step states, docs/decisions.md "Lock order"), while rows
+ * that only reference it (a submission, a step state, a grading job) can still be inserted.
  */
 export const loadEnrollments = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     uuids.length === 0 ? Effect.succeed([]) : sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE e.uuid = ANY(${uuidArray(sql, uuids)})
-      ORDER BY e.uuid ${options.lock ? sql.literal("FOR UPDATE OF e") : sql``}`)
+      ORDER BY e.uuid ${options.lock ? sql.literal("FOR NO KEY UPDATE OF e") : sql``}`)
+
+/**
+ * Locks enrollments, in uuid order, for the transaction (as `loadEnrollments` does, reading
+ * nothing): taken first by whatever changes an enrollment's submissions or step states without
+ * having loaded it, so the enrollment always comes before them (docs/decisions.md "Lock order").
+ * Locking one the transaction already holds costs nothing.
+ */
+export const lockEnrollments = (uuids: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  uuids.length === 0 ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT 1 FROM learning_enrollments WHERE uuid = ANY(${uuidArray(sql, [...new Set(uuids.map((uuid) => uuid.toLowerCase()))])})
+      ORDER BY uuid FOR NO KEY UPDATE`.pipe(Effect.asVoid))
 
 /** The enrollment (locked for the transaction when asked); 404 when there is none. */
 export const loadEnrollment = (uuid: string, options: { readonly lock: boolean }) =>

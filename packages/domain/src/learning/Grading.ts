@@ -8,7 +8,7 @@ import { courseFor } from "./Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
 import type { DiagnosticTry } from "./GradingModel.js"
 import { finishRegradeJob } from "./Regrades.js"
-import { dispatchSubmissions, finishGradeJob } from "./Submissions.js"
+import { dispatchSubmissions, finishGradeJob, lockJobEnrollments } from "./Submissions.js"
 
 /**
  * The grading worker's domain side (LEARNING §2.2 GradingJob, §5.5, §5.12, issue 18 point 2):
@@ -276,6 +276,8 @@ type FinishedCall = Pick<GradingCall, "jobUuid" | "kind" | "checkerUuid" | "trie
 const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsage: (usage: Usage) => void) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
+      // The learner's enrollment before the job, the submission and the step states (docs/decisions.md "Lock order").
+      if (call.kind === "grade") yield* lockJobEnrollments([call.jobUuid])
       const classified = reports.map(classify)
       // The diagnostics are written only while the claim still holds the job (`running` at its tries): the guard and the lock in one.
       if (!(yield* recordDiagnostics(call, reports, classified))) return "superseded" as const
@@ -321,26 +323,63 @@ const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsa
     })))
 
 /**
+ * Locks, in uuid order, the checkers whose error streak a batch changes: those with a platform
+ * error in it, and those with a verdict whose streak is not zero (a verdict resets it).
+ */
+const lockStreakCheckers = (finished: ReadonlyArray<{ readonly call: FinishedCall; readonly reports: ReadonlyArray<CallReport> }>) =>
+  Effect.gen(function*() {
+    const erring = new Set<string>()
+    const answering = new Set<string>()
+    for (const { call, reports } of finished) {
+      if (call.kind === "preflight" || reports.length === 0) continue
+      ;(classify(reports[0]!)._tag === "verdict" ? answering : erring).add(call.checkerUuid)
+    }
+    if (erring.size + answering.size === 0) return
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`SELECT 1 FROM learning_checkers
+      WHERE uuid IN ${sql.in([...erring, ...answering])} AND (error_streak > 0 OR uuid IN ${sql.in([...erring, "00000000-0000-0000-0000-000000000000"])})
+      ORDER BY uuid FOR NO KEY UPDATE`
+  })
+
+/**
  * Applies the reports of many finished calls in one transaction (one commit for the batch), each
  * call in its own savepoint: a call whose statements fail is rolled back alone (its job stays
  * `running` and is claimed again when its lease lapses) and the rest commit. Usage is written once
  * per checker and kind of the batch. Returns each call's outcome (`error` for one rolled back).
+ *
+ * The calls are applied in the lock order (docs/decisions.md "Lock order"), not in the batch's:
+ * the checkers whose error streak changes are locked first, in uuid order; then the grade calls
+ * in the uuid order of their enrollments (each locks its enrollment first), then the others. Two
+ * workers' batches over the same learners or checkers then wait for each other, never crosswise,
+ * and an enrollment is held only from its own call on.
  */
 export const finishGradingCalls = (
   finished: ReadonlyArray<{ readonly call: FinishedCall; readonly reports: ReadonlyArray<CallReport> }>
 ): Effect.Effect<ReadonlyArray<FinishOutcome | "error">, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
+      yield* lockStreakCheckers(finished)
+      // Grade jobs only: a regrade's answer changes no learner row.
+      const grades = finished.filter(({ call }) => call.kind === "grade").map(({ call }) => call.jobUuid)
+      const enrollmentOf = new Map((grades.length === 0 ? [] : yield* sql<{ uuid: string; enrollment_uuid: string }>`
+        SELECT uuid, enrollment_uuid FROM learning_grading_jobs WHERE uuid IN ${sql.in(grades)}`).map((row) => [row.uuid, row.enrollment_uuid]))
+      const rank = (index: number) => {
+        const { call } = finished[index]!
+        return call.kind === "grade" ? `0${enrollmentOf.get(call.jobUuid) ?? ""}` : "1"
+      }
+      // Code-unit order: Postgres's uuid order for lower-case uuids (localeCompare may differ).
+      const order = finished.map((_, index) => index).sort((a, b) => rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : a - b)
       const usage = new Map<string, Usage>()
-      const outcomes: Array<FinishOutcome | "error"> = []
-      for (const { call, reports } of finished) {
+      const outcomes: Array<FinishOutcome | "error"> = new Array(finished.length)
+      for (const index of order) {
+        const { call, reports } = finished[index]!
         // The call's usage counts only when its savepoint commits.
         let own: Usage | undefined
         const outcome = yield* finishOne(call, reports, (entry) => (own = entry)).pipe(
           Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("learning grading call not applied", cause), "error" as const))
         )
         if (outcome !== "error") mergeUsage(usage, own)
-        outcomes.push(outcome)
+        outcomes[index] = outcome
       }
       // In key order, so two batches never wait for each other's usage rows.
       yield* recordUsage([...usage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry))

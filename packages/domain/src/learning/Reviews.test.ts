@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { command, ok, refused, step } from "../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../api/Authentication.js"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import { loadEnrollment } from "./EnrollmentRepository.js"
 import { appendScoreLayer, effectiveScore, revokeScoreLayer } from "./Layers.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import { announceOverdueReviews, type AssignmentActor, assignmentAllows, assignmentTransitions, type AssignmentTrigger } from "./ReviewAssignments.js"
@@ -11,6 +13,7 @@ import type { AutomaticOverride, ReviewAssignment, ReviewWorkspace } from "./Rev
 import { advanceRuns } from "./Runs.js"
 import type { Submission } from "./StepModel.js"
 import { claimGradeJobs, finishGradeJob } from "./Submissions.js"
+import { loadSubmission } from "./SubmissionViews.js"
 
 /**
  * Reviews, score layers and automatic overrides (learning L3, issue 18 points 3, 4 and 6) through
@@ -294,6 +297,49 @@ describe("staff review: claim, draft, decide, release", () => {
       urlParams: { status: "overdue", mine: "true" }
     }))
     expect(listed.items.map((a) => [a.uuid, a.overdue])).toEqual([[claimed.uuid, true]])
+  })
+
+  it("a release while the learner's command holds the enrollment and then the submission: the enrollment first for both, no deadlock", async () => {
+    const course = await setup()
+    const reviewer = await staffMember(course.courseUuid, "reviewer")
+    const { enrollment, learner } = await learnerIn(course.runUuid)
+    const submission = ok<Submission>(await submit(learner, enrollment, "essay", "Эссе"))
+    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    ok(await m.invoke("learning.reviews.decide", reviewer.profile, {
+      path: { submission: submission.uuid },
+      payload: command({ expectedRevision: claimed.revision!, outcome: "accept", points: 8, rubric: [{ criterion: "Ясность", points: 8 }], comment: "Хорошо" })
+    }))
+    const assignmentRevision = await revisionOf(claimed.uuid)
+    const waiting = async () =>
+      (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]!.n
+    const outcome = await m.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      // The learner's command (a cancel's order): the enrollment, then (after the release started) the submission.
+      const learnerSide = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+        yield* loadEnrollment(enrollment, { lock: true })
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(go)
+        return yield* loadSubmission(submission.uuid, { lock: true })
+      })))
+      yield* Deferred.await(held)
+      const release = yield* Effect.fork(Effect.promise(() =>
+        m.invoke("learning.reviews.release", reviewer.profile, { path: { submission: submission.uuid }, payload: command({ expectedRevision: assignmentRevision }) })))
+      yield* Effect.promise(async () => {
+        const end = Date.now() + 30_000
+        while ((await waiting()) < 1) {
+          if (Date.now() > end) throw new Error("the release never waited for the learner")
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      })
+      yield* Deferred.succeed(go, undefined)
+      return { learner: yield* Fiber.await(learnerSide), release: yield* Fiber.join(release) }
+    }))
+    // Before, the release held the submission and waited for the enrollment (completion): Postgres broke the cycle (503).
+    expect(Exit.isSuccess(outcome.learner)).toBe(true)
+    const released = ok<Submission>(outcome.release)
+    expect([released.status, released.score?.points]).toEqual(["accepted", 8])
   })
 })
 

@@ -8,6 +8,7 @@ import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
 import { courseFor, once } from "./Courses.js"
 import { stepDates } from "./Dates.js"
+import { lockEnrollments } from "./EnrollmentRepository.js"
 import { appendScoreLayer, effectiveOf, requireGradesOpen, submissionNode } from "./Layers.js"
 import { AlreadyClaimed, ConflictOfInterest, NotEligible } from "./LearningErrors.js"
 import type { CourseNode } from "./Model.js"
@@ -72,6 +73,9 @@ const noSubmission = (uuid: string) => new NotFound({ message: `No submission ${
 const reviewContext = (actor: Actor, submissionUuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // A command locks the learner's enrollment before the submission, as the learner's own commands
+    // do (a release then records the step's progress under it): docs/decisions.md "Lock order".
+    if (options.lock) yield* lockEnrollments([(yield* loadSubmission(submissionUuid, { lock: false })).enrollment_uuid])
     const submission = yield* loadSubmission(submissionUuid, options)
     const standing = yield* standingOn(actor, submission.course_uuid)
     // The submission's run, and its enrollment's groups for group-scoped staff.

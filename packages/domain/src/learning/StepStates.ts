@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { afterStepChange } from "./Completion.js"
 import type { StepDates } from "./Dates.js"
+import { lockEnrollments } from "./EnrollmentRepository.js"
 
 /**
  * Per-step state of an enrollment (LEARNING §2.1 #10, §2.2 StepState): `learning_step_states`,
@@ -45,12 +46,15 @@ export const loadStepStates = (enrollmentUuid: string): Effect.Effect<ReadonlyMa
       (rows) => new Map(rows.map((row) => [row.node_key, row]))
     ))
 
-/** One step's state row, locked for the transaction when asked; undefined when the step has none yet. */
+/**
+ * One step's state row, locked for the transaction when asked (the caller holds its enrollment
+ * already: docs/decisions.md "Lock order"); undefined when the step has none yet.
+ */
 export const loadStepState = (enrollmentUuid: string, nodeKey: string, options: { readonly lock: boolean } = { lock: false }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
       sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns)} FROM learning_step_states
-        WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} ${options.lock ? sql.literal("FOR UPDATE") : sql``}`,
+        WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} ${options.lock ? sql.literal("FOR NO KEY UPDATE") : sql``}`,
       (rows) => rows[0]
     ))
 
@@ -103,10 +107,12 @@ export interface StepProgress {
 }
 
 /**
- * `recordStepProgress` of several steps (distinct (enrollment, node) pairs) in two statements:
- * the existing rows locked (in key order), then every row written — inserted in its final state
- * or moved where the table allows — in one; completion runs for each step that became completed.
- * Returns the rows as they are afterwards, in order.
+ * `recordStepProgress` of several steps (distinct (enrollment, node) pairs) in three statements:
+ * their enrollments locked (in uuid order: completion below changes them, and an enrollment is
+ * always locked before its step states, docs/decisions.md "Lock order" — a no-op for a caller that
+ * holds them already), the existing rows locked (in key order), then every row written — inserted
+ * in its final state or moved where the table allows — in one; completion runs for each step that
+ * became completed. Returns the rows as they are afterwards, in order.
  */
 export const recordStepProgresses = (
   moves: ReadonlyArray<StepProgress>,
@@ -121,10 +127,11 @@ export const recordStepProgresses = (
     // Postgres writes uuids in lower case; a caller's may come in either.
     const keyOf = (enrollmentUuid: string, nodeKey: string) => `${enrollmentUuid.toLowerCase()}/${nodeKey}`
     const keys = moves.map((move) => ({ enrollment_uuid: move.enrollmentUuid, node_key: move.nodeKey }))
+    if (!retry) yield* lockEnrollments(moves.map((move) => move.enrollmentUuid))
     const current = new Map((yield* sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
       FROM learning_step_states s JOIN jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
         ON s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key
-      ORDER BY s.enrollment_uuid, s.node_key FOR UPDATE OF s`).map((row) => [keyOf(row.enrollment_uuid, row.node_key), row]))
+      ORDER BY s.enrollment_uuid, s.node_key FOR NO KEY UPDATE OF s`).map((row) => [keyOf(row.enrollment_uuid, row.node_key), row]))
     // A row exists: moved if the table allows. None yet: written in its final state at once
     // (reached `available`, then moved on).
     const writes = moves.flatMap((move) => {

@@ -472,6 +472,10 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     // The enrollment first (its lock orders this with the learner's other commands); strangers get the submission's 404.
     yield* enrollmentFor(actor, "learning.submissions.cancel", found.enrollment_uuid, { lock: true })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${uuid}` }))))
+    // Its waiting grade jobs before the submission (docs/decisions.md "Lock order"): a worker's claim holds a job
+    // and then moves its submission to checking, so taking the submission first could close a cycle with it.
+    yield* sql`SELECT 1 FROM learning_grading_jobs WHERE submission_uuid = ${uuid} AND status IN ('queued', 'running')
+      ORDER BY uuid FOR NO KEY UPDATE`
     const row = yield* loadSubmission(uuid, { lock: true })
     yield* requireTransition("learning.submissions.cancel", row.status)
     yield* requireRevision("submission", row.revision, input.expectedRevision)
@@ -487,6 +491,10 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
  * the submission in `checking`; a platform failure after the retries moves it to `check_failed`,
  * refunds the attempt and emits `learning.checker.failed`. Applied once: a job not `running`
  * (already finished, or cancelled with its submission) changes nothing. Returns whether it applied.
+ *
+ * The job's enrollment is locked first, as the learner's commands lock it before the submission,
+ * the job and the step states this changes (docs/decisions.md "Lock order"); before, the worker
+ * took the step states and then the enrollment (for completion), and deadlocked with a submit.
  */
 export const finishGradeJob = (
   jobUuid: string,
@@ -494,6 +502,7 @@ export const finishGradeJob = (
 ): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    yield* lockJobEnrollments([jobUuid])
     const [job] = yield* sql<{ uuid: string; submission_uuid: string; checker_uuid: string | null; course_uuid: string }>`
       UPDATE learning_grading_jobs SET status = ${outcome._tag === "verdict" ? "succeeded" : "failed"},
         verdict = ${outcome._tag === "verdict" ? outcome.result.verdict : null},
@@ -537,6 +546,15 @@ export const finishGradeJob = (
     yield* recordStepProgress(row.enrollment_uuid, row.node_key, applied.progress)
     return true
   })
+
+/**
+ * Locks the enrollments of grading jobs, in uuid order (docs/decisions.md "Lock order"): what the
+ * grading worker takes before it applies the jobs' answers. The job row is read, not locked.
+ */
+export const lockJobEnrollments = (jobUuids: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  jobUuids.length === 0 ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT 1 FROM learning_enrollments WHERE uuid IN (SELECT enrollment_uuid FROM learning_grading_jobs WHERE uuid IN ${sql.in([...jobUuids])})
+      ORDER BY uuid FOR NO KEY UPDATE`.pipe(Effect.asVoid))
 
 /** W dispatch: claims queued grade jobs (SKIP LOCKED) and moves their submissions to `checking`. For learning issue 3's worker. */
 export const claimGradeJobs = (limit: number) =>

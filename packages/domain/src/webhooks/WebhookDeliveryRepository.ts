@@ -258,7 +258,8 @@ export interface LeaseLimits {
 
 /**
  * Leases due deliveries (retries, replays, tests, deliveries whose lease ran out) with
- * `FOR UPDATE SKIP LOCKED`, oldest due first, at most `perEndpoint` in flight per endpoint.
+ * `FOR NO KEY UPDATE SKIP LOCKED` (the lease columns are no key: attempts referencing a delivery
+ * need not wait), oldest due first, at most `perEndpoint` in flight per endpoint.
  */
 export const leaseDueDeliveries = (limits: LeaseLimits): Effect.Effect<ReadonlyArray<ClaimedDelivery>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -273,7 +274,7 @@ export const leaseDueDeliveries = (limits: LeaseLimits): Effect.Effect<ReadonlyA
             ORDER BY d.next_attempt_at
             LIMIT greatest(0, ${limits.perEndpoint} - (SELECT count(*) FROM webhook_deliveries x
               WHERE x.endpoint_uuid = w.uuid AND x.status = 'pending' AND x.lease_token IS NOT NULL AND x.lease_until >= now()))
-            FOR UPDATE OF d SKIP LOCKED
+            FOR NO KEY UPDATE OF d SKIP LOCKED
           ) c
           WHERE w.deleted_at IS NULL AND w.state IN ('active', 'awaiting_test') AND ${sql.literal(liveOwner)}
           ORDER BY c.next_attempt_at
@@ -315,7 +316,12 @@ const fanOutColumns = selectList(FanOutEndpoint, "w", {
 })
 const decodeFanOut = rowsDecoder(FanOutEndpoint)
 
-/** Up to 100 active endpoints behind the last position, locked with `SKIP LOCKED` so workers share them. */
+/**
+ * Up to 100 active endpoints behind the last position, locked with `SKIP LOCKED` so workers share
+ * them: `FOR NO KEY UPDATE` (what the position's UPDATE takes anyway), so an automation rule's or
+ * a test's INSERT INTO webhook_deliveries, whose foreign key check takes a key-share lock on the
+ * endpoint, does not wait for the fan-out (and cannot deadlock with it on the unique key).
+ */
 export const lockEndpointsBehind: Effect.Effect<ReadonlyArray<FanOutEndpoint>, SqlError, SqlClient.SqlClient> = Effect.gen(
   function*() {
     const sql = yield* SqlClient.SqlClient
@@ -324,7 +330,7 @@ export const lockEndpointsBehind: Effect.Effect<ReadonlyArray<FanOutEndpoint>, S
         FROM webhook_endpoints w, event_sequence s
         WHERE w.state = 'active' AND w.deleted_at IS NULL AND w.after_position < s.last_position AND ${sql.literal(liveOwner)}
         ORDER BY w.after_position LIMIT 100
-        FOR UPDATE OF w SKIP LOCKED`
+        FOR NO KEY UPDATE OF w SKIP LOCKED`
     )
   }
 )

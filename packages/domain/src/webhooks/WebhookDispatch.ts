@@ -19,6 +19,7 @@ import {
   type DisabledEndpoint,
   disableEndpoints,
   endFailingStreaks,
+  lockEndpointsToChange,
   startFailingStreaks,
   verifyTestedEndpoints
 } from "./WebhookEndpointRepository.js"
@@ -127,11 +128,27 @@ const unique = (values: ReadonlyArray<string>) => [...new Set(values)]
  * starts or extends it, a 410 disables the endpoint at once and a streak of
  * `failingDaysBeforeDisable` disables it (its pending deliveries cancelled), a 2xx test verifies
  * the configuration it tested. Returns the endpoints disabled now, for their owners' notice.
+ *
+ * The endpoints it changes are locked first, all at once and in uuid order, before their
+ * deliveries: the lock order of docs/decisions.md ("Lock order"), so two workers recording
+ * overlapping batches, or a worker and an owner's command, never wait on each other crosswise.
  */
 export const recordOutcomes = (
   batch: ReadonlyArray<DeliveryOutcome>
 ): Effect.Effect<ReadonlyArray<DisabledEndpoint>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    const succeeded = new Set(batch.filter((o) => o.result === "succeeded").map((o) => o.endpointUuid))
+    const failing = unique(batch.filter((o) => o.kind === "event" && o.attempt !== undefined && o.result !== "succeeded")
+      .map((o) => o.endpointUuid)).filter((uuid) => !succeeded.has(uuid))
+    // Only endpoints that were failing when leased can have a streak to end: no statement in the common case.
+    const ending = unique(batch.filter((o) => o.result === "succeeded" && o.endpointFailing).map((o) => o.endpointUuid))
+    const gone = unique(batch.filter((o) => o.disable === "gone").map((o) => o.endpointUuid))
+    const tested = batch.filter((o) => o.kind === "test" && o.result === "succeeded")
+      .map((o) => ({ uuid: o.endpointUuid, configVersion: o.configVersion }))
+    const locked = yield* lockEndpointsToChange({ ending, failing, gone, tested })
+    const only = <A>(items: ReadonlyArray<A>, uuidOf: (item: A) => string) => items.filter((item) => locked.has(uuidOf(item)))
+    const same = (uuid: string) => uuid
+
     yield* insertAttempts(batch.flatMap((o) =>
       o.attempt === undefined ? [] : [{
         deliveryUuid: o.deliveryUuid,
@@ -155,19 +172,14 @@ export const recordOutcomes = (
       attempted: o.attempt !== undefined
     })))
 
-    const succeeded = new Set(batch.filter((o) => o.result === "succeeded").map((o) => o.endpointUuid))
-    const failing = unique(batch.filter((o) => o.kind === "event" && o.attempt !== undefined && o.result !== "succeeded")
-      .map((o) => o.endpointUuid)).filter((uuid) => !succeeded.has(uuid))
-    // Only endpoints that were failing when leased can have a streak to end: no statement in the common case.
-    yield* endFailingStreaks(unique(batch.filter((o) => o.result === "succeeded" && o.endpointFailing).map((o) => o.endpointUuid)))
-    yield* startFailingStreaks(failing)
+    // Each change only of the endpoints locked above (one that started to qualify since is left to a later batch).
+    yield* endFailingStreaks(only(ending, same))
+    yield* startFailingStreaks(only(failing, same))
     const disabled = [
-      ...(yield* disableEndpoints(unique(batch.filter((o) => o.disable === "gone").map((o) => o.endpointUuid)), "gone")),
-      ...(yield* disableEndpoints(failing, "failing"))
+      ...(yield* disableEndpoints(only(gone, same), "gone")),
+      ...(yield* disableEndpoints(only(failing, same), "failing"))
     ]
     for (const endpoint of disabled) yield* cancelPendingDeliveries(endpoint.uuid, "endpoint disabled")
-    yield* verifyTestedEndpoints(
-      batch.filter((o) => o.kind === "test" && o.result === "succeeded").map((o) => ({ uuid: o.endpointUuid, configVersion: o.configVersion }))
-    )
+    yield* verifyTestedEndpoints(only(tested, (t) => t.uuid))
     return disabled
   })

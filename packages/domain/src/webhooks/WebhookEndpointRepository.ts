@@ -48,7 +48,11 @@ const one = (rows: ReadonlyArray<unknown>) =>
 const returned = (rows: ReadonlyArray<unknown>) =>
   rows.length === 0 ? Effect.dieMessage("webhook_endpoints: the statement returned no row") : decodeRow(rows[0])
 
-/** A profile's live endpoint, locked for the rest of the transaction when `lock`. */
+/**
+ * A profile's live endpoint, locked for the rest of the transaction when `lock`: `FOR NO KEY
+ * UPDATE`, which serialises the owner's commands and the worker's bookkeeping but lets rows that
+ * only reference the endpoint (a delivery queued by an automation rule) be inserted meanwhile.
+ */
 export const findOwnEndpoint = (
   profileUuid: string,
   uuid: string,
@@ -58,7 +62,7 @@ export const findOwnEndpoint = (
     Effect.flatMap(
       sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints w
         WHERE w.uuid = ${uuid} AND w.profile_uuid = ${profileUuid} AND w.deleted_at IS NULL
-        ${options.lock ? sql`FOR UPDATE` : sql``}`,
+        ${options.lock ? sql`FOR NO KEY UPDATE` : sql``}`,
       one
     ))
 
@@ -89,7 +93,8 @@ const decodeCount = rowDecoder(Count)
 export const countOwnEndpointsLocked = (profileUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`SELECT 1 FROM profiles WHERE uuid = ${profileUuid} FOR UPDATE`
+    // NO KEY UPDATE: serialises two creates, not the many inserts that merely reference the profile.
+    yield* sql`SELECT 1 FROM profiles WHERE uuid = ${profileUuid} FOR NO KEY UPDATE`
     const [count] = yield* sql`SELECT count(*)::int AS n FROM webhook_endpoints
       WHERE profile_uuid = ${profileUuid} AND deleted_at IS NULL`
     return count === undefined ? 0 : (yield* decodeCount(count)).n
@@ -164,7 +169,7 @@ export const lockOwnEndpointDeletion = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql`SELECT deleted_at IS NOT NULL AS deleted FROM webhook_endpoints
-      WHERE uuid = ${uuid} AND profile_uuid = ${profileUuid} FOR UPDATE`
+      WHERE uuid = ${uuid} AND profile_uuid = ${profileUuid} FOR NO KEY UPDATE`
     return row === undefined ? Option.none() : Option.some((yield* decodeDeleted(row)).deleted)
   })
 
@@ -218,6 +223,48 @@ export const transactionNow: Effect.Effect<Date, SqlError, SqlClient.SqlClient> 
 })
 
 // ---- the worker's bookkeeping (through WebhookDispatch.ts) ----------------------------------
+
+/** The endpoints one batch of outcomes may change, by the change (see `recordOutcomes`). */
+export interface EndpointChanges {
+  /** A 2xx: their failing streak ends. */
+  readonly ending: ReadonlyArray<string>
+  /** An event attempt without a 2xx: a streak starts, or a long one disables them. */
+  readonly failing: ReadonlyArray<string>
+  /** A 410: disabled at once. */
+  readonly gone: ReadonlyArray<string>
+  /** A 2xx test of these configurations. */
+  readonly tested: ReadonlyArray<{ readonly uuid: string; readonly configVersion: number }>
+}
+
+const UuidRow = Schema.Struct({ uuid: Schema.String })
+const decodeUuidRows = rowsDecoder(UuidRow)
+
+/**
+ * Locks, in uuid order (docs/decisions.md, "Lock order"), the endpoints the batch's bookkeeping
+ * will change: those the statements below would match now (a streak already started is not
+ * locked again, so the common failing batch takes no lock). `FOR NO KEY UPDATE`, as those
+ * statements' own locks are. Returns the locked uuids: the statements then change only those, so
+ * no row is locked out of order later.
+ */
+export const lockEndpointsToChange = (changes: EndpointChanges): Effect.Effect<ReadonlySet<string>, SqlError, SqlClient.SqlClient> => {
+  const any = changes.ending.length + changes.failing.length + changes.gone.length + changes.tested.length
+  return any === 0 ? Effect.succeed(new Set()) : Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const list = (uuids: ReadonlyArray<string>) => JSON.stringify(uuids)
+    const rows = yield* decodeUuidRows(
+      yield* sql`SELECT w.uuid FROM webhook_endpoints w
+        WHERE (w.uuid IN (SELECT jsonb_array_elements_text(${list(changes.ending)}::jsonb)::uuid) AND w.failing_since IS NOT NULL)
+          OR (w.uuid IN (SELECT jsonb_array_elements_text(${list(changes.failing)}::jsonb)::uuid) AND (w.failing_since IS NULL
+            OR (w.disabled_at IS NULL AND w.deleted_at IS NULL
+              AND w.failing_since <= now() - make_interval(days => ${webhookLimits.failingDaysBeforeDisable}))))
+          OR (w.uuid IN (SELECT jsonb_array_elements_text(${list(changes.gone)}::jsonb)::uuid) AND w.disabled_at IS NULL AND w.deleted_at IS NULL)
+          OR (w.uuid IN (SELECT jsonb_array_elements_text(${list(changes.tested.map((t) => t.uuid))}::jsonb)::uuid)
+            AND w.approved_at IS NOT NULL AND w.verified_at IS NULL AND w.deleted_at IS NULL)
+        ORDER BY w.uuid FOR NO KEY UPDATE`
+    )
+    return new Set(rows.map((row) => row.uuid))
+  })
+}
 
 /** A 2xx ends a failing streak. */
 export const endFailingStreaks = (uuids: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

@@ -75,11 +75,13 @@ export const classifyAttempt = (
  * (or 250 ms passed); a cycle is one transaction (committed without waiting for the WAL flush, see
  * `bookkeeping`) that
  *
- * 1. records the outcomes of finished attempts;
+ * 1. records the outcomes of finished attempts (the endpoints it changes locked first, in uuid
+ *    order: docs/decisions.md "Lock order");
  * 2. claims due deliveries (retries, replays, tests, deliveries whose lease ran out) with
- *    `FOR UPDATE SKIP LOCKED`, oldest due first;
+ *    `FOR NO KEY UPDATE SKIP LOCKED`, oldest due first;
  * 3. fans out: for each active endpoint behind the last sequenced position (locked with
- *    `FOR UPDATE SKIP LOCKED`, so several workers share them) and with free slots, creates a
+ *    `FOR NO KEY UPDATE SKIP LOCKED`, so several workers share them and a rule's delivery insert
+ *    does not wait) and with free slots, creates a
  *    delivery, leased at once, for each of its next new events that matches its types and that its
  *    profile may see (as many events as it has free slots), and moves its position.
  *

@@ -1,0 +1,119 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { cancelPendingDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
+import { recordOutcomes } from "./WebhookDispatch.js"
+import { findOwnEndpoint } from "./WebhookEndpointRepository.js"
+
+/**
+ * The webhook tables' lock order (docs/decisions.md "Lock order") on real Postgres, interleaved
+ * deterministically: an endpoint before its deliveries for the owner and the worker alike, and
+ * locks that only guard other columns (`FOR NO KEY UPDATE`) let a delivery be inserted meanwhile.
+ */
+
+let m: Marketplace
+beforeAll(async () => {
+  m = await openMarketplace("webhook_locks")
+})
+afterAll(async () => {
+  await m?.close()
+})
+
+/** An active endpoint of a new profile, behind the last event position (after_position -1). */
+const activeEndpoint = async () => {
+  const owner = await m.profile()
+  const uuid = randomUUID()
+  await m.sql(`INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at, after_position)
+    VALUES ($1, $2, 'https://receiver.example/hook', '["profile.*"]'::jsonb, 'reference', 'sealed', now(), now(), -1)`, uuid, owner.profileUuid)
+  return { owner, uuid }
+}
+
+const until = async (check: () => Promise<boolean>, what: string) => {
+  const end = Date.now() + 30_000
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+const lockWaiters = async () =>
+  (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]!.n
+
+/** A failure's SQLSTATE (40P01: deadlock detected; 55P03: lock timeout) and cause, for the assertion's message. */
+const causeOf = (exit: Exit.Exit<unknown, unknown>) => {
+  if (Exit.isSuccess(exit)) return ""
+  const error = Cause.squash(exit.cause) as { readonly cause?: { readonly code?: string } }
+  return `${error.cause?.code ?? ""} ${Cause.pretty(exit.cause)}`
+}
+
+describe("webhook lock order", () => {
+  it("a worker recording a failed attempt while the owner pauses the endpoint: the endpoint first for both, no deadlock", async () => {
+    const { owner, uuid } = await activeEndpoint()
+    // A delivery the worker leased, whose lease ran out while the attempt was out (a slow receiver): the owner's cancel reaches it too.
+    const token = randomUUID()
+    const [delivery] = await m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
+        next_attempt_at, lease_until, lease_token)
+      VALUES ($1, 'event', $2, 'profile.updated', 1, now(), now() - interval '1 second', $3) RETURNING uuid`, uuid, randomUUID(), token)
+    const outcome = await m.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      // The owner's pause: the endpoint locked, then its pending deliveries cancelled (WebhookEndpoints.ts).
+      const ownerSide = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+        yield* findOwnEndpoint(owner.profileUuid, uuid, { lock: true })
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(go)
+        return yield* cancelPendingDeliveries(uuid, "endpoint paused")
+      })))
+      yield* Deferred.await(held)
+      // The worker: a 500 starts the endpoint's failing streak, and the delivery is due again.
+      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([{
+        deliveryUuid: delivery!.uuid,
+        leaseToken: token,
+        endpointUuid: uuid,
+        kind: "event",
+        configVersion: 1,
+        result: "retry",
+        retryAt: new Date(Date.now() + 60_000),
+        attempt: { attemptedAt: new Date(), url: "https://receiver.example/hook", result: { statusCode: 500, excerpt: "", durationMs: 3 } },
+        endpointFailing: false
+      }])))
+      yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1, "the worker to wait for the owner"))
+      yield* Deferred.succeed(go, undefined)
+      return { owner: yield* Fiber.await(ownerSide), worker: yield* Fiber.await(workerSide) }
+    }))
+    expect(Exit.isSuccess(outcome.owner), causeOf(outcome.owner)).toBe(true)
+    expect(Exit.isSuccess(outcome.worker), causeOf(outcome.worker)).toBe(true)
+    const [endpoint] = await m.sql<{ failing: boolean }>("SELECT failing_since IS NOT NULL AS failing FROM webhook_endpoints WHERE uuid = $1", uuid)
+    expect(endpoint!.failing).toBe(true)
+    const [attempts] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_uuid = $1", delivery!.uuid)
+    expect(attempts!.n).toBe(1)
+  })
+
+  it("a delivery an automation rule queues is inserted while a worker's fan-out holds the endpoint", async () => {
+    const { uuid } = await activeEndpoint()
+    const result = await m.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* Deferred.make<ReadonlyArray<string>>()
+      const go = yield* Deferred.make<void>()
+      const fanOut = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+        const endpoints = yield* lockEndpointsBehind
+        yield* Deferred.succeed(held, endpoints.map((endpoint) => endpoint.uuid))
+        yield* Deferred.await(go)
+      })))
+      const locked = yield* Deferred.await(held)
+      // The rule's insert (its foreign key check takes a key-share lock on the endpoint) with a generous limit on
+      // waiting: a fan-out's FOR UPDATE made it wait for the whole fan-out transaction.
+      const queued = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
+        sql`SET LOCAL lock_timeout = '10s'`,
+        queueEventDelivery(uuid, { uuid: randomUUID(), type: "profile.updated", position: "1" })
+      )))
+      yield* Deferred.succeed(go, undefined)
+      yield* Fiber.join(fanOut)
+      return { locked, queued }
+    }))
+    expect(result.locked).toContain(uuid)
+    expect(Exit.isSuccess(result.queued), causeOf(result.queued)).toBe(true)
+  })
+})
