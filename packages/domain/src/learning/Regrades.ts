@@ -233,7 +233,7 @@ export const applyRegrade = (
     }
     // Plan-then-commit: every chosen item's submission must be as the dry run saw it.
     const current = items.length === 0 ? [] : yield* sql<{ uuid: string; revision: number }>`SELECT uuid, revision FROM learning_submissions
-      WHERE uuid IN ${sql.in(items.map((item) => item.submission_uuid))} FOR UPDATE`
+      WHERE uuid IN ${sql.in(items.map((item) => item.submission_uuid))} ORDER BY uuid FOR NO KEY UPDATE`
     const revisions = new Map(current.map((row) => [row.uuid, row.revision]))
     const stale = items.filter((item) => revisions.get(item.submission_uuid) !== item.base_revision)
     if (stale.length > 0) {
