@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { expect } from "vitest"
-import type { SessionActor } from "../src/api/Authentication.js"
-import type { CourseAuthor, CourseNode, Run } from "../src/learning/Model.js"
-import { advanceRuns } from "../src/learning/Runs.js"
+import type { SessionActor } from "../src/kernel/Authentication.js"
+import type { CourseAuthor, CourseNode, Run } from "../src/learning/courses/Model.js"
+import { advanceRuns } from "../src/learning/courses/Runs.js"
 import type { Answer } from "../src/operations/Operations.js"
 import { bodyOf, codeOf, type Marketplace, okBody } from "./marketplace.js"
 

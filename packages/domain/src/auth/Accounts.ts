@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import type { SessionActor } from "../api/Authentication.js"
+import type { SessionActor } from "../kernel/Authentication.js"
 import { ensurePersonalKey, revokeAccountKeys } from "../keys/Keys.js"
 import type { ProfileData } from "../profiles/Profile.js"
 import { actingProfileUuid, deleteProfilesOfAccount, insertProfileRow, liveProfilesOfAccount } from "../profiles/ProfileRepository.js"
@@ -9,7 +9,6 @@ import { closeRelationsOf } from "../relations/Relations.js"
 import {
   insertAccount,
   liveAccountRow,
-  lockAccountRow,
   setCurrentProfile,
   softDeleteAccount
 } from "./AccountRepository.js"
@@ -85,9 +84,6 @@ export const deleteAccount = (accountUuid: string): Effect.Effect<boolean, SqlEr
 /** For `birzha accounts delete <email>`: the live account of an address. */
 export const liveAccountByEmail = (email: string): Effect.Effect<string | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.map(liveAccountRow(email.trim().toLowerCase()), (row) => Option.getOrUndefined(row)?.uuid)
-
-/** Locks the account until the end of the transaction: serialises creations bounded per account (keys, profiles). */
-export const lockAccount = (accountUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> => lockAccountRow(accountUuid)
 
 /** Makes a profile (already checked to be the account's own and live) the session's acting one and the account's default. */
 export const actAsProfile = (actor: SessionActor, profileUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

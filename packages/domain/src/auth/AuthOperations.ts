@@ -1,6 +1,6 @@
 import { Effect, Redacted } from "effect"
-import { RateLimited } from "../api/ApiError.js"
-import { AuthApi } from "../api/AuthApi.js"
+import { RateLimited } from "../kernel/ApiError.js"
+import { AuthApi } from "./AuthApi.js"
 import type { Call } from "../operations/Implementation.js"
 import { LimitReached } from "./RateLimit.js"
 import { authSessionOf, revokeSession } from "./Sessions.js"

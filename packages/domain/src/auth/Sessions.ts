@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import type { Actor, SessionActor } from "../api/Authentication.js"
-import type { AuthSession } from "../api/AuthApi.js"
+import type { Actor, SessionActor } from "../kernel/Authentication.js"
+import type { AuthSession } from "./AuthApi.js"
 import { keyedHash, ServerSecret } from "./ServerSecret.js"
 import {
   actorBySessionUuid,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option, Schema } from "effect"
-import type { AutomationActor } from "../api/Authentication.js"
+import type { AutomationActor } from "../kernel/Authentication.js"
 import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
 import { eventCatalog } from "../events/EventCatalog.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
-import type { KeyActor, SessionActor } from "../api/Authentication.js"
+import type { KeyActor, SessionActor } from "../kernel/Authentication.js"
 import type { AutomationRule, DryRunResult } from "./Rule.js"
 
 let m: Marketplace

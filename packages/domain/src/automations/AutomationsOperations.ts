@@ -1,4 +1,4 @@
-import { AutomationsApi } from "../api/AutomationsApi.js"
+import { AutomationsApi } from "./AutomationsApi.js"
 import { implement } from "../operations/Implementation.js"
 import { backtest, createRule, deleteRule, dryRun, listExecutions, listRules, updateRule } from "./Automations.js"
 

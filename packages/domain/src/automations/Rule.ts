@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
 import { EventType } from "../events/EventType.js"
 
 /** The spec's bounds of automation rules (Limits; MARKETPLACE §5.7). */

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars } from "../api/Common.js"
+import { AnyJson, DateTime, maxChars, minChars } from "../kernel/Common.js"
 
 /** Where a prepared command stands; `expired` is read from `expiresAt`, never stored. */
 export const IntegrationCommandState = Schema.Literal("pending", "approved", "denied", "running", "committed", "failed", "expired", "revoked")

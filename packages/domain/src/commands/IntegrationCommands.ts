@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, type Redacted } from "effect"
-import { NotFound } from "../api/ApiError.js"
-import type { KeyActor } from "../api/Authentication.js"
+import { NotFound } from "../kernel/ApiError.js"
+import type { KeyActor } from "../kernel/Authentication.js"
 import { openSecret, sealSecret } from "../webhooks/SigningSecret.js"
 import {
   claimApproved,

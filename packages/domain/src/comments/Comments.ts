@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../api/ApiError.js"
-import type { Actor } from "../api/Authentication.js"
+import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../kernel/ApiError.js"
+import type { Actor } from "../kernel/Authentication.js"
 import type { ProfileType } from "../profiles/Profile.js"
 import {
   commentPageRows,

@@ -1,4 +1,4 @@
-import { CommentsApi } from "../api/CommentsApi.js"
+import { CommentsApi } from "./CommentsApi.js"
 import { implement } from "../operations/Implementation.js"
 import { createComment, deleteComment, listComments, replyToComment } from "./Comments.js"
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { codePoints, DateTime, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { codePoints, DateTime, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
 
 /** Spec limit: a comment body has at most 5000 characters. */
 export const maxCommentBody = 5000

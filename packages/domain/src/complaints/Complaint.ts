@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
-import { Cursor, Limit } from "../api/OwnerCommandsApi.js"
+import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
+import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 
 /** Exactly the spec's four subject kinds. */
 export const ComplaintSubjectKind = Schema.Literal("profile", "publication", "message", "relation").annotations({ identifier: "ComplaintSubjectKind" })

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import { InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
+import { InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
 import { hideProfileRow } from "../profiles/ProfileRepository.js"
 import type { Moderator } from "../publications/Moderation.js"
 import { unpublishPublication } from "../publications/PublicationRepository.js"

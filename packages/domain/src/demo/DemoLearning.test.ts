@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
-import { anonymous } from "../api/Authentication.js"
+import { anonymous } from "../kernel/Authentication.js"
 import { PostgresBlobStore } from "../files/BlobStore.js"
-import { assignStaff } from "../learning/Staff.js"
+import { assignStaff } from "../learning/staff/Staff.js"
 import { seedDemoData } from "./DemoData.js"
 
 let m: Marketplace

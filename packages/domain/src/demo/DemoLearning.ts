@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import type { CourseNode } from "../learning/Model.js"
-import { contentHash, outlineOf, treeProblem, validationIssues } from "../learning/Tree.js"
+import type { CourseNode } from "../learning/courses/Model.js"
+import { contentHash, outlineOf, treeProblem, validationIssues } from "../learning/courses/Tree.js"
 
 /**
  * Demo learning data (issue 16 point 7): two published courses in Russian, made from the first two

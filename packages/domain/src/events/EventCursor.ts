@@ -1,5 +1,5 @@
 import { Duration, Effect, Schema } from "effect"
-import { InvalidRequest, ResyncRequired } from "../api/ApiError.js"
+import { InvalidRequest, ResyncRequired } from "../kernel/ApiError.js"
 
 /** Spec: a cursor older than this answers 410, and the client must resync. */
 export const cursorValidity = Duration.days(30)

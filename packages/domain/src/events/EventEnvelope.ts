@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime } from "../api/Common.js"
+import { AnyJson, DateTime } from "../kernel/Common.js"
 import { EventType } from "./EventType.js"
 
 /** Further properties an event type may carry beyond the declared ones (the spec leaves them open). */

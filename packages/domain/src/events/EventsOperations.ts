@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
-import { NotFound } from "../api/ApiError.js"
-import { EventsApi, EventTypeList } from "../api/EventsApi.js"
+import { NotFound } from "../kernel/ApiError.js"
+import { EventsApi, EventTypeList } from "./EventsApi.js"
 import { encodedOnce, implement } from "../operations/Implementation.js"
 import { EventCatalog, eventCatalog } from "./EventCatalog.js"
 import { getEvent, listEvents } from "./EventLog.js"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../api/Common.js"
-import { Cursor, Limit } from "../api/OwnerCommandsApi.js"
+import { DateTime, RequestUuid, strict } from "../kernel/Common.js"
+import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 import { ProfileType } from "../profiles/Profile.js"
 import { PublicationKind } from "../publications/Publication.js"
 

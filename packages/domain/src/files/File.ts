@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
+import { DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
 
 /** The formats a file may have: the spec's TaskFile list, for every purpose. */
 export const fileMimeTypes = [

@@ -1,4 +1,4 @@
-import { FilesApi } from "../api/FilesApi.js"
+import { FilesApi } from "./FilesApi.js"
 import { implementWith } from "../operations/Implementation.js"
 import { PublicOrigin } from "../operations/PublicOrigin.js"
 import { completeFile, fileStatus, prepareFile } from "./Files.js"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { codePoints, DateTime, maxChars, RequestUuid, strict } from "../api/Common.js"
+import { codePoints, DateTime, maxChars, RequestUuid, strict } from "../kernel/Common.js"
 import { ProfileType } from "../profiles/Profile.js"
 
 /**

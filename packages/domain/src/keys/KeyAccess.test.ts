@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { KeyActor } from "../api/Authentication.js"
+import type { KeyActor } from "../kernel/Authentication.js"
 import { catalog } from "../api/BirzhaApi.js"
 import { authorizeKey } from "./KeyAccess.js"
 

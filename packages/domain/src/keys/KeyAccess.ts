@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { type Actor, holdsScope, type KeyActor } from "../api/Authentication.js"
-import type { CatalogEntry } from "../api/Operation.js"
+import { type Actor, holdsScope, type KeyActor } from "../kernel/Authentication.js"
+import type { CatalogEntry } from "../kernel/Operation.js"
 import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyMcpDisabled, SessionRequired } from "./KeyErrors.js"
 
 /**

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Redacted, Schema } from "effect"
-import { Forbidden, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
-import type { KeyActor, SessionActor } from "../api/Authentication.js"
+import { Forbidden, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
+import type { KeyActor, SessionActor } from "../kernel/Authentication.js"
 import { keyedHash, ServerSecret } from "../auth/ServerSecret.js"
-import { lockAccount } from "../auth/Accounts.js"
+import { lockAccountRow } from "../auth/AccountRepository.js"
 import { sessionSignedInWithin } from "../auth/Sessions.js"
 import { liveProfileType } from "../profiles/ProfileRepository.js"
 import { idempotent } from "../store/Idempotency.js"
@@ -133,7 +133,7 @@ export const createKey = (
       { scope: actor.accountUuid, operationId: "keys.create", requestUuid: input.requestUuid, request: input, result: KeyCreated },
       Effect.gen(function*() {
         // Serialises concurrent creates of one account, so the live-key bound holds.
-        yield* lockAccount(actor.accountUuid)
+        yield* lockAccountRow(actor.accountUuid)
         if ((yield* countLiveKeys(actor.accountUuid)) >= keyLimits.liveKeysPerAccount) {
           return yield* new Forbidden({ message: `An account holds at most ${keyLimits.liveKeysPerAccount} live keys; revoke one first` })
         }

@@ -1,6 +1,6 @@
 import { Effect, Redacted } from "effect"
-import type { Actor, SessionActor } from "../api/Authentication.js"
-import { KeysApi } from "../api/KeysApi.js"
+import type { Actor, SessionActor } from "../kernel/Authentication.js"
+import { KeysApi } from "./KeysApi.js"
 import { implement } from "../operations/Implementation.js"
 import { SessionRequired } from "./KeyErrors.js"
 import { createKey, type IssuedKey, listKeys, reissueKey, revokeKey, updateKey } from "./Keys.js"

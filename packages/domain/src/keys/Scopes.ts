@@ -1,5 +1,5 @@
 import { catalog } from "../api/BirzhaApi.js"
-import type { CatalogEntry } from "../api/Operation.js"
+import type { CatalogEntry } from "../kernel/Operation.js"
 import type { ScopeInfo } from "./Key.js"
 
 /**

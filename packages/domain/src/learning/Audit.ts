@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import type { InvalidRequest } from "../api/ApiError.js"
+import type { InvalidRequest } from "../kernel/ApiError.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 
 /**

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { Forbidden, NotFound } from "../api/ApiError.js"
-import type { Actor } from "../api/Authentication.js"
+import { Forbidden, NotFound } from "../kernel/ApiError.js"
+import type { Actor } from "../kernel/Authentication.js"
 
 /**
  * The learning permission model (LEARNING §3) as data: roles, the atoms each role holds by

@@ -4,12 +4,12 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { command, ok, step } from "../../test/learning.js"
 import { codeOf, type Marketplace, openMarketplace, pool } from "../../test/marketplace.js"
-import { anonymous, type Caller, type KeyActor, type SessionActor } from "../api/Authentication.js"
+import { anonymous, type Caller, type KeyActor, type SessionActor } from "../kernel/Authentication.js"
 import { catalog } from "../index.js"
 import { grantableScopes } from "../keys/Scopes.js"
 import { type Answer, Operations, type RawInput } from "../operations/Operations.js"
-import type { CourseAuthor, Run } from "./Model.js"
-import { advanceRuns } from "./Runs.js"
+import type { CourseAuthor, Run } from "./courses/Model.js"
+import { advanceRuns } from "./courses/Runs.js"
 
 /**
  * The role matrix of the learning area (issue 19, acceptance point 3): every `learning.*`

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { InvalidState } from "../api/ApiError.js"
+import { InvalidState } from "../kernel/ApiError.js"
 
 /** One allowed move of a record's state machine: this operation, by this actor, from → to. */
 export interface Transition<Operation extends string, By extends string, Status extends string> {

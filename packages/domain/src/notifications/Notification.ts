@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, PageLimit } from "../api/Common.js"
+import { DateTime, maxChars, PageLimit } from "../kernel/Common.js"
 import { eventTypes } from "../events/EventType.js"
 
 /** Where a notification came from: an automation rule's action, or the learning notifier. */

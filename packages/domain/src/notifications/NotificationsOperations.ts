@@ -1,4 +1,4 @@
-import { NotificationsApi } from "../api/NotificationsApi.js"
+import { NotificationsApi } from "./NotificationsApi.js"
 import { implement } from "../operations/Implementation.js"
 import { getPreferences, listNotifications, readNotification, updatePreferences } from "./Notifications.js"
 

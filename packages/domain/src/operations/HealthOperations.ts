@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { NotReady } from "../api/ApiError.js"
-import { HealthApi } from "../api/HealthApi.js"
+import { NotReady } from "../kernel/ApiError.js"
+import { HealthApi } from "./HealthApi.js"
 import { implementWith } from "./Implementation.js"
 import { Readiness } from "./Readiness.js"
 

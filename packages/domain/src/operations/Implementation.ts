@@ -1,8 +1,8 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
-import type { InvalidRequest, ServiceUnavailable } from "../api/ApiError.js"
-import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../api/Authentication.js"
+import type { InvalidRequest, ServiceUnavailable } from "../kernel/ApiError.js"
+import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../kernel/Authentication.js"
 
 /**
  * What one operation's implementation receives: the decoded path, query and body of its

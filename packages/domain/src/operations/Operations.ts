@@ -2,15 +2,15 @@ import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Context, Effect, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
-import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../api/ApiError.js"
+import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
   type Actor,
   type Caller,
   type SystemCaller,
   holdsScope
-} from "../api/Authentication.js"
+} from "../kernel/Authentication.js"
 import type { BirzhaApi } from "../api/BirzhaApi.js"
-import type { CatalogEntry } from "../api/Operation.js"
+import type { CatalogEntry } from "../kernel/Operation.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
-import { AccountApi } from "../api/AccountApi.js"
-import { Forbidden, NotFound } from "../api/ApiError.js"
+import { AccountApi } from "./AccountApi.js"
+import { Forbidden, NotFound } from "../kernel/ApiError.js"
 import { deleteAccount } from "../auth/Accounts.js"
 import { actorForSession, authSessionOf } from "../auth/Sessions.js"
 import { SessionRequired } from "../keys/KeyErrors.js"

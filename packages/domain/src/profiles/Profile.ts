@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxChars, minChars } from "../api/Common.js"
+import { maxChars, minChars } from "../kernel/Common.js"
 
 /** The spec's profile types: individual, self-employed, sole trader, company. */
 export const ProfileType = Schema.Literal("Физлицо", "Самозанятый", "ИП", "Компания").annotations({

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import type { NotFound, RevisionConflict } from "../api/ApiError.js"
+import type { NotFound, RevisionConflict } from "../kernel/ApiError.js"
 import { updateAtRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
 import { type ColumnValues, selectList } from "../store/Rows.js"

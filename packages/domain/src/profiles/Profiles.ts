@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { Forbidden, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
-import type { Actor, SessionActor } from "../api/Authentication.js"
-import { actAsProfile, lockAccount } from "../auth/Accounts.js"
+import { Forbidden, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
+import type { Actor, SessionActor } from "../kernel/Authentication.js"
+import { actAsProfile } from "../auth/Accounts.js"
+import { lockAccountRow } from "../auth/AccountRepository.js"
 import { customerAliasesOf } from "../reviews/CustomerAliasRepository.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
@@ -122,7 +123,7 @@ export const createProfile = (
   idempotent(
     { scope: actor.accountUuid, operationId: "profiles.create", requestUuid: input.requestUuid, request: input, result: OwnProfileResultSchema },
     Effect.gen(function*() {
-      yield* lockAccount(actor.accountUuid)
+      yield* lockAccountRow(actor.accountUuid)
       if ((yield* countLiveProfiles(actor.accountUuid)) >= maxProfilesPerAccount) {
         return yield* new Forbidden({ message: `An account holds at most ${maxProfilesPerAccount} profiles` })
       }

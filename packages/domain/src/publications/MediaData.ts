@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxChars, minChars, strict } from "../api/Common.js"
+import { maxChars, minChars, strict } from "../kernel/Common.js"
 
 /**
  * The draft data of the media kinds (service, portfolio, article, vacancy, resume, training): the

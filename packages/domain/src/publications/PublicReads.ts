@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import type { InvalidRequest } from "../api/ApiError.js"
+import type { InvalidRequest } from "../kernel/ApiError.js"
 import { publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
 import { publicView, type ProfileRow } from "../profiles/Profiles.js"
 import type { Profile, ProfileType } from "../profiles/Profile.js"

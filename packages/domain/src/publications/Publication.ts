@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime } from "../api/Common.js"
+import { AnyJson, DateTime } from "../kernel/Common.js"
 import { TaskData } from "./TaskData.js"
 
 /** The spec's publication kinds. */

@@ -9,8 +9,8 @@ import {
   NotFound,
   type RequestConflict,
   type RevisionConflict
-} from "../api/ApiError.js"
-import type { Actor } from "../api/Authentication.js"
+} from "../kernel/ApiError.js"
+import type { Actor } from "../kernel/Authentication.js"
 import type { EventType } from "../events/EventType.js"
 import { unusableFiles } from "../files/Files.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxChars, minChars, strict } from "../api/Common.js"
+import { maxChars, minChars, strict } from "../kernel/Common.js"
 import { FileMimeType } from "../files/File.js"
 
 /** The spec's task categories. */

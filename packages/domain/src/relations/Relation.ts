@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime } from "../api/Common.js"
+import { DateTime } from "../kernel/Common.js"
 import { ProfileType } from "../profiles/Profile.js"
 import { PublicationKind } from "../publications/Publication.js"
 import { relationKinds } from "./Transitions.js"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
+import { maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
 
 /**
  * The spec's shared field set of the relation operations ("Responses, offers, deals, job contacts,

@@ -1,4 +1,4 @@
-import type { SessionActor } from "../api/Authentication.js"
+import type { SessionActor } from "../kernel/Authentication.js"
 import { catalog } from "../api/BirzhaApi.js"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

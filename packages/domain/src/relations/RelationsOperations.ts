@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { InvalidRequest, RateLimited } from "../api/ApiError.js"
-import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "../api/RelationsApi.js"
+import { InvalidRequest, RateLimited } from "../kernel/ApiError.js"
+import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "./RelationsApi.js"
 import type { LimitReached } from "../auth/RateLimit.js"
 import { type Call, implement, implementWith } from "../operations/Implementation.js"
 import { getThread, listThreads, makeThreadMessages, openThread, sendMessage } from "../threads/Threads.js"

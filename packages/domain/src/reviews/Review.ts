@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, RequestUuid, strict } from "../api/Common.js"
-import { Cursor, Limit } from "../api/OwnerCommandsApi.js"
+import { DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
+import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 import { ProfileType } from "../profiles/Profile.js"
 
 /** Reviews are written within this long after the deal's completion (Upwork, Airbnb: 14 days). */

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import { type InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../api/ApiError.js"
+import { type InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
 import { openCountsOnRelations } from "../complaints/ComplaintRepository.js"
 import { recordDecision } from "../complaints/ModerationRepository.js"
 import type { Moderator } from "../publications/Moderation.js"

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { InvalidRequest } from "../api/ApiError.js"
+import { InvalidRequest } from "../kernel/ApiError.js"
 
 /**
  * Opaque keyset cursors: the sort key and uuid of the last row of a page, as base64url JSON. The

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Exit, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { RequestConflict } from "../api/ApiError.js"
+import { RequestConflict } from "../kernel/ApiError.js"
 import { type BatchOutcome, Rerun, runAlone } from "./GroupCommit.js"
 import { selectList, findOne } from "./Rows.js"
 

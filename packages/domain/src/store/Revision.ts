@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { NotFound, RevisionConflict } from "../api/ApiError.js"
+import { NotFound, RevisionConflict } from "../kernel/ApiError.js"
 
 type Column = string | number | boolean | null | Date
 

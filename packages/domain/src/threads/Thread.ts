@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime } from "../api/Common.js"
+import { DateTime } from "../kernel/Common.js"
 import { Counterpart, ReferenceView } from "../relations/Relation.js"
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
-import type { SessionActor } from "../api/Authentication.js"
+import type { SessionActor } from "../kernel/Authentication.js"
 import { eventCatalog } from "../events/EventCatalog.js"
 import { completeDueDeals } from "../relations/Relations.js"
 import type { RelationView } from "../relations/Relation.js"

@@ -1,8 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
-import { InvalidRequest, InvalidState, NotFound, type RequestConflict } from "../api/ApiError.js"
-import type { Actor } from "../api/Authentication.js"
+import { InvalidRequest, InvalidState, NotFound, type RequestConflict } from "../kernel/ApiError.js"
+import type { Actor } from "../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
 import {

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../api/Common.js"
+import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
 
 /** Bounds of ours (the spec shows no fields of webhook endpoints and deliveries; docs/decisions.md, Webhooks). */
 export const webhookLimits = {

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import type { Actor, SessionActor } from "../api/Authentication.js"
-import { WebhooksApi } from "../api/WebhooksApi.js"
+import type { Actor, SessionActor } from "../kernel/Authentication.js"
+import { WebhooksApi } from "./WebhooksApi.js"
 import { SessionRequired } from "../keys/KeyErrors.js"
 import { implement } from "../operations/Implementation.js"
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery, sendTestDelivery } from "./WebhookDeliveries.js"

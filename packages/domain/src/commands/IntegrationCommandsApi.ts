@@ -1,0 +1,51 @@
+import { HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ApprovalNotRequired,
+  ApprovalPending,
+  CommandDenied,
+  CommandExpired,
+  CommandFailed,
+  CommandInProgress,
+  IntegrationCommandAnswer,
+  IntegrationCommandPath,
+  IntegrationCommandPrepare
+} from "./IntegrationCommand.js"
+import { NotFound, wire } from "../kernel/ApiError.js"
+import { Authentication } from "../kernel/Authentication.js"
+import { operation } from "../kernel/Operation.js"
+
+/**
+ * The approval flow for bearer clients (spec "Approval flow for bearer clients"). The spec names
+ * the routes but not their ids; ours are `integrationCommands.prepare` and `.commit`. Any key may
+ * call them: prepare checks the key against the prepared operation's own scopes, commit runs it
+ * through the same route and authorization as a direct call.
+ */
+export const IntegrationCommandsApi = HttpApiGroup.make("integrationCommands", { topLevel: true })
+  .add(
+    operation("POST", "integrationCommands.prepare", "/api/v1/integration-commands/prepare", {
+      specId: null,
+      keyOnly: true,
+      summary: "Prepare an approval-flagged operation for the owner's approval; answers the command with its approvalUrl and expiry"
+    })
+      .middleware(Authentication)
+      .setPayload(IntegrationCommandPrepare)
+      .addSuccess(IntegrationCommandAnswer)
+      .addError(wire(ApprovalNotRequired))
+  )
+  .add(
+    operation("POST", "integrationCommands.commit", "/api/v1/integration-commands/:uuid/commit", {
+      specId: null,
+      keyOnly: true,
+      summary: "Run an approved prepared command once, by the key that prepared it; a repeated commit answers the same result"
+    })
+      .middleware(Authentication)
+      .setPath(IntegrationCommandPath)
+      .addSuccess(IntegrationCommandAnswer)
+      .addError(wire(NotFound))
+      .addError(wire(ApprovalPending))
+      .addError(wire(CommandDenied))
+      .addError(wire(CommandExpired))
+      .addError(wire(CommandFailed))
+      .addError(wire(CommandInProgress))
+  )
+  .annotate(OpenApi.Description, "Prepare and commit operations that need the owner's approval")

@@ -1,0 +1,95 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
+import type { Actor } from "../../kernel/Authentication.js"
+import { matchingAll } from "../../publications/PublicReads.js"
+import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { requireRevision } from "../../store/Revision.js"
+import { authorView, courseFor, requireCourseState } from "./Courses.js"
+import { once } from "../Commands.js"
+import { updateCourse } from "./CourseRepository.js"
+import { CourseAuthor, type CourseNode, LibraryItem } from "./Model.js"
+import { maxNodes, subtree, withFreshKeys } from "./Tree.js"
+
+/**
+ * The library (LEARNING §2.1 #4): a profile's saved subtrees. Saving copies a draft subtree;
+ * inserting places a copy with fresh nodeKeys into a draft, so keys stay unique and stable.
+ */
+interface LibraryRow {
+  readonly uuid: string
+  readonly title: string
+  readonly nodes: ReadonlyArray<CourseNode>
+  readonly source_course_uuid: string | null
+  readonly source_node_key: string
+  readonly created_at: Date
+}
+
+const columns = "uuid, title, nodes, source_course_uuid, source_node_key, created_at"
+
+const itemView = (row: LibraryRow) => ({
+  uuid: row.uuid,
+  title: row.title,
+  nodes: row.nodes,
+  ...(row.source_course_uuid !== null ? { sourceCourseUuid: row.source_course_uuid } : {}),
+  sourceNodeKey: row.source_node_key,
+  createdAt: row.created_at
+})
+
+export const saveToLibrary = (actor: Actor, courseUuid: string, input: { readonly requestUuid: string; readonly nodeKey: string; readonly title: string }) =>
+  once(actor, "learning.library.save", input, LibraryItem, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const course = yield* courseFor(actor, "learning.library.save", courseUuid, { lock: false })
+    if (!course.nodes.some((node) => node.nodeKey === input.nodeKey)) {
+      return yield* new NotFound({ message: `No node ${input.nodeKey} in the course's draft` })
+    }
+    const [row] = yield* sql<LibraryRow>`INSERT INTO learning_library_items (uuid, owner_profile_uuid, title, nodes, source_course_uuid, source_node_key)
+      VALUES (${crypto.randomUUID()}, ${actor.profileUuid}, ${input.title}, ${JSON.stringify(subtree(course.nodes, input.nodeKey))}::jsonb,
+        ${courseUuid}, ${input.nodeKey})
+      RETURNING ${sql.literal(columns)}`
+    return itemView(row!)
+  }))
+
+export const listLibrary = (actor: Actor, query: { readonly q?: string | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const position = yield* decodeCursor(query.cursor)
+    const limit = query.limit ?? 20
+    const conditions = [
+      sql`owner_profile_uuid = ${actor.profileUuid}`,
+      ...matchingAll(sql, "search_text", query.q),
+      ...(position._tag === "Some" ? [sql`(created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
+    ]
+    const rows = yield* sql<LibraryRow & { position: string }>`SELECT ${sql.literal(columns)}, created_at::text AS position
+      FROM learning_library_items WHERE ${sql.and(conditions)} ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+    return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), itemView)
+  })
+
+export const insertFromLibrary = (
+  actor: Actor,
+  courseUuid: string,
+  itemUuid: string,
+  input: { readonly requestUuid: string; readonly expectedRevision: number; readonly parentNodeKey?: string | undefined; readonly position?: number | undefined }
+) =>
+  once(actor, "learning.library.insert", input, CourseAuthor, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const course = yield* courseFor(actor, "learning.library.insert", courseUuid, { lock: true })
+    const [item] = yield* sql<LibraryRow>`SELECT ${sql.literal(columns)} FROM learning_library_items
+      WHERE uuid = ${itemUuid} AND owner_profile_uuid = ${actor.profileUuid}`
+    if (item === undefined) return yield* new NotFound({ message: `No library item ${itemUuid} of the acting profile` })
+    yield* requireCourseState("learning.library.insert", course)
+    if (course.kind === "bundle") return yield* new InvalidState({ message: "A bundle's content is its member courses; insert into a single course" })
+    yield* requireRevision("course", course.revision, input.expectedRevision)
+    if (input.parentNodeKey !== undefined && !course.nodes.some((node) => node.nodeKey === input.parentNodeKey && node.kind === "module")) {
+      return yield* new InvalidRequest({ message: `parentNodeKey: no module "${input.parentNodeKey}" in the draft` })
+    }
+    if (course.nodes.length + item.nodes.length > maxNodes) {
+      return yield* new InvalidRequest({ message: `The draft would hold more than ${maxNodes} nodes` })
+    }
+    const copy = withFreshKeys(item.nodes, new Set(course.nodes.map((node) => node.nodeKey)), input.parentNodeKey)
+    // `position` counts among the parent's children (absent: after the last).
+    const siblings = course.nodes.map((node, at) => ({ node, at })).filter(({ node }) => node.parentKey === input.parentNodeKey)
+    const anchor = input.position === undefined || input.position >= siblings.length ? undefined : siblings[input.position]
+    const at = anchor !== undefined ? anchor.at : course.nodes.length
+    const nodes = [...course.nodes.slice(0, at), ...copy, ...course.nodes.slice(at)]
+    return yield* authorView(yield* updateCourse(courseUuid, {}, { nodes }))
+  }))

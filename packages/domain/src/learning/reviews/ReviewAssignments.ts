@@ -1,0 +1,248 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+import { appendEvent } from "../../store/Outbox.js"
+import type { CourseNode } from "../courses/Model.js"
+import { holdsAtom, standingOn } from "../Permissions.js"
+import type { AssignmentStatus, ReviewAssignment } from "./ReviewModel.js"
+import type { SubmissionRow } from "../steps/SubmissionViews.js"
+
+/**
+ * Review assignments (LEARNING §2.1 #16, §2.2): the row, its state machine as data, and the two
+ * places outside the review operations that change them: a submission that needs review gets its
+ * assignments (`requestReviews`, called where a submission enters `awaiting_review`), and a
+ * revoked reviewer's claims return to the pool (`returnRevokedClaims`, Staff.ts's hook). Kept apart
+ * from Reviews.ts so Submissions.ts can call it without an import cycle.
+ */
+
+export interface AssignmentRow {
+  readonly uuid: string
+  readonly submission_uuid: string
+  readonly course_uuid: string
+  readonly run_uuid: string
+  readonly node_key: string
+  readonly learner_profile_uuid: string
+  readonly pseudonym: string
+  readonly kind: "staff" | "peer" | "self"
+  readonly status: AssignmentStatus
+  readonly reviewer_profile_uuid: string | null
+  readonly claimed_at: Date | null
+  readonly due_at: Date | null
+  readonly overdue_for: Date | null
+  readonly draft: { readonly rubric: ReadonlyArray<unknown>; readonly comment: string; readonly points?: number } | null
+  readonly draft_revision: number
+  readonly draft_saved_at: Date | null
+  readonly decision: {
+    readonly outcome: "accept" | "revise" | "fail"
+    readonly points: number
+    readonly rubric: ReadonlyArray<{ readonly criterion: string; readonly points: number; readonly comment?: string }>
+    readonly comment: string
+    readonly final: boolean
+    readonly decidedBy: string
+    readonly decidedAt: string
+  } | null
+  readonly issue: { readonly kind: string; readonly note: string; readonly reportedBy: string; readonly reportedAt: string } | null
+  readonly sla_paused_at: Date | null
+  readonly history: ReadonlyArray<HistoryEntry>
+  readonly layer_uuid: string | null
+  readonly released_at: Date | null
+  readonly revision: number
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+export interface HistoryEntry {
+  readonly at: string
+  readonly action: string
+  readonly byProfileUuid?: string
+  readonly fromProfileUuid?: string
+  readonly toProfileUuid?: string
+  readonly reason?: string
+}
+
+export const assignmentColumns = `a.uuid, a.submission_uuid, a.course_uuid, a.run_uuid, a.node_key, a.learner_profile_uuid, a.pseudonym, a.kind,
+  a.status, a.reviewer_profile_uuid, a.claimed_at, a.due_at, a.overdue_for, a.draft, a.draft_revision, a.draft_saved_at, a.decision, a.issue,
+  a.sla_paused_at, a.history, a.layer_uuid, a.released_at, a.revision, a.created_at, a.updated_at`
+
+/**
+ * Who may move an assignment, per §3/§4 "who":
+ * - `instructor`: the course's owner or an instructor in scope of the run;
+ * - `holder`: the assignment's current reviewer (staff, a peer, or the learner for a self review);
+ * - `releaser`: staff holding `grades_release` in scope (reviewers hold it by default);
+ * - `reviewer`: staff holding `review` in scope (claims staff assignments);
+ * - `peer`: another active learner of the run (claims peer assignments);
+ * - `system`: the platform (a submission needs review, a release cancels the rest, staff revocation).
+ */
+export type AssignmentActor = "instructor" | "holder" | "releaser" | "reviewer" | "peer" | "system"
+
+export interface AssignmentTransition {
+  readonly from: ReadonlyArray<AssignmentStatus | "none">
+  readonly to: AssignmentStatus
+  readonly who: ReadonlyArray<AssignmentActor>
+}
+
+/** The ReviewAssignment state machine of LEARNING §2.1 #16 / §2.2 as data; operations consult it, tests are generated from it. */
+export const assignmentTransitions = {
+  /** A submission needs review: one assignment per review the node asks for (`learning.review.requested`). */
+  "request": { from: ["none"], to: "pooled", who: ["system"] },
+  "learning.reviews.claim": { from: ["pooled"], to: "claimed", who: ["reviewer", "peer", "instructor"] },
+  /** Provisional or final; a holder may decide again until release, an instructor decides the final one. */
+  "learning.reviews.decide": { from: ["claimed", "decided"], to: "decided", who: ["holder", "instructor"] },
+  "learning.reviews.release": { from: ["decided"], to: "released", who: ["releaser", "instructor"] },
+  /** Back to the pool: its holder or an instructor; a revoked reviewer's claims go back too (system). */
+  "learning.reviews.reassign.pool": { from: ["claimed"], to: "pooled", who: ["holder", "instructor", "system"] },
+  /** To a named reviewer: an instructor only. */
+  "learning.reviews.reassign.profile": { from: ["pooled", "claimed"], to: "claimed", who: ["instructor"] },
+  /** A reported issue pauses the due clock; the state stays. */
+  "learning.reviews.report_issue": { from: ["claimed"], to: "claimed", who: ["holder"] },
+  "learning.reviews.draft": { from: ["claimed"], to: "claimed", who: ["holder"] },
+  /** Released decision or cancelled submission: the other open assignments of the submission end. */
+  "cancel": { from: ["pooled", "claimed", "decided"], to: "cancelled", who: ["system"] }
+} as const satisfies Readonly<Record<string, AssignmentTransition>>
+export type AssignmentTrigger = keyof typeof assignmentTransitions
+
+export const assignmentAllows = (trigger: AssignmentTrigger, status: AssignmentStatus | "none"): boolean =>
+  (assignmentTransitions[trigger].from as ReadonlyArray<string>).includes(status)
+
+export const actorMay = (trigger: AssignmentTrigger, who: ReadonlyArray<AssignmentActor>): boolean =>
+  who.some((actor) => (assignmentTransitions[trigger].who as ReadonlyArray<string>).includes(actor))
+
+const defaultDueHours = 48
+
+export const dueHoursOf = (node: CourseNode | undefined) => node?.grading?.review?.dueHours ?? defaultDueHours
+
+/** What peers see of a learner: a random label per assignment (never derived from the profile). */
+const newPseudonym = () => `learner-${randomBytes(5).toString("hex")}`
+
+export const historyEntry = (action: string, extra: Omit<HistoryEntry, "at" | "action"> = {}): HistoryEntry => ({
+  at: new Date().toISOString(),
+  action,
+  ...extra
+})
+
+/** A review event of an assignment (the holder, when there is one, is its audience). */
+const reviewEvent = (type: "learning.review.requested" | "learning.review.overdue", row: AssignmentRow) =>
+  appendEvent({
+    type,
+    aggregate: { kind: "learning_review", uuid: row.uuid, revision: row.revision },
+    data: { objectUuid: row.uuid, status: type === "learning.review.requested" ? "requested" : "overdue" },
+    context: {
+      ...(row.reviewer_profile_uuid !== null ? { profileUuid: row.reviewer_profile_uuid, audience: [row.reviewer_profile_uuid] } : {}),
+      courseUuid: row.course_uuid,
+      runUuid: row.run_uuid,
+      nodeKey: row.node_key,
+      submissionUuid: row.submission_uuid
+    }
+  })
+
+/** `learning.review.requested` for an assignment (new holder, or the pool). */
+export const reviewRequested = (row: AssignmentRow) => reviewEvent("learning.review.requested", row)
+
+/**
+ * A submission entered `awaiting_review` (inside its transaction): its node's review mode makes
+ * `count` pooled staff or peer assignments, or one self assignment claimed by the learner at once;
+ * each emits `learning.review.requested`.
+ */
+export const requestReviews = (row: SubmissionRow, node: CourseNode): Effect.Effect<ReadonlyArray<AssignmentRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const review = node.grading?.review
+    const mode = review?.mode === undefined || review.mode === "none" ? "staff" : review.mode
+    const count = mode === "self" ? 1 : review?.count ?? 1
+    const created: Array<AssignmentRow> = []
+    for (let i = 0; i < count; i++) {
+      const self = mode === "self"
+      const [inserted] = yield* sql<AssignmentRow>`INSERT INTO learning_review_assignments AS a (uuid, submission_uuid, course_uuid, run_uuid,
+          node_key, learner_profile_uuid, pseudonym, kind, status, reviewer_profile_uuid, claimed_at, due_at, history)
+        VALUES (${crypto.randomUUID()}, ${row.uuid}, ${row.course_uuid}, ${row.run_uuid}, ${row.node_key}, ${row.profile_uuid}, ${newPseudonym()},
+          ${mode}, ${self ? "claimed" : "pooled"}, ${self ? row.profile_uuid : null}, ${self ? sql`now()` : null},
+          ${self ? sql`now() + make_interval(hours => ${dueHoursOf(node)})` : null},
+          ${JSON.stringify([historyEntry("request")])}::jsonb)
+        RETURNING ${sql.literal(assignmentColumns)}`
+      yield* reviewRequested(inserted!)
+      created.push(inserted!)
+    }
+    return created
+  })
+
+/**
+ * Staff.ts's hook, inside the revoking transaction: the revoked profile's claimed staff assignments
+ * in the course go back to the pool, unless another active assignment of theirs still holds
+ * `review` for that run. Each returned claim emits `learning.review.requested` (the pool).
+ */
+export const returnRevokedClaims = (revoked: { readonly courseUuid: string; readonly profileUuid: string }) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const standing = yield* standingOn({ profileUuid: revoked.profileUuid } as Parameters<typeof standingOn>[0], revoked.courseUuid)
+    const claims = yield* sql<AssignmentRow>`SELECT ${sql.literal(assignmentColumns)} FROM learning_review_assignments a
+      WHERE a.course_uuid = ${revoked.courseUuid} AND a.reviewer_profile_uuid = ${revoked.profileUuid} AND a.status = 'claimed'
+        AND a.kind = 'staff' ORDER BY a.created_at FOR UPDATE`
+    let returned = 0
+    for (const claim of claims) {
+      if (holdsAtom(standing.assignments, "review", { runUuid: claim.run_uuid })) continue
+      const [pooled] = yield* sql<AssignmentRow>`UPDATE learning_review_assignments a SET status = 'pooled', reviewer_profile_uuid = NULL,
+          claimed_at = NULL, due_at = NULL, overdue_for = NULL, draft = NULL, sla_paused_at = NULL, revision = revision + 1, updated_at = now(),
+          history = history || ${
+        JSON.stringify([historyEntry("returned_to_pool", { fromProfileUuid: revoked.profileUuid, reason: "staff assignment revoked" })])
+      }::jsonb
+        WHERE a.uuid = ${claim.uuid} RETURNING ${sql.literal(assignmentColumns)}`
+      yield* reviewRequested(pooled!)
+      returned++
+    }
+    return returned
+  })
+
+/**
+ * The worker's overdue check (LEARNING §2.2 "claimed past dueAt"): claimed assignments past their
+ * due time with no reported issue (an issue pauses the clock) emit `learning.review.overdue` once
+ * per due time. `SKIP LOCKED` batches; returns how many were announced.
+ */
+export const announceOverdueReviews = (now: Date, batch = 100): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<AssignmentRow>`UPDATE learning_review_assignments a SET overdue_for = a.due_at
+      WHERE a.uuid IN (SELECT uuid FROM learning_review_assignments
+        WHERE status = 'claimed' AND issue IS NULL AND due_at <= ${now} AND overdue_for IS DISTINCT FROM due_at
+        ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+      RETURNING ${sql.literal(assignmentColumns)}`
+    for (const row of rows) yield* reviewEvent("learning.review.overdue", row)
+    return rows.length
+  })
+
+/** The earliest moment `announceOverdueReviews` has work: a claim's due time not yet announced. `undefined`: none. */
+export const nextOverdueReviewMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ at: Date | string | null }>`SELECT due_at AS at FROM learning_review_assignments
+    WHERE status = 'claimed' AND issue IS NULL AND due_at IS NOT NULL AND overdue_for IS DISTINCT FROM due_at ORDER BY due_at LIMIT 1`
+  return row?.at == null ? undefined : new Date(row.at)
+})
+
+/** The wire view: staff see all; a peer holder never the learner's profile; the submission's learner the status only. */
+export const assignmentView = (row: AssignmentRow, viewer: "staff" | "peer" | "learner"): ReviewAssignment => {
+  if (viewer === "learner") return { uuid: row.uuid, submissionUuid: row.submission_uuid, kind: row.kind, status: row.status }
+  const overdue = row.status === "claimed" && row.issue === null && row.due_at !== null && row.due_at.getTime() <= Date.now()
+  return {
+    uuid: row.uuid,
+    revision: row.revision,
+    submissionUuid: row.submission_uuid,
+    kind: row.kind,
+    status: row.status,
+    nodeKey: row.node_key,
+    runUuid: row.run_uuid,
+    pseudonym: row.pseudonym,
+    ...(viewer === "staff" ? { learnerProfileUuid: row.learner_profile_uuid } : {}),
+    ...(row.reviewer_profile_uuid !== null ? { reviewerProfileUuid: row.reviewer_profile_uuid } : {}),
+    ...(row.claimed_at !== null ? { claimedAt: row.claimed_at } : {}),
+    ...(row.due_at !== null ? { dueAt: row.due_at } : {}),
+    overdue,
+    ...(row.issue !== null ? { issue: { ...row.issue, reportedAt: new Date(row.issue.reportedAt) } as never } : {}),
+    ...(row.decision !== null ? { decision: { ...row.decision, decidedAt: new Date(row.decision.decidedAt) } as never } : {}),
+    ...(row.released_at !== null ? { releasedAt: row.released_at } : {}),
+    history: viewer === "staff"
+      ? row.history.map((entry) => ({ ...entry, at: new Date(entry.at) }) as never)
+      : row.history.map((entry) => ({ at: new Date(entry.at), action: entry.action }) as never),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at
+  }
+}

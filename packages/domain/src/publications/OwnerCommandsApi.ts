@@ -1,0 +1,130 @@
+import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { page } from "./Publication.js"
+import { type ApiErrorClass, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
+import { Authentication } from "../kernel/Authentication.js"
+import { maxChars, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
+import { type InputErrorClass, operation } from "../kernel/Operation.js"
+
+/** `limit` of a list operation: 1 to 100 (spec), from the query string. */
+export const Limit = PageLimit
+export const Cursor = Schema.String.pipe(maxChars(512))
+
+// Query schemas carry no identifier: a named one would be emitted as a $ref and its parameters lost from OpenAPI.
+export const ListParams = Schema.Struct({
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(Limit)
+})
+
+export const GetParams = Schema.Struct({
+  publicationUuid: Schema.optional(Schema.UUID)
+})
+
+/** The input of submit, hide, restore and delete (and close of tasks): all three required. */
+export const PublicationCommandInput = Schema.Struct({
+  requestUuid: RequestUuid,
+  publicationUuid: Schema.UUID,
+  expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+}).annotations({ identifier: "PublicationCommandInput", ...strict })
+
+/** The fields of every save beside `data`: requestUuid, and for edits the publication and its revision. */
+export const saveFields = {
+  requestUuid: RequestUuid,
+  publicationUuid: Schema.optional(Schema.UUID),
+  expectedRevision: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
+}
+
+/** The save input of a kind (spec, articles): requestUuid, the whole draft, for edits its uuid and revision, and the kind's own extra fields. */
+export const saveInput = <A, I, const Extra extends Schema.Struct.Fields>(data: Schema.Schema<A, I>, extra: Extra, identifier: string) =>
+  Schema.Struct({ ...saveFields, data, ...extra }).annotations({ identifier, ...strict })
+
+/** The operations every publication kind has, in catalog order; a kind may add `close`. */
+export const ownerOperations = ["list", "get", "save", "submit", "hide", "restore", "delete"] as const
+export type OwnerOperation = (typeof ownerOperations)[number] | "close"
+
+/** What the owner commands of one kind are declared from (a row of `publications/Kinds.ts`). */
+export interface OwnerCommandsOf<C extends string, Save extends Schema.Schema.Any, OA, OI, E extends { readonly message: string }, EI> {
+  readonly kind: string
+  readonly command: C
+  readonly scopes: { readonly read: string; readonly write: string; readonly submit: string }
+  readonly save: Save
+  readonly own: Schema.Schema<OA, OI>
+  readonly invalid: ApiErrorClass<E> & Schema.Schema<E, EI>
+  /** The error a schema violation of the save answers with, by field (`invalid_request` otherwise). */
+  readonly invalidInput: Readonly<Record<string, InputErrorClass>>
+  /** Save input flags that do what another operation does (`submit: true` submits). */
+  readonly widenedBy: Readonly<Record<string, string>>
+}
+
+/**
+ * The owner commands of one publication kind, at `/api/v1/commands/<command>.<op>`, with the
+ * spec's scopes and approval flags: the operations named in `operations`, in that order.
+ */
+export const ownerCommandsGroup = <
+  const C extends string,
+  Save extends Schema.Schema.Any,
+  OA,
+  OI,
+  E extends { readonly message: string },
+  EI,
+  const Ops extends ReadonlyArray<OwnerOperation>
+>(kind: OwnerCommandsOf<C, Save, OA, OI, E, EI>, operations: Ops) => {
+  const { command, invalid, own, scopes } = kind
+  /** hide, restore, delete and close: an approval operation over the publication's uuid and revision. */
+  const ownerChange = <const Op extends OwnerOperation>(op: Op, summary: string, extension = false) =>
+    operation("POST", `${command}.${op}`, `/api/v1/commands/${command}.${op}`, { extension, scopes: [scopes.write], approval: true, summary })
+      .middleware(Authentication)
+      .setPayload(PublicationCommandInput)
+      .addSuccess(own)
+      .addError(wire(NotFound))
+      .addError(wire(RevisionConflict))
+      .addError(wire(RequestConflict))
+  const endpoints = {
+    list: operation("GET", `${command}.list`, `/api/v1/commands/${command}.list`, {
+      scopes: [scopes.read],
+      summary: `The acting profile's ${command}, most recently changed first`
+    }).middleware(Authentication).setUrlParams(ListParams).addSuccess(page(own, `${command}Page`)),
+    get: operation("GET", `${command}.get`, `/api/v1/commands/${command}.get`, {
+      scopes: [scopes.read],
+      summary: `One of the acting profile's ${command} (the most recently changed without publicationUuid)`
+    }).middleware(Authentication).setUrlParams(GetParams).addSuccess(own).addError(wire(NotFound)),
+    save: operation("POST", `${command}.save`, `/api/v1/commands/${command}.save`, {
+      scopes: [scopes.write],
+      invalidInput: kind.invalidInput,
+      widenedBy: kind.widenedBy,
+      summary: "Save the whole draft (create without publicationUuid); never publishes"
+    })
+      .middleware(Authentication)
+      .setPayload(kind.save)
+      .addSuccess(own)
+      .addError(wire(invalid))
+      .addError(wire(NotFound))
+      .addError(wire(RevisionConflict))
+      .addError(wire(RequestConflict))
+      .addError(wire(InvalidState)),
+    submit: operation("POST", `${command}.submit`, `/api/v1/commands/${command}.submit`, {
+      scopes: [scopes.submit],
+      approval: true,
+      summary: "Send the draft to moderation"
+    })
+      .middleware(Authentication)
+      .setPayload(PublicationCommandInput)
+      .addSuccess(own)
+      .addError(wire(invalid))
+      .addError(wire(NotFound))
+      .addError(wire(RevisionConflict))
+      .addError(wire(RequestConflict))
+      .addError(wire(InvalidState)),
+    hide: ownerChange("hide", "Take the publication out of public view"),
+    restore: ownerChange("restore", "Show a hidden publication again"),
+    delete: ownerChange("delete", "Delete the publication (it disappears from every read)"),
+    close: ownerChange("close", `Close a ${kind.kind}: it stays readable, marked closed, and takes no new responses`, true)
+  }
+  type Endpoint = (typeof endpoints)[Ops[number]]
+  return operations
+    .reduce(
+      (group: HttpApiGroup.HttpApiGroup<C, Endpoint, never, never, true>, name: Ops[number]) => group.add(endpoints[name]),
+      HttpApiGroup.make(command, { topLevel: true })
+    )
+    .annotate(OpenApi.Description, `Owner commands of ${command}`)
+}
