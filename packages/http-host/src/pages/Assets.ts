@@ -28,73 +28,6 @@ function message(main, result) {
 }
 `
 
-const signIn = `${post}
-document.addEventListener("DOMContentLoaded", () => {
-  const main = document.getElementById("main")
-  const emailForm = document.getElementById("email-form")
-  const codeForm = document.getElementById("code-form")
-  const status = document.getElementById("status")
-  let challengeUuid = ""
-  emailForm.addEventListener("submit", async (event) => {
-    event.preventDefault()
-    status.textContent = ""
-    const result = await post("/api/v1/auth/email/start", { email: emailForm.email.value.trim() })
-    if (!result.response.ok) { status.textContent = message(main, result); return }
-    challengeUuid = (await result.response.json()).challengeUuid
-    // The emailed link opened in this browser returns there too (link.js reads it once).
-    if (main.dataset.next && main.dataset.next !== "/account") localStorage.setItem("birzha-next", main.dataset.next)
-    else localStorage.removeItem("birzha-next")
-    emailForm.hidden = true
-    codeForm.hidden = false
-    document.getElementById("sent").hidden = false
-    codeForm.code.focus()
-  })
-  codeForm.addEventListener("submit", async (event) => {
-    event.preventDefault()
-    status.textContent = ""
-    const result = await post("/api/v1/auth/email/verify", { challengeUuid, code: codeForm.code.value.trim() })
-    if (!result.response.ok) { status.textContent = message(main, result); return }
-    // data-next is a path of this site the server checked (an approval opened while signed out).
-    localStorage.removeItem("birzha-next")
-    const next = main.dataset.next || ""
-    location.assign(next.charAt(0) === "/" && next.charAt(1) !== "/" && next.indexOf("\\\\") < 0 ? next : "/account")
-  })
-  document.getElementById("other-email").addEventListener("click", () => {
-    codeForm.hidden = true
-    document.getElementById("sent").hidden = true
-    emailForm.hidden = false
-    status.textContent = ""
-  })
-})
-`
-
-const link = `${post}
-document.addEventListener("DOMContentLoaded", () => {
-  const main = document.getElementById("main")
-  const status = document.getElementById("status")
-  const button = document.getElementById("sign-in")
-  const params = new URLSearchParams(location.hash.slice(1))
-  const challengeUuid = params.get("challenge")
-  const token = params.get("token")
-  // Switching language keeps the fragment; it is never sent to any server.
-  for (const a of document.querySelectorAll("a[hreflang]")) a.href = a.href.split("#")[0] + location.hash
-  if (!challengeUuid || !token) { status.textContent = main.dataset.linkMissing; return }
-  button.hidden = false
-  // Posting happens only on this click: opening the page never signs anybody in.
-  button.addEventListener("click", async () => {
-    button.disabled = true
-    status.textContent = ""
-    const result = await post("/api/v1/auth/email/link", { challengeUuid, token })
-    if (!result.response.ok) { status.textContent = message(main, result); button.disabled = false; return }
-    // Where the sign-in page of this browser was asked to return (checked there; checked again here).
-    const next = localStorage.getItem("birzha-next") || ""
-    localStorage.removeItem("birzha-next")
-    // Only a plain path of this site: one leading slash, nothing encodeURI would change (no space, backslash, %).
-    location.assign(next.charAt(0) === "/" && next.charAt(1) !== "/" && encodeURI(next) === next ? next : "/account")
-  })
-})
-`
-
 const account = `${post}
 document.addEventListener("DOMContentLoaded", () => {
   const main = document.getElementById("main")
@@ -132,8 +65,6 @@ fieldset { display: grid; gap: 0.5rem; }
 `
 
 export const assets: Readonly<Record<string, { readonly body: string; readonly contentType: string }>> = {
-  "sign-in.js": { body: signIn, contentType: "text/javascript; charset=utf-8" },
-  "link.js": { body: link, contentType: "text/javascript; charset=utf-8" },
   "account.js": { body: account, contentType: "text/javascript; charset=utf-8" },
   "integrations.js": { body: integrationsScript, contentType: "text/javascript; charset=utf-8" },
   "site.css": { body: css, contentType: "text/css; charset=utf-8" }

@@ -5,13 +5,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { assets } from "./Assets.js"
 import { escapeHtml, languageOf, textsOf } from "./Language.js"
-import { pageActor, safeNext, toSignIn } from "./PageSession.js"
+import { pageActor, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
 
 /** Routes of the pages a person uses in a browser, beside the API (listed for the route table's 405s). */
 export const pageRoutes = [
-  { method: "GET", path: "/sign-in" },
-  { method: "GET", path: "/auth/link" },
   { method: "GET", path: "/account" },
   { method: "GET", path: "/assets/{name}" }
 ] as const
@@ -35,45 +33,6 @@ const scriptMessages = (t: ReturnType<typeof textsOf>) => ({
   accountGone: t.accountGone,
   linkMissing: t.linkMissing
 })
-
-const signInPage = Effect.map(pageOf, ({ language, request, texts: t }) => {
-  // Where the script goes once signed in: a checked path of this site (an approval), else the account.
-  const next = safeNext(new URL(request.url, "http://host").searchParams.get("next")) ?? "/account"
-  return html(layout({
-    language,
-    texts: t,
-    title: t.signInTitle,
-    path: "/sign-in",
-    script: "sign-in.js",
-    messages: { ...scriptMessages(t), next },
-    body: `<form id="email-form" novalidate>
-<label for="email">${t.emailLabel}</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
-<button type="submit">${t.sendCode}</button>
-</form>
-<p id="sent" hidden>${t.codeSent}</p>
-<form id="code-form" hidden>
-<label for="code">${t.codeLabel}</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-<button type="submit">${t.signIn}</button>
-<button type="button" id="other-email">${t.otherEmail}</button>
-</form>
-<p id="status" role="status" aria-live="polite"></p>`
-  }))
-})
-
-const linkPage = Effect.map(pageOf, ({ language, texts: t }) =>
-  html(layout({
-    language,
-    texts: t,
-    title: t.linkTitle,
-    path: "/auth/link",
-    script: "link.js",
-    messages: scriptMessages(t),
-    body: `<p>${t.linkExplain}</p>
-<button type="button" id="sign-in" hidden>${t.linkButton}</button>
-<p id="status" role="status" aria-live="polite"></p>`
-  })))
 
 const accountPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
@@ -110,13 +69,14 @@ ${items}
     }))
   })
 
-/** The pages: sign-in (email, then code), the emailed link's page (a button; GET never signs in) and the account. */
+/**
+ * The account page (sign-in and the emailed link's page are the web application's, packages/web)
+ * and the older pages' scripts and stylesheet.
+ */
 export const PageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secret = yield* ServerSecret
-    yield* router.get("/sign-in", signInPage)
-    yield* router.get("/auth/link", linkPage)
     yield* router.get("/account", accountPage(sql, secret))
     yield* router.get(
       "/assets/:name",
