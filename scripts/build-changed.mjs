@@ -56,8 +56,9 @@ const ownHash = (name) => {
   if (!ownInputs.has(name)) {
     const { dir } = packages.get(name)
     const files = [
-      ...sourceFiles(join(dir, "src")),
-      ...["package.json", "tsup.config.ts", "tsconfig.build.json", "tsconfig.json"].map((file) => join(dir, file)).filter(existsSync)
+      // The web application's build also takes its static files and its build script.
+      ...["src", "public", "scripts"].map((folder) => join(dir, folder)).filter(existsSync).flatMap(sourceFiles),
+      ...["package.json", "tsup.config.ts", "vite.config.ts", "tsconfig.build.json", "tsconfig.json"].map((file) => join(dir, file)).filter(existsSync)
     ].sort()
     const hash = createHash("sha256")
     for (const file of files) hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
@@ -96,9 +97,18 @@ const stale = [...packages.keys()].filter((name) => {
   }
 })
 
+/**
+ * A package builds with tsup, or with its own Node script when its `build` is `node <script>`
+ * (packages/web: the Vite builds of the browser bundle and the server's render function).
+ */
+const buildCommand = ({ manifest }) => {
+  const own = /^node (\S+)$/.exec(manifest.scripts?.build ?? "")
+  return own === null ? [tsup, "--no-dts", "--silent"] : [own[1], "--silent"]
+}
+
 const buildOne = (name) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsup, "--no-dts", "--silent"], { cwd: packages.get(name).dir, stdio: "inherit" })
+    const child = spawn(process.execPath, buildCommand(packages.get(name)), { cwd: packages.get(name).dir, stdio: "inherit" })
     child.on("error", reject)
     child.on("exit", (code, signal) =>
       code === 0 ? resolve() : reject(new Error(`building ${name} failed (${signal ?? `exit code ${code}`})`)))
