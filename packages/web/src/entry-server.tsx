@@ -7,6 +7,7 @@ import { languageOf, textsOf } from "./i18n.js"
 import type { AppState } from "./model.js"
 import { pages } from "./pages/eager.js"
 import { pageSources } from "./pages/registry.js"
+import { safeNext } from "./safeNext.js"
 import { makeServerApi, type ServerApi } from "./server/api.js"
 import { load, type Loaded, sessionOf } from "./server/loaders.js"
 
@@ -26,6 +27,8 @@ export interface PageRequest {
 export interface RenderedPage {
   readonly status: number
   readonly html: string
+  /** A 303's target (a signed-in page asked for without a session: to sign in). */
+  readonly location?: string
 }
 
 export interface WebApp {
@@ -125,12 +128,21 @@ ${tags.get(loaded.data.page) ?? ""}
     const search = new URLSearchParams(request.query)
     const language = languageOf(search, request.acceptLanguage)
     search.delete("lang")
-    const token = (request.cookie ?? "").split(/;\s*/).find((part) => part.startsWith(`${sessionCookie}=`))
+    const found = (request.cookie ?? "").split(/;\s*/).find((part) => part.startsWith(`${sessionCookie}=`))
+    const token = found === undefined || found === `${sessionCookie}=` ? undefined : found
     const [loaded, session] = await Promise.all([
-      load(api, request.path, new URLSearchParams(request.query)),
+      load(api, request.path, new URLSearchParams(request.query), token),
       // Only a request that carries a session asks who it is: anonymous visitors cost no read.
-      token === undefined || token === `${sessionCookie}=` ? Promise.resolve(undefined) : sessionOf(api, token)
+      token === undefined ? Promise.resolve(undefined) : sessionOf(api, token)
     ])
+    if (loaded !== undefined && "signIn" in loaded) {
+      const next = safeNext(request.path + (request.query === "" ? "" : `?${request.query}`))
+      return {
+        status: 303,
+        html: "",
+        location: `/sign-in?lang=${language}${next === undefined || next === "/account" ? "" : `&next=${encodeURIComponent(next)}`}`
+      }
+    }
     const page: Loaded = loaded ?? { status: 404, data: { page: "error", status: 404 } }
     const state: AppState = {
       language,

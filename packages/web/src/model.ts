@@ -81,6 +81,11 @@ export type PageData =
   | { readonly page: "publication"; readonly publication: PublicationView; readonly author?: { readonly uuid: string; readonly name: string } }
   | { readonly page: "profile"; readonly profile: ProfileView; readonly publications: ReadonlyArray<Card>; readonly reviews?: Reviews }
   | { readonly page: "signIn"; readonly next: string }
+  | {
+    readonly page: "account"
+    readonly email: string
+    readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
+  }
   | { readonly page: "signInLink" }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 

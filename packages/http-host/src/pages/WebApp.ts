@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
 import { pageSecurityHeaders } from "./Layout.js"
+import { seeOther } from "./PageSession.js"
 
 /** What the host uses of `@birzha/web/server` (its built render function, see packages/web). */
 interface WebModule {
@@ -16,7 +17,7 @@ interface WebApp {
     readonly query: string
     readonly acceptLanguage?: string | undefined
     readonly cookie?: string | undefined
-  }) => Promise<{ readonly status: number; readonly html: string }>
+  }) => Promise<{ readonly status: number; readonly html: string; readonly location?: string }>
   readonly clientDir: string
   readonly themeCss: string
   readonly themeProblems: ReadonlyArray<string>
@@ -33,6 +34,7 @@ export const webAppRoutes = [
   { method: "GET", path: "/u/{uuid}" },
   { method: "GET", path: "/sign-in" },
   { method: "GET", path: "/auth/link" },
+  { method: "GET", path: "/account" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -151,6 +153,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const app = yield* web.app
       const rendered = yield* Effect.promise(() => app.render(pageRequest(request.url, request.headers)))
+      if (rendered.location !== undefined) return seeOther(rendered.location)
       return HttpServerResponse.html(rendered.html).pipe(
         HttpServerResponse.setStatus(rendered.status),
         HttpServerResponse.setHeaders(pageHeaders)
@@ -160,7 +163,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

@@ -192,6 +192,19 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 })
 
+/**
+ * axe-core's serious and critical violations on the page, as `rule: targets`. Its source is run
+ * through the debugging protocol (the page's CSP allows no inline script).
+ */
+const axeViolations = async (tab: Page) => {
+  await tab.evaluate(axeSource)
+  return tab.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
+    const result = await axe.run(document)
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+  })
+}
+
 /** Fails the test on any error the page's script reports (a hydration mismatch is one). */
 const watchErrors = (tab: Page) => {
   const errors: Array<string> = []
@@ -256,7 +269,7 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
     }))
   })
 
-  it("shows who is signed in in the header of every page", async () => {
+  it("shows who is signed in in the header of every page, and the account page passes axe-core", async () => {
     const context = await browser.newContext()
     const tab = await context.newPage()
     const email = `web.header.${Date.now()}@example.com`
@@ -267,6 +280,18 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
     )).rows[0]!.name
     expect(await tab.locator("#session").textContent()).toBe(`Signed in as ${name}`)
     expect(await tab.locator("#session").getAttribute("href")).toBe("/account?lang=en")
+    // The account page, signed in: axe-core at both widths and languages, and its screenshots.
+    for (const language of ["ru", "en"] as const) {
+      for (const width of [1280, 390]) {
+        await tab.setViewportSize({ width, height: 900 })
+        await tab.goto(`${origin}/account?lang=${language}`)
+        await tab.waitForLoadState("networkidle")
+        expect(await tab.locator("#signed-in-email").textContent()).toBe(email)
+        expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `account ${language} ${width}`).toBe(true)
+        expect(await axeViolations(tab), `account ${language} ${width}`).toEqual([])
+        await tab.screenshot({ path: `${shots}/account-${language}-${width}.png`, fullPage: true })
+      }
+    }
     await context.close()
   })
 
@@ -290,14 +315,7 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
         await tab.waitForLoadState("networkidle")
         // The page fits the width: nothing scrolls sideways.
         expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${language} ${width}`).toBe(true)
-        // axe-core's source run in the page (through the debugging protocol: the page's CSP allows no inline script).
-        await tab.evaluate(axeSource)
-        const violations = await tab.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
-          const result = await axe.run(document)
-          return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-        })
-        expect(violations, `${name} ${language} ${width}`).toEqual([])
+        expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
         await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
         await tab.screenshot({ path: `${shots}/${name}-${language}-${width}-top.png` })
       }

@@ -1,5 +1,6 @@
 import type { PageModule } from "../App.js"
 import type { PageName } from "../model.js"
+import * as AccountPage from "./AccountPage/AccountPage.js"
 import * as CatalogPage from "./CatalogPage/CatalogPage.js"
 import * as ErrorPage from "./ErrorPage/ErrorPage.js"
 import * as HomePage from "./HomePage/HomePage.js"
@@ -15,6 +16,7 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   publication: PublicationPage as PageModule,
   profile: ProfilePage as PageModule,
   signIn: SignInPage as PageModule,
+  account: AccountPage as PageModule,
   signInLink: SignInLinkPage as PageModule,
   error: ErrorPage as PageModule
 }

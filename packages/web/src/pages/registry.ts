@@ -11,6 +11,7 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   publication: "src/pages/PublicationPage/PublicationPage.tsx",
   profile: "src/pages/ProfilePage/ProfilePage.tsx",
   signIn: "src/pages/SignInPage/SignInPage.tsx",
+  account: "src/pages/AccountPage/AccountPage.tsx",
   signInLink: "src/pages/SignInLinkPage/SignInLinkPage.tsx",
   error: "src/pages/ErrorPage/ErrorPage.tsx"
 }

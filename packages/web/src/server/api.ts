@@ -7,7 +7,8 @@ const requestCookie = FiberRef.unsafeMake<string | undefined>(undefined)
 
 /** A refused or failed call as the page answers it: 400 (the input, named), 404, or 503 for anything else. */
 export interface Refusal {
-  readonly status: 400 | 404 | 503
+  /** 401: the call needed a session the request did not carry (a signed-in page sends to sign-in). */
+  readonly status: 400 | 401 | 404 | 503
   /** For a 400 the client found before sending: the input's field at fault (`kind`, `q`, `uuid`). */
   readonly field?: string
 }
@@ -35,6 +36,7 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
   const status = typeof error === "object" && error !== null && "constructor" in error ? (error.constructor as { readonly status?: unknown }).status : undefined
   if (status === 404) return { status: 404 }
   if (status === 400) return { status: 400 }
+  if (status === 401) return { status: 401 }
   return { status: 503 }
 }
 

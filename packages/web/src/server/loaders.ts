@@ -144,10 +144,16 @@ export interface Loaded {
   readonly data: PageData
 }
 
-const refused = (refusal: Refusal): Loaded => ({
-  status: refusal.status,
-  data: { page: "error", status: refusal.status, ...(refusal.field === undefined ? {} : { field: refusal.field }) }
-})
+/** A signed-in page asked for without a usable session: to sign in, and back here after. */
+export interface ToSignIn {
+  readonly signIn: true
+}
+
+const refused = (refusal: Refusal): Loaded => {
+  // A public read never answers 401; should one, it is the service's fault, not the visitor's.
+  const status = refusal.status === 401 ? 503 : refusal.status
+  return { status, data: { page: "error", status, ...(refusal.field === undefined ? {} : { field: refusal.field }) } }
+}
 
 const answer = (result: Either.Either<PageData, Refusal>): Loaded =>
   Either.isRight(result) ? { status: 200, data: result.right } : refused(result.left)
@@ -168,7 +174,7 @@ const segmentAfter = (path: string, prefix: string): string | undefined => {
  * The page at `path` and its data, read through the client: every read is a public operation of
  * the API, answered as it answers anyone. `undefined`: no page of the application has that path.
  */
-export const load = async (api: ServerApi, path: string, search: URLSearchParams): Promise<Loaded | undefined> => {
+export const load = async (api: ServerApi, path: string, search: URLSearchParams, cookie: string | undefined): Promise<Loaded | ToSignIn | undefined> => {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
   if (trimmed === "/") {
     return answer(await api.run((client) =>
@@ -249,6 +255,20 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
     return { status: 200, data: { page: "signIn", next: safeNext(search.get("next")) ?? "/account" } }
   }
   if (trimmed === "/auth/link") return { status: 200, data: { page: "signInLink" } }
+  if (trimmed === "/account") {
+    if (cookie === undefined) return { signIn: true }
+    const result = await api.run((client) =>
+      Effect.all({ session: client["auth.session"](), own: client["profiles.get_own"]() }, { concurrency: "unbounded" }), cookie)
+    if (Either.isLeft(result)) return result.left.status === 401 ? { signIn: true } : refused(result.left)
+    return {
+      status: 200,
+      data: {
+        page: "account",
+        email: result.right.session.user.email,
+        profiles: result.right.own.profiles.map((p) => ({ uuid: p.uuid, name: p.name, type: p.type, current: p.current }))
+      }
+    }
+  }
   return undefined
 }
 
