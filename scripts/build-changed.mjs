@@ -50,6 +50,22 @@ const sourceFiles = (dir) =>
     .filter((entry) => entry.isFile() && !entry.name.endsWith(".test.ts"))
     .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
 
+/**
+ * A package builds with tsup, or with its own Node script when its `build` is `node <script>`
+ * (packages/web: the Vite builds of the browser bundle and the server's render function).
+ */
+const buildCommand = ({ manifest }) => {
+  const own = /^node (\S+)$/.exec(manifest.scripts?.build ?? "")
+  return own === null ? [tsup, "--no-dts", "--silent"] : [own[1], "--silent"]
+}
+
+/**
+ * Built by its own script from the workspace's sources (packages/web: Vite reads the sources, not
+ * the other packages' `dist`), and loaded by the host at run time, not bundled into it: such a
+ * package neither waits for the tsup builds nor holds them up, and its inputs are not theirs.
+ */
+const ownScript = (name) => buildCommand(packages.get(name))[0] !== tsup
+
 /** The hash of one package's own inputs. */
 const ownInputs = new Map()
 const ownHash = (name) => {
@@ -75,8 +91,12 @@ const sharedHash = shared.digest("hex")
 const inputsHash = (name, seen = new Set()) => {
   seen.add(name)
   const hash = createHash("sha256").update(sharedHash).update(ownHash(name))
-  for (const dep of workspaceDeps(packages.get(name).manifest).sort()) {
-    if (!seen.has(dep)) hash.update(inputsHash(dep, seen))
+  // An own-script build bundles the sources of its development dependencies too (the domain's
+  // declarations, through the client's sources).
+  const { manifest } = packages.get(name)
+  const deps = ownScript(name) ? workspaceDeps({ dependencies: { ...manifest.dependencies, ...manifest.devDependencies } }) : workspaceDeps(manifest)
+  for (const dep of deps.sort()) {
+    if (!seen.has(dep) && !ownScript(dep)) hash.update(inputsHash(dep, seen))
   }
   return hash.digest("hex")
 }
@@ -97,15 +117,6 @@ const stale = [...packages.keys()].filter((name) => {
   }
 })
 
-/**
- * A package builds with tsup, or with its own Node script when its `build` is `node <script>`
- * (packages/web: the Vite builds of the browser bundle and the server's render function).
- */
-const buildCommand = ({ manifest }) => {
-  const own = /^node (\S+)$/.exec(manifest.scripts?.build ?? "")
-  return own === null ? [tsup, "--no-dts", "--silent"] : [own[1], "--silent"]
-}
-
 const buildOne = (name) =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, buildCommand(packages.get(name)), { cwd: packages.get(name).dir, stdio: "inherit" })
@@ -121,7 +132,8 @@ if (stale.length > 0) {
   // In dependency order, the packages whose dependencies are built going at once.
   const pending = new Set(stale)
   while (pending.size > 0) {
-    const ready = [...pending].filter((name) => workspaceDeps(packages.get(name).manifest).every((dep) => !pending.has(dep)))
+    const ready = [...pending].filter((name) =>
+      ownScript(name) || workspaceDeps(packages.get(name).manifest).every((dep) => ownScript(dep) || !pending.has(dep)))
     if (ready.length === 0) throw new Error(`the workspace packages depend on each other in a cycle: ${[...pending].join(", ")}`)
     await Promise.all(ready.map(async (name) => {
       await buildOne(name)
