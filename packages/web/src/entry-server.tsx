@@ -144,14 +144,22 @@ ${tags.get(loaded.data.page) ?? ""}
       }
     }
     const page: Loaded = loaded ?? { status: 404, data: { page: "error", status: 404 } }
-    const state: AppState = {
+    const state = (data: Loaded["data"]): AppState => ({
       language,
       path: request.path,
       query: search.toString(),
       brand: { name: theme.name[language], logoUrl: theme.logoUrl },
-      data: page.data
+      data
+    })
+    try {
+      return { status: page.status, html: document(state(page.data), page, session) }
+    } catch (error) {
+      // A page that fails to render is a fault of this application: the visitor gets the
+      // "temporarily unavailable" page with status 500, the host's log the error.
+      console.error("rendering", request.path, "failed:", error)
+      const failed: Loaded = { status: 500, data: { page: "error", status: 503 } }
+      return { status: 500, html: document(state(failed.data), failed, undefined) }
     }
-    return { status: page.status, html: document(state, page, session) }
   }
 
   return { render, clientDir, themeCss: themeCss(theme), themeProblems: problems }

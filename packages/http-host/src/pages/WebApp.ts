@@ -66,7 +66,11 @@ export const WebApplicationLive = Layer.effect(
       try: async () => JSON.parse(await readFile(file.value, "utf8")) as unknown,
       catch: (cause) => new Error(`BIRZHA_WEB_THEME: cannot read ${file.value} as JSON (${String(cause)})`)
     }).pipe(Effect.orDie)
-    const module = yield* Effect.promise(() => import(/* @vite-ignore */ webModule) as Promise<WebModule>)
+    const module = yield* Effect.tryPromise({
+      try: () => import(/* @vite-ignore */ webModule) as Promise<WebModule>,
+      catch: (cause) =>
+        new Error(`the web application is not built (${String(cause)}): run npx -y pnpm@10.34.9 build:js, or npx -y pnpm@10.34.9 start`)
+    }).pipe(Effect.orDie)
     const app = yield* Effect.cached(
       Effect.gen(function*() {
         const apiBaseUrl = yield* Deferred.await(loopback)
