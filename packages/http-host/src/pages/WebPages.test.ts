@@ -118,6 +118,21 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
     expect(catalog.html).toContain(`href="/u/${target.owner}?lang=ru"`)
     expect(mainText(catalog.html)).toContain(`Автор: ${target.ownerName}`)
 
+    // Paging: the next page's link carries the search and the cursor, and shows the next 20.
+    const first = await page("/catalog?lang=en&kind=task")
+    const next = first.html.match(/<a rel="next"[^>]*href="([^"]+)"/)![1]!.replace(/&amp;/g, "&")
+    expect(new URL(next, origin).searchParams.get("kind")).toBe("task")
+    const second = await page(next)
+    const titles = (html: string) => [...html.matchAll(/<h3 id="p-([0-9a-f-]{36})"/g)].map((m) => m[1])
+    expect(titles(second.html)).toHaveLength(20)
+    expect(titles(second.html).filter((uuid) => titles(first.html).includes(uuid))).toEqual([])
+    // The category filter: only that category's publications.
+    const category = (await db.query<{ category: string }>("SELECT approved->>'category' AS category FROM publications WHERE uuid = $1", [target.uuid])).rows[0]!.category
+    const inCategory = await page(`/catalog?lang=en&category=${encodeURIComponent(category)}`)
+    const categories = [...inCategory.html.matchAll(/<span class="tag">[^<]*<\/span><span>([^<]*)<\/span>/g)].map((m) => m[1])
+    expect(categories.length).toBeGreaterThan(0)
+    expect(new Set(categories)).toEqual(new Set([category]))
+
     const publication = await page(`/p/${target.uuid}?lang=en`)
     const text = mainText(publication.html)
     expect(text).toContain(target.title)
