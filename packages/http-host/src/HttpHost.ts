@@ -168,10 +168,11 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
         if (redirect && redirectedToLocalhost(req, res)) return
         if (Option.isSome(web) && isUnknownBrowserPath(req)) {
+          const started = performance.now()
           Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
             if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })
             res.end()
-          })
+          }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined))
           return
         }
         if (!handleOperation(req, res)) fallback(req, res)
