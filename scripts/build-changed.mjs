@@ -50,14 +50,31 @@ const sourceFiles = (dir) =>
     .filter((entry) => entry.isFile() && !entry.name.endsWith(".test.ts"))
     .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
 
+/**
+ * A package builds with tsup, or with its own Node script when its `build` is `node <script>`
+ * (packages/web: the Vite builds of the browser bundle and the server's render function).
+ */
+const buildCommand = ({ manifest }) => {
+  const own = /^node (\S+)$/.exec(manifest.scripts?.build ?? "")
+  return own === null ? [tsup, "--no-dts", "--silent"] : [own[1], "--silent"]
+}
+
+/**
+ * Built by its own script from the workspace's sources (packages/web: Vite reads the sources, not
+ * the other packages' `dist`), and loaded by the host at run time, not bundled into it: such a
+ * package neither waits for the tsup builds nor holds them up, and its inputs are not theirs.
+ */
+const ownScript = (name) => buildCommand(packages.get(name))[0] !== tsup
+
 /** The hash of one package's own inputs. */
 const ownInputs = new Map()
 const ownHash = (name) => {
   if (!ownInputs.has(name)) {
     const { dir } = packages.get(name)
     const files = [
-      ...sourceFiles(join(dir, "src")),
-      ...["package.json", "tsup.config.ts", "tsconfig.build.json", "tsconfig.json"].map((file) => join(dir, file)).filter(existsSync)
+      // The web application's build also takes its static files and its build script.
+      ...["src", "public", "scripts"].map((folder) => join(dir, folder)).filter(existsSync).flatMap(sourceFiles),
+      ...["package.json", "tsup.config.ts", "vite.config.ts", "tsconfig.build.json", "tsconfig.json"].map((file) => join(dir, file)).filter(existsSync)
     ].sort()
     const hash = createHash("sha256")
     for (const file of files) hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
@@ -74,8 +91,12 @@ const sharedHash = shared.digest("hex")
 const inputsHash = (name, seen = new Set()) => {
   seen.add(name)
   const hash = createHash("sha256").update(sharedHash).update(ownHash(name))
-  for (const dep of workspaceDeps(packages.get(name).manifest).sort()) {
-    if (!seen.has(dep)) hash.update(inputsHash(dep, seen))
+  // An own-script build bundles the sources of its development dependencies too (the domain's
+  // declarations, through the client's sources).
+  const { manifest } = packages.get(name)
+  const deps = ownScript(name) ? workspaceDeps({ dependencies: { ...manifest.dependencies, ...manifest.devDependencies } }) : workspaceDeps(manifest)
+  for (const dep of deps.sort()) {
+    if (!seen.has(dep) && !ownScript(dep)) hash.update(inputsHash(dep, seen))
   }
   return hash.digest("hex")
 }
@@ -98,7 +119,7 @@ const stale = [...packages.keys()].filter((name) => {
 
 const buildOne = (name) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsup, "--no-dts", "--silent"], { cwd: packages.get(name).dir, stdio: "inherit" })
+    const child = spawn(process.execPath, buildCommand(packages.get(name)), { cwd: packages.get(name).dir, stdio: "inherit" })
     child.on("error", reject)
     child.on("exit", (code, signal) =>
       code === 0 ? resolve() : reject(new Error(`building ${name} failed (${signal ?? `exit code ${code}`})`)))
@@ -111,7 +132,8 @@ if (stale.length > 0) {
   // In dependency order, the packages whose dependencies are built going at once.
   const pending = new Set(stale)
   while (pending.size > 0) {
-    const ready = [...pending].filter((name) => workspaceDeps(packages.get(name).manifest).every((dep) => !pending.has(dep)))
+    const ready = [...pending].filter((name) =>
+      ownScript(name) || workspaceDeps(packages.get(name).manifest).every((dep) => ownScript(dep) || !pending.has(dep)))
     if (ready.length === 0) throw new Error(`the workspace packages depend on each other in a cycle: ${[...pending].join(", ")}`)
     await Promise.all(ready.map(async (name) => {
       await buildOne(name)

@@ -2,12 +2,13 @@ import { envelope, NotFound, openApiDocument } from "@birzha/domain"
 import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
-import { makeCompiledApi } from "./CompiledApi.js"
+import { compileRoutes, makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
+import { pageSecurityHeaders } from "./pages/Layout.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
 import { HostSettings } from "./HostSettings.js"
@@ -15,7 +16,7 @@ import type { HttpSettings } from "./HttpConfig.js"
 import { CommandPageRoutes, commandPageRoutes } from "./pages/CommandApprovalPage.js"
 import { IntegrationsRoutes, integrationsRoutes } from "./pages/IntegrationsPage.js"
 import { PageRoutes, pageRoutes } from "./pages/Pages.js"
-import { PublicPageRoutes, publicPageRoutes } from "./pages/PublicPages.js"
+import { WebApplication, WebApplicationLive, WebAppRoutes, webAppRoutes, writeNotFoundPage } from "./pages/WebApp.js"
 import { WebhookPageRoutes, webhookPageRoutes } from "./pages/WebhookApprovalPage.js"
 import { WebhookSettingsLive } from "./WebhookSettingsLive.js"
 
@@ -51,12 +52,19 @@ const json = (status: number, body: unknown) =>
  * Whatever a page, file or MCP route fails with still answers with the one envelope, mapped as an
  * operation's failure is (`answerOfCause`: 503 for the database, 500 with a correlation id otherwise).
  */
-const withEnvelope = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+const withEnvelope = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  notFoundPage: Option.Option<Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>>
+) =>
   app.pipe(
-    // A path the page routes do not take after all (a trailing slash the router does not match).
+    // A path the page routes do not take after all (a trailing slash the router does not match, a
+    // path parameter over its length): the application's HTML 404 outside /api/, the envelope inside.
     Effect.catchIf(
       (error): error is E & HttpServerError.RouteNotFound => error instanceof HttpServerError.RouteNotFound,
-      () => Effect.succeed(json(404, envelope(NotFound, "No such page")))
+      (error) =>
+        Option.isSome(notFoundPage) && !error.request.url.startsWith("/api/")
+          ? Effect.provideService(notFoundPage.value, HttpServerRequest.HttpServerRequest, error.request)
+          : Effect.succeed(json(404, envelope(NotFound, "No such page")))
     ),
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
@@ -87,6 +95,23 @@ const redirectedToLocalhost = (req: IncomingMessage, res: ServerResponse): boole
   res.writeHead(307, { location: `http://localhost:${req.socket.localPort}${req.url ?? "/"}`, "cache-control": "no-store" })
   res.end()
   return true
+}
+
+/** Where this host answers on its own machine: the bound address, or loopback for a wildcard one. */
+const loopbackOf = (host: string) =>
+  host === "" || host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host
+
+/**
+ * A GET or HEAD outside /api/ that neither an operation nor a page route takes: a browser's guess
+ * (`/tasks/new`), answered with the application's HTML 404 instead of the API's JSON one.
+ */
+const unknownBrowserPath = (routes: ReturnType<typeof compileRoutes>) => (req: IncomingMessage): boolean => {
+  if (req.method !== "GET" && req.method !== "HEAD") return false
+  const url = req.url ?? "/"
+  const at = url.indexOf("?")
+  const path = at < 0 ? url : url.slice(0, at)
+  if (path === "/api" || path.startsWith("/api/")) return false
+  return routes.match(req.method, path) === undefined && !routes.isOther(req.method, path) && routes.allowedMethods(path).length === 0
 }
 
 const listen = (server: Server, port: number, host: string) =>
@@ -124,13 +149,32 @@ export const makeHttpServer = <E2 = never, R2 = never>(
     HttpServer.HttpServer,
     Effect.gen(function*() {
       const accessLog = yield* makeAccessLog
-      const handleOperation = yield* makeCompiledApi(settings, [...documentRoutes, ...pages.routes], accessLog)
+      const extraRoutes = [...documentRoutes, ...pages.routes]
+      const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
       const router = yield* HttpApiBuilder.Router.router
-      const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router)))
+      const web = yield* Effect.serviceOption(WebApplication)
+      const notFoundPage = Option.map(web, (w) =>
+        Effect.gen(function*() {
+          const app = yield* w.app
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const page = yield* Effect.promise(() => app.render({ path: new URL(request.url, "http://host").pathname, query: "", acceptLanguage: request.headers["accept-language"] }))
+          return HttpServerResponse.html(page.html).pipe(HttpServerResponse.setStatus(404), HttpServerResponse.setHeaders(pageSecurityHeaders))
+        }))
+      const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router), notFoundPage))
+      const isUnknownBrowserPath = unknownBrowserPath(compileRoutes([...(yield* Operations).entries.values()], extraRoutes))
+      const runtime = yield* Effect.runtime<never>()
       const limits = settings.connections ?? defaultConnectionLimits
       const redirect = settings.redirectLoopbackNavigations === true
       const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
         if (redirect && redirectedToLocalhost(req, res)) return
+        if (Option.isSome(web) && isUnknownBrowserPath(req)) {
+          const started = performance.now()
+          Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
+            if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })
+            res.end()
+          }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined))
+          return
+        }
         if (!handleOperation(req, res)) fallback(req, res)
       })
       // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
@@ -145,6 +189,8 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       yield* Effect.addFinalizer(() => close(server))
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : settings.port
+      // The web application's server-side client reads the API over this listener (pages/WebApp.ts).
+      if (Option.isSome(web)) yield* Deferred.succeed(web.value.loopback, `http://${loopbackOf(settings.host)}:${port}`)
       // The bound address first (scripts read the port from it), then where browsers must go: sign-in
       // checks Origin against BIRZHA_PUBLIC_ORIGIN, so another spelling of the host is refused.
       const publicOrigin = redirect ? `http://localhost:${port}` : settings.publicOrigin
@@ -164,13 +210,14 @@ export const makeHttpServer = <E2 = never, R2 = never>(
 
 /** The pages, file bytes and MCP endpoint served beside the catalog. */
 const ServicePages = {
-  layer: Layer.mergeAll(PageRoutes, PublicPageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
-  routes: [...pageRoutes, ...publicPageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(PageRoutes, WebAppRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
+  routes: [...pageRoutes, ...webAppRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
 }
 
 /** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */
 export const HttpServerLive = (settings: HttpSettings) =>
   makeHttpServer(settings, ServicePages).pipe(
+    Layer.provide(WebApplicationLive),
     Layer.provideMerge(OperationsLive),
     Layer.provide(WebhookSettingsLive),
     Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy, maxBodyBytes: settings.maxBodyBytes })),

@@ -1,123 +1,21 @@
 import { envelope, NotFound } from "@birzha/domain"
-import { ownProfiles, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import { Effect } from "effect"
 import { assets } from "./Assets.js"
-import { escapeHtml, languageOf, textsOf } from "./Language.js"
-import { pageActor, safeNext, toSignIn } from "./PageSession.js"
-import { layout, pageSecurityHeaders } from "./Layout.js"
 
-/** Routes of the pages a person uses in a browser, beside the API (listed for the route table's 405s). */
+/** The older pages' scripts and stylesheet (listed for the route table's 405s). */
 export const pageRoutes = [
-  { method: "GET", path: "/sign-in" },
-  { method: "GET", path: "/auth/link" },
-  { method: "GET", path: "/account" },
   { method: "GET", path: "/assets/{name}" }
 ] as const
 
 const notFound = () => HttpServerResponse.unsafeJson(envelope(NotFound, "No such asset"), { status: 404 })
 
-const html = (body: string) => HttpServerResponse.html(body).pipe(HttpServerResponse.setHeaders(pageSecurityHeaders))
-
-const pageOf = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-  const language = languageOf(request.url, request.headers["accept-language"])
-  return { request, language, texts: textsOf(language) }
-})
-
-const scriptMessages = (t: ReturnType<typeof textsOf>) => ({
-  invalidEmail: t.invalidEmail,
-  invalidCode: t.invalidCode,
-  invalidLink: t.invalidLink,
-  rateLimited: t.rateLimited,
-  unavailable: t.unavailable,
-  failed: t.failed,
-  accountGone: t.accountGone,
-  linkMissing: t.linkMissing
-})
-
-const signInPage = Effect.map(pageOf, ({ language, request, texts: t }) => {
-  // Where the script goes once signed in: a checked path of this site (an approval), else the account.
-  const next = safeNext(new URL(request.url, "http://host").searchParams.get("next")) ?? "/account"
-  return html(layout({
-    language,
-    texts: t,
-    title: t.signInTitle,
-    path: "/sign-in",
-    script: "sign-in.js",
-    messages: { ...scriptMessages(t), next },
-    body: `<form id="email-form" novalidate>
-<label for="email">${t.emailLabel}</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
-<button type="submit">${t.sendCode}</button>
-</form>
-<p id="sent" hidden>${t.codeSent}</p>
-<form id="code-form" hidden>
-<label for="code">${t.codeLabel}</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-<button type="submit">${t.signIn}</button>
-<button type="button" id="other-email">${t.otherEmail}</button>
-</form>
-<p id="status" role="status" aria-live="polite"></p>`
-  }))
-})
-
-const linkPage = Effect.map(pageOf, ({ language, texts: t }) =>
-  html(layout({
-    language,
-    texts: t,
-    title: t.linkTitle,
-    path: "/auth/link",
-    script: "link.js",
-    messages: scriptMessages(t),
-    body: `<p>${t.linkExplain}</p>
-<button type="button" id="sign-in" hidden>${t.linkButton}</button>
-<p id="status" role="status" aria-live="polite"></p>`
-  })))
-
-const accountPage = (sql: SqlClient.SqlClient, secret: Redacted.Redacted<string>) =>
-  Effect.gen(function*() {
-    const { language, request, texts: t } = yield* pageOf
-    const actor = yield* pageActor(request).pipe(
-      Effect.provideService(SqlClient.SqlClient, sql),
-      Effect.provideService(ServerSecret, secret)
-    )
-    if (Option.isNone(actor)) {
-      return toSignIn(language)
-    }
-    const { profiles } = yield* ownProfiles(actor.value).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    const items = profiles.map((p) =>
-      `<li><span>${escapeHtml(p.name)} · ${escapeHtml(p.type)}${p.current ? ` · <strong>${t.acting}</strong>` : ""}</span>${
-        p.current ? "" : `<button type="button" data-profile-uuid="${escapeHtml(p.uuid)}">${t.switchTo}</button>`
-      }</li>`
-    ).join("\n")
-    return html(layout({
-      language,
-      texts: t,
-      title: t.accountTitle,
-      path: "/account",
-      script: "account.js",
-      messages: scriptMessages(t),
-      body: `<p>${t.signedInAs} <strong id="signed-in-email">${escapeHtml(actor.value.email)}</strong></p>
-<h2>${t.profiles}</h2>
-<ul class="profiles">
-${items}
-</ul>
-<p><a href="/approvals?lang=${language}">${t.approvals}</a></p>
-<p><a href="/settings/integrations?lang=${language}">${t.integrations}</a></p>
-<button type="button" id="sign-out">${t.signOut}</button>
-<p id="status" role="status" aria-live="polite"></p>`
-    }))
-  })
-
-/** The pages: sign-in (email, then code), the emailed link's page (a button; GET never signs in) and the account. */
+/**
+ * The scripts and stylesheet of the pages still written here (integrations, approvals); the
+ * others are the web application's (packages/web, pages/WebApp.ts).
+ */
 export const PageRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const secret = yield* ServerSecret
-    yield* router.get("/sign-in", signInPage)
-    yield* router.get("/auth/link", linkPage)
-    yield* router.get("/account", accountPage(sql, secret))
     yield* router.get(
       "/assets/:name",
       Effect.gen(function*() {

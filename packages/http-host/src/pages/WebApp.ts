@@ -1,0 +1,188 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Config, Context, Deferred, Effect, Layer, Option } from "effect"
+import { readFile } from "node:fs/promises"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { join } from "node:path"
+import { pageSecurityHeaders } from "./Layout.js"
+import { seeOther } from "./PageSession.js"
+
+/** What the host uses of `@birzha/web/server` (its built render function, see packages/web). */
+interface WebModule {
+  readonly createWebApp: (options: { readonly apiBaseUrl: string; readonly theme?: unknown }) => WebApp
+}
+
+interface WebApp {
+  readonly render: (request: {
+    readonly path: string
+    readonly query: string
+    readonly acceptLanguage?: string | undefined
+    readonly cookie?: string | undefined
+  }) => Promise<{ readonly status: number; readonly html: string; readonly location?: string }>
+  readonly clientDir: string
+  readonly themeCss: string
+  readonly themeProblems: ReadonlyArray<string>
+}
+
+/**
+ * The web application's pages (packages/web), rendered on the server by its own build. Listed for
+ * the route table (405 on another method) beside the other pages.
+ */
+export const webAppRoutes = [
+  { method: "GET", path: "/" },
+  { method: "GET", path: "/catalog" },
+  { method: "GET", path: "/p/{uuid}" },
+  { method: "GET", path: "/u/{uuid}" },
+  { method: "GET", path: "/sign-in" },
+  { method: "GET", path: "/auth/link" },
+  { method: "GET", path: "/account" },
+  { method: "GET", path: "/app/{name}" },
+  { method: "GET", path: "/app/assets/{name}" },
+  { method: "GET", path: "/favicon.ico" }
+] as const
+
+/**
+ * The web application of this host: its render function once the host listens (its client reads
+ * the API over the host's own listener, whose port is known only then), and where that is.
+ */
+export class WebApplication extends Context.Tag("@birzha/http-host/WebApplication")<WebApplication, {
+  /** Completed by the host once it listens: the base URL its own API answers at, on the loopback interface. */
+  readonly loopback: Deferred.Deferred<string>
+  readonly app: Effect.Effect<WebApp>
+}>() {}
+
+// A specifier the bundler of the `birzha` command does not follow: the module must stay the web
+// package's own file, which finds its browser build beside it (packages/cli/tsup.config.ts).
+const webModule = "@birzha/web/server"
+
+/** The operator's theme (README.md, Configuration): a JSON file's path in BIRZHA_WEB_THEME. */
+const themeFile = Config.option(Config.string("BIRZHA_WEB_THEME"))
+
+export const WebApplicationLive = Layer.effect(
+  WebApplication,
+  Effect.gen(function*() {
+    const loopback = yield* Deferred.make<string>()
+    const file = yield* themeFile
+    const theme = Option.isNone(file) ? undefined : yield* Effect.tryPromise({
+      try: async () => JSON.parse(await readFile(file.value, "utf8")) as unknown,
+      catch: (cause) => new Error(`BIRZHA_WEB_THEME: cannot read ${file.value} as JSON (${String(cause)})`)
+    }).pipe(Effect.orDie)
+    const module = yield* Effect.tryPromise({
+      try: () => import(/* @vite-ignore */ webModule) as Promise<WebModule>,
+      catch: (cause) =>
+        new Error(`the web application is not built (${String(cause)}): run npx -y pnpm@10.34.9 build:js, or npx -y pnpm@10.34.9 start`)
+    }).pipe(Effect.orDie)
+    const app = yield* Effect.cached(
+      Effect.gen(function*() {
+        const apiBaseUrl = yield* Deferred.await(loopback)
+        const made = module.createWebApp({ apiBaseUrl, theme })
+        for (const problem of made.themeProblems) yield* Effect.logWarning(`BIRZHA_WEB_THEME: ${problem}; its default is used`)
+        return made
+      })
+    )
+    return { loopback, app }
+  })
+)
+
+const pageHeaders = { ...pageSecurityHeaders }
+
+/** The request as the application's render function takes it. */
+const pageRequest = (url: string, headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) => {
+  const at = url.indexOf("?")
+  const first = (value: string | ReadonlyArray<string> | undefined) => typeof value === "string" ? value : value?.[0]
+  return {
+    path: at < 0 ? url : url.slice(0, at),
+    query: at < 0 ? "" : url.slice(at + 1),
+    acceptLanguage: first(headers["accept-language"]),
+    cookie: first(headers["cookie"])
+  }
+}
+
+/**
+ * The HTML 404 page for a browser path nothing serves (the application has no page there either),
+ * answered straight on the Node response.
+ */
+export const writeNotFoundPage = (app: WebApp, req: IncomingMessage, res: ServerResponse): Promise<void> =>
+  app.render(pageRequest(req.url ?? "/", req.headers)).then(
+    (page) => {
+      res.writeHead(404, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+      res.end(req.method === "HEAD" ? undefined : page.html)
+    },
+    () => {
+      res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" })
+      res.end()
+    }
+  )
+
+const contentTypes: Readonly<Record<string, string>> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".woff2": "font/woff2"
+}
+
+/** A file name of the build: letters, digits, `-`, `_` and one extension; nothing that climbs out of the folder. */
+const fileName = /^[A-Za-z0-9_-]{1,120}\.[a-z0-9]{1,8}$/
+
+const notFoundText = () =>
+  HttpServerResponse.text("Not found", { status: 404, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } })
+
+/**
+ * A file of the browser build: hashed names (under `assets/`) cached for a year as immutable; the
+ * others (favicon, logo) for five minutes.
+ */
+const buildFile = (app: WebApp, name: string, immutable: boolean) =>
+  Effect.gen(function*() {
+    const dot = name.lastIndexOf(".")
+    const type = contentTypes[name.slice(dot)]
+    if (!fileName.test(name) || type === undefined) return notFoundText()
+    const body = yield* Effect.tryPromise(() => readFile(join(app.clientDir, immutable ? "assets" : "", name))).pipe(Effect.option)
+    if (Option.isNone(body)) return notFoundText()
+    return HttpServerResponse.uint8Array(body.value, {
+      contentType: type,
+      headers: {
+        "cache-control": immutable ? "public, max-age=31536000, immutable" : "public, max-age=300",
+        "x-content-type-options": "nosniff"
+      }
+    })
+  })
+
+/** The application's pages and the files of its browser build. */
+export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const web = yield* WebApplication
+    const page = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const app = yield* web.app
+      const rendered = yield* Effect.promise(() => app.render(pageRequest(request.url, request.headers)))
+      if (rendered.location !== undefined) return seeOther(rendered.location)
+      return HttpServerResponse.html(rendered.html).pipe(
+        HttpServerResponse.setStatus(rendered.status),
+        HttpServerResponse.setHeaders(pageHeaders)
+      )
+    })
+    const lastSegment = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      const path = new URL(request.url, "http://host").pathname
+      return path.slice(path.lastIndexOf("/") + 1)
+    })
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account"] as const) yield* router.get(path, page)
+    yield* router.get(
+      "/app/:name",
+      Effect.gen(function*() {
+        const app = yield* web.app
+        const name = yield* lastSegment
+        if (name === "theme.css") {
+          return HttpServerResponse.text(app.themeCss, {
+            contentType: "text/css; charset=utf-8",
+            headers: { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }
+          })
+        }
+        return yield* buildFile(app, name, false)
+      })
+    )
+    yield* router.get("/app/assets/:name", Effect.flatMap(Effect.all([web.app, lastSegment]), ([app, name]) => buildFile(app, name, true)))
+    yield* router.get("/favicon.ico", Effect.flatMap(web.app, (app) => buildFile(app, "favicon.svg", false)))
+  })
+)

@@ -1,0 +1,28 @@
+import { BirzhaError, createBirzhaClient } from "@birzha/client"
+import type { MessageKey } from "./i18n.js"
+
+/**
+ * The browser's client of the service: `@birzha/client` on this origin, so `fetch` sends the
+ * session cookie and `Origin` itself. Loaded on demand (a dynamic import), so a public page's
+ * first load carries none of it.
+ */
+export const api = createBirzhaClient({ baseUrl: location.origin })
+
+/** The message of a refused call, by the service's error code. */
+export const messageOf = (error: unknown): MessageKey => {
+  if (!(error instanceof BirzhaError)) return "error.failed"
+  if (error.status === 410) return "error.accountGone"
+  if (error.status === 503) return "error.unavailable"
+  switch (error.code) {
+    case "invalid_email":
+      return "error.invalidEmail"
+    case "invalid_code":
+      return "error.invalidCode"
+    case "invalid_link":
+      return "error.invalidLink"
+    case "rate_limited":
+      return "error.rateLimited"
+    default:
+      return "error.failed"
+  }
+}

@@ -1,0 +1,168 @@
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { renderToString } from "react-dom/server"
+import { App } from "./App.js"
+import { type Theme, themeCss, themeOf } from "./config/theme.js"
+import { languageOf, textsOf } from "./i18n.js"
+import type { AppState } from "./model.js"
+import { pages } from "./pages/eager.js"
+import { pageSources } from "./pages/registry.js"
+import { safeNext } from "./safeNext.js"
+import { makeServerApi, type ServerApi } from "./server/api.js"
+import { load, type Loaded, sessionOf } from "./server/loaders.js"
+
+export { defaultTheme, type Theme, themeOf } from "./config/theme.js"
+export { makeServerApi, type ServerApi } from "./server/api.js"
+
+export interface PageRequest {
+  /** The request's path, without the query. */
+  readonly path: string
+  /** The query, without `?`. */
+  readonly query: string
+  readonly acceptLanguage?: string | undefined
+  /** The request's Cookie header: its session (if any) goes with the reads, for the sign-in indicator. */
+  readonly cookie?: string | undefined
+}
+
+export interface RenderedPage {
+  readonly status: number
+  readonly html: string
+  /** A 303's target (a signed-in page asked for without a session: to sign in). */
+  readonly location?: string
+}
+
+export interface WebApp {
+  /** Renders the page at the request's path: its own, or the 404 page when the application has none there. */
+  readonly render: (request: PageRequest) => Promise<RenderedPage>
+  /** The client build: `/app/*` is served from here (hashed files under `assets/`). */
+  readonly clientDir: string
+  /** The theme's colours as a stylesheet, served at `/app/theme.css`. */
+  readonly themeCss: string
+  /** What of the operator's theme was malformed and left at its default (for the host's log). */
+  readonly themeProblems: ReadonlyArray<string>
+}
+
+export interface WebAppOptions {
+  /** Where the server's client reaches the service's API: the host's own listener. */
+  readonly apiBaseUrl: string
+  /** The operator's theme (parsed JSON, checked here); the defaults otherwise. */
+  readonly theme?: unknown
+  /** Replaces the client over `apiBaseUrl` (tests, benchmarks). */
+  readonly api?: ServerApi
+}
+
+interface ManifestChunk {
+  readonly file: string
+  readonly css?: ReadonlyArray<string>
+  readonly imports?: ReadonlyArray<string>
+  readonly isEntry?: boolean
+}
+
+const sessionCookie = "__Host-birzha_session"
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+
+/** JSON that stays inside its `<script type="application/json">` whatever the strings hold. */
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
+
+/** The `<head>` tags of a page: the entry's script and styles, and its page's chunk with what it imports, preloaded. */
+const assetTags = (manifest: Readonly<Record<string, ManifestChunk>>) => {
+  const entry = Object.values(manifest).find((chunk) => chunk.isEntry === true)
+  const chunkFiles = (key: string, seen: Set<string>): ReadonlyArray<string> => {
+    if (seen.has(key)) return []
+    seen.add(key)
+    const chunk = manifest[key]
+    if (chunk === undefined) return []
+    return [chunk.file, ...(chunk.imports ?? []).flatMap((name) => chunkFiles(name, seen))]
+  }
+  const entryKey = Object.keys(manifest).find((key) => manifest[key] === entry)
+  const entryFiles = new Set(entryKey === undefined ? [] : chunkFiles(entryKey, new Set()))
+  const tags = new Map<string, string>()
+  for (const [page, source] of Object.entries(pageSources)) {
+    const css = [...(entry?.css ?? []), ...(manifest[source]?.css ?? [])]
+    const preload = chunkFiles(source, new Set()).filter((file) => !entryFiles.has(file))
+    tags.set(page, [
+      ...css.map((file) => `<link rel="stylesheet" href="/app/${file}">`),
+      `<link rel="stylesheet" href="/app/theme.css">`,
+      entry === undefined ? "" : `<script type="module" src="/app/${entry.file}"></script>`,
+      ...preload.map((file) => `<link rel="modulepreload" href="/app/${file}">`)
+    ].join("\n"))
+  }
+  return tags
+}
+
+/** The web application as the HTTP host uses it: one instance per host, made at its start. */
+export const createWebApp = (options: WebAppOptions): WebApp => {
+  const { theme, problems } = themeOf(options.theme)
+  const api = options.api ?? makeServerApi(options.apiBaseUrl)
+  const clientDir = fileURLToPath(new URL("../client/", import.meta.url))
+  const manifestFile = `${clientDir}.vite/manifest.json`
+  const tags = assetTags(existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, ManifestChunk> : {})
+
+  const document = (state: AppState, loaded: Loaded, session: AppState["session"]): string => {
+    const page = pages[loaded.data.page]
+    const texts = textsOf(state.language)
+    const full: AppState = { ...state, ...(session === undefined ? {} : { session }) }
+    const body = renderToString(<App state={full} page={page} />)
+    const title = page.title({ state: full, data: loaded.data, texts })
+    const pageTitle = loaded.data.page === "home" ? title : `${title} · ${theme.name[state.language]}`
+    return `<!doctype html>
+<html lang="${state.language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(pageTitle)}</title>
+<link rel="icon" href="/app/favicon.svg" type="image/svg+xml">
+${tags.get(loaded.data.page) ?? ""}
+</head>
+<body>
+<div id="root">${body}</div>
+<script type="application/json" id="birzha-state">${scriptJson(full)}</script>
+</body>
+</html>`
+  }
+
+  const render = async (request: PageRequest): Promise<RenderedPage> => {
+    const search = new URLSearchParams(request.query)
+    const language = languageOf(search, request.acceptLanguage)
+    search.delete("lang")
+    const found = (request.cookie ?? "").split(/;\s*/).find((part) => part.startsWith(`${sessionCookie}=`))
+    const token = found === undefined || found === `${sessionCookie}=` ? undefined : found
+    const [loaded, session] = await Promise.all([
+      load(api, request.path, new URLSearchParams(request.query), token),
+      // Only a request that carries a session asks who it is: anonymous visitors cost no read.
+      token === undefined ? Promise.resolve(undefined) : sessionOf(api, token)
+    ])
+    if (loaded !== undefined && "signIn" in loaded) {
+      const next = safeNext(request.path + (request.query === "" ? "" : `?${request.query}`))
+      return {
+        status: 303,
+        html: "",
+        location: `/sign-in?lang=${language}${next === undefined || next === "/account" ? "" : `&next=${encodeURIComponent(next)}`}`
+      }
+    }
+    const page: Loaded = loaded ?? { status: 404, data: { page: "error", status: 404 } }
+    const state = (data: Loaded["data"]): AppState => ({
+      language,
+      path: request.path,
+      query: search.toString(),
+      brand: { name: theme.name[language], logoUrl: theme.logoUrl },
+      data
+    })
+    try {
+      return { status: page.status, html: document(state(page.data), page, session) }
+    } catch (error) {
+      // A page that fails to render is a fault of this application: the visitor gets the
+      // "temporarily unavailable" page with status 500, the host's log the error.
+      console.error("rendering", request.path, "failed:", error)
+      const failed: Loaded = { status: 500, data: { page: "error", status: 503 } }
+      return { status: 500, html: document(state(failed.data), failed, undefined) }
+    }
+  }
+
+  return { render, clientDir, themeCss: themeCss(theme), themeProblems: problems }
+}
+
+export type { Theme as WebTheme }

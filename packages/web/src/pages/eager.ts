@@ -1,0 +1,22 @@
+import type { PageModule } from "../App.js"
+import type { PageName } from "../model.js"
+import * as AccountPage from "./AccountPage/AccountPage.js"
+import * as CatalogPage from "./CatalogPage/CatalogPage.js"
+import * as ErrorPage from "./ErrorPage/ErrorPage.js"
+import * as HomePage from "./HomePage/HomePage.js"
+import * as ProfilePage from "./ProfilePage/ProfilePage.js"
+import * as PublicationPage from "./PublicationPage/PublicationPage.js"
+import * as SignInLinkPage from "./SignInLinkPage/SignInLinkPage.js"
+import * as SignInPage from "./SignInPage/SignInPage.js"
+
+/** The server's page modules, all loaded at once. */
+export const pages: Readonly<Record<PageName, PageModule>> = {
+  home: HomePage as PageModule,
+  catalog: CatalogPage as PageModule,
+  publication: PublicationPage as PageModule,
+  profile: ProfilePage as PageModule,
+  signIn: SignInPage as PageModule,
+  account: AccountPage as PageModule,
+  signInLink: SignInLinkPage as PageModule,
+  error: ErrorPage as PageModule
+}

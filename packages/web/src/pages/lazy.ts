@@ -1,0 +1,14 @@
+import type { PageName } from "../model.js"
+import type { PageModule } from "../App.js"
+
+/** The browser's page modules, each loaded on demand (one chunk per page). */
+export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> = {
+  home: () => import("./HomePage/HomePage.js") as Promise<PageModule>,
+  catalog: () => import("./CatalogPage/CatalogPage.js") as Promise<PageModule>,
+  publication: () => import("./PublicationPage/PublicationPage.js") as Promise<PageModule>,
+  profile: () => import("./ProfilePage/ProfilePage.js") as Promise<PageModule>,
+  signIn: () => import("./SignInPage/SignInPage.js") as Promise<PageModule>,
+  account: () => import("./AccountPage/AccountPage.js") as Promise<PageModule>,
+  signInLink: () => import("./SignInLinkPage/SignInLinkPage.js") as Promise<PageModule>,
+  error: () => import("./ErrorPage/ErrorPage.js") as Promise<PageModule>
+}

@@ -1,0 +1,17 @@
+import type { PageName } from "../model.js"
+
+/**
+ * Each page's module, by the page's name: its source path (the client build's manifest names its
+ * chunk by it) and, in the browser, a dynamic import, so each page is its own chunk. A new page
+ * is a folder here, a line in each of these, a route in server/loaders.ts and its data in model.ts.
+ */
+export const pageSources: Readonly<Record<PageName, string>> = {
+  home: "src/pages/HomePage/HomePage.tsx",
+  catalog: "src/pages/CatalogPage/CatalogPage.tsx",
+  publication: "src/pages/PublicationPage/PublicationPage.tsx",
+  profile: "src/pages/ProfilePage/ProfilePage.tsx",
+  signIn: "src/pages/SignInPage/SignInPage.tsx",
+  account: "src/pages/AccountPage/AccountPage.tsx",
+  signInLink: "src/pages/SignInLinkPage/SignInLinkPage.tsx",
+  error: "src/pages/ErrorPage/ErrorPage.tsx"
+}
