@@ -17,7 +17,7 @@ import { SqlClient } from "@effect/sql"
 import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
-import { type BodyLimits, bodyLimitsOf } from "./BodyLimits.js"
+import { type BodyLimits, bodyLimitsOf, minBodyBytes } from "./BodyLimits.js"
 import { clientAddressOf } from "./HostSettings.js"
 import { jsonBody } from "./JsonBody.js"
 import { JsonShapeScanner } from "./JsonShape.js"
@@ -510,7 +510,8 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       }
       const { entry } = match
       const limits = bodyLimits.get(entry.id)
-      const maxBytes = limits?.maxBytes ?? maxBodyBytes
+      // An operation that takes no body still reads what is sent (and drops it): the least bound.
+      const maxBytes = limits?.maxBytes ?? Math.min(minBodyBytes, maxBodyBytes)
       const declared = Number(req.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > maxBytes) {
         refuseUnread(req, res, expectsContinue, PayloadTooLarge, `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes`)
@@ -526,6 +527,12 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const query = queryOf(at < 0 ? "" : url.slice(at + 1))
       if (limits === undefined) {
         if (expectsContinue) res.writeContinue()
+        // A chunked body it does not need is dropped up to the bound, then the connection closes.
+        let dropped = 0
+        req.on("data", (chunk: Buffer) => {
+          dropped += chunk.length
+          if (dropped > maxBytes) req.socket.destroy()
+        })
         req.resume()
         run(req, res, entry, { path: match.path, urlParams: query }, started)
         return true

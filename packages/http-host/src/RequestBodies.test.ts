@@ -205,6 +205,35 @@ describe("request bodies: bounded work per request", () => {
     const saved = await exchange(requestHead("/api/v1/commands/tasks.save", { authorization: `Bearer ${bearer}`, "Content-Length": task.length }), [task])
     expect(saved.status, saved.body.slice(0, 300)).toBe(200)
   })
+
+  it("bounds a body sent to an operation that takes none: 413 over 64 KiB, the connection closed past it when chunked", async () => {
+    const body = Buffer.alloc(256 * 1024, 0x20)
+    const head = (framing: Record<string, string | number>) =>
+      `GET /api/v1/event-types HTTP/1.1\r\nHost: localhost\r\n` + Object.entries(framing).map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n"
+    const declared = await exchange(head({ "Content-Length": body.length }), [body], { readAfterWrite: true })
+    expect(expectEnvelope(declared, 413, "payload_too_large").error.message).toContain("events.types")
+    // Unbounded before: a chunked body it does not read was dropped for as long as the client
+    // sent it. Now the connection closes once the bound is passed, long before the request timeout.
+    const url = new URL(service.host.url)
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname)
+      const giveUp = setTimeout(() => {
+        socket.destroy()
+        resolve("still open")
+      }, 8_000)
+      socket.on("connect", () => {
+        socket.write(head({ "Transfer-Encoding": "chunked" }))
+        for (const piece of chunked(Buffer.alloc(4 * mebibyte, 0x20)).slice(0, -1)) socket.write(piece)
+      })
+      socket.on("error", () => {})
+      socket.on("data", () => {})
+      socket.on("close", () => {
+        clearTimeout(giveUp)
+        resolve("closed")
+      })
+    })
+    expect(outcome).toBe("closed")
+  })
 })
 
 describe("request bodies over MCP", () => {
