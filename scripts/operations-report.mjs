@@ -7,7 +7,7 @@ const { catalog, coverage } = await import("../packages/domain/dist/index.js").c
   console.error("Build the packages first: npx -y pnpm@10.34.9 build")
   process.exit(2)
 })
-const spec = JSON.parse(readFileSync(new URL("../spec/operations.json", import.meta.url), "utf8"))
+const spec = JSON.parse(readFileSync(new URL("../docs/spec/operations.json", import.meta.url), "utf8"))
 const result = coverage(catalog, spec)
 const covered = spec.length - result.missing.length
 console.log(`declared ${result.declared} operations; ${covered} of the spec's ${spec.length} covered`)

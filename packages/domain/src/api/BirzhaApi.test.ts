@@ -9,7 +9,7 @@ interface Json { readonly [key: string]: any }
 const documentJson = (): Json => JSON.parse(JSON.stringify(openApiDocument()))
 
 const specOperations: ReadonlyArray<SpecOperation> = JSON.parse(
-  readFileSync(new URL("../../../../spec/operations.json", import.meta.url), "utf8")
+  readFileSync(new URL("../../../../docs/spec/operations.json", import.meta.url), "utf8")
 )
 
 describe("the operation catalog", () => {

@@ -1,4 +1,4 @@
-/** One operation as the spec lists it (spec/operations.json). */
+/** One operation as the spec lists it (docs/spec/operations.json). */
 export interface SpecOperation {
   readonly operationId: string | null
   readonly method: string

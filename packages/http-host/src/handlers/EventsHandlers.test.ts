@@ -309,7 +309,7 @@ describe("events.catalog", () => {
     expect(catalog.schemaVersion).toBe(1)
     expect(catalog.types).toHaveLength(57)
     expect(catalog.types.map((t) => t.type)).toEqual([...eventTypes])
-    const spec = JSON.parse(readFileSync(new URL("../../../../spec/operations.json", import.meta.url), "utf8")) as Array<{
+    const spec = JSON.parse(readFileSync(new URL("../../../../docs/spec/operations.json", import.meta.url), "utf8")) as Array<{
       operationId: string | null
       method: string
       path: string
