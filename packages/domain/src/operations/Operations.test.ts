@@ -17,7 +17,7 @@ import { grantModerator } from "../publications/Moderation.js"
 import { runMigrations } from "../store/Migrations.js"
 import { WebhookSettings } from "../webhooks/WebhookSettings.js"
 import { EncodedJson } from "./Implementation.js"
-import { type Answer, Operations, runOperation } from "./Operations.js"
+import { type Answer, callOperation, Operations, runOperation } from "./Operations.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { Readiness } from "./Readiness.js"
 import { OperationsLive, serviceImplementations } from "./ServiceOperations.js"
@@ -92,6 +92,19 @@ describe("the registry", () => {
     expect(await run(runOperation("health.ready", anonymous, {}))).toEqual({ status: "ready", database: "ok", migrations: "ok" })
     const types = await run(runOperation("events.types", anonymous, {}))
     expect(types.types).toContain("publication.submitted")
+  })
+
+  it("runs a call typed from the catalog: decoded input encoded by the operation's own schemas, the answer typed", async () => {
+    const session = await sessionFor(`typed-${randomUUID()}@example.com`)
+    // `limit` is a number here (the query's decoded form); the call encodes it as the query string.
+    const page = await run(callOperation("keys.list", session, { urlParams: { limit: 1 } }))
+    expect(page.items.map((key) => key.kind)).toEqual(["personal"])
+    expect((await run(callOperation("health.ready", anonymous, {}))).status).toBe("ready")
+    // A misspelt id or field does not compile.
+    // @ts-expect-error: no such operation
+    await expect(run(callOperation("keys.lists", session, {}))).rejects.toThrow(/keys\.lists/)
+    // @ts-expect-error: keys.create takes a payload with a name
+    void callOperation("keys.create", session, { payload: { nam: "x" } })
   })
 
   it("auth: sign-in by code hands the new session to the transport as a fact, not in the answer", async () => {

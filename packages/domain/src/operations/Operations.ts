@@ -509,3 +509,48 @@ export const runOperation = <Id extends OperationId>(
   Effect.flatMap(Operations, (operations) =>
     // `execute` answers exactly the implementation's success and failures, decoded by the same catalog types.
     operations.execute(operationId, caller, input, options) as Effect.Effect<SuccessOf<Id>, ErrorOf<Id> | AuthorizationFailure | InvalidRequest | SqlError>)
+
+type EndpointOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.WithName<Endpoints, Id>
+/** One part of an input: absent where the operation declares none, optional where every field of it is. */
+type InputPart<Name extends string, A> = [A] extends [never] ? {}
+  : {} extends A ? { readonly [K in Name]?: A }
+  : { readonly [K in Name]: A }
+
+/**
+ * An operation's input typed from its declaration, in its decoded form (as `@birzha/client` takes
+ * it): `path`, `urlParams` and `payload` where the operation declares them.
+ */
+export type InputOf<Id extends OperationId> =
+  & InputPart<"path", HttpApiEndpoint.HttpApiEndpoint.PathParsed<EndpointOf<Id>>>
+  & InputPart<"urlParams", HttpApiEndpoint.HttpApiEndpoint.UrlParams<EndpointOf<Id>>>
+  & InputPart<"payload", HttpApiEndpoint.HttpApiEndpoint.Payload<EndpointOf<Id>>>
+
+const encodePart = (ast: Option.Option<SchemaAST.AST>, value: unknown) =>
+  Option.isNone(ast) || value === undefined ? Effect.succeed(undefined) : Effect.orDie(Schema.encodeUnknown(Schema.make(ast.value))(value))
+
+/**
+ * `runOperation` with its input typed from the catalog (a misspelt id or field does not compile),
+ * encoded by the operation's own schemas before it runs through the one entry: what tests and
+ * in-process callers write.
+ */
+export const callOperation = <Id extends OperationId>(
+  operationId: Id,
+  caller: Caller,
+  input: InputOf<Id>,
+  options?: CallOptions
+): Effect.Effect<SuccessOf<Id>, ErrorOf<Id> | AuthorizationFailure | InvalidRequest | SqlError, Operations> =>
+  Effect.gen(function*() {
+    const operations = yield* Operations
+    const entry = operations.entries.get(operationId)
+    const given = input as { readonly path?: unknown; readonly urlParams?: unknown; readonly payload?: unknown }
+    if (entry === undefined) return yield* runOperation(operationId, caller, {}, options)
+    const path = yield* encodePart(entry.schemas.path, given.path)
+    const urlParams = yield* encodePart(entry.schemas.urlParams, given.urlParams)
+    const payload = yield* encodePart(entry.schemas.payload, given.payload)
+    const raw: RawInput = {
+      ...(path === undefined ? {} : { path: path as RawInput["path"] & {} }),
+      ...(urlParams === undefined ? {} : { urlParams: urlParams as RawInput["urlParams"] & {} }),
+      ...(payload === undefined ? {} : { payload })
+    }
+    return yield* runOperation(operationId, caller, raw, options)
+  })
