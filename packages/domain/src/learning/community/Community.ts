@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Forbidden, InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
@@ -10,10 +10,10 @@ import { checkReferences } from "../../relations/References.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
-import { uuidArray } from "../../store/Rows.js"
+import { rowsDecoder, selectList, Timestamp, uuidArray } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import {
-  type AuthorRole,
+  AuthorRole,
   type RecipientQuery,
   type StaffThreadQuery,
   Thread,
@@ -21,7 +21,8 @@ import {
   ThreadMessage,
   type Thread as ThreadType,
   type ThreadMessage as ThreadMessageType,
-  type ThreadStatus
+  ThreadStatus,
+  ThreadVisibility
 } from "./CommunityModel.js"
 import { loadCourse, loadVersion } from "../courses/CourseRepository.js"
 import { once } from "../Commands.js"
@@ -35,11 +36,11 @@ import {
   reachesAny,
   requireCourseGroup,
   scopeReach,
-  type StaffRole,
   staffRoles,
   standingOn
 } from "../Permissions.js"
 import { courseFacts } from "../staff/Staff.js"
+import { StaffRoleSchema } from "../staff/StaffModel.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
@@ -81,55 +82,69 @@ export const threadTransitions: ReadonlyArray<Transition<ThreadOperation, Thread
 
 // ---- rows and views ----
 
-interface ThreadRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly enrollment_uuid: string
-  readonly learner_profile_uuid: string
-  readonly author_profile_uuid: string
-  readonly author_role: AuthorRole
-  readonly author_name: string
-  readonly author_public: boolean
-  readonly node_key: string | null
-  readonly visibility: "private" | "group" | "run"
-  readonly title: string
-  readonly status: ThreadStatus
-  readonly last_author_role: AuthorRole
-  readonly message_count: number
-  readonly last_message_at: Date
-  readonly resolved_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly position: string
-  readonly enrollment_status: string
-  readonly run_status: string
-}
+const ThreadRow = Schema.Struct({
+  uuid: Schema.String,
+  revision: Schema.Number,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  learner_profile_uuid: Schema.String,
+  author_profile_uuid: Schema.String,
+  author_role: AuthorRole,
+  author_name: Schema.String,
+  author_public: Schema.Boolean,
+  node_key: Schema.NullOr(Schema.String),
+  visibility: ThreadVisibility,
+  title: Schema.String,
+  status: ThreadStatus,
+  last_author_role: AuthorRole,
+  message_count: Schema.Number,
+  last_message_at: Timestamp,
+  resolved_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  position: Schema.String,
+  enrollment_status: Schema.String,
+  run_status: Schema.String
+})
+type ThreadRow = typeof ThreadRow.Type
 
-const threadSelect = `SELECT t.uuid, t.revision, t.course_uuid, t.run_uuid, t.enrollment_uuid, t.learner_profile_uuid,
-    t.author_profile_uuid, t.author_role, p.name AS author_name, (p.is_public AND p.hidden_by_moderation_at IS NULL) AS author_public,
-    t.node_key, t.visibility, t.title, t.status, t.last_author_role, t.message_count, t.last_message_at, t.resolved_at,
-    t.created_at, t.updated_at, t.created_at::text AS position, e.status AS enrollment_status, r.status AS run_status
+const threadSelect = `SELECT ${
+  selectList(ThreadRow, "t", {
+    author_name: "p.name",
+    author_public: "(p.is_public AND p.hidden_by_moderation_at IS NULL)",
+    position: "t.created_at::text",
+    enrollment_status: "e.status",
+    run_status: "r.status"
+  })
+}
   FROM learning_threads t JOIN profiles p ON p.uuid = t.author_profile_uuid
     JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid JOIN learning_runs r ON r.uuid = t.run_uuid`
+const decodeThreads = rowsDecoder(ThreadRow)
 
-interface MessageRow {
-  readonly uuid: string
-  readonly thread_uuid: string
-  readonly author_profile_uuid: string
-  readonly author_role: AuthorRole
-  readonly author_name: string
-  readonly author_public: boolean
-  readonly body: string
-  readonly file_uuids: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly position: string
+const MessageRow = Schema.Struct({
+  uuid: Schema.String,
+  thread_uuid: Schema.String,
+  author_profile_uuid: Schema.String,
+  author_role: AuthorRole,
+  author_name: Schema.String,
+  author_public: Schema.Boolean,
+  body: Schema.String,
+  file_uuids: Schema.Array(Schema.String),
+  created_at: Timestamp,
+  position: Schema.String
+})
+type MessageRow = typeof MessageRow.Type
+
+const messageSelect = `SELECT ${
+  selectList(MessageRow, "m", {
+    author_name: "p.name",
+    author_public: "(p.is_public AND p.hidden_by_moderation_at IS NULL)",
+    position: "m.created_at::text"
+  })
 }
-
-const messageSelect = `SELECT m.uuid, m.thread_uuid, m.author_profile_uuid, m.author_role, p.name AS author_name,
-    (p.is_public AND p.hidden_by_moderation_at IS NULL) AS author_public, m.body, m.file_uuids, m.created_at, m.created_at::text AS position
   FROM learning_thread_messages m JOIN profiles p ON p.uuid = m.author_profile_uuid`
+const decodeMessages = rowsDecoder(MessageRow)
 
 /** How the caller stands to a thread: its enrollment's learner, community staff in its run's scope, or another learner of a run-visible thread. */
 export type Viewer = "learner" | "staff" | "peer"
@@ -177,7 +192,7 @@ const threadNotFound = (uuid: string) => new NotFound({ message: `No thread ${uu
 const loadThread = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<ThreadRow>`${sql.literal(threadSelect)} WHERE t.uuid = ${uuid} ${lock ? sql`FOR UPDATE OF t` : sql``}`
+    const [row] = yield* Effect.flatMap(sql`${sql.literal(threadSelect)} WHERE t.uuid = ${uuid} ${lock ? sql`FOR UPDATE OF t` : sql``}`, decodeThreads)
     return row === undefined ? yield* threadNotFound(uuid) : row
   })
 
@@ -231,9 +246,12 @@ const messagePage = (row: ThreadRow, viewer: Viewer, me: string, filter: { reado
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 50
-    const rows = yield* sql<MessageRow>`${sql.literal(messageSelect)} WHERE m.thread_uuid = ${row.uuid}
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(messageSelect)} WHERE m.thread_uuid = ${row.uuid}
         ${position._tag === "Some" ? sql`AND (m.created_at, m.uuid) > (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY m.created_at, m.uuid LIMIT ${limit + 1}`
+      ORDER BY m.created_at, m.uuid LIMIT ${limit + 1}`,
+      decodeMessages
+    )
     const page = pageOf(rows, limit, (message) => ({ key: message.position, uuid: message.uuid }), (message) => messageView(message, viewer, me))
     return {
       ...threadView(row, viewer, me),
@@ -244,15 +262,19 @@ const messagePage = (row: ThreadRow, viewer: Viewer, me: string, filter: { reado
 
 // ---- who is addressed ----
 
-interface StaffRow {
-  readonly profile_uuid: string
-  readonly name: string
-  readonly role: StaffRole
-  readonly run_uuid: string | null
-  readonly group_uuid: string | null
-  readonly grants: ReadonlyArray<string>
-  readonly denies: ReadonlyArray<string>
-}
+const StaffRow = Schema.Struct({
+  profile_uuid: Schema.String,
+  name: Schema.String,
+  role: StaffRoleSchema,
+  run_uuid: Schema.NullOr(Schema.String),
+  group_uuid: Schema.NullOr(Schema.String),
+  grants: Schema.Array(Schema.String),
+  denies: Schema.Array(Schema.String)
+})
+type StaffRow = typeof StaffRow.Type
+const decodeStaff = rowsDecoder(StaffRow)
+const staffColumns = selectList(StaffRow, "s", { name: "p.name" })
+const decodeWriters = rowsDecoder(Schema.Struct({ author_profile_uuid: Schema.String }))
 
 /**
  * The course's active staff holding community_staff for any of the runs (course-wide ones always)
@@ -261,8 +283,11 @@ interface StaffRow {
 const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>, groupUuids: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<StaffRow>`SELECT s.profile_uuid, p.name, s.role, s.run_uuid, s.group_uuid, s.grants, s.denies
-      FROM learning_staff s JOIN profiles p ON p.uuid = s.profile_uuid WHERE s.course_uuid = ${courseUuid} AND s.status = 'active'`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(staffColumns)}
+      FROM learning_staff s JOIN profiles p ON p.uuid = s.profile_uuid WHERE s.course_uuid = ${courseUuid} AND s.status = 'active'`,
+      decodeStaff
+    )
     const byProfile = new Map<string, StaffRow>()
     for (const row of rows) {
       const assignment = { role: row.role, runUuid: row.run_uuid, groupUuid: row.group_uuid, grants: row.grants, denies: row.denies }
@@ -278,7 +303,10 @@ const communityStaff = (courseUuid: string, runUuids: ReadonlyArray<string>, gro
 const audienceOf = (row: Pick<ThreadRow, "uuid" | "course_uuid" | "run_uuid" | "enrollment_uuid" | "learner_profile_uuid" | "author_profile_uuid">, actor: Actor) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const writers = yield* sql<{ author_profile_uuid: string }>`SELECT DISTINCT author_profile_uuid FROM learning_thread_messages WHERE thread_uuid = ${row.uuid}`
+    const writers = yield* Effect.flatMap(
+      sql`SELECT DISTINCT author_profile_uuid FROM learning_thread_messages WHERE thread_uuid = ${row.uuid}`,
+      decodeWriters
+    )
     const staff = yield* communityStaff(row.course_uuid, [row.run_uuid], yield* enrollmentGroupUuids(row.enrollment_uuid))
     const audience = new Set([row.learner_profile_uuid, row.author_profile_uuid, ...writers.map((w) => w.author_profile_uuid), ...staff.map((s) => s.profile_uuid)])
     audience.delete(actor.profileUuid)
@@ -326,21 +354,27 @@ const record = (
 
 // ---- enrollments ----
 
-interface EnrollmentRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly profile_uuid: string
-  readonly status: string
-  readonly run_status: string
-  readonly version_number: number
-}
+const EnrollmentRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  status: Schema.String,
+  run_status: Schema.String,
+  version_number: Schema.Number
+})
+type EnrollmentRow = typeof EnrollmentRow.Type
+const decodeEnrollments = rowsDecoder(EnrollmentRow)
+const enrollmentColumns = selectList(EnrollmentRow, "e", { run_status: "r.status", version_number: "r.version_number" })
 
 const loadEnrollment = (uuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<EnrollmentRow>`SELECT e.uuid, e.course_uuid, e.run_uuid, e.profile_uuid, e.status, r.status AS run_status, r.version_number
-      FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid WHERE e.uuid = ${uuid}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(enrollmentColumns)}
+      FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid WHERE e.uuid = ${uuid}`,
+      decodeEnrollments
+    )
     return row
   })
 
@@ -463,7 +497,10 @@ const threadPage = (
       ...conditions,
       ...(position._tag === "Some" ? [sql`(t.created_at, t.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
-    const rows = yield* sql<ThreadRow>`${sql.literal(threadSelect)} WHERE ${sql.and(all)} ORDER BY t.created_at DESC, t.uuid DESC LIMIT ${limit + 1}`
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(threadSelect)} WHERE ${sql.and(all)} ORDER BY t.created_at DESC, t.uuid DESC LIMIT ${limit + 1}`,
+      decodeThreads
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => threadView(row, viewer(row), me))
   })
 
@@ -578,7 +615,7 @@ export const replyToThread = (
       requestUuid: input.requestUuid,
       messageUuid
     })
-    const [message] = yield* sql<MessageRow>`${sql.literal(messageSelect)} WHERE m.uuid = ${messageUuid}`
+    const [message] = yield* Effect.flatMap(sql`${sql.literal(messageSelect)} WHERE m.uuid = ${messageUuid}`, decodeMessages)
     return messageView(message!, viewer, actor.profileUuid)
   }))
 
@@ -603,6 +640,10 @@ export const resolveThread = (actor: Actor, threadUuid: string, input: { readonl
   }))
 
 // ---- recipients ----
+
+const decodeLearners = rowsDecoder(Schema.Struct({ uuid: Schema.String, run_uuid: Schema.String, profile_uuid: Schema.String, name: Schema.String }))
+const decodeRunUuids = rowsDecoder(Schema.Struct({ run_uuid: Schema.String }))
+const decodeGroupUuids = rowsDecoder(Schema.Struct({ group_uuid: Schema.String }))
 
 /**
  * learning.community.recipients: for a learner, the community staff of their runs (names, roles);
@@ -630,14 +671,17 @@ export const listRecipients = (
       if (!reachesAny(scope) || filter.runUuid !== undefined && !runReached(filter.runUuid) && scope.groups.length === 0) {
         return yield* new Forbidden({ message: "learning.community.recipients needs the community_staff permission in this scope" })
       }
-      const rows = yield* sql<{ uuid: string; run_uuid: string; profile_uuid: string; name: string }>`
+      const rows = yield* Effect.flatMap(
+        sql`
         SELECT e.uuid, e.run_uuid, e.profile_uuid, p.name FROM learning_enrollments e JOIN profiles p ON p.uuid = e.profile_uuid
         WHERE e.course_uuid = ${courseUuid} AND e.status IN ${sql.in([...communityStatuses])}
           AND ${inScope(sql, scope, sql`e.run_uuid`, sql`e.uuid`, filter.runUuid)}
           ${filter.groupUuid !== undefined ? sql`AND ${inGroups(sql, sql`e.uuid`, [filter.groupUuid])}` : sql``}
           ${q !== undefined ? sql`AND p.name ILIKE ${q}` : sql``}
           ${after !== undefined ? sql`AND e.uuid > ${after}::uuid` : sql``}
-        ORDER BY e.uuid LIMIT ${limit + 1}`
+        ORDER BY e.uuid LIMIT ${limit + 1}`,
+        decodeLearners
+      )
       return pageOf(rows, limit, (row) => ({ key: "", uuid: row.uuid }), (row) => ({
         profileUuid: row.profile_uuid,
         name: row.name,
@@ -646,13 +690,18 @@ export const listRecipients = (
         runUuid: row.run_uuid
       }))
     }
-    const mine = yield* sql<{ run_uuid: string }>`SELECT DISTINCT run_uuid FROM learning_enrollments
-      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status IN ${sql.in([...communityStatuses])}`
+    const mine = yield* Effect.flatMap(
+      sql`SELECT DISTINCT run_uuid FROM learning_enrollments
+      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status IN ${sql.in([...communityStatuses])}`,
+      decodeRunUuids
+    )
     const runs = mine.map((row) => row.run_uuid).filter((run) => filter.runUuid === undefined || run === filter.runUuid)
     const needle = filter.q?.toLowerCase() ?? ""
-    const groups = runs.length === 0 ? [] : (yield* sql<{ group_uuid: string }>`SELECT gm.group_uuid FROM learning_group_members gm
-      JOIN learning_enrollments e ON e.uuid = gm.enrollment_uuid WHERE e.course_uuid = ${courseUuid} AND e.profile_uuid = ${actor.profileUuid}`)
-      .map((row) => row.group_uuid)
+    const groups = runs.length === 0 ? [] : (yield* Effect.flatMap(
+      sql`SELECT gm.group_uuid FROM learning_group_members gm
+      JOIN learning_enrollments e ON e.uuid = gm.enrollment_uuid WHERE e.course_uuid = ${courseUuid} AND e.profile_uuid = ${actor.profileUuid}`,
+      decodeGroupUuids
+    )).map((row) => row.group_uuid)
     const staff = runs.length === 0 ? [] : (yield* communityStaff(courseUuid, runs, groups))
       .filter((row) => row.name.toLowerCase().includes(needle) && (after === undefined || row.profile_uuid > after))
       .sort((a, b) => a.profile_uuid < b.profile_uuid ? -1 : 1)

@@ -1,14 +1,15 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { requireRevision } from "../../store/Revision.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { once } from "../Commands.js"
 import { NotEligible } from "../LearningErrors.js"
 import { authorizedCourse } from "../staff/Staff.js"
-import { CourseReview, type CourseReview as CourseReviewType } from "../staff/StaffModel.js"
+import { CourseReview, type CourseReview as CourseReviewType, CourseReviewStatus } from "../staff/StaffModel.js"
 
 /**
  * Course reviews (LEARNING §2.1 #25, §5.9): one per learner per course, written from an
@@ -19,13 +20,16 @@ import { CourseReview, type CourseReview as CourseReviewType } from "../staff/St
 
 export const eligibleStatuses = ["completed", "active", "paused", "withdrawal_requested"] as const
 
-interface EnrollmentFacts {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly profile_uuid: string
-  readonly status: string
-  readonly started_at: Date | null
-}
+const EnrollmentFacts = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  status: Schema.String,
+  started_at: Schema.NullOr(Timestamp)
+})
+type EnrollmentFacts = typeof EnrollmentFacts.Type
+const enrollmentColumns = selectList(EnrollmentFacts)
+const decodeEnrollments = rowsDecoder(EnrollmentFacts)
 
 /** Whether an enrollment may review its course, and why not. */
 export const eligibility = (enrollment: Pick<EnrollmentFacts, "status" | "started_at">): { readonly eligible: boolean; readonly reason?: string } => {
@@ -36,24 +40,31 @@ export const eligibility = (enrollment: Pick<EnrollmentFacts, "status" | "starte
   return enrollment.started_at !== null ? { eligible: true } : { eligible: false, reason: "Start the course before reviewing it" }
 }
 
-interface ReviewRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly enrollment_uuid: string
-  readonly author_name: string | null
-  readonly rating: number
-  readonly text: string
-  readonly status: "visible" | "removed" | "hidden"
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly position: string
-}
+const ReviewRow = Schema.Struct({
+  uuid: Schema.String,
+  revision: Schema.Number,
+  course_uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  /** The author's name when their profile is public, else null. */
+  author_name: Schema.NullOr(Schema.String),
+  rating: Schema.Number,
+  text: Schema.String,
+  status: CourseReviewStatus,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  position: Schema.String
+})
+type ReviewRow = typeof ReviewRow.Type
 
-const reviewSelect = `SELECT r.uuid, r.revision, r.course_uuid, r.enrollment_uuid,
-    CASE WHEN p.is_public AND p.hidden_by_moderation_at IS NULL THEN p.name END AS author_name,
-    r.rating, r.text, r.status, r.created_at, r.updated_at, r.created_at::text AS position
+const reviewSelect = `SELECT ${
+  selectList(ReviewRow, "r", {
+    author_name: "CASE WHEN p.is_public AND p.hidden_by_moderation_at IS NULL THEN p.name END",
+    position: "r.created_at::text"
+  })
+}
   FROM learning_course_reviews r JOIN profiles p ON p.uuid = r.profile_uuid`
+const decodeReviews = rowsDecoder(ReviewRow)
+const decodeCounts = rowsDecoder(Schema.Struct({ rating: Schema.Number, n: Schema.Number }))
 
 /** The public view names the author only when their profile is public; the author's own view carries the enrollment. */
 const view = (row: ReviewRow, own: boolean): CourseReviewType => ({
@@ -73,9 +84,10 @@ const view = (row: ReviewRow, own: boolean): CourseReviewType => ({
 const ownEnrollment = (actor: Actor, enrollmentUuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = lock
-      ? yield* sql<EnrollmentFacts>`SELECT uuid, course_uuid, profile_uuid, status, started_at FROM learning_enrollments WHERE uuid = ${enrollmentUuid} FOR UPDATE`
-      : yield* sql<EnrollmentFacts>`SELECT uuid, course_uuid, profile_uuid, status, started_at FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments WHERE uuid = ${enrollmentUuid} ${lock ? sql`FOR UPDATE` : sql``}`,
+      decodeEnrollments
+    )
     if (row === undefined || row.profile_uuid !== actor.profileUuid) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid}` })
     return row
   })
@@ -84,7 +96,10 @@ const reviewOf = (courseUuid: string, profileUuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (lock) yield* sql`SELECT 1 FROM learning_course_reviews WHERE course_uuid = ${courseUuid} AND profile_uuid = ${profileUuid} FOR UPDATE`
-    const [row] = yield* sql<ReviewRow>`${sql.literal(reviewSelect)} WHERE r.course_uuid = ${courseUuid} AND r.profile_uuid = ${profileUuid}`
+    const [row] = yield* Effect.flatMap(
+      sql`${sql.literal(reviewSelect)} WHERE r.course_uuid = ${courseUuid} AND r.profile_uuid = ${profileUuid}`,
+      decodeReviews
+    )
     return row
   })
 
@@ -164,12 +179,18 @@ export const listCourseReviews = (
     yield* authorizedCourse(actor, "learning.course_reviews.list", courseUuid, false)
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
-    const rows = yield* sql<ReviewRow>`${sql.literal(reviewSelect)} WHERE r.course_uuid = ${courseUuid} AND r.status = 'visible'
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(reviewSelect)} WHERE r.course_uuid = ${courseUuid} AND r.status = 'visible'
         ${filter.rating !== undefined ? sql`AND r.rating = ${filter.rating}` : sql``}
         ${position._tag === "Some" ? sql`AND (r.created_at, r.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${limit + 1}`
-    const counts = yield* sql<{ rating: number; n: number }>`SELECT rating, count(*)::int AS n FROM learning_course_reviews
-      WHERE course_uuid = ${courseUuid} AND status = 'visible' GROUP BY rating`
+      ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${limit + 1}`,
+      decodeReviews
+    )
+    const counts = yield* Effect.flatMap(
+      sql`SELECT rating, count(*)::int AS n FROM learning_course_reviews
+      WHERE course_uuid = ${courseUuid} AND status = 'visible' GROUP BY rating`,
+      decodeCounts
+    )
     const histogram = [1, 2, 3, 4, 5].map((rating) => counts.find((c) => c.rating === rating)?.n ?? 0)
     const count = histogram.reduce((a, b) => a + b, 0)
     const sum = histogram.reduce((total, n, i) => total + n * (i + 1), 0)

@@ -6,9 +6,10 @@ import { eventCatalog } from "../../events/EventCatalog.js"
 import type { EventType } from "../../events/EventType.js"
 import { eventVisibleToColumn } from "../../events/EventVisibility.js"
 import { insertLearningNotification } from "../../notifications/NotificationRepository.js"
-import { Int8Text, rowsDecoder } from "../../store/Rows.js"
+import { Int8Text, rowsDecoder, selectList } from "../../store/Rows.js"
 import { communityStatuses } from "./Community.js"
-import { type Atom, enrollmentGroupUuids, groupScoped, holdsAtom, type StaffRole } from "../Permissions.js"
+import { StaffRoleSchema } from "../staff/StaffModel.js"
+import { type Atom, enrollmentGroupUuids, groupScoped, holdsAtom } from "../Permissions.js"
 
 /**
  * The learning notifier (LEARNING §2.1 #26, §6 "Notifications"): learning events become
@@ -158,6 +159,19 @@ const text = (record: unknown, key: string): string | undefined => {
 
 const liveStatuses: ReadonlyArray<string> = communityStatuses
 
+const decodeThreadStanding = rowsDecoder(Schema.Struct({ learner: Schema.Boolean, peer: Schema.Boolean }))
+const HeldAssignment = Schema.Struct({
+  role: StaffRoleSchema,
+  run_uuid: Schema.NullOr(Schema.String),
+  group_uuid: Schema.NullOr(Schema.String),
+  grants: Schema.Array(Schema.String),
+  denies: Schema.Array(Schema.String)
+})
+const decodeAssignments = rowsDecoder(HeldAssignment)
+const heldColumns = selectList(HeldAssignment)
+const decodeTitles = rowsDecoder(Schema.Struct({ title: Schema.String }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
 /** Whether the recipient still holds what the event's type asks for, as the records say now. */
 const entitled = (row: Due) =>
   Effect.gen(function*() {
@@ -168,7 +182,8 @@ const entitled = (row: Due) =>
     const runUuid = text(row.context, "runUuid")
     const enrollmentUuid = text(row.context, "enrollmentUuid")
     if (rule.learner === "thread") {
-      const [thread] = yield* sql<{ learner: boolean; peer: boolean }>`SELECT
+      const [thread] = yield* Effect.flatMap(
+        sql`SELECT
           (t.learner_profile_uuid = ${row.profile_uuid} AND e.status IN ${sql.in([...liveStatuses])}) AS learner,
           (t.visibility = 'run' AND EXISTS (SELECT 1 FROM learning_enrollments mine WHERE mine.run_uuid = t.run_uuid
             AND mine.profile_uuid = ${row.profile_uuid} AND mine.status IN ${sql.in([...liveStatuses])})
@@ -178,7 +193,9 @@ const entitled = (row: Due) =>
             JOIN learning_enrollments mine ON mine.uuid = ours.enrollment_uuid
             WHERE theirs.enrollment_uuid = t.enrollment_uuid AND mine.profile_uuid = ${row.profile_uuid}
               AND mine.status IN ${sql.in([...liveStatuses])})) AS peer
-        FROM learning_threads t JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid WHERE t.uuid = ${row.aggregate_uuid}`
+        FROM learning_threads t JOIN learning_enrollments e ON e.uuid = t.enrollment_uuid WHERE t.uuid = ${row.aggregate_uuid}`,
+        decodeThreadStanding
+      )
       if (thread !== undefined && (thread.learner || thread.peer)) return true
     } else if (rule.learner !== "none") {
       const statuses = rule.learner === "enrolled" ? sql`AND status IN ${sql.in([...liveStatuses])}` : sql``
@@ -190,9 +207,12 @@ const entitled = (row: Due) =>
       if (learner.length > 0) return true
     }
     if (rule.staff === undefined || courseUuid === undefined) return false
-    const assignments = yield* sql<{ role: StaffRole; run_uuid: string | null; group_uuid: string | null; grants: Array<string>; denies: Array<string> }>`
-      SELECT role, run_uuid, group_uuid, grants, denies FROM learning_staff
-      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${row.profile_uuid} AND status = 'active'`
+    const assignments = yield* Effect.flatMap(
+      sql`
+      SELECT ${sql.literal(heldColumns)} FROM learning_staff
+      WHERE course_uuid = ${courseUuid} AND profile_uuid = ${row.profile_uuid} AND status = 'active'`,
+      decodeAssignments
+    )
     const held = assignments.map((a) => ({ role: a.role, runUuid: a.run_uuid, groupUuid: a.group_uuid, grants: a.grants, denies: a.denies }))
     // Group-scoped staff hear of their groups' learners only.
     const groupUuids = enrollmentUuid !== undefined && groupScoped(held) ? yield* enrollmentGroupUuids(enrollmentUuid) : undefined
@@ -207,7 +227,7 @@ const contentOf = (row: Due) =>
     const sql = yield* SqlClient.SqlClient
     const entry = catalogEntries.get(row.event_type)
     const courseUuid = text(row.context, "courseUuid")
-    const [course] = courseUuid === undefined ? [] : yield* sql<{ title: string }>`SELECT title FROM learning_courses WHERE uuid = ${courseUuid}`
+    const [course] = courseUuid === undefined ? [] : yield* Effect.flatMap(sql`SELECT title FROM learning_courses WHERE uuid = ${courseUuid}`, decodeTitles)
     const read = entry?.read.operations[0]
     return {
       title: entry?.summary ?? row.event_type,
@@ -293,11 +313,14 @@ export const cleanNotifierQueue: Effect.Effect<{ readonly notifierDecisions: num
     const sql = yield* SqlClient.SqlClient
     let total = 0
     for (;;) {
-      const [row] = yield* sql<{ n: number }>`WITH gone AS (
+      const [row] = yield* Effect.flatMap(
+        sql`WITH gone AS (
           DELETE FROM learning_notification_queue WHERE (event_uuid, profile_uuid) IN (
             SELECT event_uuid, profile_uuid FROM learning_notification_queue WHERE status <> 'pending'
               AND decided_at < now() - make_interval(days => ${notifierQueueDays}) LIMIT 5000)
-          RETURNING 1) SELECT count(*)::int AS n FROM gone`
+          RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        decodeCount
+      )
       total += row?.n ?? 0
       if ((row?.n ?? 0) < 5000) return { notifierDecisions: total }
     }

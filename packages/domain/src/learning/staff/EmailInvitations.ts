@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { Forbidden, NotFound, RateLimited, ServiceUnavailable } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
@@ -9,6 +9,7 @@ import { Mailer } from "../../mail/Mailer.js"
 import type { Call } from "../../operations/Implementation.js"
 import { PublicOrigin } from "../../operations/PublicOrigin.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { loadCourse } from "../courses/CourseRepository.js"
 import { once } from "../Commands.js"
@@ -23,7 +24,7 @@ import {
   requireScope,
   scopeOf
 } from "./Staff.js"
-import { EmailInvitation, StaffAssignment } from "./StaffModel.js"
+import { AssignableRole, EmailInvitation, InvitationStatus as InvitationStatusSchema, StaffAssignment } from "./StaffModel.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
@@ -59,34 +60,40 @@ export const emailHint = (email: string): string => {
   return `${local.slice(0, 1)}***@${domain}`
 }
 
-interface InvitationRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly course_title: string
-  readonly email_hash: string
-  readonly email_hint: string
-  readonly token_hash: string
-  readonly role: "instructor" | "reviewer" | "assistant" | "analyst"
-  readonly run_uuid: string | null
-  readonly group_uuid: string | null
-  readonly message: string
-  readonly status: InvitationStatus
-  readonly accepted_profile_uuid: string | null
-  readonly assignment_uuid: string | null
-  readonly expires_at: Date
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly position: string
+const InvitationRow = Schema.Struct({
+  uuid: Schema.String,
+  revision: Schema.Number,
+  course_uuid: Schema.String,
+  course_title: Schema.String,
+  email_hash: Schema.String,
+  email_hint: Schema.String,
+  token_hash: Schema.String,
+  role: AssignableRole,
+  run_uuid: Schema.NullOr(Schema.String),
+  group_uuid: Schema.NullOr(Schema.String),
+  message: Schema.String,
+  status: InvitationStatusSchema,
+  accepted_profile_uuid: Schema.NullOr(Schema.String),
+  assignment_uuid: Schema.NullOr(Schema.String),
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  position: Schema.String,
   /** `status`, with a pending invitation past its expiry read as expired. */
-  readonly effective_status: InvitationStatus
-}
+  effective_status: InvitationStatusSchema
+})
+type InvitationRow = typeof InvitationRow.Type
 
-const invitationSelect = `SELECT i.uuid, i.revision, i.course_uuid, c.title AS course_title, i.email_hash, i.email_hint, i.token_hash, i.role,
-    i.run_uuid, i.group_uuid, i.message, i.status, i.accepted_profile_uuid, i.assignment_uuid, i.expires_at, i.created_at, i.updated_at,
-    i.created_at::text AS position,
-    CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END AS effective_status
+const invitationSelect = `SELECT ${
+  selectList(InvitationRow, "i", {
+    course_title: "c.title",
+    position: "i.created_at::text",
+    effective_status: "CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END"
+  })
+}
   FROM learning_email_invitations i JOIN learning_courses c ON c.uuid = i.course_uuid`
+const decodeInvitations = rowsDecoder(InvitationRow)
+const decodeSent = rowsDecoder(Schema.Struct({ n: Schema.Number, wait: Schema.NullOr(Schema.Number) }))
 
 const view = (row: InvitationRow): EmailInvitation => ({
   uuid: row.uuid,
@@ -109,7 +116,7 @@ const loadInvitation = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (lock) yield* sql`SELECT 1 FROM learning_email_invitations WHERE uuid = ${uuid} FOR UPDATE`
-    const [row] = yield* sql<InvitationRow>`${sql.literal(invitationSelect)} WHERE i.uuid = ${uuid}`
+    const [row] = yield* Effect.flatMap(sql`${sql.literal(invitationSelect)} WHERE i.uuid = ${uuid}`, decodeInvitations)
     return row === undefined ? yield* new NotFound({ message: `No email invitation ${uuid}` }) : row
   })
 
@@ -159,9 +166,12 @@ export const inviteByEmail = (
     const origin = yield* PublicOrigin
     const { course } = yield* authorizedCourse(actor, "learning.staff.email_invite", courseUuid, true)
     const scope: { readonly runUuid?: string; readonly groupUuid?: string } = yield* requireScope(courseUuid, input.scope)
-    const [sent] = yield* sql<{ n: number; wait: number | null }>`SELECT count(*)::int AS n,
+    const [sent] = yield* Effect.flatMap(
+      sql`SELECT count(*)::int AS n,
         extract(epoch FROM min(created_at) + interval '24 hours' - now())::int AS wait
-      FROM learning_email_invitations WHERE course_uuid = ${courseUuid} AND created_at > now() - interval '24 hours'`
+      FROM learning_email_invitations WHERE course_uuid = ${courseUuid} AND created_at > now() - interval '24 hours'`,
+      decodeSent
+    )
     if ((sent?.n ?? 0) >= emailInvitationsPerDay) {
       call.facts.retryAfterSeconds = Math.max(1, sent?.wait ?? 1)
       return yield* new RateLimited({ message: `At most ${emailInvitationsPerDay} email invitations per course in 24 hours` })
@@ -207,9 +217,12 @@ const listWhere = (condition: ReturnType<SqlClient.SqlClient["and"]>, filter: Li
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
-    const rows = yield* sql<InvitationRow>`${sql.literal(invitationSelect)} WHERE ${condition}
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(invitationSelect)} WHERE ${condition}
         ${position._tag === "Some" ? sql`AND (i.created_at, i.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY i.created_at DESC, i.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY i.created_at DESC, i.uuid DESC LIMIT ${limit + 1}`,
+      decodeInvitations
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), view)
   })
 

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { CourseNode, ScheduleChange } from "../courses/Model.js"
 import type { RunRow } from "../courses/RunRepository.js"
 import { computeStepDates, loadGroupOverrides, type StepDates } from "../enrollments/Dates.js"
 import { addDays } from "../enrollments/Schedule.js"
+import { rowsDecoder } from "../../store/Rows.js"
 
 /**
  * Group schedules (LEARNING §5.2, §2.3 DateOverride "schedule.apply (group)"): a schedule change
@@ -17,6 +18,7 @@ import { addDays } from "../enrollments/Schedule.js"
 
 type Field = "unlockAt" | "dueAt" | "lockAt"
 const fields: ReadonlyArray<Field> = ["unlockAt", "dueAt", "lockAt"]
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 
 /** One planned group override, as the plan stores it (ISO dates). */
 export interface GroupOverridePlan {
@@ -41,8 +43,8 @@ export const requireRunGroups = (runUuid: string, changes: ReadonlyArray<Schedul
     const named = changes.flatMap((change) => (change.groupUuid !== undefined ? [change.groupUuid] : []))
     if (named.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in([...new Set(named)])}
-      AND run_uuid = ${runUuid} AND status = 'active'`
+    const rows = yield* Effect.flatMap(sql`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in([...new Set(named)])}
+      AND run_uuid = ${runUuid} AND status = 'active'`, decodeUuids)
     const known = new Set(rows.map((row) => row.uuid.toLowerCase()))
     const i = changes.findIndex((change) => change.groupUuid !== undefined && !known.has(change.groupUuid.toLowerCase()))
     if (i >= 0) return yield* new NotFound({ message: `changes.${i}.groupUuid: no active group ${changes[i]!.groupUuid} in this run` })
@@ -122,7 +124,7 @@ export const writeGroupOverrides = (runUuid: string, overrides: ReadonlyArray<Gr
     if (overrides.length === 0) return
     const sql = yield* SqlClient.SqlClient
     const groups = [...new Set(overrides.map((o) => o.groupUuid))]
-    const active = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in(groups)} AND status = 'active' FOR SHARE`
+    const active = yield* Effect.flatMap(sql`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in(groups)} AND status = 'active' FOR SHARE`, decodeUuids)
     if (active.length !== groups.length) return yield* new InvalidState({ message: "A group of the plan was archived since the preview; preview again" })
     for (const o of overrides) {
       yield* sql`INSERT INTO learning_date_overrides (uuid, run_uuid, group_uuid, node_key, unlock_at, due_at, lock_at, origin, reason, created_by)

@@ -1,22 +1,24 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { LearningGroupsApi } from "./GroupsApi.js"
 import { implement } from "../../operations/Implementation.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { requireRevision } from "../../store/Revision.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { loadCourse } from "../courses/CourseRepository.js"
 import { once } from "../Commands.js"
 import { courseFacts as facts } from "./Staff.js"
 import { type DeadlineTarget, withDeadlineChanges } from "../corrections/Extensions.js"
-import { Group, type GroupKindT as GroupKind } from "./GroupsModel.js"
+import { Group, GroupAssignment, GroupKind as GroupKindSchema, type GroupKindT as GroupKind, GroupStatus as GroupStatusSchema, GroupVisibility } from "./GroupsModel.js"
 import { CapacityFull, ConflictOfInterest } from "../LearningErrors.js"
 import { authorizeCourse, type CourseOperation, decide, holdsAtom, type Standing, staffScope, standingOn } from "../Permissions.js"
 import { loadRun } from "../courses/RunRepository.js"
-import type { StaffRole } from "../Permissions.js"
+import { StaffRoleSchema } from "./StaffModel.js"
+import { setAssignmentScope } from "./StaffRepository.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
@@ -48,65 +50,83 @@ const memberStatuses = ["invited", "offered", "active", "paused", "withdrawal_re
 /** Who auto-fill places: the run's active enrollments in no group of the kind. */
 const autoFillStatuses = ["active"] as const
 
-export interface GroupRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly name: string
-  readonly kind: GroupKind
-  readonly visibility: "separate" | "visible"
-  readonly assignment: "manual" | "random" | "self"
-  readonly capacity: number | null
-  readonly member_count: number
-  readonly status: GroupStatus
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly archived_at: Date | null
-  readonly position: string
-}
+export const GroupRow = Schema.Struct({
+  uuid: Schema.String,
+  revision: Schema.Number,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  name: Schema.String,
+  kind: GroupKindSchema,
+  visibility: GroupVisibility,
+  assignment: GroupAssignment,
+  capacity: Schema.NullOr(Schema.Number),
+  member_count: Schema.Number,
+  status: GroupStatusSchema,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  archived_at: Schema.NullOr(Timestamp),
+  position: Schema.String
+})
+export type GroupRow = typeof GroupRow.Type
 
-const groupColumns = `g.uuid, g.revision, g.course_uuid, g.run_uuid, g.name, g.kind, g.visibility, g.assignment, g.capacity,
-  g.member_count, g.status, g.created_at, g.updated_at, g.archived_at, g.created_at::text AS position`
+const groupColumns = selectList(GroupRow, "g", { position: "g.created_at::text" })
+const decodeGroups = rowsDecoder(GroupRow)
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeGroupUuids = rowsDecoder(Schema.Struct({ group_uuid: Schema.String }))
 
 const groupNotFound = (uuid: string) => new NotFound({ message: `No group ${uuid}` })
 
 const loadGroup = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<GroupRow>`SELECT ${sql.literal(groupColumns)} FROM learning_groups g WHERE g.uuid = ${uuid}
-      ${lock ? sql`FOR UPDATE OF g` : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(groupColumns)} FROM learning_groups g WHERE g.uuid = ${uuid}
+      ${lock ? sql`FOR UPDATE OF g` : sql``}`,
+      decodeGroups
+    )
     return row === undefined ? yield* groupNotFound(uuid) : row
   })
 
-interface MemberRow {
-  readonly group_uuid: string
-  readonly enrollment_uuid: string
-  readonly profile_uuid: string
-  readonly name: string
-  readonly created_at: Date
-}
+const MemberRow = Schema.Struct({
+  group_uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  name: Schema.String,
+  created_at: Timestamp
+})
+type MemberRow = typeof MemberRow.Type
+const decodeMembers = rowsDecoder(MemberRow)
+const memberColumns = selectList(MemberRow, "m", { profile_uuid: "e.profile_uuid", name: "p.name" })
 
-interface StaffRefRow {
-  readonly group_uuid: string
-  readonly uuid: string
-  readonly profile_uuid: string
-  readonly name: string
-  readonly role: StaffRole
-  readonly status: "invited" | "active"
-}
+const StaffRefRow = Schema.Struct({
+  group_uuid: Schema.String,
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  name: Schema.String,
+  role: StaffRoleSchema,
+  status: Schema.Literal("invited", "active")
+})
+type StaffRefRow = typeof StaffRefRow.Type
+const decodeStaffRefs = rowsDecoder(StaffRefRow)
+const staffRefColumns = selectList(StaffRefRow, "s", { name: "p.name" })
 
 const staffRefs = (groupUuids: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    groupUuids.length === 0 ? Effect.succeed([] as ReadonlyArray<StaffRefRow>) : sql<StaffRefRow>`
-      SELECT s.group_uuid, s.uuid, s.profile_uuid, p.name, s.role, s.status FROM learning_staff s JOIN profiles p ON p.uuid = s.profile_uuid
-      WHERE s.group_uuid IN ${sql.in([...groupUuids])} AND s.status IN ('invited', 'active') ORDER BY s.created_at, s.uuid`)
+    groupUuids.length === 0 ? Effect.succeed([] as ReadonlyArray<StaffRefRow>) : Effect.flatMap(
+      sql`
+      SELECT ${sql.literal(staffRefColumns)} FROM learning_staff s JOIN profiles p ON p.uuid = s.profile_uuid
+      WHERE s.group_uuid IN ${sql.in([...groupUuids])} AND s.status IN ('invited', 'active') ORDER BY s.created_at, s.uuid`,
+      decodeStaffRefs
+    ))
 
 const members = (groupUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<MemberRow>`SELECT m.group_uuid, m.enrollment_uuid, e.profile_uuid, p.name, m.created_at
+    Effect.flatMap(
+      sql`SELECT ${sql.literal(memberColumns)}
       FROM learning_group_members m JOIN learning_enrollments e ON e.uuid = m.enrollment_uuid JOIN profiles p ON p.uuid = e.profile_uuid
-      WHERE m.group_uuid = ${groupUuid} ORDER BY m.created_at, m.enrollment_uuid`)
+      WHERE m.group_uuid = ${groupUuid} ORDER BY m.created_at, m.enrollment_uuid`,
+      decodeMembers
+    ))
 
 const view = (
   row: GroupRow,
@@ -246,34 +266,48 @@ export const listGroups = (
       : sql`(g.uuid IN (${mine}) OR (g.status = 'active' AND (g.visibility = 'visible' OR g.assignment = 'self')
           AND g.run_uuid IN (SELECT run_uuid FROM learning_enrollments WHERE profile_uuid = ${actor.profileUuid} AND course_uuid = ${courseUuid}
             AND status IN ${sql.in([...memberStatuses])})))`
-    const rows = yield* sql<GroupRow>`SELECT ${sql.literal(groupColumns)} FROM learning_groups g
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(groupColumns)} FROM learning_groups g
       WHERE g.course_uuid = ${courseUuid} AND ${reach}
         ${query.runUuid !== undefined ? sql`AND g.run_uuid = ${query.runUuid}` : sql``}
         ${query.kind !== undefined ? sql`AND g.kind = ${query.kind}` : sql``}
         ${position._tag === "Some" ? sql`AND (g.created_at, g.uuid) > (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY g.created_at, g.uuid LIMIT ${limit + 1}`
+      ORDER BY g.created_at, g.uuid LIMIT ${limit + 1}`,
+      decodeGroups
+    )
     const shown = rows.slice(0, limit).map((row) => row.uuid)
     if (staff) {
       const refs = yield* staffRefs(shown)
       return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => view(row, { staff: refs }))
     }
-    const joined = new Set(shown.length === 0 ? [] : (yield* sql<{ group_uuid: string }>`${mine} AND m.group_uuid IN ${sql.in(shown)}`).map((row) => row.group_uuid))
+    const joined = new Set(shown.length === 0 ? [] : (yield* Effect.flatMap(sql`${mine} AND m.group_uuid IN ${sql.in(shown)}`, decodeGroupUuids)).map((row) => row.group_uuid))
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => view(row, { joined: joined.has(row.uuid) }))
   })
 
 // ---- members ----
 
-interface EnrollmentRef extends DeadlineTarget {
-  readonly status: string
-}
+const EnrollmentRef = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  status: Schema.String
+})
+type EnrollmentRef = typeof EnrollmentRef.Type & DeadlineTarget
+const decodeEnrollmentRefs = rowsDecoder(EnrollmentRef)
+const enrollmentRefColumns = selectList(EnrollmentRef, "e")
+const decodeTaken = rowsDecoder(Schema.Struct({ enrollment_uuid: Schema.String, name: Schema.String }))
 
 /** Locks the named enrollments of the run (in uuid order, so concurrent changes never deadlock); 404 naming the first unknown one. */
 const lockEnrollments = (runUuid: string, uuids: ReadonlyArray<string>, field: string) =>
   Effect.gen(function*() {
     if (uuids.length === 0) return [] as ReadonlyArray<EnrollmentRef>
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<EnrollmentRef>`SELECT uuid, profile_uuid, course_uuid, run_uuid, status FROM learning_enrollments
-      WHERE uuid IN ${sql.in([...uuids])} AND run_uuid = ${runUuid} ORDER BY uuid FOR UPDATE`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(enrollmentRefColumns)} FROM learning_enrollments e
+      WHERE e.uuid IN ${sql.in([...uuids])} AND e.run_uuid = ${runUuid} ORDER BY e.uuid FOR UPDATE`,
+      decodeEnrollmentRefs
+    )
     const found = new Set(rows.map((row) => row.uuid))
     const missing = uuids.findIndex((uuid) => !found.has(uuid))
     if (missing >= 0) return yield* new NotFound({ message: `${field}.${missing}: no enrollment ${uuids[missing]} in the group's run` })
@@ -285,10 +319,13 @@ const requireUngrouped = (group: GroupRow, adding: ReadonlyArray<EnrollmentRef>)
   Effect.gen(function*() {
     if (adding.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    const [taken] = yield* sql<{ enrollment_uuid: string; name: string }>`SELECT m.enrollment_uuid, g.name FROM learning_group_members m
+    const [taken] = yield* Effect.flatMap(
+      sql`SELECT m.enrollment_uuid, g.name FROM learning_group_members m
       JOIN learning_groups g ON g.uuid = m.group_uuid
       WHERE m.enrollment_uuid IN ${sql.in(adding.map((e) => e.uuid))} AND g.kind = ${group.kind} AND g.status = 'active' AND g.uuid <> ${group.uuid}
-      LIMIT 1`
+      LIMIT 1`,
+      decodeTaken
+    )
     if (taken !== undefined) {
       return yield* new InvalidState({ message: `Enrollment ${taken.enrollment_uuid} is already in the ${group.kind} "${taken.name}"; remove it there first` })
     }
@@ -299,12 +336,15 @@ const autoFillCandidates = (group: GroupRow, count: number | undefined, excluded
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (count === 0) return [] as ReadonlyArray<EnrollmentRef>
-    return yield* sql<EnrollmentRef>`SELECT e.uuid, e.profile_uuid, e.course_uuid, e.run_uuid, e.status FROM learning_enrollments e
+    return yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(enrollmentRefColumns)} FROM learning_enrollments e
       WHERE e.run_uuid = ${group.run_uuid} AND e.status IN ${sql.in([...autoFillStatuses])}
         ${excluded.length > 0 ? sql`AND e.uuid NOT IN ${sql.in([...excluded])}` : sql``}
         AND NOT EXISTS (SELECT 1 FROM learning_group_members m JOIN learning_groups g ON g.uuid = m.group_uuid
           WHERE m.enrollment_uuid = e.uuid AND g.kind = ${group.kind} AND g.status = 'active')
-      ORDER BY random() ${count !== undefined ? sql`LIMIT ${count}` : sql``} FOR UPDATE OF e SKIP LOCKED`
+      ORDER BY random() ${count !== undefined ? sql`LIMIT ${count}` : sql``} FOR UPDATE OF e SKIP LOCKED`,
+      decodeEnrollmentRefs
+    )
   })
 
 /**
@@ -390,8 +430,11 @@ const selfAssignment = (
   Effect.gen(function*() {
     if (!standing.learner || standing.assignments.length > 0) return yield* refusal
     const sql = yield* SqlClient.SqlClient
-    const own = new Set((yield* sql<{ uuid: string }>`SELECT uuid FROM learning_enrollments WHERE run_uuid = ${group.run_uuid}
-      AND profile_uuid = ${actor.profileUuid}`).map((row) => row.uuid))
+    const own = new Set((yield* Effect.flatMap(
+      sql`SELECT uuid FROM learning_enrollments WHERE run_uuid = ${group.run_uuid}
+      AND profile_uuid = ${actor.profileUuid}`,
+      decodeUuids
+    )).map((row) => row.uuid))
     if (own.size === 0) return yield* groupNotFound(group.uuid)
     if (group.assignment !== "self") return yield* new Forbidden({ message: "Learners join only self-assignment groups; staff place members here" })
     if (input.autoFill === true || [...input.add, ...input.remove].some((uuid) => !own.has(uuid))) {
@@ -402,15 +445,18 @@ const selfAssignment = (
 
 // ---- staff ----
 
-interface AssignmentScopeRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly profile_uuid: string
-  readonly role: StaffRole
-  readonly status: string
-  readonly run_uuid: string | null
-  readonly group_uuid: string | null
-}
+const AssignmentScopeRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  role: StaffRoleSchema,
+  status: Schema.String,
+  run_uuid: Schema.NullOr(Schema.String),
+  group_uuid: Schema.NullOr(Schema.String)
+})
+type AssignmentScopeRow = typeof AssignmentScopeRow.Type
+const decodeAssignmentScopes = rowsDecoder(AssignmentScopeRow)
+const assignmentScopeColumns = selectList(AssignmentScopeRow)
 
 /**
  * learning.groups.staff (owner): `add` attaches invited or active assignments of the course —
@@ -429,8 +475,11 @@ export const changeGroupStaff = (
     yield* transitionTo(groupTransitions, "group", "learning.groups.staff", "owner", group.status)
     yield* requireRevision("group", group.revision, input.expectedRevision)
     const wanted = [...new Set([...input.add, ...input.remove])]
-    const rows = wanted.length === 0 ? [] : yield* sql<AssignmentScopeRow>`SELECT uuid, course_uuid, profile_uuid, role, status, run_uuid, group_uuid
-      FROM learning_staff WHERE uuid IN ${sql.in(wanted)} AND course_uuid = ${group.course_uuid} ORDER BY uuid FOR UPDATE`
+    const rows = wanted.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(assignmentScopeColumns)}
+      FROM learning_staff WHERE uuid IN ${sql.in(wanted)} AND course_uuid = ${group.course_uuid} ORDER BY uuid FOR UPDATE`,
+      decodeAssignmentScopes
+    )
     const byUuid = new Map(rows.map((row) => [row.uuid, row]))
     const found = (uuid: string, field: string, i: number) => {
       const row = byUuid.get(uuid)
@@ -457,8 +506,7 @@ export const changeGroupStaff = (
       moves.push({ row, groupUuid: null })
     }
     for (const { groupUuid: to, row } of moves) {
-      yield* sql`UPDATE learning_staff SET run_uuid = ${group.run_uuid}, group_uuid = ${to}, revision = revision + 1, updated_at = now()
-        WHERE uuid = ${row.uuid}`
+      yield* setAssignmentScope(row.uuid, group.run_uuid, to)
       yield* appendAudit({
         courseUuid: group.course_uuid,
         actorProfileUuid: actor.profileUuid,
@@ -526,12 +574,19 @@ export const updateGroup = (
 export const leaveRunGroups = (enrollmentUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const groups = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_groups
-      WHERE uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}) ORDER BY uuid FOR UPDATE`
+    const groups = yield* Effect.flatMap(
+      sql`SELECT uuid FROM learning_groups
+      WHERE uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}) ORDER BY uuid FOR UPDATE`,
+      decodeUuids
+    )
     if (groups.length === 0) return
     yield* sql`DELETE FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}`
     yield* sql`UPDATE learning_groups SET member_count = member_count - 1, updated_at = now() WHERE uuid IN ${sql.in(groups.map((g) => g.uuid))}`
   })
+
+const GroupOfEnrollment = Schema.Struct({ enrollment_uuid: Schema.String, uuid: Schema.String, name: Schema.String, kind: GroupKindSchema })
+const decodeGroupsOfEnrollments = rowsDecoder(GroupOfEnrollment)
+const groupOfEnrollmentColumns = selectList(GroupOfEnrollment, "g", { enrollment_uuid: "m.enrollment_uuid" })
 
 /** The groups of enrollments (LEARNING §2.1 #6 `groups`), keyed by enrollment uuid. */
 export const groupsOfEnrollments = (
@@ -540,9 +595,12 @@ export const groupsOfEnrollments = (
   Effect.gen(function*() {
     if (enrollmentUuids.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ enrollment_uuid: string; uuid: string; name: string; kind: GroupKind }>`
-      SELECT m.enrollment_uuid, g.uuid, g.name, g.kind FROM learning_group_members m JOIN learning_groups g ON g.uuid = m.group_uuid
-      WHERE m.enrollment_uuid IN ${sql.in([...enrollmentUuids])} AND g.status = 'active' ORDER BY g.created_at, g.uuid`
+    const rows = yield* Effect.flatMap(
+      sql`
+      SELECT ${sql.literal(groupOfEnrollmentColumns)} FROM learning_group_members m JOIN learning_groups g ON g.uuid = m.group_uuid
+      WHERE m.enrollment_uuid IN ${sql.in([...enrollmentUuids])} AND g.status = 'active' ORDER BY g.created_at, g.uuid`,
+      decodeGroupsOfEnrollments
+    )
     const result = new Map<string, Array<{ uuid: string; name: string; kind: GroupKind }>>()
     for (const row of rows) {
       const list = result.get(row.enrollment_uuid) ?? []

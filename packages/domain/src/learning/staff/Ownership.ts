@@ -1,16 +1,18 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { loadCourse, updateCourse } from "../courses/CourseRepository.js"
 import { once } from "../Commands.js"
 import { invitationLifetimeDays } from "./EmailInvitations.js"
 import { ConflictOfInterest } from "../LearningErrors.js"
 import { assignStaff, authorizedCourse, type CandidateFilter, candidatesFor, refusalOn, requireProfile } from "./Staff.js"
-import { OwnershipInvitation } from "./StaffModel.js"
+import { OwnershipInvitation, OwnershipStatus as OwnershipStatusSchema, PreviousOwnerRole } from "./StaffModel.js"
+import { demoteOwner, endAssignmentsOfNewOwner, revokeOwner } from "./StaffRepository.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
@@ -32,29 +34,36 @@ export const ownershipTransitions: ReadonlyArray<
   { operation: "learning.ownership.cancel", by: "owner", from: "pending", to: "cancelled" }
 ]
 
-interface OwnershipRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly course_title: string
-  readonly from_profile_uuid: string
-  readonly to_profile_uuid: string
-  readonly to_profile_name: string
-  readonly previous_owner_role: "instructor" | "none"
-  readonly message: string
-  readonly status: OwnershipStatus
-  readonly effective_status: OwnershipStatus
-  readonly expires_at: Date
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly position: string
-}
+const OwnershipRow = Schema.Struct({
+  uuid: Schema.String,
+  revision: Schema.Number,
+  course_uuid: Schema.String,
+  course_title: Schema.String,
+  from_profile_uuid: Schema.String,
+  to_profile_uuid: Schema.String,
+  to_profile_name: Schema.String,
+  previous_owner_role: PreviousOwnerRole,
+  message: Schema.String,
+  status: OwnershipStatusSchema,
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  position: Schema.String,
+  /** `status`, with a pending invitation past its expiry read as expired. */
+  effective_status: OwnershipStatusSchema
+})
+type OwnershipRow = typeof OwnershipRow.Type
 
-const ownershipSelect = `SELECT o.uuid, o.revision, o.course_uuid, c.title AS course_title, o.from_profile_uuid, o.to_profile_uuid,
-    p.name AS to_profile_name, o.previous_owner_role, o.message, o.status, o.expires_at, o.created_at, o.updated_at,
-    o.created_at::text AS position,
-    CASE WHEN o.status = 'pending' AND o.expires_at <= now() THEN 'expired' ELSE o.status END AS effective_status
+const ownershipSelect = `SELECT ${
+  selectList(OwnershipRow, "o", {
+    course_title: "c.title",
+    to_profile_name: "p.name",
+    position: "o.created_at::text",
+    effective_status: "CASE WHEN o.status = 'pending' AND o.expires_at <= now() THEN 'expired' ELSE o.status END"
+  })
+}
   FROM learning_ownership_invitations o JOIN learning_courses c ON c.uuid = o.course_uuid JOIN profiles p ON p.uuid = o.to_profile_uuid`
+const decodeOwnerships = rowsDecoder(OwnershipRow)
 
 const view = (row: OwnershipRow): OwnershipInvitation => ({
   uuid: row.uuid,
@@ -76,7 +85,7 @@ const loadOwnership = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (lock) yield* sql`SELECT 1 FROM learning_ownership_invitations WHERE uuid = ${uuid} FOR UPDATE`
-    const [row] = yield* sql<OwnershipRow>`${sql.literal(ownershipSelect)} WHERE o.uuid = ${uuid}`
+    const [row] = yield* Effect.flatMap(sql`${sql.literal(ownershipSelect)} WHERE o.uuid = ${uuid}`, decodeOwnerships)
     return row === undefined ? yield* new NotFound({ message: `No ownership invitation ${uuid}` }) : row
   })
 
@@ -146,9 +155,12 @@ export const listOwnershipInvitations = (
       : filter.direction === "out"
       ? sql`o.from_profile_uuid = ${actor.profileUuid}`
       : sql`(o.to_profile_uuid = ${actor.profileUuid} OR o.from_profile_uuid = ${actor.profileUuid})`
-    const rows = yield* sql<OwnershipRow>`${sql.literal(ownershipSelect)} WHERE ${whose}
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(ownershipSelect)} WHERE ${whose}
         ${position._tag === "Some" ? sql`AND (o.created_at, o.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY o.created_at DESC, o.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY o.created_at DESC, o.uuid DESC LIMIT ${limit + 1}`,
+      decodeOwnerships
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), view)
   })
 
@@ -175,16 +187,8 @@ export const acceptOwnership = (actor: Actor, uuid: string, input: { readonly re
       AND status NOT IN ('declined', 'rejected', 'expired', 'cancelled') LIMIT 1`
     if (enrolled.length > 0) return yield* new ConflictOfInterest({ message: "A learner of the course cannot become its owner; withdraw first" })
     const previous = course.owner_profile_uuid
-    if (row.previous_owner_role === "instructor") {
-      yield* sql`UPDATE learning_staff SET role = 'instructor', grants = '{}', denies = '{}', revision = revision + 1, updated_at = now()
-        WHERE course_uuid = ${course.uuid} AND role = 'owner' AND status = 'active'`
-    } else {
-      yield* sql`UPDATE learning_staff SET status = 'revoked', ended_reason = 'ownership transferred', revision = revision + 1, updated_at = now()
-        WHERE course_uuid = ${course.uuid} AND role = 'owner' AND status = 'active'`
-    }
-    yield* sql`UPDATE learning_staff SET status = CASE WHEN status = 'invited' THEN 'rejected' ELSE 'revoked' END,
-        ended_reason = 'became the owner', revision = revision + 1, updated_at = now()
-      WHERE course_uuid = ${course.uuid} AND profile_uuid = ${actor.profileUuid} AND status IN ('invited', 'active')`
+    yield* (row.previous_owner_role === "instructor" ? demoteOwner(course.uuid) : revokeOwner(course.uuid))
+    yield* endAssignmentsOfNewOwner(course.uuid, actor.profileUuid)
     yield* assignStaff({ courseUuid: course.uuid, profileUuid: actor.profileUuid, role: "owner", byProfileUuid: actor.profileUuid, requestUuid: input.requestUuid, action: "ownership.owner" })
     yield* updateCourse(course.uuid, { owner_profile_uuid: actor.profileUuid })
     return yield* settle(actor, row, to, input.requestUuid, { previousOwnerUuid: previous, ownerUuid: actor.profileUuid, previousOwnerRole: row.previous_owner_role })

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder } from "../../store/Rows.js"
 import { requireRevision } from "../../store/Revision.js"
 import { appendAudit } from "../Audit.js"
 import { type CourseRow, loadCourse } from "../courses/CourseRepository.js"
@@ -12,7 +13,8 @@ import { once } from "../Commands.js"
 import { ConflictOfInterest, OwnerRequired } from "../LearningErrors.js"
 import { type Atom, authorizeCourse, type CourseOperation, ownerOnlyAtoms, type StaffRole, standingOn, decide } from "../Permissions.js"
 import { returnRevokedClaims } from "../reviews/ReviewAssignments.js"
-import { StaffAssignment } from "./StaffModel.js"
+import { CandidateSource, StaffAssignment, StaffRoleSchema } from "./StaffModel.js"
+import { type AssignmentRow, assignmentSelect, decodeAssignments, findAssignment, insertAssignment, setAssignmentPermissions, setAssignmentStatus } from "./StaffRepository.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
@@ -51,10 +53,18 @@ export const assignStaff = (assignment: NewAssignment): Effect.Effect<string, Sq
     const status = assignment.status ?? "active"
     const grants = (assignment.grants ?? []).filter((atom) => !ownerOnlyAtoms.includes(atom))
     const denies = (assignment.denies ?? []).filter((atom) => !ownerOnlyAtoms.includes(atom))
-    yield* sql`INSERT INTO learning_staff (uuid, course_uuid, profile_uuid, role, run_uuid, group_uuid, grants, denies, status, invited_by)
-      VALUES (${uuid}, ${assignment.courseUuid}, ${assignment.profileUuid}, ${assignment.role}, ${assignment.runUuid ?? null},
-        ${assignment.groupUuid ?? null}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(grants)}::jsonb)),
-        ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(denies)}::jsonb)), ${status}, ${assignment.byProfileUuid})`
+    yield* insertAssignment({
+      uuid,
+      courseUuid: assignment.courseUuid,
+      profileUuid: assignment.profileUuid,
+      role: assignment.role,
+      runUuid: assignment.runUuid ?? null,
+      groupUuid: assignment.groupUuid ?? null,
+      grants,
+      denies,
+      status,
+      invitedBy: assignment.byProfileUuid
+    })
     yield* appendAudit({
       courseUuid: assignment.courseUuid,
       actorProfileUuid: assignment.byProfileUuid,
@@ -103,27 +113,11 @@ export const staffTransition = (operation: typeof staffTransitions[number]["oper
 
 // ---- rows and views ----
 
-export interface AssignmentRow {
-  readonly uuid: string
-  readonly revision: number
-  readonly course_uuid: string
-  readonly course_title: string
-  readonly profile_uuid: string
-  readonly profile_name: string
-  readonly role: StaffRole
-  readonly status: StaffStatus
-  readonly run_uuid: string | null
-  readonly group_uuid: string | null
-  readonly grants: ReadonlyArray<string>
-  readonly denies: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly position: string
-}
+export type { AssignmentRow } from "./StaffRepository.js"
 
-const assignmentSelect = `SELECT s.uuid, s.revision, s.course_uuid, c.title AS course_title, s.profile_uuid, p.name AS profile_name,
-    s.role, s.status, s.run_uuid, s.group_uuid, s.grants, s.denies, s.created_at, s.updated_at, s.created_at::text AS position
-  FROM learning_staff s JOIN learning_courses c ON c.uuid = s.course_uuid JOIN profiles p ON p.uuid = s.profile_uuid`
+const decodeRunUuids = rowsDecoder(Schema.Struct({ run_uuid: Schema.String }))
+const decodeRoles = rowsDecoder(Schema.Struct({ role: StaffRoleSchema }))
+const decodeCandidates = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String, name: Schema.String, source: CandidateSource }))
 
 export const scopeOf = (row: { readonly run_uuid: string | null; readonly group_uuid: string | null }) => ({
   ...(row.run_uuid !== null ? { runUuid: row.run_uuid } : {}),
@@ -147,8 +141,7 @@ export const assignmentView = (row: AssignmentRow, namesOnly = false): StaffAssi
 
 export const loadAssignment = (uuid: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<AssignmentRow>`${sql.literal(assignmentSelect)} WHERE s.uuid = ${uuid}`
+    const row = yield* findAssignment(uuid)
     return row === undefined ? yield* new NotFound({ message: `No staff assignment ${uuid}` }) : row
   })
 
@@ -187,7 +180,10 @@ export const requireScope = (courseUuid: string, scope: { readonly runUuid?: str
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (scope.groupUuid !== undefined) {
-      const [group] = yield* sql<{ run_uuid: string }>`SELECT run_uuid FROM learning_groups WHERE uuid = ${scope.groupUuid} AND course_uuid = ${courseUuid}`
+      const [group] = yield* Effect.flatMap(
+        sql`SELECT run_uuid FROM learning_groups WHERE uuid = ${scope.groupUuid} AND course_uuid = ${courseUuid}`,
+        decodeRunUuids
+      )
       if (group === undefined || scope.runUuid !== undefined && scope.runUuid !== group.run_uuid) {
         return yield* new NotFound({ message: `scope.groupUuid: no group ${scope.groupUuid} in this course${scope.runUuid !== undefined ? " and run" : ""}` })
       }
@@ -234,9 +230,12 @@ export const requireNotAssigned = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ role: StaffRole }>`SELECT role FROM learning_staff WHERE course_uuid = ${courseUuid} AND profile_uuid = ${profileUuid}
+    const rows = yield* Effect.flatMap(
+      sql`SELECT role FROM learning_staff WHERE course_uuid = ${courseUuid} AND profile_uuid = ${profileUuid}
       AND status IN ('invited', 'active') AND (role = 'owner' OR (role = ${role}
-        AND run_uuid IS NOT DISTINCT FROM ${scope.runUuid ?? null}::uuid AND group_uuid IS NOT DISTINCT FROM ${scope.groupUuid ?? null}::uuid))`
+        AND run_uuid IS NOT DISTINCT FROM ${scope.runUuid ?? null}::uuid AND group_uuid IS NOT DISTINCT FROM ${scope.groupUuid ?? null}::uuid))`,
+      decodeRoles
+    )
     if (rows.some((row) => row.role === "owner")) return yield* new InvalidState({ message: "The profile is the course's owner" })
     if (rows.length > 0) return yield* new InvalidState({ message: "The profile already holds or was already invited to this role and scope" })
   })
@@ -271,8 +270,11 @@ export const listStaff = (
       ...(filter.runUuid !== undefined ? [sql`(s.run_uuid = ${filter.runUuid} OR (s.run_uuid IS NULL AND s.group_uuid IS NULL))`] : []),
       ...(position._tag === "Some" ? [sql`(s.created_at, s.uuid) > (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
-    const rows = yield* sql<AssignmentRow>`${sql.literal(assignmentSelect)} WHERE ${sql.and(conditions)}
-      ORDER BY s.created_at, s.uuid LIMIT ${limit + 1}`
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(assignmentSelect)} WHERE ${sql.and(conditions)}
+      ORDER BY s.created_at, s.uuid LIMIT ${limit + 1}`,
+      decodeAssignments
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => assignmentView(row, !staff))
   })
 
@@ -282,10 +284,13 @@ export const listStaffInvitations = (actor: Actor, filter: { readonly cursor?: s
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
-    const rows = yield* sql<AssignmentRow>`${sql.literal(assignmentSelect)}
+    const rows = yield* Effect.flatMap(
+      sql`${sql.literal(assignmentSelect)}
       WHERE s.profile_uuid = ${actor.profileUuid} AND s.status = 'invited'
         ${position._tag === "Some" ? sql`AND (s.created_at, s.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY s.created_at DESC, s.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY s.created_at DESC, s.uuid DESC LIMIT ${limit + 1}`,
+      decodeAssignments
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => assignmentView(row))
   })
 
@@ -337,14 +342,12 @@ const moveAssignment = (
   }
 ) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     if (row.role === "owner") {
       return yield* new OwnerRequired({ message: "The owner's assignment changes only by transferring ownership (learning.ownership.invite)" })
     }
     const to = yield* staffTransition(change.operation, change.by, row.status)
     yield* requireRevision("staff assignment", row.revision, change.expectedRevision)
-    yield* sql`UPDATE learning_staff SET status = ${to}, ended_reason = ${change.reason ?? ""}, revision = revision + 1, updated_at = now()
-      WHERE uuid = ${row.uuid}`
+    yield* setAssignmentStatus(row.uuid, to, change.reason ?? "")
     yield* appendAudit({
       courseUuid: row.course_uuid,
       actorProfileUuid: actor.profileUuid,
@@ -411,7 +414,6 @@ export const setStaffPermissions = (
   }
 ) =>
   once(actor, "learning.staff.permissions", input, StaffAssignment, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     yield* authorizedCourse(actor, "learning.staff.permissions", courseUuid, true)
     yield* lockAssignment(assignmentUuid)
     const row = yield* loadAssignment(assignmentUuid).pipe(
@@ -425,10 +427,12 @@ export const setStaffPermissions = (
       ? yield* requireScope(courseUuid, input.scope)
       : { runUuid: row.run_uuid ?? undefined, groupUuid: row.group_uuid ?? undefined }
     if (input.scope !== undefined) yield* requireNoEnrollment(courseUuid, row.profile_uuid, scope.runUuid)
-    yield* sql`UPDATE learning_staff SET grants = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(input.grants)}::jsonb)),
-        denies = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(input.denies)}::jsonb)),
-        run_uuid = ${scope.runUuid ?? null}, group_uuid = ${scope.groupUuid ?? null}, revision = revision + 1, updated_at = now()
-      WHERE uuid = ${assignmentUuid}`
+    yield* setAssignmentPermissions(assignmentUuid, {
+      grants: input.grants,
+      denies: input.denies,
+      runUuid: scope.runUuid ?? null,
+      groupUuid: scope.groupUuid ?? null
+    })
     yield* appendAudit({
       courseUuid,
       actorProfileUuid: actor.profileUuid,
@@ -495,7 +499,8 @@ const candidatePage = (
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(filter.cursor)
     const limit = filter.limit ?? 20
-    const rows = yield* sql<{ profile_uuid: string; name: string; source: "owner_profiles" | "past_staff" | "alumni" | "deal_partners" | "instructors" }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       SELECT DISTINCT ON (u.profile_uuid) u.profile_uuid, p.name, u.source
       FROM (${union}) u JOIN profiles p ON p.uuid = u.profile_uuid
       WHERE u.profile_uuid <> ${ownerProfileUuid}
@@ -504,7 +509,9 @@ const candidatePage = (
         ${position._tag === "Some" ? sql`AND u.profile_uuid > ${position.value.uuid}::uuid` : sql``}
         AND NOT EXISTS (SELECT 1 FROM learning_staff s WHERE s.course_uuid = ${courseUuid} AND s.profile_uuid = u.profile_uuid
           AND s.status IN ('invited', 'active') AND u.source <> 'instructors')
-      ORDER BY u.profile_uuid, u.priority LIMIT ${limit + 1}`
+      ORDER BY u.profile_uuid, u.priority LIMIT ${limit + 1}`,
+      decodeCandidates
+    )
     return pageOf(rows, limit, (row) => ({ key: row.source, uuid: row.profile_uuid }), (row) => ({
       profileUuid: row.profile_uuid,
       name: row.name,
