@@ -11,6 +11,8 @@ import { once } from "../Commands.js"
 import { ExtensionRequest, type ExtensionRequestT } from "./CorrectionsModel.js"
 import { changedNodeKeys, type StepDates, stepDates } from "../enrollments/Dates.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
+import { touchDates } from "../enrollments/EnrollmentRepository.js"
+import { insertGrantedOverride } from "../enrollments/DateOverrideRepository.js"
 import { loadCourse } from "../courses/CourseRepository.js"
 import { ConflictOfInterest, GradeFrozen, WindowClosed } from "../LearningErrors.js"
 import { atomScope, type CourseOperation, decide, scopeReach, standingOn } from "../Permissions.js"
@@ -121,7 +123,6 @@ export const withDeadlineChanges = <A, E, R>(
   context: Readonly<Record<string, string>> = {}
 ): Effect.Effect<{ readonly result: A; readonly changed: ReadonlyMap<string, ReadonlyArray<string>> }, E | SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const before = yield* Effect.forEach(enrollments, (enrollment) => stepDates(enrollment.uuid))
     const result = yield* change
     const changedKeys = new Map<string, ReadonlyArray<string>>()
@@ -129,11 +130,10 @@ export const withDeadlineChanges = <A, E, R>(
       const changed = changedNodeKeys(before[i]!, yield* stepDates(enrollment.uuid))
       if (changed.length === 0) continue
       changedKeys.set(enrollment.uuid, changed)
-      const [bumped] = yield* sql<{ revision: number }>`UPDATE learning_enrollments SET wake_at = now(), revision = revision + 1, updated_at = now()
-        WHERE uuid = ${enrollment.uuid} RETURNING revision`
+      const revision = yield* touchDates(enrollment.uuid)
       yield* appendEvent({
         type: "learning.deadline.changed",
-        aggregate: { kind: "learning_enrollment", uuid: enrollment.uuid, revision: bumped!.revision },
+        aggregate: { kind: "learning_enrollment", uuid: enrollment.uuid, revision },
         data: { objectUuid: enrollment.uuid, status: "changed", nodeKeys: changed },
         context: {
           profileUuid: actorProfileUuid,
@@ -164,12 +164,21 @@ export const insertOverride = (
     readonly by: string
   }
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+  Effect.suspend(() => {
     const uuid = crypto.randomUUID()
     return Effect.as(
-      sql`INSERT INTO learning_date_overrides (uuid, run_uuid, enrollment_uuid, node_key, due_at, lock_at, extra_attempts, origin, reason, created_by)
-        VALUES (${uuid}, ${enrollment.run_uuid}, ${enrollment.uuid}, ${input.nodeKey}, ${input.dueAt ?? null}, ${input.lockAt ?? null},
-          ${input.extraAttempts ?? 0}, ${input.origin}, ${input.reason}, ${input.by})`,
+      insertGrantedOverride({
+        uuid,
+        runUuid: enrollment.run_uuid,
+        enrollmentUuid: enrollment.uuid,
+        nodeKey: input.nodeKey,
+        dueAt: input.dueAt ?? null,
+        lockAt: input.lockAt ?? null,
+        extraAttempts: input.extraAttempts ?? 0,
+        origin: input.origin,
+        reason: input.reason,
+        by: input.by
+      }),
       uuid
     )
   })

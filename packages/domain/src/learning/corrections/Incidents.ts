@@ -7,6 +7,7 @@ import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
 import { CompensationPlan, type CompensationPlanT, Incident, type IncidentT } from "./CorrectionsModel.js"
 import { stepDates } from "../enrollments/Dates.js"
+import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 import { pinnedNodes } from "../enrollments/EnrollmentAccess.js"
 import { insertOverride, staffOnRecord, withDeadlineChange } from "./Extensions.js"
 import { appendScoreLayer } from "../grading/Layers.js"
@@ -313,14 +314,22 @@ export const previewCompensation = (actor: Actor, incidentUuid: string, input: C
     const frozen = gradesFrozenAt(run)
     if (frozen !== undefined && frozen.getTime() <= Date.now()) blocking.push({ code: "grade_frozen", message: "The run's grades are frozen" })
     const uuid = crypto.randomUUID()
-    const [plan] = yield* sql<PlanRow>`INSERT INTO learning_plans (uuid, kind, course_uuid, run_uuid, created_by, base_revisions, input, result, items, blocking, expires_at)
-      VALUES (${uuid}, 'compensation', ${incident.course_uuid}, ${incident.run_uuid}, ${actor.profileUuid}, ${JSON.stringify(bases)}::jsonb,
-        ${JSON.stringify({ ...input, incidentUuid })}::jsonb, ${JSON.stringify({ affected: affected.length })}::jsonb, ${JSON.stringify(items)}::jsonb,
-        ${JSON.stringify(blocking)}::jsonb, now() + make_interval(hours => ${planHours}))
-      RETURNING ${sql.literal(planColumns)}`
+    const plan = yield* insertPlan({
+      uuid,
+      kind: "compensation",
+      courseUuid: incident.course_uuid,
+      runUuid: incident.run_uuid,
+      createdBy: actor.profileUuid,
+      baseRevisions: bases,
+      input: { ...input, incidentUuid },
+      result: { affected: affected.length },
+      items,
+      blocking,
+      hours: planHours
+    })
     // The incident points at its latest plan (its own record; not business state of any learner).
     yield* sql`UPDATE learning_incidents SET plan_uuid = ${uuid} WHERE uuid = ${incidentUuid}`
-    return planView(plan!)
+    return planView(plan)
   }))
 
 /** Commits the compensation plan exactly: every base re-checked first, then each item; the incident is resolved. */
@@ -412,7 +421,7 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
         }
       }
     }
-    yield* sql`UPDATE learning_plans SET status = 'applied', applied_at = now() WHERE uuid = ${plan.uuid}`
+    yield* markPlanApplied(plan.uuid)
     const [resolved] = yield* sql<IncidentRow>`UPDATE learning_incidents i SET status = 'resolved', resolved_at = now(), plan_uuid = ${plan.uuid},
         revision = revision + 1, updated_at = now()
       WHERE i.uuid = ${incidentUuid} RETURNING ${sql.literal(columns)}`

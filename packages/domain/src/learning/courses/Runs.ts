@@ -17,6 +17,8 @@ import { changedNodeKeys, stepDates } from "../enrollments/Dates.js"
 import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
 import { type GroupOverridePlan, planGroupChanges, requireRunGroups, writeGroupOverrides } from "../staff/GroupSchedule.js"
 import { addDays, effectiveDates } from "../enrollments/Schedule.js"
+import { cancelRunEnrollments, completeRunEnrollments, wakeNow } from "../enrollments/EnrollmentRepository.js"
+import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 
 /**
  * Runs (LEARNING §2.1 #5, §2.2): pinned to a published version; their state machine is the table
@@ -192,11 +194,8 @@ export const updateRunSettings = (actor: Actor, uuid: string, input: RunUpdateIn
  */
 const finish = (run: RunRow, actorProfileUuid: string | null, requestUuid: string | undefined) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const finished = yield* updateRun(run.uuid, { status: "finished", finished_at: new Date() })
-    const completed = yield* sql<{ uuid: string; profile_uuid: string; revision: number }>`UPDATE learning_enrollments
-      SET status = 'completed', revision = revision + 1, updated_at = now()
-      WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused') RETURNING uuid, profile_uuid, revision`
+    const completed = yield* completeRunEnrollments(run.uuid)
     for (const enrollment of completed) {
       yield* appendEvent({
         type: "learning.enrollment.completed",
@@ -228,15 +227,11 @@ export const finishRun = (actor: Actor, uuid: string, input: { readonly requestU
 
 export const cancelRun = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number; readonly reason: string }) =>
   once(actor, "learning.runs.cancel", input, Run, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const { run } = yield* runFor(actor, "learning.runs.cancel", uuid, { lock: true })
     yield* requireRun("learning.runs.cancel", run)
     yield* requireRevision("run", run.revision, input.expectedRevision)
     const cancelled = yield* updateRun(uuid, { status: "cancelled", cancelled_at: new Date() })
-    const enrollments = yield* sql<{ uuid: string; profile_uuid: string }>`UPDATE learning_enrollments
-      SET status = 'cancelled', revision = revision + 1, updated_at = now()
-      WHERE run_uuid = ${uuid} AND status IN ('invited', 'requested', 'waitlisted', 'offered', 'active', 'paused', 'withdrawal_requested')
-      RETURNING uuid, profile_uuid`
+    const enrollments = yield* cancelRunEnrollments(uuid)
     yield* appendEvent({
       type: "learning.run.cancelled",
       aggregate: { kind: "learning_run", uuid, revision: cancelled.revision },
@@ -418,7 +413,8 @@ interface PlanRow {
     readonly schedule: RunRow["schedule"]
     readonly groups?: ReadonlyArray<GroupOverridePlan>
   }
-  readonly items: ReadonlyArray<{ groupUuid?: string; nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string; after?: string }>
+  /** `before`/`after`: ISO strings as read back, Dates as just planned (`insertPlan` hands back what it wrote). */
+  readonly items: ReadonlyArray<{ groupUuid?: string; nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string | Date; after?: string | Date }>
   readonly blocking: ReadonlyArray<{ code: string; message: string; nodeKey?: string }>
   readonly status: "ready" | "applied" | "stale" | "expired"
   readonly expires_at: Date
@@ -456,7 +452,6 @@ const affectedCount = (runUuid: string) =>
 /** Stores a schedule plan: the computed dates, the diff, blocking problems, the run's revision. No business state changes. */
 export const previewSchedule = (actor: Actor, runUuid: string, input: ScheduleInput) =>
   once(actor, "learning.schedule.preview", input, Plan, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const { run } = yield* runFor(actor, "learning.schedule.preview", runUuid, { lock: false })
     const version = (yield* loadVersion(run.course_uuid, run.version_number))!
     const keys = new Set(version.nodes.map((node) => node.nodeKey))
@@ -472,13 +467,20 @@ export const previewSchedule = (actor: Actor, runUuid: string, input: ScheduleIn
     const items = [...planned.items, ...group.items]
     const result = { ...planned.result, groups: group.overrides }
     const uuid = crypto.randomUUID()
-    const [row] = yield* sql<Omit<PlanRow, "affected">>`INSERT INTO learning_plans
-        (uuid, kind, course_uuid, run_uuid, created_by, base_revisions, input, result, items, blocking, expires_at)
-      VALUES (${uuid}, 'schedule', ${run.course_uuid}, ${runUuid}, ${actor.profileUuid}, ${JSON.stringify({ run: run.revision })}::jsonb,
-        ${JSON.stringify(input)}::jsonb, ${JSON.stringify(result)}::jsonb, ${JSON.stringify(items)}::jsonb, ${JSON.stringify(blocking)}::jsonb,
-        now() + make_interval(hours => ${planHours}))
-      RETURNING uuid, course_uuid, run_uuid, created_by, base_revisions, result, items, blocking, status, expires_at, created_at`
-    return planView({ ...row!, affected: yield* affectedCount(runUuid) })
+    const row = yield* insertPlan({
+      uuid,
+      kind: "schedule",
+      courseUuid: run.course_uuid,
+      runUuid,
+      createdBy: actor.profileUuid,
+      baseRevisions: { run: run.revision },
+      input,
+      result,
+      items,
+      blocking,
+      hours: planHours
+    })
+    return planView({ ...row, affected: yield* affectedCount(runUuid) })
   }))
 
 /** Commits a stored schedule plan exactly: 410 when expired, 409 `plan_stale` when the run changed since. */
@@ -505,14 +507,14 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
       schedule: plan.result.schedule
     })
     yield* writeGroupOverrides(run.uuid, plan.result.groups ?? [], actor.profileUuid, `plan ${planUuid}`)
-    yield* sql`UPDATE learning_plans SET status = 'applied', applied_at = now() WHERE uuid = ${planUuid}`
+    yield* markPlanApplied(planUuid)
     let changedEnrollments = 0
     for (const [i, enrollment] of enrollments.entries()) {
       const changed = changedNodeKeys(before[i]!, yield* stepDates(enrollment.uuid))
       if (changed.length === 0) continue
       changedEnrollments++
       // The clock looks again: unlocks and reminders follow the new dates.
-      yield* sql`UPDATE learning_enrollments SET wake_at = now() WHERE uuid = ${enrollment.uuid}`
+      yield* wakeNow(enrollment.uuid)
       yield* appendEvent({
         type: "learning.deadline.changed",
         aggregate: { kind: "learning_enrollment", uuid: enrollment.uuid, revision: enrollment.revision },

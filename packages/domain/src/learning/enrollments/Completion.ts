@@ -1,9 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Actor } from "../../kernel/Authentication.js"
 import { appendEvent } from "../../store/Outbox.js"
+import { rowsDecoder, Timestamp } from "../../store/Rows.js"
+import { versionNodes } from "../courses/CourseRepository.js"
 import { type EnrollmentContext, enrollmentFor } from "./EnrollmentAccess.js"
+import { markCriteriaMet } from "./EnrollmentRepository.js"
 import type { CourseNode } from "../courses/Model.js"
 
 /**
@@ -44,29 +47,43 @@ export const requiredSteps = (nodes: ReadonlyArray<CourseNode>, policy: { readon
   return [...new Set(listed.flatMap((key) => stepsUnder(nodes, key)))]
 }
 
-interface Facts {
-  readonly uuid: string
-  readonly profile_uuid: string
-  readonly run_uuid: string
-  readonly course_uuid: string
-  readonly status: string
-  readonly revision: number
-  readonly criteria_met_at: Date | null
-  readonly complete_on_criteria: boolean
-  readonly completion_policy: { readonly requiredNodeKeys?: ReadonlyArray<string>; readonly minScorePercent?: number }
-  readonly nodes: ReadonlyArray<CourseNode>
-}
+const Facts = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  run_uuid: Schema.String,
+  course_uuid: Schema.String,
+  status: Schema.String,
+  revision: Schema.Number,
+  criteria_met_at: Schema.NullOr(Timestamp),
+  complete_on_criteria: Schema.Boolean,
+  completion_policy: Schema.Struct({
+    requiredNodeKeys: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+    minScorePercent: Schema.optionalWith(Schema.Number, { exact: true })
+  }),
+  version_number: Schema.Number,
+  content_hash: Schema.String,
+  published_at: Timestamp
+})
+const decodeFacts = rowsDecoder(Facts)
 
+/** The enrollment's completion facts, locked, with its pinned tree (read through the version cache, not parsed again). */
 const loadFacts = (enrollmentUuid: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<Facts>`SELECT e.uuid, e.profile_uuid, e.run_uuid, e.course_uuid, e.status, e.revision, e.criteria_met_at, r.complete_on_criteria,
-          c.completion_policy, v.nodes
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT e.uuid, e.profile_uuid, e.run_uuid, e.course_uuid, e.status, e.revision, e.criteria_met_at, r.complete_on_criteria,
+          c.completion_policy, r.version_number, v.content_hash, v.published_at
         FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN learning_courses c ON c.uuid = e.course_uuid
           JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
         WHERE e.uuid = ${enrollmentUuid} FOR NO KEY UPDATE OF e`,
-      (rows) => rows[0]
-    ))
+      decodeFacts
+    )
+    if (row === undefined) return undefined
+    return { ...row, nodes: yield* versionNodes(row) }
+  })
+
+const StepStatus = Schema.Struct({ node_key: Schema.String, status: Schema.String })
+const decodeStatuses = rowsDecoder(StepStatus)
 
 /**
  * Runs after a step state changed to completed, in the same transaction: emits the module,
@@ -78,7 +95,10 @@ export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect
     const sql = yield* SqlClient.SqlClient
     const facts = yield* loadFacts(enrollmentUuid)
     if (facts === undefined) return
-    const states = yield* sql<{ node_key: string; status: string }>`SELECT node_key, status FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`
+    const states = yield* Effect.flatMap(
+      sql`SELECT node_key, status FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`,
+      decodeStatuses
+    )
     const done = new Set(states.filter((row) => row.status === "completed").map((row) => row.node_key))
     const context = { audience: [facts.profile_uuid], courseUuid: facts.course_uuid, runUuid: facts.run_uuid, enrollmentUuid }
     const aggregate = { kind: "learning_enrollment", uuid: enrollmentUuid, revision: facts.revision }
@@ -99,15 +119,19 @@ export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect
     const required = requiredSteps(facts.nodes, facts.completion_policy)
     if (required.length === 0 || !required.every((key) => done.has(key))) return
     const completes = facts.complete_on_criteria && (facts.status === "active" || facts.status === "paused")
-    const [updated] = yield* sql<{ revision: number }>`UPDATE learning_enrollments SET criteria_met_at = ${at}, revision = revision + 1, updated_at = now()
-      ${completes ? sql`, status = 'completed', completed_at = ${at}, paused_at = NULL, pause_until = NULL` : sql``}
-      WHERE uuid = ${enrollmentUuid} RETURNING revision`
-    const after = { ...aggregate, revision: updated!.revision }
+    const after = { ...aggregate, revision: yield* markCriteriaMet(enrollmentUuid, at, completes) }
     yield* appendEvent({ type: "learning.course.completed", aggregate: after, data: { objectUuid: enrollmentUuid, status: "completed" }, context })
     if (completes) {
       yield* appendEvent({ type: "learning.enrollment.completed", aggregate: after, data: { objectUuid: enrollmentUuid, status: "completed" }, context })
     }
   })
+
+const StepState = Schema.Struct({
+  node_key: Schema.String,
+  status: Schema.Literal("locked", "available", "in_progress", "completed", "failed"),
+  completed_at: Schema.NullOr(Timestamp)
+})
+const decodeStates = rowsDecoder(StepState)
 
 /** `completion.get`: progress against the criteria and the completion record. */
 export const getCompletion = (actor: Actor, enrollmentUuid: string) =>
@@ -121,8 +145,10 @@ export const completionOf = (
     const enrollmentUuid = enrollment.uuid
     const sql = yield* SqlClient.SqlClient
     const states = new Map(
-      (yield* sql<{ node_key: string; status: "locked" | "available" | "in_progress" | "completed" | "failed"; completed_at: Date | null }>`
-        SELECT node_key, status, completed_at FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`).map((row) => [row.node_key, row])
+      (yield* Effect.flatMap(
+        sql`SELECT node_key, status, completed_at FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`,
+        decodeStates
+      )).map((row) => [row.node_key, row])
     )
     const policy = course.completion_policy
     const required = new Set(requiredSteps(nodes, policy))

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
-import { uuidArray } from "../../store/Rows.js"
+import { Effect, Schema } from "effect"
+import { rowsDecoder, selectList, Timestamp, uuidArray } from "../../store/Rows.js"
 import { versionNodes } from "../courses/CourseRepository.js"
-import type { EnrollmentRow, PauseRecord } from "./EnrollmentRepository.js"
+import { type EnrollmentRow, PauseRecord } from "./EnrollmentRepository.js"
+import { OverrideRow } from "./DateOverrideRepository.js"
 import type { CourseNode } from "../courses/Model.js"
 import type { RunRow } from "../courses/RunRepository.js"
 import { addDays, daysBetween, effectiveDates } from "./Schedule.js"
@@ -54,19 +55,8 @@ export interface StepDates {
   readonly startRequired?: true
 }
 
-/** A date override row (LEARNING §2.1 #19) as the computation reads it. */
-export interface OverrideRow {
-  readonly uuid: string
-  readonly node_key: string | null
-  readonly group_uuid: string | null
-  readonly unlock_at: Date | null
-  readonly due_at: Date | null
-  readonly lock_at: Date | null
-  readonly extra_attempts: number
-  readonly origin: "manual" | "extension" | "incident" | "group"
-  readonly reason: string
-  readonly created_at: Date
-}
+/** A date override row (LEARNING §2.1 #19) as the computation reads it (`DateOverrideRepository.ts`). */
+export { OverrideRow }
 
 /** Everything the computation needs; `loadDateContext` reads it, tests and benches may build it. */
 export interface DateContext {
@@ -171,7 +161,10 @@ export const computeStepDates = (context: DateContext, now: Date = new Date()): 
   return result
 }
 
-const overrideColumns = "uuid, node_key, group_uuid, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_at"
+const overrideColumns = selectList(OverrideRow)
+const decodeOverrides = rowsDecoder(OverrideRow)
+const EnrollmentOverride = Schema.Struct({ for_enrollment: Schema.String, ...OverrideRow.fields })
+const decodeEnrollmentOverrides = rowsDecoder(EnrollmentOverride)
 
 /**
  * The active overrides applying to an enrollment, oldest first: its own and those of the groups it
@@ -188,12 +181,12 @@ export const loadOverridesOf = (
     const wanted = [...new Set(enrollmentUuids.map((uuid) => uuid.toLowerCase()))]
     if (wanted.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<OverrideRow & { for_enrollment: string }>`SELECT e.uuid::text AS for_enrollment, o.*
+    const rows = yield* Effect.flatMap(sql`SELECT e.uuid::text AS for_enrollment, o.*
       FROM unnest(${uuidArray(sql, wanted)}) AS e(uuid)
         CROSS JOIN LATERAL (SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
           WHERE (enrollment_uuid = e.uuid OR group_uuid IN (SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = e.uuid))
             AND status = 'active') o
-      ORDER BY e.uuid, o.created_at, o.uuid`
+      ORDER BY e.uuid, o.created_at, o.uuid`, decodeEnrollmentOverrides)
     const byEnrollment = new Map<string, Array<OverrideRow>>()
     for (const { for_enrollment, ...row } of rows) {
       const list = byEnrollment.get(for_enrollment) ?? []
@@ -210,34 +203,50 @@ export const loadGroupOverrides = (
   Effect.gen(function*() {
     if (groupUuids.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
-      WHERE group_uuid = ANY(${uuidArray(sql, groupUuids)}) AND status = 'active' ORDER BY created_at, uuid`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(overrideColumns)} FROM learning_date_overrides
+        WHERE group_uuid = ANY(${uuidArray(sql, groupUuids)}) AND status = 'active' ORDER BY created_at, uuid`,
+      decodeOverrides
+    )
     // By the group uuid as Postgres writes it (lower case).
     const byGroup = new Map<string, Array<OverrideRow>>()
     for (const row of rows) byGroup.set(row.group_uuid!, [...(byGroup.get(row.group_uuid!) ?? []), row])
     return byGroup
   })
 
+/** A run's explicit dates by nodeKey, as ISO strings (jsonb). */
+const RunSchedule = Schema.Record({
+  key: Schema.String,
+  value: Schema.Struct({
+    unlockAt: Schema.optionalWith(Schema.String, { exact: true }),
+    dueAt: Schema.optionalWith(Schema.String, { exact: true }),
+    lockAt: Schema.optionalWith(Schema.String, { exact: true })
+  })
+})
+
+const ContextRow = Schema.Struct({
+  course_uuid: Schema.String,
+  version_number: Schema.Number,
+  pacing: Schema.Literal("cohort", "self"),
+  starts_at: Timestamp,
+  schedule: RunSchedule,
+  started_at: Schema.NullOr(Timestamp),
+  pauses: Schema.Array(PauseRecord),
+  paused_at: Schema.NullOr(Timestamp),
+  content_hash: Schema.String,
+  published_at: Timestamp
+})
+const decodeContext = rowsDecoder(ContextRow)
+
 /** Reads what `computeStepDates` needs for one enrollment (its run, pinned tree, overrides, pauses). */
 export const loadDateContext = (enrollmentUuid: string): Effect.Effect<DateContext | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{
-      course_uuid: string
-      version_number: number
-      pacing: "cohort" | "self"
-      starts_at: Date
-      schedule: RunRow["schedule"]
-      started_at: Date | null
-      pauses: ReadonlyArray<PauseRecord>
-      paused_at: Date | null
-      content_hash: string
-      published_at: Date
-    }>`SELECT r.course_uuid, r.version_number, r.pacing, r.starts_at, r.schedule, e.started_at, e.pauses, e.paused_at,
+    const [row] = yield* Effect.flatMap(sql`SELECT r.course_uuid, r.version_number, r.pacing, r.starts_at, r.schedule, e.started_at, e.pauses, e.paused_at,
         v.content_hash, v.published_at
       FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
         JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
-      WHERE e.uuid = ${enrollmentUuid}`
+      WHERE e.uuid = ${enrollmentUuid}`, decodeContext)
     if (row === undefined) return undefined
     const nodes = yield* versionNodes(row)
     const overrides = yield* loadOverrides(enrollmentUuid)

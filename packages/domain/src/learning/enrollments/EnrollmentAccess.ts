@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { Forbidden, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
-import { uuidArray } from "../../store/Rows.js"
-import { type CourseHead, loadCourseHeads, versionNodes, type VersionPin } from "../courses/CourseRepository.js"
+import { rowsDecoder, Timestamp, uuidArray } from "../../store/Rows.js"
+import { type CourseHead, loadCourseHeads, versionNodes } from "../courses/CourseRepository.js"
 import { type EnrollmentRow, loadEnrollments } from "./EnrollmentRepository.js"
 import type { CourseNode } from "../courses/Model.js"
 import { type Assignment, type Atom, covers, enrollmentTarget, holdsAtom, onlyGroupScoped, standingOn, type Target } from "../Permissions.js"
@@ -103,6 +103,16 @@ export const loadRunPolicies = (runUuid: string): Effect.Effect<RunPolicies, Sql
 export const pinnedNodes = (runUuid: string): Effect.Effect<ReadonlyArray<CourseNode>, SqlError, SqlClient.SqlClient> =>
   Effect.map(pinnedNodesOf([runUuid]), (byRun) => byRun.get(runUuid.toLowerCase()) ?? [])
 
+/** A run's pinned version (`versionNodes` takes it). */
+const RunPin = Schema.Struct({
+  run_uuid: Schema.String,
+  course_uuid: Schema.String,
+  version_number: Schema.Number,
+  content_hash: Schema.String,
+  published_at: Timestamp
+})
+const decodePins = rowsDecoder(RunPin)
+
 /**
  * `pinnedNodes` of several runs: their pins in one statement, each tree from the version cache (or
  * read once); keyed by the run uuid as Postgres writes it (lower case).
@@ -113,10 +123,12 @@ export const pinnedNodesOf = (
   Effect.gen(function*() {
     if (runUuids.length === 0) return new Map()
     const sql = yield* SqlClient.SqlClient
-    const pins = yield* sql<VersionPin & { run_uuid: string }>`
-      SELECT r.uuid::text AS run_uuid, r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
-        JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
-      WHERE r.uuid = ANY(${uuidArray(sql, runUuids)})`
+    const pins = yield* Effect.flatMap(
+      sql`SELECT r.uuid::text AS run_uuid, r.course_uuid, r.version_number, v.content_hash, v.published_at FROM learning_runs r
+          JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
+        WHERE r.uuid = ANY(${uuidArray(sql, runUuids)})`,
+      decodePins
+    )
     const trees = yield* Effect.forEach(pins, (pin) => Effect.map(versionNodes(pin), (nodes) => [pin.run_uuid, nodes] as const))
     return new Map(trees)
   })

@@ -1,9 +1,10 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
 import { appendAudit } from "../Audit.js"
@@ -16,11 +17,14 @@ import { Enrollment, type Enrollment as EnrollmentView, Invited } from "./Enroll
 import {
   type DecisionRecord,
   enrollmentColumns,
-  type EnrollmentRow,
+  enrollmentComputed,
+  EnrollmentRow,
   type EnrollmentStatus,
+  insertEnrollment as insertEnrollmentRow,
   loadEnrollment,
   openStatuses,
   seatStatuses,
+  setWakeAt,
   updateEnrollment
 } from "./EnrollmentRepository.js"
 import { CapacityFull, ConflictOfInterest, NotEligible, WindowClosed } from "../LearningErrors.js"
@@ -39,6 +43,12 @@ import { addDays } from "./Schedule.js"
  */
 
 const hourMs = 3_600_000
+
+const Count = Schema.Struct({ n: Schema.Number })
+const decodeCount = rowsDecoder(Count)
+const Uuid = Schema.Struct({ uuid: Schema.String })
+const decodeUuids = rowsDecoder(Uuid)
+const decodeEnrollments = rowsDecoder(EnrollmentRow)
 
 // ---- views ---------------------------------------------------------------------------------------
 
@@ -98,20 +108,26 @@ export const enrollmentView = (
 const waitlistPosition = (row: EnrollmentRow) =>
   row.status !== "waitlisted" ? Effect.succeed(undefined) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments
-        WHERE run_uuid = ${row.run_uuid} AND status = 'waitlisted' AND queue_position <= ${row.queue_position}::bigint`,
+      Effect.flatMap(
+        sql`SELECT count(*)::int AS n FROM learning_enrollments
+          WHERE run_uuid = ${row.run_uuid} AND status = 'waitlisted' AND queue_position <= ${row.queue_position}::bigint`,
+        decodeCount
+      ),
       (rows) => rows[0]?.n
     ))
+
+const Progress = Schema.Struct({ done: Schema.Number, total: Schema.Number })
+const decodeProgress = rowsDecoder(Progress)
 
 const progressOf = (row: EnrollmentRow) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ done: number; total: number }>`SELECT
+      Effect.flatMap(sql`SELECT
           (SELECT count(*)::int FROM learning_step_states s WHERE s.enrollment_uuid = ${row.uuid} AND s.status = 'completed'
             AND s.node_key IN (SELECT n->>'nodeKey' FROM jsonb_array_elements(v.nodes) n WHERE n->>'kind' = 'step')) AS done,
           (SELECT count(*)::int FROM jsonb_array_elements(v.nodes) n WHERE n->>'kind' = 'step') AS total
         FROM learning_runs r JOIN learning_course_versions v ON v.course_uuid = r.course_uuid AND v.number = r.version_number
-        WHERE r.uuid = ${row.run_uuid}`,
+        WHERE r.uuid = ${row.run_uuid}`, decodeProgress),
       (rows) => ({ completedSteps: rows[0]?.done ?? 0, totalSteps: rows[0]?.total ?? 0 })
     ))
 
@@ -169,7 +185,10 @@ const audit = (row: EnrollmentRow, actor: Actor | null, action: string, before: 
 const seatsTaken = (runUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${runUuid} AND status IN ${sql.in(seatStatuses)}`,
+      Effect.flatMap(
+        sql`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${runUuid} AND status IN ${sql.in(seatStatuses)}`,
+        decodeCount
+      ),
       (rows) => rows[0]?.n ?? 0
     ))
 
@@ -188,8 +207,11 @@ export const offerFreedSeats = (runUuid: string) =>
     const free = run.capacity - (yield* seatsTaken(runUuid))
     if (free <= 0) return 0
     const policies = yield* loadRunPolicies(runUuid)
-    const next = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_enrollments
-      WHERE run_uuid = ${runUuid} AND status = 'waitlisted' ORDER BY queue_position LIMIT ${free} FOR UPDATE SKIP LOCKED`
+    const next = yield* Effect.flatMap(
+      sql`SELECT uuid FROM learning_enrollments
+        WHERE run_uuid = ${runUuid} AND status = 'waitlisted' ORDER BY queue_position LIMIT ${free} FOR UPDATE SKIP LOCKED`,
+      decodeUuids
+    )
     for (const { uuid } of next) {
       const offered = yield* updateEnrollment(uuid, { status: "offered", offer_expires_at: new Date(Date.now() + policies.seat_offer_hours * hourMs) })
       yield* emitTransition("offer", offered, null)
@@ -225,10 +247,16 @@ const lockProfileInCourse = (courseUuid: string, profileUuid: string) =>
 const openEnrollmentIn = (courseUuid: string, profileUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ uuid: string }>`SELECT uuid FROM learning_enrollments WHERE course_uuid = ${courseUuid} AND profile_uuid = ${profileUuid}
-        AND status IN ${sql.in(openStatuses)}`,
+      Effect.flatMap(
+        sql`SELECT uuid FROM learning_enrollments WHERE course_uuid = ${courseUuid} AND profile_uuid = ${profileUuid}
+          AND status IN ${sql.in(openStatuses)}`,
+        decodeUuids
+      ),
       (rows) => rows[0]?.uuid
     ))
+
+const Profile = Schema.Struct({ profile_uuid: Schema.String })
+const decodeProfiles = rowsDecoder(Profile)
 
 interface NewEnrollment {
   readonly run: RunRow
@@ -241,19 +269,20 @@ interface NewEnrollment {
   readonly answers?: Readonly<Record<string, string>> | undefined
 }
 
-const insertEnrollment = (input: NewEnrollment) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const uuid = crypto.randomUUID()
-    const now = new Date()
-    yield* sql`INSERT INTO learning_enrollments (uuid, run_uuid, course_uuid, profile_uuid, status, activated_at, wake_at, offer_expires_at,
-        invited_by, invitation_message, application)
-      VALUES (${uuid}, ${input.run.uuid}, ${input.run.course_uuid}, ${input.profileUuid}, ${input.status},
-        ${input.activated === true ? now : null}, ${input.activated === true ? now : null}, ${input.offerExpiresAt ?? null},
-        ${input.invitedBy ?? null}, ${input.message ?? null},
-        ${input.answers !== undefined ? JSON.stringify({ answers: input.answers }) : null}::jsonb)`
-    return yield* Effect.orDie(loadEnrollment(uuid, { lock: false }))
+const insertEnrollment = (input: NewEnrollment) => {
+  const now = new Date()
+  return insertEnrollmentRow({
+    run_uuid: input.run.uuid,
+    course_uuid: input.run.course_uuid,
+    profile_uuid: input.profileUuid,
+    status: input.status,
+    activated_at: input.activated === true ? now : null,
+    offer_expires_at: input.offerExpiresAt ?? null,
+    invited_by: input.invitedBy ?? null,
+    invitation_message: input.message ?? null,
+    application: input.answers !== undefined ? { answers: input.answers } : null
   })
+}
 
 // ---- commands on a run -----------------------------------------------------------------------------
 
@@ -310,12 +339,17 @@ export const invite = (
     }
     const unique = new Set(input.profileUuids)
     if (unique.size !== input.profileUuids.length) return yield* new InvalidRequest({ message: "profileUuids: each profile at most once" })
-    const known = new Set((yield* sql<{ uuid: string }>`SELECT uuid FROM profiles WHERE uuid IN ${sql.in([...unique])}`).map((row) => row.uuid))
+    const known = new Set(
+      (yield* Effect.flatMap(sql`SELECT uuid FROM profiles WHERE uuid IN ${sql.in([...unique])}`, decodeUuids)).map((row) => row.uuid)
+    )
     const unknown = input.profileUuids.findIndex((uuid) => !known.has(uuid))
     if (unknown >= 0) return yield* new NotFound({ message: `profileUuids.${unknown}: no profile ${input.profileUuids[unknown]}` })
     for (const profileUuid of [...unique].sort()) yield* lockProfileInCourse(course.uuid, profileUuid)
-    const taken = yield* sql<{ profile_uuid: string }>`SELECT profile_uuid FROM learning_enrollments
-      WHERE course_uuid = ${course.uuid} AND profile_uuid IN ${sql.in([...unique])} AND status IN ${sql.in(openStatuses)}`
+    const taken = yield* Effect.flatMap(
+      sql`SELECT profile_uuid FROM learning_enrollments
+        WHERE course_uuid = ${course.uuid} AND profile_uuid IN ${sql.in([...unique])} AND status IN ${sql.in(openStatuses)}`,
+      decodeProfiles
+    )
     if (taken.length > 0) return yield* new NotEligible({ message: `Profile ${taken[0]!.profile_uuid} already has an open enrollment in this course` })
     if (!hasSeat(run, yield* seatsTaken(runUuid), unique.size)) {
       return yield* new CapacityFull({ message: `Inviting ${unique.size} would exceed the run's ${run.capacity} seats` })
@@ -596,11 +630,22 @@ export const getEnrollment = (actor: Actor, enrollmentUuid: string) =>
     return enrollmentView(enrollment, policies, { waitlistPosition: yield* waitlistPosition(enrollment), progress: yield* progressOf(enrollment) })
   })
 
-type ListRow = EnrollmentRow & { readonly position: string; readonly restore_days: number; readonly waitlist_position: number | null }
+const ListRow = Schema.Struct({
+  ...EnrollmentRow.fields,
+  position: Schema.String,
+  restore_days: Schema.Number,
+  waitlist_position: Schema.NullOr(Schema.Number)
+})
+type ListRow = typeof ListRow.Type
 
-const listColumns = `${enrollmentColumns}, e.created_at::text AS position, r.restore_days,
-  CASE WHEN e.status = 'waitlisted' THEN (SELECT count(*)::int FROM learning_enrollments w
-    WHERE w.run_uuid = e.run_uuid AND w.status = 'waitlisted' AND w.queue_position <= e.queue_position) END AS waitlist_position`
+const listColumns = selectList(ListRow, "e", {
+  ...enrollmentComputed,
+  position: "e.created_at::text",
+  restore_days: "r.restore_days",
+  waitlist_position: `CASE WHEN e.status = 'waitlisted' THEN (SELECT count(*)::int FROM learning_enrollments w
+    WHERE w.run_uuid = e.run_uuid AND w.status = 'waitlisted' AND w.queue_position <= e.queue_position) END`
+})
+const decodeList = rowsDecoder(ListRow)
 
 const listView = (row: ListRow) => enrollmentView(row, row, { waitlistPosition: row.waitlist_position ?? undefined })
 
@@ -610,11 +655,14 @@ export const listEnrollments = (actor: Actor, query: { readonly status?: Enrollm
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<ListRow>`SELECT ${sql.literal(listColumns)} FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
-      WHERE e.profile_uuid = ${actor.profileUuid}
-        ${query.status !== undefined ? sql`AND e.status = ${query.status}` : sql``}
-        ${position._tag === "Some" ? sql`AND (e.created_at, e.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY e.created_at DESC, e.uuid DESC LIMIT ${limit + 1}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(listColumns)} FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
+        WHERE e.profile_uuid = ${actor.profileUuid}
+          ${query.status !== undefined ? sql`AND e.status = ${query.status}` : sql``}
+          ${position._tag === "Some" ? sql`AND (e.created_at, e.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
+        ORDER BY e.created_at DESC, e.uuid DESC LIMIT ${limit + 1}`,
+      decodeList
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), listView)
   })
 
@@ -649,7 +697,7 @@ export const courseRoster = (
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
     const pattern = query.q !== undefined && query.q.trim() !== "" ? `%${query.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined
-    const rows = yield* sql<ListRow>`SELECT ${sql.literal(listColumns)} FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
+    const rows = yield* Effect.flatMap(sql`SELECT ${sql.literal(listColumns)} FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
       WHERE e.course_uuid = ${courseUuid}
         ${reach}
         ${query.runUuid !== undefined ? sql`AND e.run_uuid = ${query.runUuid}` : sql``}
@@ -657,7 +705,7 @@ export const courseRoster = (
         ${query.status !== undefined ? sql`AND e.status = ${query.status}` : sql``}
         ${pattern !== undefined ? sql`AND EXISTS (SELECT 1 FROM profiles p WHERE p.uuid = e.profile_uuid AND p.name ILIKE ${pattern})` : sql``}
         ${position._tag === "Some" ? sql`AND (e.created_at, e.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY e.created_at DESC, e.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY e.created_at DESC, e.uuid DESC LIMIT ${limit + 1}`, decodeList)
     const page = pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), listView)
     const items = yield* Effect.forEach(page.items, (item, i) => Effect.map(progressOf(rows[i]!), (progress) => ({ ...item, progress })))
     return { ...page, items }
@@ -686,6 +734,9 @@ export const getApplication = (actor: Actor, enrollmentUuid: string) =>
 
 // ---- the worker ------------------------------------------------------------------------------------
 
+const StepStatus = Schema.Struct({ node_key: Schema.String, status: Schema.String })
+const decodeStates = rowsDecoder(StepStatus)
+
 /** What `wakeEnrollment` needs of an enrollment. */
 type Wakeable = Pick<EnrollmentRow, "uuid" | "profile_uuid" | "run_uuid" | "course_uuid" | "revision">
 
@@ -700,7 +751,7 @@ export const wakeEnrollment = (enrollment: Wakeable, policies: Pick<RunPolicies,
     const sql = yield* SqlClient.SqlClient
     const dates: ReadonlyMap<string, StepDates> = computeStepDates(context ?? (yield* loadDateContext(enrollment.uuid))!, now)
     const states = new Map(
-      (yield* sql<{ node_key: string; status: string }>`SELECT node_key, status FROM learning_step_states WHERE enrollment_uuid = ${enrollment.uuid}`)
+      (yield* Effect.flatMap(sql`SELECT node_key, status FROM learning_step_states WHERE enrollment_uuid = ${enrollment.uuid}`, decodeStates))
         .map((row) => [row.node_key, row.status])
     )
     const event = (type: "learning.step.available" | "learning.deadline.approaching", status: string, nodeKey: string, extra: Record<string, unknown> = {}) =>
@@ -740,8 +791,20 @@ export const wakeEnrollment = (enrollment: Wakeable, policies: Pick<RunPolicies,
         if (sent.length > 0) yield* event("learning.deadline.approaching", "approaching", nodeKey, { dueAt: step.dueAt.toISOString(), hours })
       }
     }
-    yield* sql`UPDATE learning_enrollments SET wake_at = ${next === undefined ? null : new Date(next)} WHERE uuid = ${enrollment.uuid}`
+    yield* setWakeAt(enrollment.uuid, next === undefined ? null : new Date(next))
   })
+
+/** An enrollment the clock wakes, with its run's reminder lead times. */
+const WakeRow = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  run_uuid: Schema.String,
+  course_uuid: Schema.String,
+  revision: Schema.Number,
+  reminder_hours: Schema.Array(Schema.Number)
+})
+const wakeColumns = selectList(WakeRow, "e", { reminder_hours: "r.reminder_hours" })
+const decodeWake = rowsDecoder(WakeRow)
 
 /**
  * One pass of the enrollment clock, in batches claimed with `FOR UPDATE SKIP LOCKED` (any number
@@ -753,8 +816,11 @@ export const advanceEnrollments = (now: Date, batch = 100): Effect.Effect<number
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const claim = (where: Statement.Fragment) =>
-      sql<EnrollmentRow>`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE ${where}
-        ORDER BY e.uuid LIMIT ${batch} FOR UPDATE OF e SKIP LOCKED`
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(enrollmentColumns)} FROM learning_enrollments e WHERE ${where}
+          ORDER BY e.uuid LIMIT ${batch} FOR UPDATE OF e SKIP LOCKED`,
+        decodeEnrollments
+      )
     const expired = yield* sql.withTransaction(Effect.gen(function*() {
       const rows = yield* claim(sql`e.status IN ('invited', 'offered') AND e.offer_expires_at <= ${now}`)
       for (const enrollment of rows) {
@@ -779,11 +845,13 @@ export const advanceEnrollments = (now: Date, batch = 100): Effect.Effect<number
       return rows.length
     }))
     const woken = yield* sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql<Wakeable & { reminder_hours: ReadonlyArray<number> }>`SELECT e.uuid, e.profile_uuid, e.run_uuid, e.course_uuid, e.revision,
-          r.reminder_hours
-        FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
-        WHERE e.status = 'active' AND e.wake_at <= ${now} AND r.status = 'running'
-        ORDER BY e.wake_at LIMIT ${batch} FOR UPDATE OF e SKIP LOCKED`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT ${sql.literal(wakeColumns)}
+          FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid
+          WHERE e.status = 'active' AND e.wake_at <= ${now} AND r.status = 'running'
+          ORDER BY e.wake_at LIMIT ${batch} FOR UPDATE OF e SKIP LOCKED`,
+        decodeWake
+      )
       for (const row of rows) yield* wakeEnrollment(row, row, now)
       return rows.length
     }))
@@ -795,14 +863,17 @@ export const advanceEnrollments = (now: Date, batch = 100): Effect.Effect<number
  * expiry, a pause's end, a withdrawal's grace end, an active enrollment's `wake_at` in a running
  * run. `undefined`: none.
  */
+const Moment = Schema.Struct({ at: Schema.NullOr(Schema.Union(Timestamp, Schema.String)) })
+const decodeMoment = rowsDecoder(Moment)
+
 export const nextEnrollmentMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ at: Date | string | null }>`SELECT least(
+  const [row] = yield* Effect.flatMap(sql`SELECT least(
       (SELECT min(offer_expires_at) FROM learning_enrollments WHERE status IN ('invited', 'offered')),
       (SELECT min(pause_until) FROM learning_enrollments WHERE status = 'paused'),
       (SELECT min(withdraw_effective_at) FROM learning_enrollments WHERE status = 'withdrawal_requested'),
       (SELECT e.wake_at FROM learning_enrollments e WHERE e.status = 'active' AND e.wake_at IS NOT NULL
         AND EXISTS (SELECT 1 FROM learning_runs r WHERE r.uuid = e.run_uuid AND r.status = 'running')
-        ORDER BY e.wake_at LIMIT 1)) AS at`
+        ORDER BY e.wake_at LIMIT 1)) AS at`, decodeMoment)
   return row?.at == null ? undefined : new Date(row.at)
 })

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { Int8Text, rowsDecoder, Timestamp } from "../../store/Rows.js"
 import { pinnedNodesOf } from "./EnrollmentAccess.js"
 import { effectiveLayer, type LayerRow } from "../steps/SubmissionViews.js"
 
@@ -30,6 +31,20 @@ const round2 = (value: number) => Math.round(value * 100) / 100
 
 type Layer = Pick<LayerRow, "submission_uuid" | "points" | "max_points" | "released" | "revoked_at" | "only_if_higher">
 
+/** A score layer with its step and enrollment: what `effectiveLayer` reads of a layer, and no more. */
+const GradeLayer = Schema.Struct({
+  enrollment_uuid: Schema.String,
+  run_uuid: Schema.String,
+  node_key: Schema.String,
+  submission_uuid: Schema.String,
+  points: Int8Text,
+  max_points: Schema.Number,
+  released: Schema.Boolean,
+  revoked_at: Schema.NullOr(Timestamp),
+  only_if_higher: Schema.Boolean
+})
+const decodeLayers = rowsDecoder(GradeLayer)
+
 /**
  * The grades of the enrollments `where` selects (a condition over `learning_enrollments e`), by
  * enrollment uuid; enrollments without any score are left out. One statement for the scores, one
@@ -43,12 +58,12 @@ export const learnerGrades = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // What `effectiveLayer` reads of a layer, and no more: a course's every layer is read.
-    const rows = yield* sql<Layer & { enrollment_uuid: string; run_uuid: string; node_key: string }>`
+    const rows = yield* Effect.flatMap(sql`
       SELECT e.uuid::text AS enrollment_uuid, e.run_uuid::text AS run_uuid, s.node_key, l.submission_uuid::text AS submission_uuid,
         l.points, l.max_points, l.released, l.revoked_at, l.only_if_higher
       FROM learning_enrollments e JOIN learning_submissions s ON s.enrollment_uuid = e.uuid JOIN learning_score_layers l ON l.submission_uuid = s.uuid
       WHERE ${where}
-      ORDER BY e.uuid, s.node_key, s.submitted_at, s.uuid, l.created_at, l.uuid`
+      ORDER BY e.uuid, s.node_key, s.submitted_at, s.uuid, l.created_at, l.uuid`, decodeLayers)
     // enrollment → node → the submissions' layers, each list in submission order.
     const byEnrollment = new Map<string, { runUuid: string; steps: Map<string, Array<Array<Layer>>> }>()
     let previous: string | undefined

@@ -1,12 +1,13 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { InvalidRequest, InvalidState } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
-import { dateFields, type OverrideRow, type StepDates, stepDates } from "./Dates.js"
+import { dateFields, type StepDates, stepDates } from "./Dates.js"
+import { clearManualOverrides, insertManualOverride, type StoredOverride } from "./DateOverrideRepository.js"
 import { enrollmentFor } from "./EnrollmentAccess.js"
+import { touchDates } from "./EnrollmentRepository.js"
 import { requireTransition } from "./EnrollmentMachine.js"
 import { OverrideResult } from "./EnrollmentModel.js"
 import { GradeFrozen } from "../LearningErrors.js"
@@ -18,15 +19,6 @@ import { gradesFrozenAt } from "../courses/RunRepository.js"
  * override of a step replaces the learner's previous one for it; the answer carries the computed
  * difference, and `learning.deadline.changed` goes to the learner only when it is not empty.
  */
-
-/** A stored override: what the computation reads, plus its target and state. */
-interface StoredOverride extends OverrideRow {
-  readonly enrollment_uuid: string
-  readonly status: "active" | "cleared"
-  readonly cleared_at: Date | null
-}
-
-const columns = "uuid, enrollment_uuid, group_uuid, node_key, unlock_at, due_at, lock_at, extra_attempts, origin, reason, status, created_at, cleared_at"
 
 const overrideView = (row: StoredOverride) => ({
   uuid: row.uuid,
@@ -74,7 +66,6 @@ export interface OverrideInput {
 
 export const overrideDates = (actor: Actor, enrollmentUuid: string, input: OverrideInput) =>
   once(actor, "learning.enrollments.override", input, OverrideResult, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const { enrollment, nodes, run } = yield* enrollmentFor(actor, "learning.enrollments.override", enrollmentUuid, { lock: true })
     const refusal = requireTransition("override", enrollment.status)
     if (refusal !== undefined) return yield* refusal
@@ -93,29 +84,31 @@ export const overrideDates = (actor: Actor, enrollmentUuid: string, input: Overr
       return yield* new InvalidRequest({ message: "lockAt: must not be before dueAt" })
     }
     const before = yield* stepDates(enrollmentUuid)
-    const same = input.nodeKey !== undefined ? sql`node_key = ${input.nodeKey}` : sql`node_key IS NULL`
-    const cleared = yield* sql<StoredOverride>`UPDATE learning_date_overrides SET status = 'cleared', cleared_at = clock_timestamp()
-      WHERE enrollment_uuid = ${enrollmentUuid} AND origin = 'manual' AND status = 'active' AND ${same} RETURNING ${sql.literal(columns)}`
+    const cleared = yield* clearManualOverrides(enrollmentUuid, input.nodeKey)
     let result: StoredOverride
     if (input.clear === true) {
       if (cleared.length === 0) return yield* new InvalidState({ message: "There is no active override to clear" })
       result = cleared[0]!
     } else {
-      const [row] = yield* sql<StoredOverride>`INSERT INTO learning_date_overrides
-          (uuid, run_uuid, enrollment_uuid, node_key, unlock_at, due_at, lock_at, extra_attempts, origin, reason, created_by)
-        VALUES (${crypto.randomUUID()}, ${enrollment.run_uuid}, ${enrollmentUuid}, ${input.nodeKey ?? null}, ${input.unlockAt ?? null},
-          ${input.dueAt ?? null}, ${input.lockAt ?? null}, ${input.extraAttempts ?? 0}, 'manual', ${input.reason}, ${actor.profileUuid})
-        RETURNING ${sql.literal(columns)}`
-      result = row!
+      result = yield* insertManualOverride({
+        runUuid: enrollment.run_uuid,
+        enrollmentUuid,
+        nodeKey: input.nodeKey ?? null,
+        unlockAt: input.unlockAt ?? null,
+        dueAt: input.dueAt ?? null,
+        lockAt: input.lockAt ?? null,
+        extraAttempts: input.extraAttempts ?? 0,
+        reason: input.reason,
+        by: actor.profileUuid
+      })
     }
     const after = yield* stepDates(enrollmentUuid)
     const delta = calendarDelta(before, after)
-    const [bumped] = yield* sql<{ revision: number }>`UPDATE learning_enrollments SET wake_at = now(), revision = revision + 1, updated_at = now()
-      WHERE uuid = ${enrollmentUuid} RETURNING revision`
+    const revision = yield* touchDates(enrollmentUuid)
     if (delta.length > 0) {
       yield* appendEvent({
         type: "learning.deadline.changed",
-        aggregate: { kind: "learning_enrollment", uuid: enrollmentUuid, revision: bumped!.revision },
+        aggregate: { kind: "learning_enrollment", uuid: enrollmentUuid, revision },
         data: { objectUuid: enrollmentUuid, status: "changed", nodeKeys: [...new Set(delta.map((change) => change.nodeKey))] },
         context: {
           profileUuid: actor.profileUuid,

@@ -6,6 +6,7 @@ import type { RunRow } from "../courses/RunRepository.js"
 import { computeStepDates, loadGroupOverrides, type StepDates } from "../enrollments/Dates.js"
 import { addDays } from "../enrollments/Schedule.js"
 import { rowsDecoder } from "../../store/Rows.js"
+import { insertGroupOverride } from "../enrollments/DateOverrideRepository.js"
 
 /**
  * Group schedules (LEARNING §5.2, §2.3 DateOverride "schedule.apply (group)"): a schedule change
@@ -127,8 +128,15 @@ export const writeGroupOverrides = (runUuid: string, overrides: ReadonlyArray<Gr
     const active = yield* Effect.flatMap(sql`SELECT uuid FROM learning_groups WHERE uuid IN ${sql.in(groups)} AND status = 'active' FOR SHARE`, decodeUuids)
     if (active.length !== groups.length) return yield* new InvalidState({ message: "A group of the plan was archived since the preview; preview again" })
     for (const o of overrides) {
-      yield* sql`INSERT INTO learning_date_overrides (uuid, run_uuid, group_uuid, node_key, unlock_at, due_at, lock_at, origin, reason, created_by)
-        VALUES (${crypto.randomUUID()}, ${runUuid}, ${o.groupUuid}, ${o.nodeKey}, ${o.unlockAt ?? null}, ${o.dueAt ?? null}, ${o.lockAt ?? null},
-          'group', ${reason}, ${byProfileUuid})`
+      yield* insertGroupOverride({
+        runUuid,
+        groupUuid: o.groupUuid,
+        nodeKey: o.nodeKey,
+        unlockAt: o.unlockAt ?? null,
+        dueAt: o.dueAt ?? null,
+        lockAt: o.lockAt ?? null,
+        reason,
+        by: byProfileUuid
+      })
     }
   })
