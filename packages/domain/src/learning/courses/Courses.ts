@@ -42,8 +42,12 @@ import { effectiveDates } from "../enrollments/Schedule.js"
 const optional = <K extends string, V>(key: K, value: V | null | undefined): { readonly [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
 
-const decodeMemberStates = rowsDecoder(Schema.Struct({ uuid: Schema.String, latest_version: Schema.Number, status: Schema.String }))
-const decodeMemberCandidates = rowsDecoder(Schema.Struct({ uuid: Schema.String, owner_profile_uuid: Schema.String, status: Schema.String, kind: Schema.String }))
+const MemberState = CourseRow.pick("uuid", "latest_version", "status")
+const memberStateColumns = selectList(MemberState)
+const decodeMemberStates = rowsDecoder(MemberState)
+const MemberCandidate = CourseRow.pick("uuid", "owner_profile_uuid", "status", "kind")
+const memberCandidateColumns = selectList(MemberCandidate)
+const decodeMemberCandidates = rowsDecoder(MemberCandidate)
 const decodeCheckerStates = rowsDecoder(Schema.Struct({ uuid: Schema.String, status: CheckerStatus }))
 const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
 const decodeStarts = rowsDecoder(Schema.Struct({ starts_at: Timestamp }))
@@ -104,7 +108,7 @@ const memberStates = (members: CourseRow["members"]) =>
     if (members.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const rows = yield* Effect.flatMap(
-      sql`SELECT uuid, latest_version, status FROM learning_courses WHERE uuid IN ${sql.in(members.map((m) => m.courseUuid))}`,
+      sql`SELECT ${sql.literal(memberStateColumns)} FROM learning_courses WHERE uuid IN ${sql.in(members.map((m) => m.courseUuid))}`,
       decodeMemberStates
     )
     const published = new Set(rows.filter((row) => row.latest_version > 0 && row.status === "published").map((row) => row.uuid))
@@ -339,7 +343,7 @@ export const bundleCourse = (
       yield* requireCourseState("learning.courses.bundle", course)
       yield* requireRevision("course", course.revision, input.expectedRevision)
       const rows = yield* Effect.flatMap(
-        sql`SELECT uuid, owner_profile_uuid, status, kind FROM learning_courses WHERE uuid IN ${sql.in(input.members.map((m) => m.courseUuid))}`,
+        sql`SELECT ${sql.literal(memberCandidateColumns)} FROM learning_courses WHERE uuid IN ${sql.in(input.members.map((m) => m.courseUuid))}`,
         decodeMemberCandidates
       )
       for (const member of input.members) {

@@ -15,7 +15,7 @@ import { once } from "../Commands.js"
 import { DeclarativeRule, ruleProblem } from "../grading/Declarative.js"
 import { CheckerKind, maxReferenceCases, maxSampleCases, ReferenceCase } from "../grading/GradingModel.js"
 import { completionOf } from "../enrollments/Completion.js"
-import { loadCourse, loadCourseHead, loadVersion } from "./CourseRepository.js"
+import { loadCourse, loadCourseHead, loadVersion, VersionRow } from "./CourseRepository.js"
 import { stepDatesOf } from "../enrollments/Dates.js"
 import { loadEnrollment } from "../enrollments/EnrollmentRepository.js"
 import { loadRun } from "./RunRepository.js"
@@ -70,22 +70,17 @@ const ClaimedJobRow = Schema.Struct({ ...JobRow.fields, attempts: Schema.Number 
 const claimedColumns = selectList(ClaimedJobRow)
 const decodeClaimed = rowsDecoder(ClaimedJobRow)
 
-const decodeNumbers = rowsDecoder(Schema.Struct({ number: Schema.Number }))
+const decodeNumbers = rowsDecoder(VersionRow.pick("number"))
 const decodeEnrollmentScope = rowsDecoder(Schema.Struct({ course_uuid: Schema.String, run_uuid: Schema.String, profile_uuid: Schema.String }))
 const decodeGroupScope = rowsDecoder(Schema.Struct({ uuid: Schema.String, run_uuid: Schema.String }))
 const decodeFunnel = rowsDecoder(Schema.Struct({ enrolled: Schema.Number, active: Schema.Number, completed: Schema.Number, withdrawn: Schema.Number }))
 const decodeProgress = rowsDecoder(Schema.Struct({ node_key: Schema.String, started: Schema.Number, completed: Schema.Number }))
 const decodeLoad = rowsDecoder(Schema.Struct({ reviewer: Schema.String, pending: Schema.Number, decided: Schema.Number }))
 const decodeReviews = rowsDecoder(Schema.Struct({ submission_uuid: Schema.String, kind: Schema.String, status: Schema.String, released_at: Schema.NullOr(Timestamp) }))
-const decodeExportedVersions = rowsDecoder(Schema.Struct({
-  number: Schema.Number,
-  title: Schema.String,
-  summary: Schema.String,
-  nodes: Schema.Unknown,
-  members: Schema.Unknown,
-  changelog: Schema.String,
-  published_at: Timestamp
-}))
+/** What a course export carries of each version. */
+const ExportedVersion = VersionRow.pick("number", "title", "summary", "nodes", "members", "changelog", "published_at")
+const exportedVersionColumns = selectList(ExportedVersion)
+const decodeExportedVersions = rowsDecoder(ExportedVersion)
 /** The enrollment as its export names it (the document's `enrollment`, in this order). */
 const decodeExportedEnrollment = rowsDecoder(Schema.Struct({
   uuid: Schema.String,
@@ -446,7 +441,7 @@ const work = (job: JobRow) =>
         const course = yield* loadCourse(job.course_uuid!, { lock: false }).pipe(Effect.catchTag("NotFound", () => Effect.fail(new JobFailure("not_found", "The course is gone"))))
         const wanted = (job.input["versions"] as ReadonlyArray<number> | undefined) ?? []
         const versions = yield* Effect.flatMap(
-          sql`SELECT number, title, summary, nodes, members, changelog, published_at FROM learning_course_versions
+          sql`SELECT ${sql.literal(exportedVersionColumns)} FROM learning_course_versions
           WHERE course_uuid = ${course.uuid} ${wanted.length > 0 ? sql`AND number IN ${sql.in([...wanted])}` : sql``} ORDER BY number`,
           decodeExportedVersions
         )
