@@ -77,6 +77,25 @@ export const markReady = (uuid: string): Effect.Effect<FileRow, SqlError, SqlCli
       Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage(`the file ${uuid} to complete is missing`), onSome: Effect.succeed }))
     ))
 
+/** A file the server wrote itself (a learning export), ready at once: no upload address, its bytes put by the caller. */
+export const insertReadyFile = (file: {
+  readonly uuid: string
+  readonly profileUuid: string
+  readonly name: string
+  readonly mimeType: "application/json" | "text/csv"
+  readonly size: number
+  readonly sha256: string
+}): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at, sha256,
+        uploaded_at, ready_at)
+      VALUES (${file.uuid}, ${file.profileUuid}, 'publication_file', ${file.name}, ${file.mimeType}, ${file.size}, 'ready', '', now(),
+        ${file.sha256}, now(), now())`.pipe(Effect.asVoid))
+
+/** Deletes the file rows (their bytes are the caller's to remove, in the same transaction). */
+export const deleteFiles = (uuids: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM files WHERE ${sql.in("uuid", uuids)}`.pipe(Effect.asVoid))
+
 /** A ready file of a live profile, with who may read it besides its owner. */
 export const ReadableFileRow = Schema.Struct({
   ...FileRow.fields,

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../kernel/ApiError.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
+import { rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 
 /**
  * The append-only audit log (LEARNING §5.10): written by the changing transaction itself, never
@@ -62,21 +63,25 @@ export const appendAudits = (entries: ReadonlyArray<AuditEntry>): Effect.Effect<
         before text, after text, reason text, request_uuid uuid)
       ORDER BY e.i`.pipe(Effect.asVoid))
 
-interface AuditRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly actor_profile_uuid: string | null
-  readonly action: string
-  readonly subject_kind: string
-  readonly subject_uuid: string
-  readonly enrollment_uuid: string | null
-  readonly before: unknown
-  readonly after: unknown
-  readonly reason: string
-  readonly request_uuid: string | null
-  readonly created_at: Date
-  readonly position: string
-}
+const AuditRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  actor_profile_uuid: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  subject_kind: Schema.String,
+  subject_uuid: Schema.String,
+  enrollment_uuid: Schema.NullOr(Schema.String),
+  before: Schema.Unknown,
+  after: Schema.Unknown,
+  reason: Schema.String,
+  request_uuid: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  /** `created_at::text`: the exact keyset position. */
+  position: Schema.String
+})
+type AuditRow = typeof AuditRow.Type
+const auditColumns = selectList(AuditRow, undefined, { position: "created_at::text" })
+const decodeAuditRows = rowsDecoder(AuditRow)
 
 export interface AuditFilter {
   readonly action?: string | undefined
@@ -107,10 +112,12 @@ export const listAudit = (courseUuid: string, filter: AuditFilter): Effect.Effec
       ...(filter.to !== undefined ? [sql`created_at < ${filter.to}`] : []),
       ...(position._tag === "Some" ? [sql`(created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
-    const rows = yield* sql<AuditRow>`SELECT uuid, course_uuid, actor_profile_uuid, action, subject_kind, subject_uuid, enrollment_uuid,
-        before, after, reason, request_uuid, created_at, created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(auditColumns)}
       FROM learning_audit_events WHERE ${sql.and(conditions)}
-      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodeAuditRows
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), auditView)
   })
 

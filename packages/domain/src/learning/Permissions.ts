@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, NotFound } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
+import { rowsDecoder } from "../store/Rows.js"
 
 /**
  * The learning permission model (LEARNING §3) as data: roles, the atoms each role holds by
@@ -14,6 +15,16 @@ import type { Actor } from "../kernel/Authentication.js"
 
 export const staffRoles = ["owner", "instructor", "reviewer", "assistant", "analyst"] as const
 export type StaffRole = typeof staffRoles[number]
+
+const decodeGroupMemberships = rowsDecoder(Schema.Struct({ group_uuid: Schema.String }))
+/** An active staff assignment of the caller, or the one all-NULL row that says the caller is a learner (`standingOn`). */
+const decodeStandingRows = rowsDecoder(Schema.Struct({
+  role: Schema.NullOr(Schema.Literal(...staffRoles)),
+  run_uuid: Schema.NullOr(Schema.String),
+  group_uuid: Schema.NullOr(Schema.String),
+  grants: Schema.NullOr(Schema.Array(Schema.String)),
+  denies: Schema.NullOr(Schema.Array(Schema.String))
+}))
 
 export const atoms = [
   "content_edit",
@@ -215,7 +226,7 @@ export const onlyGroupScoped = (assignments: ReadonlyArray<Assignment>): boolean
 export const enrollmentGroupUuids = (enrollmentUuid: string): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ group_uuid: string }>`SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}`,
+      Effect.flatMap(sql`SELECT group_uuid FROM learning_group_members WHERE enrollment_uuid = ${enrollmentUuid}`, decodeGroupMemberships),
       (rows) => rows.map((row) => row.group_uuid)
     ))
 
@@ -302,7 +313,7 @@ export const noStanding: Standing = { assignments: [], learner: false }
 export const standingOn = (actor: Actor | undefined, courseUuid: string): Effect.Effect<Standing, SqlError, SqlClient.SqlClient> =>
   actor === undefined ? Effect.succeed(noStanding) : Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ role: StaffRole | null; run_uuid: string | null; group_uuid: string | null; grants: Array<string> | null; denies: Array<string> | null }>`
+    const rows = yield* Effect.flatMap(sql`
       SELECT role, run_uuid, group_uuid, grants, denies FROM learning_staff
       WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid} AND status = 'active'
       UNION ALL
@@ -310,7 +321,7 @@ export const standingOn = (actor: Actor | undefined, courseUuid: string): Effect
       -- declined, let expire or cancelled (those leave no learner role).
       SELECT NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM learning_enrollments
         WHERE course_uuid = ${courseUuid} AND profile_uuid = ${actor.profileUuid}
-          AND status NOT IN ('declined', 'rejected', 'expired', 'cancelled'))`
+          AND status NOT IN ('declined', 'rejected', 'expired', 'cancelled'))`, decodeStandingRows)
     return {
       assignments: rows.filter((row) => row.role !== null).map((row) => ({
         role: row.role!,

@@ -1,54 +1,63 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { revisedColumns } from "../../store/Revision.js"
-import { uuidArray } from "../../store/Rows.js"
+import { rowsDecoder, selectList, Timestamp, uuidArray } from "../../store/Rows.js"
 import type { CourseNode } from "./Model.js"
 import { courseNotFound } from "../Permissions.js"
+import { storedArray, storedObject } from "./StoredJson.js"
 
 /** `learning_courses` and `learning_course_versions`: their rows, read and written only here. */
-export interface CourseRow {
-  readonly uuid: string
-  readonly owner_profile_uuid: string
-  readonly title: string
-  readonly summary: string
-  readonly kind: "single" | "bundle"
-  readonly visibility: "listed" | "unlisted" | "private"
-  readonly status: "draft" | "published" | "archived"
-  readonly publication_uuid: string | null
-  readonly nodes: ReadonlyArray<CourseNode>
-  readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly required: boolean }>
-  readonly completion_policy: { readonly minScorePercent?: number; readonly requiredNodeKeys?: ReadonlyArray<string> }
-  readonly freeze_after_days: number
-  readonly metadata: Record<string, unknown>
-  readonly latest_version: number
-  readonly published_at: Date | null
-  readonly archived_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const Members = storedArray<{ readonly courseUuid: string; readonly required: boolean }>("StoredBundleMembers")
+const Nodes = storedArray<CourseNode>("StoredCourseNodes")
 
-export interface VersionRow {
-  readonly course_uuid: string
-  readonly number: number
-  readonly content_hash: string
-  readonly title: string
-  readonly summary: string
-  readonly nodes: ReadonlyArray<CourseNode>
-  readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly required: boolean }>
-  readonly changelog: string
-  readonly published_by: string
-  readonly published_at: Date
-}
+export const CourseRow = Schema.Struct({
+  uuid: Schema.String,
+  owner_profile_uuid: Schema.String,
+  title: Schema.String,
+  summary: Schema.String,
+  kind: Schema.Literal("single", "bundle"),
+  visibility: Schema.Literal("listed", "unlisted", "private"),
+  status: Schema.Literal("draft", "published", "archived"),
+  publication_uuid: Schema.NullOr(Schema.String),
+  nodes: Nodes,
+  members: Members,
+  completion_policy: storedObject<{ readonly minScorePercent?: number; readonly requiredNodeKeys?: ReadonlyArray<string> }>("StoredCompletionPolicy"),
+  freeze_after_days: Schema.Number,
+  metadata: storedObject<Record<string, unknown>>("StoredCourseMetadata"),
+  latest_version: Schema.Number,
+  published_at: Schema.NullOr(Timestamp),
+  archived_at: Schema.NullOr(Timestamp),
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type CourseRow = typeof CourseRow.Type
 
-export const courseColumns = `uuid, owner_profile_uuid, title, summary, kind, visibility, status, publication_uuid, nodes, members,
-  completion_policy, freeze_after_days, metadata, latest_version, published_at, archived_at, revision, created_at, updated_at`
-export const versionColumns = "course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at"
+export const VersionRow = Schema.Struct({
+  course_uuid: Schema.String,
+  number: Schema.Number,
+  content_hash: Schema.String,
+  title: Schema.String,
+  summary: Schema.String,
+  nodes: Nodes,
+  members: Members,
+  changelog: Schema.String,
+  published_by: Schema.String,
+  published_at: Timestamp
+})
+export type VersionRow = typeof VersionRow.Type
+
+export const courseColumns = selectList(CourseRow)
+export const versionColumns = selectList(VersionRow)
+const decodeCourses = rowsDecoder(CourseRow)
+const decodeVersions = rowsDecoder(VersionRow)
 
 /** A course without its draft content (`nodes`, `members`): what a learner's operation needs of it. */
-export type CourseHead = Omit<CourseRow, "nodes" | "members">
-const courseHeadColumns = courseColumns.replace("nodes, members,", "")
+export const CourseHead = CourseRow.omit("nodes", "members")
+export type CourseHead = typeof CourseHead.Type
+const courseHeadColumns = selectList(CourseHead)
+const decodeHeads = rowsDecoder(CourseHead)
 
 /** The course without its draft content (never locked: authoring locks the whole row); 404 when there is none. */
 export const loadCourseHead = (uuid: string): Effect.Effect<CourseHead, SqlError | ReturnType<typeof courseNotFound>, SqlClient.SqlClient> =>
@@ -59,15 +68,15 @@ export const loadCourseHeads = (uuids: ReadonlyArray<string>): Effect.Effect<Rea
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     uuids.length === 0
       ? Effect.succeed([])
-      : sql<CourseHead>`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`)
+      : Effect.flatMap(sql`SELECT ${sql.literal(courseHeadColumns)} FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`, decodeHeads))
 
 /** The course, locked for the transaction when asked; 404 when there is none. */
 export const loadCourse = (uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = options.lock
-      ? yield* sql<CourseRow>`SELECT ${sql.literal(courseColumns)} FROM learning_courses WHERE uuid = ${uuid} FOR UPDATE`
-      : yield* sql<CourseRow>`SELECT ${sql.literal(courseColumns)} FROM learning_courses WHERE uuid = ${uuid}`
+      ? yield* Effect.flatMap(sql`SELECT ${sql.literal(courseColumns)} FROM learning_courses WHERE uuid = ${uuid} FOR UPDATE`, decodeCourses)
+      : yield* Effect.flatMap(sql`SELECT ${sql.literal(courseColumns)} FROM learning_courses WHERE uuid = ${uuid}`, decodeCourses)
     const row = rows[0]
     return row === undefined ? yield* Effect.fail(courseNotFound(uuid)) : row
   })
@@ -75,7 +84,10 @@ export const loadCourse = (uuid: string, options: { readonly lock: boolean }) =>
 export const loadVersion = (courseUuid: string, number: number): Effect.Effect<VersionRow | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<VersionRow>`SELECT ${sql.literal(versionColumns)} FROM learning_course_versions WHERE course_uuid = ${courseUuid} AND number = ${number}`,
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(versionColumns)} FROM learning_course_versions WHERE course_uuid = ${courseUuid} AND number = ${number}`,
+        decodeVersions
+      ),
       (rows) => rows[0]
     ))
 
@@ -129,13 +141,13 @@ export interface NewCourse {
 export const insertCourse = (course: NewCourse): Effect.Effect<CourseRow, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<CourseRow>`INSERT INTO learning_courses
+      Effect.flatMap(sql`INSERT INTO learning_courses
         (uuid, owner_profile_uuid, title, summary, kind, nodes, members, completion_policy, freeze_after_days, metadata, publication_uuid)
         VALUES (${course.uuid}, ${course.ownerProfileUuid}, ${course.title}, ${course.summary}, ${course.kind},
           ${JSON.stringify(course.nodes)}::jsonb, ${JSON.stringify(course.members ?? [])}::jsonb,
           ${JSON.stringify(course.completionPolicy ?? {})}::jsonb, ${course.freezeAfterDays ?? 30},
           ${JSON.stringify(course.metadata ?? {})}::jsonb, ${course.publicationUuid ?? null})
-        RETURNING ${sql.literal(courseColumns)}`,
+        RETURNING ${sql.literal(courseColumns)}`, decodeCourses),
       (rows) => rows[0]!
     ))
 
@@ -147,33 +159,81 @@ export const updateCourse = (
 ): Effect.Effect<CourseRow, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<CourseRow>`UPDATE learning_courses SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid} RETURNING ${sql.literal(courseColumns)}`,
+      Effect.flatMap(
+        sql`UPDATE learning_courses SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid} RETURNING ${sql.literal(courseColumns)}`,
+        decodeCourses
+      ),
       (rows) => rows[0]!
     ))
 
 /** The public view's rows: the course's facts and its latest version's outline, in one statement. */
-export interface PublicCourseRow {
-  readonly uuid: string
-  readonly kind: "single" | "bundle"
-  readonly status: "draft" | "published" | "archived"
-  readonly visibility: "listed" | "unlisted" | "private"
-  readonly latest_version: number
-  readonly metadata: Record<string, unknown>
-  readonly publication_uuid: string | null
-  readonly number: number | null
-  readonly title: string | null
-  readonly summary: string | null
+export const PublicCourseRow = Schema.Struct({
+  uuid: Schema.String,
+  kind: CourseRow.fields.kind,
+  status: CourseRow.fields.status,
+  visibility: CourseRow.fields.visibility,
+  latest_version: Schema.Number,
+  metadata: CourseRow.fields.metadata,
+  publication_uuid: Schema.NullOr(Schema.String),
+  number: Schema.NullOr(Schema.Number),
+  title: Schema.NullOr(Schema.String),
+  summary: Schema.NullOr(Schema.String),
   /** The outline as the JSON text stored at publish (built by `outlineOf`, so already in wire form). */
-  readonly outline: string | null
-  readonly published_at: Date | null
-}
+  outline: Schema.NullOr(Schema.String),
+  published_at: Schema.NullOr(Timestamp)
+})
+export type PublicCourseRow = typeof PublicCourseRow.Type
+const publicCourseColumns = selectList(PublicCourseRow, undefined, {
+  uuid: "c.uuid",
+  kind: "c.kind",
+  status: "c.status",
+  visibility: "c.visibility",
+  latest_version: "c.latest_version",
+  metadata: "c.metadata",
+  publication_uuid: "c.publication_uuid",
+  number: "v.number",
+  title: "v.title",
+  summary: "v.summary",
+  outline: "v.outline::text",
+  published_at: "v.published_at"
+})
+const decodePublic = rowsDecoder(PublicCourseRow)
 
 export const loadPublicCourse = (uuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<PublicCourseRow>`SELECT c.uuid, c.kind, c.status, c.visibility, c.latest_version, c.metadata, c.publication_uuid,
-        v.number, v.title, v.summary, v.outline::text AS outline, v.published_at
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(publicCourseColumns)}
       FROM learning_courses c LEFT JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
-      WHERE c.uuid = ${uuid}`
+      WHERE c.uuid = ${uuid}`,
+      decodePublic
+    )
     return row === undefined ? yield* Effect.fail(courseNotFound(uuid)) : row
   })
+
+/** A course's new published version, returned as stored (its publish time is the database's). */
+export const insertVersion = (version: {
+  readonly courseUuid: string
+  readonly number: number
+  readonly contentHash: string
+  readonly title: string
+  readonly summary: string
+  readonly nodes: ReadonlyArray<CourseNode>
+  readonly outline: unknown
+  readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly required: boolean }>
+  readonly changelog: string
+  readonly publishedBy: string
+}): Effect.Effect<VersionRow, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.flatMap(
+        sql`INSERT INTO learning_course_versions
+        (course_uuid, number, content_hash, title, summary, nodes, outline, members, changelog, published_by)
+      VALUES (${version.courseUuid}, ${version.number}, ${version.contentHash}, ${version.title}, ${version.summary}, ${JSON.stringify(version.nodes)}::jsonb,
+        ${JSON.stringify(version.outline)}::jsonb,
+        ${JSON.stringify(version.members)}::jsonb, ${version.changelog}, ${version.publishedBy})
+      RETURNING ${sql.literal(versionColumns)}`,
+        decodeVersions
+      ),
+      (rows) => rows[0]!
+    ))

@@ -5,9 +5,11 @@ import { bodyOf, type Marketplace, openMarketplace } from "../../../test/marketp
 import type { SessionActor } from "../../kernel/Authentication.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import type { Atom, StaffRole } from "../Permissions.js"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { PostgresBlobStore } from "../../files/BlobStore.js"
 import { runLearningJobs } from "./Jobs.js"
+import { loadCourse, loadVersion } from "./CourseRepository.js"
+import { loadRun } from "./RunRepository.js"
 import { advanceRuns, runTransitions } from "./Runs.js"
 import { assignStaff } from "../staff/Staff.js"
 
@@ -584,5 +586,33 @@ describe("learning in the OpenAPI document", () => {
     expect(codes("/courses/{course}", "patch", "409")).not.toContain("PlanStaleError")
     expect(doc.paths["/api/v1/learning/courses/{course}/publish"]!["post"]!["x-approval"]).toBe(true)
     expect(doc["x-scopes"]).toEqual(expect.arrayContaining(["learning:read", "learning:write", "learning:study", "learning:teach", "learning:analytics"]))
+  })
+})
+
+describe("learning course rows: decoded by their schemas", () => {
+  it("takes a stored course, version or run whose row does not fit its schema for a defect, never for data", async () => {
+    const course = await publishedCourse()
+    const run = await createRun(course)
+    const load = () =>
+      m.runtime.runPromise(Effect.exit(Effect.all([
+        loadCourse(course.uuid, { lock: false }),
+        loadVersion(course.uuid, 1),
+        loadRun(run.uuid, { lock: false })
+      ])))
+    const fine = await load()
+    expect(Exit.isSuccess(fine) && [fine.value[0].nodes.length, fine.value[1]?.nodes.length, Object.keys(fine.value[2].schedule)]).toEqual([3, 3, []])
+    const defect = async (statement: string, undo: string) => {
+      await m.sql(statement)
+      const exit = await load()
+      await m.sql(undo)
+      return Exit.isFailure(exit) && Cause.isDie(exit.cause)
+    }
+    expect(await defect(`UPDATE learning_courses SET nodes = '{}'::jsonb WHERE uuid = '${course.uuid}'`,
+      `UPDATE learning_courses SET nodes = '[]'::jsonb WHERE uuid = '${course.uuid}'`)).toBe(true)
+    expect(await defect(`UPDATE learning_course_versions SET members = '"none"'::jsonb WHERE course_uuid = '${course.uuid}'`,
+      `UPDATE learning_course_versions SET members = '[]'::jsonb WHERE course_uuid = '${course.uuid}'`)).toBe(true)
+    expect(await defect(`UPDATE learning_runs SET schedule = '[]'::jsonb WHERE uuid = '${run.uuid}'`,
+      `UPDATE learning_runs SET schedule = '{}'::jsonb WHERE uuid = '${run.uuid}'`)).toBe(true)
+    expect(Exit.isSuccess(await load())).toBe(true)
   })
 })

@@ -9,8 +9,20 @@ import { requireRevision } from "../../store/Revision.js"
 import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
 import { checkersInUse, insertCheckerDrafts, renameCheckers } from "../grading/CheckerDrafts.js"
-import { type CourseRow, insertCourse, loadCourse, loadPublicCourse, loadVersion, updateCourse, type VersionRow } from "./CourseRepository.js"
-import type { CheckerStatus } from "../grading/GradingModel.js"
+import {
+  CourseRow,
+  insertCourse,
+  insertVersion,
+  loadCourse,
+  loadPublicCourse,
+  loadVersion,
+  updateCourse,
+  versionColumns,
+  VersionRow
+} from "./CourseRepository.js"
+import { CheckerStatus } from "../grading/GradingModel.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
+import { storedObject } from "./StoredJson.js"
 import { CheckerNotReady, CourseInvalid, NotEligible } from "../LearningErrors.js"
 import { EncodedJson } from "../../operations/Implementation.js"
 import {
@@ -29,6 +41,33 @@ import { effectiveDates } from "../enrollments/Schedule.js"
 
 const optional = <K extends string, V>(key: K, value: V | null | undefined): { readonly [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
+
+const MemberState = CourseRow.pick("uuid", "latest_version", "status")
+const memberStateColumns = selectList(MemberState)
+const decodeMemberStates = rowsDecoder(MemberState)
+const MemberCandidate = CourseRow.pick("uuid", "owner_profile_uuid", "status", "kind")
+const memberCandidateColumns = selectList(MemberCandidate)
+const decodeMemberCandidates = rowsDecoder(MemberCandidate)
+const decodeCheckerStates = rowsDecoder(Schema.Struct({ uuid: Schema.String, status: CheckerStatus }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+const decodeStarts = rowsDecoder(Schema.Struct({ starts_at: Timestamp }))
+const decodeVersions = rowsDecoder(VersionRow)
+/** A course with its keyset position (`updated_at::text`, exact to the microsecond). */
+const PositionedCourseRow = Schema.Struct({ ...CourseRow.fields, position: Schema.String })
+const positionedCourseColumns = selectList(PositionedCourseRow, "c", { position: "c.updated_at::text" })
+const decodePositionedCourses = rowsDecoder(PositionedCourseRow)
+const CatalogRow = Schema.Struct({
+  uuid: Schema.String,
+  title: Schema.String,
+  summary: Schema.String,
+  kind: CourseRow.fields.kind,
+  latest_version: Schema.Number,
+  metadata: CourseRow.fields.metadata,
+  publication_uuid: Schema.String,
+  published_at: Timestamp,
+  position: Schema.String
+})
+const decodeCatalog = rowsDecoder(CatalogRow)
 
 /** Where each course command may start (LEARNING §2.2): the course's state machine as data. */
 export const courseTransitions = {
@@ -68,8 +107,10 @@ const memberStates = (members: CourseRow["members"]) =>
   Effect.gen(function*() {
     if (members.length === 0) return []
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ uuid: string; latest_version: number; status: string }>`
-      SELECT uuid, latest_version, status FROM learning_courses WHERE uuid IN ${sql.in(members.map((m) => m.courseUuid))}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(memberStateColumns)} FROM learning_courses WHERE uuid IN ${sql.in(members.map((m) => m.courseUuid))}`,
+      decodeMemberStates
+    )
     const published = new Set(rows.filter((row) => row.latest_version > 0 && row.status === "published").map((row) => row.uuid))
     return members.map((member) => ({ courseUuid: member.courseUuid, published: published.has(member.courseUuid) }))
   })
@@ -77,8 +118,10 @@ const memberStates = (members: CourseRow["members"]) =>
 /** The course's checkers with their status (a step may name no other; a course publishes only with preflighted ones). */
 const courseCheckers = (courseUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ uuid: string; status: CheckerStatus }>`SELECT uuid::text AS uuid, status FROM learning_checkers WHERE course_uuid = ${courseUuid}`, (rows) =>
-      new Map(rows.map((row) => [row.uuid, row.status]))))
+    Effect.map(
+      Effect.flatMap(sql`SELECT uuid::text AS uuid, status FROM learning_checkers WHERE course_uuid = ${courseUuid}`, decodeCheckerStates),
+      (rows) => new Map(rows.map((row) => [row.uuid, row.status]))
+    ))
 
 const issuesOf = (course: CourseRow) =>
   Effect.gen(function*() {
@@ -203,7 +246,6 @@ export const validateCourse = (actor: Actor, uuid: string) =>
 
 export const publishCourse = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number; readonly changelog: string }) =>
   once(actor, "learning.courses.publish", input, CourseVersion, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const course = yield* courseFor(actor, "learning.courses.publish", uuid, { lock: true })
     yield* requireCourseState("learning.courses.publish", course)
     yield* requireRevision("course", course.revision, input.expectedRevision)
@@ -222,13 +264,19 @@ export const publishCourse = (actor: Actor, uuid: string, input: { readonly requ
     }
     const number = course.latest_version + 1
     const content = { title: course.title, summary: course.summary, nodes: course.nodes, members: course.members }
-    const [version] = yield* sql<VersionRow>`INSERT INTO learning_course_versions
-        (course_uuid, number, content_hash, title, summary, nodes, outline, members, changelog, published_by)
-      VALUES (${uuid}, ${number}, ${contentHash(content)}, ${course.title}, ${course.summary}, ${JSON.stringify(course.nodes)}::jsonb,
-        ${JSON.stringify(outlineOf(course.nodes))}::jsonb,
-        ${JSON.stringify(course.members)}::jsonb, ${input.changelog}, ${actor.profileUuid})
-      RETURNING course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at`
-    const updated = yield* updateCourse(uuid, { status: "published", latest_version: number, published_at: version!.published_at })
+    const version = yield* insertVersion({
+      courseUuid: uuid,
+      number,
+      contentHash: contentHash(content),
+      title: course.title,
+      summary: course.summary,
+      nodes: course.nodes,
+      outline: outlineOf(course.nodes),
+      members: course.members,
+      changelog: input.changelog,
+      publishedBy: actor.profileUuid
+    })
+    const updated = yield* updateCourse(uuid, { status: "published", latest_version: number, published_at: version.published_at })
     yield* appendEvent({
       type: "learning.course.published",
       aggregate: { kind: "learning_course", uuid, revision: updated.revision },
@@ -242,11 +290,11 @@ export const publishCourse = (actor: Actor, uuid: string, input: { readonly requ
       subjectKind: "course",
       subjectUuid: uuid,
       before: { latestVersion: course.latest_version },
-      after: { latestVersion: number, contentHash: version!.content_hash },
+      after: { latestVersion: number, contentHash: version.content_hash },
       reason: input.changelog,
       requestUuid: input.requestUuid
     })
-    return versionView(version!)
+    return versionView(version)
   }))
 
 export const archiveCourse = (actor: Actor, uuid: string, input: { readonly requestUuid: string; readonly expectedRevision: number; readonly reason: string }) =>
@@ -255,7 +303,10 @@ export const archiveCourse = (actor: Actor, uuid: string, input: { readonly requ
     const course = yield* courseFor(actor, "learning.courses.archive", uuid, { lock: true })
     yield* requireCourseState("learning.courses.archive", course)
     yield* requireRevision("course", course.revision, input.expectedRevision)
-    const running = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_runs WHERE course_uuid = ${uuid} AND status = 'running'`
+    const running = yield* Effect.flatMap(
+      sql`SELECT count(*)::int AS n FROM learning_runs WHERE course_uuid = ${uuid} AND status = 'running'`,
+      decodeCount
+    )
     if ((running[0]?.n ?? 0) > 0) {
       return yield* new InvalidState({ message: `The course has ${running[0]!.n} running run(s); finish or cancel them before archiving` })
     }
@@ -291,8 +342,10 @@ export const bundleCourse = (
       const course = yield* courseFor(actor, "learning.courses.bundle", uuid, { lock: true })
       yield* requireCourseState("learning.courses.bundle", course)
       yield* requireRevision("course", course.revision, input.expectedRevision)
-      const rows = yield* sql<{ uuid: string; owner_profile_uuid: string; status: string; kind: string }>`
-        SELECT uuid, owner_profile_uuid, status, kind FROM learning_courses WHERE uuid IN ${sql.in(input.members.map((m) => m.courseUuid))}`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT ${sql.literal(memberCandidateColumns)} FROM learning_courses WHERE uuid IN ${sql.in(input.members.map((m) => m.courseUuid))}`,
+        decodeMemberCandidates
+      )
       for (const member of input.members) {
         const row = rows.find((r) => r.uuid === member.courseUuid)
         if (row === undefined || row.owner_profile_uuid !== actor.profileUuid || row.status !== "published" || row.kind !== "single") {
@@ -333,17 +386,23 @@ export const copyCourse = (actor: Actor, uuid: string, input: { readonly request
     return yield* authorView(row)
   }))
 
-interface PublicationRow {
-  readonly uuid: string
-  readonly kind: string
-  readonly owner_profile_uuid: string
-  readonly draft: {
+/**
+ * What a course made from a training publication reads of it. The draft was checked by the
+ * training kind's schema when it was saved (`publications/`); here only its outer shape is.
+ */
+const PublicationRow = Schema.Struct({
+  uuid: Schema.String,
+  kind: Schema.String,
+  owner_profile_uuid: Schema.String,
+  draft: storedObject<{
     readonly title?: string
     readonly description?: string
     readonly content?: { readonly blocks?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly title?: string; readonly text?: string; readonly items?: ReadonlyArray<string> }> }
     readonly training?: Record<string, unknown>
-  }
-}
+  }>("StoredTrainingDraft")
+})
+type PublicationRow = typeof PublicationRow.Type
+const decodePublications = rowsDecoder(PublicationRow)
 
 /** The first module of a course made from a training publication: its description and text blocks as text steps. */
 export const nodesFromPublication = (draft: PublicationRow["draft"]): ReadonlyArray<CourseNode> => {
@@ -362,8 +421,11 @@ export const nodesFromPublication = (draft: PublicationRow["draft"]): ReadonlyAr
 export const courseFromPublication = (actor: Actor, input: { readonly requestUuid: string; readonly publicationUuid: string }) =>
   once(actor, "learning.courses.from_publication", input, CourseAuthor, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [publication] = yield* sql<PublicationRow>`SELECT uuid, kind, owner_profile_uuid, draft FROM publications
-      WHERE uuid = ${input.publicationUuid} AND deleted_at IS NULL FOR UPDATE`
+    const [publication] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(selectList(PublicationRow))} FROM publications
+      WHERE uuid = ${input.publicationUuid} AND deleted_at IS NULL FOR UPDATE`,
+      decodePublications
+    )
     if (publication === undefined || publication.owner_profile_uuid !== actor.profileUuid || publication.kind !== "training") {
       return yield* new NotFound({ message: `No training publication ${input.publicationUuid} of the acting profile` })
     }
@@ -394,11 +456,11 @@ export const authorList = (actor: Actor, query: { readonly status?: CourseRow["s
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<CourseRow & { position: string }>`SELECT c.*, c.updated_at::text AS position FROM learning_courses c
+    const rows = yield* Effect.flatMap(sql`SELECT ${sql.literal(positionedCourseColumns)} FROM learning_courses c
       WHERE EXISTS (SELECT 1 FROM learning_staff s WHERE s.course_uuid = c.uuid AND s.profile_uuid = ${actor.profileUuid} AND s.status = 'active')
         ${query.status !== undefined ? sql`AND c.status = ${query.status}` : sql``}
         ${position._tag === "Some" ? sql`AND (c.updated_at, c.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY c.updated_at DESC, c.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY c.updated_at DESC, c.uuid DESC LIMIT ${limit + 1}`, decodePositionedCourses)
     const page = pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => row)
     return { ...page, items: yield* Effect.forEach(page.items, authorView) }
   })
@@ -410,9 +472,12 @@ export const listVersions = (actor: Actor, uuid: string, query: { readonly curso
     const position = yield* decodeCursor(query.cursor)
     const below = position._tag === "Some" ? Number(position.value.key) : 2_147_483_647
     const limit = query.limit ?? 20
-    const rows = yield* sql<VersionRow>`SELECT course_uuid, number, content_hash, title, summary, nodes, members, changelog, published_by, published_at
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(versionColumns)}
       FROM learning_course_versions WHERE course_uuid = ${uuid} AND number < ${Number.isInteger(below) && below > 0 && below <= 2_147_483_647 ? below : 0}
-      ORDER BY number DESC LIMIT ${limit + 1}`
+      ORDER BY number DESC LIMIT ${limit + 1}`,
+      decodeVersions
+    )
     return pageOf(rows, limit, (row) => ({ key: String(row.number), uuid }), versionView)
   })
 
@@ -474,14 +539,17 @@ export const listCatalog = (query: {
       ...(query.format !== undefined ? [sql`c.metadata ->> 'format' = ${query.format}`] : []),
       ...(position._tag === "Some" ? [sql`(c.published_at, c.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
-    const rows = yield* sql<{ uuid: string; title: string; summary: string; kind: "single" | "bundle"; latest_version: number; metadata: Record<string, unknown>; publication_uuid: string; published_at: Date; position: string }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       ${sql.literal(query.q !== undefined ? searchPlan : "")}
       SELECT c.uuid, v.title, v.summary, c.kind, c.latest_version, c.metadata, c.publication_uuid, c.published_at, c.published_at::text AS position
       FROM learning_courses c
       JOIN publications p ON p.uuid = c.publication_uuid
       JOIN learning_course_versions v ON v.course_uuid = c.uuid AND v.number = c.latest_version
       WHERE ${sql.and(conditions)}
-      ORDER BY c.published_at DESC, c.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY c.published_at DESC, c.uuid DESC LIMIT ${limit + 1}`,
+      decodeCatalog
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row): typeof CourseCard.Type => ({
       uuid: row.uuid,
       title: row.title,
@@ -513,8 +581,11 @@ export const previewCourse = (
     if (input.nodeKey !== undefined && !nodes.some((node) => node.nodeKey === input.nodeKey)) {
       return yield* new NotFound({ message: `No node ${input.nodeKey} in that tree` })
     }
-    const [run] = input.versionNumber === undefined ? [] : yield* sql<{ starts_at: Date }>`SELECT starts_at FROM learning_runs
-      WHERE course_uuid = ${uuid} AND version_number = ${input.versionNumber} ORDER BY created_at DESC LIMIT 1`
+    const [run] = input.versionNumber === undefined ? [] : yield* Effect.flatMap(
+      sql`SELECT starts_at FROM learning_runs
+      WHERE course_uuid = ${uuid} AND version_number = ${input.versionNumber} ORDER BY created_at DESC LIMIT 1`,
+      decodeStarts
+    )
     const startsAt = run?.starts_at ?? input.asOf
     const shown = input.nodeKey === undefined ? nodes : nodes.filter((node) => node.nodeKey === input.nodeKey || node.parentKey === input.nodeKey)
     return {

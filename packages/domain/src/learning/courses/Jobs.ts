@@ -5,6 +5,8 @@ import { createHash, createHmac } from "node:crypto"
 import { Forbidden, InvalidRequest, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { BlobStore } from "../../files/BlobStore.js"
+import { deleteFiles, insertReadyFile } from "../../files/FileRepository.js"
+import { JsonObject, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { unsafeValueProblem } from "../../operations/InputSafety.js"
 import { normalizeWebhookUrl } from "../../webhooks/WebhookUrl.js"
 import { checkersInUse, insertCheckerDrafts, renameCheckers } from "../grading/CheckerDrafts.js"
@@ -13,7 +15,7 @@ import { once } from "../Commands.js"
 import { DeclarativeRule, ruleProblem } from "../grading/Declarative.js"
 import { CheckerKind, maxReferenceCases, maxSampleCases, ReferenceCase } from "../grading/GradingModel.js"
 import { completionOf } from "../enrollments/Completion.js"
-import { loadCourse, loadCourseHead, loadVersion } from "./CourseRepository.js"
+import { loadCourse, loadCourseHead, loadVersion, VersionRow } from "./CourseRepository.js"
 import { stepDatesOf } from "../enrollments/Dates.js"
 import { loadEnrollment } from "../enrollments/EnrollmentRepository.js"
 import { loadRun } from "./RunRepository.js"
@@ -25,6 +27,8 @@ import {
   CourseKind,
   CourseNodes,
   Job,
+  JobIssue,
+  JobKind,
   maxNodes,
   Metadata,
   packageFormat,
@@ -42,24 +46,64 @@ import { treeProblem } from "./Tree.js"
  * guarded). Results are ready JSON or CSV files of the requester, kept 7 days.
  */
 
-interface JobRow {
-  readonly uuid: string
-  readonly kind: Job["kind"]
-  readonly requester_profile_uuid: string
-  readonly course_uuid: string | null
-  readonly enrollment_uuid: string | null
-  readonly input: Record<string, unknown>
-  readonly status: Job["status"]
-  readonly file_uuid: string | null
-  readonly result_course_uuid: string | null
-  readonly issues: ReadonlyArray<{ readonly code: string; readonly message: string }>
-  readonly created_at: Date
-  readonly finished_at: Date | null
-  readonly expires_at: Date | null
-}
+const JobRow = Schema.Struct({
+  uuid: Schema.String,
+  kind: JobKind,
+  requester_profile_uuid: Schema.String,
+  course_uuid: Schema.NullOr(Schema.String),
+  enrollment_uuid: Schema.NullOr(Schema.String),
+  input: JsonObject,
+  status: Job.fields.status,
+  file_uuid: Schema.NullOr(Schema.String),
+  result_course_uuid: Schema.NullOr(Schema.String),
+  issues: Schema.Array(JobIssue),
+  created_at: Timestamp,
+  finished_at: Schema.NullOr(Timestamp),
+  expires_at: Schema.NullOr(Timestamp)
+})
+type JobRow = typeof JobRow.Type
 
-const columns = `uuid, kind, requester_profile_uuid, course_uuid, enrollment_uuid, input, status, file_uuid, result_course_uuid, issues,
-  created_at, finished_at, expires_at`
+const columns = selectList(JobRow)
+const decodeJobs = rowsDecoder(JobRow)
+/** A claimed job, with the claim's attempt (what finishing it checks). */
+const ClaimedJobRow = Schema.Struct({ ...JobRow.fields, attempts: Schema.Number })
+const claimedColumns = selectList(ClaimedJobRow)
+const decodeClaimed = rowsDecoder(ClaimedJobRow)
+
+const decodeNumbers = rowsDecoder(VersionRow.pick("number"))
+const decodeEnrollmentScope = rowsDecoder(Schema.Struct({ course_uuid: Schema.String, run_uuid: Schema.String, profile_uuid: Schema.String }))
+const decodeGroupScope = rowsDecoder(Schema.Struct({ uuid: Schema.String, run_uuid: Schema.String }))
+const decodeFunnel = rowsDecoder(Schema.Struct({ enrolled: Schema.Number, active: Schema.Number, completed: Schema.Number, withdrawn: Schema.Number }))
+const decodeProgress = rowsDecoder(Schema.Struct({ node_key: Schema.String, started: Schema.Number, completed: Schema.Number }))
+const decodeLoad = rowsDecoder(Schema.Struct({ reviewer: Schema.String, pending: Schema.Number, decided: Schema.Number }))
+const decodeReviews = rowsDecoder(Schema.Struct({ submission_uuid: Schema.String, kind: Schema.String, status: Schema.String, released_at: Schema.NullOr(Timestamp) }))
+/** What a course export carries of each version. */
+const ExportedVersion = VersionRow.pick("number", "title", "summary", "nodes", "members", "changelog", "published_at")
+const exportedVersionColumns = selectList(ExportedVersion)
+const decodeExportedVersions = rowsDecoder(ExportedVersion)
+/** The enrollment as its export names it (the document's `enrollment`, in this order). */
+const decodeExportedEnrollment = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  status: Schema.String,
+  startedAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp,
+  runUuid: Schema.String,
+  runTitle: Schema.String,
+  versionNumber: Schema.Number,
+  courseUuid: Schema.String,
+  courseTitle: Schema.String
+}))
+const decodeLearners = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  name: Schema.String,
+  status: Schema.String,
+  run_title: Schema.String,
+  started_at: Schema.NullOr(Timestamp),
+  updated_at: Timestamp
+}))
+const decodeDetached = rowsDecoder(Schema.Struct({ file_uuid: Schema.String }))
+const decodeMoment = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
 
 /** How long a result file is kept, and how long a claimed job may run before another worker takes it over. */
 export const jobFileDays = 7
@@ -84,10 +128,13 @@ const jobView = (row: JobRow): Job => ({
 const enqueue = (actor: Actor, kind: Job["kind"], target: { readonly courseUuid?: string; readonly enrollmentUuid?: string }, input: unknown) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<JobRow>`INSERT INTO learning_jobs (uuid, kind, requester_profile_uuid, course_uuid, enrollment_uuid, input)
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_jobs (uuid, kind, requester_profile_uuid, course_uuid, enrollment_uuid, input)
       VALUES (${crypto.randomUUID()}, ${kind}, ${actor.profileUuid}, ${target.courseUuid ?? null}, ${target.enrollmentUuid ?? null},
         ${JSON.stringify(input)}::jsonb)
-      RETURNING ${sql.literal(columns)}`
+      RETURNING ${sql.literal(columns)}`,
+      decodeJobs
+    )
     return jobView(row!)
   })
 
@@ -103,8 +150,11 @@ export const requestCourseExport = (
     yield* courseFor(actor, "learning.exports.course", courseUuid, { lock: false })
     if (input.includeCheckers) yield* requireCheckersManage(actor, courseUuid)
     if (input.versions !== undefined && input.versions.length > 0) {
-      const found = yield* sql<{ number: number }>`SELECT number FROM learning_course_versions
-        WHERE course_uuid = ${courseUuid} AND number IN ${sql.in([...input.versions])}`
+      const found = yield* Effect.flatMap(
+        sql`SELECT number FROM learning_course_versions
+        WHERE course_uuid = ${courseUuid} AND number IN ${sql.in([...input.versions])}`,
+        decodeNumbers
+      )
       const missing = input.versions.find((number) => !found.some((row) => row.number === number))
       if (missing !== undefined) return yield* new InvalidRequest({ message: `versions: the course has no version ${missing}` })
     }
@@ -115,8 +165,10 @@ export const requestCourseExport = (
 export const requestEnrollmentExport = (actor: Actor, enrollmentUuid: string, input: { readonly requestUuid: string; readonly format: "json" }) =>
   once(actor, "learning.exports.enrollment", input, Job, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [enrollment] = yield* sql<{ course_uuid: string; run_uuid: string; profile_uuid: string }>`
-      SELECT course_uuid, run_uuid, profile_uuid FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`
+    const [enrollment] = yield* Effect.flatMap(
+      sql`SELECT course_uuid, run_uuid, profile_uuid FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`,
+      decodeEnrollmentScope
+    )
     if (enrollment === undefined) return yield* new NotFound({ message: `No enrollment ${enrollmentUuid}` })
     if (enrollment.profile_uuid !== actor.profileUuid) {
       const standing = yield* standingOn(actor, enrollment.course_uuid)
@@ -141,7 +193,10 @@ export const requestImport = (actor: Actor, input: { readonly requestUuid: strin
 export const getJob = (actor: Actor, uuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<JobRow>`SELECT ${sql.literal(columns)} FROM learning_jobs WHERE uuid = ${uuid} AND requester_profile_uuid = ${actor.profileUuid}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_jobs WHERE uuid = ${uuid} AND requester_profile_uuid = ${actor.profileUuid}`,
+      decodeJobs
+    )
     return row === undefined ? yield* new NotFound({ message: `No export or import ${uuid} of the acting profile` }) : jobView(row)
   })
 
@@ -167,8 +222,11 @@ export const courseAnalytics = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // The group's run is what its staff are scoped to; whether it exists is told only to who may read.
-    const [group] = query.groupUuid === undefined ? [] : yield* sql<{ uuid: string; run_uuid: string }>`SELECT uuid::text AS uuid,
-        run_uuid::text AS run_uuid FROM learning_groups WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`
+    const [group] = query.groupUuid === undefined ? [] : yield* Effect.flatMap(
+      sql`SELECT uuid::text AS uuid,
+        run_uuid::text AS run_uuid FROM learning_groups WHERE uuid = ${query.groupUuid} AND course_uuid = ${courseUuid}`,
+      decodeGroupScope
+    )
     const runUuid = group?.run_uuid ?? query.runUuid?.toLowerCase()
     const course = yield* courseFor(actor, "learning.analytics.get", courseUuid, {
       lock: false,
@@ -185,17 +243,17 @@ export const courseAnalytics = (
       ...(query.from !== undefined ? [sql`e.created_at >= ${query.from}`] : []),
       ...(query.to !== undefined ? [sql`e.created_at < ${query.to}`] : [])
     ])
-    const [counts] = yield* sql<{ enrolled: number; active: number; completed: number; withdrawn: number }>`SELECT
+    const [counts] = yield* Effect.flatMap(sql`SELECT
         count(*) FILTER (WHERE status NOT IN ('invited', 'requested', 'waitlisted', 'offered', 'declined', 'expired', 'rejected'))::int AS enrolled,
         count(*) FILTER (WHERE status IN ('active', 'paused', 'withdrawal_requested'))::int AS active,
         count(*) FILTER (WHERE status = 'completed')::int AS completed,
         count(*) FILTER (WHERE status = 'withdrawn')::int AS withdrawn
-      FROM learning_enrollments e WHERE ${learners}`
-    const progress = new Map((yield* sql<{ node_key: string; started: number; completed: number }>`SELECT st.node_key,
+      FROM learning_enrollments e WHERE ${learners}`, decodeFunnel)
+    const progress = new Map((yield* Effect.flatMap(sql`SELECT st.node_key,
         count(*) FILTER (WHERE st.status IN ('in_progress', 'completed', 'failed'))::int AS started,
         count(*) FILTER (WHERE st.status = 'completed')::int AS completed
       FROM learning_step_states st JOIN learning_enrollments e ON e.uuid = st.enrollment_uuid
-      WHERE ${learners} GROUP BY st.node_key`).map((row) => [row.node_key, row]))
+      WHERE ${learners} GROUP BY st.node_key`, decodeProgress)).map((row) => [row.node_key, row]))
     // A run's (or group's) steps are those of its pinned version; the course's, those of its latest.
     const nodes = runUuid !== undefined
       ? yield* pinnedNodes(runUuid)
@@ -203,13 +261,13 @@ export const courseAnalytics = (
     const grades = [...(yield* learnerGrades(learners)).values()]
     // A reviewer's counts are about the learners behind them: a reviewer whose reviews concern 1 to
     // 4 of them is left out, as a cell of so few is suppressed (the row has no suppressed form).
-    const load = yield* sql<{ reviewer: string; pending: number; decided: number }>`SELECT a.reviewer_profile_uuid::text AS reviewer,
+    const load = yield* Effect.flatMap(sql`SELECT a.reviewer_profile_uuid::text AS reviewer,
         count(*) FILTER (WHERE a.status = 'claimed')::int AS pending,
         count(*) FILTER (WHERE a.status IN ('decided', 'released'))::int AS decided
       FROM learning_review_assignments a JOIN learning_submissions s ON s.uuid = a.submission_uuid
         JOIN learning_enrollments e ON e.uuid = s.enrollment_uuid
       WHERE ${learners} AND a.kind = 'staff' AND a.reviewer_profile_uuid IS NOT NULL AND a.status IN ('claimed', 'decided', 'released')
-      GROUP BY a.reviewer_profile_uuid HAVING count(DISTINCT e.uuid) >= ${minCell} ORDER BY a.reviewer_profile_uuid`
+      GROUP BY a.reviewer_profile_uuid HAVING count(DISTINCT e.uuid) >= ${minCell} ORDER BY a.reviewer_profile_uuid`, decodeLoad)
     return {
       courseUuid,
       ...(runUuid !== undefined ? { runUuid } : {}),
@@ -316,14 +374,17 @@ class JobFailure {
 /** A ready file of the requester, written by the worker (same storage and download path as uploads). */
 const writeFile = (profileUuid: string, name: string, mimeType: "application/json" | "text/csv", text: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const blobs = yield* BlobStore
     const bytes = new TextEncoder().encode(text)
     const uuid = crypto.randomUUID()
-    yield* sql`INSERT INTO files (uuid, profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at, sha256,
-        uploaded_at, ready_at)
-      VALUES (${uuid}, ${profileUuid}, 'publication_file', ${name}, ${mimeType}, ${Math.max(1, bytes.length)}, 'ready', '', now(),
-        ${createHash("sha256").update(bytes).digest("hex")}, now(), now())`
+    yield* insertReadyFile({
+      uuid,
+      profileUuid,
+      name,
+      mimeType,
+      size: Math.max(1, bytes.length),
+      sha256: createHash("sha256").update(bytes).digest("hex")
+    })
     yield* blobs.put(uuid, bytes)
     return uuid
   })
@@ -353,9 +414,11 @@ const enrollmentRecord = (enrollmentUuid: string, requester: string) =>
       WHERE s.enrollment_uuid = ${enrollment.uuid} ORDER BY s.submitted_at, s.uuid`
     const layers = yield* layersOf(rows.map((row) => row.uuid))
     const dates = yield* stepDatesOf(enrollment, run, nodes)
-    const reviews = rows.length === 0 ? [] : yield* sql<{ submission_uuid: string; kind: string; status: string; released_at: Date | null }>`
-      SELECT submission_uuid::text AS submission_uuid, kind, status, released_at FROM learning_review_assignments
-      WHERE submission_uuid IN ${sql.in(rows.map((row) => row.uuid))} AND status <> 'cancelled' ORDER BY created_at, uuid`
+    const reviews = rows.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT submission_uuid::text AS submission_uuid, kind, status, released_at FROM learning_review_assignments
+      WHERE submission_uuid IN ${sql.in(rows.map((row) => row.uuid))} AND status <> 'cancelled' ORDER BY created_at, uuid`,
+      decodeReviews
+    )
     const grade = (yield* learnerGrades(sql`e.uuid = ${enrollment.uuid}`, { learner })).get(enrollment.uuid)
     return {
       submissions: rows.map((row) => submissionView(row, layers.get(row.uuid) ?? [], { learner, dates: dates.get(row.node_key) })),
@@ -377,9 +440,11 @@ const work = (job: JobRow) =>
       case "export_course": {
         const course = yield* loadCourse(job.course_uuid!, { lock: false }).pipe(Effect.catchTag("NotFound", () => Effect.fail(new JobFailure("not_found", "The course is gone"))))
         const wanted = (job.input["versions"] as ReadonlyArray<number> | undefined) ?? []
-        const versions = yield* sql<{ number: number; title: string; summary: string; nodes: unknown; members: unknown; changelog: string; published_at: Date }>`
-          SELECT number, title, summary, nodes, members, changelog, published_at FROM learning_course_versions
-          WHERE course_uuid = ${course.uuid} ${wanted.length > 0 ? sql`AND number IN ${sql.in([...wanted])}` : sql``} ORDER BY number`
+        const versions = yield* Effect.flatMap(
+          sql`SELECT ${sql.literal(exportedVersionColumns)} FROM learning_course_versions
+          WHERE course_uuid = ${course.uuid} ${wanted.length > 0 ? sql`AND number IN ${sql.in([...wanted])}` : sql``} ORDER BY number`,
+          decodeExportedVersions
+        )
         // With includeCheckers: the specifications of the checkers in use (no secret, no state),
         // the draft's steps naming them (a step naming a superseded version, its lineage's current one).
         const { specs, standingFor } = job.input["includeCheckers"] === true
@@ -404,10 +469,10 @@ const work = (job: JobRow) =>
         return { fileUuid: yield* writeFile(job.requester_profile_uuid, `course-${course.uuid}.json`, "application/json", JSON.stringify(pack)) }
       }
       case "export_enrollment": {
-        const [data] = yield* sql<Record<string, unknown>>`SELECT e.uuid, e.status, e.started_at AS "startedAt", e.created_at AS "createdAt",
+        const [data] = yield* Effect.flatMap(sql`SELECT e.uuid, e.status, e.started_at AS "startedAt", e.created_at AS "createdAt",
             r.uuid AS "runUuid", r.title AS "runTitle", r.version_number AS "versionNumber", c.uuid AS "courseUuid", c.title AS "courseTitle"
           FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN learning_courses c ON c.uuid = e.course_uuid
-          WHERE e.uuid = ${job.enrollment_uuid}`
+          WHERE e.uuid = ${job.enrollment_uuid}`, decodeExportedEnrollment)
         if (data === undefined) return yield* Effect.fail(new JobFailure("not_found", "The enrollment is gone"))
         const document = { format: "birzha-enrollment/1", enrollment: data, ...yield* enrollmentRecord(job.enrollment_uuid!, job.requester_profile_uuid) }
         return { fileUuid: yield* writeFile(job.requester_profile_uuid, `enrollment-${job.enrollment_uuid}.json`, "application/json", JSON.stringify(document)) }
@@ -468,10 +533,12 @@ const work = (job: JobRow) =>
         const runUuid = job.input["runUuid"] as string | undefined
         const names = job.input["names"] === true
         const learners = sql.and([sql`e.course_uuid = ${job.course_uuid}`, ...(runUuid !== undefined ? [sql`e.run_uuid = ${runUuid}`] : [])])
-        const rows = yield* sql<{ uuid: string; profile_uuid: string; name: string; status: string; run_title: string; started_at: Date | null; updated_at: Date }>`
-          SELECT e.uuid::text AS uuid, e.profile_uuid, p.name, e.status, r.title AS run_title, e.started_at, e.updated_at
+        const rows = yield* Effect.flatMap(
+          sql`SELECT e.uuid::text AS uuid, e.profile_uuid, p.name, e.status, r.title AS run_title, e.started_at, e.updated_at
           FROM learning_enrollments e JOIN learning_runs r ON r.uuid = e.run_uuid JOIN profiles p ON p.uuid = e.profile_uuid
-          WHERE ${learners} ORDER BY e.created_at, e.uuid`
+          WHERE ${learners} ORDER BY e.created_at, e.uuid`,
+          decodeLearners
+        )
         const kind = String(job.input["kind"])
         // The course grade in percent (`learnerGrades`); empty for a learner with no score yet.
         const grades = kind === "grades" ? yield* learnerGrades(learners) : new Map<string, LearnerGrade>()
@@ -497,12 +564,12 @@ const work = (job: JobRow) =>
 export const runLearningJobs = (limit = 10): Effect.Effect<number, SqlError, SqlClient.SqlClient | BlobStore> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const claimed = yield* sql.withTransaction(sql<JobRow & { attempts: number }>`UPDATE learning_jobs SET status = 'running', attempts = attempts + 1,
+    const claimed = yield* sql.withTransaction(Effect.flatMap(sql`UPDATE learning_jobs SET status = 'running', attempts = attempts + 1,
         lease_until = now() + make_interval(secs => ${jobLeaseSeconds}), updated_at = now()
       WHERE uuid IN (SELECT uuid FROM learning_jobs
         WHERE status = 'queued' OR (status = 'running' AND lease_until < now())
         ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING ${sql.literal(columns)}, attempts`)
+      RETURNING ${sql.literal(claimedColumns)}`, decodeClaimed))
     let finished = 0
     for (const job of claimed) {
       const outcome = yield* sql.withTransaction(Effect.gen(function*() {
@@ -542,15 +609,15 @@ export const cleanExpiredJobFiles: Effect.Effect<number, SqlError, SqlClient.Sql
   let total = 0
   for (;;) {
     const removed = yield* sql.withTransaction(Effect.gen(function*() {
-      const detached = yield* sql<{ file_uuid: string }>`WITH expired AS (
+      const detached = yield* Effect.flatMap(sql`WITH expired AS (
           SELECT uuid, file_uuid FROM learning_jobs
           WHERE file_uuid IS NOT NULL AND kind <> 'import' AND expires_at < now()
           LIMIT 500 FOR UPDATE SKIP LOCKED
         )
         UPDATE learning_jobs j SET file_uuid = NULL, updated_at = now() FROM expired WHERE j.uuid = expired.uuid
-        RETURNING expired.file_uuid`
+        RETURNING expired.file_uuid`, decodeDetached)
       const files = detached.map((row) => row.file_uuid)
-      if (files.length > 0) yield* sql`DELETE FROM files WHERE ${sql.in("uuid", files)}`
+      if (files.length > 0) yield* deleteFiles(files)
       yield* Effect.forEach(files, (uuid) => blobs.delete(uuid), { discard: true })
       return files.length
     }))
@@ -564,6 +631,7 @@ export const cleanExpiredJobFiles: Effect.Effect<number, SqlError, SqlClient.Sql
  * index `learning_jobs_file_expiry`, migration 0030); `undefined`: none.
  */
 export const nextExpiredJobFileMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ at: Date | string | null }>`SELECT min(expires_at) AS at FROM learning_jobs WHERE file_uuid IS NOT NULL AND kind <> 'import'`.pipe(
-    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  sql`SELECT min(expires_at) AS at FROM learning_jobs WHERE file_uuid IS NOT NULL AND kind <> 'import'`.pipe(
+    Effect.flatMap(decodeMoment),
+    Effect.map(([row]) => row?.at ?? undefined)
   ))

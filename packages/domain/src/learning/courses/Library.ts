@@ -1,30 +1,38 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { matchingAll } from "../../publications/PublicReads.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { requireRevision } from "../../store/Revision.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { authorView, courseFor, requireCourseState } from "./Courses.js"
 import { once } from "../Commands.js"
 import { updateCourse } from "./CourseRepository.js"
 import { CourseAuthor, type CourseNode, LibraryItem } from "./Model.js"
+import { storedArray } from "./StoredJson.js"
 import { maxNodes, subtree, withFreshKeys } from "./Tree.js"
 
 /**
  * The library (LEARNING §2.1 #4): a profile's saved subtrees. Saving copies a draft subtree;
  * inserting places a copy with fresh nodeKeys into a draft, so keys stay unique and stable.
  */
-interface LibraryRow {
-  readonly uuid: string
-  readonly title: string
-  readonly nodes: ReadonlyArray<CourseNode>
-  readonly source_course_uuid: string | null
-  readonly source_node_key: string
-  readonly created_at: Date
-}
+const LibraryRow = Schema.Struct({
+  uuid: Schema.String,
+  title: Schema.String,
+  nodes: storedArray<CourseNode>("StoredCourseNodes"),
+  source_course_uuid: Schema.NullOr(Schema.String),
+  source_node_key: Schema.String,
+  created_at: Timestamp
+})
+type LibraryRow = typeof LibraryRow.Type
 
-const columns = "uuid, title, nodes, source_course_uuid, source_node_key, created_at"
+const columns = selectList(LibraryRow)
+const decodeItems = rowsDecoder(LibraryRow)
+/** An item with its keyset position (`created_at::text`, exact to the microsecond). */
+const PositionedLibraryRow = Schema.Struct({ ...LibraryRow.fields, position: Schema.String })
+const positionedColumns = selectList(PositionedLibraryRow, undefined, { position: "created_at::text" })
+const decodePositioned = rowsDecoder(PositionedLibraryRow)
 
 const itemView = (row: LibraryRow) => ({
   uuid: row.uuid,
@@ -42,10 +50,13 @@ export const saveToLibrary = (actor: Actor, courseUuid: string, input: { readonl
     if (!course.nodes.some((node) => node.nodeKey === input.nodeKey)) {
       return yield* new NotFound({ message: `No node ${input.nodeKey} in the course's draft` })
     }
-    const [row] = yield* sql<LibraryRow>`INSERT INTO learning_library_items (uuid, owner_profile_uuid, title, nodes, source_course_uuid, source_node_key)
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_library_items (uuid, owner_profile_uuid, title, nodes, source_course_uuid, source_node_key)
       VALUES (${crypto.randomUUID()}, ${actor.profileUuid}, ${input.title}, ${JSON.stringify(subtree(course.nodes, input.nodeKey))}::jsonb,
         ${courseUuid}, ${input.nodeKey})
-      RETURNING ${sql.literal(columns)}`
+      RETURNING ${sql.literal(columns)}`,
+      decodeItems
+    )
     return itemView(row!)
   }))
 
@@ -59,8 +70,11 @@ export const listLibrary = (actor: Actor, query: { readonly q?: string | undefin
       ...matchingAll(sql, "search_text", query.q),
       ...(position._tag === "Some" ? [sql`(created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)`] : [])
     ]
-    const rows = yield* sql<LibraryRow & { position: string }>`SELECT ${sql.literal(columns)}, created_at::text AS position
-      FROM learning_library_items WHERE ${sql.and(conditions)} ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(positionedColumns)}
+      FROM learning_library_items WHERE ${sql.and(conditions)} ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodePositioned
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), itemView)
   })
 
@@ -73,8 +87,11 @@ export const insertFromLibrary = (
   once(actor, "learning.library.insert", input, CourseAuthor, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const course = yield* courseFor(actor, "learning.library.insert", courseUuid, { lock: true })
-    const [item] = yield* sql<LibraryRow>`SELECT ${sql.literal(columns)} FROM learning_library_items
-      WHERE uuid = ${itemUuid} AND owner_profile_uuid = ${actor.profileUuid}`
+    const [item] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_library_items
+      WHERE uuid = ${itemUuid} AND owner_profile_uuid = ${actor.profileUuid}`,
+      decodeItems
+    )
     if (item === undefined) return yield* new NotFound({ message: `No library item ${itemUuid} of the acting profile` })
     yield* requireCourseState("learning.library.insert", course)
     if (course.kind === "bundle") return yield* new InvalidState({ message: "A bundle's content is its member courses; insert into a single course" })

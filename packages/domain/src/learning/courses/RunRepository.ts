@@ -1,51 +1,60 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import type { Statement } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import { NotFound } from "../../kernel/ApiError.js"
 import { revisedColumns } from "../../store/Revision.js"
-import { uuidArray } from "../../store/Rows.js"
-import type { ExtensionPolicy, NodeDates, Run, RunStatus } from "./Model.js"
+import { rowsDecoder, selectList, Timestamp, uuidArray } from "../../store/Rows.js"
+import { type EnrollmentPolicyInput, type ExtensionPolicy, type NodeDates, type Run, RunStatus } from "./Model.js"
+import { storedObject } from "./StoredJson.js"
 
 /** `learning_runs`: its rows, read and written only here. */
-export interface RunRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly version_number: number
-  readonly title: string
-  readonly pacing: "cohort" | "self"
-  readonly starts_at: Date
-  readonly ends_at: Date | null
-  readonly admission: "open" | "approval" | "invite"
-  readonly capacity: number | null
-  readonly waitlist: boolean
-  readonly enrollment_opens_at: Date | null
-  readonly enrollment_closes_at: Date | null
-  readonly pause_policy: { readonly maxDays: number; readonly maxCount: number }
+export const RunRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  version_number: Schema.Number,
+  title: Schema.String,
+  pacing: Schema.Literal("cohort", "self"),
+  starts_at: Timestamp,
+  ends_at: Schema.NullOr(Timestamp),
+  admission: Schema.Literal("open", "approval", "invite"),
+  capacity: Schema.NullOr(Schema.Number),
+  waitlist: Schema.Boolean,
+  enrollment_opens_at: Schema.NullOr(Timestamp),
+  enrollment_closes_at: Schema.NullOr(Timestamp),
+  pause_policy: storedObject<{ readonly maxDays: number; readonly maxCount: number }>("StoredPausePolicy"),
   /** Enrollment policies (migration 20). */
-  readonly seat_offer_hours: number
-  readonly withdraw_grace_hours: number
-  readonly restore_days: number
-  readonly reminder_hours: ReadonlyArray<number>
-  readonly complete_on_criteria: boolean
-  readonly application_form: unknown
+  seat_offer_hours: Schema.Number,
+  withdraw_grace_hours: Schema.Number,
+  restore_days: Schema.Number,
+  reminder_hours: Schema.Array(Schema.Number),
+  complete_on_criteria: Schema.Boolean,
+  application_form: Schema.Unknown,
   /** Extension requests (migration 27). */
-  readonly extension_policy: ExtensionPolicy
+  extension_policy: storedObject<ExtensionPolicy>("StoredExtensionPolicy"),
   /** nodeKey → dates as ISO strings (jsonb). */
-  readonly schedule: Readonly<Record<string, { readonly unlockAt?: string; readonly dueAt?: string; readonly lockAt?: string }>>
-  readonly status: RunStatus
-  readonly finished_at: Date | null
-  readonly cancelled_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
+  schedule: storedObject<Readonly<Record<string, { readonly unlockAt?: string; readonly dueAt?: string; readonly lockAt?: string }>>>(
+    "StoredRunSchedule"
+  ),
+  status: RunStatus,
+  finished_at: Schema.NullOr(Timestamp),
+  cancelled_at: Schema.NullOr(Timestamp),
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp,
   /** From the course: grades freeze this many days after the run finished (LEARNING §5.4). */
-  readonly freeze_after_days: number
-}
+  freeze_after_days: Schema.Number
+})
+export type RunRow = typeof RunRow.Type
 
-export const runColumns = `r.uuid, r.course_uuid, r.version_number, r.title, r.pacing, r.starts_at, r.ends_at, r.admission, r.capacity,
-  r.waitlist, r.enrollment_opens_at, r.enrollment_closes_at, r.pause_policy, r.seat_offer_hours, r.withdraw_grace_hours, r.restore_days,
-  r.reminder_hours, r.complete_on_criteria, r.application_form, r.extension_policy, r.schedule, r.status, r.finished_at, r.cancelled_at,
-  r.revision, r.created_at, r.updated_at, (SELECT c.freeze_after_days FROM learning_courses c WHERE c.uuid = r.course_uuid) AS freeze_after_days`
+const freezeAfterDays = "(SELECT c.freeze_after_days FROM learning_courses c WHERE c.uuid = r.course_uuid)"
+export const runColumns = selectList(RunRow, "r", { freeze_after_days: freezeAfterDays })
+export const decodeRuns = rowsDecoder(RunRow)
+
+/** A run with its keyset position (`created_at::text`, exact to the microsecond). */
+const PositionedRunRow = Schema.Struct({ ...RunRow.fields, position: Schema.String })
+const positionedColumns = selectList(PositionedRunRow, "r", { freeze_after_days: freezeAfterDays, position: "r.created_at::text" })
+const decodePositioned = rowsDecoder(PositionedRunRow)
 
 const dayMs = 86_400_000
 
@@ -103,20 +112,32 @@ export const loadRun = (uuid: string, options: { readonly lock: boolean }) =>
 /** Runs by uuid, in uuid order (locked in that order when asked); unknown uuids are left out. */
 export const loadRuns = (uuids: ReadonlyArray<string>, options: { readonly lock: boolean }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    uuids.length === 0 ? Effect.succeed([]) : sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ANY(${uuidArray(sql, uuids)})
-      ORDER BY r.uuid ${options.lock ? sql.literal("FOR UPDATE OF r") : sql``}`)
+    uuids.length === 0 ? Effect.succeed([]) : Effect.flatMap(
+      sql`SELECT ${sql.literal(runColumns)} FROM learning_runs r WHERE r.uuid = ANY(${uuidArray(sql, uuids)})
+      ORDER BY r.uuid ${options.lock ? sql.literal("FOR UPDATE OF r") : sql``}`,
+      decodeRuns
+    ))
 
 /** Runs of a course, newest first, optionally of some statuses; keyset by (created_at, uuid). */
 export const listRunRows = (
   courseUuid: string,
-  options: { readonly statuses?: ReadonlyArray<RunStatus>; readonly limit: number; readonly after?: { readonly key: string; readonly uuid: string } }
+  options: {
+    readonly statuses?: ReadonlyArray<RunStatus>
+    readonly limit: number
+    readonly after?: { readonly key: string; readonly uuid: string }
+    /** Only the runs this condition (over alias `r`) lets through. */
+    readonly visible?: Statement.Fragment
+  }
 ): Effect.Effect<ReadonlyArray<RunRow & { readonly position: string }>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<RunRow & { position: string }>`SELECT ${sql.literal(runColumns)}, r.created_at::text AS position FROM learning_runs r
-      WHERE r.course_uuid = ${courseUuid}
+    Effect.flatMap(
+      sql`SELECT ${sql.literal(positionedColumns)} FROM learning_runs r
+      WHERE r.course_uuid = ${courseUuid}${options.visible !== undefined ? sql` AND ${options.visible}` : sql``}
         ${options.statuses !== undefined ? sql`AND r.status IN ${sql.in(options.statuses)}` : sql``}
         ${options.after !== undefined ? sql`AND (r.created_at, r.uuid) < (${options.after.key}::timestamptz, ${options.after.uuid}::uuid)` : sql``}
-      ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${options.limit}`)
+      ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${options.limit}`,
+      decodePositioned
+    ))
 
 /** Sets columns of a locked run and bumps its revision; returns the new row. */
 export const updateRun = (
@@ -129,3 +150,52 @@ export const updateRun = (
     yield* sql`UPDATE learning_runs SET ${revisedColumns(sql, values, json)} WHERE uuid = ${uuid}`
     return yield* loadRun(uuid, { lock: false })
   })
+
+/** A new draft run of a published version (its policies are written after, by `writePolicy`). */
+export const insertRun = (run: {
+  readonly uuid: string
+  readonly courseUuid: string
+  readonly versionNumber: number
+  readonly title: string
+  readonly pacing: "cohort" | "self"
+  readonly startsAt: Date
+  readonly endsAt: Date | null
+  readonly admission: "open" | "approval" | "invite"
+  readonly capacity: number | null
+  readonly waitlist: boolean
+  readonly opensAt: Date | null
+  readonly closesAt: Date | null
+  readonly pausePolicy: { readonly maxDays: number; readonly maxCount: number }
+}): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.asVoid(sql`INSERT INTO learning_runs (uuid, course_uuid, version_number, title, pacing, starts_at, ends_at, admission, capacity,
+          waitlist, enrollment_opens_at, enrollment_closes_at, pause_policy)
+        VALUES (${run.uuid}, ${run.courseUuid}, ${run.versionNumber}, ${run.title}, ${run.pacing}, ${run.startsAt}, ${run.endsAt},
+          ${run.admission}, ${run.capacity}, ${run.waitlist}, ${run.opensAt},
+          ${run.closesAt}, ${JSON.stringify(run.pausePolicy)}::jsonb)`))
+
+/** The run columns of an enrollment policy's given fields. */
+const policyColumns = (policy: EnrollmentPolicyInput | undefined): Record<string, number | boolean> => ({
+  ...(policy?.seatOfferHours !== undefined ? { seat_offer_hours: policy.seatOfferHours } : {}),
+  ...(policy?.withdrawGraceHours !== undefined ? { withdraw_grace_hours: policy.withdrawGraceHours } : {}),
+  ...(policy?.restoreDays !== undefined ? { restore_days: policy.restoreDays } : {}),
+  ...(policy?.completeOnCriteria !== undefined ? { complete_on_criteria: policy.completeOnCriteria } : {})
+})
+
+/** Writes a run's enrollment policy fields (reminder hours as an int array). */
+export const writePolicy = (uuid: string, policy: EnrollmentPolicyInput | undefined) =>
+  Effect.gen(function*() {
+    if (policy === undefined) return
+    const sql = yield* SqlClient.SqlClient
+    const columns = policyColumns(policy)
+    const sets = [
+      ...Object.entries(columns).map(([column, value]) => sql`${sql(column)} = ${value}`),
+      ...(policy.reminderHours !== undefined ? [sql`reminder_hours = ${`{${policy.reminderHours.join(",")}}`}::int[]`] : [])
+    ]
+    if (sets.length > 0) yield* sql`UPDATE learning_runs SET ${sql.csv(sets)} WHERE uuid = ${uuid}`
+  })
+
+/** Sets a new run's extension policy (without a revision bump: the run is being created). */
+export const writeExtensionPolicy = (uuid: string, policy: ExtensionPolicy): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.asVoid(sql`UPDATE learning_runs SET extension_policy = ${JSON.stringify(policy)}::jsonb WHERE uuid = ${uuid}`))

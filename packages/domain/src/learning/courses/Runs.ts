@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
@@ -14,7 +14,21 @@ import { GradeFrozen, PlanExpired, PlanStale } from "../LearningErrors.js"
 import { type CourseNode, type EnrollmentPolicyInput, type ExtensionPolicy, Plan, Run, ScheduleApplied, type ScheduleChange } from "./Model.js"
 import { authorizeCourse, type CourseOperation, decide, standingOn } from "../Permissions.js"
 import { changedNodeKeys, stepDates } from "../enrollments/Dates.js"
-import { gradesFrozenAt, loadRun, runColumns, type RunRow, runView, updateRun } from "./RunRepository.js"
+import {
+  decodeRuns,
+  gradesFrozenAt,
+  insertRun,
+  listRunRows,
+  loadRun,
+  runColumns,
+  type RunRow,
+  runView,
+  updateRun,
+  writeExtensionPolicy,
+  writePolicy
+} from "./RunRepository.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
+import { storedArray, storedObject } from "./StoredJson.js"
 import { type GroupOverridePlan, planGroupChanges, requireRunGroups, writeGroupOverrides } from "../staff/GroupSchedule.js"
 import { addDays, effectiveDates } from "../enrollments/Schedule.js"
 import { cancelRunEnrollments, completeRunEnrollments, wakeNow } from "../enrollments/EnrollmentRepository.js"
@@ -84,27 +98,6 @@ export interface RunCreateInput {
   readonly extensionPolicy?: ExtensionPolicy | undefined
 }
 
-/** The run columns of an enrollment policy's given fields. */
-const policyColumns = (policy: EnrollmentPolicyInput | undefined): Record<string, number | boolean> => ({
-  ...(policy?.seatOfferHours !== undefined ? { seat_offer_hours: policy.seatOfferHours } : {}),
-  ...(policy?.withdrawGraceHours !== undefined ? { withdraw_grace_hours: policy.withdrawGraceHours } : {}),
-  ...(policy?.restoreDays !== undefined ? { restore_days: policy.restoreDays } : {}),
-  ...(policy?.completeOnCriteria !== undefined ? { complete_on_criteria: policy.completeOnCriteria } : {})
-})
-
-/** Writes a run's enrollment policy fields (reminder hours as an int array). */
-const writePolicy = (uuid: string, policy: EnrollmentPolicyInput | undefined) =>
-  Effect.gen(function*() {
-    if (policy === undefined) return
-    const sql = yield* SqlClient.SqlClient
-    const columns = policyColumns(policy)
-    const sets = [
-      ...Object.entries(columns).map(([column, value]) => sql`${sql(column)} = ${value}`),
-      ...(policy.reminderHours !== undefined ? [sql`reminder_hours = ${`{${policy.reminderHours.join(",")}}`}::int[]`] : [])
-    ]
-    if (sets.length > 0) yield* sql`UPDATE learning_runs SET ${sql.csv(sets)} WHERE uuid = ${uuid}`
-  })
-
 /** 400 for an extension policy that approves at once more than it allows at all. */
 const checkExtensionPolicy = (policy: ExtensionPolicy | undefined) =>
   policy !== undefined && policy.autoApproveDays > policy.maxDays
@@ -124,7 +117,6 @@ export const createRun = (actor: Actor, courseUuid: string, input: RunCreateInpu
     const problem = checkDates(input.startsAt, input.endsAt, input.enrollmentWindow) ?? checkExtensionPolicy(input.extensionPolicy)
     if (problem !== undefined) return yield* problem
     return yield* once(actor, "learning.runs.create", input, Run, Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const course = yield* courseFor(actor, "learning.runs.create", courseUuid, { lock: true })
       if (course.latest_version === 0) return yield* new InvalidState({ message: "The course is not published; publish a version first" })
       yield* requireCourseState("learning.runs.create", course)
@@ -132,15 +124,23 @@ export const createRun = (actor: Actor, courseUuid: string, input: RunCreateInpu
         return yield* new InvalidRequest({ message: `versionNumber: the course has no version ${input.versionNumber} (latest ${course.latest_version})` })
       }
       const uuid = crypto.randomUUID()
-      yield* sql`INSERT INTO learning_runs (uuid, course_uuid, version_number, title, pacing, starts_at, ends_at, admission, capacity,
-          waitlist, enrollment_opens_at, enrollment_closes_at, pause_policy)
-        VALUES (${uuid}, ${courseUuid}, ${input.versionNumber}, ${input.title}, ${input.pacing}, ${input.startsAt}, ${input.endsAt ?? null},
-          ${input.admission}, ${input.capacity ?? null}, ${input.waitlist}, ${input.enrollmentWindow.opensAt ?? null},
-          ${input.enrollmentWindow.closesAt ?? null}, ${JSON.stringify(input.pausePolicy)}::jsonb)`
+      yield* insertRun({
+        uuid,
+        courseUuid,
+        versionNumber: input.versionNumber,
+        title: input.title,
+        pacing: input.pacing,
+        startsAt: input.startsAt,
+        endsAt: input.endsAt ?? null,
+        admission: input.admission,
+        capacity: input.capacity ?? null,
+        waitlist: input.waitlist,
+        opensAt: input.enrollmentWindow.opensAt ?? null,
+        closesAt: input.enrollmentWindow.closesAt ?? null,
+        pausePolicy: input.pausePolicy
+      })
       yield* writePolicy(uuid, input.enrollmentPolicy)
-      if (input.extensionPolicy !== undefined) {
-        yield* sql`UPDATE learning_runs SET extension_policy = ${JSON.stringify(input.extensionPolicy)}::jsonb WHERE uuid = ${uuid}`
-      }
+      if (input.extensionPolicy !== undefined) yield* writeExtensionPolicy(uuid, input.extensionPolicy)
       return runView(yield* loadRun(uuid, { lock: false }))
     }))
   })
@@ -277,11 +277,12 @@ export const listRuns = (
     const staff = standing.assignments.length > 0
     const visible = staff ? sql`true` : actor === undefined ? sql`r.status IN ('scheduled', 'running')` : sql`(r.status IN ('scheduled', 'running') OR EXISTS (
       SELECT 1 FROM learning_enrollments e WHERE e.run_uuid = r.uuid AND e.profile_uuid = ${actor.profileUuid}))`
-    const rows = yield* sql<RunRow & { position: string }>`SELECT ${sql.literal(runColumns)}, r.created_at::text AS position
-      FROM learning_runs r WHERE r.course_uuid = ${courseUuid} AND ${visible}
-        ${query.status !== undefined ? sql`AND r.status = ${query.status}` : sql``}
-        ${position._tag === "Some" ? sql`AND (r.created_at, r.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY r.created_at DESC, r.uuid DESC LIMIT ${limit + 1}`
+    const rows = yield* listRunRows(courseUuid, {
+      visible,
+      ...(query.status !== undefined ? { statuses: [query.status] } : {}),
+      ...(position._tag === "Some" ? { after: position.value } : {}),
+      limit: limit + 1
+    })
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), runView)
   })
 
@@ -303,10 +304,13 @@ export const admissionPreview = (actor: Actor | undefined, uuid: string) =>
       if (open.length > 0) reasons.push("already_enrolled")
     }
     if (run.admission === "invite") reasons.push("invitation_required")
-    const [counts] = yield* sql<{ taken: number; waiting: number }>`SELECT
+    const [counts] = yield* Effect.flatMap(
+      sql`SELECT
         count(*) FILTER (WHERE status IN ${sql.in(seatStatuses)})::int AS taken,
         count(*) FILTER (WHERE status = 'waitlisted')::int AS waiting
-      FROM learning_enrollments WHERE run_uuid = ${uuid}`
+      FROM learning_enrollments WHERE run_uuid = ${uuid}`,
+      decodeSeatCounts
+    )
     const seatsLeft = run.capacity === null ? undefined : Math.max(0, run.capacity - (counts?.taken ?? 0))
     if (seatsLeft === 0 && !run.waitlist) reasons.push("capacity_full")
     return {
@@ -401,26 +405,38 @@ export const computeSchedule = (run: RunRow, nodes: ReadonlyArray<CourseNode>, i
   return { items, blocking, result }
 }
 
-interface PlanRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly created_by: string
-  readonly base_revisions: { readonly run: number }
-  readonly result: {
+/** A stored schedule plan; its JSON was computed here (`computeSchedule`, `planGroupChanges`) and is read back as written. */
+const StoredPlanRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  created_by: Schema.String,
+  base_revisions: storedObject<{ readonly run: number }>("StoredPlanBase"),
+  result: storedObject<{
     readonly startsAt: string
     readonly endsAt: string | null
     readonly schedule: RunRow["schedule"]
     readonly groups?: ReadonlyArray<GroupOverridePlan>
-  }
+  }>("StoredScheduleResult"),
   /** `before`/`after`: ISO strings as read back, Dates as just planned (`insertPlan` hands back what it wrote). */
-  readonly items: ReadonlyArray<{ groupUuid?: string; nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string | Date; after?: string | Date }>
-  readonly blocking: ReadonlyArray<{ code: string; message: string; nodeKey?: string }>
-  readonly status: "ready" | "applied" | "stale" | "expired"
-  readonly expires_at: Date
-  readonly created_at: Date
-  readonly affected: number
-}
+  items: storedArray<{ groupUuid?: string; nodeKey?: string; field: "startsAt" | "endsAt" | Field; before?: string | Date; after?: string | Date }>("StoredPlanItems"),
+  blocking: storedArray<{ code: string; message: string; nodeKey?: string }>("StoredPlanBlocking"),
+  status: Schema.Literal("ready", "applied", "stale", "expired"),
+  expires_at: Timestamp,
+  created_at: Timestamp
+})
+type PlanRow = typeof StoredPlanRow.Type & { readonly affected: number }
+const planColumns = selectList(StoredPlanRow)
+const decodePlans = rowsDecoder(StoredPlanRow)
+
+const Count = Schema.Struct({ n: Schema.Number })
+const decodeCount = rowsDecoder(Count)
+const SeatCounts = Schema.Struct({ taken: Schema.Number, waiting: Schema.Number })
+const decodeSeatCounts = rowsDecoder(SeatCounts)
+const LearnerRow = Schema.Struct({ uuid: Schema.String, profile_uuid: Schema.String, revision: Schema.Number })
+const decodeLearners = rowsDecoder(LearnerRow)
+const Moment = Schema.Struct({ at: Schema.NullOr(Timestamp) })
+const decodeMoment = rowsDecoder(Moment)
 
 const planView = (row: PlanRow) => ({
   uuid: row.uuid,
@@ -445,7 +461,7 @@ const planView = (row: PlanRow) => ({
 const affectedCount = (runUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${runUuid} AND status IN ('active', 'paused')`,
+      Effect.flatMap(sql`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${runUuid} AND status IN ('active', 'paused')`, decodeCount),
       (rows) => rows[0]?.n ?? 0
     ))
 
@@ -487,8 +503,10 @@ export const previewSchedule = (actor: Actor, runUuid: string, input: ScheduleIn
 export const applySchedule = (actor: Actor, planUuid: string, input: { readonly requestUuid: string }) =>
   once(actor, "learning.schedule.apply", input, ScheduleApplied, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [plan] = yield* sql<Omit<PlanRow, "affected">>`SELECT uuid, course_uuid, run_uuid, created_by, base_revisions, result, items, blocking,
-        status, expires_at, created_at FROM learning_plans WHERE uuid = ${planUuid} AND kind = 'schedule' FOR UPDATE`
+    const [plan] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(planColumns)} FROM learning_plans WHERE uuid = ${planUuid} AND kind = 'schedule' FOR UPDATE`,
+      decodePlans
+    )
     if (plan === undefined) return yield* new NotFound({ message: `No schedule plan ${planUuid}` })
     const { run } = yield* runFor(actor, "learning.schedule.apply", plan.run_uuid, { lock: true })
     if (plan.status === "applied") return yield* new InvalidState({ message: "The plan was applied already" })
@@ -500,8 +518,10 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
     const frozen = gradesFrozenAt(run)
     if (frozen !== undefined && frozen.getTime() <= Date.now()) return yield* new GradeFrozen({ message: "The run's grades are frozen; dates cannot change" })
     // Computed dates before and after (LEARNING §5.2): only learners whose effective dates changed hear of it.
-    const enrollments = plan.items.length === 0 ? [] : yield* sql<{ uuid: string; profile_uuid: string; revision: number }>`
-      SELECT uuid, profile_uuid, revision FROM learning_enrollments WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused')`
+    const enrollments = plan.items.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT uuid, profile_uuid, revision FROM learning_enrollments WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused')`,
+      decodeLearners
+    )
     const before = yield* Effect.forEach(enrollments, (enrollment) => stepDates(enrollment.uuid))
     const updated = yield* updateRun(run.uuid, { starts_at: new Date(plan.result.startsAt), ends_at: plan.result.endsAt === null ? null : new Date(plan.result.endsAt) }, {
       schedule: plan.result.schedule
@@ -550,12 +570,18 @@ export const advanceRuns = (now: Date, batch = 100): Effect.Effect<number, SqlEr
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const starting = yield* sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r
-        WHERE r.status = 'scheduled' AND r.starts_at <= ${now} ORDER BY r.starts_at LIMIT ${batch} FOR UPDATE OF r SKIP LOCKED`
+      const starting = yield* Effect.flatMap(
+        sql`SELECT ${sql.literal(runColumns)} FROM learning_runs r
+        WHERE r.status = 'scheduled' AND r.starts_at <= ${now} ORDER BY r.starts_at LIMIT ${batch} FOR UPDATE OF r SKIP LOCKED`,
+        decodeRuns
+      )
       for (const run of starting) yield* updateRun(run.uuid, { status: "running" }).pipe(Effect.orDie)
-      const ending = yield* sql<RunRow>`SELECT ${sql.literal(runColumns)} FROM learning_runs r
+      const ending = yield* Effect.flatMap(
+        sql`SELECT ${sql.literal(runColumns)} FROM learning_runs r
         WHERE r.status = 'running' AND r.ends_at IS NOT NULL AND r.ends_at + make_interval(days => ${finishAfterDays}) <= ${now}
-        ORDER BY r.ends_at LIMIT ${batch} FOR UPDATE OF r SKIP LOCKED`
+        ORDER BY r.ends_at LIMIT ${batch} FOR UPDATE OF r SKIP LOCKED`,
+        decodeRuns
+      )
       for (const run of ending) yield* finish(run, null, undefined).pipe(Effect.catchTag("NotFound", Effect.die))
       return starting.length + ending.length
     }))
@@ -567,9 +593,12 @@ export const advanceRuns = (now: Date, batch = 100): Effect.Effect<number, SqlEr
  */
 export const nextRunMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ at: Date | string | null }>`SELECT least(
+  const [row] = yield* Effect.flatMap(
+    sql`SELECT least(
       (SELECT min(starts_at) FROM learning_runs WHERE status = 'scheduled'),
-      (SELECT min(ends_at) + make_interval(days => ${finishAfterDays}) FROM learning_runs WHERE status = 'running' AND ends_at IS NOT NULL)) AS at`
-  return row?.at == null ? undefined : new Date(row.at)
+      (SELECT min(ends_at) + make_interval(days => ${finishAfterDays}) FROM learning_runs WHERE status = 'running' AND ends_at IS NOT NULL)) AS at`,
+    decodeMoment
+  )
+  return row?.at ?? undefined
 })
 

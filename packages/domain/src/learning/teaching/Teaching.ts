@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Actor } from "../../kernel/Authentication.js"
 import { LearningTeachingApi } from "./TeachingApi.js"
 import { implement } from "../../operations/Implementation.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder } from "../../store/Rows.js"
+import { storedArray } from "../courses/StoredJson.js"
 import { unansweredCondition } from "../community/Community.js"
 import { type Assignment, type Atom, atomScope, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "../Permissions.js"
 import { queueStatusCondition } from "../reviews/Reviews.js"
@@ -96,22 +98,28 @@ export const countDefinitions: ReadonlyArray<CountDefinition> = [
   }
 ]
 
-/** One course of the caller, with its active assignments there and the waiting records of the course by run. */
-interface CourseRow {
-  readonly uuid: string
-  readonly title: string
-  readonly status: "draft" | "published" | "archived"
-  readonly visibility: "listed" | "unlisted" | "private"
-  readonly latest_version: number
-  readonly position: string
-  readonly assignments: ReadonlyArray<Assignment & { readonly uuid: string }>
+/**
+ * One course of the caller, with its active assignments there and the waiting records of the
+ * course by run. Both JSON columns are built by `courseRows`' own statement: only their outer
+ * shape is checked.
+ */
+const CourseRow = Schema.Struct({
+  uuid: Schema.String,
+  title: Schema.String,
+  status: Schema.Literal("draft", "published", "archived"),
+  visibility: Schema.Literal("listed", "unlisted", "private"),
+  latest_version: Schema.Number,
+  position: Schema.String,
+  assignments: storedArray<Assignment & { readonly uuid: string }>("TeachingAssignments"),
   /**
    * [count, run (null for course-level records), groups, n] for every count with records waiting;
    * null without an assignment. `groups` null: every record of the run; else the records of the
    * run whose learner is in exactly these of the caller's groups.
    */
-  readonly waiting: ReadonlyArray<readonly [CountName, string | null, ReadonlyArray<string> | null, number]> | null
-}
+  waiting: Schema.NullOr(storedArray<readonly [CountName, string | null, ReadonlyArray<string> | null, number]>("TeachingWaiting"))
+})
+type CourseRow = typeof CourseRow.Type
+const decodeCourseRows = rowsDecoder(CourseRow)
 
 /**
  * Every count of the course `page.uuid`, by run: one grouped index-only scan per count. For a
@@ -144,7 +152,7 @@ const waitingOf = (sql: SqlClient.SqlClient, me: string) =>
  * waiting records only); `scopesOf` keeps what the caller may act on.
  */
 const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit: number) =>
-  sql<CourseRow>`SELECT page.*, CASE WHEN jsonb_array_length(page.assignments) > 0 THEN
+  Effect.flatMap(sql`SELECT page.*, CASE WHEN jsonb_array_length(page.assignments) > 0 THEN
         (SELECT coalesce(jsonb_agg(jsonb_build_array(w.name, w.run_uuid, w.groups, w.n)), '[]'::jsonb) FROM (${waitingOf(sql, me)}) w) END AS waiting
     FROM (SELECT c.uuid, c.title, c.status, c.visibility, c.latest_version, c.created_at, c.created_at::text AS position,
         coalesce(jsonb_agg(jsonb_build_object('uuid', s.uuid, 'role', s.role, 'runUuid', s.run_uuid, 'groupUuid', s.group_uuid,
@@ -153,7 +161,7 @@ const courseRows = (sql: SqlClient.SqlClient, me: string, where: Fragment, limit
       FROM learning_courses c LEFT JOIN learning_staff s ON s.course_uuid = c.uuid AND s.profile_uuid = ${me} AND s.status = 'active'
       WHERE ${where}
       GROUP BY c.uuid ORDER BY c.created_at DESC, c.uuid DESC LIMIT ${limit}) page
-    ORDER BY page.created_at DESC, page.uuid DESC`
+    ORDER BY page.created_at DESC, page.uuid DESC`, decodeCourseRows)
 
 /** Where each count applies on one course: course-wide, the listed runs and groups' members; absent: nowhere. */
 type Scopes = ReadonlyMap<CountName, ReturnType<typeof atomScope>>
