@@ -68,7 +68,7 @@ export const legacyCasts: Readonly<Record<string, number>> = {
   "learning/enrollments/Grades.ts": 1,
   "learning/enrollments/Overrides.ts": 3,
   "learning/enrollments/Transfers.ts": 8,
-  "learning/grading/Layers.ts": 9,
+  "learning/grading/Layers.ts": 6,
   "learning/reviews/AutomaticOverrides.ts": 5,
   "learning/reviews/ReviewAssignments.ts": 5,
   "learning/reviews/Reviews.ts": 11,
