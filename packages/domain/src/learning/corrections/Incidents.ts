@@ -11,6 +11,7 @@ import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 import { pinnedNodes } from "../enrollments/EnrollmentAccess.js"
 import { insertOverride, staffOnRecord, withDeadlineChange } from "./Extensions.js"
 import { appendScoreLayer } from "../grading/Layers.js"
+import { insertGradeJob } from "../grading/GradingJobRepository.js"
 import { PlanExpired, PlanStale } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "../courses/RunRepository.js"
@@ -414,10 +415,15 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
           const row = yield* loadSubmission(item.submissionUuid, { lock: true }).pipe(Effect.orDie)
           if (!submissionAllows("requeue", row.status)) continue
           yield* sql`UPDATE learning_submissions SET status = 'submitted', revision = revision + 1, updated_at = now() WHERE uuid = ${row.uuid}`
-          yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
-              requester_profile_uuid, input)
-            VALUES (${crypto.randomUUID()}, 'grade', ${row.course_uuid}, ${row.enrollment_uuid}, ${row.node_key}, ${row.uuid}, ${row.checker_uuid},
-              ${actor.profileUuid}, ${JSON.stringify({ requeuedBy: incidentUuid })}::jsonb)`
+          yield* insertGradeJob({
+            courseUuid: row.course_uuid,
+            enrollmentUuid: row.enrollment_uuid,
+            nodeKey: row.node_key,
+            submissionUuid: row.uuid,
+            checkerUuid: row.checker_uuid,
+            requesterProfileUuid: actor.profileUuid,
+            input: { requeuedBy: incidentUuid }
+          })
         }
       }
     }

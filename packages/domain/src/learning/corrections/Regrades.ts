@@ -5,6 +5,7 @@ import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { loadChecker } from "../grading/Checkers.js"
+import { insertGradeJob, insertRegradeJob } from "../grading/GradingJobRepository.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
 import type { CheckResult } from "../grading/Declarative.js"
@@ -156,9 +157,16 @@ export const createRegrade = (
     for (const [index, row] of selected.entries()) {
       const jobUuid = crypto.randomUUID()
       const old = effectiveOf(layers.get(row.uuid) ?? [])
-      yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
-          requester_profile_uuid, regrade_uuid)
-        VALUES (${jobUuid}, 'regrade', ${courseUuid}, ${row.enrollment_uuid}, ${selector.nodeKey}, ${row.uuid}, ${checker.uuid}, ${actor.profileUuid}, ${uuid})`
+      yield* insertRegradeJob({
+        uuid: jobUuid,
+        courseUuid,
+        enrollmentUuid: row.enrollment_uuid,
+        nodeKey: selector.nodeKey,
+        submissionUuid: row.uuid,
+        checkerUuid: checker.uuid,
+        requesterProfileUuid: actor.profileUuid,
+        regradeUuid: uuid
+      })
       yield* sql`INSERT INTO learning_regrade_items (uuid, regrade_uuid, submission_uuid, job_uuid, base_revision, old_points, old_verdict, position)
         VALUES (${crypto.randomUUID()}, ${uuid}, ${row.uuid}, ${jobUuid}, ${row.revision}, ${old?.points ?? null}, ${old?.verdict ?? null}, ${index})`
     }
@@ -257,9 +265,15 @@ export const applyRegrade = (
       if (submissionAllows("requeue", row.status)) {
         // A failed check is graded again by the chosen version (no attempt: the failure refunded it).
         yield* setStatus(row.uuid, "requeue")
-        yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid, requester_profile_uuid, input)
-          VALUES (${crypto.randomUUID()}, 'grade', ${courseUuid}, ${row.enrollment_uuid}, ${row.node_key}, ${row.uuid}, ${checker.uuid}, ${actor.profileUuid},
-            ${JSON.stringify({ regradeUuid: uuid })}::jsonb)`
+        yield* insertGradeJob({
+          courseUuid,
+          enrollmentUuid: row.enrollment_uuid,
+          nodeKey: row.node_key,
+          submissionUuid: row.uuid,
+          checkerUuid: checker.uuid,
+          requesterProfileUuid: actor.profileUuid,
+          input: { regradeUuid: uuid }
+        })
         yield* mark(item, "requeued")
         continue
       }

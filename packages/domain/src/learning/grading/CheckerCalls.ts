@@ -12,6 +12,31 @@ import { generationsPerDay, sampleRunsPerHour, StepLimitReached, windowCount } f
 import { recordStepProgress } from "../steps/StepStates.js"
 import { requireReplySize, requireWorkable, type StepContext, stepFor } from "../steps/Steps.js"
 import { insertVariant } from "../steps/VariantRepository.js"
+import { rowsDecoder } from "../../store/Rows.js"
+import {
+  claimCheckerCallJobs,
+  decodeJobs,
+  failJob,
+  GradingJobRow,
+  GradingJobStatus,
+  insertCheckerCallJob,
+  jobColumns,
+  retryJob,
+  succeedJob
+} from "./GradingJobRepository.js"
+
+const decodeReadyChecker = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  status: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  generator_url: Schema.NullOr(Schema.String)
+}))
+const decodeGenerationJob = rowsDecoder(Schema.Struct({ uuid: Schema.String, status: GradingJobStatus }))
+const decodeRunningCall = rowsDecoder(Schema.Struct({
+  kind: Schema.Literal("sample_run", "generate"),
+  enrollment_uuid: Schema.String,
+  node_key: Schema.String
+}))
 
 /**
  * Calls to a step's external checker that are not grades (LEARNING §2.1 #14–15, §5.5): sample runs
@@ -23,28 +48,8 @@ import { insertVariant } from "../steps/VariantRepository.js"
  * (timeout, 5xx, bad body) are retried 3 times; a 4xx fails at once.
  */
 
-interface JobRow {
-  readonly uuid: string
-  readonly kind: "grade" | "sample_run" | "generate"
-  readonly status: GradingJob["status"]
-  readonly course_uuid: string
-  readonly enrollment_uuid: string | null
-  readonly node_key: string | null
-  readonly submission_uuid: string | null
-  readonly checker_uuid: string | null
-  readonly verdict: string | null
-  readonly result: unknown
-  readonly platform_error: string | null
-  readonly tries: number
-  readonly created_at: Date
-  readonly finished_at: Date | null
-}
-
-const jobColumns = `uuid, kind, status, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid, verdict, result, platform_error,
-  tries, created_at, finished_at`
-
 /** A job as its learner sees it: the result holds a sample run's public cases or a generation's dataset, never a clue. */
-export const jobView = (row: JobRow): GradingJob => ({
+export const jobView = (row: GradingJobRow): GradingJob => ({
   uuid: row.uuid,
   kind: row.kind,
   status: row.status,
@@ -65,8 +70,11 @@ const readyChecker = (step: StepContext, need: "url" | "generator_url") =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const uuid = step.node.grading?.checkerUuid
-    const [checker] = uuid === undefined ? [] : yield* sql<{ uuid: string; status: string; url: string | null; generator_url: string | null }>`
-      SELECT uuid, status, url, generator_url FROM learning_checkers WHERE uuid = ${uuid} AND course_uuid = ${step.course.uuid}`
+    const [checker] = uuid === undefined ? [] : yield* Effect.flatMap(
+      sql`
+      SELECT uuid, status, url, generator_url FROM learning_checkers WHERE uuid = ${uuid} AND course_uuid = ${step.course.uuid}`,
+      decodeReadyChecker
+    )
     if (checker === undefined) return yield* new CheckerNotReady({ message: "This step has no external checker" })
     if (checker.status !== "ready") return yield* new CheckerNotReady({ message: `The step's checker is ${checker.status}` })
     if (checker[need] === null) {
@@ -76,14 +84,18 @@ const readyChecker = (step: StepContext, need: "url" | "generator_url") =>
   })
 
 const queueJob = (step: StepContext, kind: "sample_run" | "generate", checkerUuid: string, input: unknown) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<JobRow>`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, checker_uuid, requester_profile_uuid, input)
-        VALUES (${crypto.randomUUID()}, ${kind}, ${step.course.uuid}, ${step.enrollment.uuid}, ${step.node.nodeKey}, ${checkerUuid},
-          ${step.enrollment.profile_uuid}, ${JSON.stringify(input)}::jsonb)
-        RETURNING ${sql.literal(jobColumns)}`,
-      (rows) => jobView(rows[0]!)
-    ))
+  Effect.map(
+    insertCheckerCallJob({
+      kind,
+      courseUuid: step.course.uuid,
+      enrollmentUuid: step.enrollment.uuid,
+      nodeKey: step.node.nodeKey,
+      checkerUuid,
+      requesterProfileUuid: step.enrollment.profile_uuid,
+      input
+    }),
+    jobView
+  )
 
 /** Serializes a learner's jobs of one kind on one step so a window limit holds under concurrency. */
 const lockWindow = (step: StepContext, kind: string) =>
@@ -119,8 +131,11 @@ export const createGeneration = (actor: Actor, enrollmentUuid: string, nodeKey: 
     yield* requireWorkable(step)
     if (step.node.variants?.mode !== "generated") return yield* new InvalidState({ message: "This step's variants are not generated" })
     const checker = yield* readyChecker(step, "generator_url")
-    const [pending] = yield* sql<JobRow>`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs
-      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} AND kind = 'generate' AND status IN ('queued', 'running')`
+    const [pending] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs
+      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} AND kind = 'generate' AND status IN ('queued', 'running')`,
+      decodeJobs
+    )
     if (pending !== undefined) return jobView(pending)
     yield* lockWindow(step, "generate")
     const recent = yield* recentJobs(step, "generate", 86_400)
@@ -135,8 +150,11 @@ export const generationState = (actor: Actor, enrollmentUuid: string, nodeKey: s
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* stepFor(actor, "learning.generated_variants.state", enrollmentUuid, nodeKey, { lock: false })
-    const [job] = yield* sql<{ uuid: string; status: GradingJob["status"] }>`SELECT uuid, status FROM learning_grading_jobs
-      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} AND kind = 'generate' ORDER BY created_at DESC LIMIT 1`
+    const [job] = yield* Effect.flatMap(
+      sql`SELECT uuid, status FROM learning_grading_jobs
+      WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} AND kind = 'generate' ORDER BY created_at DESC LIMIT 1`,
+      decodeGenerationJob
+    )
     const state: GenerationState = job === undefined
       ? { status: "none" }
       : { status: job.status === "succeeded" ? "ready" : job.status === "queued" || job.status === "running" ? "pending" : "failed", jobUuid: job.uuid }
@@ -147,7 +165,7 @@ export const generationState = (actor: Actor, enrollmentUuid: string, nodeKey: s
 export const getCheckerJob = (actor: Actor, kind: "sample_run" | "generate", uuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [job] = yield* sql<JobRow>`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs WHERE uuid = ${uuid} AND kind = ${kind}`
+    const [job] = yield* Effect.flatMap(sql`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs WHERE uuid = ${uuid} AND kind = ${kind}`, decodeJobs)
     const missing = new NotFound({ message: `No ${kind === "generate" ? "generation" : "sample run"} ${uuid}` })
     if (job === undefined || job.enrollment_uuid === null) return yield* missing
     yield* enrollmentFor(actor, kind === "generate" ? "learning.generated_variants.get" : "learning.sample_runs.get", job.enrollment_uuid, { lock: false })
@@ -178,32 +196,7 @@ export interface CheckerCall {
 export const claimCheckerCalls = (limit: number): Effect.Effect<ReadonlyArray<CheckerCall>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql.withTransaction(sql<{
-      uuid: string
-      kind: "sample_run" | "generate"
-      tries: number
-      course_uuid: string
-      node_key: string
-      input: { readonly reply?: unknown }
-      checker_uuid: string
-      url: string | null
-      generator_url: string | null
-      timeout_ms: number
-      secret_sealed: string | null
-      sample_cases: unknown
-    }>`WITH due AS (
-        SELECT uuid FROM learning_grading_jobs
-        WHERE kind IN ('sample_run', 'generate')
-          AND ((status = 'queued' AND next_try_at <= now()) OR (status = 'running' AND lease_until < now()))
-        ORDER BY next_try_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-      ), claimed AS (
-        UPDATE learning_grading_jobs j SET status = 'running', tries = tries + 1, updated_at = now(),
-          lease_until = now() + make_interval(secs => ${checkerCallLeaseSeconds})
-        FROM due WHERE j.uuid = due.uuid
-        RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.input, j.checker_uuid
-      )
-      SELECT claimed.*, c.url, c.generator_url, c.timeout_ms, c.secret_sealed, c.sample_cases
-      FROM claimed JOIN learning_checkers c ON c.uuid = claimed.checker_uuid`)
+    const rows = yield* sql.withTransaction(claimCheckerCallJobs(limit, checkerCallLeaseSeconds))
     return rows.map((row) => ({
       jobUuid: row.uuid,
       kind: row.kind,
@@ -245,18 +238,19 @@ const maxAnswerBytes = 256 * 1024
 export const finishCheckerCall = (call: Pick<CheckerCall, "jobUuid" | "tries">, outcome: CallOutcome) =>
   sqlTransaction(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [job] = yield* sql<{ kind: "sample_run" | "generate"; enrollment_uuid: string; node_key: string }>`SELECT kind, enrollment_uuid, node_key
-      FROM learning_grading_jobs WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} FOR UPDATE`
+    const [job] = yield* Effect.flatMap(
+      sql`SELECT kind, enrollment_uuid, node_key
+      FROM learning_grading_jobs WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} FOR UPDATE`,
+      decodeRunningCall
+    )
     if (job === undefined) return "superseded" as const
     const fail = (error: string, retry: boolean) =>
       Effect.gen(function*() {
         if (retry && call.tries < checkerCallTries) {
-          yield* sql`UPDATE learning_grading_jobs SET status = 'queued', lease_until = NULL, platform_error = ${error}, updated_at = now(),
-            next_try_at = now() + make_interval(secs => ${5 * 2 ** (call.tries - 1)}) WHERE uuid = ${call.jobUuid}`
+          yield* retryJob(call.jobUuid, error, 5 * 2 ** (call.tries - 1))
           return "queued" as const
         }
-        yield* sql`UPDATE learning_grading_jobs SET status = 'failed', lease_until = NULL, platform_error = ${error}, finished_at = now(),
-          updated_at = now() WHERE uuid = ${call.jobUuid}`
+        yield* failJob(call.jobUuid, error)
         return "failed" as const
       })
     if (outcome._tag === "error") return yield* fail(outcome.error, true)
@@ -278,14 +272,12 @@ export const finishCheckerCall = (call: Pick<CheckerCall, "jobUuid" | "tries">, 
         clue: answer.right.clue,
         jobUuid: call.jobUuid
       })
-      yield* sql`UPDATE learning_grading_jobs SET status = 'succeeded', lease_until = NULL, platform_error = NULL, finished_at = now(), updated_at = now(),
-        result = ${JSON.stringify({ variantUuid: variant.uuid, dataset: answer.right.dataset ?? null })}::jsonb WHERE uuid = ${call.jobUuid}`
+      yield* succeedJob(call.jobUuid, { result: { variantUuid: variant.uuid, dataset: answer.right.dataset ?? null } })
       return "succeeded" as const
     }
     const answer = Schema.decodeUnknownEither(SampleAnswer)(parsed)
     if (Either.isLeft(answer)) return yield* fail("the sample run's answer has no valid verdict", true)
-    yield* sql`UPDATE learning_grading_jobs SET status = 'succeeded', lease_until = NULL, platform_error = NULL, finished_at = now(), updated_at = now(),
-      verdict = ${answer.right.verdict}, result = ${JSON.stringify({ cases: answer.right.cases ?? [] })}::jsonb WHERE uuid = ${call.jobUuid}`
+    yield* succeedJob(call.jobUuid, { verdict: answer.right.verdict, result: { cases: answer.right.cases ?? [] } })
     return "succeeded" as const
   }))
 

@@ -1,8 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { rowsDecoder } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import type { CourseNode } from "../courses/Model.js"
+import { insertDraftCheckers } from "./CheckerRepository.js"
+import { CheckerKind } from "./GradingModel.js"
 
 /**
  * Checkers carried from one course to another (LEARNING §4 `courses.copy`, `exports.course`,
@@ -11,18 +14,36 @@ import type { CourseNode } from "../courses/Model.js"
  * (`checkers.create` with `replaces`) and a preflight before it grades.
  */
 
-export interface CheckerSpec {
-  readonly uuid: string
-  readonly name: string
-  readonly kind: "declarative" | "http"
-  readonly rules: unknown
-  readonly url: string | null
-  readonly generatorUrl: string | null
-  readonly timeoutMs: number
-  readonly concurrency: number
-  readonly sampleCases: ReadonlyArray<unknown>
-  readonly referenceCases: ReadonlyArray<unknown>
-}
+export const CheckerSpec = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  kind: CheckerKind,
+  rules: Schema.Unknown,
+  url: Schema.NullOr(Schema.String),
+  generatorUrl: Schema.NullOr(Schema.String),
+  timeoutMs: Schema.Number,
+  concurrency: Schema.Number,
+  sampleCases: Schema.Array(Schema.Unknown),
+  referenceCases: Schema.Array(Schema.Unknown)
+})
+export type CheckerSpec = typeof CheckerSpec.Type
+
+/** A checker of the course with its lineage and state, in the columns' order of `checkersInUse` (a package keeps its keys' order). */
+const SpecRow = Schema.Struct({
+  uuid: Schema.String,
+  lineageUuid: Schema.String,
+  status: Schema.String,
+  name: Schema.String,
+  kind: CheckerKind,
+  rules: Schema.Unknown,
+  url: Schema.NullOr(Schema.String),
+  generatorUrl: Schema.NullOr(Schema.String),
+  timeoutMs: Schema.Number,
+  concurrency: Schema.Number,
+  sampleCases: Schema.Array(Schema.Unknown),
+  referenceCases: Schema.Array(Schema.Unknown)
+})
+const decodeSpecRows = rowsDecoder(SpecRow)
 
 /**
  * The checkers the steps use, as specifications, and for each checker a step names the one
@@ -38,10 +59,13 @@ export const checkersInUse = (
     const named = new Set(nodes.flatMap((node) => (node.grading?.checkerUuid !== undefined ? [node.grading.checkerUuid.toLowerCase()] : [])))
     if (named.size === 0) return { specs: [], standingFor: new Map() }
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<CheckerSpec & { lineageUuid: string; status: string }>`SELECT uuid::text AS uuid, lineage_uuid::text AS "lineageUuid",
+    const rows = yield* Effect.flatMap(
+      sql`SELECT uuid::text AS uuid, lineage_uuid::text AS "lineageUuid",
         status, name, kind, rules, url, generator_url AS "generatorUrl", timeout_ms AS "timeoutMs", concurrency,
         sample_cases AS "sampleCases", reference_cases AS "referenceCases"
-      FROM learning_checkers WHERE course_uuid = ${courseUuid} ORDER BY lineage_uuid, version`
+      FROM learning_checkers WHERE course_uuid = ${courseUuid} ORDER BY lineage_uuid, version`,
+      decodeSpecRows
+    )
     // Versions in order: the last ready or suspended one of a lineage is its current one.
     const current = new Map(rows.filter((row) => row.status === "ready" || row.status === "suspended").map((row) => [row.lineageUuid, row]))
     const standingFor = new Map<string, string>()
@@ -75,26 +99,7 @@ export const insertCheckerDrafts = (
 ): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     if (drafts.length === 0) return
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, version, kind, rules, url, generator_url, timeout_ms,
-        sample_cases, status, created_by, name, reference_cases, concurrency)
-      SELECT d.uuid, ${courseUuid}, d.uuid, 1, d.kind, d.rules, d.url, d.generator_url, d.timeout_ms, d.sample_cases, 'draft',
-        ${actorProfileUuid}, d.name, d.reference_cases, d.concurrency
-      FROM jsonb_to_recordset(${
-      JSON.stringify(drafts.map((draft) => ({
-        uuid: draft.uuid,
-        kind: draft.kind,
-        rules: draft.rules ?? null,
-        url: draft.url,
-        generator_url: draft.generatorUrl,
-        timeout_ms: draft.timeoutMs,
-        sample_cases: draft.sampleCases,
-        name: draft.name,
-        reference_cases: draft.referenceCases,
-        concurrency: draft.concurrency
-      })))
-    }::jsonb) AS d(uuid uuid, kind text, rules jsonb, url text, generator_url text, timeout_ms int, sample_cases jsonb, name text,
-        reference_cases jsonb, concurrency int)`
+    yield* insertDraftCheckers(courseUuid, actorProfileUuid, drafts)
     for (const draft of drafts) {
       yield* appendAudit({
         courseUuid,

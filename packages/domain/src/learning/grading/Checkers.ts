@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { ServerSecret } from "../../auth/ServerSecret.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, Timestamp } from "../../store/Rows.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
 import { openSecret, sealSecret } from "../../webhooks/SigningSecret.js"
@@ -13,12 +14,14 @@ import { WebhookSettings } from "../../webhooks/WebhookSettings.js"
 import { appendAudit } from "../Audit.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
-import { checkReply, type CheckResult, type DeclarativeRule, ruleProblem } from "./Declarative.js"
-import { Checker, type CheckerCreate, type CheckerStatus, PreflightResult, type PreflightCase, type ReferenceCase, unpreflightedCheckerStatuses } from "./GradingModel.js"
+import { checkReply, type CheckResult, ruleProblem } from "./Declarative.js"
+import { Checker, type CheckerCreate, type CheckerStatus, ControlEvent, PreflightCase, PreflightResult, ReferenceCase, unpreflightedCheckerStatuses } from "./GradingModel.js"
 import { CheckerNotReady } from "../LearningErrors.js"
 import type { CourseOperation } from "../Permissions.js"
 import { GradingJob } from "../steps/StepModel.js"
 import { jobView } from "./CheckerCalls.js"
+import { CheckerRow, checkerColumns, findChecker, insertChecker, setPreflightJob, setSupersededBy, updateCheckerStatus } from "./CheckerRepository.js"
+import { decodeJobs, insertPreflightJob, jobColumns, succeedPreflightJob, wakeCheckerJobs } from "./GradingJobRepository.js"
 
 /**
  * Checkers (LEARNING §2.1 #14, §2.2, §5.5, issue 18 point 1): declarative rules or an external
@@ -48,33 +51,31 @@ export const checkerAllows = (trigger: CheckerTrigger, status: CheckerStatus): b
 /** Consecutive platform errors after which the circuit breaker suspends an external checker. */
 export const breakerThreshold = 5
 
-export interface CheckerRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly lineage_uuid: string
-  readonly version: number
-  readonly name: string
-  readonly kind: "declarative" | "http"
-  readonly status: CheckerStatus
-  readonly rules: DeclarativeRule | null
-  readonly url: string | null
-  readonly generator_url: string | null
-  readonly timeout_ms: number
-  readonly secret_sealed: string | null
-  readonly reference_cases: ReadonlyArray<ReferenceCase>
-  readonly sample_cases: ReadonlyArray<unknown>
-  readonly concurrency: number
-  readonly error_streak: number
-  readonly replaces_uuid: string | null
-  readonly superseded_by_uuid: string | null
-  readonly preflight_job_uuid: string | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export const checkerColumns = `uuid, course_uuid, lineage_uuid, version, name, kind, status, rules, url, generator_url, timeout_ms, secret_sealed,
-  reference_cases, sample_cases, concurrency, error_streak, replaces_uuid, superseded_by_uuid, preflight_job_uuid, revision, created_at, updated_at`
+// Rows read here, each decoded by a decoder compiled once.
+const decodeLatest = rowsDecoder(Schema.Struct({ v: Schema.NullOr(Schema.Number) }))
+const decodeCheckerPage = rowsDecoder(Schema.Struct({ ...CheckerRow.fields, position: Schema.String }))
+const PreflightInput = Schema.Struct({ cases: Schema.Array(ReferenceCase) })
+const decodePreflightJob = rowsDecoder(Schema.Struct({ checker_uuid: Schema.String, course_uuid: Schema.String, input: PreflightInput }))
+const decodePreflightView = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  checker_uuid: Schema.String,
+  status: PreflightResult.fields.status,
+  input: PreflightInput,
+  result: Schema.NullOr(Schema.Struct({ passed: Schema.Boolean, cases: Schema.Array(PreflightCase) })),
+  created_at: Timestamp,
+  finished_at: Schema.NullOr(Timestamp)
+}))
+const decodeControls = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  checker_uuid: Schema.String,
+  action: ControlEvent.fields.action,
+  from_status: Schema.String,
+  to_status: Schema.String,
+  actor_profile_uuid: Schema.NullOr(Schema.String),
+  reason: Schema.String,
+  created_at: Timestamp,
+  position: Schema.String
+}))
 
 /** A checker as staff see it: the secret is never part of it. */
 export const checkerView = (row: CheckerRow): Checker => ({
@@ -104,9 +105,7 @@ export const checkerView = (row: CheckerRow): Checker => ({
 
 export const loadChecker = (courseUuid: string, uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<CheckerRow>`SELECT ${sql.literal(checkerColumns)} FROM learning_checkers
-      WHERE uuid = ${uuid} AND course_uuid = ${courseUuid} ${options.lock ? sql`FOR UPDATE` : sql``}`
+    const row = yield* findChecker(courseUuid, uuid, options)
     if (row === undefined) return yield* new NotFound({ message: `No checker ${uuid} in this course` })
     return row
   })
@@ -124,9 +123,7 @@ export const moveChecker = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const to = checkerTransitions[trigger].to
-    const [moved] = yield* sql<CheckerRow>`UPDATE learning_checkers SET status = ${to}, revision = revision + 1, updated_at = now()
-      ${trigger === "learning.checkers.resume" ? sql`, error_streak = 0` : sql``}
-      WHERE uuid = ${row.uuid} RETURNING ${sql.literal(checkerColumns)}`
+    const moved = yield* updateCheckerStatus(row.uuid, to, { resetStreak: trigger === "learning.checkers.resume" })
     yield* sql`INSERT INTO learning_checker_controls (uuid, checker_uuid, action, from_status, to_status, actor_profile_uuid, reason)
       VALUES (${crypto.randomUUID()}, ${row.uuid}, ${log.action}, ${row.status}, ${to}, ${log.actorUuid}, ${log.reason})`
     yield* appendAudit({
@@ -140,7 +137,7 @@ export const moveChecker = (
       reason: log.reason,
       requestUuid: log.requestUuid
     })
-    return moved!
+    return moved
   })
 
 /** `learning.checker.failed` for a checker (failed preflight, circuit breaker, failed grade job). */
@@ -192,7 +189,7 @@ export const createChecker = (actor: Actor, courseUuid: string, input: CheckerCr
       if (replaces.status === "superseded") return yield* invalid(`replaces: checker ${replaces.uuid} is already superseded`)
       lineage = replaces.lineage_uuid
       yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`checker-lineage:${lineage}`}, 0))`
-      const [latest] = yield* sql<{ v: number }>`SELECT max(version)::int AS v FROM learning_checkers WHERE lineage_uuid = ${lineage}`
+      const [latest] = yield* Effect.flatMap(sql`SELECT max(version)::int AS v FROM learning_checkers WHERE lineage_uuid = ${lineage}`, decodeLatest)
       version = (latest?.v ?? 0) + 1
     }
     if (input.kind === "http") {
@@ -200,12 +197,24 @@ export const createChecker = (actor: Actor, courseUuid: string, input: CheckerCr
       else if (replaces?.secret_sealed != null) secretSealed = sealSecret(serverSecret, uuid, openSecret(serverSecret, replaces.uuid, replaces.secret_sealed))
       else return yield* invalid("secret: an http checker needs the secret its grader verifies signatures with")
     }
-    const [row] = yield* sql<CheckerRow>`INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, version, name, kind, rules, url, generator_url,
-        timeout_ms, secret_sealed, sample_cases, reference_cases, concurrency, replaces_uuid, created_by)
-      VALUES (${uuid}, ${courseUuid}, ${lineage}, ${version}, ${input.name}, ${input.kind}, ${input.rules === undefined ? null : JSON.stringify(input.rules)}::jsonb,
-        ${url}, ${generatorUrl}, ${input.timeoutMs ?? 10_000}, ${secretSealed}, ${JSON.stringify(input.sampleCases ?? [])}::jsonb,
-        ${JSON.stringify(input.referenceCases)}::jsonb, ${input.concurrency ?? 8}, ${replaces?.uuid ?? null}, ${actor.profileUuid})
-      RETURNING ${sql.literal(checkerColumns)}`
+    const row = yield* insertChecker({
+      uuid,
+      courseUuid,
+      lineageUuid: lineage,
+      version,
+      name: input.name,
+      kind: input.kind,
+      rules: input.rules,
+      url,
+      generatorUrl,
+      timeoutMs: input.timeoutMs ?? 10_000,
+      secretSealed,
+      sampleCases: input.sampleCases ?? [],
+      referenceCases: input.referenceCases,
+      concurrency: input.concurrency ?? 8,
+      replacesUuid: replaces?.uuid ?? null,
+      createdBy: actor.profileUuid
+    })
     yield* appendAudit({
       courseUuid,
       actorProfileUuid: actor.profileUuid,
@@ -215,7 +224,7 @@ export const createChecker = (actor: Actor, courseUuid: string, input: CheckerCr
       after: { lineageUuid: lineage, version, kind: input.kind, replaces: replaces?.uuid ?? null },
       requestUuid: input.requestUuid
     })
-    return checkerView(row!)
+    return checkerView(row)
   }))
 
 export const listCheckers = (actor: Actor, courseUuid: string, query: { readonly status?: CheckerStatus | undefined; readonly cursor?: string | undefined; readonly limit?: number | undefined }) =>
@@ -224,18 +233,18 @@ export const listCheckers = (actor: Actor, courseUuid: string, query: { readonly
     yield* courseFor(actor, "learning.checkers.list", courseUuid, { lock: false })
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<CheckerRow & { position: string }>`SELECT ${sql.literal(checkerColumns)}, created_at::text AS position FROM learning_checkers
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(checkerColumns)}, created_at::text AS position FROM learning_checkers
       WHERE course_uuid = ${courseUuid} ${query.status === undefined ? sql`` : sql`AND status = ${query.status}`}
         ${position._tag === "Some" ? sql`AND (created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodeCheckerPage
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), checkerView)
   })
 
 export const getChecker = (actor: Actor, courseUuid: string, uuid: string) =>
   Effect.map(checkerFor(actor, "learning.checkers.get", courseUuid, uuid, { lock: false }), checkerView)
-
-const jobColumns = `uuid, kind, status, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid, verdict, result, platform_error,
-  tries, created_at, finished_at`
 
 /** Whether a case's verdict is what the case expects. */
 const casePassed = (expected: ReferenceCase["expected"], verdict: string | undefined) =>
@@ -255,9 +264,12 @@ export interface CaseOutcome {
 export const finishPreflight = (jobUuid: string, outcomes: ReadonlyArray<CaseOutcome>): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [job] = yield* sql<{ checker_uuid: string; course_uuid: string; input: { cases: ReadonlyArray<ReferenceCase> } }>`
+    const [job] = yield* Effect.flatMap(
+      sql`
       SELECT checker_uuid, course_uuid, input FROM learning_grading_jobs WHERE uuid = ${jobUuid} AND kind = 'preflight'
-        AND status IN ('queued', 'running') FOR UPDATE`
+        AND status IN ('queued', 'running') FOR UPDATE`,
+      decodePreflightJob
+    )
     if (job === undefined) return false
     const checker = yield* Effect.orDie(loadChecker(job.course_uuid, job.checker_uuid, { lock: true }))
     const cases: Array<PreflightCase> = job.input.cases.map((reference, index) => {
@@ -272,8 +284,7 @@ export const finishPreflight = (jobUuid: string, outcomes: ReadonlyArray<CaseOut
       }
     })
     const passed = cases.every((one) => one.passed)
-    yield* sql`UPDATE learning_grading_jobs SET status = 'succeeded', verdict = ${passed ? "passed" : "failed"}, lease_until = NULL,
-      result = ${JSON.stringify({ passed, cases })}::jsonb, finished_at = now(), updated_at = now() WHERE uuid = ${jobUuid}`
+    yield* succeedPreflightJob(jobUuid, passed ? "passed" : "failed", { passed, cases })
     if (checker.status !== "preflighting" || checker.preflight_job_uuid !== jobUuid) return true
     if (!passed) {
       const failed = yield* moveChecker(checker, "preflight.failed", { action: "preflight_failed", actorUuid: null, reason: `${cases.filter((c) => !c.passed).length} of ${cases.length} cases failed` })
@@ -285,7 +296,7 @@ export const finishPreflight = (jobUuid: string, outcomes: ReadonlyArray<CaseOut
       const old = yield* Effect.orDie(loadChecker(checker.course_uuid, checker.replaces_uuid, { lock: true }))
       if (checkerAllows("lineage.replaced", old.status)) {
         yield* moveChecker(old, "lineage.replaced", { action: "superseded", actorUuid: null, reason: `version ${checker.version} is ready` })
-        yield* sql`UPDATE learning_checkers SET superseded_by_uuid = ${checker.uuid} WHERE uuid = ${old.uuid}`
+        yield* setSupersededBy(old.uuid, checker.uuid)
       }
     }
     return true
@@ -301,10 +312,9 @@ export const preflightChecker = (actor: Actor, courseUuid: string, uuid: string,
     const cases = input.cases ?? checker.reference_cases
     if (cases.length === 0) return yield* invalid("cases: a preflight needs reference cases (the checker has none)")
     const jobUuid = crypto.randomUUID()
-    yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, checker_uuid, requester_profile_uuid, input)
-      VALUES (${jobUuid}, 'preflight', ${courseUuid}, ${uuid}, ${actor.profileUuid}, ${JSON.stringify({ cases })}::jsonb)`
+    yield* insertPreflightJob({ uuid: jobUuid, courseUuid, checkerUuid: uuid, requesterProfileUuid: actor.profileUuid, cases })
     yield* moveChecker(checker, "learning.checkers.preflight", { action: "preflight", actorUuid: actor.profileUuid, reason: `${cases.length} cases`, requestUuid: input.requestUuid })
-    yield* sql`UPDATE learning_checkers SET preflight_job_uuid = ${jobUuid} WHERE uuid = ${uuid}`
+    yield* setPreflightJob(uuid, jobUuid)
     if (checker.kind === "declarative") {
       // Pure rules: evaluated here, in this transaction (no code runs, nothing is called).
       const outcomes = cases.map((reference): CaseOutcome => {
@@ -313,7 +323,7 @@ export const preflightChecker = (actor: Actor, courseUuid: string, uuid: string,
       })
       yield* finishPreflight(jobUuid, outcomes)
     }
-    const [job] = yield* sql<Parameters<typeof jobView>[0]>`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs WHERE uuid = ${jobUuid}`
+    const [job] = yield* Effect.flatMap(sql`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs WHERE uuid = ${jobUuid}`, decodeJobs)
     return jobView(job!)
   }))
 
@@ -321,16 +331,11 @@ export const getPreflight = (actor: Actor, courseUuid: string, jobUuid: string) 
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.preflights.get", courseUuid, { lock: false })
-    const [job] = yield* sql<{
-      uuid: string
-      checker_uuid: string
-      status: (typeof PreflightResult.Type)["status"]
-      input: { cases: ReadonlyArray<ReferenceCase> }
-      result: { passed: boolean; cases: ReadonlyArray<PreflightCase> } | null
-      created_at: Date
-      finished_at: Date | null
-    }>`SELECT uuid, checker_uuid, status, input, result, created_at, finished_at FROM learning_grading_jobs
-      WHERE uuid = ${jobUuid} AND course_uuid = ${courseUuid} AND kind = 'preflight'`
+    const [job] = yield* Effect.flatMap(
+      sql`SELECT uuid, checker_uuid, status, input, result, created_at, finished_at FROM learning_grading_jobs
+      WHERE uuid = ${jobUuid} AND course_uuid = ${courseUuid} AND kind = 'preflight'`,
+      decodePreflightView
+    )
     if (job === undefined) return yield* new NotFound({ message: `No preflight ${jobUuid} in this course` })
     const result: typeof PreflightResult.Type = {
       jobUuid: job.uuid,
@@ -364,7 +369,6 @@ export const suspendChecker = (actor: Actor, courseUuid: string, uuid: string, i
 /** Resume: dispatch goes on; the queued jobs of the checker are due at once and the breaker's streak starts over. */
 export const resumeChecker = (actor: Actor, courseUuid: string, uuid: string, input: ControlInput) =>
   once(actor, "learning.checkers.resume", input, Checker, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const checker = yield* checkerFor(actor, "learning.checkers.resume", courseUuid, uuid, { lock: true })
     yield* requireRevision("checker", checker.revision, input.expectedRevision)
     if (!checkerAllows("learning.checkers.resume", checker.status)) {
@@ -373,8 +377,7 @@ export const resumeChecker = (actor: Actor, courseUuid: string, uuid: string, in
         : new InvalidState({ message: `learning.checkers.resume is not allowed on a ${checker.status} checker` }))
     }
     const resumed = yield* moveChecker(checker, "learning.checkers.resume", { action: "resume", actorUuid: actor.profileUuid, reason: input.reason, requestUuid: input.requestUuid })
-    yield* sql`UPDATE learning_grading_jobs SET next_try_at = now(), updated_at = now()
-      WHERE checker_uuid = ${uuid} AND status = 'queued' AND kind IN ('grade', 'regrade')`
+    yield* wakeCheckerJobs(uuid)
     return checkerView(resumed)
   }))
 
@@ -384,20 +387,13 @@ export const controlHistory = (actor: Actor, courseUuid: string, uuid: string, q
     yield* checkerFor(actor, "learning.checkers.control_history", courseUuid, uuid, { lock: false })
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<{
-      uuid: string
-      checker_uuid: string
-      action: "suspend" | "resume" | "auto_suspend" | "preflight" | "preflight_passed" | "preflight_failed" | "superseded"
-      from_status: string
-      to_status: string
-      actor_profile_uuid: string | null
-      reason: string
-      created_at: Date
-      position: string
-    }>`SELECT uuid, checker_uuid, action, from_status, to_status, actor_profile_uuid, reason, created_at, created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT uuid, checker_uuid, action, from_status, to_status, actor_profile_uuid, reason, created_at, created_at::text AS position
       FROM learning_checker_controls WHERE checker_uuid = ${uuid}
         ${position._tag === "Some" ? sql`AND (created_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`
+      ORDER BY created_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodeControls
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => ({
       uuid: row.uuid,
       checkerUuid: row.checker_uuid,

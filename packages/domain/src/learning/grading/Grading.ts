@@ -3,10 +3,13 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Schema } from "effect"
 import { InvalidRequest, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
+import { rowsDecoder, Timestamp } from "../../store/Rows.js"
 import { breakerThreshold, type CaseOutcome, checkerFailedEvent, checkerAllows, finishPreflight, loadChecker, moveChecker } from "./Checkers.js"
+import { countCheckerError, resetErrorStreak } from "./CheckerRepository.js"
 import { courseFor } from "../courses/Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
-import type { DiagnosticTry } from "./GradingModel.js"
+import { DiagnosticTry } from "./GradingModel.js"
+import { appendDiagnostics, claimGradingJobs, failJob, requeueUnspent, retryJob, succeedJob } from "./GradingJobRepository.js"
 import { finishRegradeJob } from "../corrections/Regrades.js"
 import { dispatchSubmissions, finishGradeJob, lockJobEnrollments } from "../steps/Submissions.js"
 
@@ -65,57 +68,38 @@ export type CallReport =
   /** A declarative checker's rules, evaluated by the worker (nothing called). */
   | { readonly _tag: "evaluated"; readonly result: CheckResult; readonly latencyMs: number }
 
-interface ClaimedRow {
-  readonly uuid: string
-  readonly kind: "grade" | "regrade" | "preflight"
-  readonly tries: number
-  readonly course_uuid: string
-  readonly node_key: string | null
-  readonly submission_uuid: string | null
-  readonly enrollment_uuid: string | null
-  readonly input: { readonly cases?: ReadonlyArray<{ readonly reply: unknown; readonly clue?: unknown }> }
-  readonly checker_uuid: string
-  readonly checker_kind: "declarative" | "http"
-  readonly rules: DeclarativeRule | null
-  readonly url: string | null
-  readonly timeout_ms: number
-  readonly secret_sealed: string | null
-  readonly reply: unknown
-  readonly clue: unknown
-  readonly attempt_no: number | null
-}
-
-const graded = ["grade", "regrade", "preflight"] as const
+// Rows read here, each decoded by a decoder compiled once.
+const decodeJobEnrollments = rowsDecoder(Schema.Struct({ uuid: Schema.String, enrollment_uuid: Schema.String }))
+const decodeDiagnostics = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  kind: Schema.String,
+  status: Schema.String,
+  checker_uuid: Schema.NullOr(Schema.String),
+  submission_uuid: Schema.NullOr(Schema.String),
+  tries: Schema.Number,
+  verdict: Schema.NullOr(Schema.String),
+  platform_error: Schema.NullOr(Schema.String),
+  diagnostics: Schema.NullOr(Schema.Struct({ calls: Schema.optional(Schema.Array(DiagnosticTry)) })),
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  finished_at: Schema.NullOr(Timestamp)
+}))
+const decodeUsage = rowsDecoder(Schema.Struct({
+  checker_uuid: Schema.String,
+  kind: Schema.String,
+  day: Schema.String,
+  calls: Schema.Number,
+  verdicts: Schema.Number,
+  platform_errors: Schema.Number,
+  latency_ms_total: Schema.String,
+  latency_ms_max: Schema.Number
+}))
 
 /** Claims up to `limit` due jobs within each checker's free concurrency; grade jobs' submissions move to `checking`. */
 export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<GradingCall>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      const rows = yield* sql<ClaimedRow>`WITH cap AS (
-          SELECT c.uuid, c.status, c.timeout_ms, c.concurrency - (SELECT count(*)::int FROM learning_grading_jobs r
-            WHERE r.checker_uuid = c.uuid AND r.status = 'running' AND r.lease_until >= now() AND r.kind IN ${sql.in(graded)}) AS free
-          FROM learning_checkers c
-          WHERE c.status IN ('ready', 'superseded', 'preflighting') AND EXISTS (SELECT 1 FROM learning_grading_jobs q
-            WHERE q.checker_uuid = c.uuid AND q.kind IN ${sql.in(graded)}
-              AND ((q.status = 'queued' AND q.next_try_at <= now()) OR (q.status = 'running' AND q.lease_until < now())))
-          FOR NO KEY UPDATE OF c SKIP LOCKED
-        ), due AS (
-          SELECT j.uuid, cap.timeout_ms FROM cap CROSS JOIN LATERAL (
-            SELECT q.uuid FROM learning_grading_jobs q
-            WHERE q.checker_uuid = cap.uuid AND q.kind IN ${sql.in(graded)} AND (q.kind = 'preflight') = (cap.status = 'preflighting')
-              AND ((q.status = 'queued' AND q.next_try_at <= now()) OR (q.status = 'running' AND q.lease_until < now()))
-            ORDER BY q.next_try_at LIMIT greatest(cap.free, 0) FOR UPDATE OF q SKIP LOCKED
-          ) j LIMIT ${limit}
-        ), claimed AS (
-          UPDATE learning_grading_jobs j SET status = 'running', tries = j.tries + 1, updated_at = now(), started_at = coalesce(j.started_at, now()),
-            lease_until = now() + make_interval(secs => 60 + ceil(due.timeout_ms / 1000.0) * greatest(1, coalesce(jsonb_array_length(j.input->'cases'), 1)))
-          FROM due WHERE j.uuid = due.uuid
-          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.enrollment_uuid, j.input, j.checker_uuid
-        )
-        SELECT claimed.*, c.kind AS checker_kind, c.rules, c.url, c.timeout_ms, c.secret_sealed, s.reply, v.clue, s.attempt_no
-        FROM claimed JOIN learning_checkers c ON c.uuid = claimed.checker_uuid
-          LEFT JOIN learning_submissions s ON s.uuid = claimed.submission_uuid
-          LEFT JOIN learning_variants v ON v.uuid = s.variant_uuid`
+      const rows = yield* claimGradingJobs(limit)
       yield* dispatchSubmissions(rows.flatMap((row) => (row.kind === "grade" && row.submission_uuid !== null ? [row.submission_uuid] : [])))
       return rows.map((row): GradingCall => {
         const base = { jobUuid: row.uuid, kind: row.kind, courseUuid: row.course_uuid, nodeKey: row.node_key }
@@ -192,17 +176,11 @@ const diagnosticOf = (tries: number, report: CallReport, classified: Classified)
 })
 
 /** The call's tries in the job's diagnostics; `latencyMs`: the slowest case of the latest try (near-timeout candidates compare it with the checker's timeout). */
-const recordDiagnostics = (call: Pick<GradingCall, "jobUuid" | "tries">, reports: ReadonlyArray<CallReport>, classified: ReadonlyArray<Classified>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const entries = reports.map((report, index) => diagnosticOf(call.tries, report, classified[index]!))
-    const slowest = reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
-    return Effect.map(
-      sql`UPDATE learning_grading_jobs SET diagnostics = jsonb_build_object('calls',
-          coalesce(diagnostics->'calls', '[]'::jsonb) || ${JSON.stringify(entries)}::jsonb, 'latencyMs', ${slowest}::int)
-        WHERE uuid = ${call.jobUuid} AND status = 'running' AND tries = ${call.tries} RETURNING uuid`,
-      (rows) => rows.length > 0
-    )
-  })
+const recordDiagnostics = (call: Pick<GradingCall, "jobUuid" | "tries">, reports: ReadonlyArray<CallReport>, classified: ReadonlyArray<Classified>) => {
+  const entries = reports.map((report, index) => diagnosticOf(call.tries, report, classified[index]!))
+  const slowest = reports.reduce((max, report) => Math.max(max, Math.round(report.latencyMs)), 0)
+  return appendDiagnostics(call, entries, slowest)
+}
 
 interface Usage {
   readonly checkerUuid: string
@@ -253,16 +231,14 @@ const mergeUsage = (usage: Map<string, Usage>, entry: Usage | undefined) => {
  */
 const countPlatformError = (checkerUuid: string, error: string, jobUuid: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [counted] = yield* sql<{ course_uuid: string; error_streak: number }>`UPDATE learning_checkers SET error_streak = error_streak + 1
-      WHERE uuid = ${checkerUuid} RETURNING course_uuid, error_streak`
-    const checker = yield* Effect.orDie(loadChecker(counted!.course_uuid, checkerUuid, { lock: true }))
+    const counted = yield* countCheckerError(checkerUuid)
+    const checker = yield* Effect.orDie(loadChecker(counted.course_uuid, checkerUuid, { lock: true }))
     if (checker.status === "suspended") return true
-    if (counted!.error_streak < breakerThreshold || !checkerAllows("breaker.open", checker.status)) return false
+    if (counted.error_streak < breakerThreshold || !checkerAllows("breaker.open", checker.status)) return false
     const suspended = yield* moveChecker(checker, "breaker.open", {
       action: "auto_suspend",
       actorUuid: null,
-      reason: `${counted!.error_streak} platform errors in a row; the last: ${error}`
+      reason: `${counted.error_streak} platform errors in a row; the last: ${error}`
     })
     yield* checkerFailedEvent(suspended, { jobUuid })
     return true
@@ -290,12 +266,11 @@ const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsa
       }
       const outcome = classified[0]!
       if (outcome._tag === "verdict") {
-        yield* sql`UPDATE learning_checkers SET error_streak = 0 WHERE uuid = ${call.checkerUuid} AND error_streak > 0`
+        yield* resetErrorStreak(call.checkerUuid)
         if (call.kind === "grade") {
           yield* finishGradeJob(call.jobUuid, { _tag: "verdict", result: outcome.result })
         } else {
-          yield* sql`UPDATE learning_grading_jobs SET status = 'succeeded', verdict = ${outcome.result.verdict}, lease_until = NULL, platform_error = NULL,
-            result = ${JSON.stringify(outcome.result)}::jsonb, finished_at = now(), updated_at = now() WHERE uuid = ${call.jobUuid}`
+          yield* succeedJob(call.jobUuid, { verdict: outcome.result.verdict, result: outcome.result })
           yield* finishRegradeJob(call.jobUuid, { _tag: "verdict", result: outcome.result })
         }
         return "graded" as const
@@ -303,20 +278,17 @@ const finishOne = (call: FinishedCall, reports: ReadonlyArray<CallReport>, onUsa
       const suspended = yield* countPlatformError(call.checkerUuid, outcome.error, call.jobUuid)
       if (suspended) {
         // The outage is the checker's: this try is not spent; the job waits for checkers.resume.
-        yield* sql`UPDATE learning_grading_jobs SET status = 'queued', tries = tries - 1, lease_until = NULL, platform_error = ${outcome.error},
-          next_try_at = now(), updated_at = now() WHERE uuid = ${call.jobUuid}`
+        yield* requeueUnspent(call.jobUuid, outcome.error)
         return "suspended" as const
       }
       if (outcome.retry && call.tries < gradingTries) {
-        yield* sql`UPDATE learning_grading_jobs SET status = 'queued', lease_until = NULL, platform_error = ${outcome.error}, updated_at = now(),
-          next_try_at = now() + make_interval(secs => ${5 * 2 ** (call.tries - 1)}) WHERE uuid = ${call.jobUuid}`
+        yield* retryJob(call.jobUuid, outcome.error, 5 * 2 ** (call.tries - 1))
         return "queued" as const
       }
       if (call.kind === "grade") {
         yield* finishGradeJob(call.jobUuid, { _tag: "platform_error", error: outcome.error })
       } else {
-        yield* sql`UPDATE learning_grading_jobs SET status = 'failed', lease_until = NULL, platform_error = ${outcome.error}, finished_at = now(),
-          updated_at = now() WHERE uuid = ${call.jobUuid}`
+        yield* failJob(call.jobUuid, outcome.error)
         yield* finishRegradeJob(call.jobUuid, { _tag: "platform_error", error: outcome.error })
       }
       return "failed" as const
@@ -361,8 +333,11 @@ export const finishGradingCalls = (
       yield* lockStreakCheckers(finished)
       // Grade jobs only: a regrade's answer changes no learner row.
       const grades = finished.filter(({ call }) => call.kind === "grade").map(({ call }) => call.jobUuid)
-      const enrollmentOf = new Map((grades.length === 0 ? [] : yield* sql<{ uuid: string; enrollment_uuid: string }>`
-        SELECT uuid, enrollment_uuid FROM learning_grading_jobs WHERE uuid IN ${sql.in(grades)}`).map((row) => [row.uuid, row.enrollment_uuid]))
+      const enrollmentOf = new Map((grades.length === 0 ? [] : yield* Effect.flatMap(
+        sql`
+        SELECT uuid, enrollment_uuid FROM learning_grading_jobs WHERE uuid IN ${sql.in(grades)}`,
+        decodeJobEnrollments
+      )).map((row) => [row.uuid, row.enrollment_uuid]))
       const rank = (index: number) => {
         const { call } = finished[index]!
         return call.kind === "grade" ? `0${enrollmentOf.get(call.jobUuid) ?? ""}` : "1"
@@ -392,21 +367,11 @@ export const gradingDiagnostics = (actor: Actor, courseUuid: string, jobUuid: st
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.grading.diagnostics", courseUuid, { lock: false })
-    const [job] = yield* sql<{
-      uuid: string
-      kind: string
-      status: string
-      checker_uuid: string | null
-      submission_uuid: string | null
-      tries: number
-      verdict: string | null
-      platform_error: string | null
-      diagnostics: { calls?: ReadonlyArray<DiagnosticTry> } | null
-      created_at: Date
-      started_at: Date | null
-      finished_at: Date | null
-    }>`SELECT uuid, kind, status, checker_uuid, submission_uuid, tries, verdict, platform_error, diagnostics, created_at, started_at, finished_at
-      FROM learning_grading_jobs WHERE uuid = ${jobUuid} AND course_uuid = ${courseUuid}`
+    const [job] = yield* Effect.flatMap(
+      sql`SELECT uuid, kind, status, checker_uuid, submission_uuid, tries, verdict, platform_error, diagnostics, created_at, started_at, finished_at
+      FROM learning_grading_jobs WHERE uuid = ${jobUuid} AND course_uuid = ${courseUuid}`,
+      decodeDiagnostics
+    )
     if (job === undefined) return yield* new NotFound({ message: `No grading job ${jobUuid} in this course` })
     return {
       jobUuid: job.uuid,
@@ -435,20 +400,14 @@ export const gradingUsage = (actor: Actor, courseUuid: string, query: { readonly
     if (query.to.getTime() - query.from.getTime() > maxUsageDays * 86_400_000) {
       return yield* new InvalidRequest({ message: `to: at most ${maxUsageDays} days after from` })
     }
-    const rows = yield* sql<{
-      checker_uuid: string
-      kind: string
-      day: string
-      calls: number
-      verdicts: number
-      platform_errors: number
-      latency_ms_total: string
-      latency_ms_max: number
-    }>`SELECT u.checker_uuid, u.kind, u.day::text AS day, u.calls, u.verdicts, u.platform_errors, u.latency_ms_total::text, u.latency_ms_max
+    const rows = yield* Effect.flatMap(
+      sql`SELECT u.checker_uuid, u.kind, u.day::text AS day, u.calls, u.verdicts, u.platform_errors, u.latency_ms_total::text, u.latency_ms_max
       FROM learning_grading_usage u JOIN learning_checkers c ON c.uuid = u.checker_uuid
       WHERE c.course_uuid = ${courseUuid} AND u.day BETWEEN (${query.from} AT TIME ZONE 'UTC')::date AND (${query.to} AT TIME ZONE 'UTC')::date
         ${query.checkerUuid === undefined ? sql`` : sql`AND u.checker_uuid = ${query.checkerUuid}`}
-      ORDER BY u.day, u.checker_uuid, u.kind`
+      ORDER BY u.day, u.checker_uuid, u.kind`,
+      decodeUsage
+    )
     return {
       from: query.from,
       to: query.to,

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
+import { rowsDecoder, Timestamp } from "../../store/Rows.js"
 import { appendAudit, appendAudits, type AuditEntry } from "../Audit.js"
 import { versionNodes, type VersionPin } from "../courses/CourseRepository.js"
 import { GradeFrozen } from "../LearningErrors.js"
@@ -32,6 +33,18 @@ import { effectiveLayer, layerColumns, type LayerRow, layersOf, loadSubmission, 
  *   `accepted` by the table's `grade.accept`). `emit: false` leaves status and events to the caller
  *   (reviews.release moves `awaiting_review` itself); the audit row and the revision bump stay.
  */
+
+// Rows read here, each decoded by a decoder compiled once.
+const decodePins: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<VersionPin>> = rowsDecoder(Schema.Struct({
+  course_uuid: Schema.String,
+  version_number: Schema.Number,
+  content_hash: Schema.String,
+  published_at: Timestamp
+}))
+const decodeLayerSubmissions = rowsDecoder(Schema.Struct({ submission_uuid: Schema.String }))
+const decodeFreezes: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Pick<RunRow, "uuid" | "finished_at" | "freeze_after_days">>> = rowsDecoder(
+  Schema.Struct({ uuid: Schema.String, finished_at: Schema.NullOr(Timestamp), freeze_after_days: Schema.Number })
+)
 
 export type LayerKind = LayerRow["kind"]
 /** The kinds appended after the first layer (`auto` is written by grading only). */
@@ -90,8 +103,11 @@ export const requireGradesOpen = (runUuid: string) =>
 export const submissionNode = (row: SubmissionRow) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [pin] = yield* sql<VersionPin>`SELECT course_uuid, number AS version_number, content_hash, published_at FROM learning_course_versions
-      WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`
+    const [pin] = yield* Effect.flatMap(
+      sql`SELECT course_uuid, number AS version_number, content_hash, published_at FROM learning_course_versions
+      WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`,
+      decodePins
+    )
     return pin === undefined ? undefined : (yield* versionNodes(pin)).find((node) => node.nodeKey === row.node_key)
   })
 
@@ -230,7 +246,7 @@ export const revokeScoreLayer = (
 ): Effect.Effect<LayerChange, LayerError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [found] = yield* sql<{ submission_uuid: string }>`SELECT submission_uuid FROM learning_score_layers WHERE uuid = ${layerUuid}`
+    const [found] = yield* Effect.flatMap(sql`SELECT submission_uuid FROM learning_score_layers WHERE uuid = ${layerUuid}`, decodeLayerSubmissions)
     if (found === undefined) return yield* new NotFound({ message: `No score layer ${layerUuid}` })
     const row = yield* loadSubmission(found.submission_uuid, { lock: true })
     yield* requireGradesOpen(row.run_uuid)
@@ -280,8 +296,11 @@ export const appendScoreLayers = (
     const missing = uuids.find((uuid) => !rows.has(uuid))
     if (missing !== undefined) return yield* new NotFound({ message: `No submission ${missing}` })
     if (locked.some((row) => row.status === "cancelled")) return yield* new InvalidState({ message: "A cancelled submission takes no score" })
-    const runs = yield* sql<Pick<RunRow, "uuid" | "finished_at" | "freeze_after_days">>`SELECT r.uuid, r.finished_at, c.freeze_after_days
-      FROM learning_runs r JOIN learning_courses c ON c.uuid = r.course_uuid WHERE r.uuid IN ${sql.in([...new Set(locked.map((row) => row.run_uuid))])}`
+    const runs = yield* Effect.flatMap(
+      sql`SELECT r.uuid, r.finished_at, c.freeze_after_days
+      FROM learning_runs r JOIN learning_courses c ON c.uuid = r.course_uuid WHERE r.uuid IN ${sql.in([...new Set(locked.map((row) => row.run_uuid))])}`,
+      decodeFreezes
+    )
     const now = Date.now()
     if (runs.some((run) => (gradesFrozenAt(run)?.getTime() ?? Infinity) <= now)) {
       return yield* new GradeFrozen({ message: "The run's grades are frozen; no score may change" })

@@ -10,6 +10,7 @@ import { commandHash, idempotent, idempotentBatch } from "../../store/Idempotenc
 import { once } from "../Commands.js"
 import { stepDates } from "../enrollments/Dates.js"
 import { type CheckResult, checkReply } from "../grading/Declarative.js"
+import { cancelSubmissionJobs, claimQueuedGradeJobs, finishRunningGradeJob, insertGradeJob } from "../grading/GradingJobRepository.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
 import { AttemptsExhausted, DeadlinePassed } from "../LearningErrors.js"
 import { requestReviews } from "../reviews/ReviewAssignments.js"
@@ -317,17 +318,21 @@ const gradeOrQueue = (
   attempt: { readonly reply: unknown; readonly variant: VariantRow | undefined; readonly checkerUuid: string | null; readonly late: boolean; readonly attemptsLeft: number | undefined }
 ) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const grading = step.node.grading!
     if (grading.check !== undefined) {
       const result = checkReply(grading.check, attempt.reply, attempt.variant?.clue ?? undefined)
       return yield* applyCheckResult(created, step.node, result, { trigger: "grade.inline", late: attempt.late, attemptsLeft: attempt.attemptsLeft })
     }
     if (grading.checkerUuid !== undefined) {
-      yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
-          requester_profile_uuid, input)
-        VALUES (${crypto.randomUUID()}, 'grade', ${step.course.uuid}, ${step.enrollment.uuid}, ${step.node.nodeKey}, ${created.uuid},
-          ${attempt.checkerUuid}, ${step.enrollment.profile_uuid}, ${JSON.stringify({ late: attempt.late })}::jsonb)`
+      yield* insertGradeJob({
+        courseUuid: step.course.uuid,
+        enrollmentUuid: step.enrollment.uuid,
+        nodeKey: step.node.nodeKey,
+        submissionUuid: created.uuid,
+        checkerUuid: attempt.checkerUuid,
+        requesterProfileUuid: step.enrollment.profile_uuid,
+        input: { late: attempt.late }
+      })
       return { row: created, layers: [] as ReadonlyArray<LayerRow>, progress: "in_progress" as const }
     }
     // No automatic check: a person reviews it (staff by default, learning issue 3).
@@ -481,8 +486,7 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     yield* requireTransition("learning.submissions.cancel", row.status)
     yield* requireRevision("submission", row.revision, input.expectedRevision)
     const cancelled = yield* setStatus(uuid, "learning.submissions.cancel")
-    yield* sql`UPDATE learning_grading_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), lease_until = NULL
-      WHERE submission_uuid = ${uuid} AND status IN ('queued', 'running')`
+    yield* cancelSubmissionJobs(uuid)
     const dates = (yield* stepDates(row.enrollment_uuid)).get(row.node_key)
     return yield* viewOf(cancelled, { learner: true, dates })
   }))
@@ -504,12 +508,11 @@ export const finishGradeJob = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* lockJobEnrollments([jobUuid])
-    const [job] = yield* sql<{ uuid: string; submission_uuid: string; checker_uuid: string | null; course_uuid: string }>`
-      UPDATE learning_grading_jobs SET status = ${outcome._tag === "verdict" ? "succeeded" : "failed"},
-        verdict = ${outcome._tag === "verdict" ? outcome.result.verdict : null},
-        platform_error = ${outcome._tag === "platform_error" ? outcome.error : null},
-        finished_at = now(), updated_at = now(), lease_until = NULL
-      WHERE uuid = ${jobUuid} AND kind = 'grade' AND status = 'running' RETURNING uuid, submission_uuid, checker_uuid, course_uuid`
+    const job = yield* finishRunningGradeJob(jobUuid, {
+      status: outcome._tag === "verdict" ? "succeeded" : "failed",
+      verdict: outcome._tag === "verdict" ? outcome.result.verdict : null,
+      platformError: outcome._tag === "platform_error" ? outcome.error : null
+    })
     if (job === undefined) return false
     const row = yield* Effect.orDie(loadSubmission(job.submission_uuid, { lock: true }))
     if (outcome._tag === "platform_error") {
@@ -560,12 +563,7 @@ export const lockJobEnrollments = (jobUuids: ReadonlyArray<string>): Effect.Effe
 /** W dispatch: claims queued grade jobs (SKIP LOCKED) and moves their submissions to `checking`. For learning issue 3's worker. */
 export const claimGradeJobs = (limit: number) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const jobs = yield* sql<{ uuid: string; submission_uuid: string }>`UPDATE learning_grading_jobs SET status = 'running', tries = tries + 1,
-        lease_until = now() + interval '5 minutes', updated_at = now()
-      WHERE uuid IN (SELECT uuid FROM learning_grading_jobs WHERE kind = 'grade' AND status = 'queued' ORDER BY created_at
-        LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING uuid, submission_uuid`
+    const jobs = yield* claimQueuedGradeJobs(limit)
     yield* dispatchSubmissions(jobs.map((job) => job.submission_uuid))
     return jobs
   })
