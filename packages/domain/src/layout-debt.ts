@@ -52,7 +52,7 @@ export const legacyCasts: Readonly<Record<string, number>> = {
   "learning/community/Notifier.ts": 4,
   "learning/corrections/Extensions.ts": 1,
   "learning/corrections/Incidents.ts": 1,
-  "learning/corrections/RegradePlans.ts": 12,
+  "learning/corrections/RegradePlans.ts": 1,
   "learning/corrections/Regrades.ts": 10,
   "learning/courses/CourseRepository.ts": 7,
   "learning/courses/Courses.ts": 10,
