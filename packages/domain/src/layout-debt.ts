@@ -53,7 +53,6 @@ export const legacyCasts: Readonly<Record<string, number>> = {
   "learning/corrections/Extensions.ts": 1,
   "learning/corrections/Incidents.ts": 1,
   "learning/corrections/RegradePlans.ts": 1,
-  "learning/corrections/Regrades.ts": 10,
   "learning/courses/CourseRepository.ts": 7,
   "learning/courses/Courses.ts": 10,
   "learning/courses/Jobs.ts": 16,
