@@ -1,14 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
-import { loadCourse } from "../courses/CourseRepository.js"
+import { loadCourse, loadVersion } from "../courses/CourseRepository.js"
 import { courseFacts } from "../staff/Staff.js"
 import { Appeal, type AppealT, type ReplacementOptionsT } from "./CorrectionsModel.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
@@ -18,7 +19,7 @@ import { ConflictOfInterest, GradeFrozen, WindowClosed } from "../LearningErrors
 import type { CourseNode } from "../courses/Model.js"
 import { atomScope, decide, holdsAtom, reachesAny, scopeReach, standingOn } from "../Permissions.js"
 import { gradesFrozenAt, loadRun } from "../courses/RunRepository.js"
-import { effectiveLayer, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { effectiveLayer, type LayerRow, layersOf, loadSubmission, type SubmissionRow } from "../steps/SubmissionViews.js"
 import { addDays } from "../enrollments/Schedule.js"
 
 /**
@@ -33,7 +34,8 @@ import { addDays } from "../enrollments/Schedule.js"
 /** Days a released score may be appealed, and a resolution escalated. */
 export const appealWindowDays = 7
 
-export type AppealStatus = "open" | "resolved" | "escalated" | "closed"
+export const AppealStatus = Schema.Literal("open", "resolved", "escalated", "closed")
+export type AppealStatus = typeof AppealStatus.Type
 export type AppealRole = "learner" | "resolver" | "adjuster" | "worker"
 
 /**
@@ -52,37 +54,40 @@ export const appealTransitions = [
 export const appealTransition = (trigger: string, from: AppealStatus | "none") =>
   appealTransitions.find((t) => t.trigger === trigger && t.from === from)
 
-interface AppealRow {
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly enrollment_uuid: string
-  readonly profile_uuid: string
-  readonly node_key: string
-  readonly reason: string
-  readonly requested_points: string | null
-  readonly rubric_items: ReadonlyArray<string>
-  readonly initial_points: string
-  readonly resolved_points: string | null
-  readonly closed_points: string | null
-  readonly status: AppealStatus
-  readonly outcome: "uphold" | "adjust" | "replace" | "regrade" | null
-  readonly comment: string
-  readonly escalation_reason: string | null
-  readonly resolved_by: string | null
-  readonly closed_by: string | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly resolved_at: Date | null
-  readonly escalated_at: Date | null
-  readonly closed_at: Date | null
-}
+const AppealRow = Schema.Struct({
+  uuid: Schema.String,
+  submission_uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  node_key: Schema.String,
+  reason: Schema.String,
+  requested_points: Schema.NullOr(Int8Text),
+  rubric_items: Schema.Array(Schema.String),
+  initial_points: Int8Text,
+  resolved_points: Schema.NullOr(Int8Text),
+  closed_points: Schema.NullOr(Int8Text),
+  status: AppealStatus,
+  outcome: Schema.NullOr(Schema.Literal("uphold", "adjust", "replace", "regrade")),
+  comment: Schema.String,
+  escalation_reason: Schema.NullOr(Schema.String),
+  resolved_by: Schema.NullOr(Schema.String),
+  closed_by: Schema.NullOr(Schema.String),
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  resolved_at: Schema.NullOr(Timestamp),
+  escalated_at: Schema.NullOr(Timestamp),
+  closed_at: Schema.NullOr(Timestamp)
+})
+type AppealRow = typeof AppealRow.Type
 
-const columns = `a.uuid, a.submission_uuid, a.course_uuid, a.run_uuid, a.enrollment_uuid, a.profile_uuid, a.node_key, a.reason, a.requested_points,
-  a.rubric_items, a.initial_points, a.resolved_points, a.closed_points, a.status, a.outcome, a.comment, a.escalation_reason, a.resolved_by,
-  a.closed_by, a.revision, a.created_at, a.updated_at, a.resolved_at, a.escalated_at, a.closed_at`
+const columns = selectList(AppealRow, "a")
+const decodeAppeals = rowsDecoder(AppealRow)
+const decodePositionedAppeals = rowsDecoder(Schema.Struct({ ...AppealRow.fields, position: Schema.String }))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeMoment = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
 
 const num = (value: string | null) => (value === null ? undefined : Number(value))
 
@@ -116,17 +121,16 @@ const appealView = (row: AppealRow): AppealT => ({
 const loadAppeal = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<AppealRow>`SELECT ${sql.literal(columns)} FROM learning_appeals a WHERE a.uuid = ${uuid} ${lock ? sql.literal("FOR UPDATE") : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_appeals a WHERE a.uuid = ${uuid} ${lock ? sql.literal("FOR UPDATE") : sql``}`,
+      decodeAppeals
+    )
     return row === undefined ? yield* new NotFound({ message: `No appeal ${uuid}` }) : row
   })
 
 /** The node a submission answered, at its pinned version. */
 export const nodeOf = (row: Pick<SubmissionRow, "course_uuid" | "version_number" | "node_key">): Effect.Effect<CourseNode | undefined, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<{ nodes: ReadonlyArray<CourseNode> }>`SELECT nodes FROM learning_course_versions WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`,
-      (rows) => rows[0]?.nodes.find((node) => node.nodeKey === row.node_key)
-    ))
+  Effect.map(loadVersion(row.course_uuid, row.version_number), (version) => version?.nodes.find((node) => node.nodeKey === row.node_key))
 
 const frozenCheck = (runUuid: string) =>
   Effect.gen(function*() {
@@ -180,11 +184,14 @@ export const createAppeal = (
     }
     const [open] = yield* sql`SELECT 1 FROM learning_appeals WHERE submission_uuid = ${row.uuid} AND status <> 'closed'`
     if (open !== undefined) return yield* new InvalidState({ message: "The submission has an appeal that is not closed" })
-    const [created] = yield* sql<AppealRow>`INSERT INTO learning_appeals AS a (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid,
+    const [created] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_appeals AS a (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid,
         node_key, reason, requested_points, rubric_items, initial_points)
       VALUES (${crypto.randomUUID()}, ${row.uuid}, ${row.course_uuid}, ${row.run_uuid}, ${row.enrollment_uuid}, ${row.profile_uuid}, ${row.node_key},
         ${input.reason}, ${input.requestedPoints ?? null}, ${JSON.stringify(input.rubricItems ?? [])}::jsonb, ${Number(score.points)})
-      RETURNING ${sql.literal(columns)}`
+      RETURNING ${sql.literal(columns)}`,
+      decodeAppeals
+    )
     yield* appendEvent({
       type: "learning.appeal.opened",
       aggregate: { kind: "learning_appeal", uuid: created!.uuid, revision: created!.revision },
@@ -213,15 +220,23 @@ export const createAppeal = (
     return appealView(created!)
   }))
 
+/** Another graded attempt on the step: what a replacement option is built from. */
+const OtherAttempt = Schema.Struct({ uuid: Schema.String, attempt_no: Schema.Number })
+const otherAttemptColumns = selectList(OtherAttempt, "s")
+const decodeOtherAttempts = rowsDecoder(OtherAttempt)
+
 /** The computed replacement options of an appeal's submission (no side effects). */
 const optionsFor = (appeal: AppealRow) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const submission = yield* loadSubmission(appeal.submission_uuid, { lock: false })
     const node = yield* nodeOf(submission)
-    const others = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+    const others = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(otherAttemptColumns)} FROM learning_submissions s
       WHERE s.enrollment_uuid = ${appeal.enrollment_uuid} AND s.node_key = ${appeal.node_key} AND s.uuid <> ${appeal.submission_uuid}
-        AND s.status IN ('graded', 'accepted', 'revision_requested') ORDER BY s.attempt_no`
+        AND s.status IN ('graded', 'accepted', 'revision_requested') ORDER BY s.attempt_no`,
+      decodeOtherAttempts
+    )
     const layers = yield* layersOf(others.map((row) => row.uuid))
     const options: Array<ReplacementOptionsT["options"][number]> = []
     for (const other of others) {
@@ -311,12 +326,18 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
       })
     }
     const [updated] = transition.to === "resolved"
-      ? yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'resolved', outcome = ${input.outcome}, resolved_points = ${points},
+      ? yield* Effect.flatMap(
+        sql`UPDATE learning_appeals a SET status = 'resolved', outcome = ${input.outcome}, resolved_points = ${points},
           comment = ${input.comment}, resolved_by = ${actor.profileUuid}, resolved_at = now(), revision = revision + 1, updated_at = now()
-        WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`
-      : yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'closed', outcome = ${input.outcome}, closed_points = ${points},
+        WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`,
+        decodeAppeals
+      )
+      : yield* Effect.flatMap(
+        sql`UPDATE learning_appeals a SET status = 'closed', outcome = ${input.outcome}, closed_points = ${points},
           comment = ${input.comment}, closed_by = ${actor.profileUuid}, closed_at = now(), revision = revision + 1, updated_at = now()
-        WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`
+        WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`,
+        decodeAppeals
+      )
     return yield* audited(actor, `appeal.${transition.to === "resolved" ? "resolve" : "close"}`, appeal, updated!, input.comment, input.requestUuid)
   }))
 
@@ -334,8 +355,11 @@ export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readon
     if (Date.now() > addDays(appeal.resolved_at!, appealWindowDays).getTime()) {
       return yield* new WindowClosed({ message: `A resolution is escalated within ${appealWindowDays} days` })
     }
-    const [updated] = yield* sql<AppealRow>`UPDATE learning_appeals a SET status = 'escalated', escalation_reason = ${input.reason}, escalated_at = now(),
-        revision = revision + 1, updated_at = now() WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`
+    const [updated] = yield* Effect.flatMap(
+      sql`UPDATE learning_appeals a SET status = 'escalated', escalation_reason = ${input.reason}, escalated_at = now(),
+        revision = revision + 1, updated_at = now() WHERE a.uuid = ${appealUuid} RETURNING ${sql.literal(columns)}`,
+      decodeAppeals
+    )
     return yield* audited(actor, "appeal.escalate", appeal, updated!, input.reason, input.requestUuid)
   }))
 
@@ -343,18 +367,21 @@ export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readon
 export const closeResolvedAppeals = (now: Date, batch = 100): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.map(
-      sql<{ uuid: string }>`UPDATE learning_appeals SET status = 'closed', closed_points = resolved_points, closed_at = now(),
+      Effect.flatMap(
+        sql`UPDATE learning_appeals SET status = 'closed', closed_points = resolved_points, closed_at = now(),
           revision = revision + 1, updated_at = now()
         WHERE uuid IN (SELECT uuid FROM learning_appeals WHERE status = 'resolved'
           AND resolved_at + make_interval(days => ${appealWindowDays}) <= ${now} ORDER BY resolved_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
         RETURNING uuid`,
+        decodeUuids
+      ),
       (rows) => rows.length
     )))
 
 /** The earliest moment `closeResolvedAppeals` has work (index `learning_appeals_closing`, migration 0030); `undefined`: none. */
 export const nextAppealClosingMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ at: Date | string | null }>`SELECT min(resolved_at) + make_interval(days => ${appealWindowDays}) AS at
-    FROM learning_appeals WHERE status = 'resolved'`.pipe(Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))))
+  sql`SELECT min(resolved_at) + make_interval(days => ${appealWindowDays}) AS at
+    FROM learning_appeals WHERE status = 'resolved'`.pipe(Effect.flatMap(decodeMoment), Effect.map(([row]) => row?.at ?? undefined)))
 
 export const submissionAppeals = (actor: Actor, submissionUuid: string) =>
   Effect.gen(function*() {
@@ -362,8 +389,11 @@ export const submissionAppeals = (actor: Actor, submissionUuid: string) =>
     const row = yield* loadSubmission(submissionUuid, { lock: false })
     yield* enrollmentFor(actor, "learning.appeals.list_for_submission", row.enrollment_uuid, { lock: false })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${submissionUuid}` }))))
-    const rows = yield* sql<AppealRow>`SELECT ${sql.literal(columns)} FROM learning_appeals a WHERE a.submission_uuid = ${submissionUuid}
-      ORDER BY a.created_at DESC, a.uuid DESC`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_appeals a WHERE a.submission_uuid = ${submissionUuid}
+      ORDER BY a.created_at DESC, a.uuid DESC`,
+      decodeAppeals
+    )
     return rows.map(appealView)
   })
 
@@ -382,11 +412,14 @@ export const courseAppeals = (
     if (refusal !== undefined && !reachesAny(scope)) return yield* refusal
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<AppealRow & { position: string }>`SELECT ${sql.literal(columns)}, a.created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)}, a.created_at::text AS position
       FROM learning_appeals a WHERE a.course_uuid = ${courseUuid} AND ${scopeReach(sql, scope, sql`a.run_uuid`, sql`a.enrollment_uuid`)}
         ${query.status !== undefined ? sql`AND a.status = ${query.status}` : sql``}
         ${query.nodeKey !== undefined ? sql`AND a.node_key = ${query.nodeKey}` : sql``}
         ${position._tag === "Some" ? sql`AND (a.created_at, a.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY a.created_at DESC, a.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY a.created_at DESC, a.uuid DESC LIMIT ${limit + 1}`,
+      decodePositionedAppeals
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), appealView)
   })

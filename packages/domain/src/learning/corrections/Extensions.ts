@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { appendEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
 import { ExtensionRequest, type ExtensionRequestT } from "./CorrectionsModel.js"
@@ -30,32 +31,36 @@ import { addDays, daysBetween } from "../enrollments/Schedule.js"
 
 const openStatuses = ["active", "paused"] as const
 
-export interface ExtensionRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly enrollment_uuid: string
-  readonly profile_uuid: string
-  readonly node_key: string | null
-  readonly original_due_at: Date
-  readonly requested_due_at: Date
-  readonly granted_due_at: Date | null
-  readonly basis: "original_due" | "approval" | null
-  readonly reason: string
-  readonly comment: string
-  readonly status: "requested" | "approved" | "denied" | "expired"
-  readonly auto_approved: boolean
-  readonly override_uuid: string | null
-  readonly decided_by: string | null
-  readonly decided_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+export const ExtensionRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  profile_uuid: Schema.String,
+  node_key: Schema.NullOr(Schema.String),
+  original_due_at: Timestamp,
+  requested_due_at: Timestamp,
+  granted_due_at: Schema.NullOr(Timestamp),
+  basis: Schema.NullOr(Schema.Literal("original_due", "approval")),
+  reason: Schema.String,
+  comment: Schema.String,
+  status: Schema.Literal("requested", "approved", "denied", "expired"),
+  auto_approved: Schema.Boolean,
+  override_uuid: Schema.NullOr(Schema.String),
+  decided_by: Schema.NullOr(Schema.String),
+  decided_at: Schema.NullOr(Timestamp),
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type ExtensionRow = typeof ExtensionRow.Type
 
-const columns = `x.uuid, x.course_uuid, x.run_uuid, x.enrollment_uuid, x.profile_uuid, x.node_key, x.original_due_at, x.requested_due_at,
-  x.granted_due_at, x.basis, x.reason, x.comment, x.status, x.auto_approved, x.override_uuid, x.decided_by, x.decided_at, x.revision,
-  x.created_at, x.updated_at`
+const columns = selectList(ExtensionRow, "x")
+const decodeExtensions = rowsDecoder(ExtensionRow)
+const decodePositionedExtensions = rowsDecoder(Schema.Struct({ ...ExtensionRow.fields, position: Schema.String }))
+const decodeCounts = rowsDecoder(Schema.Struct({ used: Schema.Number, pending: Schema.Number }))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeMoment = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
 
 /** The extension request state machine (LEARNING §2.2) as data; the tests generate state × trigger × role from it. */
 export const extensionTransitions = {
@@ -228,8 +233,11 @@ const grant = (row: ExtensionRow, granted: Date, by: string, dates: ReadonlyMap<
 const loadExtension = (uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<ExtensionRow>`SELECT ${sql.literal(columns)} FROM learning_extension_requests x WHERE x.uuid = ${uuid}
-      ${lock ? sql.literal("FOR UPDATE") : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_extension_requests x WHERE x.uuid = ${uuid}
+      ${lock ? sql.literal("FOR UPDATE") : sql``}`,
+      decodeExtensions
+    )
     return row === undefined ? yield* new NotFound({ message: `No extension request ${uuid}` }) : row
   })
 
@@ -286,25 +294,34 @@ export const createExtension = (actor: Actor, enrollmentUuid: string, input: Ext
       return yield* new WindowClosed({ message: `Extensions are asked no later than ${policy.windowDays} day(s) after the due date` })
     }
     if (days > policy.maxDays) return yield* new WindowClosed({ message: `The run allows at most ${policy.maxDays} day(s) of extension` })
-    const [counts] = yield* sql<{ used: number; pending: number }>`SELECT count(*) FILTER (WHERE status IN ('requested', 'approved'))::int AS used,
+    const [counts] = yield* Effect.flatMap(
+      sql`SELECT count(*) FILTER (WHERE status IN ('requested', 'approved'))::int AS used,
         count(*) FILTER (WHERE status = 'requested' AND node_key IS NOT DISTINCT FROM ${input.nodeKey ?? null})::int AS pending
-      FROM learning_extension_requests WHERE enrollment_uuid = ${enrollmentUuid}`
+      FROM learning_extension_requests WHERE enrollment_uuid = ${enrollmentUuid}`,
+      decodeCounts
+    )
     if (counts!.pending > 0) return yield* new InvalidState({ message: "An extension request for this step is waiting for a decision" })
     if (counts!.used >= policy.maxCount) {
       return yield* new WindowClosed({ message: `The run allows at most ${policy.maxCount} extension request(s) per learner` })
     }
     const auto = days <= policy.autoApproveDays
-    const [created] = yield* sql<ExtensionRow>`INSERT INTO learning_extension_requests AS x (uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid,
+    const [created] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_extension_requests AS x (uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid,
         node_key, original_due_at, requested_due_at, reason)
       VALUES (${crypto.randomUUID()}, ${enrollment.course_uuid}, ${run.uuid}, ${enrollmentUuid}, ${enrollment.profile_uuid}, ${input.nodeKey ?? null},
         ${originalDue}, ${requested}, ${input.reason})
-      RETURNING ${sql.literal(columns)}`
+      RETURNING ${sql.literal(columns)}`,
+      decodeExtensions
+    )
     let row = created!
     if (auto) {
       const { result: overrides } = yield* withDeadlineChange(targetOf(row), actor.profileUuid, grant(row, requested, actor.profileUuid, dates), { extensionUuid: row.uuid })
-      ;[row] = yield* sql<ExtensionRow>`UPDATE learning_extension_requests x SET status = 'approved', auto_approved = true, basis = 'original_due',
+      ;[row] = (yield* Effect.flatMap(
+        sql`UPDATE learning_extension_requests x SET status = 'approved', auto_approved = true, basis = 'original_due',
           granted_due_at = requested_due_at, override_uuid = ${overrides[0] ?? null}, decided_at = now(), revision = revision + 1, updated_at = now()
-        WHERE x.uuid = ${row.uuid} RETURNING ${sql.literal(columns)}`
+        WHERE x.uuid = ${row.uuid} RETURNING ${sql.literal(columns)}`,
+        decodeExtensions
+      )) as [ExtensionRow]
     }
     yield* appendAudit({
       courseUuid: row.course_uuid,
@@ -354,9 +371,12 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
     yield* requireOpen(run)
     let updated: ExtensionRow
     if (input.decision === "deny") {
-      ;[updated] = (yield* sql<ExtensionRow>`UPDATE learning_extension_requests x SET status = 'denied', comment = ${input.comment},
+      ;[updated] = (yield* Effect.flatMap(
+        sql`UPDATE learning_extension_requests x SET status = 'denied', comment = ${input.comment},
           decided_by = ${actor.profileUuid}, decided_at = now(), revision = revision + 1, updated_at = now()
-        WHERE x.uuid = ${uuid} RETURNING ${sql.literal(columns)}`) as unknown as [ExtensionRow]
+        WHERE x.uuid = ${uuid} RETURNING ${sql.literal(columns)}`,
+        decodeExtensions
+      )) as [ExtensionRow]
     } else {
       const basis = input.basis ?? "original_due"
       const from = basis === "original_due" ? row.original_due_at.getTime() : Date.now()
@@ -366,10 +386,13 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
       }
       const dates = yield* stepDates(row.enrollment_uuid)
       const { result: overrides } = yield* withDeadlineChange(targetOf(row), actor.profileUuid, grant(row, granted, actor.profileUuid, dates), { extensionUuid: uuid })
-      ;[updated] = (yield* sql<ExtensionRow>`UPDATE learning_extension_requests x SET status = 'approved', basis = ${basis}, granted_due_at = ${granted},
+      ;[updated] = (yield* Effect.flatMap(
+        sql`UPDATE learning_extension_requests x SET status = 'approved', basis = ${basis}, granted_due_at = ${granted},
           override_uuid = ${overrides[0] ?? null}, comment = ${input.comment}, decided_by = ${actor.profileUuid}, decided_at = now(),
           revision = revision + 1, updated_at = now()
-        WHERE x.uuid = ${uuid} RETURNING ${sql.literal(columns)}`) as unknown as [ExtensionRow]
+        WHERE x.uuid = ${uuid} RETURNING ${sql.literal(columns)}`,
+        decodeExtensions
+      )) as [ExtensionRow]
     }
     yield* appendAudit({
       courseUuid: row.course_uuid,
@@ -390,8 +413,11 @@ export const listExtensions = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* enrollmentFor(actor, "learning.extensions.list", enrollmentUuid, { lock: false })
-    const rows = yield* sql<ExtensionRow>`SELECT ${sql.literal(columns)} FROM learning_extension_requests x
-      WHERE x.enrollment_uuid = ${enrollmentUuid} ORDER BY x.created_at DESC, x.uuid DESC LIMIT 500`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_extension_requests x
+      WHERE x.enrollment_uuid = ${enrollmentUuid} ORDER BY x.created_at DESC, x.uuid DESC LIMIT 500`,
+      decodeExtensions
+    )
     return rows.map(extensionView)
   })
 
@@ -411,12 +437,15 @@ export const courseExtensions = (
     const reach = scopeReach(sql, scope, sql`x.run_uuid`, sql`x.enrollment_uuid`)
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<ExtensionRow & { position: string }>`SELECT ${sql.literal(columns)}, x.created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)}, x.created_at::text AS position
       FROM learning_extension_requests x WHERE x.course_uuid = ${courseUuid} AND ${reach}
         ${query.status !== undefined ? sql`AND x.status = ${query.status}` : sql``}
         ${query.runUuid !== undefined ? sql`AND x.run_uuid = ${query.runUuid}` : sql``}
         ${position._tag === "Some" ? sql`AND (x.created_at, x.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY x.created_at DESC, x.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY x.created_at DESC, x.uuid DESC LIMIT ${limit + 1}`,
+      decodePositionedExtensions
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), extensionView)
   })
 
@@ -424,15 +453,19 @@ export const courseExtensions = (
 export const expireExtensions = (now: Date, batch = 100): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.map(
-      sql<{ uuid: string }>`UPDATE learning_extension_requests SET status = 'expired', revision = revision + 1, updated_at = now()
+      Effect.flatMap(
+        sql`UPDATE learning_extension_requests SET status = 'expired', revision = revision + 1, updated_at = now()
         WHERE uuid IN (SELECT uuid FROM learning_extension_requests WHERE status = 'requested' AND requested_due_at <= ${now}
           ORDER BY requested_due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
         RETURNING uuid`,
+        decodeUuids
+      ),
       (rows) => rows.length
     )))
 
 /** The earliest moment `expireExtensions` has work (index `learning_extension_requests_expiry`, migration 0030); `undefined`: none. */
 export const nextExtensionExpiryMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ at: Date | string | null }>`SELECT min(requested_due_at) AS at FROM learning_extension_requests WHERE status = 'requested'`.pipe(
-    Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
+  sql`SELECT min(requested_due_at) AS at FROM learning_extension_requests WHERE status = 'requested'`.pipe(
+    Effect.flatMap(decodeMoment),
+    Effect.map(([row]) => row?.at ?? undefined)
   ))

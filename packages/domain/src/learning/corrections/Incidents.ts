@@ -1,11 +1,22 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
-import { CompensationPlan, type CompensationPlanT, Incident, type IncidentT } from "./CorrectionsModel.js"
+import {
+  AffectedLearner,
+  CompensationItem,
+  CompensationPlan,
+  type CompensationPlanT,
+  Incident,
+  IncidentKind,
+  IncidentStatus,
+  type IncidentT,
+  PlanProblem
+} from "./CorrectionsModel.js"
 import { stepDates } from "../enrollments/Dates.js"
 import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 import { pinnedNodes } from "../enrollments/EnrollmentAccess.js"
@@ -16,7 +27,7 @@ import { PlanExpired, PlanStale } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "../courses/RunRepository.js"
 import { recordStepProgress } from "../steps/StepStates.js"
-import { loadSubmission, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { loadSubmission } from "../steps/SubmissionViews.js"
 import { submissionAllows } from "../steps/SubmissionMachine.js"
 
 /**
@@ -39,47 +50,55 @@ interface Affected {
   readonly submissionUuids: Array<string>
 }
 
-interface IncidentRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly kind: "checker_outage" | "content_error" | "platform_outage" | "other"
-  readonly window_from: Date
-  readonly window_to: Date
-  readonly node_keys: ReadonlyArray<string>
-  readonly checker_uuid: string | null
-  readonly description: string
-  readonly affected: ReadonlyArray<Affected>
-  readonly plan_uuid: string | null
-  readonly status: "open" | "resolved"
-  readonly created_by: string
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly resolved_at: Date | null
-}
+const IncidentRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  run_uuid: Schema.String,
+  kind: IncidentKind,
+  window_from: Timestamp,
+  window_to: Timestamp,
+  node_keys: Schema.Array(Schema.String),
+  checker_uuid: Schema.NullOr(Schema.String),
+  description: Schema.String,
+  affected: Schema.Array(AffectedLearner),
+  plan_uuid: Schema.NullOr(Schema.String),
+  status: IncidentStatus,
+  created_by: Schema.String,
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  resolved_at: Schema.NullOr(Timestamp)
+})
+type IncidentRow = typeof IncidentRow.Type
 
-const columns = `i.uuid, i.course_uuid, i.run_uuid, i.kind, i.window_from, i.window_to, i.node_keys, i.checker_uuid, i.description, i.affected,
-  i.plan_uuid, i.status, i.created_by, i.revision, i.created_at, i.updated_at, i.resolved_at`
+const columns = selectList(IncidentRow, "i")
+const decodeIncidents = rowsDecoder(IncidentRow)
+const decodePositionedIncidents = rowsDecoder(Schema.Struct({ ...IncidentRow.fields, position: Schema.String }))
 
-type Item = CompensationPlanT["items"][number]
-interface Bases {
-  readonly incident: number
-  readonly enrollments: Record<string, number>
-  readonly submissions: Record<string, number>
-}
+/** A row's uuid and revision: the base a plan is checked against. */
+const Revisioned = Schema.Struct({ uuid: Schema.String, revision: Schema.Number })
+const decodeRevisioned = rowsDecoder(Revisioned)
 
-interface PlanRow {
-  readonly uuid: string
-  readonly run_uuid: string
-  readonly base_revisions: Bases
-  readonly input: { readonly incidentUuid: string }
-  readonly items: ReadonlyArray<Omit<Item, "dueBefore" | "dueAfter"> & { dueBefore?: string; dueAfter?: string }>
-  readonly blocking: CompensationPlanT["blocking"]
-  readonly status: "ready" | "applied" | "stale" | "expired"
-  readonly expires_at: Date
-  readonly created_at: Date
-}
+const Bases = Schema.Struct({
+  incident: Schema.Number,
+  enrollments: Schema.mutable(Schema.Record({ key: Schema.String, value: Schema.Number })),
+  submissions: Schema.mutable(Schema.Record({ key: Schema.String, value: Schema.Number }))
+})
+type Bases = typeof Bases.Type
+
+/** A compensation plan's row (`learning_plans` of kind `compensation`); items keep their dates as ISO text. */
+const PlanRow = Schema.Struct({
+  uuid: Schema.String,
+  run_uuid: Schema.String,
+  base_revisions: Bases,
+  input: Schema.Struct({ incidentUuid: Schema.String }),
+  items: Schema.Array(Schema.Struct({ ...CompensationItem.fields, dueBefore: Schema.optional(Schema.String), dueAfter: Schema.optional(Schema.String) })),
+  blocking: Schema.Array(PlanProblem),
+  status: Schema.Literal("ready", "applied", "stale", "expired"),
+  expires_at: Timestamp,
+  created_at: Timestamp
+})
+type PlanRow = typeof PlanRow.Type
 
 const planView = (row: PlanRow): CompensationPlanT => ({
   uuid: row.uuid,
@@ -98,13 +117,17 @@ const planView = (row: PlanRow): CompensationPlanT => ({
   createdAt: row.created_at
 })
 
-const planColumns = "uuid, run_uuid, base_revisions, input, items, blocking, status, expires_at, created_at"
+const planColumns = selectList(PlanRow)
+const decodePlans = rowsDecoder(PlanRow)
 
 const loadPlan = (uuid: string, lock: boolean) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<PlanRow>`SELECT ${sql.literal(planColumns)} FROM learning_plans WHERE uuid = ${uuid} AND kind = 'compensation'
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(planColumns)} FROM learning_plans WHERE uuid = ${uuid} AND kind = 'compensation'
         ${lock ? sql.literal("FOR UPDATE") : sql``}`,
+        decodePlans
+      ),
       (rows) => rows[0]
     ))
 
@@ -138,6 +161,10 @@ const incidentSteps = (nodes: ReadonlyArray<CourseNode>, nodeKeys: ReadonlyArray
     (nodeKeys.length > 0 ? nodeKeys.includes(node.nodeKey) : checkerUuid === null || node.grading?.checkerUuid === checkerUuid)
   ).map((node) => node.nodeKey)
 
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeLearners = rowsDecoder(Schema.Struct({ uuid: Schema.String, profile_uuid: Schema.String }))
+const decodeWindowSubmissions = rowsDecoder(Schema.Struct({ uuid: Schema.String, enrollment_uuid: Schema.String, node_key: Schema.String }))
+
 /** Computes the affected learners of an incident (reads only). */
 const computeAffected = (
   run: RunRow,
@@ -150,8 +177,11 @@ const computeAffected = (
     const nodes = yield* pinnedNodes(run.uuid)
     const steps = incidentSteps(nodes, nodeKeys, checkerUuid)
     const byEnrollment = new Map<string, Affected>()
-    const enrollments = yield* sql<{ uuid: string; profile_uuid: string }>`SELECT uuid, profile_uuid FROM learning_enrollments
-      WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused') ORDER BY created_at, uuid`
+    const enrollments = yield* Effect.flatMap(
+      sql`SELECT uuid, profile_uuid FROM learning_enrollments
+      WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused') ORDER BY created_at, uuid`,
+      decodeLearners
+    )
     const profiles = new Map(enrollments.map((row) => [row.uuid, row.profile_uuid]))
     const touch = (enrollmentUuid: string, nodeKey: string, submissionUuid?: string) => {
       const entry = byEnrollment.get(enrollmentUuid) ?? { enrollmentUuid, profileUuid: profiles.get(enrollmentUuid)!, nodeKeys: [], submissionUuids: [] }
@@ -160,11 +190,14 @@ const computeAffected = (
       byEnrollment.set(enrollmentUuid, entry)
     }
     if (steps.length > 0 && enrollments.length > 0) {
-      const submissions = yield* sql<{ uuid: string; enrollment_uuid: string; node_key: string }>`SELECT uuid, enrollment_uuid, node_key
+      const submissions = yield* Effect.flatMap(
+        sql`SELECT uuid, enrollment_uuid, node_key
         FROM learning_submissions WHERE run_uuid = ${run.uuid} AND node_key IN ${sql.in(steps)} AND status <> 'cancelled'
           AND submitted_at >= ${window.from} AND submitted_at < ${window.to}
           ${checkerUuid !== null ? sql`AND checker_uuid = ${checkerUuid}` : sql``}
-        ORDER BY submitted_at, uuid`
+        ORDER BY submitted_at, uuid`,
+        decodeWindowSubmissions
+      )
       for (const row of submissions) if (profiles.has(row.enrollment_uuid)) touch(row.enrollment_uuid, row.node_key, row.uuid)
       for (const enrollment of enrollments) {
         const dates = yield* stepDates(enrollment.uuid)
@@ -180,8 +213,11 @@ const computeAffected = (
 const incidentFor = (actor: Actor, operation: "learning.incidents.get" | "learning.incidents.preview" | "learning.incidents.apply", uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<IncidentRow>`SELECT ${sql.literal(columns)} FROM learning_incidents i WHERE i.uuid = ${uuid}
-      ${lock ? sql.literal("FOR UPDATE") : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)} FROM learning_incidents i WHERE i.uuid = ${uuid}
+      ${lock ? sql.literal("FOR UPDATE") : sql``}`,
+      decodeIncidents
+    )
     if (row === undefined) return yield* new NotFound({ message: `No incident ${uuid}` })
     yield* staffOnRecord(actor, operation, row, `No incident ${uuid}`)
     return row
@@ -218,11 +254,14 @@ export const createIncident = (actor: Actor, runUuid: string, input: IncidentCre
       if (checker === undefined) return yield* new InvalidRequest({ message: `checkerUuid: no checker ${input.checkerUuid} in this course` })
     }
     const affected = yield* computeAffected(run, input.window, nodeKeys, input.checkerUuid ?? null)
-    const [row] = yield* sql<IncidentRow>`INSERT INTO learning_incidents AS i (uuid, course_uuid, run_uuid, kind, window_from, window_to, node_keys,
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_incidents AS i (uuid, course_uuid, run_uuid, kind, window_from, window_to, node_keys,
         checker_uuid, description, affected, created_by)
       VALUES (${crypto.randomUUID()}, ${run.course_uuid}, ${runUuid}, ${input.kind}, ${input.window.from}, ${input.window.to},
         ${JSON.stringify(nodeKeys)}::jsonb, ${input.checkerUuid ?? null}, ${input.description}, ${JSON.stringify(affected)}::jsonb, ${actor.profileUuid})
-      RETURNING ${sql.literal(columns)}`
+      RETURNING ${sql.literal(columns)}`,
+      decodeIncidents
+    )
     yield* appendAudit({
       courseUuid: run.course_uuid,
       actorProfileUuid: actor.profileUuid,
@@ -247,11 +286,14 @@ export const listIncidents = (
     yield* runOf(actor, "learning.incidents.list", runUuid)
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<IncidentRow & { position: string }>`SELECT ${sql.literal(columns)}, i.created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(columns)}, i.created_at::text AS position
       FROM learning_incidents i WHERE i.run_uuid = ${runUuid}
         ${query.status !== undefined ? sql`AND i.status = ${query.status}` : sql``}
         ${position._tag === "Some" ? sql`AND (i.created_at, i.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY i.created_at DESC, i.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY i.created_at DESC, i.uuid DESC LIMIT ${limit + 1}`,
+      decodePositionedIncidents
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => incidentView(row, undefined))
   })
 
@@ -264,6 +306,10 @@ export interface CompensationInput {
   readonly excuseNodeKeys?: ReadonlyArray<string> | undefined
   readonly requeue?: boolean | undefined
 }
+
+const decodeFailedChecks = rowsDecoder(
+  Schema.Struct({ uuid: Schema.String, enrollment_uuid: Schema.String, node_key: Schema.String, revision: Schema.Number })
+)
 
 /** Stores a compensation plan (the plan row and the incident's pointer to its latest plan; no business state). */
 export const previewCompensation = (actor: Actor, incidentUuid: string, input: CompensationInput) =>
@@ -283,8 +329,11 @@ export const previewCompensation = (actor: Actor, incidentUuid: string, input: C
     const affected = yield* computeAffected(run, { from: incident.window_from, to: incident.window_to }, incident.node_keys, incident.checker_uuid)
     const items: Array<PlanRow["items"][number]> = []
     const bases: Bases = { incident: incident.revision, enrollments: {}, submissions: {} }
-    const revisions = affected.length === 0 ? [] : yield* sql<{ uuid: string; revision: number }>`SELECT uuid, revision FROM learning_enrollments
-      WHERE uuid IN ${sql.in(affected.map((a) => a.enrollmentUuid))}`
+    const revisions = affected.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT uuid, revision FROM learning_enrollments
+      WHERE uuid IN ${sql.in(affected.map((a) => a.enrollmentUuid))}`,
+      decodeRevisioned
+    )
     for (const row of revisions) bases.enrollments[row.uuid] = row.revision
     for (const entry of affected) {
       const dates = yield* stepDates(entry.enrollmentUuid)
@@ -303,9 +352,12 @@ export const previewCompensation = (actor: Actor, incidentUuid: string, input: C
     }
     if (input.requeue === true) {
       const failed = affected.flatMap((a) => a.submissionUuids)
-      const rows = failed.length === 0 ? [] : yield* sql<{ uuid: string; enrollment_uuid: string; node_key: string; revision: number }>`
+      const rows = failed.length === 0 ? [] : yield* Effect.flatMap(
+        sql`
         SELECT uuid, enrollment_uuid, node_key, revision FROM learning_submissions WHERE uuid IN ${sql.in(failed)} AND status = 'check_failed'
-        ORDER BY submitted_at, uuid`
+        ORDER BY submitted_at, uuid`,
+        decodeFailedChecks
+      )
       for (const row of rows) {
         items.push({ kind: "requeue", enrollmentUuid: row.enrollment_uuid, nodeKey: row.node_key, submissionUuid: row.uuid })
         bases.submissions[row.uuid] = row.revision
@@ -333,6 +385,10 @@ export const previewCompensation = (actor: Actor, incidentUuid: string, input: C
     return planView(plan)
   }))
 
+const DeadlineTargetRow = Schema.Struct({ uuid: Schema.String, profile_uuid: Schema.String, course_uuid: Schema.String, run_uuid: Schema.String })
+const deadlineTargetColumns = selectList(DeadlineTargetRow)
+const decodeDeadlineTargets = rowsDecoder(DeadlineTargetRow)
+
 /** Commits the compensation plan exactly: every base re-checked first, then each item; the incident is resolved. */
 export const applyCompensation = (actor: Actor, incidentUuid: string, input: { readonly requestUuid: string; readonly planUuid: string }) =>
   once(actor, "learning.incidents.apply", input, Incident, Effect.gen(function*() {
@@ -348,8 +404,11 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
     if (incident.revision !== bases.incident) return yield* new PlanStale({ message: "The incident changed since the preview; preview again" })
     const enrollmentUuids = Object.keys(bases.enrollments)
     if (enrollmentUuids.length > 0) {
-      const rows = yield* sql<{ uuid: string; revision: number }>`SELECT uuid, revision FROM learning_enrollments
-        WHERE uuid IN ${sql.in(enrollmentUuids)} ORDER BY uuid FOR UPDATE`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT uuid, revision FROM learning_enrollments
+        WHERE uuid IN ${sql.in(enrollmentUuids)} ORDER BY uuid FOR UPDATE`,
+        decodeRevisioned
+      )
       const moved = rows.find((row) => row.revision !== bases.enrollments[row.uuid])
       if (moved !== undefined || rows.length !== enrollmentUuids.length) {
         return yield* new PlanStale({ message: `Enrollment ${moved?.uuid ?? ""} changed since the preview; preview again` })
@@ -357,8 +416,11 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
     }
     const submissionUuids = Object.keys(bases.submissions)
     if (submissionUuids.length > 0) {
-      const rows = yield* sql<{ uuid: string; revision: number }>`SELECT uuid, revision FROM learning_submissions
-        WHERE uuid IN ${sql.in(submissionUuids)} ORDER BY uuid FOR UPDATE`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT uuid, revision FROM learning_submissions
+        WHERE uuid IN ${sql.in(submissionUuids)} ORDER BY uuid FOR UPDATE`,
+        decodeRevisioned
+      )
       const moved = rows.find((row) => row.revision !== bases.submissions[row.uuid])
       if (moved !== undefined) return yield* new PlanStale({ message: `Submission ${moved.uuid} changed since the preview; preview again` })
     }
@@ -369,8 +431,11 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
     const byEnrollment = new Map<string, Array<PlanRow["items"][number]>>()
     for (const item of plan.items) byEnrollment.set(item.enrollmentUuid, [...(byEnrollment.get(item.enrollmentUuid) ?? []), item])
     for (const [enrollmentUuid, items] of byEnrollment) {
-      const [enrollment] = yield* sql<{ uuid: string; profile_uuid: string; course_uuid: string; run_uuid: string }>`
-        SELECT uuid, profile_uuid, course_uuid, run_uuid FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`
+      const [enrollment] = yield* Effect.flatMap(
+        sql`
+        SELECT ${sql.literal(deadlineTargetColumns)} FROM learning_enrollments WHERE uuid = ${enrollmentUuid}`,
+        decodeDeadlineTargets
+      )
       // Date items (extensions, refunds) in one before/after comparison per enrollment.
       yield* withDeadlineChange(enrollment!, actor.profileUuid, Effect.gen(function*() {
         const dates = yield* stepDates(enrollmentUuid)
@@ -394,9 +459,12 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
       for (const item of items) {
         if (item.kind === "excuse") {
           const node = nodes.find((candidate) => candidate.nodeKey === item.nodeKey)
-          const [latest] = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+          const [latest] = yield* Effect.flatMap(
+            sql`SELECT s.uuid FROM learning_submissions s
             WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.node_key = ${item.nodeKey} AND s.status NOT IN ('cancelled', 'submitted', 'checking', 'check_failed')
-            ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT 1 FOR UPDATE`
+            ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT 1 FOR UPDATE`,
+            decodeUuids
+          )
           if (latest !== undefined && node?.grading !== undefined) {
             yield* appendScoreLayer({
               submissionUuid: latest.uuid,
@@ -428,9 +496,12 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
       }
     }
     yield* markPlanApplied(plan.uuid)
-    const [resolved] = yield* sql<IncidentRow>`UPDATE learning_incidents i SET status = 'resolved', resolved_at = now(), plan_uuid = ${plan.uuid},
+    const [resolved] = yield* Effect.flatMap(
+      sql`UPDATE learning_incidents i SET status = 'resolved', resolved_at = now(), plan_uuid = ${plan.uuid},
         revision = revision + 1, updated_at = now()
-      WHERE i.uuid = ${incidentUuid} RETURNING ${sql.literal(columns)}`
+      WHERE i.uuid = ${incidentUuid} RETURNING ${sql.literal(columns)}`,
+      decodeIncidents
+    )
     yield* appendAudit({
       courseUuid: incident.course_uuid,
       actorProfileUuid: actor.profileUuid,

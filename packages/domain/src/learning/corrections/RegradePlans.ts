@@ -1,16 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
-import { RegradePlan, type RegradePlanT } from "./CorrectionsModel.js"
+import { RegradePlan, type RegradePlanT, RegradeRule as RegradeRuleSchema, RegradeSelector } from "./CorrectionsModel.js"
 import { appendScoreLayers } from "../grading/Layers.js"
 import { PlanExpired, PlanStale } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
-import { gradesFrozenAt, type RunRow } from "../courses/RunRepository.js"
+import { gradesFrozenAt } from "../courses/RunRepository.js"
 import { effectiveLayer, type LayerRow, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
 
 /**
@@ -29,44 +30,87 @@ const planHours = 24
 export const regradeChunkSize = 500
 
 export type RegradeRule = RegradePlanT["rule"]
-type Policy = "any" | "only_if_higher"
-type Skip = "frozen" | "unchanged" | "stale"
+const Policy = Schema.Literal("any", "only_if_higher")
+type Policy = typeof Policy.Type
+const Skip = Schema.Literal("frozen", "unchanged", "stale")
+type Skip = typeof Skip.Type
 
-interface PlanRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly node_key: string
-  readonly rule: RegradeRule
-  readonly selector: RegradePlanT["selector"]
-  readonly policy: Policy
-  readonly status: "ready" | "committing" | "committed" | "expired"
-  readonly item_count: number
-  readonly cursor: number
-  readonly created_by: string
-  readonly committed_by: string | null
-  readonly commit_request_uuid: string | null
-  readonly expires_at: Date
-  readonly created_at: Date
-  readonly committed_at: Date | null
-}
+const PlanRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  node_key: Schema.String,
+  rule: RegradeRuleSchema,
+  selector: RegradeSelector,
+  policy: Policy,
+  status: Schema.Literal("ready", "committing", "committed", "expired"),
+  item_count: Schema.Number,
+  cursor: Schema.Number,
+  created_by: Schema.String,
+  committed_by: Schema.NullOr(Schema.String),
+  commit_request_uuid: Schema.NullOr(Schema.String),
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  committed_at: Schema.NullOr(Timestamp)
+})
+type PlanRow = typeof PlanRow.Type
 
-const planColumns = `p.uuid, p.course_uuid, p.node_key, p.rule, p.selector, p.policy, p.status, p.item_count, p.cursor, p.created_by, p.committed_by,
-  p.commit_request_uuid, p.expires_at, p.created_at, p.committed_at`
+const planColumns = selectList(PlanRow, "p")
+const decodePlans = rowsDecoder(PlanRow)
 
-interface ItemRow {
-  readonly n: number
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly base: string
-  readonly old_points: string | null
-  readonly new_points: string | null
-  readonly new_verdict: string | null
-  readonly new_passed: boolean | null
-  readonly max_points: number
-  readonly skipped: Skip | null
-  readonly applied_layer_uuid: string | null
-  readonly done_at: Date | null
-}
+const ItemRow = Schema.Struct({
+  n: Schema.Number,
+  uuid: Schema.String,
+  submission_uuid: Schema.String,
+  base: Schema.String,
+  old_points: Schema.NullOr(Int8Text),
+  new_points: Schema.NullOr(Int8Text),
+  new_verdict: Schema.NullOr(Schema.String),
+  new_passed: Schema.NullOr(Schema.Boolean),
+  max_points: Schema.Number,
+  skipped: Schema.NullOr(Skip),
+  applied_layer_uuid: Schema.NullOr(Schema.String),
+  done_at: Schema.NullOr(Timestamp)
+})
+type ItemRow = typeof ItemRow.Type
+
+const itemColumns = selectList(ItemRow)
+const decodeItems = rowsDecoder(ItemRow)
+const decodeSkipCounts = rowsDecoder(Schema.Struct({ frozen: Schema.Number, unchanged: Schema.Number, stale: Schema.Number }))
+const decodeMoved = rowsDecoder(Schema.Struct({ submission_uuid: Schema.String }))
+
+/** What the freeze check reads of a run. */
+const RunFreeze = Schema.Struct({ uuid: Schema.String, finished_at: Schema.NullOr(Timestamp), freeze_after_days: Schema.Number })
+const decodeRunFreezes = rowsDecoder(RunFreeze)
+
+/**
+ * A version's node tree as stored: checked to be an array, not walked (it was decoded when the
+ * version was published and never changes).
+ */
+const StoredNodes = Schema.declare(
+  (value: unknown): value is ReadonlyArray<CourseNode> => Array.isArray(value),
+  { identifier: "StoredNodes" }
+)
+const decodeVersions = rowsDecoder(Schema.Struct({ number: Schema.Number, nodes: StoredNodes }))
+
+/** A score layer as `to_jsonb` gives it: numeric points a JSON number, timestamps ISO text. */
+const LayerJson = Schema.Struct({
+  uuid: Schema.String,
+  submission_uuid: Schema.String,
+  kind: Schema.Literal("auto", "review", "appeal", "override", "regrade", "plan", "incident"),
+  points: Schema.Number,
+  max_points: Schema.Number,
+  verdict: Schema.String,
+  feedback: Schema.String,
+  passed: Schema.Boolean,
+  late: Schema.Boolean,
+  released: Schema.Boolean,
+  only_if_higher: Schema.Boolean,
+  source_uuid: Schema.NullOr(Schema.String),
+  by_profile_uuid: Schema.NullOr(Schema.String),
+  reason: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String
+})
 
 /** The base of a submission's scores: its layers and their revocations (any later score change alters it). */
 const baseExpression = (alias: string) =>
@@ -76,7 +120,7 @@ const baseExpression = (alias: string) =>
 const round2 = (value: number) => Math.round(value * 100) / 100
 
 interface Candidate {
-  readonly row: SubmissionRow
+  readonly row: Pick<SubmissionRow, "reply">
   readonly layers: ReadonlyArray<LayerRow>
   readonly base: string
   readonly node: CourseNode | undefined
@@ -141,21 +185,25 @@ const itemView = (row: ItemRow) => ({
   ...(row.applied_layer_uuid !== null ? { appliedLayerUuid: row.applied_layer_uuid } : {})
 })
 
-const itemColumns = "n, uuid, submission_uuid, base, old_points, new_points, new_verdict, new_passed, max_points, skipped, applied_layer_uuid, done_at"
-
 /** The plan with one page of its items (by position) and the skip counts. */
 const planView = (plan: PlanRow, query: { readonly cursor?: string | undefined; readonly limit?: number | undefined } = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 100
-    const rows = yield* sql<ItemRow>`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_plan_items WHERE plan_uuid = ${plan.uuid}
-      ${position._tag === "Some" ? sql`AND n > ${Number(position.value.key)}` : sql``} ORDER BY n LIMIT ${limit + 1}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_plan_items WHERE plan_uuid = ${plan.uuid}
+      ${position._tag === "Some" ? sql`AND n > ${Number(position.value.key)}` : sql``} ORDER BY n LIMIT ${limit + 1}`,
+      decodeItems
+    )
     const page = pageOf(rows, limit, (row) => ({ key: String(row.n), uuid: row.uuid }), itemView)
-    const [counts] = yield* sql<{ frozen: number; unchanged: number; stale: number }>`SELECT
+    const [counts] = yield* Effect.flatMap(
+      sql`SELECT
         count(*) FILTER (WHERE skipped = 'frozen')::int AS frozen, count(*) FILTER (WHERE skipped = 'unchanged')::int AS unchanged,
         count(*) FILTER (WHERE skipped = 'stale')::int AS stale
-      FROM learning_regrade_plan_items WHERE plan_uuid = ${plan.uuid}`
+      FROM learning_regrade_plan_items WHERE plan_uuid = ${plan.uuid}`,
+      decodeSkipCounts
+    )
     return {
       uuid: plan.uuid,
       courseUuid: plan.course_uuid,
@@ -178,8 +226,11 @@ const planView = (plan: PlanRow, query: { readonly cursor?: string | undefined; 
 const loadPlan = (courseUuid: string, uuid: string, lock: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<PlanRow>`SELECT ${sql.literal(planColumns)} FROM learning_regrade_plans p WHERE p.uuid = ${uuid} AND p.course_uuid = ${courseUuid}
-      ${lock ? sql.literal("FOR UPDATE") : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(planColumns)} FROM learning_regrade_plans p WHERE p.uuid = ${uuid} AND p.course_uuid = ${courseUuid}
+      ${lock ? sql.literal("FOR UPDATE") : sql``}`,
+      decodePlans
+    )
     return row === undefined ? yield* new NotFound({ message: `No regrade plan ${uuid}` }) : row
   })
 
@@ -187,11 +238,34 @@ const frozenRuns = (runUuids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (runUuids.length === 0) return new Set<string>()
-    const runs = yield* sql<Pick<RunRow, "uuid" | "finished_at" | "freeze_after_days">>`SELECT r.uuid, r.finished_at, c.freeze_after_days
-      FROM learning_runs r JOIN learning_courses c ON c.uuid = r.course_uuid WHERE r.uuid IN ${sql.in(runUuids)}`
+    const runs = yield* Effect.flatMap(
+      sql`SELECT r.uuid, r.finished_at, c.freeze_after_days
+      FROM learning_runs r JOIN learning_courses c ON c.uuid = r.course_uuid WHERE r.uuid IN ${sql.in(runUuids)}`,
+      decodeRunFreezes
+    )
     const now = Date.now()
     return new Set(runs.filter((run) => (gradesFrozenAt(run)?.getTime() ?? Infinity) <= now).map((run) => run.uuid))
   })
+
+/** A stored result a plan re-evaluates: what the rules read of it, its scores' base and its layers. */
+const PlannedSubmission = Schema.Struct({
+  uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  run_uuid: Schema.String,
+  version_number: Schema.Number,
+  attempt_no: Schema.Number,
+  reply: Schema.Unknown,
+  submitted_at: Timestamp,
+  base: Schema.String,
+  layers: Schema.Array(LayerJson)
+})
+type PlannedSubmission = typeof PlannedSubmission.Type
+const plannedColumns = selectList(PlannedSubmission, "s", {
+  base: baseExpression("s"),
+  layers:
+    "coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.created_at, l.uuid) FROM learning_score_layers l WHERE l.submission_uuid = s.uuid), '[]'::jsonb)"
+})
+const decodePlanned = rowsDecoder(PlannedSubmission)
 
 export interface RegradePlanInput {
   readonly requestUuid: string
@@ -209,23 +283,33 @@ export const createRegradePlan = (actor: Actor, courseUuid: string, input: Regra
       ...(input.selector.runUuid !== undefined ? { runUuid: input.selector.runUuid } : {})
     })
     if (course.latest_version === 0) return yield* new InvalidRequest({ message: "nodeKey: the course has no published version" })
-    const versions = yield* sql<{ number: number; nodes: ReadonlyArray<CourseNode> }>`SELECT number, nodes FROM learning_course_versions
-      WHERE course_uuid = ${courseUuid}`
+    const versions = yield* Effect.flatMap(
+      sql`SELECT number, nodes FROM learning_course_versions
+      WHERE course_uuid = ${courseUuid}`,
+      decodeVersions
+    )
     const nodeAt = new Map(versions.map((version) => [version.number, version.nodes.find((node) => node.nodeKey === input.nodeKey)]))
     if (![...nodeAt.values()].some((node) => node?.kind === "step" && node.grading !== undefined)) {
       return yield* new InvalidRequest({ message: `nodeKey: no graded step "${input.nodeKey}" in the course's versions` })
     }
     const which = input.selector.which ?? "all"
-    const rows = yield* sql<SubmissionRow & { base: string; layers: ReadonlyArray<LayerRow>; due_at: Date | null }>`
-      SELECT ${sql.literal(submissionColumns)}, ${sql.literal(baseExpression("s"))} AS base,
-        coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.created_at, l.uuid) FROM learning_score_layers l WHERE l.submission_uuid = s.uuid), '[]'::jsonb) AS layers
+    const rows = yield* Effect.flatMap(
+      sql`
+      SELECT ${sql.literal(plannedColumns)}
       FROM learning_submissions s WHERE s.course_uuid = ${courseUuid} AND s.node_key = ${input.nodeKey}
         AND s.status IN ('graded', 'accepted', 'revision_requested')
         ${input.selector.runUuid !== undefined ? sql`AND s.run_uuid = ${input.selector.runUuid}` : sql``}
         ${input.selector.submissionUuids !== undefined ? sql`AND s.uuid IN ${sql.in(input.selector.submissionUuids)}` : sql``}
-      ORDER BY s.submitted_at, s.uuid`
-    const layersOf = (row: { layers: ReadonlyArray<LayerRow> }) =>
-      row.layers.map((layer) => ({ ...layer, created_at: new Date(layer.created_at), revoked_at: layer.revoked_at === null ? null : new Date(layer.revoked_at) }))
+      ORDER BY s.submitted_at, s.uuid`,
+      decodePlanned
+    )
+    const layersOf = (row: PlannedSubmission): ReadonlyArray<LayerRow> =>
+      row.layers.map((layer) => ({
+        ...layer,
+        points: String(layer.points),
+        created_at: new Date(layer.created_at),
+        revoked_at: layer.revoked_at === null ? null : new Date(layer.revoked_at)
+      }))
     // latest / best: one submission per enrollment.
     let chosen = rows
     if (which !== "all") {
@@ -267,10 +351,13 @@ export const createRegradePlan = (actor: Actor, courseUuid: string, input: Regra
       }
     })
     const uuid = crypto.randomUUID()
-    const [plan] = yield* sql<PlanRow>`INSERT INTO learning_regrade_plans AS p (uuid, course_uuid, node_key, rule, selector, policy, item_count, created_by, expires_at)
+    const [plan] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_regrade_plans AS p (uuid, course_uuid, node_key, rule, selector, policy, item_count, created_by, expires_at)
       VALUES (${uuid}, ${courseUuid}, ${input.nodeKey}, ${JSON.stringify(input.rule)}::jsonb, ${JSON.stringify(input.selector)}::jsonb, ${input.policy},
         ${items.length}, ${actor.profileUuid}, now() + make_interval(hours => ${planHours}))
-      RETURNING ${sql.literal(planColumns)}`
+      RETURNING ${sql.literal(planColumns)}`,
+      decodePlans
+    )
     for (let i = 0; i < items.length; i += 2000) {
       yield* sql`INSERT INTO learning_regrade_plan_items (plan_uuid, n, uuid, submission_uuid, base, old_points, new_points, new_verdict, new_passed,
           max_points, skipped)
@@ -304,8 +391,11 @@ export const getRegradePlan = (
 const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const items = yield* sql<ItemRow>`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_plan_items
-      WHERE plan_uuid = ${plan.uuid} AND n > ${plan.cursor} ORDER BY n LIMIT ${chunk}`
+    const items = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_plan_items
+      WHERE plan_uuid = ${plan.uuid} AND n > ${plan.cursor} ORDER BY n LIMIT ${chunk}`,
+      decodeItems
+    )
     const live = items.filter((item) => item.skipped === null)
     const submissions = live.length === 0 ? [] : yield* sql<SubmissionRow & { base: string }>`
       SELECT ${sql.literal(submissionColumns)}, ${sql.literal(baseExpression("s"))} AS base FROM learning_submissions s
@@ -358,14 +448,20 @@ export const commitRegradePlan = (actor: Actor, courseUuid: string, planUuid: st
     if (plan.status !== "ready") return yield* new InvalidState({ message: `The plan is ${plan.status}` })
     if (plan.expires_at.getTime() <= Date.now()) return yield* new PlanExpired({ message: "The plan is older than 24 hours; create it again" })
     // Every planned item's base, checked at once: any score change since the plan refuses the commit.
-    const [moved] = yield* sql<{ submission_uuid: string }>`SELECT i.submission_uuid FROM learning_regrade_plan_items i
+    const [moved] = yield* Effect.flatMap(
+      sql`SELECT i.submission_uuid FROM learning_regrade_plan_items i
         JOIN learning_submissions s ON s.uuid = i.submission_uuid
-      WHERE i.plan_uuid = ${planUuid} AND i.skipped IS NULL AND i.base <> ${sql.literal(baseExpression("s"))} LIMIT 1`
+      WHERE i.plan_uuid = ${planUuid} AND i.skipped IS NULL AND i.base <> ${sql.literal(baseExpression("s"))} LIMIT 1`,
+      decodeMoved
+    )
     if (moved !== undefined) {
       return yield* new PlanStale({ message: `The score of submission ${moved.submission_uuid} changed since the plan; create it again` })
     }
-    const [committing] = yield* sql<PlanRow>`UPDATE learning_regrade_plans p SET status = 'committing', committed_by = ${actor.profileUuid},
-        commit_request_uuid = ${input.requestUuid} WHERE p.uuid = ${planUuid} RETURNING ${sql.literal(planColumns)}`
+    const [committing] = yield* Effect.flatMap(
+      sql`UPDATE learning_regrade_plans p SET status = 'committing', committed_by = ${actor.profileUuid},
+        commit_request_uuid = ${input.requestUuid} WHERE p.uuid = ${planUuid} RETURNING ${sql.literal(planColumns)}`,
+      decodePlans
+    )
     let current = committing!
     // Small plans commit here in full; larger ones continue in the worker chunk by chunk (`advanceRegradePlans`).
     if (current.item_count <= regradeChunkSize) {
@@ -384,7 +480,10 @@ export const commitRegradePlan = (actor: Actor, courseUuid: string, planUuid: st
 export const advanceRegradePlans = (chunk = regradeChunkSize): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      const [plan] = yield* sql<PlanRow>`SELECT ${sql.literal(planColumns)} FROM learning_regrade_plans p WHERE p.status = 'committing'
-        ORDER BY p.created_at LIMIT 1 FOR UPDATE SKIP LOCKED`
+      const [plan] = yield* Effect.flatMap(
+        sql`SELECT ${sql.literal(planColumns)} FROM learning_regrade_plans p WHERE p.status = 'committing'
+        ORDER BY p.created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        decodePlans
+      )
       return plan === undefined ? 0 : yield* applyChunk(plan, chunk)
     })))

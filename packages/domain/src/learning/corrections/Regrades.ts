@@ -1,15 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { loadChecker } from "../grading/Checkers.js"
 import { insertGradeJob, insertRegradeJob } from "../grading/GradingJobRepository.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
 import type { CheckResult } from "../grading/Declarative.js"
-import { maxRegradeItems, Regrade, type RegradeItem, type RegradeSelector } from "../grading/GradingModel.js"
+import { maxRegradeItems, Regrade, type RegradeItem, RegradeSelector } from "../grading/GradingModel.js"
 import { appendScoreLayer, effectiveOf, gradesFrozen, submissionNode } from "../grading/Layers.js"
 import { CheckerNotReady, PlanExpired, PlanStale } from "../LearningErrors.js"
 import { scoreOf, setStatus } from "../steps/Submissions.js"
@@ -32,38 +33,53 @@ import { layersOf, loadSubmission } from "../steps/SubmissionViews.js"
 /** A regrade stays applicable this long after it is ready. */
 export const regradeHours = 24
 
-interface RegradeRow {
-  readonly uuid: string
-  readonly course_uuid: string
-  readonly checker_uuid: string
-  readonly selector: RegradeSelector
-  readonly policy: "any" | "only_if_higher"
-  readonly status: Regrade["status"]
-  readonly revision: number
-  readonly expires_at: Date | null
-  readonly applied_at: Date | null
-  readonly created_at: Date
-}
+const RegradeRow = Schema.Struct({
+  uuid: Schema.String,
+  course_uuid: Schema.String,
+  checker_uuid: Schema.String,
+  selector: RegradeSelector,
+  policy: Schema.Literal("any", "only_if_higher"),
+  status: Regrade.fields.status,
+  revision: Schema.Number,
+  expires_at: Schema.NullOr(Timestamp),
+  applied_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+})
+type RegradeRow = typeof RegradeRow.Type
 
-interface ItemRow {
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly job_uuid: string | null
-  readonly base_revision: number
-  readonly old_points: string | null
-  readonly old_verdict: string | null
-  readonly new_points: string | null
-  readonly new_verdict: string | null
-  readonly platform_error: string | null
-  readonly skipped: "frozen" | "unchanged" | "failed" | null
-  readonly outcome: "applied" | "requeued" | "skipped" | null
-  readonly applied_layer_uuid: string | null
-  readonly position: number
-}
+const ItemRow = Schema.Struct({
+  uuid: Schema.String,
+  submission_uuid: Schema.String,
+  job_uuid: Schema.NullOr(Schema.String),
+  base_revision: Schema.Number,
+  old_points: Schema.NullOr(Int8Text),
+  old_verdict: Schema.NullOr(Schema.String),
+  new_points: Schema.NullOr(Int8Text),
+  new_verdict: Schema.NullOr(Schema.String),
+  platform_error: Schema.NullOr(Schema.String),
+  skipped: Schema.NullOr(Schema.Literal("frozen", "unchanged", "failed")),
+  outcome: Schema.NullOr(Schema.Literal("applied", "requeued", "skipped")),
+  applied_layer_uuid: Schema.NullOr(Schema.String),
+  position: Schema.Number
+})
+type ItemRow = typeof ItemRow.Type
 
-const regradeColumns = "uuid, course_uuid, checker_uuid, selector, policy, status, revision, expires_at, applied_at, created_at"
-const itemColumns = `uuid, submission_uuid, job_uuid, base_revision, old_points::text, old_verdict, new_points::text, new_verdict, platform_error, skipped,
-  outcome, applied_layer_uuid, position`
+const regradeColumns = selectList(RegradeRow)
+const itemColumns = selectList(ItemRow, undefined, { old_points: "old_points::text", new_points: "new_points::text" })
+const decodeRegrades = rowsDecoder(RegradeRow)
+const decodeItems = rowsDecoder(ItemRow)
+const decodeProgress = rowsDecoder(Schema.Struct({
+  total: Schema.Number,
+  done: Schema.Number,
+  changed: Schema.Number,
+  failed: Schema.Number,
+  frozen: Schema.NullOr(Schema.Array(Schema.String))
+}))
+const decodeSelectable = rowsDecoder(
+  Schema.Struct({ uuid: Schema.String, enrollment_uuid: Schema.String, attempt_no: Schema.Number, revision: Schema.Number })
+)
+const decodeJobItems = rowsDecoder(Schema.Struct({ uuid: Schema.String, regrade_uuid: Schema.String, submission_uuid: Schema.String }))
+const decodeRevisions = rowsDecoder(Schema.Struct({ uuid: Schema.String, revision: Schema.Number }))
 
 const itemView = (row: ItemRow): RegradeItem => ({
   uuid: row.uuid,
@@ -85,15 +101,21 @@ const regradeView = (row: RegradeRow, query: { readonly cursor?: string | undefi
     const position = yield* decodeCursor(query.cursor)
     const after = position._tag === "Some" ? Number(position.value.key) : -1
     const limit = query.limit ?? 100
-    const [progress] = yield* sql<{ total: number; done: number; changed: number; failed: number; frozen: ReadonlyArray<string> | null }>`
+    const [progress] = yield* Effect.flatMap(
+      sql`
       SELECT count(*)::int AS total,
         count(*) FILTER (WHERE i.new_points IS NOT NULL OR j.status IN ('failed', 'cancelled'))::int AS done,
         count(*) FILTER (WHERE i.new_points IS NOT NULL AND (i.new_points IS DISTINCT FROM i.old_points OR i.new_verdict IS DISTINCT FROM i.old_verdict))::int AS changed,
         count(*) FILTER (WHERE i.new_points IS NULL AND j.status IN ('failed', 'cancelled'))::int AS failed,
         array_agg(i.uuid ORDER BY i.position) FILTER (WHERE i.skipped = 'frozen') AS frozen
-      FROM learning_regrade_items i LEFT JOIN learning_grading_jobs j ON j.uuid = i.job_uuid WHERE i.regrade_uuid = ${row.uuid}`
-    const items = yield* sql<ItemRow>`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_items
-      WHERE regrade_uuid = ${row.uuid} AND position > ${Number.isInteger(after) ? after : -1} ORDER BY position LIMIT ${limit + 1}`
+      FROM learning_regrade_items i LEFT JOIN learning_grading_jobs j ON j.uuid = i.job_uuid WHERE i.regrade_uuid = ${row.uuid}`,
+      decodeProgress
+    )
+    const items = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_items
+      WHERE regrade_uuid = ${row.uuid} AND position > ${Number.isInteger(after) ? after : -1} ORDER BY position LIMIT ${limit + 1}`,
+      decodeItems
+    )
     const page = pageOf(items, limit, (item) => ({ key: String(item.position), uuid: item.uuid }), itemView)
     const view: Regrade = {
       uuid: row.uuid,
@@ -127,12 +149,15 @@ export const createRegrade = (
     const checker = yield* loadChecker(courseUuid, input.checkerUuid, { lock: false })
     if (checker.status !== "ready") return yield* new CheckerNotReady({ message: `The checker is ${checker.status}; a regrade runs a ready version` })
     const selector = input.selector
-    const rows = yield* sql<{ uuid: string; enrollment_uuid: string; attempt_no: number; revision: number }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       SELECT uuid, enrollment_uuid, attempt_no, revision FROM learning_submissions
       WHERE course_uuid = ${courseUuid} AND node_key = ${selector.nodeKey} AND status IN ${sql.in(regradable)}
         ${selector.runUuid === undefined ? sql`` : sql`AND run_uuid = ${selector.runUuid}`}
         ${selector.submissionUuids === undefined ? sql`` : sql`AND uuid IN ${sql.in(selector.submissionUuids)}`}
-      ORDER BY enrollment_uuid, attempt_no`
+      ORDER BY enrollment_uuid, attempt_no`,
+      decodeSelectable
+    )
     const layers = yield* layersOf(rows.map((row) => row.uuid))
     const which = selector.which ?? (selector.submissionUuids === undefined ? "latest" : "all")
     const chosen = new Map<string, (typeof rows)[number]>()
@@ -149,11 +174,14 @@ export const createRegrade = (
       return yield* new InvalidRequest({ message: `selector: ${selected.length} submissions match; a regrade takes at most ${maxRegradeItems}` })
     }
     const uuid = crypto.randomUUID()
-    const [regrade] = yield* sql<RegradeRow>`INSERT INTO learning_regrades (uuid, course_uuid, checker_uuid, selector, policy, status, created_by, expires_at)
+    const [regrade] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_regrades (uuid, course_uuid, checker_uuid, selector, policy, status, created_by, expires_at)
       VALUES (${uuid}, ${courseUuid}, ${checker.uuid}, ${JSON.stringify(selector)}::jsonb, ${input.policy},
         ${selected.length === 0 ? "ready" : "computing"}, ${actor.profileUuid},
         ${selected.length === 0 ? sql`now() + make_interval(hours => ${regradeHours})` : sql`NULL`})
-      RETURNING ${sql.literal(regradeColumns)}`
+      RETURNING ${sql.literal(regradeColumns)}`,
+      decodeRegrades
+    )
     for (const [index, row] of selected.entries()) {
       const jobUuid = crypto.randomUUID()
       const old = effectiveOf(layers.get(row.uuid) ?? [])
@@ -184,8 +212,11 @@ export const finishRegradeJob = (
 ): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [item] = yield* sql<{ uuid: string; regrade_uuid: string; submission_uuid: string }>`SELECT uuid, regrade_uuid, submission_uuid
-      FROM learning_regrade_items WHERE job_uuid = ${jobUuid}`
+    const [item] = yield* Effect.flatMap(
+      sql`SELECT uuid, regrade_uuid, submission_uuid
+      FROM learning_regrade_items WHERE job_uuid = ${jobUuid}`,
+      decodeJobItems
+    )
     if (item === undefined) return
     if (outcome._tag === "platform_error") {
       yield* sql`UPDATE learning_regrade_items SET platform_error = ${outcome.error} WHERE uuid = ${item.uuid}`
@@ -206,8 +237,11 @@ export const finishRegradeJob = (
 const loadRegrade = (courseUuid: string, uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<RegradeRow>`SELECT ${sql.literal(regradeColumns)} FROM learning_regrades WHERE uuid = ${uuid} AND course_uuid = ${courseUuid}
-      ${options.lock ? sql`FOR UPDATE` : sql``}`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(regradeColumns)} FROM learning_regrades WHERE uuid = ${uuid} AND course_uuid = ${courseUuid}
+      ${options.lock ? sql`FOR UPDATE` : sql``}`,
+      decodeRegrades
+    )
     if (row === undefined) return yield* new NotFound({ message: `No regrade ${uuid} in this course` })
     return row
   })
@@ -232,7 +266,10 @@ export const applyRegrade = (
     if (regrade.expires_at !== null && regrade.expires_at.getTime() < Date.now()) {
       return yield* new PlanExpired({ message: `The regrade expired at ${regrade.expires_at.toISOString()}; create it again` })
     }
-    const all = yield* sql<ItemRow>`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_items WHERE regrade_uuid = ${uuid} ORDER BY position`
+    const all = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(itemColumns)} FROM learning_regrade_items WHERE regrade_uuid = ${uuid} ORDER BY position`,
+      decodeItems
+    )
     let items = all
     if (input.itemUuids !== undefined) {
       const wanted = new Set(input.itemUuids)
@@ -241,8 +278,11 @@ export const applyRegrade = (
       if (unknown !== undefined) return yield* new InvalidRequest({ message: `itemUuids: ${unknown} is not an item of this regrade` })
     }
     // Plan-then-commit: every chosen item's submission must be as the dry run saw it.
-    const current = items.length === 0 ? [] : yield* sql<{ uuid: string; revision: number }>`SELECT uuid, revision FROM learning_submissions
-      WHERE uuid IN ${sql.in(items.map((item) => item.submission_uuid))} ORDER BY uuid FOR NO KEY UPDATE`
+    const current = items.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT uuid, revision FROM learning_submissions
+      WHERE uuid IN ${sql.in(items.map((item) => item.submission_uuid))} ORDER BY uuid FOR NO KEY UPDATE`,
+      decodeRevisions
+    )
     const revisions = new Map(current.map((row) => [row.uuid, row.revision]))
     const stale = items.filter((item) => revisions.get(item.submission_uuid) !== item.base_revision)
     if (stale.length > 0) {
@@ -294,10 +334,29 @@ export const applyRegrade = (
       })
       yield* mark(item, "applied", { layer: change.layer.uuid })
     }
-    const [applied] = yield* sql<RegradeRow>`UPDATE learning_regrades SET status = 'applied', applied_at = now(), revision = revision + 1, updated_at = now()
-      WHERE uuid = ${uuid} RETURNING ${sql.literal(regradeColumns)}`
+    const [applied] = yield* Effect.flatMap(
+      sql`UPDATE learning_regrades SET status = 'applied', applied_at = now(), revision = revision + 1, updated_at = now()
+      WHERE uuid = ${uuid} RETURNING ${sql.literal(regradeColumns)}`,
+      decodeRegrades
+    )
     return yield* regradeView(applied!)
   }))
+
+/** A candidate row, in the order the candidates' subquery computes its columns. */
+const CandidateRow = Schema.Struct({
+  uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  node_key: Schema.String,
+  status: Schema.String,
+  checker_uuid: Schema.NullOr(Schema.String),
+  submitted_at: Timestamp,
+  position: Schema.String,
+  incident: Schema.NullOr(Schema.String),
+  reason: Schema.Literal("older_version", "check_failed", "incident_window"),
+  newer: Schema.NullOr(Schema.String)
+})
+const candidateColumns = selectList(CandidateRow)
+const decodeCandidates = rowsDecoder(CandidateRow)
 
 /**
  * learning.regrades.candidates, newest first, one row per submission under its first reason:
@@ -315,18 +374,8 @@ export const regradeCandidates = (
     yield* courseFor(actor, "learning.regrades.candidates", courseUuid, { lock: false })
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<{
-      uuid: string
-      enrollment_uuid: string
-      node_key: string
-      status: string
-      checker_uuid: string | null
-      newer: string | null
-      incident: string | null
-      reason: "older_version" | "check_failed" | "incident_window"
-      submitted_at: Date
-      position: string
-    }>`SELECT * FROM (
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(candidateColumns)} FROM (
         SELECT s.uuid, s.enrollment_uuid, s.node_key, s.status, s.checker_uuid, s.submitted_at, s.submitted_at::text AS position, incident.uuid AS incident,
           CASE WHEN s.status = 'check_failed' THEN 'check_failed' WHEN incident.uuid IS NOT NULL THEN 'incident_window'
             WHEN c.status = 'superseded' THEN 'older_version' END AS reason,
@@ -343,7 +392,9 @@ export const regradeCandidates = (
       ) candidates
       WHERE reason IS NOT NULL ${query.reason === undefined ? sql`` : sql`AND reason = ${query.reason}`}
         ${position._tag === "Some" ? sql`AND (submitted_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY submitted_at DESC, uuid DESC LIMIT ${limit + 1}`
+      ORDER BY submitted_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodeCandidates
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => ({
       submissionUuid: row.uuid,
       enrollmentUuid: row.enrollment_uuid,

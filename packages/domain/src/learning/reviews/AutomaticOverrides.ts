@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { requireRevision } from "../../store/Revision.js"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
 import { appendScoreLayer, revokeScoreLayer, submissionNode } from "../grading/Layers.js"
@@ -19,26 +20,27 @@ import { layersOf, loadSubmission } from "../steps/SubmissionViews.js"
  * layer below shows again. Candidates list suspect automatic verdicts; reading them writes nothing.
  */
 
-interface OverrideRow {
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly course_uuid: string
-  readonly layer_uuid: string
-  readonly points: string
-  readonly verdict: string
-  readonly reason: string
-  readonly status: "active" | "revoked"
-  readonly created_by: string
-  readonly revoked_by: string | null
-  readonly revoke_reason: string | null
-  readonly revoked_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const OverrideRow = Schema.Struct({
+  uuid: Schema.String,
+  submission_uuid: Schema.String,
+  course_uuid: Schema.String,
+  layer_uuid: Schema.String,
+  points: Int8Text,
+  verdict: Schema.String,
+  reason: Schema.String,
+  status: Schema.Literal("active", "revoked"),
+  created_by: Schema.String,
+  revoked_by: Schema.NullOr(Schema.String),
+  revoke_reason: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Timestamp),
+  revision: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+type OverrideRow = typeof OverrideRow.Type
 
-const overrideColumns = `uuid, submission_uuid, course_uuid, layer_uuid, points, verdict, reason, status, created_by, revoked_by, revoke_reason,
-  revoked_at, revision, created_at, updated_at`
+const overrideColumns = selectList(OverrideRow)
+const decodeOverrides = rowsDecoder(OverrideRow)
 
 /** Staff see everything; the submission's learner the active overrides with their reason. */
 const overrideView = (row: OverrideRow, staff: boolean): AutomaticOverride => ({
@@ -88,8 +90,11 @@ export const listOverrides = (actor: Actor, submissionUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const context = yield* overrideContext(actor, submissionUuid, { lock: false })
-    const rows = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_automatic_overrides
-      WHERE submission_uuid = ${submissionUuid} ${context.staff ? sql`` : sql`AND status = 'active'`} ORDER BY created_at, uuid`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(overrideColumns)} FROM learning_automatic_overrides
+      WHERE submission_uuid = ${submissionUuid} ${context.staff ? sql`` : sql`AND status = 'active'`} ORDER BY created_at, uuid`,
+      decodeOverrides
+    )
     return rows.map((row) => overrideView(row, context.staff))
   })
 
@@ -134,11 +139,14 @@ export const createOverride = (
       sourceUuid: uuid,
       requestUuid: input.requestUuid
     })
-    const [row] = yield* sql<OverrideRow>`INSERT INTO learning_automatic_overrides (uuid, submission_uuid, course_uuid, layer_uuid, points, verdict,
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_automatic_overrides (uuid, submission_uuid, course_uuid, layer_uuid, points, verdict,
         reason, created_by)
       VALUES (${uuid}, ${submissionUuid}, ${context.submission.course_uuid}, ${change.layer.uuid}, ${points}, ${verdict}, ${input.reason},
         ${actor.profileUuid})
-      RETURNING ${sql.literal(overrideColumns)}`
+      RETURNING ${sql.literal(overrideColumns)}`,
+      decodeOverrides
+    )
     return overrideView(row!, true)
   }))
 
@@ -152,16 +160,22 @@ export const revokeOverride = (
   once(actor, "learning.automatic_overrides.revoke", input, AutomaticOverride, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const context = yield* overrideContext(actor, submissionUuid, { lock: true })
-    const [found] = yield* sql<OverrideRow>`SELECT ${sql.literal(overrideColumns)} FROM learning_automatic_overrides
-      WHERE uuid = ${overrideUuid} AND submission_uuid = ${submissionUuid} FOR UPDATE`
+    const [found] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(overrideColumns)} FROM learning_automatic_overrides
+      WHERE uuid = ${overrideUuid} AND submission_uuid = ${submissionUuid} FOR UPDATE`,
+      decodeOverrides
+    )
     if (found === undefined) return yield* new NotFound({ message: `No automatic override ${overrideUuid} on this submission` })
     yield* requireAdjust(context)
     if (found.status !== "active") return yield* new InvalidState({ message: "The override is already revoked" })
     yield* requireRevision("automatic override", found.revision, input.expectedRevision)
     yield* revokeScoreLayer(found.layer_uuid, { byProfileUuid: actor.profileUuid, reason: input.reason, requestUuid: input.requestUuid })
-    const [row] = yield* sql<OverrideRow>`UPDATE learning_automatic_overrides SET status = 'revoked', revoked_by = ${actor.profileUuid},
+    const [row] = yield* Effect.flatMap(
+      sql`UPDATE learning_automatic_overrides SET status = 'revoked', revoked_by = ${actor.profileUuid},
         revoke_reason = ${input.reason}, revoked_at = now(), revision = revision + 1, updated_at = now()
-      WHERE uuid = ${overrideUuid} RETURNING ${sql.literal(overrideColumns)}`
+      WHERE uuid = ${overrideUuid} RETURNING ${sql.literal(overrideColumns)}`,
+      decodeOverrides
+    )
     return overrideView(row!, true)
   }))
 
@@ -191,7 +205,8 @@ export const overrideCandidates = (
     if (query.reason === "appeal_cluster") return { items: [] }
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<CandidateRow>`SELECT * FROM (
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(candidateColumns)} FROM (
         SELECT s.uuid, s.enrollment_uuid, s.run_uuid, s.node_key, s.status, s.checker_uuid, s.submitted_at, s.submitted_at::text AS position,
           CASE
             WHEN s.status = 'check_failed' THEN 'check_failed'
@@ -210,7 +225,9 @@ export const overrideCandidates = (
       ) candidates
       WHERE reason IS NOT NULL ${query.reason !== undefined ? sql`AND reason = ${query.reason}` : sql``}
         ${position._tag === "Some" ? sql`AND (submitted_at, uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY submitted_at DESC, uuid DESC LIMIT ${limit + 1}`
+      ORDER BY submitted_at DESC, uuid DESC LIMIT ${limit + 1}`,
+      decodeCandidates
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => ({
       submissionUuid: row.uuid,
       enrollmentUuid: row.enrollment_uuid,
@@ -228,15 +245,17 @@ export const overrideCandidates = (
     }))
   })
 
-interface CandidateRow {
-  readonly uuid: string
-  readonly enrollment_uuid: string
-  readonly run_uuid: string
-  readonly node_key: string
-  readonly status: string
-  readonly checker_uuid: string | null
-  readonly submitted_at: Date
-  readonly position: string
-  readonly reason: "check_failed" | "near_timeout" | "newer_checker"
-  readonly timeout_ms: number | null
-}
+const CandidateRow = Schema.Struct({
+  uuid: Schema.String,
+  enrollment_uuid: Schema.String,
+  run_uuid: Schema.String,
+  node_key: Schema.String,
+  status: Schema.String,
+  checker_uuid: Schema.NullOr(Schema.String),
+  submitted_at: Timestamp,
+  position: Schema.String,
+  reason: Schema.Literal("check_failed", "near_timeout", "newer_checker"),
+  timeout_ms: Schema.NullOr(Schema.Number)
+})
+const candidateColumns = selectList(CandidateRow)
+const decodeCandidates = rowsDecoder(CandidateRow)

@@ -1,69 +1,30 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { appendEvent } from "../../store/Outbox.js"
 import type { CourseNode } from "../courses/Model.js"
 import { holdsAtom, standingOn } from "../Permissions.js"
+import {
+  type AssignmentRow,
+  type HistoryEntry,
+  insertAssignment,
+  lockClaimedStaffAssignments,
+  markOverdueAssignments,
+  nextOverdueDue,
+  returnClaimToPool
+} from "./ReviewAssignmentRepository.js"
 import type { AssignmentStatus, ReviewAssignment } from "./ReviewModel.js"
 import type { SubmissionRow } from "../steps/SubmissionViews.js"
 
 /**
- * Review assignments (LEARNING §2.1 #16, §2.2): the row, its state machine as data, and the two
+ * Review assignments (LEARNING §2.1 #16, §2.2): their state machine as data (the row and every
+ * write of it are in ReviewAssignmentRepository.ts), and the two
  * places outside the review operations that change them: a submission that needs review gets its
  * assignments (`requestReviews`, called where a submission enters `awaiting_review`), and a
  * revoked reviewer's claims return to the pool (`returnRevokedClaims`, Staff.ts's hook). Kept apart
  * from Reviews.ts so Submissions.ts can call it without an import cycle.
  */
-
-export interface AssignmentRow {
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly node_key: string
-  readonly learner_profile_uuid: string
-  readonly pseudonym: string
-  readonly kind: "staff" | "peer" | "self"
-  readonly status: AssignmentStatus
-  readonly reviewer_profile_uuid: string | null
-  readonly claimed_at: Date | null
-  readonly due_at: Date | null
-  readonly overdue_for: Date | null
-  readonly draft: { readonly rubric: ReadonlyArray<unknown>; readonly comment: string; readonly points?: number } | null
-  readonly draft_revision: number
-  readonly draft_saved_at: Date | null
-  readonly decision: {
-    readonly outcome: "accept" | "revise" | "fail"
-    readonly points: number
-    readonly rubric: ReadonlyArray<{ readonly criterion: string; readonly points: number; readonly comment?: string }>
-    readonly comment: string
-    readonly final: boolean
-    readonly decidedBy: string
-    readonly decidedAt: string
-  } | null
-  readonly issue: { readonly kind: string; readonly note: string; readonly reportedBy: string; readonly reportedAt: string } | null
-  readonly sla_paused_at: Date | null
-  readonly history: ReadonlyArray<HistoryEntry>
-  readonly layer_uuid: string | null
-  readonly released_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export interface HistoryEntry {
-  readonly at: string
-  readonly action: string
-  readonly byProfileUuid?: string
-  readonly fromProfileUuid?: string
-  readonly toProfileUuid?: string
-  readonly reason?: string
-}
-
-export const assignmentColumns = `a.uuid, a.submission_uuid, a.course_uuid, a.run_uuid, a.node_key, a.learner_profile_uuid, a.pseudonym, a.kind,
-  a.status, a.reviewer_profile_uuid, a.claimed_at, a.due_at, a.overdue_for, a.draft, a.draft_revision, a.draft_saved_at, a.decision, a.issue,
-  a.sla_paused_at, a.history, a.layer_uuid, a.released_at, a.revision, a.created_at, a.updated_at`
 
 /**
  * Who may move an assignment, per §3/§4 "who":
@@ -146,22 +107,20 @@ export const reviewRequested = (row: AssignmentRow) => reviewEvent("learning.rev
  */
 export const requestReviews = (row: SubmissionRow, node: CourseNode): Effect.Effect<ReadonlyArray<AssignmentRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const review = node.grading?.review
     const mode = review?.mode === undefined || review.mode === "none" ? "staff" : review.mode
     const count = mode === "self" ? 1 : review?.count ?? 1
     const created: Array<AssignmentRow> = []
     for (let i = 0; i < count; i++) {
-      const self = mode === "self"
-      const [inserted] = yield* sql<AssignmentRow>`INSERT INTO learning_review_assignments AS a (uuid, submission_uuid, course_uuid, run_uuid,
-          node_key, learner_profile_uuid, pseudonym, kind, status, reviewer_profile_uuid, claimed_at, due_at, history)
-        VALUES (${crypto.randomUUID()}, ${row.uuid}, ${row.course_uuid}, ${row.run_uuid}, ${row.node_key}, ${row.profile_uuid}, ${newPseudonym()},
-          ${mode}, ${self ? "claimed" : "pooled"}, ${self ? row.profile_uuid : null}, ${self ? sql`now()` : null},
-          ${self ? sql`now() + make_interval(hours => ${dueHoursOf(node)})` : null},
-          ${JSON.stringify([historyEntry("request")])}::jsonb)
-        RETURNING ${sql.literal(assignmentColumns)}`
-      yield* reviewRequested(inserted!)
-      created.push(inserted!)
+      const inserted = yield* insertAssignment({
+        submission: row,
+        pseudonym: newPseudonym(),
+        kind: mode,
+        dueHours: dueHoursOf(node),
+        history: [historyEntry("request")]
+      })
+      yield* reviewRequested(inserted)
+      created.push(inserted)
     }
     return created
   })
@@ -173,21 +132,16 @@ export const requestReviews = (row: SubmissionRow, node: CourseNode): Effect.Eff
  */
 export const returnRevokedClaims = (revoked: { readonly courseUuid: string; readonly profileUuid: string }) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const standing = yield* standingOn({ profileUuid: revoked.profileUuid } as Parameters<typeof standingOn>[0], revoked.courseUuid)
-    const claims = yield* sql<AssignmentRow>`SELECT ${sql.literal(assignmentColumns)} FROM learning_review_assignments a
-      WHERE a.course_uuid = ${revoked.courseUuid} AND a.reviewer_profile_uuid = ${revoked.profileUuid} AND a.status = 'claimed'
-        AND a.kind = 'staff' ORDER BY a.created_at FOR UPDATE`
+    const claims = yield* lockClaimedStaffAssignments(revoked.courseUuid, revoked.profileUuid)
     let returned = 0
     for (const claim of claims) {
       if (holdsAtom(standing.assignments, "review", { runUuid: claim.run_uuid })) continue
-      const [pooled] = yield* sql<AssignmentRow>`UPDATE learning_review_assignments a SET status = 'pooled', reviewer_profile_uuid = NULL,
-          claimed_at = NULL, due_at = NULL, overdue_for = NULL, draft = NULL, sla_paused_at = NULL, revision = revision + 1, updated_at = now(),
-          history = history || ${
-        JSON.stringify([historyEntry("returned_to_pool", { fromProfileUuid: revoked.profileUuid, reason: "staff assignment revoked" })])
-      }::jsonb
-        WHERE a.uuid = ${claim.uuid} RETURNING ${sql.literal(assignmentColumns)}`
-      yield* reviewRequested(pooled!)
+      const pooled = yield* returnClaimToPool(
+        claim.uuid,
+        historyEntry("returned_to_pool", { fromProfileUuid: revoked.profileUuid, reason: "staff assignment revoked" })
+      )
+      yield* reviewRequested(pooled)
       returned++
     }
     return returned
@@ -200,23 +154,13 @@ export const returnRevokedClaims = (revoked: { readonly courseUuid: string; read
  */
 export const announceOverdueReviews = (now: Date, batch = 100): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<AssignmentRow>`UPDATE learning_review_assignments a SET overdue_for = a.due_at
-      WHERE a.uuid IN (SELECT uuid FROM learning_review_assignments
-        WHERE status = 'claimed' AND issue IS NULL AND due_at <= ${now} AND overdue_for IS DISTINCT FROM due_at
-        ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-      RETURNING ${sql.literal(assignmentColumns)}`
+    const rows = yield* markOverdueAssignments(now, batch)
     for (const row of rows) yield* reviewEvent("learning.review.overdue", row)
     return rows.length
   })
 
 /** The earliest moment `announceOverdueReviews` has work: a claim's due time not yet announced. `undefined`: none. */
-export const nextOverdueReviewMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ at: Date | string | null }>`SELECT due_at AS at FROM learning_review_assignments
-    WHERE status = 'claimed' AND issue IS NULL AND due_at IS NOT NULL AND overdue_for IS DISTINCT FROM due_at ORDER BY due_at LIMIT 1`
-  return row?.at == null ? undefined : new Date(row.at)
-})
+export const nextOverdueReviewMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = nextOverdueDue
 
 /** The wire view: staff see all; a peer holder never the learner's profile; the submission's learner the status only. */
 export const assignmentView = (row: AssignmentRow, viewer: "staff" | "peer" | "learner"): ReviewAssignment => {

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { insertNotification } from "../../notifications/NotificationRepository.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { appendEvent } from "../../store/Outbox.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { requireRevision } from "../../store/Revision.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
@@ -15,11 +16,18 @@ import { AlreadyClaimed, ConflictOfInterest, NotEligible } from "../LearningErro
 import type { CourseNode } from "../courses/Model.js"
 import { type Assignment, atomScope, covers, enrollmentTarget, holdsAtom, reachesAny, scopeReach, staffScope, standingOn } from "../Permissions.js"
 import {
+  assignmentColumns,
+  type AssignmentRow,
+  decodePositionedAssignments,
+  loadAssignments,
+  otherOpenAssignments,
+  saveDraft,
+  updateAssignment
+} from "./ReviewAssignmentRepository.js"
+import {
   actorMay,
   assignmentAllows,
-  assignmentColumns,
   type AssignmentActor,
-  type AssignmentRow,
   type AssignmentTrigger,
   assignmentView,
   dueHoursOf,
@@ -31,7 +39,7 @@ import { recordStepProgress } from "../steps/StepStates.js"
 import { setStatus, submissionEvents } from "../steps/Submissions.js"
 import { submissionAllows } from "../steps/SubmissionMachine.js"
 import { layersOf, loadSubmission, type SubmissionRow, viewOf } from "../steps/SubmissionViews.js"
-import { Submission } from "../steps/StepModel.js"
+import { Submission, SubmissionStatus } from "../steps/StepModel.js"
 
 /**
  * Reviews (LEARNING §2.1 #16, §4 "L3" reviews, issue 18 point 3): staff, peer and self review of a
@@ -64,6 +72,20 @@ interface ReviewContext {
   readonly peer: boolean
 }
 
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+const decodeProfiles = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String }))
+
+/** An earlier attempt on the step, as the reviewer's workspace shows it. */
+const EarlierAttempt = Schema.Struct({
+  uuid: Schema.String,
+  attempt_no: Schema.Number,
+  submitted_at: Timestamp,
+  status: SubmissionStatus,
+  reply: Schema.Unknown
+})
+const earlierAttemptColumns = selectList(EarlierAttempt)
+const decodeEarlierAttempts = rowsDecoder(EarlierAttempt)
+
 const noSubmission = (uuid: string) => new NotFound({ message: `No submission ${uuid}` })
 
 /**
@@ -83,8 +105,11 @@ const reviewContext = (actor: Actor, submissionUuid: string, options: { readonly
     const target = yield* enrollmentTarget(standing.assignments, { uuid: submission.enrollment_uuid, runUuid: submission.run_uuid })
     const scoped = standing.assignments.filter((assignment) => covers(assignment, target))
     const author = submission.profile_uuid === actor.profileUuid
-    const [enrolled] = author ? [] : yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments
-      WHERE run_uuid = ${submission.run_uuid} AND profile_uuid = ${actor.profileUuid} AND status IN ('active', 'paused', 'completed')`
+    const [enrolled] = author ? [] : yield* Effect.flatMap(
+      sql`SELECT count(*)::int AS n FROM learning_enrollments
+      WHERE run_uuid = ${submission.run_uuid} AND profile_uuid = ${actor.profileUuid} AND status IN ('active', 'paused', 'completed')`,
+      decodeCount
+    )
     const context: ReviewContext = {
       actor,
       submission,
@@ -100,11 +125,6 @@ const reviewContext = (actor: Actor, submissionUuid: string, options: { readonly
     if (!context.author && !context.staff && !context.peer) return yield* noSubmission(submissionUuid)
     return context
   })
-
-const loadAssignments = (submissionUuid: string, options: { readonly lock: boolean }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<AssignmentRow>`SELECT ${sql.literal(assignmentColumns)} FROM learning_review_assignments a
-      WHERE a.submission_uuid = ${submissionUuid} ORDER BY a.created_at, a.uuid ${options.lock ? sql.literal("FOR UPDATE") : sql``}`)
 
 /** The roles the caller plays towards one assignment (the table's `who`). */
 const rolesOn = (context: ReviewContext, row: AssignmentRow | undefined): ReadonlyArray<AssignmentActor> => [
@@ -135,21 +155,6 @@ const requireMove = (context: ReviewContext, trigger: AssignmentTrigger, row: As
   })
 
 const viewerOf = (context: ReviewContext): "staff" | "peer" | "learner" => context.staff ? "staff" : context.author ? "learner" : "peer"
-
-const updateAssignment = (uuid: string, set: Record<string, unknown>, entry: ReturnType<typeof historyEntry>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const assignments = Object.entries(set).map(([column, value]) =>
-      value !== null && typeof value === "object" && !(value instanceof Date)
-        ? sql`${sql(column)} = ${JSON.stringify(value)}::jsonb`
-        : sql`${sql(column)} = ${value as string}`
-    )
-    return Effect.map(
-      sql<AssignmentRow>`UPDATE learning_review_assignments a SET ${sql.csv(assignments)}, revision = revision + 1, updated_at = now(),
-          history = history || ${JSON.stringify([entry])}::jsonb
-        WHERE a.uuid = ${uuid} RETURNING ${sql.literal(assignmentColumns)}`,
-      (rows) => rows[0]!
-    )
-  })
 
 const dueAfter = (node: CourseNode | undefined) => new Date(Date.now() + dueHoursOf(node) * 3_600_000)
 
@@ -217,13 +222,16 @@ export const listAssignments = (
       : sql`a.kind = 'peer' AND (a.reviewer_profile_uuid = ${me} OR (a.status = 'pooled' AND a.learner_profile_uuid <> ${me}
           AND a.run_uuid IN (SELECT run_uuid FROM learning_enrollments WHERE profile_uuid = ${me} AND status IN ('active', 'paused', 'completed'))))`
     const status = queueStatusCondition(sql, query.status)
-    const rows = yield* sql<AssignmentRow & { position: string }>`SELECT ${sql.literal(assignmentColumns)}, a.created_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(assignmentColumns)}, a.created_at::text AS position
       FROM learning_review_assignments a
       WHERE a.course_uuid = ${courseUuid} AND ${visible} AND ${status}
         ${query.nodeKey !== undefined ? sql`AND a.node_key = ${query.nodeKey}` : sql``}
         ${query.mine === "true" ? sql`AND a.reviewer_profile_uuid = ${me}` : sql``}
         ${position._tag === "Some" ? sql`AND (a.created_at, a.uuid) > (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY a.created_at, a.uuid LIMIT ${limit + 1}`
+      ORDER BY a.created_at, a.uuid LIMIT ${limit + 1}`,
+      decodePositionedAssignments
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) => assignmentView(row, staff ? "staff" : "peer"))
   })
 
@@ -278,14 +286,17 @@ export const listReviews = (
       : sql`a.reviewer_profile_uuid = ${actor.profileUuid}`
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<AssignmentRow & { position: string }>`SELECT ${sql.literal(assignmentColumns)}, a.updated_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(assignmentColumns)}, a.updated_at::text AS position
       FROM learning_review_assignments a
       WHERE a.course_uuid = ${courseUuid} AND a.decision IS NOT NULL AND ${visible}
         AND a.status IN ${sql.in(query.status === undefined ? ["decided", "released"] : [query.status])}
         ${query.nodeKey !== undefined ? sql`AND a.node_key = ${query.nodeKey}` : sql``}
         ${query.reviewerUuid !== undefined ? sql`AND a.reviewer_profile_uuid = ${query.reviewerUuid}` : sql``}
         ${position._tag === "Some" ? sql`AND (a.updated_at, a.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY a.updated_at DESC, a.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY a.updated_at DESC, a.uuid DESC LIMIT ${limit + 1}`,
+      decodePositionedAssignments
+    )
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), reviewView)
   })
 
@@ -304,9 +315,12 @@ export const reviewWorkspace = (actor: Actor, submissionUuid: string) =>
     if (assignment === undefined) return yield* new InvalidState({ message: "The submission has no review assignment" })
     const viewer = context.staff ? "staff" : "peer"
     const row = context.submission
-    const earlier = yield* sql<SubmissionRow>`SELECT uuid, attempt_no, submitted_at, status, reply FROM learning_submissions
+    const earlier = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(earlierAttemptColumns)} FROM learning_submissions
       WHERE enrollment_uuid = ${row.enrollment_uuid} AND node_key = ${row.node_key} AND attempt_no < ${row.attempt_no}
-      ORDER BY attempt_no DESC LIMIT 20`
+      ORDER BY attempt_no DESC LIMIT 20`,
+      decodeEarlierAttempts
+    )
     const layers = yield* layersOf([row.uuid, ...earlier.map((s) => s.uuid)])
     const auto = (layers.get(row.uuid) ?? []).find((layer) => layer.kind === "auto")
     const draft = assignment.draft
@@ -380,9 +394,12 @@ export const claimReview = (actor: Actor, submissionUuid: string, input: { reado
       return yield* new InvalidState({ message: "You already hold (or held) a review of this submission" })
     }
     if (kind === "peer") {
-      const [own] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_submissions
+      const [own] = yield* Effect.flatMap(
+        sql`SELECT count(*)::int AS n FROM learning_submissions
         WHERE run_uuid = ${context.submission.run_uuid} AND profile_uuid = ${actor.profileUuid} AND node_key = ${context.submission.node_key}
-          AND status <> 'cancelled'`
+          AND status <> 'cancelled'`,
+        decodeCount
+      )
       if ((own?.n ?? 0) === 0) return yield* new NotEligible({ message: "Peer review opens once you submitted your own work on this step" })
     }
     const ofKind = rows.filter((row) => row.kind === kind && row.status !== "cancelled")
@@ -416,7 +433,6 @@ export const saveReviewDraft = (
   }
 ) =>
   once(actor, "learning.reviews.draft", input, ReviewDraft, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const context = yield* reviewContext(actor, submissionUuid, { lock: true })
     const rows = yield* loadAssignments(submissionUuid, { lock: true })
     const held = holdingOf(rows, actor.profileUuid)
@@ -426,10 +442,8 @@ export const saveReviewDraft = (
       return yield* new RevisionConflict({ message: `The review draft is at revision ${row.draft_revision === 0 ? "none" : row.draft_revision}` })
     }
     const draft = { rubric: input.rubric, comment: input.comment, ...(input.points !== undefined ? { points: input.points } : {}) }
-    const [saved] = yield* sql<AssignmentRow>`UPDATE learning_review_assignments a SET draft = ${JSON.stringify(draft)}::jsonb,
-        draft_revision = draft_revision + 1, draft_saved_at = now()
-      WHERE a.uuid = ${row.uuid} RETURNING ${sql.literal(assignmentColumns)}`
-    return draftView(saved!)
+    const saved = yield* saveDraft(row.uuid, draft)
+    return draftView(saved)
   }))
 
 const verdictOf = (outcome: ReviewOutcome) => (outcome === "accept" ? "accepted" : outcome === "revise" ? "revision_requested" : "wrong")
@@ -441,7 +455,6 @@ const verdictOf = (outcome: ReviewOutcome) => (outcome === "accept" ? "accepted"
  */
 const releaseDecision = (context: ReviewContext, row: AssignmentRow, byProfileUuid: string, requestUuid: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const decision = row.decision!
     const submission = context.submission
     const trigger = decision.outcome === "accept" ? "review.accept" : decision.outcome === "revise" ? "review.revise" : "review.grade"
@@ -484,8 +497,7 @@ const releaseDecision = (context: ReviewContext, row: AssignmentRow, byProfileUu
     yield* recordStepProgress(moved.enrollment_uuid, moved.node_key, decision.outcome === "accept" ? "completed" : "in_progress")
     const released = yield* updateAssignment(row.uuid, { status: "released", layer_uuid: change.layer.uuid, released_at: new Date() },
       historyEntry("release", { byProfileUuid }))
-    const others = yield* sql<{ uuid: string }>`SELECT uuid FROM learning_review_assignments
-      WHERE submission_uuid = ${submission.uuid} AND uuid <> ${row.uuid} AND status IN ('pooled', 'claimed')`
+    const others = yield* otherOpenAssignments(submission.uuid, row.uuid)
     for (const other of others) {
       yield* updateAssignment(other.uuid, { status: "cancelled" }, historyEntry("cancel", { reason: "another review was released" }))
     }
@@ -626,8 +638,11 @@ export const reassignReview = (
       if (current.kind === "self") return yield* new InvalidRequest({ message: "toProfileUuid: a self review stays with its learner" })
       const eligible = current.kind === "staff"
         ? holdsAtom((yield* standingOn({ ...actor, profileUuid: to }, current.course_uuid)).assignments, "review", { runUuid: current.run_uuid })
-        : ((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${current.run_uuid}
-            AND profile_uuid = ${to} AND status IN ('active', 'paused', 'completed')`)[0]?.n ?? 0) > 0
+        : ((yield* Effect.flatMap(
+          sql`SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = ${current.run_uuid}
+            AND profile_uuid = ${to} AND status IN ('active', 'paused', 'completed')`,
+          decodeCount
+        ))[0]?.n ?? 0) > 0
       if (!eligible) {
         return yield* new InvalidRequest({
           message: `toProfileUuid: not ${current.kind === "staff" ? "a reviewer in scope of the run" : "a learner of the run"}`
@@ -681,9 +696,12 @@ export const reportReviewIssue = (
       byProfileUuid: actor.profileUuid,
       reason: input.kind
     }))
-    const leads = yield* sql<{ profile_uuid: string }>`SELECT DISTINCT profile_uuid FROM learning_staff
+    const leads = yield* Effect.flatMap(
+      sql`SELECT DISTINCT profile_uuid FROM learning_staff
       WHERE course_uuid = ${row.course_uuid} AND status = 'active' AND role IN ('owner', 'instructor')
-        AND group_uuid IS NULL AND (run_uuid IS NULL OR run_uuid = ${row.run_uuid})`
+        AND group_uuid IS NULL AND (run_uuid IS NULL OR run_uuid = ${row.run_uuid})`,
+      decodeProfiles
+    )
     for (const lead of leads) {
       yield* insertNotification({
         profileUuid: lead.profile_uuid,
