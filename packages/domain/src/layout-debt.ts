@@ -8,9 +8,6 @@ export const seeders: ReadonlyArray<string> = ["demo/DemoData.ts", "demo/DemoLea
 
 /** Tables still written from more than one module: the table, and every module that writes it. */
 export const legacyWriters: Readonly<Record<string, ReadonlyArray<string>>> = {
-  automation_executions: ["automations/AutomationRepository.ts", "automations/AutomationWorker.ts"],
-  automation_rule_days: ["automations/AutomationRepository.ts", "automations/AutomationWorker.ts"],
-  automation_rules: ["automations/AutomationRepository.ts", "automations/AutomationWorker.ts"],
   files: ["files/FileRepository.ts", "learning/courses/Jobs.ts"],
   learning_checkers: ["learning/grading/CheckerDrafts.ts", "learning/grading/Checkers.ts", "learning/grading/Grading.ts"],
   learning_date_overrides: ["learning/corrections/Extensions.ts", "learning/enrollments/Overrides.ts", "learning/staff/GroupSchedule.ts"],
@@ -23,8 +20,6 @@ export const legacyWriters: Readonly<Record<string, ReadonlyArray<string>>> = {
   learning_staff: ["learning/staff/Groups.ts", "learning/staff/Ownership.ts", "learning/staff/Staff.ts"],
   learning_step_states: ["learning/enrollments/Completion.ts", "learning/enrollments/Enrollments.ts", "learning/steps/Media.ts", "learning/steps/StepStates.ts"],
   learning_submissions: ["learning/corrections/Incidents.ts", "learning/grading/Layers.ts", "learning/steps/Submissions.ts"],
-  notifications: ["automations/AutomationRepository.ts", "notifications/NotificationRepository.ts"],
-  webhook_endpoints: ["webhooks/WebhookDeliveryRepository.ts", "webhooks/WebhookEndpointRepository.ts"],
 }
 
 /** Unchecked `sql<Row>` casts left, per module: rows still read without a Schema. */
@@ -33,8 +28,6 @@ export const legacyCasts: Readonly<Record<string, number>> = {
   "auth/RateLimit.ts": 3,
   "auth/SessionRepository.ts": 1,
   "auth/SignInChallengeRepository.ts": 1,
-  "automations/AutomationRepository.ts": 5,
-  "automations/AutomationWorker.ts": 1,
   "comments/CommentRepository.ts": 1,
   "comments/Comments.ts": 1,
   "complaints/ComplaintRepository.ts": 3,
