@@ -229,7 +229,7 @@ export const automationRetention = { executionDays: 30, notificationDays: 90 } a
 export const cleanAutomationHistory: Effect.Effect<{ readonly executions: number; readonly notifications: number }, SqlError, SqlClient.SqlClient> =
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const drain = (statement: Effect.Effect<number, SqlError>) =>
+    const drain = (statement: Effect.Effect<number, SqlError, SqlClient.SqlClient>) =>
       Effect.gen(function*() {
         let total = 0
         for (;;) {

@@ -8,7 +8,7 @@ import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
 import { Operations } from "../operations/Operations.js"
 import { currentAutomationCause } from "../store/Outbox.js"
-import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
+import { Int8Text, rowsDecoder } from "../store/Rows.js"
 import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
 import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
 import {

@@ -1,8 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import type { PooledRead } from "../store/PooledReads.js"
+import { rowsDecoder } from "../store/Rows.js"
+
+const decodeAlias = rowsDecoder(Schema.Struct({ alias: Schema.String }))
+const decodeAliases = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String, alias: Schema.String }))
 
 /**
  * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
@@ -27,7 +31,7 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
     for (let attempt = 0; attempt < 5; attempt++) {
       // A clash with another profile's alias inserts nothing and reads nothing: try another.
       yield* sql`INSERT INTO customer_aliases (profile_uuid, alias) VALUES (${profileUuid}, ${newAlias()}) ON CONFLICT DO NOTHING`
-      const [row] = yield* sql<{ alias: string }>`SELECT alias FROM customer_aliases WHERE profile_uuid = ${profileUuid}`
+      const [row] = yield* Effect.flatMap(sql`SELECT alias FROM customer_aliases WHERE profile_uuid = ${profileUuid}`, decodeAlias)
       if (row !== undefined) return row.alias
     }
     return yield* Effect.dieMessage("could not make a unique customer alias")
@@ -36,7 +40,8 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
 /** The aliases some profiles have (a profile gets one when it is first a relation's customer). */
 export const customerAliasesOf = (profileUuids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>, SqlError, SqlClient.SqlClient> =>
   profileUuids.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ profile_uuid: string; alias: string }>`SELECT profile_uuid, alias FROM customer_aliases WHERE ${sql.in("profile_uuid", profileUuids)}`.pipe(
+    sql`SELECT profile_uuid, alias FROM customer_aliases WHERE ${sql.in("profile_uuid", profileUuids)}`.pipe(
+      Effect.flatMap(decodeAliases),
       Effect.map((rows) => new Map(rows.map((row) => [row.profile_uuid, row.alias])))
     ))
 
