@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import type { PooledRead } from "../store/PooledReads.js"
-import { rowsDecoder } from "../store/Rows.js"
+import { rowsDecoder, Timestamp } from "../store/Rows.js"
 
 const decodeAlias = rowsDecoder(Schema.Struct({ alias: Schema.String }))
 const decodeAliases = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String, alias: Schema.String }))
@@ -48,15 +48,18 @@ export const customerAliasesOf = (profileUuids: ReadonlyArray<string>): Effect.E
 const aliasText = `SELECT a.profile_uuid, a.created_at FROM customer_aliases a
       JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = $1 AND p.deleted_at IS NULL`
 const completedText = "SELECT completed_deals FROM customer_stats WHERE profile_uuid = $1"
+const AliasProfile = Schema.Struct({ profile_uuid: Schema.String, created_at: Timestamp })
+const decodeAliasProfile = rowsDecoder(AliasProfile)
+const decodeCompleted = rowsDecoder(Schema.Struct({ completed_deals: Schema.Number }))
 
 /** The reads of `customers.get`, through a pooled read (`makePooledRead`). */
 export const customerReadsWith = (read: PooledRead) => ({
   /** The live profile behind an alias, with the alias's creation time. */
-  profileOfAlias: (alias: string): Effect.Effect<Option.Option<{ profile_uuid: string; created_at: Date }>, SqlError> =>
-    Effect.map(read(aliasText, [alias]), (rows) => Option.fromNullable(rows[0] as { profile_uuid: string; created_at: Date } | undefined)),
+  profileOfAlias: (alias: string): Effect.Effect<Option.Option<typeof AliasProfile.Type>, SqlError> =>
+    Effect.map(Effect.flatMap(read(aliasText, [alias]), decodeAliasProfile), (rows) => Option.fromNullable(rows[0])),
   /** Completed deals of a customer with profiles of other accounts. */
   completedDealsOf: (profileUuid: string): Effect.Effect<number, SqlError> =>
-    Effect.map(read(completedText, [profileUuid]), (rows) => (rows[0] as { completed_deals: number } | undefined)?.completed_deals ?? 0)
+    Effect.map(Effect.flatMap(read(completedText, [profileUuid]), decodeCompleted), (rows) => rows[0]?.completed_deals ?? 0)
 })
 
 /**
