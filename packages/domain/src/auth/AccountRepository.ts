@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { selectList, findOne } from "../store/Rows.js"
+import { findOne, rowsDecoder, selectList } from "../store/Rows.js"
 
 /** `accounts`: the one module that reads and writes it. */
 export const AccountRow = Schema.Struct({
@@ -26,9 +26,11 @@ export const liveAccountRow: (email: string) => Effect.Effect<Option.Option<Acco
       execute: (address) => sql`SELECT ${sql.literal(accountColumns)} FROM accounts WHERE email = ${address} AND deleted_at IS NULL`
     })(email))
 
+const decodeUuid = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+
 export const insertAccount = (email: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ uuid: string }>`INSERT INTO accounts ${sql.insert({ email })} RETURNING uuid`, (rows) => rows[0]!.uuid))
+    Effect.map(Effect.flatMap(sql`INSERT INTO accounts ${sql.insert({ email })} RETURNING uuid`, decodeUuid), (rows) => rows[0]!.uuid))
 
 /** Locks the account's row until the end of the transaction: serialises bounded creations (keys, profiles). */
 export const lockAccountRow = (accountUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

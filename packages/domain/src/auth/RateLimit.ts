@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Schema } from "effect"
-import { rowDecoder } from "../store/Rows.js"
+import { rowDecoder, rowsDecoder } from "../store/Rows.js"
 import { deleteExpiredChallenges } from "./SignInChallengeRepository.js"
 
 /** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1. */
@@ -26,6 +26,12 @@ export interface Window {
 const RateLimitHitRow = Schema.Struct({ bucket: Schema.String, subject: Schema.String, at: Schema.String })
 const decodeHit = rowDecoder(RateLimitHitRow)
 
+/** A window's count of hits and the seconds until its oldest counted one leaves it. */
+const WindowCount = Schema.Struct({ hits: Schema.Number, oldest_wait: Schema.NullOr(Schema.Number) })
+const decodeWindowCount = rowsDecoder(WindowCount)
+const decodeSubjectCounts = rowsDecoder(Schema.Struct({ subject: Schema.String, ...WindowCount.fields }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
 /**
  * Persisted sliding-window limits: one row per counted event in `rate_limit_hits`, so limits
  * survive restarts and hold across hosts. The caller serialises concurrent checks of one subject
@@ -34,7 +40,8 @@ const decodeHit = rowDecoder(RateLimitHitRow)
 export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ hits: number; oldest_wait: number | null }>`
+    const [row] = yield* Effect.flatMap(
+      sql`
       SELECT count(*)::int AS hits,
         ceil(extract(epoch FROM (min(at) + make_interval(secs => ${window.seconds}) - clock_timestamp())))::int AS oldest_wait
       FROM (
@@ -42,7 +49,9 @@ export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | 
         WHERE bucket = ${window.bucket} AND subject = ${window.subject}
           AND at > clock_timestamp() - make_interval(secs => ${window.seconds})
         ORDER BY at DESC LIMIT ${window.limit}
-      ) recent`
+      ) recent`,
+      decodeWindowCount
+    )
     if (row !== undefined && row.hits >= window.limit) {
       // Full window: the slot frees when the oldest of the last `limit` hits leaves it.
       return yield* new LimitReached({ retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1), message: window.message })
@@ -71,7 +80,8 @@ export const countInWindows = (
     const sql = yield* SqlClient.SqlClient
     const uses = new Map<string, number>()
     for (const subject of subjects) uses.set(subject, (uses.get(subject) ?? 0) + 1)
-    const rows = yield* sql<{ subject: string; hits: number; oldest_wait: number | null }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       WITH counted AS (
         SELECT w.subject, w.n, c.hits, c.oldest_wait
         FROM jsonb_to_recordset(${JSON.stringify([...uses].map(([subject, n]) => ({ subject, n })))}::jsonb) AS w(subject text, n int)
@@ -89,7 +99,9 @@ export const countInWindows = (
         INSERT INTO rate_limit_hits (bucket, subject, at)
         SELECT ${window.bucket}, subject, clock_timestamp() FROM counted, generate_series(1, least(n, ${window.limit}::int - hits))
       )
-      SELECT subject, hits, oldest_wait FROM counted`
+      SELECT subject, hits, oldest_wait FROM counted`,
+      decodeSubjectCounts
+    )
     const taken = new Map(rows.map((row) => [row.subject, row.hits]))
     const waits = new Map(rows.map((row) => [row.subject, row.oldest_wait]))
     return subjects.map((subject) => {
@@ -144,9 +156,12 @@ export const lockSubjects = (keys: ReadonlyArray<string>): Effect.Effect<void, S
 export const cleanSignInRecords: Effect.Effect<{ readonly hits: number; readonly challenges: number }, SqlError, SqlClient.SqlClient> =
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [hits] = yield* sql<{ n: number }>`WITH gone AS (
+    const [hits] = yield* Effect.flatMap(
+      sql`WITH gone AS (
         DELETE FROM rate_limit_hits WHERE at < now() - interval '1 day' RETURNING 1
-      ) SELECT count(*)::int AS n FROM gone`
+      ) SELECT count(*)::int AS n FROM gone`,
+      decodeCount
+    )
     const challenges = yield* deleteExpiredChallenges
     return { hits: hits?.n ?? 0, challenges }
   })

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
 import { makePooledRead } from "../store/PooledReads.js"
-import { rowDecoder } from "../store/Rows.js"
+import { rowDecoder, rowsDecoder } from "../store/Rows.js"
 
 /** `sessions`: the one module that reads and writes it. Only the token's keyed hash is stored. */
 export const SessionRow = Schema.Struct({
@@ -95,12 +95,17 @@ export const setSessionProfile = (sessionUuid: string, profileUuid: string): Eff
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE sessions SET profile_uuid = ${profileUuid} WHERE uuid = ${sessionUuid}`.pipe(Effect.asVoid))
 
+const decodeRecent = rowsDecoder(Schema.Struct({ recent: Schema.Boolean }))
+
 /** Whether the session was created (signed in) less than `seconds` ago. */
 export const sessionCreatedWithin = (sessionUuid: string, seconds: number): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ recent: boolean }>`
+    Effect.flatMap(
+      sql`
       SELECT created_at > now() - make_interval(secs => ${seconds}) AS recent
-      FROM sessions WHERE uuid = ${sessionUuid}`).pipe(Effect.map((rows) => rows[0]?.recent === true))
+      FROM sessions WHERE uuid = ${sessionUuid}`,
+      decodeRecent
+    )).pipe(Effect.map((rows) => rows[0]?.recent === true))
 
 /** Ends one session (logout); idempotent. */
 export const revokeBySessionUuid = (sessionUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { rowDecoder } from "../store/Rows.js"
+import { rowDecoder, rowsDecoder } from "../store/Rows.js"
 
 /** `sign_in_challenges`: the one module that reads and writes it. Code and link are stored as keyed hashes. */
 export const SignInChallengeRow = Schema.Struct({
@@ -89,11 +89,16 @@ export const consumeChallenge = (uuid: string): Effect.Effect<void, SqlError, Sq
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE sign_in_challenges SET consumed_at = now() WHERE uuid = ${uuid}`.pipe(Effect.asVoid))
 
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
 /** Retention: forgets challenges that expired more than a day ago; returns how many went. */
 export const deleteExpiredChallenges: Effect.Effect<number, SqlError, SqlClient.SqlClient> = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) =>
-    sql<{ n: number }>`WITH gone AS (
+    Effect.flatMap(
+      sql`WITH gone AS (
         DELETE FROM sign_in_challenges WHERE expires_at < now() - interval '1 day' RETURNING 1
-      ) SELECT count(*)::int AS n FROM gone`.pipe(Effect.map((rows) => rows[0]?.n ?? 0))
+      ) SELECT count(*)::int AS n FROM gone`,
+      decodeCount
+    ).pipe(Effect.map((rows) => rows[0]?.n ?? 0))
 )

@@ -8,10 +8,25 @@ import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
 import { Operations } from "../operations/Operations.js"
 import { currentAutomationCause } from "../store/Outbox.js"
-import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
+import { Int8Text, rowsDecoder } from "../store/Rows.js"
 import { queueEventDelivery } from "../webhooks/WebhookDeliveryRepository.js"
 import { findOwnEndpoint } from "../webhooks/WebhookEndpointRepository.js"
-import { findRules, type RuleRow, suspendedReasonSql } from "./AutomationRepository.js"
+import {
+  type ClaimedRow,
+  claimExecutions,
+  countFailure,
+  countTodayRuns,
+  executionLeaseSeconds,
+  findRules,
+  insertExecutions,
+  lockTodayCounters,
+  recordNotified,
+  recordOutcomes,
+  resetFailureStreaks,
+  type RuleRow,
+  skipOverLimit,
+  suspendedReasonSql
+} from "./AutomationRepository.js"
 import { actionScope, automationCauseOf, chainStops, commandPayload, commandRequestUuid } from "./Automations.js"
 import { evaluate } from "./Condition.js"
 import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
@@ -47,8 +62,6 @@ const Candidate = Schema.Struct({
   authorized: Schema.Boolean
 })
 const decodeCandidates = rowsDecoder(Candidate)
-const decodeInserted = rowsDecoder(Schema.Struct({ uuid: Schema.String, rule_uuid: Schema.String, event_position: Int8Text, status: Schema.String }))
-const decodeUsed = rowsDecoder(Schema.Struct({ rule_uuid: Schema.String, used: Schema.Int }))
 
 /** Positions one fan-out transaction covers at most. */
 export const fanOutWindow = 500
@@ -118,15 +131,7 @@ export const fanOutAutomations: Effect.Effect<
       let queued = 0
       if (matches.length > 0) {
         // One statement for every match; a row that exists (a batch run again) is left as it is.
-        const inserted = yield* decodeInserted(yield* sql`INSERT INTO automation_executions
-            (rule_uuid, rule_revision, profile_uuid, event_uuid, event_type, event_position, status, chain_depth, request_uuid, finished_at)
-          SELECT m.rule_uuid, m.rule_revision, m.profile_uuid, m.event_uuid, m.event_type, m.event_position, m.status, m.chain_depth,
-            m.request_uuid, CASE WHEN m.status = 'pending' THEN NULL ELSE now() END
-          FROM jsonb_to_recordset(${JSON.stringify(matches)}::jsonb) AS m(rule_uuid uuid, rule_revision integer, profile_uuid uuid,
-            event_uuid uuid, event_type text, event_position bigint, status text, chain_depth integer, request_uuid uuid)
-          ORDER BY m.event_position
-          ON CONFLICT (rule_uuid, event_uuid) DO NOTHING
-          RETURNING uuid, rule_uuid, event_position::text AS event_position, status`)
+        const inserted = yield* insertExecutions(matches)
         // The daily limit: the first of today's remaining slots go to the earliest events.
         const pending = new Map<string, Array<{ uuid: string; position: bigint }>>()
         for (const row of inserted) {
@@ -138,11 +143,7 @@ export const fanOutAutomations: Effect.Effect<
         if (pending.size > 0) {
           // In uuid order, inserted and locked (docs/decisions.md "Lock order").
           const rules = [...pending.keys()].sort()
-          yield* sql`INSERT INTO automation_rule_days (rule_uuid, day, used)
-            SELECT r::uuid, (now() AT TIME ZONE 'UTC')::date, 0 FROM jsonb_array_elements_text(${JSON.stringify(rules)}::jsonb) AS r
-            ON CONFLICT (rule_uuid, day) DO NOTHING`
-          const used = yield* decodeUsed(yield* sql`SELECT rule_uuid, used FROM automation_rule_days
-            WHERE ${sql.in("rule_uuid", rules)} AND day = (now() AT TIME ZONE 'UTC')::date ORDER BY rule_uuid FOR NO KEY UPDATE`)
+          const used = yield* lockTodayCounters(rules)
           const usedBy = new Map(used.map((row) => [row.rule_uuid, row.used]))
           const counted: Array<{ rule_uuid: string; n: number }> = []
           const skipped: Array<string> = []
@@ -159,15 +160,8 @@ export const fanOutAutomations: Effect.Effect<
             }
             created += take
           }
-          if (counted.length > 0) {
-            yield* sql`UPDATE automation_rule_days d SET used = d.used + c.n
-              FROM jsonb_to_recordset(${JSON.stringify(counted)}::jsonb) AS c(rule_uuid uuid, n integer)
-              WHERE d.rule_uuid = c.rule_uuid AND d.day = (now() AT TIME ZONE 'UTC')::date`
-          }
-          if (skipped.length > 0) {
-            yield* sql`UPDATE automation_executions SET status = 'skipped_limit', finished_at = now()
-              WHERE ${sql.in("uuid", skipped)}`
-          }
+          yield* countTodayRuns(counted)
+          yield* skipOverLimit(skipped)
           yield* notifyNow(local)
           queued = created - local.length
         }
@@ -177,54 +171,12 @@ export const fanOutAutomations: Effect.Effect<
     }))
   })
 
-const Claimed = Schema.Struct({
-  uuid: Schema.String,
-  rule_uuid: Schema.String,
-  rule_revision: Schema.Int,
-  profile_uuid: Schema.String,
-  event_uuid: Schema.String,
-  event_type: Schema.String,
-  event_position: Int8Text,
-  chain_depth: Schema.Int,
-  request_uuid: Schema.NullOr(Schema.String),
-  attempts: Schema.Unknown,
-  created_at: Timestamp
-})
-type Claimed = typeof Claimed.Type
-const decodeClaimed = rowsDecoder(Claimed)
+type Claimed = ClaimedRow
 
-/** How long a claim holds an execution; a dead worker's executions are due again after it. */
-export const executionLeaseSeconds = 60
+export { claimExecutions, executionLeaseSeconds }
 
 /** Waits before the next attempt after a transient failure (ours, MARKETPLACE §5.2): immediately, 30 s, 5 min, 30 min, 2 h. */
 export const retryDelaysMs = [0, 30_000, 300_000, 1_800_000, 7_200_000] as const
-
-/**
- * Claims due executions (pending and due, or running with a lapsed lease), oldest first, at most
- * `runningPerProfile` running for one profile at once (over every worker), so one busy profile
- * never holds the runner.
- */
-export const claimExecutions = (limit: number): Effect.Effect<ReadonlyArray<Claimed>, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    return yield* decodeClaimed(yield* sql`WITH due AS (
-        SELECT uuid, profile_uuid, next_attempt_at FROM automation_executions
-        WHERE status IN ('pending', 'running') AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ${limit * 4} FOR UPDATE SKIP LOCKED
-      ), ranked AS (
-        SELECT d.uuid, d.next_attempt_at, row_number() OVER (PARTITION BY d.profile_uuid ORDER BY d.next_attempt_at) AS n,
-          (SELECT count(*) FROM automation_executions r
-            WHERE r.profile_uuid = d.profile_uuid AND r.status = 'running' AND r.lease_until >= now()) AS running
-        FROM due d
-      ), picked AS (
-        SELECT uuid FROM ranked WHERE n + running <= ${automationLimits.runningPerProfile} ORDER BY next_attempt_at LIMIT ${limit}
-      )
-      UPDATE automation_executions x
-      SET status = 'running', lease_until = now() + make_interval(secs => ${executionLeaseSeconds})
-      FROM picked WHERE x.uuid = picked.uuid
-      RETURNING x.uuid, x.rule_uuid, x.rule_revision, x.profile_uuid, x.event_uuid, x.event_type, x.event_position::text AS event_position,
-        x.chain_depth, x.request_uuid, x.attempts, x.created_at`)
-  })
 
 interface Outcome {
   readonly status: "succeeded" | "failed" | "cancelled" | "retry"
@@ -408,7 +360,6 @@ const notifyNow = (
   local: ReadonlyArray<{ readonly execution: string; readonly c: typeof Candidate.Type }>
 ): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   local.length === 0 ? Effect.void : Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const started = yield* Clock.currentTimeMillis
     const written = yield* insertNotifications(local.map(({ c, execution }) => {
       const data = typeof c.data === "object" && c.data !== null ? c.data as Record<string, unknown> : {}
@@ -421,12 +372,9 @@ const notifyNow = (
     const finished = yield* Clock.currentTimeMillis
     const attempt = { attemptedAt: new Date(started).toISOString(), durationMs: Math.max(0, finished - started), outcome: "succeeded" }
     const rows = local.map(({ execution }) => ({ uuid: execution, notification: written.get(execution) ?? "" }))
-    yield* sql`UPDATE automation_executions x SET status = 'succeeded', attempts = x.attempts || jsonb_build_array(${JSON.stringify(attempt)}::jsonb),
-        result = jsonb_build_object('notificationUuid', o.notification), finished_at = now()
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(uuid uuid, notification text)
-      WHERE x.uuid = o.uuid AND x.status = 'pending'`
+    yield* recordNotified(rows, attempt)
     const resets = [...new Set(local.filter(({ c }) => c.consecutive_failures > 0).map(({ c }) => c.rule_uuid))]
-    if (resets.length > 0) yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE ${sql.in("uuid", resets)}`
+    yield* resetFailureStreaks(resets)
   })
 
 /** One execution run on its own (tests; the runner runs batches). */
@@ -439,7 +387,6 @@ const recordAll = (
   rules: ReadonlyMap<string, RuleRow>
 ) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const finished = yield* Clock.currentTimeMillis
     const rows = claimed.map((execution) => {
       const outcome = outcomes.get(execution.uuid) ?? cancelled("not_run")
@@ -463,23 +410,13 @@ const recordAll = (
         delay_seconds: delay === undefined ? 0 : Math.round(delay * (0.8 + Math.random() * 0.4)) / 1000
       }
     })
-    yield* sql`UPDATE automation_executions x SET status = o.status,
-        attempts = CASE WHEN o.acted THEN x.attempts || jsonb_build_array(o.attempt) ELSE x.attempts END,
-        result = o.result, cancel_reason = o.cancel_reason,
-        next_attempt_at = now() + make_interval(secs => o.delay_seconds), lease_until = NULL,
-        finished_at = CASE WHEN o.status = 'pending' THEN NULL ELSE now() END
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(uuid uuid, status text, acted boolean, attempt jsonb, result jsonb,
-        cancel_reason text, delay_seconds double precision)
-      WHERE x.uuid = o.uuid AND x.status = 'running'`
+    yield* recordOutcomes(rows)
     // The failure streaks: a success ends one, each failure extends it; 20 in a row pause the rule.
     const resets = [...new Set(rows.filter((row) => row.status === "succeeded" && (rules.get(row.rule_uuid)?.consecutive_failures ?? 0) > 0).map((row) => row.rule_uuid))]
-    if (resets.length > 0) yield* sql`UPDATE automation_rules SET consecutive_failures = 0 WHERE ${sql.in("uuid", resets)}`
+    yield* resetFailureStreaks(resets)
     for (const row of rows) {
       if (row.status !== "failed") continue
-      const [rule] = yield* sql<{ consecutive_failures: number; profile_uuid: string; name: string }>`UPDATE automation_rules
-        SET consecutive_failures = consecutive_failures + 1,
-          paused_at = CASE WHEN consecutive_failures + 1 >= ${automationLimits.failuresBeforePause} THEN now() ELSE paused_at END
-        WHERE uuid = ${row.rule_uuid} RETURNING consecutive_failures, profile_uuid, name`
+      const rule = yield* countFailure(row.rule_uuid)
       if (rule !== undefined && rule.consecutive_failures === automationLimits.failuresBeforePause) {
         yield* insertNotification({
           profileUuid: rule.profile_uuid,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
-import { selectList } from "../store/Rows.js"
+import { rowsDecoder, selectList } from "../store/Rows.js"
 
 /** `publication_comments` as the service reads it: the one module that reads and writes the table. */
 export const StoredCommentRow = Schema.Struct({
@@ -28,6 +28,7 @@ export const CommentRow = Schema.Struct({
 })
 export type CommentRow = typeof CommentRow.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(CommentRow))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
   Effect.flatMap(rows, (found) => Effect.orDie(decodeRows(found)))
 
@@ -117,10 +118,10 @@ export const insertComment = (comment: {
   readonly body: string
 }): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`
+    sql`
       INSERT INTO publication_comments (publication_uuid, parent_comment_uuid, author_profile_uuid, body)
       VALUES (${comment.publicationUuid}, ${comment.parentCommentUuid}, ${comment.authorProfileUuid}, ${comment.body})
-      RETURNING uuid`.pipe(Effect.map((rows) => rows[0]!.uuid)))
+      RETURNING uuid`.pipe(Effect.flatMap(decodeUuids), Effect.map((rows) => rows[0]!.uuid)))
 
 export const softDeleteComment = (uuid: string, byProfileUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import type { ProfileType } from "../profiles/Profile.js"
@@ -15,6 +15,7 @@ import {
 import { publiclyVisible, publicationsJoin } from "../publications/Visibility.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
 import { idempotent } from "../store/Idempotency.js"
+import { rowsDecoder } from "../store/Rows.js"
 import {
   type CommentAuthorType,
   type CommentCreate,
@@ -71,12 +72,17 @@ const notFound = () => new NotFound({ message: "No such publication" })
 const noSuchComment = () => new NotFound({ message: "No such comment on this publication" })
 
 /** The publication if it is publicly visible; absent and not public read the same. */
+const decodeOwner = rowsDecoder(Schema.Struct({ owner_profile_uuid: Schema.String }))
+
 const visiblePublication = (publicationUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ owner_profile_uuid: string }>`
+    const [row] = yield* Effect.flatMap(
+      sql`
       SELECT p.owner_profile_uuid FROM ${sql.literal(publicationsJoin)}
-      WHERE p.uuid = ${publicationUuid} AND ${sql.literal(publiclyVisible)}`
+      WHERE p.uuid = ${publicationUuid} AND ${sql.literal(publiclyVisible)}`,
+      decodeOwner
+    )
     return row === undefined ? yield* notFound() : row
   })
 

@@ -43,6 +43,12 @@ export const insertComplaint = (complaint: {
         ${JSON.stringify(complaint.snapshot)}::jsonb, 'open')
       RETURNING ${sql.literal(selectList(ComplaintRow))}`.pipe(Effect.flatMap((rows) => decodeRow(rows[0]))))
 
+const decodeComplaints = rowsDecoder(ComplaintRow)
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+const decodeSubjectCounts = rowsDecoder(Schema.Struct({ subject_uuid: Schema.String, n: Schema.Number }))
+const Standing = Schema.Struct({ status: Schema.String, revision: Schema.Number })
+const decodeStanding = rowsDecoder(Standing)
+
 export const hasOpenComplaint = (author: string, kind: string, subject: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT 1 FROM complaints WHERE author_profile_uuid = ${author} AND subject_kind = ${kind} AND subject_uuid = ${subject}
@@ -50,7 +56,8 @@ export const hasOpenComplaint = (author: string, kind: string, subject: string) 
 
 export const countOpenComplaints = (author: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM complaints WHERE author_profile_uuid = ${author} AND status = 'open'`.pipe(
+    sql`SELECT count(*)::int AS n FROM complaints WHERE author_profile_uuid = ${author} AND status = 'open'`.pipe(
+      Effect.flatMap(decodeCount),
       Effect.map((rows) => rows[0]?.n ?? 0)
     ))
 
@@ -73,7 +80,7 @@ export const lockOpenOnSubject = (kind: string, subject: string, except: string)
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT ${sql.literal(columns)} FROM complaints c
       WHERE c.subject_kind = ${kind} AND c.subject_uuid = ${subject} AND c.status = 'open' AND c.uuid <> ${except}
-      ORDER BY c.created_at FOR UPDATE`.pipe(Effect.flatMap(rowsDecoder(ComplaintRow))))
+      ORDER BY c.created_at FOR UPDATE`.pipe(Effect.flatMap(decodeComplaints)))
 
 export const decideComplaint = (uuid: string, decided: { status: string; decision: string; action: string; reason: string }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -102,19 +109,21 @@ export const queuePage = (filter: { status: string; subjectKind?: string | undef
 export const openOnSubjects = (subjects: ReadonlyArray<string>) =>
   subjects.length === 0 ? Effect.succeed([] as ReadonlyArray<ComplaintRow>) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT ${sql.literal(columns)} FROM complaints c WHERE ${sql.in("c.subject_uuid", subjects)} AND c.status = 'open'
-      ORDER BY c.created_at`.pipe(Effect.flatMap(rowsDecoder(ComplaintRow))))
+      ORDER BY c.created_at`.pipe(Effect.flatMap(decodeComplaints)))
 
 /** How many open complaints name each relation (moderation of reviews). */
 export const openCountsOnRelations = (relations: ReadonlyArray<string>) =>
   relations.length === 0 ? Effect.succeed(new Map<string, number>()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ subject_uuid: string; n: number }>`SELECT subject_uuid, count(*)::int AS n FROM complaints
+    sql`SELECT subject_uuid, count(*)::int AS n FROM complaints
       WHERE subject_kind = 'relation' AND ${sql.in("subject_uuid", relations)} AND status = 'open' GROUP BY subject_uuid`.pipe(
+      Effect.flatMap(decodeSubjectCounts),
       Effect.map((rows) => new Map(rows.map((row) => [row.subject_uuid, row.n])))
     ))
 
 /** A complaint's status and revision (the CLI decides at the revision it read). */
-export const complaintStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>
+export const complaintStanding = (uuid: string): Effect.Effect<Option.Option<typeof Standing.Type>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; revision: number }>`SELECT status, revision FROM complaints WHERE uuid = ${uuid}`.pipe(
+    sql`SELECT status, revision FROM complaints WHERE uuid = ${uuid}`.pipe(
+      Effect.flatMap(decodeStanding),
       Effect.map((rows) => Option.fromNullable(rows[0]))
     ))

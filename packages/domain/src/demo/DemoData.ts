@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Either, ParseResult, Schema } from "effect"
+import { rowsDecoder } from "../store/Rows.js"
 import { createHash } from "node:crypto"
 import { BlobStore } from "../files/BlobStore.js"
 import { checkContent } from "../files/ContentSniffing.js"
@@ -759,11 +760,17 @@ const publicationOf = (
 // The store.
 
 /** How much demo data the database holds. */
+const decodeCounts = rowsDecoder(Schema.Struct({ profiles: Schema.Number, publications: Schema.Number }))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+
 export const demoDataCounts: Effect.Effect<DemoCounts, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ profiles: number; publications: number }>`SELECT
+  const [row] = yield* Effect.flatMap(
+    sql`SELECT
     (SELECT count(*)::int FROM (${sql.literal(demoProfiles)}) d) AS profiles,
-    (SELECT count(*)::int FROM publications WHERE demo) AS publications`
+    (SELECT count(*)::int FROM publications WHERE demo) AS publications`,
+    decodeCounts
+  )
   return { profiles: row?.profiles ?? 0, publications: row?.publications ?? 0 }
 })
 
@@ -788,7 +795,7 @@ export const removeDemoData: Effect.Effect<DemoCounts, SqlError, SqlClient.SqlCl
     yield* sql`DELETE FROM publication_comments WHERE publication_uuid IN (${sql.literal(doomed)})`
     yield* sql`DELETE FROM moderation_decisions WHERE publication_uuid IN (${sql.literal(doomed)})`
     yield* sql`DELETE FROM publications WHERE uuid IN (${sql.literal(doomed)})`
-    const files = yield* sql<{ uuid: string }>`SELECT uuid FROM files WHERE profile_uuid IN (${sql.literal(demoProfiles)})`
+    const files = yield* Effect.flatMap(sql`SELECT uuid FROM files WHERE profile_uuid IN (${sql.literal(demoProfiles)})`, decodeUuids)
     yield* Effect.forEach(files, (file) => blobs.delete(file.uuid), { discard: true })
     yield* sql`DELETE FROM files WHERE profile_uuid IN (${sql.literal(demoProfiles)})`
     yield* sql`DELETE FROM sessions WHERE account_uuid IN (${sql.literal(demoAccounts)})`

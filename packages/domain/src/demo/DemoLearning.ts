@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { JsonObject, rowsDecoder } from "../store/Rows.js"
 import type { CourseNode } from "../learning/courses/Model.js"
 import { contentHash, outlineOf, treeProblem, validationIssues } from "../learning/courses/Tree.js"
 
@@ -107,13 +108,23 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     yield* sql`SELECT set_config('birzha.audit_purge', 'off', true)`
   })
 
+const decodeTrainings = rowsDecoder(Schema.Struct({
+  uuid: Schema.String,
+  owner: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  training: Schema.NullOr(JsonObject)
+}))
+
 /** Seeds the demo courses over the first two demo training publications; `uuidOf` names rows deterministically. */
 export const seedDemoLearning = (uuidOf: (name: string) => string, now = Date.now()): Effect.Effect<DemoLearningCounts, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const publications = yield* sql<{ uuid: string; owner: string; title: string; training: Record<string, unknown> | null }>`
+    const publications = yield* Effect.flatMap(
+      sql`
       SELECT uuid, owner_profile_uuid AS owner, approved ->> 'title' AS title, approved -> 'training' AS training
-      FROM publications WHERE demo AND kind = 'training' AND approved IS NOT NULL ORDER BY id LIMIT ${courses.length}`
+      FROM publications WHERE demo AND kind = 'training' AND approved IS NOT NULL ORDER BY id LIMIT ${courses.length}`,
+      decodeTrainings
+    )
     let runs = 0
     for (const [i, publication] of publications.entries()) {
       const uuid = uuidOf(`learning-course:${publication.uuid}`)

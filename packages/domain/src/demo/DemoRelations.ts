@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { rowsDecoder } from "../store/Rows.js"
 import { createHash } from "node:crypto"
 
 /**
@@ -97,6 +98,9 @@ export const removeDemoRelations = (domain: string): Effect.Effect<void, SqlErro
     yield* sql`DELETE FROM relations WHERE uuid IN (${sql.literal(relations)})`
   })
 
+const decodeProfiles = rowsDecoder(Schema.Struct({ uuid: Schema.String, type: Schema.String }))
+const decodePublications = rowsDecoder(Schema.Struct({ uuid: Schema.String, owner: Schema.String }))
+
 /**
  * Seeds the demo relations over the demo profiles and publications already stored: for the first
  * tasks, services, vacancies and resumes (by routing key), responses in each state, offers in
@@ -106,11 +110,17 @@ export const removeDemoRelations = (domain: string): Effect.Effect<void, SqlErro
 export const seedDemoRelations = (seed: number, domain: string, now = Date.now()): Effect.Effect<DemoRelationCounts, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const profiles = yield* sql<{ uuid: string; type: string }>`SELECT p.uuid, p.type FROM profiles p
-      WHERE p.uuid IN (${sql.literal(demoProfileUuids(domain))}) ORDER BY p.id`
+    const profiles = yield* Effect.flatMap(
+      sql`SELECT p.uuid, p.type FROM profiles p
+      WHERE p.uuid IN (${sql.literal(demoProfileUuids(domain))}) ORDER BY p.id`,
+      decodeProfiles
+    )
     const publications = (kind: string, limit: number) =>
-      sql<{ uuid: string; owner: string }>`SELECT uuid, owner_profile_uuid AS owner FROM publications
-        WHERE demo AND kind = ${kind} AND NOT closed ORDER BY id LIMIT ${limit}`
+      Effect.flatMap(
+        sql`SELECT uuid, owner_profile_uuid AS owner FROM publications
+        WHERE demo AND kind = ${kind} AND NOT closed ORDER BY id LIMIT ${limit}`,
+        decodePublications
+      )
     const tasks = yield* publications("task", 20)
     const services = yield* publications("service", 8)
     const vacancies = yield* publications("vacancy", 8)

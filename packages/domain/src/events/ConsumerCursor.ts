@@ -1,9 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { Int8Text, rowsDecoder } from "../store/Rows.js"
 
 /** The single-row cursor tables of the service's own event consumers (their position in the sequence). */
 export type ConsumerCursor = "automation_cursor" | "learning_notifier_cursor"
+
+const decodeWindow = rowsDecoder(Schema.Struct({ position: Int8Text, last: Int8Text }))
 
 /**
  * A consumer's next window of sequenced events: the positions `(after, upto]`, at most `window`
@@ -16,8 +19,11 @@ export const lockCursorWindow = (
 ): Effect.Effect<{ readonly after: bigint; readonly upto: bigint } | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [cursor] = yield* sql<{ position: string; last: string }>`SELECT c.position::text AS position, s.last_position::text AS last
-      FROM ${sql(table)} c, event_sequence s FOR UPDATE OF c`
+    const [cursor] = yield* Effect.flatMap(
+      sql`SELECT c.position::text AS position, s.last_position::text AS last
+      FROM ${sql(table)} c, event_sequence s FOR UPDATE OF c`,
+      decodeWindow
+    )
     if (cursor === undefined) return undefined
     const after = BigInt(cursor.position)
     const last = BigInt(cursor.last)

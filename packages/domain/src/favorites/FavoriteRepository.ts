@@ -43,18 +43,22 @@ export const lockFavorite = (uuid: string): Effect.Effect<Option.Option<Favorite
       Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(decodeRow(rows[0]), Option.some))
     ))
 
+const decodeRevisions = rowsDecoder(Schema.Struct({ revision: Schema.Number }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
 /** Sets a favorite present or absent: inserts the first time (revision 1), otherwise bumps the revision. */
 export const writeFavorite = (row: { uuid: string; profileUuid: string; entityKind: string; entityUuid: string; present: boolean }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`INSERT INTO favorites (uuid, profile_uuid, entity_kind, entity_uuid, present)
+    sql`INSERT INTO favorites (uuid, profile_uuid, entity_kind, entity_uuid, present)
       VALUES (${row.uuid}, ${row.profileUuid}, ${row.entityKind}, ${row.entityUuid}, ${row.present})
       ON CONFLICT (uuid) DO UPDATE SET present = EXCLUDED.present, revision = favorites.revision + 1, updated_at = now(),
         created_at = CASE WHEN EXCLUDED.present THEN now() ELSE favorites.created_at END
-      RETURNING revision`.pipe(Effect.map((rows) => rows[0]!.revision)))
+      RETURNING revision`.pipe(Effect.flatMap(decodeRevisions), Effect.map((rows) => rows[0]!.revision)))
 
 export const countPresent = (profileUuid: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM favorites WHERE profile_uuid = ${profileUuid} AND present`.pipe(
+    sql`SELECT count(*)::int AS n FROM favorites WHERE profile_uuid = ${profileUuid} AND present`.pipe(
+      Effect.flatMap(decodeCount),
       Effect.map((rows) => rows[0]?.n ?? 0)
     ))
 

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { publicationsJoin, publiclyVisible } from "../publications/Visibility.js"
-import { selectList } from "../store/Rows.js"
+import { rowsDecoder, selectList } from "../store/Rows.js"
 import { FileMimeType, FilePurpose } from "./File.js"
 
 /** `files`: the one module that reads and writes it (the bytes are the `BlobStore`'s). */
@@ -28,6 +28,7 @@ export type FileRow = typeof FileRow.Type
 
 const fileRowList = `${selectList(StoredFileRow, "f")}, (f.status = 'pending' AND f.upload_expires_at <= now()) AS expired`
 const decodeFileRows = Schema.decodeUnknown(Schema.Array(FileRow))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 const first = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
   Effect.flatMap(rows, (found) => Effect.map(Effect.orDie(decodeFileRows(found)), (decoded) => Option.fromNullable(decoded[0])))
 
@@ -132,8 +133,9 @@ export const readyFileUuids = (
   uuids: ReadonlyArray<string>
 ): Effect.Effect<ReadonlySet<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`SELECT uuid::text AS uuid FROM files
+    sql`SELECT uuid::text AS uuid FROM files
       WHERE uuid IN ${sql.in(uuids)} AND profile_uuid = ${profileUuid} AND purpose = ${purpose} AND status = 'ready'`.pipe(
+      Effect.flatMap(decodeUuids),
       Effect.map((rows) => new Set(rows.map((row) => row.uuid)))
     ))
 
@@ -144,7 +146,7 @@ export const readyFileUuids = (
  */
 export const deleteAbandonedFiles = (olderThanDays: number, batch: number): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`DELETE FROM files WHERE uuid IN (
+    sql`DELETE FROM files WHERE uuid IN (
         SELECT f.uuid FROM files f
         WHERE f.status <> 'ready' AND f.created_at < now() - make_interval(days => ${olderThanDays})
           AND (f.status = 'uploaded' OR f.upload_expires_at < now())
@@ -152,4 +154,4 @@ export const deleteAbandonedFiles = (olderThanDays: number, batch: number): Effe
           AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.scope = f.profile_uuid::text
             AND k.operation_id = 'files.prepare' AND k.response->>'uuid' = f.uuid::text)
         LIMIT ${batch} FOR UPDATE OF f SKIP LOCKED)
-      RETURNING uuid`.pipe(Effect.map((rows) => rows.map((row) => row.uuid))))
+      RETURNING uuid`.pipe(Effect.flatMap(decodeUuids), Effect.map((rows) => rows.map((row) => row.uuid))))

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
-import { type ColumnValues, selectList, rowDecoder } from "../store/Rows.js"
+import { type ColumnValues, rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
 import { KeyKind, keyLimits } from "./Key.js"
 import { personalKeyDefaultScopes } from "./Scopes.js"
 
@@ -74,9 +74,12 @@ export const keysOfAccount = (
       sql`(k.revoked_at IS NULL OR k.revoked_at > now() - make_interval(days => ${revokedKeptDays}))`
     ]), false)
 
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+
 export const countLiveKeys = (accountUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL`).pipe(
+    Effect.flatMap(sql`SELECT count(*)::int AS n FROM api_keys WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL`, decodeCount)).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
 
@@ -116,7 +119,7 @@ export const insertKey = (key: {
       mcp_enabled: key.mcpEnabled,
       lifetime_days: key.lifetimeDays
     }
-    return Effect.map(sql<{ uuid: string }>`INSERT INTO api_keys ${sql.insert(values)} RETURNING uuid`, (rows) => rows[0]!.uuid)
+    return Effect.map(Effect.flatMap(sql`INSERT INTO api_keys ${sql.insert(values)} RETURNING uuid`, decodeUuids), (rows) => rows[0]!.uuid)
   })
 
 /**

@@ -162,3 +162,19 @@ export const savePreferences = (
       RETURNING revision, kinds, quiet_hours, updated_at`
     return yield* decodePreferences(row)
   })
+
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
+/** Deletes at most `limit` notifications older than `days` (the retention, in batches); returns how many. */
+export const deleteExpiredNotifications = (days: number, limit: number): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.flatMap(
+        sql`WITH gone AS (
+        DELETE FROM notifications WHERE uuid IN (
+          SELECT uuid FROM notifications WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${limit})
+        RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        decodeCount
+      ),
+      (rows) => rows[0]?.n ?? 0
+    ))

@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import type { NotFound, RevisionConflict } from "../kernel/ApiError.js"
 import { updateAtRevision } from "../store/Revision.js"
 import { newRoutingKey } from "../store/RoutingKey.js"
-import { type ColumnValues, selectList } from "../store/Rows.js"
+import { type ColumnValues, rowsDecoder, selectList } from "../store/Rows.js"
 import { type ProfileData, ProfileType, StructuredContact } from "./Profile.js"
 
 /**
@@ -57,9 +57,14 @@ export const publicProfileColumns = selectList(ProfileRow, "p", {
   name: `CASE WHEN NOT p.is_public AND a.email IS NOT NULL AND lower(p.name) = lower(split_part(a.email, '@', 1)) THEN 'Автор' ELSE p.name END`
 })
 
-const decodeRows = Schema.decodeUnknown(Schema.Array(ProfileRow))
-const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-  Effect.flatMap(rows, (found) => Effect.orDie(decodeRows(found)))
+/** Profile rows decoded (compiled once; the catalog reads every public profile). */
+export const decodeProfileRows = rowsDecoder(ProfileRow)
+const decoded = <E, R>(rows: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.flatMap(rows, decodeProfileRows)
+const decodeUuid = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+const decodeType = rowsDecoder(Schema.Struct({ type: ProfileType }))
+const decodeId = rowsDecoder(Schema.Struct({ id: Schema.String }))
+const decodeRevision = rowsDecoder(Schema.Struct({ revision: Schema.Number }))
 
 const dataColumns = (data: ProfileData) => ({
   name: data.name,
@@ -79,7 +84,7 @@ const dataColumns = (data: ProfileData) => ({
 export const insertProfileRow = (accountUuid: string, data: ProfileData): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const values: ProfileColumns = { id: newRoutingKey(), account_uuid: accountUuid, ...dataColumns(data) }
-    return Effect.map(sql<{ uuid: string }>`INSERT INTO profiles ${sql.insert(values)} RETURNING uuid`, (rows) => rows[0]!.uuid)
+    return Effect.map(Effect.flatMap(sql`INSERT INTO profiles ${sql.insert(values)} RETURNING uuid`, decodeUuid), (rows) => rows[0]!.uuid)
   })
 
 /** Replaces a profile's data at `expectedRevision`; returns the new revision. */
@@ -98,7 +103,7 @@ export const liveProfilesOfAccount = (accountUuid: string): Effect.Effect<Readon
 
 export const countLiveProfiles = (accountUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`).pipe(
+    Effect.flatMap(sql`SELECT count(*)::int AS n FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL`, decodeCount)).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
 
@@ -109,10 +114,11 @@ export const liveProfileType = (
   lock = false
 ): Effect.Effect<Option.Option<ProfileType>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ type: ProfileType }>`SELECT type FROM profiles
-      WHERE uuid = ${profileUuid} AND account_uuid = ${accountUuid} AND deleted_at IS NULL${lock ? sql` FOR UPDATE` : sql``}`.pipe(
-      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(Effect.orDie(Schema.decodeUnknown(ProfileType)(rows[0]!.type))))
-    ))
+    Effect.flatMap(
+      sql`SELECT type FROM profiles
+      WHERE uuid = ${profileUuid} AND account_uuid = ${accountUuid} AND deleted_at IS NULL${lock ? sql` FOR UPDATE` : sql``}`,
+      decodeType
+    ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.type))))
 
 /** The live profile a signed-in account acts as: `preferredUuid` if still live, else its oldest. */
 export const actingProfileUuid = (
@@ -120,9 +126,12 @@ export const actingProfileUuid = (
   preferredUuid: string | null
 ): Effect.Effect<Option.Option<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`
+    Effect.flatMap(
+      sql`
       SELECT uuid FROM profiles WHERE account_uuid = ${accountUuid} AND deleted_at IS NULL
-      ORDER BY (uuid = ${preferredUuid}) DESC NULLS LAST, created_at LIMIT 1`.pipe(
+      ORDER BY (uuid = ${preferredUuid}) DESC NULLS LAST, created_at LIMIT 1`,
+      decodeUuid
+    ).pipe(
       Effect.map((rows) => Option.fromNullable(rows[0]?.uuid))
     ))
 
@@ -158,10 +167,13 @@ export const sameAccountProfileRow = (
 /** A profile's stable legacy id, deleted or not (`""` when there is no such profile). */
 export const profileIdByUuid = (uuid: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ readonly id: string }>`SELECT id FROM profiles WHERE uuid = ${uuid}`, (rows) => rows[0]?.id ?? ""))
+    Effect.map(Effect.flatMap(sql`SELECT id FROM profiles WHERE uuid = ${uuid}`, decodeId), (rows) => rows[0]?.id ?? ""))
 
 /** A moderator hides a profile (an upheld complaint, `hide_profile`): no longer public. Returns the new revision, none when absent. */
 export const hideProfileRow = (uuid: string): Effect.Effect<Option.Option<number>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE profiles SET is_public = false, hidden_by_moderation_at = now(), revision = revision + 1, updated_at = now()
-      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))
+    Effect.flatMap(
+      sql`UPDATE profiles SET is_public = false, hidden_by_moderation_at = now(), revision = revision + 1, updated_at = now()
+      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`,
+      decodeRevision
+    ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))

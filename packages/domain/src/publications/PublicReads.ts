@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { InvalidRequest } from "../kernel/ApiError.js"
-import { publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
-import { publicView, type ProfileRow } from "../profiles/Profiles.js"
+import { decodeProfileRows, ProfileRow, publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
+import { publicView } from "../profiles/Profiles.js"
 import type { Profile, ProfileType } from "../profiles/Profile.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
+import { rowsDecoder } from "../store/Rows.js"
 import type { CatalogPublication, Publication, PublicationKind } from "./Publication.js"
 import type { PooledRead } from "../store/PooledReads.js"
 import {
@@ -137,6 +138,8 @@ export interface ProfileQuery {
 
 const publicProfiles = `profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid`
 
+const decodeKeyedProfiles = rowsDecoder(Schema.Struct({ ...ProfileRow.fields, created_key: Schema.String }))
+
 /** Publicly visible profiles (public ones and public authors), newest first, filtered by `q` and type. */
 export const listProfiles = (
   query: ProfileQuery
@@ -154,10 +157,13 @@ export const listProfiles = (
         onSome: (at) => [sql`(p.created_at, p.uuid) < (${at.key}::timestamptz, ${at.uuid}::uuid)`]
       })
     ]
-    const rows = yield* sql<ProfileRow & { readonly created_key: string }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       SELECT ${sql.literal(searchPlan)} ${sql.literal(publicProfileColumns)}, p.created_at::text AS created_key FROM ${sql.literal(publicProfiles)}
       WHERE ${sql.and(conditions)}
-      ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY p.created_at DESC, p.uuid DESC LIMIT ${limit + 1}`,
+      decodeKeyedProfiles
+    )
     return pageOf(rows, limit, (row) => ({ key: row.created_key, uuid: row.uuid }), publicView)
   })
 
@@ -171,8 +177,11 @@ export const getCatalog: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const profiles = yield* sql<ProfileRow>`SELECT ${sql.literal(publicProfileColumns)} FROM ${sql.literal(publicProfiles)}
-    WHERE ${sql.literal(publiclyVisibleProfile)} ORDER BY p.created_at DESC, p.uuid DESC`
+  const profiles = yield* Effect.flatMap(
+    sql`SELECT ${sql.literal(publicProfileColumns)} FROM ${sql.literal(publicProfiles)}
+    WHERE ${sql.literal(publiclyVisibleProfile)} ORDER BY p.created_at DESC, p.uuid DESC`,
+    decodeProfileRows
+  )
   const publications = yield* listPublicPublications(() => [])
   return { schemaVersion: 1 as const, profiles: profiles.map(publicView), publications: publications.map(catalogPublication) }
 })

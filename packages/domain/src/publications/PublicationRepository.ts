@@ -320,6 +320,9 @@ export const moderatePublication = (
  */
 export const unpublishPublication = (uuid: string, reason: string): Effect.Effect<Option.Option<number>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE publications SET status = 'returned', approved = NULL, reason = ${reason},
+    Effect.flatMap(
+      sql`UPDATE publications SET status = 'returned', approved = NULL, reason = ${reason},
         revision = revision + 1, updated_at = now()
-      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))
+      WHERE uuid = ${uuid} AND deleted_at IS NULL RETURNING revision`,
+      decodeRevision
+    ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.revision))))

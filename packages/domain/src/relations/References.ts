@@ -1,13 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { publiclyVisible, publicationsJoin } from "../publications/Visibility.js"
+import { rowsDecoder } from "../store/Rows.js"
 import type { ReferenceView } from "./Relation.js"
 import { InvalidReference } from "./RelationErrors.js"
 import type { Reference } from "./RelationFields.js"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const kinds = new Set(["file", "publication", "relation"])
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 
 /**
  * Checks `references` (MARKETPLACE §1): each item is a ready file of the caller, a publication the
@@ -30,20 +32,29 @@ export const checkReferences = (
     const found = new Set<string>()
     const files = of("file")
     if (files.length > 0) {
-      const rows = yield* sql<{ uuid: string }>`SELECT uuid FROM files
-        WHERE ${sql.in("uuid", files)} AND profile_uuid = ${me} AND status = 'ready'`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT uuid FROM files
+        WHERE ${sql.in("uuid", files)} AND profile_uuid = ${me} AND status = 'ready'`,
+        decodeUuids
+      )
       for (const row of rows) found.add(`file:${row.uuid}`)
     }
     const publications = of("publication")
     if (publications.length > 0) {
-      const rows = yield* sql<{ uuid: string }>`SELECT p.uuid FROM ${sql.literal(publicationsJoin)}
-        WHERE ${sql.in("p.uuid", publications)} AND ((${sql.literal(publiclyVisible)}) OR (p.owner_profile_uuid = ${me} AND p.deleted_at IS NULL))`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT p.uuid FROM ${sql.literal(publicationsJoin)}
+        WHERE ${sql.in("p.uuid", publications)} AND ((${sql.literal(publiclyVisible)}) OR (p.owner_profile_uuid = ${me} AND p.deleted_at IS NULL))`,
+        decodeUuids
+      )
       for (const row of rows) found.add(`publication:${row.uuid}`)
     }
     const relations = of("relation")
     if (relations.length > 0) {
-      const rows = yield* sql<{ uuid: string }>`SELECT uuid FROM relations
-        WHERE ${sql.in("uuid", relations)} AND (initiator_profile_uuid = ${me} OR recipient_profile_uuid = ${me})`
+      const rows = yield* Effect.flatMap(
+        sql`SELECT uuid FROM relations
+        WHERE ${sql.in("uuid", relations)} AND (initiator_profile_uuid = ${me} OR recipient_profile_uuid = ${me})`,
+        decodeUuids
+      )
       for (const row of rows) found.add(`relation:${row.uuid}`)
     }
     items.forEach((item, index) => {

@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
 import { PublicationKind } from "../publications/Publication.js"
 import { ownReviewColumn } from "../reviews/ReviewRepository.js"
-import { type ColumnValues, rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
+import { type ColumnValues, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import { RelationKind, RelationRole } from "./Relation.js"
 
 /** `relations` as the service reads it: this module is the table's one reader and writer. */
@@ -71,6 +71,11 @@ const relationColumns = selectList(RelationRow, "r")
 const decodeRelation = rowDecoder(RelationRow)
 const decodeViewRows = rowsDecoder(RelationViewRow)
 const decodeHistory = rowsDecoder(HistoryRow)
+const decodeRelations = rowsDecoder(RelationRow)
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+const decodeRevisions = rowsDecoder(Schema.Struct({ revision: Schema.Number }))
+const decodeVersions = rowsDecoder(Schema.Struct({ version: Schema.Number }))
+const decodeMoments = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
 
 /** The view's columns over `r`, for the reader `me`. */
 const viewSelect = (sql: SqlClient.SqlClient, me: string) =>
@@ -194,7 +199,7 @@ export const insertRelation = (
         deadline: relation.deadline,
         refs: JSON.stringify(relation.references)
       }
-      const [row] = yield* sql<{ uuid: string }>`INSERT INTO relations ${sql.insert(values)} RETURNING uuid`
+      const [row] = yield* Effect.flatMap(sql`INSERT INTO relations ${sql.insert(values)} RETURNING uuid`, decodeUuids)
       yield* appendHistory(row!.uuid, relation.status, byRole)
       return row!.uuid
     }))
@@ -221,11 +226,11 @@ export const updateRelation = (
   }
 ): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE relations SET status = ${status}, revision = revision + 1, updated_at = now()
+    sql`UPDATE relations SET status = ${status}, revision = revision + 1, updated_at = now()
       ${values.reason === undefined ? sql`` : sql`, reason = ${values.reason}`}
       ${values.autoComplete === "in_14_days" ? sql`, auto_complete_at = now() + interval '14 days'` : values.autoComplete === "clear" ? sql`, auto_complete_at = NULL` : sql``}
       ${values.completed === true ? sql`, completed_at = now()` : sql``}
-      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.map((rows) => rows[0]!.revision)))
+      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.flatMap(decodeRevisions), Effect.map((rows) => rows[0]!.revision)))
 
 /** A new version of a deal's handed-over work; returns its version. */
 export const insertResults = (
@@ -234,15 +239,16 @@ export const insertResults = (
   references: ReadonlyArray<{ readonly kind: string; readonly uuid: string }>
 ): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ version: number }>`INSERT INTO relation_results (relation_uuid, version, body, refs)
+    sql`INSERT INTO relation_results (relation_uuid, version, body, refs)
       SELECT ${relationUuid}, coalesce(max(version), 0) + 1, ${body}, ${JSON.stringify(references)}::jsonb
       FROM relation_results WHERE relation_uuid = ${relationUuid}
-      RETURNING version`.pipe(Effect.map((rows) => rows[0]!.version)))
+      RETURNING version`.pipe(Effect.flatMap(decodeVersions), Effect.map((rows) => rows[0]!.version)))
 
 /** The deal started from a relation, if any. */
 export const dealOf = (originUuid: string): Effect.Effect<Option.Option<string>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string }>`SELECT uuid FROM relations WHERE origin_relation_uuid = ${originUuid}`.pipe(
+    sql`SELECT uuid FROM relations WHERE origin_relation_uuid = ${originUuid}`.pipe(
+      Effect.flatMap(decodeUuids),
       Effect.map((rows) => Option.fromNullable(rows[0]?.uuid))
     ))
 
@@ -278,18 +284,19 @@ export const lockOpenRelationsOf = (profileUuids: ReadonlyArray<string>): Effect
     sql`SELECT ${sql.literal(relationColumns)} FROM relations r
       WHERE (${sql.in("r.initiator_profile_uuid", profileUuids)} OR ${sql.in("r.recipient_profile_uuid", profileUuids)})
         AND r.status IN ('pending', 'shortlisted', 'active', 'results_submitted', 'applied', 'invited')
-      ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))
+      ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(decodeRelations)))
 
 /** Deals whose results waited 14 days, row-locked and skipped when another worker holds them. */
 export const lockDueDeals = (limit: number): Effect.Effect<ReadonlyArray<RelationRow>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT ${sql.literal(relationColumns)} FROM relations r
       WHERE r.status = 'results_submitted' AND r.auto_complete_at <= now()
-      ORDER BY r.auto_complete_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))
+      ORDER BY r.auto_complete_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRelations)))
 
 /** When `lockDueDeals` next has a deal (index `relations_auto_complete`); `undefined`: none. */
 export const nextDueDealMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ at: Date | string | null }>`SELECT min(auto_complete_at) AS at FROM relations WHERE status = 'results_submitted'`.pipe(
+  sql`SELECT min(auto_complete_at) AS at FROM relations WHERE status = 'results_submitted'`.pipe(
+    Effect.flatMap(decodeMoments),
     Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
   ))
 
@@ -298,4 +305,4 @@ export const lockOpenResponsesTo = (publicationUuid: string): Effect.Effect<Read
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT ${sql.literal(relationColumns)} FROM relations r
       WHERE r.publication_uuid = ${publicationUuid} AND r.kind = 'response' AND r.status IN ('pending', 'shortlisted')
-      ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(rowsDecoder(RelationRow))))
+      ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(decodeRelations)))

@@ -1,15 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, type Types } from "effect"
+import { Effect, Option, Schema, type Types } from "effect"
 import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import type { EventType } from "../events/EventType.js"
-import type { PublicationKind } from "../publications/Publication.js"
+import { PublicationKind } from "../publications/Publication.js"
 import { publiclyVisible } from "../publications/Visibility.js"
 import { countCompletedDeal, ensureCustomerAlias } from "../reviews/CustomerAliasRepository.js"
 import { reviewWindowMs } from "../reviews/Review.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { rowsDecoder } from "../store/Rows.js"
 import { idempotent } from "../store/Idempotency.js"
 import { appendEvent } from "../store/Outbox.js"
 import { requireRevision } from "../store/Revision.js"
@@ -258,19 +259,24 @@ const create = (
     })
   )
 
-interface PublicationFacts {
-  readonly kind: PublicationKind
-  readonly owner_profile_uuid: string
-  readonly closed: boolean
-  readonly visible: boolean
-  readonly deleted: boolean
-}
+const PublicationFacts = Schema.Struct({
+  kind: PublicationKind,
+  owner_profile_uuid: Schema.String,
+  closed: Schema.Boolean,
+  visible: Schema.Boolean,
+  deleted: Schema.Boolean
+})
+type PublicationFacts = typeof PublicationFacts.Type
+const decodeFacts = rowsDecoder(PublicationFacts)
 
 const publicationFacts = (uuid: string): Effect.Effect<PublicationFacts | undefined, SqlError, Sql> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<PublicationFacts>`SELECT p.kind, p.owner_profile_uuid, p.closed, (${sql.literal(publiclyVisible)}) AS visible,
+    Effect.flatMap(
+      sql`SELECT p.kind, p.owner_profile_uuid, p.closed, (${sql.literal(publiclyVisible)}) AS visible,
         (p.deleted_at IS NOT NULL OR o.deleted_at IS NOT NULL) AS deleted
-      FROM publications p JOIN profiles o ON o.uuid = p.owner_profile_uuid WHERE p.uuid = ${uuid}`.pipe(
+      FROM publications p JOIN profiles o ON o.uuid = p.owner_profile_uuid WHERE p.uuid = ${uuid}`,
+      decodeFacts
+    ).pipe(
       Effect.map((rows) => rows[0])
     ))
 

@@ -1,8 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import type { PooledRead } from "../store/PooledReads.js"
+import { rowsDecoder, Timestamp } from "../store/Rows.js"
+
+const decodeAlias = rowsDecoder(Schema.Struct({ alias: Schema.String }))
+const decodeAliases = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String, alias: Schema.String }))
 
 /**
  * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
@@ -27,7 +31,7 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
     for (let attempt = 0; attempt < 5; attempt++) {
       // A clash with another profile's alias inserts nothing and reads nothing: try another.
       yield* sql`INSERT INTO customer_aliases (profile_uuid, alias) VALUES (${profileUuid}, ${newAlias()}) ON CONFLICT DO NOTHING`
-      const [row] = yield* sql<{ alias: string }>`SELECT alias FROM customer_aliases WHERE profile_uuid = ${profileUuid}`
+      const [row] = yield* Effect.flatMap(sql`SELECT alias FROM customer_aliases WHERE profile_uuid = ${profileUuid}`, decodeAlias)
       if (row !== undefined) return row.alias
     }
     return yield* Effect.dieMessage("could not make a unique customer alias")
@@ -36,22 +40,26 @@ export const ensureCustomerAlias = (profileUuid: string): Effect.Effect<string, 
 /** The aliases some profiles have (a profile gets one when it is first a relation's customer). */
 export const customerAliasesOf = (profileUuids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, string>, SqlError, SqlClient.SqlClient> =>
   profileUuids.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ profile_uuid: string; alias: string }>`SELECT profile_uuid, alias FROM customer_aliases WHERE ${sql.in("profile_uuid", profileUuids)}`.pipe(
+    sql`SELECT profile_uuid, alias FROM customer_aliases WHERE ${sql.in("profile_uuid", profileUuids)}`.pipe(
+      Effect.flatMap(decodeAliases),
       Effect.map((rows) => new Map(rows.map((row) => [row.profile_uuid, row.alias])))
     ))
 
 const aliasText = `SELECT a.profile_uuid, a.created_at FROM customer_aliases a
       JOIN profiles p ON p.uuid = a.profile_uuid WHERE a.alias = $1 AND p.deleted_at IS NULL`
 const completedText = "SELECT completed_deals FROM customer_stats WHERE profile_uuid = $1"
+const AliasProfile = Schema.Struct({ profile_uuid: Schema.String, created_at: Timestamp })
+const decodeAliasProfile = rowsDecoder(AliasProfile)
+const decodeCompleted = rowsDecoder(Schema.Struct({ completed_deals: Schema.Number }))
 
 /** The reads of `customers.get`, through a pooled read (`makePooledRead`). */
 export const customerReadsWith = (read: PooledRead) => ({
   /** The live profile behind an alias, with the alias's creation time. */
-  profileOfAlias: (alias: string): Effect.Effect<Option.Option<{ profile_uuid: string; created_at: Date }>, SqlError> =>
-    Effect.map(read(aliasText, [alias]), (rows) => Option.fromNullable(rows[0] as { profile_uuid: string; created_at: Date } | undefined)),
+  profileOfAlias: (alias: string): Effect.Effect<Option.Option<typeof AliasProfile.Type>, SqlError> =>
+    Effect.map(Effect.flatMap(read(aliasText, [alias]), decodeAliasProfile), (rows) => Option.fromNullable(rows[0])),
   /** Completed deals of a customer with profiles of other accounts. */
   completedDealsOf: (profileUuid: string): Effect.Effect<number, SqlError> =>
-    Effect.map(read(completedText, [profileUuid]), (rows) => (rows[0] as { completed_deals: number } | undefined)?.completed_deals ?? 0)
+    Effect.map(Effect.flatMap(read(completedText, [profileUuid]), decodeCompleted), (rows) => rows[0]?.completed_deals ?? 0)
 })
 
 /**

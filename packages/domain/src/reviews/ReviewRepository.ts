@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
 import { publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
 import type { PooledRead } from "../store/PooledReads.js"
-import { rowDecoder, rowsDecoder, selectList } from "../store/Rows.js"
+import { rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import { ReviewStatus, SubjectRole } from "./Review.js"
 
 /** `reviews` (and `review_stats`): this module is the tables' one reader and writer. */
@@ -88,27 +88,34 @@ export const lockDueSealed = (limit: number) =>
     sql`SELECT ${sql.literal(columns)} FROM reviews v WHERE v.status = 'submitted' AND v.window_ends_at <= now()
       ORDER BY v.window_ends_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows)))
 
+const decodeMoments = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
+const decodeRevisions = rowsDecoder(Schema.Struct({ revision: Schema.Number }))
+const decodeAccounts = rowsDecoder(Schema.Struct({ uuid: Schema.String, account_uuid: Schema.NullOr(Schema.String) }))
+const Standing = Schema.Struct({ status: Schema.String, revision: Schema.Number })
+const decodeStanding = rowsDecoder(Standing)
+
 /** When `lockDueSealed` next has a review (index `reviews_sealed`); `undefined`: none. */
 export const nextSealedRevealMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ at: Date | string | null }>`SELECT min(window_ends_at) AS at FROM reviews WHERE status = 'submitted'`.pipe(
+  sql`SELECT min(window_ends_at) AS at FROM reviews WHERE status = 'submitted'`.pipe(
+    Effect.flatMap(decodeMoments),
     Effect.map(([row]) => row?.at == null ? undefined : new Date(row.at))
   ))
 
 /** Sets a review's status (published: `published_at` now unless already set); returns the new revision. */
 export const setReviewStatus = (uuid: string, status: ReviewStatus, moderationReason: string | null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE reviews SET status = ${status}, moderation_reason = ${moderationReason},
+    sql`UPDATE reviews SET status = ${status}, moderation_reason = ${moderationReason},
         published_at = CASE WHEN ${status} = 'published' THEN coalesce(published_at, now()) ELSE published_at END,
         revision = revision + 1, updated_at = now()
-      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.map((rows) => rows[0]!.revision)))
+      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.flatMap(decodeRevisions), Effect.map((rows) => rows[0]!.revision)))
 
 export const setReply = (uuid: string, body: string | null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ revision: number }>`UPDATE reviews SET reply_body = ${body},
+    sql`UPDATE reviews SET reply_body = ${body},
         reply_created_at = CASE WHEN ${body}::text IS NULL THEN NULL ELSE coalesce(reply_created_at, now()) END,
         reply_updated_at = CASE WHEN ${body}::text IS NULL THEN NULL ELSE now() END,
         revision = revision + 1, updated_at = now()
-      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.map((rows) => rows[0]!.revision)))
+      WHERE uuid = ${uuid} RETURNING revision`.pipe(Effect.flatMap(decodeRevisions), Effect.map((rows) => rows[0]!.revision)))
 
 /** Recomputes `review_stats` of one profile and role from its published reviews. */
 export const recomputeStats = (profileUuid: string, role: SubjectRole) =>
@@ -217,14 +224,16 @@ export const relationReviews = (relationUuid: string) =>
 /** The account of each of some profiles (the same-account guard). */
 export const accountsOf = (profiles: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ uuid: string; account_uuid: string | null }>`SELECT uuid, account_uuid FROM profiles WHERE ${sql.in("uuid", profiles)}`.pipe(
+    sql`SELECT uuid, account_uuid FROM profiles WHERE ${sql.in("uuid", profiles)}`.pipe(
+      Effect.flatMap(decodeAccounts),
       Effect.map((rows) => new Map(rows.map((row) => [row.uuid, row.account_uuid])))
     ))
 
 
 /** A review's status and revision (the CLI decides at the revision it read). */
-export const reviewStanding = (uuid: string): Effect.Effect<Option.Option<{ status: string; revision: number }>, SqlError, SqlClient.SqlClient> =>
+export const reviewStanding = (uuid: string): Effect.Effect<Option.Option<typeof Standing.Type>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; revision: number }>`SELECT status, revision FROM reviews WHERE uuid = ${uuid}`.pipe(
+    sql`SELECT status, revision FROM reviews WHERE uuid = ${uuid}`.pipe(
+      Effect.flatMap(decodeStanding),
       Effect.map((rows) => Option.fromNullable(rows[0]))
     ))

@@ -4,7 +4,7 @@ import { Effect, Exit, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { RequestConflict } from "../kernel/ApiError.js"
 import { type BatchOutcome, Rerun, runAlone } from "./GroupCommit.js"
-import { selectList, findOne } from "./Rows.js"
+import { findOne, rowsDecoder, selectList } from "./Rows.js"
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever their key order. */
 export const canonicalJson = (value: unknown): string =>
@@ -25,6 +25,9 @@ export const requestHash = (operationId: string, request: unknown): string =>
 export const currentCommandPath: FiberRef.FiberRef<Readonly<Record<string, unknown>> | undefined> = FiberRef.unsafeMake<
   Readonly<Record<string, unknown>> | undefined
 >(undefined)
+
+const decodeClaimed = rowsDecoder(Schema.Struct({ scope: Schema.String, request_uuid: Schema.String }))
+const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
 
 /** `idempotency_keys`: this module is its one reader and writer. */
 const IdempotencyKeyRow = Schema.Struct({
@@ -151,13 +154,13 @@ export const idempotentBatch = <T, A, I, E, R>(
       const command = commandOf(items[index]!)
       return { scope: command.scope, request_uuid: command.requestUuid, operation_id: command.operationId, request_hash: command.hash }
     })
-    const claimed = new Set((yield* sql<{ scope: string; request_uuid: string }>`
+    const claimed = new Set((yield* Effect.flatMap(sql`
       INSERT INTO idempotency_keys (scope, request_uuid, operation_id, request_hash)
       SELECT scope, request_uuid, operation_id, request_hash
       FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS k(scope text, request_uuid uuid, operation_id text, request_hash text)
       ORDER BY scope, request_uuid
       ON CONFLICT (scope, request_uuid) DO NOTHING
-      RETURNING scope, request_uuid::text AS request_uuid`).map((row) => `${row.scope}\n${row.request_uuid}`))
+      RETURNING scope, request_uuid::text AS request_uuid`, decodeClaimed)).map((row) => `${row.scope}\n${row.request_uuid}`))
     const mine = items.flatMap((item, index) => {
       const key = keyOf(commandOf(item))
       return first.get(key) === index && claimed.has(key) ? [index] : []
@@ -198,11 +201,11 @@ export const cleanIdempotencyKeys: Effect.Effect<number, SqlError, SqlClient.Sql
   const sql = yield* SqlClient.SqlClient
   let total = 0
   for (;;) {
-    const [gone] = yield* sql<{ n: number }>`WITH gone AS (
+    const [gone] = yield* Effect.flatMap(sql`WITH gone AS (
         DELETE FROM idempotency_keys WHERE ctid IN (
           SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(days => ${idempotencyRetentionDays}) LIMIT 5000)
         RETURNING 1
-      ) SELECT count(*)::int AS n FROM gone`
+      ) SELECT count(*)::int AS n FROM gone`, decodeCount)
     total += gone?.n ?? 0
     if ((gone?.n ?? 0) < 5000) return total
   }

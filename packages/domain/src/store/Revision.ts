@@ -1,9 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { NotFound, RevisionConflict } from "../kernel/ApiError.js"
+import { rowsDecoder } from "./Rows.js"
 
 type Column = string | number | boolean | null | Date
+
+const decodeRevisions = rowsDecoder(Schema.Struct({ revision: Schema.Number }))
 
 /**
  * The one way a mutable record changes: the update applies only at `expectedRevision`, and
@@ -21,12 +24,15 @@ export const updateAtRevision = (options: {
     const sql = yield* SqlClient.SqlClient
     const { expectedRevision, kind, table, uuid, values } = options
     const assignments = Object.keys(values).length > 0 ? sql`${sql.update(values)},` : sql``
-    const updated = yield* sql<{ revision: number }>`
+    const updated = yield* Effect.flatMap(
+      sql`
       UPDATE ${sql(table)} SET ${assignments} revision = revision + 1, updated_at = now()
       WHERE uuid = ${uuid} AND revision = ${expectedRevision}
-      RETURNING revision`
+      RETURNING revision`,
+      decodeRevisions
+    )
     if (updated.length === 1) return updated[0]!.revision
-    const current = yield* sql<{ revision: number }>`SELECT revision FROM ${sql(table)} WHERE uuid = ${uuid}`
+    const current = yield* Effect.flatMap(sql`SELECT revision FROM ${sql(table)} WHERE uuid = ${uuid}`, decodeRevisions)
     if (current.length === 0) return yield* new NotFound({ message: `No ${kind} ${uuid}` })
     return yield* new RevisionConflict({
       message: `The ${kind} is at revision ${current[0]!.revision}, not ${expectedRevision}; read it again and retry`

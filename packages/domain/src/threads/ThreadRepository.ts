@@ -60,6 +60,7 @@ const messageColumns = selectList(MessageRow, "m", { seq: "m.seq::text" })
 const decodeThread = rowDecoder(ThreadRow)
 const decodeMessages = rowsDecoder(MessageRow)
 const decodeViews = rowsDecoder(ThreadViewRow)
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 
 /** The view's columns over `t` and the reader's participant row `tp`. */
 const viewSelect = `SELECT ${threadColumns}, tp.last_message_at::text AS position,
@@ -174,12 +175,15 @@ export const insertThread = (thread: {
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function*() {
       const [low, high] = pair(thread.a, thread.b)
-      const [row] = yield* sql<{ uuid: string }>`INSERT INTO threads
+      const [row] = yield* Effect.flatMap(
+        sql`INSERT INTO threads
         (relation_uuid, publication_uuid, low_profile_uuid, high_profile_uuid, created_by_profile_uuid)
         VALUES (${thread.relationUuid}, ${thread.publicationUuid}, ${low}, ${high}, ${thread.createdBy})
-        ON CONFLICT (relation_uuid) DO NOTHING RETURNING uuid`
+        ON CONFLICT (relation_uuid) DO NOTHING RETURNING uuid`,
+        decodeUuids
+      )
       if (row === undefined) {
-        const [existing] = yield* sql<{ uuid: string }>`SELECT uuid FROM threads WHERE relation_uuid = ${thread.relationUuid}`
+        const [existing] = yield* Effect.flatMap(sql`SELECT uuid FROM threads WHERE relation_uuid = ${thread.relationUuid}`, decodeUuids)
         return existing!.uuid
       }
       yield* sql`INSERT INTO thread_participants (thread_uuid, profile_uuid) VALUES (${row.uuid}, ${low}), (${row.uuid}, ${high})`

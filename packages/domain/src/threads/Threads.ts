@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Either, Effect, Exit, Option } from "effect"
+import { Either, Effect, Exit, Option, Schema } from "effect"
 import { Forbidden, InvalidRequest, NotFound, type RequestConflict } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
@@ -14,6 +14,7 @@ import { haveRelation, type RelationRow, relationViewRow } from "../relations/Re
 import { relationKinds } from "../relations/Transitions.js"
 import { makePooledRead } from "../store/PooledReads.js"
 import { decodeCursor, encodeCursor } from "../store/Cursor.js"
+import { rowsDecoder } from "../store/Rows.js"
 import { groupCommit } from "../store/GroupCommit.js"
 import { commandHash, idempotent, idempotentBatch } from "../store/Idempotency.js"
 import { appendEvent, appendEvents, type NewEvent } from "../store/Outbox.js"
@@ -143,12 +144,18 @@ export interface OpenInput {
 }
 
 /** A profile the caller may write to directly: public, or one it already has a relation or thread with. */
+const decodePublic = rowsDecoder(Schema.Struct({ is_public: Schema.Boolean }))
+const decodeOwner = rowsDecoder(Schema.Struct({ owner_profile_uuid: Schema.String }))
+
 export const reachableProfile = (me: string, profileUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ is_public: boolean }>`SELECT p.is_public FROM profiles p
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT p.is_public FROM profiles p
       JOIN accounts a ON a.uuid = p.account_uuid
-      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`
+      WHERE p.uuid = ${profileUuid} AND p.deleted_at IS NULL AND a.deleted_at IS NULL`,
+      decodePublic
+    )
     if (row === undefined) return false
     if (row.is_public) return true
     return (yield* haveRelation(me, profileUuid)) || (yield* haveThread(me, profileUuid))
@@ -183,8 +190,11 @@ export const openThread = (
         let counterpart: string
         let publicationUuid: string | null = null
         if (input.publicationUuid !== undefined) {
-          const [publication] = yield* sql<{ owner_profile_uuid: string }>`SELECT p.owner_profile_uuid FROM ${sql.literal(publicationsJoin)}
-            WHERE p.uuid = ${input.publicationUuid} AND ${sql.literal(publiclyVisible)}`
+          const [publication] = yield* Effect.flatMap(
+            sql`SELECT p.owner_profile_uuid FROM ${sql.literal(publicationsJoin)}
+            WHERE p.uuid = ${input.publicationUuid} AND ${sql.literal(publiclyVisible)}`,
+            decodeOwner
+          )
           if (publication === undefined) return yield* new NotFound({ message: "No such publication" })
           counterpart = publication.owner_profile_uuid
           publicationUuid = input.publicationUuid

@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import type { CursorPosition } from "../store/Cursor.js"
 import { Int8Text, rowDecoder, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 import { DeliveryStatus, webhookLimits } from "./WebhookEndpoint.js"
-import { EndpointRow } from "./WebhookEndpointRepository.js"
+import { EndpointRow, moveEndpointPosition } from "./WebhookEndpointRepository.js"
 
 /**
  * The `webhook_deliveries` and `webhook_attempts` tables (a delivery and its attempts are one
@@ -366,9 +366,7 @@ export const createEventDeliveries = (
           FROM visible v ORDER BY v.position
           ON CONFLICT (endpoint_uuid, event_uuid) DO NOTHING
           RETURNING uuid, lease_token, event_uuid, event_type
-        ), moved AS (
-          UPDATE webhook_endpoints SET after_position = ${range.upto} WHERE uuid = ${endpoint.uuid}
-        )
+        ), moved AS (${moveEndpointPosition(sql, endpoint.uuid, range.upto)})
         SELECT uuid, lease_token, event_uuid, event_type FROM created WHERE lease_token IS NOT NULL`
     )
   })

@@ -321,3 +321,11 @@ export const verifyTestedEndpoints = (
         AS t(uuid uuid, config_version integer)
       WHERE w.uuid = t.uuid AND w.config_version = t.config_version AND w.approved_at IS NOT NULL
         AND w.verified_at IS NULL AND w.deleted_at IS NULL`).pipe(Effect.asVoid)
+
+/**
+ * The statement that moves an endpoint's fan-out position to `upto`, for the fan-out to run in the
+ * same statement as the deliveries it creates (`createEventDeliveries`), so both move together;
+ * it is written here, where `webhook_endpoints` is written.
+ */
+export const moveEndpointPosition = (sql: SqlClient.SqlClient, uuid: string, upto: string) =>
+  sql`UPDATE webhook_endpoints SET after_position = ${upto} WHERE uuid = ${uuid}`

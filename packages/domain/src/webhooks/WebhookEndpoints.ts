@@ -25,7 +25,7 @@ import {
 } from "./WebhookEndpointRepository.js"
 
 export { cancelPendingDeliveries } from "./WebhookDeliveryRepository.js"
-export { type EndpointRow, endpointColumns, findLiveEndpoint } from "./WebhookEndpointRepository.js"
+export { type EndpointRow, endpointColumns, findLiveEndpoint, findOwnEndpoint } from "./WebhookEndpointRepository.js"
 import { approvalPageUrl, WebhookSettings } from "./WebhookSettings.js"
 import { normalizeWebhookUrl } from "./WebhookUrl.js"
 

@@ -1,5 +1,5 @@
 import { type SessionActor, WebhookSettings } from "@birzha/domain"
-import { approveWebhookEndpoint, type EndpointRow, endpointColumns, ServerSecret } from "@birzha/domain/server"
+import { approveWebhookEndpoint, type EndpointRow, findOwnEndpoint, ServerSecret } from "@birzha/domain/server"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -107,11 +107,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
 
     const ownRow = (actor: SessionActor, uuid: string) =>
       uuidPattern.test(uuid)
-        ? withServices(Effect.map(
-          sql<EndpointRow>`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints w
-            WHERE w.uuid = ${uuid} AND w.profile_uuid = ${actor.profileUuid} AND w.deleted_at IS NULL`,
-          (rows) => Option.fromNullable(rows[0])
-        ))
+        ? withServices(findOwnEndpoint(actor.profileUuid, uuid, { lock: false }))
         : Effect.succeed(Option.none<EndpointRow>())
 
     yield* router.get(

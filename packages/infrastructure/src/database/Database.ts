@@ -4,7 +4,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
@@ -39,11 +39,14 @@ export class Database extends Context.Tag("@birzha/infrastructure/Database")<Dat
   readonly listen: (channel: string) => Stream.Stream<string, SqlError>
 }>() {}
 
+const decodePresent = Store.rowsDecoder(Schema.Struct({ present: Schema.Boolean }))
+const decodeLatest = Store.rowsDecoder(Schema.Struct({ latest: Schema.NullOr(Schema.Number) }))
+
 const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =>
   Effect.gen(function*() {
-    const [table] = yield* sql<{ present: boolean }>`SELECT to_regclass(${Store.migrationsTable}) IS NOT NULL AS present`
+    const [table] = yield* Effect.flatMap(sql`SELECT to_regclass(${Store.migrationsTable}) IS NOT NULL AS present`, decodePresent)
     if (table?.present !== true) return { database: true, migrations: false }
-    const [latest] = yield* sql<{ latest: number | null }>`SELECT max(migration_id) AS latest FROM ${sql(Store.migrationsTable)}`
+    const [latest] = yield* Effect.flatMap(sql`SELECT max(migration_id) AS latest FROM ${sql(Store.migrationsTable)}`, decodeLatest)
     return { database: true, migrations: (latest?.latest ?? 0) >= Store.latestMigrationId }
   }).pipe(
     Effect.timeoutFail({ duration: Duration.seconds(2), onTimeout: () => "timeout" as const }),

@@ -1,7 +1,8 @@
 import { Mailer, MailNotAccepted } from "@birzha/domain"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer } from "effect"
+import { rowsDecoder, Timestamp } from "@birzha/domain/store"
+import { Context, Effect, Layer, Schema } from "effect"
 
 /** A message the service would have mailed, as kept in `development_mailbox`. */
 export interface MailboxMessage {
@@ -25,14 +26,16 @@ export class DevelopmentMailbox extends Context.Tag("@birzha/infrastructure/Deve
   readonly list: (query: MailboxQuery) => Effect.Effect<ReadonlyArray<MailboxMessage>, SqlError>
 }>() {}
 
-interface MailboxRow {
-  readonly uuid: string
-  readonly to_address: string
-  readonly subject: string
-  readonly text_body: string
-  readonly html_body: string
-  readonly created_at: Date | string
-}
+const MailboxRow = Schema.Struct({
+  uuid: Schema.String,
+  to_address: Schema.String,
+  subject: Schema.String,
+  text_body: Schema.String,
+  html_body: Schema.String,
+  created_at: Timestamp
+})
+type MailboxRow = typeof MailboxRow.Type
+const decodeRows = rowsDecoder(MailboxRow)
 
 const messageOf = (row: MailboxRow): MailboxMessage => ({
   uuid: row.uuid,
@@ -51,12 +54,12 @@ export const DevelopmentMailboxLive: Layer.Layer<DevelopmentMailbox, never, SqlC
       list: ({ limit, to }) => {
         const count = Math.max(1, Math.min(1000, Math.trunc(limit)))
         const rows = to === undefined
-          ? sql<MailboxRow>`SELECT uuid, to_address, subject, text_body, html_body, created_at
+          ? sql`SELECT uuid, to_address, subject, text_body, html_body, created_at
               FROM development_mailbox ORDER BY created_at DESC LIMIT ${count}`
-          : sql<MailboxRow>`SELECT uuid, to_address, subject, text_body, html_body, created_at
+          : sql`SELECT uuid, to_address, subject, text_body, html_body, created_at
               FROM development_mailbox WHERE lower(to_address) = lower(${to.trim()})
               ORDER BY created_at DESC LIMIT ${count}`
-        return Effect.map(rows, (found) => found.map(messageOf))
+        return Effect.map(Effect.flatMap(rows, decodeRows), (found) => found.map(messageOf))
       }
     })
   })

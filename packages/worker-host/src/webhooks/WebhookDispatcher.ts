@@ -11,14 +11,17 @@ import {
   signatureHeader,
   signingKey
 } from "@birzha/domain/server"
+import { rowsDecoder } from "@birzha/domain/store"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Clock, Duration, Effect, FiberSet, Queue, type Scope } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"
 import type { WorkerJob } from "../WorkerLoop.js"
 import { makeAddressGuard, type Resolver } from "./AddressGuard.js"
 import { honoursRetryAfter, maxRetryAfter, nextRetryDelay, retryAfterMillis } from "./RetrySchedule.js"
 import { eventBody, testBody, visibleEnvelopes, type WireEnvelope } from "./WebhookPayload.js"
 import { type AttemptResult, makeWebhookSender } from "./WebhookSender.js"
+
+const decodeOwner = rowsDecoder(Schema.Struct({ email: Schema.String }))
 
 export interface WebhookDispatcherOptions {
   /** `BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK`: receivers on loopback (http allowed there), for tests and development. */
@@ -239,8 +242,11 @@ export const makeWebhookJob = (
           yield* Effect.logWarning("webhook endpoint disabled").pipe(
             Effect.annotateLogs({ endpoint: endpoint.uuid, reason: endpoint.disabled_reason })
           )
-          const [owner] = yield* sql<{ email: string }>`SELECT a.email FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid
-            WHERE p.uuid = ${endpoint.profile_uuid} AND a.deleted_at IS NULL`
+          const [owner] = yield* Effect.flatMap(
+            sql`SELECT a.email FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid
+            WHERE p.uuid = ${endpoint.profile_uuid} AND a.deleted_at IS NULL`,
+            decodeOwner
+          )
           if (owner === undefined) return
           yield* mailer.send(webhookDisabledEmail({
             to: owner.email,
