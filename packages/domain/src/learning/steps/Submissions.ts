@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Exit } from "effect"
-import { InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
+import { type Forbidden, InvalidState, NotFound, type RequestConflict, RevisionConflict } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { appendEvent, appendEvents, type NewEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
@@ -16,7 +16,7 @@ import { requestReviews } from "../reviews/ReviewAssignments.js"
 import type { CourseNode } from "../courses/Model.js"
 import { Submission } from "./StepModel.js"
 import { recordStepProgress, recordStepProgresses } from "./StepStates.js"
-import { attemptsOf, attemptsOfSteps, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor, stepsFor } from "./Steps.js"
+import { attemptsOf, attemptsOfSteps, loadDraft, requireReplySize, requireWorkable, type StepContext, stepsFor } from "./Steps.js"
 import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
 import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
 import type { VariantRow } from "./VariantRepository.js"
@@ -351,7 +351,8 @@ interface Submit {
   readonly hash: string
 }
 
-type SubmitError = Effect.Effect.Error<ReturnType<typeof submitAlone>>
+/** What a submit answers with: a refusal of its step or its attempt, or its key used for another request. */
+type SubmitError = Effect.Effect.Error<ReturnType<typeof submitAttempt>> | NotFound | Forbidden | RequestConflict
 
 const submitCommand = (submit: Submit) => ({
   scope: submit.actor.profileUuid,
@@ -360,13 +361,16 @@ const submitCommand = (submit: Submit) => ({
   hash: submit.hash
 })
 
+/**
+ * One submit in its own transaction (inside a caller's transaction, after a failed batch, or a key
+ * a batch found claimed): the batch path with a batch of one, so a submit alone and a submit in a
+ * batch run the same code. Its refusal fails the transaction, so nothing of it is kept.
+ */
 const submitAlone = (submit: Submit) =>
   idempotent(
     { ...submitCommand(submit), request: submit.input, result: Submission },
-    Effect.gen(function*() {
-      const step = yield* stepFor(submit.actor, "learning.submissions.create", submit.enrollmentUuid, submit.nodeKey, { lock: true })
-      return yield* submitAttempt(step, { reply: submit.input.reply, draftRevision: submit.input.draftRevision })
-    })
+    Effect.flatMap(submitClaimed([submit]), ([outcome]) =>
+      outcome === undefined || outcome === runAlone ? Effect.dieMessage("a batch of one answers its submit") : outcome)
   )
 
 /** A domain refusal as the item's answer; a `SqlError` still fails the batch. */
