@@ -15,6 +15,7 @@ import type { CourseNode } from "../courses/Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "../courses/RunRepository.js"
 import { recordStepProgress } from "../steps/StepStates.js"
 import { loadSubmission, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { requeueSubmission } from "../steps/SubmissionRepository.js"
 import { submissionAllows } from "../steps/SubmissionMachine.js"
 
 /**
@@ -404,7 +405,7 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
         if (item.kind === "requeue" && item.submissionUuid !== undefined) {
           const row = yield* loadSubmission(item.submissionUuid, { lock: true }).pipe(Effect.orDie)
           if (!submissionAllows("requeue", row.status)) continue
-          yield* sql`UPDATE learning_submissions SET status = 'submitted', revision = revision + 1, updated_at = now() WHERE uuid = ${row.uuid}`
+          yield* requeueSubmission(row.uuid)
           yield* sql`INSERT INTO learning_grading_jobs (uuid, kind, course_uuid, enrollment_uuid, node_key, submission_uuid, checker_uuid,
               requester_profile_uuid, input)
             VALUES (${crypto.randomUUID()}, 'grade', ${row.course_uuid}, ${row.enrollment_uuid}, ${row.node_key}, ${row.uuid}, ${row.checker_uuid},
