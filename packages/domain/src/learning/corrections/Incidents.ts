@@ -28,6 +28,7 @@ import type { CourseNode } from "../courses/Model.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "../courses/RunRepository.js"
 import { recordStepProgress } from "../steps/StepStates.js"
 import { loadSubmission } from "../steps/SubmissionViews.js"
+import { requeueSubmission } from "../steps/SubmissionRepository.js"
 import { submissionAllows } from "../steps/SubmissionMachine.js"
 
 /**
@@ -482,7 +483,7 @@ export const applyCompensation = (actor: Actor, incidentUuid: string, input: { r
         if (item.kind === "requeue" && item.submissionUuid !== undefined) {
           const row = yield* loadSubmission(item.submissionUuid, { lock: true }).pipe(Effect.orDie)
           if (!submissionAllows("requeue", row.status)) continue
-          yield* sql`UPDATE learning_submissions SET status = 'submitted', revision = revision + 1, updated_at = now() WHERE uuid = ${row.uuid}`
+          yield* requeueSubmission(row.uuid)
           yield* insertGradeJob({
             courseUuid: row.course_uuid,
             enrollmentUuid: row.enrollment_uuid,

@@ -12,7 +12,7 @@ import { appendScoreLayers } from "../grading/Layers.js"
 import { PlanExpired, PlanStale } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
 import { gradesFrozenAt } from "../courses/RunRepository.js"
-import { effectiveLayer, type LayerRow, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { effectiveLayer, type LayerRow, SubmissionRow, submissionColumns } from "../steps/SubmissionViews.js"
 
 /**
  * Regrade plans (LEARNING §2.1 #23, §5.3, §5.4, §5.6, issue 18 point 7): stored results of one
@@ -75,6 +75,8 @@ type ItemRow = typeof ItemRow.Type
 
 const itemColumns = selectList(ItemRow)
 const decodeItems = rowsDecoder(ItemRow)
+/** A submission locked for a plan chunk, with its base (`baseExpression`) to compare with the item's. */
+const decodeLockedSubmissions = rowsDecoder(Schema.extend(SubmissionRow, Schema.Struct({ base: Schema.String })))
 const decodeSkipCounts = rowsDecoder(Schema.Struct({ frozen: Schema.Number, unchanged: Schema.Number, stale: Schema.Number }))
 const decodeMoved = rowsDecoder(Schema.Struct({ submission_uuid: Schema.String }))
 
@@ -397,9 +399,11 @@ const applyChunk = (plan: PlanRow, chunk: number): Effect.Effect<number, SqlErro
       decodeItems
     )
     const live = items.filter((item) => item.skipped === null)
-    const submissions = live.length === 0 ? [] : yield* sql<SubmissionRow & { base: string }>`
-      SELECT ${sql.literal(submissionColumns)}, ${sql.literal(baseExpression("s"))} AS base FROM learning_submissions s
-      WHERE s.uuid IN ${sql.in(live.map((item) => item.submission_uuid))} ORDER BY s.uuid FOR UPDATE OF s`
+    const submissions = live.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)}, ${sql.literal(baseExpression("s"))} AS base FROM learning_submissions s
+      WHERE s.uuid IN ${sql.in(live.map((item) => item.submission_uuid))} ORDER BY s.uuid FOR UPDATE OF s`,
+      decodeLockedSubmissions
+    )
     const byUuid = new Map(submissions.map((row) => [row.uuid, row]))
     const frozen = yield* frozenRuns([...new Set(submissions.map((row) => row.run_uuid))])
     const skipped: Array<{ n: number; skipped: Skip }> = []

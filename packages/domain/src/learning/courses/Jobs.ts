@@ -19,7 +19,7 @@ import { loadCourse, loadCourseHead, loadVersion, VersionRow } from "./CourseRep
 import { stepDatesOf } from "../enrollments/Dates.js"
 import { loadEnrollment } from "../enrollments/EnrollmentRepository.js"
 import { loadRun } from "./RunRepository.js"
-import { layersOf, type SubmissionRow, submissionColumns, submissionView } from "../steps/SubmissionViews.js"
+import { decodeSubmissions, layersOf, submissionColumns, submissionView } from "../steps/SubmissionViews.js"
 import { type LearnerGrade, learnerGrades } from "../enrollments/Grades.js"
 import {
   BundleMember,
@@ -410,8 +410,11 @@ const enrollmentRecord = (enrollmentUuid: string, requester: string) =>
       Effect.orDie(loadCourseHead(enrollment.course_uuid)),
       pinnedNodes(enrollment.run_uuid)
     ])
-    const rows = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
-      WHERE s.enrollment_uuid = ${enrollment.uuid} ORDER BY s.submitted_at, s.uuid`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.enrollment_uuid = ${enrollment.uuid} ORDER BY s.submitted_at, s.uuid`,
+      decodeSubmissions
+    )
     const layers = yield* layersOf(rows.map((row) => row.uuid))
     const dates = yield* stepDatesOf(enrollment, run, nodes)
     const reviews = rows.length === 0 ? [] : yield* Effect.flatMap(

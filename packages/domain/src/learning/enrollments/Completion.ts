@@ -1,3 +1,4 @@
+
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
@@ -8,6 +9,7 @@ import { versionNodes } from "../courses/CourseRepository.js"
 import { type EnrollmentContext, enrollmentFor } from "./EnrollmentAccess.js"
 import { markCriteriaMet } from "./EnrollmentRepository.js"
 import type { CourseNode } from "../courses/Model.js"
+import { insertModuleCompleted } from "../steps/StepStateRepository.js"
 
 /**
  * Completion (LEARNING §2.2, §2.3, issue 17 point 6). The criteria are the course's completion
@@ -106,8 +108,7 @@ export const afterStepChange = (enrollmentUuid: string, at: Date): Effect.Effect
       if (done.has(module.nodeKey)) continue
       const steps = stepsUnder(facts.nodes, module.nodeKey)
       if (steps.length === 0 || !steps.every((key) => done.has(key))) continue
-      yield* sql`INSERT INTO learning_step_states (enrollment_uuid, node_key, status, completed_at) VALUES (${enrollmentUuid}, ${module.nodeKey}, 'completed', ${at})
-        ON CONFLICT (enrollment_uuid, node_key) DO NOTHING`
+      yield* insertModuleCompleted(enrollmentUuid, module.nodeKey, at)
       yield* appendEvent({
         type: "learning.module.completed",
         aggregate,

@@ -31,6 +31,7 @@ import { CapacityFull, ConflictOfInterest, NotEligible, WindowClosed } from "../
 import { authorizeCourse, type CourseOperation, decide, holdsAtom, requireCourseGroup, staffScope, standingOn } from "../Permissions.js"
 import { loadRun, type RunRow } from "../courses/RunRepository.js"
 import { addDays } from "./Schedule.js"
+import { markStepAvailable } from "../steps/StepStateRepository.js"
 
 /**
  * Enrollments (LEARNING §2.1 #6, §2.2, §4 "L2"): enroll, apply or join the waitlist by admission
@@ -772,9 +773,7 @@ export const wakeEnrollment = (enrollment: Wakeable, policies: Pick<RunPolicies,
       const closed = step.lockAt !== undefined && step.lockAt.getTime() <= now.getTime()
       if (!unlocked) later(step.unlockAt!.getTime())
       else if (!closed && (state === undefined || state === "locked")) {
-        yield* sql`INSERT INTO learning_step_states (enrollment_uuid, node_key, status) VALUES (${enrollment.uuid}, ${nodeKey}, 'available')
-          ON CONFLICT (enrollment_uuid, node_key) DO UPDATE SET status = 'available', revision = learning_step_states.revision + 1, updated_at = now()
-          WHERE learning_step_states.status = 'locked'`
+        yield* markStepAvailable(enrollment.uuid, nodeKey)
         yield* event("learning.step.available", "available", nodeKey)
       }
       if (step.dueAt === undefined || state === "completed") continue

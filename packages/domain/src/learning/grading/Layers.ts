@@ -9,7 +9,9 @@ import { GradeFrozen } from "../LearningErrors.js"
 import { gradesFrozenAt, loadRun, type RunRow } from "../courses/RunRepository.js"
 import { setStatus, submissionEvents } from "../steps/Submissions.js"
 import { submissionAllows, submissionTransitions } from "../steps/SubmissionMachine.js"
-import { effectiveLayer, layerColumns, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { decodeSubmissions, effectiveLayer, type LayerRow, layersOf, loadSubmission, submissionColumns, type SubmissionRow } from "../steps/SubmissionViews.js"
+import { insertLayer, insertLayers, revokeLayer } from "../steps/ScoreLayerRepository.js"
+import { bumpSubmissionRevision, moveSubmissions } from "../steps/SubmissionRepository.js"
 
 /**
  * Score layers (LEARNING §2.1 #13, §5.3, §5.4, §5.10): the one module every score write of learning
@@ -147,12 +149,7 @@ type LayerError = SqlError | NotFound | GradeFrozen | InvalidState | InvalidRequ
 const snapshot = (score: EffectiveScore | undefined) =>
   score === undefined ? null : { layerUuid: score.layerUuid, kind: score.kind, points: score.points, maxPoints: score.maxPoints, verdict: score.verdict, passed: score.passed }
 
-const bumpRevision = (uuid: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<{ revision: number }>`UPDATE learning_submissions SET revision = revision + 1, updated_at = now() WHERE uuid = ${uuid} RETURNING revision`,
-      () => undefined
-    ))
+const bumpRevision = bumpSubmissionRevision
 
 /**
  * After a layer change: audit with the old and new effective score; when the learner's score
@@ -208,7 +205,6 @@ const settle = (
  */
 export const appendScoreLayer = (input: AppendScoreLayer): Effect.Effect<LayerChange, LayerError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const row = yield* loadSubmission(input.submissionUuid, { lock: true })
     if (row.status === "cancelled") return yield* new InvalidState({ message: "A cancelled submission takes no score" })
     yield* requireGradesOpen(row.run_uuid)
@@ -221,13 +217,23 @@ export const appendScoreLayer = (input: AppendScoreLayer): Effect.Effect<LayerCh
     }
     const threshold = node?.grading?.passThreshold ?? maxPoints
     const passed = input.verdict !== "invalid_reply" && input.points >= threshold
-    const [layer] = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback,
-        passed, late, released, only_if_higher, source_uuid, by_profile_uuid, reason)
-      VALUES (${crypto.randomUUID()}, ${row.uuid}, ${input.kind}, ${input.points}, ${maxPoints}, ${input.verdict}, ${input.feedback ?? ""},
-        ${passed}, ${first?.late ?? false}, ${input.released ?? true}, ${input.onlyIfHigher ?? false}, ${input.sourceUuid ?? null},
-        ${input.byProfileUuid}, ${input.reason})
-      RETURNING ${sql.literal(layerColumns)}`
-    return yield* settle(row, layer!, { before, after: [...before, layer!] }, {
+    const layer = yield* insertLayer({
+      uuid: crypto.randomUUID(),
+      submission_uuid: row.uuid,
+      kind: input.kind,
+      points: input.points,
+      max_points: maxPoints,
+      verdict: input.verdict,
+      feedback: input.feedback ?? "",
+      passed,
+      late: first?.late ?? false,
+      released: input.released ?? true,
+      only_if_higher: input.onlyIfHigher ?? false,
+      source_uuid: input.sourceUuid ?? null,
+      by_profile_uuid: input.byProfileUuid,
+      reason: input.reason
+    })
+    return yield* settle(row, layer, { before, after: [...before, layer] }, {
       action: `score.${input.kind}`,
       byProfileUuid: input.byProfileUuid,
       reason: input.reason,
@@ -256,8 +262,7 @@ export const revokeScoreLayer = (
       return yield* new InvalidState({ message: "The first layer, and any auto or review layer, is never revoked" })
     }
     if (target.revoked_at !== null) return yield* new InvalidState({ message: "The layer is already revoked" })
-    const [revoked] = yield* sql<LayerRow>`UPDATE learning_score_layers SET revoked_at = clock_timestamp() WHERE uuid = ${layerUuid}
-      RETURNING ${sql.literal(layerColumns)}`
+    const revoked = yield* revokeLayer(layerUuid)
     const after = before.map((layer) => (layer.uuid === layerUuid ? revoked! : layer))
     return yield* settle(row, revoked!, { before, after }, {
       action: "score.revoke",
@@ -290,8 +295,11 @@ export const appendScoreLayers = (
     const wanted = new Set(uuids)
     if (wanted.size !== uuids.length) return yield* Effect.dieMessage("appendScoreLayers: one layer per submission")
     // Only the inputs' rows: the caller may have locked more (a plan chunk's stale and frozen items).
-    const locked = (options.locked ?? (yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
-      WHERE s.uuid IN ${sql.in(uuids)} ORDER BY s.uuid FOR UPDATE OF s`)).filter((row) => wanted.has(row.uuid))
+    const locked = (options.locked ?? (yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.uuid IN ${sql.in(uuids)} ORDER BY s.uuid FOR UPDATE OF s`,
+      decodeSubmissions
+    ))).filter((row) => wanted.has(row.uuid))
     const rows = new Map(locked.map((row) => [row.uuid, row]))
     const missing = uuids.find((uuid) => !rows.has(uuid))
     if (missing !== undefined) return yield* new NotFound({ message: `No submission ${missing}` })
@@ -325,13 +333,7 @@ export const appendScoreLayers = (
       const threshold = node?.grading?.passThreshold ?? maxPoints
       planned.push({ input, row, before, maxPoints, passed: input.verdict !== "invalid_reply" && input.points >= threshold, late: first?.late ?? false })
     }
-    const inserted = yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, feedback,
-        passed, late, released, only_if_higher, source_uuid, by_profile_uuid, reason)
-      SELECT l.uuid, l.submission_uuid, l.kind, l.points, l.max_points, l.verdict, l.feedback, l.passed, l.late, l.released, l.only_if_higher,
-        l.source_uuid, l.by_profile_uuid, l.reason
-      FROM jsonb_to_recordset(${
-      JSON.stringify(planned.map(({ input, late, maxPoints, passed, row }, i) => ({
-        i,
+    const inserted = yield* insertLayers(planned.map(({ input, late, maxPoints, passed, row }) => ({
         uuid: crypto.randomUUID(),
         submission_uuid: row.uuid,
         kind: input.kind,
@@ -347,10 +349,6 @@ export const appendScoreLayers = (
         by_profile_uuid: input.byProfileUuid,
         reason: input.reason
       })))
-    }::jsonb) AS l(i int, uuid uuid, submission_uuid uuid, kind text, points numeric, max_points int, verdict text, feedback text, passed boolean,
-        late boolean, released boolean, only_if_higher boolean, source_uuid uuid, by_profile_uuid uuid, reason text)
-      ORDER BY l.i
-      RETURNING ${sql.literal(layerColumns)}`
     const layerOf = new Map(inserted.map((layer) => [layer.submission_uuid, layer]))
     // What `settle` decides per submission: the effective scores, and whether the learner's changed (status move, events).
     const settled = planned.map(({ before, input, row }) => {
@@ -366,12 +364,9 @@ export const appendScoreLayers = (
     })
     // The revision bump, and for a submission that newly passes the move to accepted (one more revision), in one statement.
     // Only what changed comes back (the rows are otherwise as locked): reading every column of each again costs more than the write.
-    const moved = yield* sql<Pick<SubmissionRow, "uuid" | "status" | "revision" | "updated_at">>`UPDATE learning_submissions s
-      SET revision = s.revision + u.steps, status = u.status, updated_at = now()
-      FROM jsonb_to_recordset(${
-      JSON.stringify(settled.map(({ accept, row }) => ({ uuid: row.uuid, steps: accept ? 2 : 1, status: accept ? submissionTransitions["grade.accept"].to : row.status })))
-    }::jsonb) AS u(uuid uuid, steps int, status text)
-      WHERE s.uuid = u.uuid RETURNING s.uuid, s.status, s.revision, s.updated_at`
+    const moved = yield* moveSubmissions(
+      settled.map(({ accept, row }) => ({ uuid: row.uuid, steps: accept ? 2 : 1, status: accept ? submissionTransitions["grade.accept"].to : row.status }))
+    )
     const updated = new Map(moved.map((change) => [change.uuid, { ...rows.get(change.uuid)!, ...change }]))
     yield* appendAudits(settled.map(({ after, before, input, layer, row }): AuditEntry => ({
       courseUuid: row.course_uuid,

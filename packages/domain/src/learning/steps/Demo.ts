@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidState, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
+import { Int8Text, rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { courseFor } from "../courses/Courses.js"
 import { once } from "../Commands.js"
 import { loadVersion } from "../courses/CourseRepository.js"
-import { checkReply } from "../grading/Declarative.js"
+import { checkReply, Verdict } from "../grading/Declarative.js"
 import { NotEligible } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
 import { DemoAttempt, Submission } from "./StepModel.js"
@@ -24,29 +25,29 @@ import { poolIndex } from "./Variants.js"
 /** Demo tries a profile may make per step per day (LEARNING §5.13). */
 export const demoTriesPerDay = 20
 
-interface DemoRow {
-  readonly uuid: string
-  readonly profile_uuid: string
-  readonly course_uuid: string
-  readonly node_key: string
-  readonly version_number: number
-  readonly pool_index: number | null
-  readonly reply: unknown
-  readonly verdict: DemoAttempt["verdict"]
-  readonly points: string
-  readonly max_points: number
-  readonly status: "recorded" | "applied"
-  readonly applied_submission_uuid: string | null
-  readonly created_at: Date
-  readonly passed: boolean
-  readonly dataset: unknown
-}
+const DemoRow = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  course_uuid: Schema.String,
+  node_key: Schema.String,
+  version_number: Schema.Number,
+  pool_index: Schema.NullOr(Schema.Number),
+  reply: Schema.Unknown,
+  verdict: Verdict,
+  /** `numeric`: text. */
+  points: Int8Text,
+  max_points: Schema.Number,
+  status: Schema.Literal("recorded", "applied"),
+  applied_submission_uuid: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+})
+type DemoRow = typeof DemoRow.Type
 
-const demoColumns = `d.uuid, d.profile_uuid, d.course_uuid, d.node_key, d.version_number, d.pool_index, d.reply, d.verdict, d.points,
-  d.max_points, d.status, d.applied_submission_uuid, d.created_at`
+const demoColumns = selectList(DemoRow, "d")
+const decodeDemos = rowsDecoder(DemoRow)
 
 /** What the profile sees of its try: its dataset (never the clue), reply and result. */
-const demoView = (row: DemoRow): DemoAttempt => ({
+const demoView = (row: DemoRow & { readonly passed: boolean; readonly dataset: unknown }): DemoAttempt => ({
   uuid: row.uuid,
   courseUuid: row.course_uuid,
   nodeKey: row.node_key,
@@ -94,11 +95,14 @@ export const tryDemo = (actor: Actor, courseUuid: string, nodeKey: string, input
     const item = index === undefined ? undefined : pool[index]
     const result = checkReply(check, input.reply, item?.clue)
     const { passed, points } = scoreOf(node, result, false)
-    const [row] = yield* sql<Omit<DemoRow, "passed" | "dataset">>`INSERT INTO learning_demo_attempts AS d (uuid, profile_uuid, course_uuid, node_key,
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_demo_attempts AS d (uuid, profile_uuid, course_uuid, node_key,
         version_number, pool_index, reply, verdict, points, max_points)
       VALUES (${crypto.randomUUID()}, ${actor.profileUuid}, ${courseUuid}, ${nodeKey}, ${version.number}, ${index ?? null},
         ${JSON.stringify(input.reply)}::jsonb, ${result.verdict}, ${points}, ${node.grading!.maxPoints})
-      RETURNING ${sql.literal(demoColumns)}`
+      RETURNING ${sql.literal(demoColumns)}`,
+      decodeDemos
+    )
     return demoView({ ...row!, passed, dataset: item?.dataset })
   }))
 
@@ -107,8 +111,11 @@ export const demoProgress = (actor: Actor, courseUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* courseFor(actor, "learning.courses.get", courseUuid, { lock: false })
-    const rows = yield* sql<Omit<DemoRow, "passed" | "dataset">>`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d
-      WHERE d.profile_uuid = ${actor.profileUuid} AND d.course_uuid = ${courseUuid} ORDER BY d.created_at DESC, d.uuid DESC LIMIT 200`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d
+      WHERE d.profile_uuid = ${actor.profileUuid} AND d.course_uuid = ${courseUuid} ORDER BY d.created_at DESC, d.uuid DESC LIMIT 200`,
+      decodeDemos
+    )
     const attempts: Array<DemoAttempt> = []
     const cache = new Map<number, ReadonlyArray<CourseNode>>()
     for (const row of rows) {
@@ -128,8 +135,11 @@ export const applyDemo = (actor: Actor, enrollmentUuid: string, nodeKey: string,
   once(actor, "learning.demo.apply", input, Submission, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const step = yield* stepFor(actor, "learning.demo.apply", enrollmentUuid, nodeKey, { lock: true })
-    const [demo] = yield* sql<Omit<DemoRow, "passed" | "dataset">>`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d
-      WHERE d.uuid = ${input.demoAttemptUuid} AND d.profile_uuid = ${actor.profileUuid} FOR UPDATE`
+    const [demo] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d
+      WHERE d.uuid = ${input.demoAttemptUuid} AND d.profile_uuid = ${actor.profileUuid} FOR UPDATE`,
+      decodeDemos
+    )
     if (demo === undefined) return yield* new NotFound({ message: `No demo attempt ${input.demoAttemptUuid} of the acting profile` })
     if (demo.status === "applied") return yield* new InvalidState({ message: "The demo attempt was applied already" })
     if (demo.course_uuid !== step.course.uuid || demo.node_key !== nodeKey) {

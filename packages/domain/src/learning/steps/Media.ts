@@ -6,6 +6,7 @@ import { requireRevision } from "../../store/Revision.js"
 import { datesOf } from "../enrollments/Calendar.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
 import { StepLocked } from "../LearningErrors.js"
+import { writeMedia } from "./StepStateRepository.js"
 import { loadStepState, loadStepStates, recordStepProgress, stepOpenAt, type StepStateRow, stepStatusAt } from "./StepStates.js"
 
 /**
@@ -98,9 +99,7 @@ export const saveMedia = (actor: Actor, enrollmentUuid: string, nodeKey: string,
         ranges: mergeRanges([...(existing?.media?.ranges ?? []), ...input.ranges]),
         ...(durationSec !== undefined ? { durationSec } : {})
       }
-      yield* sql`INSERT INTO learning_step_states (enrollment_uuid, node_key, status, media)
-        VALUES (${enrollmentUuid}, ${nodeKey}, 'available', ${JSON.stringify(media)}::jsonb)
-        ON CONFLICT (enrollment_uuid, node_key) DO UPDATE SET media = EXCLUDED.media, revision = learning_step_states.revision + 1, updated_at = now()`
+      yield* writeMedia(enrollmentUuid, nodeKey, media)
       const status = stepStatusAt(existing, dates, now)
       const to = watchedPercent(media.ranges, media.durationSec) >= completeAtPercent ? "completed" : "in_progress"
       if (status !== "completed") yield* recordStepProgress(enrollmentUuid, nodeKey, to, now)

@@ -6,7 +6,7 @@ import { kinds } from "../../publications/Kinds.js"
 import { publicationCommandsOf } from "../../publications/Publications.js"
 import { once } from "../Commands.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
-import { effectiveLayer, layersOf, type SubmissionRow, submissionColumns } from "./SubmissionViews.js"
+import { decodeSubmissions, effectiveLayer, layersOf, submissionColumns } from "./SubmissionViews.js"
 
 /**
  * Learner work → portfolio (LEARNING §6): `portfolio.create` writes, through the publications
@@ -35,8 +35,11 @@ export const createPortfolioDraft = (
     const sql = yield* SqlClient.SqlClient
     const context = yield* enrollmentFor(actor, "learning.portfolio.create", enrollmentUuid, { lock: false })
     const wanted = [...new Set(input.submissionUuids)]
-    const rows = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
-      WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.uuid IN ${sql.in(wanted)}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.uuid IN ${sql.in(wanted)}`,
+      decodeSubmissions
+    )
     const missing = wanted.find((uuid) => !rows.some((row) => row.uuid === uuid))
     if (missing !== undefined) return yield* new NotFound({ message: `No submission ${missing} in this enrollment` })
     const notAccepted = rows.find((row) => row.status !== "accepted")

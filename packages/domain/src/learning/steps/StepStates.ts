@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { afterStepChange } from "../enrollments/Completion.js"
 import type { StepDates } from "../enrollments/Dates.js"
 import { lockEnrollments } from "../enrollments/EnrollmentRepository.js"
+import { lockStepStates, type StepStateRow, type StepStatus, writeStepStates } from "./StepStateRepository.js"
 
 /**
  * Per-step state of an enrollment (LEARNING §2.1 #10, §2.2 StepState): `learning_step_states`,
@@ -11,9 +12,6 @@ import { lockEnrollments } from "../enrollments/EnrollmentRepository.js"
  * below; a step without a row is `locked` until its computed unlock (see `stepStatusAt`). Module
  * rows (node_key of a module, status `completed`) record that `learning.module.completed` was sent.
  */
-
-export const stepStatuses = ["locked", "available", "in_progress", "completed", "failed"] as const
-export type StepStatus = typeof stepStatuses[number]
 
 /** The step state machine as data: from → the states it may move to. `completed` never regresses. */
 export const stepTransitions: Readonly<Record<StepStatus, ReadonlyArray<StepStatus>>> = {
@@ -24,39 +22,8 @@ export const stepTransitions: Readonly<Record<StepStatus, ReadonlyArray<StepStat
   completed: []
 }
 
-export interface StepStateRow {
-  readonly enrollment_uuid: string
-  readonly node_key: string
-  readonly status: StepStatus
-  readonly completed_at: Date | null
-  readonly outcome: string | null
-  readonly media: { readonly positionSec: number; readonly ranges: ReadonlyArray<readonly [number, number]>; readonly durationSec?: number } | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export const stepStateColumns = "enrollment_uuid, node_key, status, completed_at, outcome, media, revision, created_at, updated_at"
-
-/** The step's state rows of an enrollment, by nodeKey (steps and the module markers). */
-export const loadStepStates = (enrollmentUuid: string): Effect.Effect<ReadonlyMap<string, StepStateRow>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns)} FROM learning_step_states WHERE enrollment_uuid = ${enrollmentUuid}`,
-      (rows) => new Map(rows.map((row) => [row.node_key, row]))
-    ))
-
-/**
- * One step's state row, locked for the transaction when asked (the caller holds its enrollment
- * already: docs/decisions.md "Lock order"); undefined when the step has none yet.
- */
-export const loadStepState = (enrollmentUuid: string, nodeKey: string, options: { readonly lock: boolean } = { lock: false }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns)} FROM learning_step_states
-        WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} ${options.lock ? sql.literal("FOR NO KEY UPDATE") : sql``}`,
-      (rows) => rows[0]
-    ))
+// The row and its reads live with the table's one writer; re-exported for the areas that read step states here.
+export { loadStepState, loadStepStates, type StepStateRow, stepStateColumns, type StepStatus, stepStatuses } from "./StepStateRepository.js"
 
 /**
  * Whether a step is open at `now` by its computed dates: `locked` before its unlock (or before a
@@ -122,16 +89,12 @@ export const recordStepProgresses = (
 ): Effect.Effect<ReadonlyArray<StepStateRow>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     if (moves.length === 0) return []
-    const sql = yield* SqlClient.SqlClient
     const when = at ?? new Date()
     // Postgres writes uuids in lower case; a caller's may come in either.
     const keyOf = (enrollmentUuid: string, nodeKey: string) => `${enrollmentUuid.toLowerCase()}/${nodeKey}`
     const keys = moves.map((move) => ({ enrollment_uuid: move.enrollmentUuid, node_key: move.nodeKey }))
     if (!retry) yield* lockEnrollments(moves.map((move) => move.enrollmentUuid))
-    const current = new Map((yield* sql<StepStateRow>`SELECT ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
-      FROM learning_step_states s JOIN jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
-        ON s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key
-      ORDER BY s.enrollment_uuid, s.node_key FOR NO KEY UPDATE OF s`).map((row) => [keyOf(row.enrollment_uuid, row.node_key), row]))
+    const current = new Map((yield* lockStepStates(keys)).map((row) => [keyOf(row.enrollment_uuid, row.node_key), row]))
     // A row exists: moved if the table allows. None yet: written in its final state at once
     // (reached `available`, then moved on).
     const writes = moves.flatMap((move) => {
@@ -145,18 +108,7 @@ export const recordStepProgresses = (
         existing: row !== undefined
       }]
     })
-    const written = writes.length === 0 ? [] : yield* sql<StepStateRow>`WITH w AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes)}::jsonb)
-          AS w(enrollment_uuid uuid, node_key text, status text, completed_at timestamptz, existing boolean)
-      ), inserted AS (
-        INSERT INTO learning_step_states (enrollment_uuid, node_key, status, completed_at)
-        SELECT enrollment_uuid, node_key, status, completed_at FROM w WHERE NOT existing ORDER BY enrollment_uuid, node_key
-        ON CONFLICT (enrollment_uuid, node_key) DO NOTHING RETURNING ${sql.literal(stepStateColumns)}
-      ), updated AS (
-        UPDATE learning_step_states s SET status = w.status, completed_at = w.completed_at, revision = s.revision + 1, updated_at = now()
-        FROM w WHERE w.existing AND s.enrollment_uuid = w.enrollment_uuid AND s.node_key = w.node_key
-        RETURNING ${sql.literal(stepStateColumns.replace(/(\w+)/g, "s.$1"))}
-      ) SELECT * FROM inserted UNION ALL SELECT * FROM updated`
+    const written = yield* writeStepStates(writes)
     for (const row of written) current.set(keyOf(row.enrollment_uuid, row.node_key), row)
     // Written by a concurrent transaction between the lock and the insert: move that row like any
     // other, once (a row the insert missed is then locked by the first statement).

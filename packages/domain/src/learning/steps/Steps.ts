@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { type Forbidden, InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
+import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { once } from "../Commands.js"
 import { loadOverridesOf, type StepDates, stepDatesWith } from "../enrollments/Dates.js"
 import { type EnrollmentContext, type EnrollmentOperation, enrollmentsFor } from "../enrollments/EnrollmentAccess.js"
@@ -95,17 +96,22 @@ export const requireReplySize = (reply: unknown): Effect.Effect<void, InvalidReq
 export const attemptsOf = (step: Pick<StepContext, "node" | "dates" | "enrollment">) =>
   Effect.map(attemptsOfSteps([step]), ([attempts]) => attempts!)
 
+const decodeAttempts = rowsDecoder(Schema.Struct({ enrollment_uuid: Schema.String, node_key: Schema.String, used: Schema.Number, next: Schema.Number }))
+
 /** `attemptsOf` of several steps in one statement, in order. */
 export const attemptsOfSteps = (steps: ReadonlyArray<Pick<StepContext, "node" | "dates" | "enrollment">>) =>
   Effect.gen(function*() {
     if (steps.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const keys = steps.map((step) => ({ enrollment_uuid: step.enrollment.uuid, node_key: step.node.nodeKey }))
-    const rows = yield* sql<{ enrollment_uuid: string; node_key: string; used: number; next: number }>`
+    const rows = yield* Effect.flatMap(
+      sql`
       SELECT k.enrollment_uuid::text AS enrollment_uuid, k.node_key, a.used, a.next
       FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(enrollment_uuid uuid, node_key text)
         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE attempt_counted)::int AS used, coalesce(max(attempt_no), 0)::int + 1 AS next
-          FROM learning_submissions s WHERE s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key) a`
+          FROM learning_submissions s WHERE s.enrollment_uuid = k.enrollment_uuid AND s.node_key = k.node_key) a`,
+      decodeAttempts
+    )
     const counted = new Map(rows.map((row) => [`${row.enrollment_uuid}/${row.node_key}`, row]))
     return steps.map((step) => {
       const row = counted.get(`${step.enrollment.uuid}/${step.node.nodeKey}`)
@@ -119,19 +125,25 @@ export const attemptsOfSteps = (steps: ReadonlyArray<Pick<StepContext, "node" | 
 
 // ---- drafts -----------------------------------------------------------------------------------------
 
-interface DraftRow {
-  readonly enrollment_uuid: string
-  readonly node_key: string
-  readonly reply: unknown
-  readonly revision: number
-  readonly updated_at: Date
-}
+const DraftRow = Schema.Struct({
+  enrollment_uuid: Schema.String,
+  node_key: Schema.String,
+  reply: Schema.Unknown,
+  revision: Schema.Number,
+  updated_at: Timestamp
+})
+type DraftRow = typeof DraftRow.Type
+const draftColumns = selectList(DraftRow)
+const decodeDrafts = rowsDecoder(DraftRow)
 
 export const loadDraft = (enrollmentUuid: string, nodeKey: string, options: { readonly lock: boolean } = { lock: false }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<DraftRow>`SELECT enrollment_uuid, node_key, reply, revision, updated_at FROM learning_drafts
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(draftColumns)} FROM learning_drafts
         WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} ${options.lock ? sql.literal("FOR UPDATE") : sql``}`,
+        decodeDrafts
+      ),
       (rows) => rows[0]
     ))
 
@@ -163,10 +175,13 @@ export const saveDraft = (
           : `The draft is at revision ${current.revision}; read it and save again with that expectedRevision`
       })
     }
-    const [row] = yield* sql<DraftRow>`INSERT INTO learning_drafts (enrollment_uuid, node_key, reply)
+    const [row] = yield* Effect.flatMap(
+      sql`INSERT INTO learning_drafts (enrollment_uuid, node_key, reply)
       VALUES (${enrollmentUuid}, ${nodeKey}, ${JSON.stringify(input.reply)}::jsonb)
       ON CONFLICT (enrollment_uuid, node_key) DO UPDATE SET reply = EXCLUDED.reply, revision = learning_drafts.revision + 1, updated_at = now()
-      RETURNING enrollment_uuid, node_key, reply, revision, updated_at`
+      RETURNING ${sql.literal(draftColumns)}`,
+      decodeDrafts
+    )
     yield* recordStepProgress(enrollmentUuid, nodeKey, "in_progress")
     return draftView(row!)
   }))

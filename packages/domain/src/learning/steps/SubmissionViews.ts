@@ -1,12 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
+import { rowsDecoder, selectList } from "../../store/Rows.js"
 import { type StepDates, stepDates } from "../enrollments/Dates.js"
 import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
-import type { Submission, SubmissionStatus } from "./StepModel.js"
+import { decodeLayers, type LayerRow, layerColumns } from "./ScoreLayerRepository.js"
+import type { Submission } from "./StepModel.js"
+import { decodeSubmissions, SubmissionRow, submissionColumns } from "./SubmissionRepository.js"
 
 /**
  * Submissions as they are read (LEARNING §2.1 #12–13, §5.3, §5.11): rows with their score layers;
@@ -15,66 +18,33 @@ import type { Submission, SubmissionStatus } from "./StepModel.js"
  * effective due date, so an extension removes it.
  */
 
-export interface SubmissionRow {
-  readonly uuid: string
-  readonly enrollment_uuid: string
-  readonly course_uuid: string
-  readonly run_uuid: string
-  readonly profile_uuid: string
-  readonly node_key: string
-  readonly version_number: number
-  readonly variant_uuid: string | null
-  readonly checker_uuid: string | null
-  readonly attempt_no: number
-  readonly attempt_counted: boolean
-  readonly reply: unknown
-  readonly status: SubmissionStatus
-  readonly demo_attempt_uuid: string | null
-  readonly submitted_at: Date
-  readonly graded_at: Date | null
-  readonly revision: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+// The rows live with their tables' one writer; re-exported here, where the areas that read submissions import them.
+export { decodeSubmissions, SubmissionRow, submissionColumns } from "./SubmissionRepository.js"
+export { decodeLayers, LayerRow, layerColumns } from "./ScoreLayerRepository.js"
 
-export const submissionColumns = `s.uuid, s.enrollment_uuid, s.course_uuid, s.run_uuid, s.profile_uuid, s.node_key, s.version_number,
-  s.variant_uuid, s.checker_uuid, s.attempt_no, s.attempt_counted, s.reply, s.status, s.demo_attempt_uuid, s.submitted_at, s.graded_at,
-  s.revision, s.created_at, s.updated_at`
-
-export interface LayerRow {
-  readonly uuid: string
-  readonly submission_uuid: string
-  readonly kind: "auto" | "review" | "appeal" | "override" | "regrade" | "plan" | "incident"
-  readonly points: string
-  readonly max_points: number
-  readonly verdict: string
-  readonly feedback: string
-  readonly passed: boolean
-  readonly late: boolean
-  readonly released: boolean
-  readonly only_if_higher: boolean
-  readonly source_uuid: string | null
-  readonly by_profile_uuid: string | null
-  readonly reason: string
-  readonly revoked_at: Date | null
-  readonly created_at: Date
-}
-
-export const layerColumns =
-  "uuid, submission_uuid, kind, points, max_points, verdict, feedback, passed, late, released, only_if_higher, source_uuid, by_profile_uuid, reason, revoked_at, created_at"
+/** A page of the history: the row and its keyset position (`submitted_at` as text, so no microsecond is lost). */
+const HistoryRow = Schema.Struct({ ...SubmissionRow.fields, position: Schema.String })
+const historyColumns = selectList(HistoryRow, "s", { position: "s.submitted_at::text" })
+const decodeHistory = rowsDecoder(HistoryRow)
 
 export const loadSubmission = (uuid: string, options: { readonly lock: boolean }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s WHERE s.uuid = ${uuid}
-      ${options.lock ? sql.literal("FOR UPDATE OF s") : sql``}`
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s WHERE s.uuid = ${uuid}
+      ${options.lock ? sql.literal("FOR UPDATE OF s") : sql``}`,
+      decodeSubmissions
+    )
     return rows[0] === undefined ? yield* new NotFound({ message: `No submission ${uuid}` }) : rows[0]
   })
 
 export const layersOf = (uuids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, ReadonlyArray<LayerRow>>, SqlError, SqlClient.SqlClient> =>
   uuids.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<LayerRow>`SELECT ${sql.literal(layerColumns)} FROM learning_score_layers WHERE submission_uuid IN ${sql.in(uuids)} ORDER BY created_at, uuid`,
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(layerColumns)} FROM learning_score_layers WHERE submission_uuid IN ${sql.in(uuids)} ORDER BY created_at, uuid`,
+        decodeLayers
+      ),
       (rows) => {
         const map = new Map<string, Array<LayerRow>>()
         for (const row of rows) map.set(row.submission_uuid, [...(map.get(row.submission_uuid) ?? []), row])
@@ -155,8 +125,11 @@ export const viewOf = (row: SubmissionRow, reader: Reader) =>
 export const lastSubmission = (enrollmentUuid: string, nodeKey: string, reader: Reader) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<SubmissionRow>`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
-      WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.node_key = ${nodeKey} ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT 1`
+    const [row] = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s
+      WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.node_key = ${nodeKey} ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT 1`,
+      decodeSubmissions
+    )
     return row === undefined ? undefined : yield* viewOf(row, reader)
   })
 
@@ -175,10 +148,13 @@ export const submissionHistory = (
     }
     const position = yield* decodeCursor(query.cursor)
     const limit = query.limit ?? 20
-    const rows = yield* sql<SubmissionRow & { position: string }>`SELECT ${sql.literal(submissionColumns)}, s.submitted_at::text AS position
+    const rows = yield* Effect.flatMap(
+      sql`SELECT ${sql.literal(historyColumns)}
       FROM learning_submissions s WHERE s.enrollment_uuid = ${enrollmentUuid} AND s.node_key = ${nodeKey}
         ${position._tag === "Some" ? sql`AND (s.submitted_at, s.uuid) < (${position.value.key}::timestamptz, ${position.value.uuid}::uuid)` : sql``}
-      ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT ${limit + 1}`
+      ORDER BY s.submitted_at DESC, s.uuid DESC LIMIT ${limit + 1}`,
+      decodeHistory
+    )
     const dates = (yield* stepDates(enrollmentUuid)).get(nodeKey)
     const layers = yield* layersOf(rows.slice(0, limit).map((row) => row.uuid))
     return pageOf(rows, limit, (row) => ({ key: row.position, uuid: row.uuid }), (row) =>

@@ -9,8 +9,9 @@ import type { CourseAuthor, CourseNode, Run } from "../courses/Model.js"
 import { advanceRuns } from "../courses/Runs.js"
 import type { DemoAttempt, GradingJob, StepView, Submission, Variant } from "./StepModel.js"
 import { submissionAllows, submissionTransitions, type SubmissionTrigger } from "./SubmissionMachine.js"
-import { claimGradeJobs, finishGradeJob } from "./Submissions.js"
-import { Effect } from "effect"
+import { claimGradeJobs, createSubmission, finishGradeJob } from "./Submissions.js"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either } from "effect"
 import { PostgresBlobStore } from "../../files/BlobStore.js"
 import { runLearningJobs } from "../courses/Jobs.js"
 import { assignStaff } from "../staff/Staff.js"
@@ -323,6 +324,35 @@ describe("submissions.create under load (group commit)", () => {
     // 8 × (2 graded + 1 accepted + 1 awaiting review) + the replayed one; keys only for those (refusals keep none).
     expect([row?.submissions, row?.keys]).toEqual([33, 33])
     expect(row?.transactions).toBeLessThan(33)
+  })
+
+  it("a submit alone (inside a caller's transaction) is the batch path with one item: the same rows, a refusal keeps nothing, a retry answers the stored result", async () => {
+    const course = await setup()
+    const { enrollment, learner } = await learnerIn(course)
+    const alone = (node: string, reply: unknown, requestUuid = randomUUID(), extra: { readonly draftRevision?: number } = {}) =>
+      m.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(Effect.either(createSubmission(learner, enrollment, node, { requestUuid, reply, ...extra })))))
+    const outcome = (answer: Either.Either<Submission, { readonly _tag: string }>) =>
+      Either.match(answer, { onLeft: (error) => error._tag, onRight: (row) => [row.status, row.revision, row.attemptNo, row.score?.verdict] })
+    const key = randomUUID()
+    const accepted = await alone("many", "да", key)
+    expect(outcome(accepted)).toEqual(["accepted", 3, 1, "accepted"])
+    const again = await alone("many", "да", key)
+    expect(Either.getOrThrow(again).uuid).toBe(Either.getOrThrow(accepted).uuid)
+    expect(outcome(await alone("exact", "41"))).toEqual(["graded", 2, 1, "wrong"])
+    expect(outcome(await alone("exact", "41"))).toEqual(["graded", 2, 2, "wrong"])
+    const exhausted = randomUUID()
+    expect(outcome(await alone("exact", "42", exhausted))).toBe("AttemptsExhausted")
+    // A review step and a draft's revision take submitAttempt inside the batch of one.
+    expect(outcome(await alone("essay", "Эссе"))).toEqual(["awaiting_review", 2, 1, undefined])
+    expect(outcome(await alone("code", "print(1)", randomUUID(), { draftRevision: 7 }))).toBe("RevisionConflict")
+    const [kept] = await m.sql<{ submissions: number; keys: number }>(
+      `SELECT (SELECT count(*)::int FROM learning_submissions WHERE enrollment_uuid = $1) AS submissions,
+        (SELECT count(*)::int FROM idempotency_keys WHERE request_uuid = $2) AS keys`, enrollment, exhausted)
+    expect([kept?.submissions, kept?.keys]).toEqual([4, 0])
+    const states = await m.sql<{ node_key: string; status: string }>(
+      `SELECT node_key, status FROM learning_step_states WHERE enrollment_uuid = $1 AND node_key IN ('exact', 'many', 'essay') ORDER BY node_key`, enrollment)
+    expect(states.map((row) => [row.node_key, row.status])).toEqual([["essay", "in_progress"], ["exact", "failed"], ["many", "completed"]])
   })
 })
 

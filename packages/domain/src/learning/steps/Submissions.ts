@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Exit } from "effect"
-import { InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
+import { Effect, Either, Exit, Schema } from "effect"
+import { type Forbidden, InvalidState, NotFound, type RequestConflict, RevisionConflict } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { appendEvent, appendEvents, type NewEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
+import { rowsDecoder } from "../../store/Rows.js"
 import { type BatchOutcome, groupCommit, runAlone } from "../../store/GroupCommit.js"
 import { commandHash, idempotent, idempotentBatch } from "../../store/Idempotency.js"
 import { once } from "../Commands.js"
@@ -17,9 +18,11 @@ import { requestReviews } from "../reviews/ReviewAssignments.js"
 import type { CourseNode } from "../courses/Model.js"
 import { Submission } from "./StepModel.js"
 import { recordStepProgress, recordStepProgresses } from "./StepStates.js"
-import { attemptsOf, attemptsOfSteps, loadDraft, requireReplySize, requireWorkable, type StepContext, stepFor, stepsFor } from "./Steps.js"
+import { attemptsOf, attemptsOfSteps, loadDraft, requireReplySize, requireWorkable, type StepContext, stepsFor } from "./Steps.js"
 import { submissionAllows, type SubmissionTrigger, submissionTransitions } from "./SubmissionMachine.js"
-import { layerColumns, type LayerRow, loadSubmission, type SubmissionRow, submissionColumns, submissionView, viewOf } from "./SubmissionViews.js"
+import { insertAutoLayers, type LayerRow } from "./ScoreLayerRepository.js"
+import { insertGradedSubmissions, insertSubmission, moveSubmissionsFrom, type SubmissionRow, updateSubmissionStatus } from "./SubmissionRepository.js"
+import { loadSubmission, submissionView, viewOf } from "./SubmissionViews.js"
 import type { VariantRow } from "./VariantRepository.js"
 import { variantForSubmission } from "./Variants.js"
 
@@ -40,20 +43,17 @@ export const requireTransition = (trigger: SubmissionTrigger, status: Submission
  * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
  * two transitions, two revisions, one write); refunding triggers clear `attempt_counted`.
  */
-export const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
-    if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
-    const transition: { readonly to: string; readonly refunds?: true } = extra.then === undefined ? first : submissionTransitions[extra.then]
-    const steps = extra.then === undefined ? 1 : 2
-    return Effect.map(
-      sql<SubmissionRow>`UPDATE learning_submissions s SET status = ${transition.to}, revision = revision + ${steps}, updated_at = now()
-        ${transition.refunds === true ? sql`, attempt_counted = false` : sql``}
-        ${extra.graded === true ? sql`, graded_at = clock_timestamp()` : sql``}
-        WHERE s.uuid = ${uuid} RETURNING ${sql.literal(submissionColumns)}`,
-      (rows) => rows[0]!
-    )
+export const setStatus = (uuid: string, trigger: SubmissionTrigger, extra: { readonly graded?: boolean; readonly then?: SubmissionTrigger } = {}) => {
+  const first: { readonly to: SubmissionRow["status"]; readonly refunds?: true } = submissionTransitions[trigger]
+  if (extra.then !== undefined && !submissionAllows(extra.then, first.to)) return Effect.dieMessage(`${extra.then} cannot follow ${trigger}`)
+  const transition: { readonly to: string; readonly refunds?: true } = extra.then === undefined ? first : submissionTransitions[extra.then]
+  return updateSubmissionStatus(uuid, {
+    to: transition.to,
+    steps: extra.then === undefined ? 1 : 2,
+    refunds: transition.refunds === true,
+    graded: extra.graded === true
   })
+}
 
 type SubmissionEventType = "learning.submission.graded" | "learning.submission.accepted"
 
@@ -105,7 +105,7 @@ export const applyCheckResult = (
 ) =>
   Effect.gen(function*() {
     const { passed, points } = scoreOf(node, result, options.late)
-    const layers = yield* insertAutoLayers([
+    const layers = yield* autoLayers([
       { submissionUuid: row.uuid, points, maxPoints: node.grading!.maxPoints, result, passed, late: options.late, sourceUuid: options.sourceUuid }
     ])
     if (needsReview(node)) {
@@ -131,8 +131,8 @@ const gradedEvents = (row: SubmissionRow, passed: boolean): ReadonlyArray<readon
 const progressAfter = (passed: boolean, attemptsLeft: number | undefined) =>
   passed ? "completed" as const : attemptsLeft === 0 ? "failed" as const : "in_progress" as const
 
-/** The first (`auto`) layers of checked submissions, in one statement; answered in the given order. */
-const insertAutoLayers = (
+/** The first (`auto`) layers of checked submissions (`insertAutoLayers`), from their check results. */
+const autoLayers = (
   layers: ReadonlyArray<{
     readonly submissionUuid: string
     readonly points: number
@@ -143,27 +143,17 @@ const insertAutoLayers = (
     readonly sourceUuid?: string | undefined
   }>
 ) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const input = layers.map((layer) => ({
-      uuid: crypto.randomUUID(),
-      submission_uuid: layer.submissionUuid,
-      points: layer.points,
-      max_points: layer.maxPoints,
-      verdict: layer.result.verdict,
-      feedback: layer.result.feedback ?? "",
-      passed: layer.passed,
-      late: layer.late,
-      source_uuid: layer.sourceUuid ?? null
-    }))
-    const rows = new Map((yield* sql<LayerRow>`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict,
-        feedback, passed, late, source_uuid)
-      SELECT uuid, submission_uuid, 'auto', points, max_points, verdict, feedback, passed, late, source_uuid
-      FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS l(uuid uuid, submission_uuid uuid, points numeric, max_points numeric,
-        verdict text, feedback text, passed boolean, late boolean, source_uuid uuid)
-      RETURNING ${sql.literal(layerColumns)}`).map((layer) => [layer.uuid, layer]))
-    return input.map((layer) => rows.get(layer.uuid)!)
-  })
+  insertAutoLayers(layers.map((layer) => ({
+    uuid: crypto.randomUUID(),
+    submission_uuid: layer.submissionUuid,
+    points: layer.points,
+    max_points: layer.maxPoints,
+    verdict: layer.result.verdict,
+    feedback: layer.result.feedback ?? "",
+    passed: layer.passed,
+    late: layer.late,
+    source_uuid: layer.sourceUuid ?? null
+  })))
 
 export interface AttemptInput {
   readonly reply: unknown
@@ -220,7 +210,6 @@ const inlineGraded = (node: CourseNode) => node.grading?.check !== undefined && 
  */
 const writeGradedAttempts = (attempts: ReadonlyArray<GradedAttempt>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const inline = submissionTransitions["grade.inline"]
     const accept = submissionTransitions["grade.accept"]
     const graded = attempts.map((attempt) => {
@@ -228,34 +217,24 @@ const writeGradedAttempts = (attempts: ReadonlyArray<GradedAttempt>) =>
       const result = checkReply(node.grading!.check!, attempt.reply, attempt.variant?.clue ?? undefined)
       return { attempt, result, ...scoreOf(node, result, attempt.late), uuid: crypto.randomUUID() }
     })
-    const inserted = new Map((yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid,
-        profile_uuid, node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, revision, graded_at, demo_attempt_uuid)
-      SELECT uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key, version_number, variant_uuid, checker_uuid, attempt_no,
-        reply::jsonb, status, revision, clock_timestamp(), demo_attempt_uuid
-      FROM jsonb_to_recordset(${
-      JSON.stringify(graded.map(({ attempt, passed, uuid }) => ({
-        uuid,
-        enrollment_uuid: attempt.step.enrollment.uuid,
-        course_uuid: attempt.step.course.uuid,
-        run_uuid: attempt.step.run.uuid,
-        profile_uuid: attempt.step.enrollment.profile_uuid,
-        node_key: attempt.step.node.nodeKey,
-        version_number: attempt.step.run.version_number,
-        variant_uuid: attempt.variant?.uuid ?? null,
-        checker_uuid: attempt.checkerUuid,
-        attempt_no: attempt.attemptNo,
-        // As text: a reply of JSON null stays the jsonb null, not SQL NULL.
-        reply: JSON.stringify(attempt.reply) ?? "null",
-        status: passed ? accept.to : inline.to,
-        // Revision 1 is `submitted`; each move of the table is one more.
-        revision: passed ? 3 : 2,
-        demo_attempt_uuid: attempt.demoAttemptUuid ?? null
-      })))
-    }::jsonb) AS i(uuid uuid, enrollment_uuid uuid, course_uuid uuid, run_uuid uuid, profile_uuid uuid, node_key text, version_number int,
-        variant_uuid uuid, checker_uuid uuid, attempt_no int, reply text, status text, revision int, demo_attempt_uuid uuid)
-      RETURNING ${sql.literal(submissionColumns)}`).map((row) => [row.uuid, row]))
-    const rows = graded.map(({ uuid }) => inserted.get(uuid)!)
-    const layers = yield* insertAutoLayers(graded.map(({ attempt, passed, points, result, uuid }) => ({
+    const rows = yield* insertGradedSubmissions(graded.map(({ attempt, passed, uuid }) => ({
+      uuid,
+      enrollment_uuid: attempt.step.enrollment.uuid,
+      course_uuid: attempt.step.course.uuid,
+      run_uuid: attempt.step.run.uuid,
+      profile_uuid: attempt.step.enrollment.profile_uuid,
+      node_key: attempt.step.node.nodeKey,
+      version_number: attempt.step.run.version_number,
+      variant_uuid: attempt.variant?.uuid ?? null,
+      checker_uuid: attempt.checkerUuid,
+      attempt_no: attempt.attemptNo,
+      reply: attempt.reply,
+      status: passed ? accept.to : inline.to,
+      // Revision 1 is `submitted`; each move of the table is one more.
+      revision: passed ? 3 : 2,
+      demo_attempt_uuid: attempt.demoAttemptUuid ?? null
+    })))
+    const layers = yield* autoLayers(graded.map(({ attempt, passed, points, result, uuid }) => ({
       submissionUuid: uuid,
       points,
       maxPoints: attempt.step.node.grading!.maxPoints,
@@ -290,7 +269,10 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     yield* requireTransition("learning.submissions.create", "none")
     const checkerUuid = grading.checkerUuid === undefined
       ? null
-      : (yield* sql<{ uuid: string }>`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`)[0]?.uuid ?? null
+      : (yield* Effect.flatMap(
+        sql`SELECT uuid FROM learning_checkers WHERE uuid = ${grading.checkerUuid} AND course_uuid = ${step.course.uuid}`,
+        decodeUuids
+      ))[0]?.uuid ?? null
     const attemptsLeft = attempts.left === undefined ? undefined : attempts.left - 1
     let written: { readonly row: SubmissionRow; readonly layers: ReadonlyArray<LayerRow>; readonly progress: "in_progress" | "completed" | "failed" }
     if (inlineGraded(step.node)) {
@@ -298,13 +280,21 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
         { step, reply: input.reply, variant, checkerUuid, attemptNo: attempts.next, attemptsLeft, late, demoAttemptUuid: input.demoAttemptUuid }
       ])
     } else {
-      const [created] = yield* sql<SubmissionRow>`INSERT INTO learning_submissions AS s (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid,
-          node_key, version_number, variant_uuid, checker_uuid, attempt_no, reply, status, demo_attempt_uuid)
-        VALUES (${crypto.randomUUID()}, ${step.enrollment.uuid}, ${step.course.uuid}, ${step.run.uuid}, ${step.enrollment.profile_uuid},
-          ${step.node.nodeKey}, ${step.run.version_number}, ${variant?.uuid ?? null}, ${checkerUuid}, ${attempts.next},
-          ${JSON.stringify(input.reply)}::jsonb, 'submitted', ${input.demoAttemptUuid ?? null})
-        RETURNING ${sql.literal(submissionColumns)}`
-      written = yield* gradeOrQueue(step, created!, { reply: input.reply, variant, checkerUuid, late, attemptsLeft })
+      const created = yield* insertSubmission({
+        uuid: crypto.randomUUID(),
+        enrollment_uuid: step.enrollment.uuid,
+        course_uuid: step.course.uuid,
+        run_uuid: step.run.uuid,
+        profile_uuid: step.enrollment.profile_uuid,
+        node_key: step.node.nodeKey,
+        version_number: step.run.version_number,
+        variant_uuid: variant?.uuid ?? null,
+        checker_uuid: checkerUuid,
+        attempt_no: attempts.next,
+        reply: input.reply,
+        demo_attempt_uuid: input.demoAttemptUuid ?? null
+      })
+      written = yield* gradeOrQueue(step, created, { reply: input.reply, variant, checkerUuid, late, attemptsLeft })
     }
     // One move of the step (a submission that completes it never passes through in_progress).
     yield* recordStepProgress(step.enrollment.uuid, step.node.nodeKey, written.progress)
@@ -356,7 +346,8 @@ interface Submit {
   readonly hash: string
 }
 
-type SubmitError = Effect.Effect.Error<ReturnType<typeof submitAlone>>
+/** What a submit answers with: a refusal of its step or its attempt, or its key used for another request. */
+type SubmitError = Effect.Effect.Error<ReturnType<typeof submitAttempt>> | NotFound | Forbidden | RequestConflict
 
 const submitCommand = (submit: Submit) => ({
   scope: submit.actor.profileUuid,
@@ -365,13 +356,16 @@ const submitCommand = (submit: Submit) => ({
   hash: submit.hash
 })
 
+/**
+ * One submit in its own transaction (inside a caller's transaction, after a failed batch, or a key
+ * a batch found claimed): the batch path with a batch of one, so a submit alone and a submit in a
+ * batch run the same code. Its refusal fails the transaction, so nothing of it is kept.
+ */
 const submitAlone = (submit: Submit) =>
   idempotent(
     { ...submitCommand(submit), request: submit.input, result: Submission },
-    Effect.gen(function*() {
-      const step = yield* stepFor(submit.actor, "learning.submissions.create", submit.enrollmentUuid, submit.nodeKey, { lock: true })
-      return yield* submitAttempt(step, { reply: submit.input.reply, draftRevision: submit.input.draftRevision })
-    })
+    Effect.flatMap(submitClaimed([submit]), ([outcome]) =>
+      outcome === undefined || outcome === runAlone ? Effect.dieMessage("a batch of one answers its submit") : outcome)
   )
 
 /** A domain refusal as the item's answer; a `SqlError` still fails the batch. */
@@ -491,6 +485,11 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     return yield* viewOf(cancelled, { learner: true, dates })
   }))
 
+const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
+// The nodes were checked when the version was published (courses/Model.ts); a row is not walked again.
+const decodeVersionNodes = rowsDecoder(Schema.Struct({ nodes: Schema.Array(Schema.Unknown) }))
+const decodeCounts = rowsDecoder(Schema.Struct({ n: Schema.Number }))
+
 /**
  * A grade job finished (learning issue 3's worker calls this, as the tests do): a verdict grades
  * the submission in `checking`; a platform failure after the retries moves it to `check_failed`,
@@ -534,12 +533,18 @@ export const finishGradeJob = (
       return true
     }
     if (!submissionAllows("worker.graded", row.status)) return false
-    const [version] = yield* sql<{ nodes: ReadonlyArray<CourseNode> }>`SELECT nodes FROM learning_course_versions
-      WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`
-    const node = version!.nodes.find((candidate) => candidate.nodeKey === row.node_key)!
+    const [version] = yield* Effect.flatMap(
+      sql`SELECT nodes FROM learning_course_versions
+      WHERE course_uuid = ${row.course_uuid} AND number = ${row.version_number}`,
+      decodeVersionNodes
+    )
+    const node = (version!.nodes as ReadonlyArray<CourseNode>).find((candidate) => candidate.nodeKey === row.node_key)!
     const dates = (yield* stepDates(row.enrollment_uuid)).get(row.node_key)
-    const [used] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM learning_submissions
-      WHERE enrollment_uuid = ${row.enrollment_uuid} AND node_key = ${row.node_key} AND attempt_counted`
+    const [used] = yield* Effect.flatMap(
+      sql`SELECT count(*)::int AS n FROM learning_submissions
+      WHERE enrollment_uuid = ${row.enrollment_uuid} AND node_key = ${row.node_key} AND attempt_counted`,
+      decodeCounts
+    )
     const allowed = node.grading?.attempts === undefined ? undefined : node.grading.attempts + (dates?.extraAttempts ?? 0)
     const applied = yield* applyCheckResult(row, node, outcome.result, {
       trigger: "worker.graded",
@@ -572,8 +577,6 @@ export const claimGradeJobs = (limit: number) =>
 export const dispatchSubmissions = (uuids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     if (uuids.length === 0) return
-    const sql = yield* SqlClient.SqlClient
     const { from, to } = submissionTransitions["worker.dispatch"]
-    yield* sql`UPDATE learning_submissions SET status = ${to}, revision = revision + 1, updated_at = now()
-      WHERE uuid IN ${sql.in([...uuids])} AND status IN ${sql.in([...from])}`
+    yield* moveSubmissionsFrom(uuids, from, to)
   })

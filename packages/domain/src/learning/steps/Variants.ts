@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { InvalidState } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
+import { rowsDecoder } from "../../store/Rows.js"
 import { once } from "../Commands.js"
 import type { CourseNode } from "../courses/Model.js"
-import { Variant } from "./StepModel.js"
+import { SubmissionStatus, Variant } from "./StepModel.js"
 import { recordStepProgress } from "./StepStates.js"
 import { requireWorkable, type StepContext, stepFor } from "./Steps.js"
 import { currentVariant, insertVariant, lastVariantNumber, type VariantRow, variantView } from "./VariantRepository.js"
@@ -54,17 +55,22 @@ export const variantForSubmission = (step: StepContext) =>
     return yield* new InvalidState({ message: "This step's variant is generated: ask for one (generated-variants) before submitting" })
   })
 
+const decodeLatest = rowsDecoder(Schema.Struct({ status: SubmissionStatus, passed: Schema.NullOr(Schema.Boolean) }))
+
 /** Whether the node's reissue policy lets the learner replace the current variant now. */
 const reissueAllowed = (node: CourseNode, current: VariantRow) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const policy = node.variants?.reissue ?? "never"
     if (policy === "never") return false
-    const rows = yield* sql<{ status: string; passed: boolean | null }>`SELECT s.status,
+    const rows = yield* Effect.flatMap(
+      sql`SELECT s.status,
         (SELECT l.passed FROM learning_score_layers l WHERE l.submission_uuid = s.uuid AND l.revoked_at IS NULL
           ORDER BY l.created_at DESC LIMIT 1) AS passed
       FROM learning_submissions s WHERE s.variant_uuid = ${current.uuid} AND s.attempt_counted
-      ORDER BY s.submitted_at DESC LIMIT 1`
+      ORDER BY s.submitted_at DESC LIMIT 1`,
+      decodeLatest
+    )
     const latest = rows[0]
     if (latest === undefined) return false
     return policy === "per_attempt" || (latest.passed === false && ["graded", "revision_requested"].includes(latest.status))
