@@ -91,6 +91,28 @@ const checkPage = async (tab: Page, name: string, path: string) => {
       await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
     }
   }
+  // Keyboard: Tab reaches every visible control of the page's content in turn (a radio group
+  // once, at its checked radio), each visibly focused.
+  const controlsOf = () =>
+    [...document.querySelectorAll<HTMLElement>("main :is(a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary)")]
+      .filter((element) => element.checkVisibility() && !(element instanceof HTMLInputElement && element.type === "radio" && !element.checked))
+  const controls = await tab.evaluate(`(${controlsOf.toString()})().length`) as number
+  expect(controls, `${name}: controls in the content`).toBeGreaterThan(0)
+  const reached = new Set<number>()
+  await tab.locator("#main").focus()
+  for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
+    await tab.keyboard.press("Tab")
+    const focused = await tab.evaluate(`(() => {
+      const element = document.activeElement
+      if (element === null || element.closest("main") === null) return null
+      const style = getComputedStyle(element)
+      return { at: (${controlsOf.toString()})().indexOf(element), tag: element.tagName, visible: style.outlineStyle !== "none" && style.outlineWidth !== "0px" }
+    })()`) as { at: number; tag: string; visible: boolean } | null
+    if (focused === null) continue
+    expect(focused.visible, `${name}: ${focused.tag} ${focused.at} focused without a visible outline`).toBe(true)
+    reached.add(focused.at)
+  }
+  expect(reached.size, `${name}: controls reached by Tab`).toBe(controls)
   await tab.setViewportSize({ width: 1280, height: 900 })
 }
 
@@ -142,8 +164,24 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
     await m.getByRole("navigation").getByRole("link", { name: "Moderation" }).click()
     await m.waitForURL(`${origin}/moderation?lang=en`)
     await checkPage(m, "moderation", "/moderation")
+    const pending = m.locator("li.row", { hasText: title })
+    expect(await pending.locator("img").evaluateAll((images) => images.map((img) => (img as HTMLImageElement).alt))).toEqual(["The bakery's front", "The menu board"])
+    // Returned once with a reason; the customer sees it, edits and sends it again.
+    await pending.getByLabel("Reason for the author (needed to return or reject)").fill("Please name the bakery's city.")
+    await pending.getByRole("button", { name: "Return for changes" }).click()
+    await poll(() => m.locator("li.row", { hasText: title }).count()).toBe(0)
+    await c.reload()
+    const returned = c.locator("li.row", { hasText: title })
+    expect(await returned.locator(".tag").textContent()).toBe("Returned for changes")
+    await returned.getByRole("link", { name: `Edit “${title}”` }).click()
+    await c.getByLabel("Description").fill("A one-page site for a bakery in Kazan: the menu, a map and an order form; mobile first.")
+    await c.getByRole("button", { name: "Send to moderation" }).click()
+    await c.waitForURL(`${origin}/publications?lang=en`)
+    await m.reload()
     await m.locator("li.row", { hasText: title }).getByRole("button", { name: "Approve" }).click()
     await poll(() => m.locator("li.row", { hasText: title }).count()).toBe(0)
+    await c.reload()
+    expect(await c.locator("li.row", { hasText: title }).locator(".tag").textContent()).toBe("Published")
 
     // The contractor: finds it by a word, sees both pictures, responds.
     const k = contractor.tab
@@ -168,6 +206,7 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
     await c.goto(`${origin}/responses?lang=en`)
     const received = c.locator("section[aria-labelledby=responses-received] li.row", { hasText: title })
     expect(await received.textContent()).toContain("I will make it in ten days")
+    expect(await received.textContent()).toContain("Budget: 25 000 ₽")
     await checkPage(c, "responses", "/responses")
     await received.getByRole("button", { name: "Accept" }).click()
     await poll(() => c.locator("section[aria-labelledby=responses-received] li.row .tag").first().textContent()).toBe("Accepted")

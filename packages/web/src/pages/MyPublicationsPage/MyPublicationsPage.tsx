@@ -20,7 +20,7 @@ export default function MyPublicationsPage({ data, texts }: PageProps<"myPublica
                   <span className={`tag tag--${task.status}`}>{t(`status.${task.status}` as "status.draft")}</span>
                   <span>{t("mine.updated", { date: texts.date(task.updatedAt) })}</span>
                 </p>
-                {task.status === "returned" || task.status === "rejected" ? <p className="muted">{t("mine.reasonHidden")}</p> : null}
+                {task.status === "returned" ? <p className="muted">{t("mine.returnedHint")}</p> : null}
               </div>
               <p className="row__actions">
                 {task.status === "approved" ? <a href={href(`/p/${task.uuid}`, language)}>{t("mine.open", { title: task.title })}</a> : null}
