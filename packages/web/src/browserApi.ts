@@ -22,6 +22,13 @@ export const messageOf = (error: unknown): MessageKey => {
       return "error.invalidLink"
     case "rate_limited":
       return "error.rateLimited"
+    case "invalid_task":
+      return "error.invalidTask"
+    case "invalid_state":
+    case "revision_conflict":
+      return "error.changed"
+    case "forbidden":
+      return "error.forbidden"
     default:
       return "error.failed"
   }

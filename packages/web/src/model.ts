@@ -23,6 +23,8 @@ export interface Picture {
   readonly id: string
   readonly alt: string
   readonly caption: string
+  /** A task's picture is kept in the task itself (a data URL); the other kinds' are uploaded files, read by id. */
+  readonly src?: string
 }
 
 export interface PublicationView {
@@ -67,6 +69,66 @@ export interface Reviews {
   readonly items: ReadonlyArray<ReviewItem>
 }
 
+/** A task as its owner edits it (tasks.get): the whole draft, its revision and moderation status. */
+export interface OwnTaskView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly updatedAt: string
+  readonly title: string
+  readonly category: string
+  readonly description: string
+  readonly budget: string
+  readonly deadline: string
+  readonly files: ReadonlyArray<{ readonly id: string; readonly name: string; readonly url: string; readonly size: number; readonly mimeType: string }>
+}
+
+export interface ModerationView {
+  readonly uuid: string
+  readonly kind: string
+  readonly title: string
+  readonly description: string
+  readonly ownerName: string
+  readonly revision: number
+  readonly submittedAt: string
+  /** A task's pictures as sent (data URLs with their captions). */
+  readonly pictures: ReadonlyArray<{ readonly src: string; readonly caption: string }>
+}
+
+/** A response, offer or deal in the signed-in person's view (responses.list, deals.list). */
+export interface RelationItem {
+  readonly uuid: string
+  readonly kind: string
+  readonly status: string
+  readonly revision: number
+  readonly role: string
+  readonly publication: { readonly uuid: string; readonly title: string } | null
+  readonly counterpart: { readonly profileUuid: string; readonly name: string }
+  readonly body: string
+  readonly budget?: string
+  readonly threadUuid?: string
+  readonly results?: { readonly version: number; readonly body: string; readonly files: ReadonlyArray<string> }
+  readonly review?: { readonly canReview: boolean; readonly ownReviewUuid?: string; readonly windowEndsAt: string }
+  readonly autoCompleteAt?: string
+  readonly allowedActions: ReadonlyArray<string>
+  readonly updatedAt: string
+}
+
+export interface ThreadItem {
+  readonly uuid: string
+  readonly with: string
+  readonly unread: number
+  readonly lastMessage?: string
+  readonly lastMessageAt?: string
+}
+
+export interface MessageItem {
+  readonly uuid: string
+  readonly mine: boolean
+  readonly body: string
+  readonly createdAt: string
+}
+
 export type PageData =
   | { readonly page: "home"; readonly latest: ReadonlyArray<Card> }
   | {
@@ -87,6 +149,13 @@ export type PageData =
     readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
   }
   | { readonly page: "signInLink" }
+  | { readonly page: "taskEditor"; readonly task?: OwnTaskView; readonly categories: ReadonlyArray<string> }
+  | { readonly page: "myPublications"; readonly tasks: ReadonlyArray<OwnTaskView> }
+  | { readonly page: "moderation"; readonly allowed: boolean; readonly items: ReadonlyArray<ModerationView> }
+  | { readonly page: "responses"; readonly items: ReadonlyArray<RelationItem> }
+  | { readonly page: "deals"; readonly items: ReadonlyArray<RelationItem>; readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly sealed: boolean; readonly relationUuid: string }> }
+  | { readonly page: "messages"; readonly threads: ReadonlyArray<ThreadItem> }
+  | { readonly page: "thread"; readonly threadUuid: string; readonly with: string; readonly messages: ReadonlyArray<MessageItem> }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]
@@ -99,6 +168,6 @@ export interface AppState {
   readonly query: string
   readonly brand: { readonly name: string; readonly logoUrl: string }
   /** Who is signed in, when the request carried a usable session. */
-  readonly session?: { readonly name: string }
+  readonly session?: { readonly name: string; readonly profileUuid?: string; readonly moderator?: boolean }
   readonly data: PageData
 }

@@ -35,6 +35,14 @@ export const webAppRoutes = [
   { method: "GET", path: "/sign-in" },
   { method: "GET", path: "/auth/link" },
   { method: "GET", path: "/account" },
+  { method: "GET", path: "/tasks/new" },
+  { method: "GET", path: "/tasks/{uuid}/edit" },
+  { method: "GET", path: "/publications" },
+  { method: "GET", path: "/moderation" },
+  { method: "GET", path: "/responses" },
+  { method: "GET", path: "/deals" },
+  { method: "GET", path: "/messages" },
+  { method: "GET", path: "/messages/{uuid}" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -167,7 +175,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

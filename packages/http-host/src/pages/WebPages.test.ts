@@ -152,7 +152,7 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 
   it("speaks the visitor's language: no English on a Russian page, Russian by Accept-Language, dates and money of the locale", async () => {
-    for (const path of ["/", "/catalog", `/p/${target.uuid}`, `/u/${target.owner}`, "/sign-in", "/tasks/new"]) {
+    for (const path of ["/", "/catalog", `/p/${target.uuid}`, `/u/${target.owner}`, "/sign-in", "/favorites"]) {
       const ru = await page(path, { "accept-language": "ru-RU,ru;q=0.9" })
       expect(ru.html, path).toContain('<html lang="ru">')
       // None of the application's English words (each message's longest fixed part) on it.
@@ -168,7 +168,7 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 
   it("answers a browser path nothing serves with the application's HTML 404, /api/* with the JSON envelope, and a bad query with a 400 page naming the field", async () => {
-    for (const path of ["/tasks/new", "/messages", "/deals", "/favorites", "/settings", "/p/a/b"]) {
+    for (const path of ["/favorites", "/settings", "/p/a/b", "/tasks/a/b", "/messages/a/b"]) {
       const { response, html } = await page(`${path}?lang=en`)
       expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 404, "text/html; charset=utf-8"])
       expect(mainText(html)).toContain("There is no such page")
@@ -318,7 +318,7 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
       ["profile", `/u/${target.owner}`],
       ["sign-in", "/sign-in"],
       ["link", `/auth/link#challenge=${randomUUID()}&token=${"a".repeat(43)}`],
-      ["not-found", "/tasks/new"]
+      ["not-found", "/favorites"]
     ]
     const runs = (["ru", "en"] as const).flatMap((language) => [1280, 390].map((width) => ({ language, width })))
     await Promise.all(runs.map(async ({ language, width }) => {

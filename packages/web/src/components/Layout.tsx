@@ -14,6 +14,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
   const other = language === "ru" ? "en" : "ru"
   const switchQuery = new URLSearchParams(state.query)
   switchQuery.set("lang", other)
+  const current = (page: AppState["data"]["page"]) => state.data.page === page ? "page" as const : undefined
   return (
     <>
       <a className="skip-link" href="#main">{t("nav.skip")}</a>
@@ -26,7 +27,16 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
           <nav aria-label={t("nav.label")} className="site-nav">
             <ul>
               <li><a href={href("/catalog", language)} aria-current={state.data.page === "catalog" ? "page" : undefined}>{t("nav.catalog")}</a></li>
-              <li><a href="/api/docs">{t("nav.apiDocs")}</a></li>
+              {state.session === undefined ? <li><a href="/api/docs">{t("nav.apiDocs")}</a></li> : (
+                <>
+                  <li><a href={href("/tasks/new", language)} aria-current={current("taskEditor")}>{t("nav.newTask")}</a></li>
+                  <li><a href={href("/publications", language)} aria-current={current("myPublications")}>{t("nav.mine")}</a></li>
+                  <li><a href={href("/responses", language)} aria-current={current("responses")}>{t("nav.responses")}</a></li>
+                  <li><a href={href("/deals", language)} aria-current={current("deals")}>{t("nav.deals")}</a></li>
+                  <li><a href={href("/messages", language)} aria-current={current("messages")}>{t("nav.messages")}</a></li>
+                  {state.session.moderator === true ? <li><a href={href("/moderation", language)} aria-current={current("moderation")}>{t("nav.moderation")}</a></li> : null}
+                </>
+              )}
               <li>
                 {state.session === undefined
                   ? <a href={href("/sign-in", language)} className="button button--small" aria-current={state.data.page === "signIn" ? "page" : undefined}>{t("nav.signIn")}</a>

@@ -8,6 +8,13 @@ import * as ProfilePage from "./ProfilePage/ProfilePage.js"
 import * as PublicationPage from "./PublicationPage/PublicationPage.js"
 import * as SignInLinkPage from "./SignInLinkPage/SignInLinkPage.js"
 import * as SignInPage from "./SignInPage/SignInPage.js"
+import * as TaskEditorPage from "./TaskEditorPage/TaskEditorPage.js"
+import * as MyPublicationsPage from "./MyPublicationsPage/MyPublicationsPage.js"
+import * as ModerationPage from "./ModerationPage/ModerationPage.js"
+import * as ResponsesPage from "./ResponsesPage/ResponsesPage.js"
+import * as DealsPage from "./DealsPage/DealsPage.js"
+import * as MessagesPage from "./MessagesPage/MessagesPage.js"
+import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -18,5 +25,12 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   signIn: SignInPage as PageModule,
   account: AccountPage as PageModule,
   signInLink: SignInLinkPage as PageModule,
-  error: ErrorPage as PageModule
+  error: ErrorPage as PageModule,
+  taskEditor: TaskEditorPage as PageModule,
+  myPublications: MyPublicationsPage as PageModule,
+  moderation: ModerationPage as PageModule,
+  responses: ResponsesPage as PageModule,
+  deals: DealsPage as PageModule,
+  messages: MessagesPage as PageModule,
+  thread: ThreadPage as PageModule
 }

@@ -10,5 +10,12 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   signIn: () => import("./SignInPage/SignInPage.js") as Promise<PageModule>,
   account: () => import("./AccountPage/AccountPage.js") as Promise<PageModule>,
   signInLink: () => import("./SignInLinkPage/SignInLinkPage.js") as Promise<PageModule>,
-  error: () => import("./ErrorPage/ErrorPage.js") as Promise<PageModule>
+  error: () => import("./ErrorPage/ErrorPage.js") as Promise<PageModule>,
+  taskEditor: () => import("./TaskEditorPage/TaskEditorPage.js") as Promise<PageModule>,
+  myPublications: () => import("./MyPublicationsPage/MyPublicationsPage.js") as Promise<PageModule>,
+  moderation: () => import("./ModerationPage/ModerationPage.js") as Promise<PageModule>,
+  responses: () => import("./ResponsesPage/ResponsesPage.js") as Promise<PageModule>,
+  deals: () => import("./DealsPage/DealsPage.js") as Promise<PageModule>,
+  messages: () => import("./MessagesPage/MessagesPage.js") as Promise<PageModule>,
+  thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>
 }

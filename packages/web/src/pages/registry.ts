@@ -13,5 +13,12 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   signIn: "src/pages/SignInPage/SignInPage.tsx",
   account: "src/pages/AccountPage/AccountPage.tsx",
   signInLink: "src/pages/SignInLinkPage/SignInLinkPage.tsx",
-  error: "src/pages/ErrorPage/ErrorPage.tsx"
+  error: "src/pages/ErrorPage/ErrorPage.tsx",
+  taskEditor: "src/pages/TaskEditorPage/TaskEditorPage.tsx",
+  myPublications: "src/pages/MyPublicationsPage/MyPublicationsPage.tsx",
+  moderation: "src/pages/ModerationPage/ModerationPage.tsx",
+  responses: "src/pages/ResponsesPage/ResponsesPage.tsx",
+  deals: "src/pages/DealsPage/DealsPage.tsx",
+  messages: "src/pages/MessagesPage/MessagesPage.tsx",
+  thread: "src/pages/ThreadPage/ThreadPage.tsx"
 }

@@ -3,6 +3,7 @@ import { Effect, Either } from "effect"
 import type { Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
 import { safeNext } from "../safeNext.js"
 import type { Refusal, ServerApi } from "./api.js"
+import { loadSignedIn } from "./signedIn.js"
 
 type Json = Record<string, unknown>
 
@@ -21,12 +22,16 @@ const picturesOf = (data: Json): ReadonlyArray<Picture> => {
     ...(Array.isArray(portfolio["assets"]) ? portfolio["assets"] : [])
   ].filter(isObject)
   const seen = new Set<string>()
-  return assets.flatMap((asset) => {
+  // A task's pictures: its image files, data URLs with their caption as name (TaskData has no other place).
+  const taskFiles = (Array.isArray(data["files"]) ? data["files"] : []).filter(isObject)
+    .filter((file) => str(file, "mimeType").startsWith("image/") && str(file, "url").startsWith("data:image/"))
+    .map((file) => ({ id: str(file, "id"), alt: str(file, "name"), caption: str(file, "name"), src: str(file, "url") }))
+  return [...taskFiles, ...assets.flatMap((asset) => {
     const id = str(asset, "id")
     if (id === "" || seen.has(id)) return []
     seen.add(id)
     return [{ id, alt: str(asset, "alt"), caption: str(asset, "caption") }]
-  })
+  })]
 }
 
 /** The kind's own details: a task's budget and deadline at the top level, the others' in their own object. */
@@ -269,11 +274,21 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
       }
     }
   }
-  return undefined
+  if (cookie === undefined) return loadSignedIn(api, trimmed, "") === undefined ? undefined : { signIn: true }
+  const signedIn = loadSignedIn(api, trimmed, cookie)
+  if (signedIn === undefined) return undefined
+  const result = await signedIn
+  if (Either.isLeft(result)) return result.left.status === 401 ? { signIn: true } : refused(result.left)
+  return { status: 200, data: result.right }
 }
 
-/** The signed-in person's name for the header, when the request's cookie names a usable session. */
-export const sessionOf = async (api: ServerApi, cookie: string): Promise<{ readonly name: string } | undefined> => {
-  const result = await api.run((client) => client["auth.session"](), cookie)
-  return Either.isRight(result) ? { name: result.right.profile.name } : undefined
+/**
+ * The signed-in person for the header: name, profile, and whether the moderation link shows (a
+ * session holds the moderation scopes only with the moderator role), when the cookie names a usable session.
+ */
+export const sessionOf = async (api: ServerApi, cookie: string): Promise<{ readonly name: string; readonly profileUuid: string; readonly moderator: boolean } | undefined> => {
+  const result = await api.run((client) => client.getMyCapabilities(), cookie)
+  return Either.isRight(result)
+    ? { name: result.right.profile.name, profileUuid: result.right.profile.uuid, moderator: result.right.scopes.some((scope) => scope.startsWith("moderation:")) }
+    : undefined
 }

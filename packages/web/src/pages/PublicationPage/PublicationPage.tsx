@@ -1,6 +1,44 @@
 import { href } from "../../components/Layout.js"
 import { factsOf, kindLabel } from "../../components/format.js"
+import { requestUuid, useAction } from "../../components/useAction.js"
+import { useHydrated } from "../../hydrated.js"
+import { type FormEvent, useState } from "react"
 import type { PageProps } from "../types.js"
+
+/** The respond form of a task another person published: a message and the proposed budget (responses.create). */
+const RespondForm = ({ uuid, texts }: { readonly uuid: string; readonly texts: PageProps<"publication">["texts"] }) => {
+  const { t, language } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const [sent, setSent] = useState(false)
+  const respond = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const values = new FormData(event.currentTarget)
+    const body = String(values.get("body") ?? "").trim()
+    const budget = String(values.get("budget") ?? "").trim()
+    void run(
+      (api) => api["responses.create"]({ payload: { requestUuid: requestUuid(), publicationUuid: uuid, body, ...(budget === "" ? {} : { budget }) } }),
+      () => setSent(true)
+    )
+  }
+  return (
+    <section aria-labelledby="respond" className="panel">
+      <h2 id="respond">{t("respond.title")}</h2>
+      {sent
+        ? <p role="status">{t("respond.sent")} <a href={href("/responses", language)}>{t("nav.responses")}</a></p>
+        : (
+          <form onSubmit={respond} className="stack">
+            <label htmlFor="respond-body">{t("respond.body")}</label>
+            <textarea id="respond-body" name="body" rows={4} maxLength={5000} required />
+            <label htmlFor="respond-budget">{t("respond.budget")}</label>
+            <input id="respond-budget" name="budget" maxLength={80} />
+            <button type="submit" className="button" disabled={!hydrated || busy}>{t("respond.send")}</button>
+            <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+          </form>
+        )}
+    </section>
+  )
+}
 
 export const title = ({ data }: Pick<PageProps<"publication">, "data">) => data.publication.title
 
@@ -29,7 +67,7 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             <section aria-label={t("publication.pictures")} className="gallery">
               {p.pictures.map((picture) => (
                 <figure key={picture.id}>
-                  <img src={`/api/v1/files/${picture.id}/content`} alt={picture.alt} loading="lazy" width={640} height={400} />
+                  <img src={picture.src ?? `/api/v1/files/${picture.id}/content`} alt={picture.alt} loading="lazy" width={640} height={400} />
                   {picture.caption === "" ? null : <figcaption>{picture.caption}</figcaption>}
                 </figure>
               ))}
@@ -61,6 +99,8 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
                 <a href={href("/sign-in", language, { next: `/p/${p.uuid}?lang=${language}` })}>{t("publication.signInToRespond")}</a>
               </p>
             )
+            : state.session.profileUuid !== p.ownerUuid && p.kind === "task" && !p.closed
+            ? <RespondForm uuid={p.uuid} texts={texts} />
             : null}
         </aside>
       </div>

@@ -1,0 +1,55 @@
+import { href } from "../../components/Layout.js"
+import { RelationHead } from "../../components/RelationHead.js"
+import { requestUuid, useAction } from "../../components/useAction.js"
+import { useHydrated } from "../../hydrated.js"
+import type { RelationItem } from "../../model.js"
+import type { PageProps } from "../types.js"
+
+export const title = ({ texts }: Pick<PageProps<"responses">, "texts">) => texts.t("responses.title")
+
+/** Responses received (to the person's tasks: accept or decline) and sent (withdraw), with what each allows now. */
+export default function ResponsesPage({ data, texts }: PageProps<"responses">) {
+  const { t, language } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const transition = (item: RelationItem, operation: "responses.status" | "responses.withdraw", status?: "accepted" | "declined") =>
+    void run((api) =>
+      operation === "responses.withdraw"
+        ? api["responses.withdraw"]({ payload: { requestUuid: requestUuid(), relationUuid: item.uuid, expectedRevision: item.revision } })
+        : api["responses.status"]({ payload: { requestUuid: requestUuid(), relationUuid: item.uuid, expectedRevision: item.revision, status: status! } })
+    )
+  const section = (heading: "responses.received" | "responses.sent", items: ReadonlyArray<RelationItem>) => (
+    <section aria-labelledby={heading.replace(".", "-")}>
+      <h2 id={heading.replace(".", "-")}>{t(heading)}</h2>
+      {items.length === 0 ? <p>{t("responses.none")}</p> : (
+        <ul className="rows">
+          {items.map((item) => (
+            <li key={item.uuid} className="row row--stacked" data-uuid={item.uuid}>
+              <RelationHead item={item} texts={texts} />
+              <div className="actions">
+                {item.allowedActions.includes("responses.status") && item.status !== "accepted" ? (
+                  <>
+                    <button type="button" className="button" disabled={!hydrated || busy} onClick={() => transition(item, "responses.status", "accepted")}>{t("responses.accept")}</button>
+                    <button type="button" className="button button--secondary" disabled={!hydrated || busy} onClick={() => transition(item, "responses.status", "declined")}>{t("responses.decline")}</button>
+                  </>
+                ) : null}
+                {item.allowedActions.includes("responses.withdraw")
+                  ? <button type="button" className="button button--secondary" disabled={!hydrated || busy} onClick={() => transition(item, "responses.withdraw")}>{t("responses.withdraw")}</button>
+                  : null}
+                {item.status === "accepted" ? <a href={href("/deals", language)}>{t("responses.toDeal")}</a> : null}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+  return (
+    <div>
+      <h1>{t("responses.title")}</h1>
+      {section("responses.received", data.items.filter((item) => item.role === "customer"))}
+      {section("responses.sent", data.items.filter((item) => item.role !== "customer"))}
+      <p id="status" role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+    </div>
+  )
+}

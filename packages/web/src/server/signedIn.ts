@@ -1,0 +1,163 @@
+import type { BirzhaClient } from "@birzha/client"
+import { Effect, Either } from "effect"
+import type { MessageItem, ModerationView, OwnTaskView, PageData, RelationItem, ThreadItem } from "../model.js"
+import type { Refusal, ServerApi } from "./api.js"
+
+type Json = Record<string, any>
+
+/** The decoded answer as plain JSON (dates as ISO strings), the same on the server and in the browser. */
+const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
+
+/** The task categories tasks.save accepts (TaskData in @birzha/domain), in its order. */
+export const taskCategories = [
+  "Сайты", "Картинки и видео", "Тексты и контент-редакторы", "Боты", "Автоматизация",
+  "Аналитика", "Логотипы и графика", "ИИ-агенты", "Серверы и инфраструктура", "Другое"
+] as const
+
+const ownTaskOf = (task: unknown): OwnTaskView => {
+  const t = plain(task)
+  const d = t["draft"] as Json
+  return {
+    uuid: t["uuid"], revision: t["revision"], status: t["status"], updatedAt: t["updatedAt"],
+    title: d["title"], category: d["category"], description: d["description"], budget: d["budget"], deadline: d["deadline"],
+    files: d["files"] ?? []
+  }
+}
+
+const moderationOf = (item: unknown): ModerationView => {
+  const m = plain(item)
+  const draft = (m["draft"] ?? {}) as Json
+  return {
+    uuid: m["uuid"], kind: m["kind"], title: String(draft["title"] ?? ""), description: String(draft["description"] ?? ""),
+    ownerName: m["ownerName"], revision: m["revision"], submittedAt: m["submittedAt"],
+    pictures: (Array.isArray(draft["files"]) ? draft["files"] as ReadonlyArray<Json> : [])
+      .filter((file) => String(file["url"]).startsWith("data:image/"))
+      .map((file) => ({ src: String(file["url"]), caption: String(file["name"]) }))
+  }
+}
+
+export const relationOf = (relation: unknown): RelationItem => {
+  const r = plain(relation)
+  const results = r["results"] as Json | undefined
+  const review = r["review"] as Json | undefined
+  return {
+    uuid: r["uuid"], kind: r["kind"], status: r["status"], revision: r["revision"], role: r["role"],
+    publication: r["publication"] === null ? null : { uuid: r["publication"].uuid, title: r["publication"].title },
+    counterpart: { profileUuid: r["counterpart"].profileUuid, name: r["counterpart"].name },
+    body: r["body"],
+    ...(r["budget"] === undefined ? {} : { budget: r["budget"] }),
+    ...(r["threadUuid"] === undefined ? {} : { threadUuid: r["threadUuid"] }),
+    ...(results === undefined ? {} : {
+      results: {
+        version: results["version"], body: results["body"],
+        files: (results["references"] as ReadonlyArray<Json>).filter((ref) => ref["kind"] === "file").map((ref) => ref["uuid"] as string)
+      }
+    }),
+    ...(review === undefined ? {} : {
+      review: {
+        canReview: review["canReview"], windowEndsAt: review["windowEndsAt"],
+        ...(review["ownReviewUuid"] === undefined ? {} : { ownReviewUuid: review["ownReviewUuid"] })
+      }
+    }),
+    ...(r["autoCompleteAt"] === undefined ? {} : { autoCompleteAt: r["autoCompleteAt"] }),
+    allowedActions: r["allowedActions"], updatedAt: r["updatedAt"]
+  }
+}
+
+const threadOf = (thread: unknown, me: string): ThreadItem => {
+  const t = plain(thread)
+  const other = (t["participants"] as ReadonlyArray<Json>).find((p) => p["profileUuid"] !== me) ?? t["participants"][0]
+  const last = t["lastMessage"] as Json | undefined
+  return {
+    uuid: t["uuid"], with: other?.["name"] ?? "", unread: t["unreadCount"],
+    ...(last === undefined ? {} : { lastMessage: last["hidden"] ? "" : last["body"] }),
+    ...(t["lastMessageAt"] === undefined ? {} : { lastMessageAt: t["lastMessageAt"] })
+  }
+}
+
+export const messageOf = (message: unknown, me: string): MessageItem => {
+  const m = plain(message)
+  return { uuid: m["uuid"], mine: m["authorProfileUuid"] === me, body: m["body"], createdAt: m["createdAt"] }
+}
+
+const segment = (path: string, prefix: string, suffix = ""): string | undefined => {
+  if (!path.startsWith(prefix) || !path.endsWith(suffix)) return undefined
+  const rest = path.slice(prefix.length, path.length - suffix.length)
+  return rest === "" || rest.includes("/") ? undefined : rest
+}
+
+/** The acting profile (whose messages are "mine"): one read beside the page's own. */
+const me = (client: BirzhaClient) => Effect.map(client["auth.session"](), (session) => session.profile.uuid)
+
+/**
+ * The signed-in pages' data, read with the visitor's session through the client. `undefined`: not
+ * one of these paths. Each page renders on the server from it; its forms call the API in the
+ * browser and load the page again.
+ */
+export const loadSignedIn = (
+  api: ServerApi,
+  path: string,
+  cookie: string
+): Promise<Either.Either<PageData, Refusal>> | undefined => {
+  const run = (program: (client: BirzhaClient) => Effect.Effect<PageData, unknown>) => api.run(program, cookie)
+  if (path === "/tasks/new") return run(() => Effect.succeed({ page: "taskEditor", categories: taskCategories }))
+  const editing = segment(path, "/tasks/", "/edit")
+  if (editing !== undefined) {
+    return run((client) =>
+      Effect.map(client["tasks.get"]({ urlParams: { publicationUuid: editing } }), (task): PageData => ({ page: "taskEditor", task: ownTaskOf(task), categories: taskCategories })))
+  }
+  if (path === "/publications") {
+    return run((client) =>
+      Effect.map(client["tasks.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "myPublications", tasks: page.items.map(ownTaskOf) })))
+  }
+  if (path === "/moderation") {
+    return run((client) =>
+      client["moderation.queue"]({ urlParams: { limit: 50 } }).pipe(
+        Effect.map((page): PageData => ({ page: "moderation", allowed: true, items: page.items.map(moderationOf) })),
+        // Not a moderator: the page says so (the header shows no link to it then).
+        Effect.catchIf((error) => (error as { readonly _tag?: string })._tag === "Forbidden", () => Effect.succeed<PageData>({ page: "moderation", allowed: false, items: [] }))
+      ))
+  }
+  if (path === "/responses") {
+    return run((client) =>
+      Effect.map(client["responses.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "responses", items: page.items.map(relationOf) })))
+  }
+  if (path === "/deals") {
+    return run((client) =>
+      Effect.all({
+        deals: client["deals.list"]({ urlParams: { limit: 100 } }),
+        written: client["reviews.list_own"]({ urlParams: { role: "written", limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ deals, written }): PageData => ({
+          page: "deals",
+          items: deals.items.map(relationOf),
+          // The author always reads their own review; it is sealed for the other party while "submitted".
+          reviews: written.items.map((review) => ({ uuid: review.uuid, sealed: review.status === "submitted", relationUuid: review.relationUuid }))
+        }))
+      ))
+  }
+  if (path === "/messages") {
+    return run((client) =>
+      Effect.all({ me: me(client), threads: client["threads.list"]({ urlParams: { limit: 100 } }) }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ me, threads }): PageData => ({ page: "messages", threads: threads.items.map((thread) => threadOf(thread, me)) }))
+      ))
+  }
+  const threadUuid = segment(path, "/messages/")
+  if (threadUuid !== undefined) {
+    return run((client) =>
+      Effect.all({
+        me: me(client),
+        thread: client["threads.get"]({ urlParams: { threadUuid } }),
+        messages: client["threads.messages"]({ urlParams: { threadUuid, limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ me, thread, messages }): PageData => ({
+          page: "thread",
+          threadUuid,
+          with: threadOf(thread, me).with,
+          messages: messages.items.map((message) => messageOf(message, me))
+        }))
+      ))
+  }
+  return undefined
+}
+
