@@ -9,8 +9,10 @@ export default defineConfig({
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     exclude: ["**/node_modules/**"],
     globalSetup: ["testing/globalSetup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Liveness bounds, not speed limits: a test that hangs fails, one slowed by a busy machine
+    // does not (speed is measured in bench/).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: "forks",
     // Two files at once on the two cores (the default, cores - 1, ran one file at a time while
     // most of a test's time is waiting: Postgres, child processes, a browser, timers). A worker

@@ -43,7 +43,7 @@ const birzha = (args: ReadonlyArray<string>, env: Record<string, string>, cwd?: 
     })
   }
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+  const waitFor = (pattern: RegExp, timeoutMs = 90_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {
         const match = output.match(pattern)

@@ -26,7 +26,7 @@ import { createTestDatabase, type TestDatabase } from "../../../testing/postgres
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
 // Each test runs the command, a second or more each (Node start, database connect); per suite,
 // because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
-const slow = { timeout: 120_000 }
+const slow = { timeout: 300_000 }
 
 interface Finished {
   readonly code: number | null

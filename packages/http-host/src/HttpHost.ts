@@ -49,6 +49,12 @@ const json = (status: number, body: unknown) =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } })
 
 /**
+ * A browser asks for HTML (`Accept: text/html…` on a navigation); a script or an API client that
+ * reaches a path nothing serves gets the JSON envelope instead of a page.
+ */
+const wantsHtml = (accept: string | undefined) => accept !== undefined && accept.includes("text/html")
+
+/**
  * Whatever a page, file or MCP route fails with still answers with the one envelope, mapped as an
  * operation's failure is (`answerOfCause`: 503 for the database, 500 with a correlation id otherwise).
  */
@@ -62,7 +68,7 @@ const withEnvelope = <E, R>(
     Effect.catchIf(
       (error): error is E & HttpServerError.RouteNotFound => error instanceof HttpServerError.RouteNotFound,
       (error) =>
-        Option.isSome(notFoundPage) && !error.request.url.startsWith("/api/")
+        Option.isSome(notFoundPage) && !error.request.url.startsWith("/api/") && wantsHtml(error.request.headers["accept"])
           ? Effect.provideService(notFoundPage.value, HttpServerRequest.HttpServerRequest, error.request)
           : Effect.succeed(json(404, envelope(NotFound, "No such page")))
     ),
@@ -167,7 +173,7 @@ export const makeHttpServer = <E2 = never, R2 = never>(
       const redirect = settings.redirectLoopbackNavigations === true
       const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
         if (redirect && redirectedToLocalhost(req, res)) return
-        if (Option.isSome(web) && isUnknownBrowserPath(req)) {
+        if (Option.isSome(web) && wantsHtml(req.headers.accept) && isUnknownBrowserPath(req)) {
           const started = performance.now()
           Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
             if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })

@@ -86,8 +86,9 @@ const englishMessages = Object.entries(en)
   .map(([, message]) => message.split(/\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}/).map((part) => part.trim()).sort((x, y) => y.length - x.length)[0] ?? "")
   .filter((part) => part.length >= 5 && !/^[@\w/().-]*\(@birzha\/client\)$/.test(part))
 
+/** A page as a browser asks for it (`Accept: text/html`). */
 const page = async (path: string, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${origin}${path}`, { headers })
+  const response = await fetch(`${origin}${path}`, { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8", ...headers } })
   return { response, html: await response.text() }
 }
 
@@ -177,6 +178,9 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
     const api = await fetch(`${origin}/api/v1/nothing-here`)
     expect(api.status).toBe(404)
     expect(await api.json()).toMatchObject({ error: { code: "not_found" } })
+    // A script that does not ask for HTML gets the envelope, wherever the path is.
+    const script = await fetch(`${origin}/favorites`, { headers: { accept: "application/json" } })
+    expect([script.status, await script.json()]).toEqual([404, { error: { code: "not_found", message: expect.any(String) } }])
     const absent = await page("/p/00000000-0000-4000-8000-000000000000?lang=en")
     expect(absent.response.status).toBe(404)
     expect(mainText(absent.html)).toContain("There is no such page")
