@@ -26,7 +26,7 @@ type Key = keyof typeof titles
 const seed = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [owner] = yield* sql<{ uuid: string }>`INSERT INTO profiles (id, name, type, is_public, about, skills)
-    VALUES ('P-1', 'Мария Ёлкина', 'ИП', true, 'Делаю чат-боты', '["Python", "Node.js"]') RETURNING uuid`
+    VALUES ('P-1', 'Мария Ёлкина', 'ИП', true, 'Делаю чат-боты', '[{"name": "Python"}, {"name": "Node.js"}]') RETURNING uuid`
   const uuids: Partial<Record<Key, string>> = {}
   let n = 0
   for (const [key, title] of Object.entries(titles)) {

@@ -110,7 +110,7 @@ const seedRun = async (c: TestCourse, run: string, work: Work) => {
 
 const checker = (c: TestCourse, status: string, errorStreak: number) =>
   m.sql(
-    `INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, kind, rules, status, error_streak) VALUES ($1, $2, $3, 'declarative', '{}', $4, $5)`,
+    `INSERT INTO learning_checkers (uuid, course_uuid, lineage_uuid, kind, rules, status, error_streak) VALUES ($1, $2, $3, 'declarative', '{"kind": "exact", "answers": ["42"]}', $4, $5)`,
     randomUUID(), c.uuid, randomUUID(), status, errorStreak
   )
 
