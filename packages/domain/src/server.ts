@@ -48,7 +48,7 @@ export { advanceEnrollments, nextEnrollmentMoment } from "./learning/enrollments
 export { announceOverdueReviews, nextOverdueReviewMoment } from "./learning/reviews/ReviewAssignments.js"
 export { closeResolvedAppeals, nextAppealClosingMoment } from "./learning/corrections/Appeals.js"
 export { expireExtensions, nextExtensionExpiryMoment } from "./learning/corrections/Extensions.js"
-export { advanceRegradePlans } from "./learning/corrections/RegradePlans.js"
+export { advanceRegradePlans, nextCommittingPlanMoment } from "./learning/corrections/RegradePlans.js"
 export { cleanExpiredJobFiles, nextExpiredJobFileMoment, runLearningJobs } from "./learning/courses/Jobs.js"
 export { cleanNotifierQueue, deliverLearningNotifications, queueLearningNotifications, runLearningNotifier } from "./learning/community/Notifier.js"
 export { assignStaff } from "./learning/staff/Staff.js"

@@ -1,12 +1,13 @@
 import { runMigrations } from "@birzha/domain/store"
 import { DatabaseLive, makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { embeddedDataDir } from "../../../testing/pglite.js"
+import { runningCourse } from "../../domain/test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../domain/test/marketplace.js"
-import { makeLearningEnrollmentsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
+import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningRunsJob } from "./learning/LearningJobs.js"
 import { makeDealsJob } from "./marketplace/MarketplaceJobs.js"
 import { DueSignalsLive } from "./WorkerHost.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
@@ -23,10 +24,18 @@ afterAll(async () => {
   await m?.close()
 })
 
-/** Starts a worker process's loop over the run, enrollment and deal clocks; `signals`: with the `birzha_due` wake-ups. */
+/**
+ * Starts a worker process's loop over the run, enrollment and deal clocks and the corrections job
+ * (on a minute's fallback, as the others); `signals`: with the `birzha_due` wake-ups.
+ */
 const startWorker = async (signals: boolean) => {
   const scope = await Effect.runPromise(Scope.make())
-  const jobs = Layer.effect(WorkerJobs, Effect.all([makeLearningRunsJob(), makeLearningEnrollmentsJob(), makeDealsJob()]))
+  const jobs = Layer.effect(WorkerJobs, Effect.all([
+    makeLearningRunsJob(),
+    makeLearningEnrollmentsJob(),
+    makeDealsJob(),
+    makeLearningCorrectionsJob({ every: Duration.minutes(1) })
+  ]))
   const layer = WorkerLoop.pipe(
     Layer.provide(signals ? Layer.merge(jobs, DueSignalsLive) : jobs),
     Layer.provide(DatabaseLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATABASE_URL", m.database.url]])))))),
@@ -101,6 +110,43 @@ describe("time-driven worker jobs", () => {
       await worker.stop()
     }
   }, 30_000)
+
+  it("continue a regrade plan's commit at once when it starts committing, not at the corrections job's next tick", async () => {
+    const owner = await m.profile()
+    const course = await call("learning.courses.create", owner, { payload: { requestUuid: randomUUID(), title: "Курс", kind: "single" } })
+    const quiz = [
+      { nodeKey: "m1", kind: "module", title: "Модуль" },
+      { nodeKey: "q", parentKey: "m1", kind: "step", stepType: "quiz", title: "Вопрос", body: "?", grading: { maxPoints: 10, check: { kind: "exact", answers: ["42"] } } }
+    ]
+    const { enrollment } = await runningCourse(m, owner, course, quiz)
+    const [submission] = await m.sql<{ uuid: string }>(`INSERT INTO learning_submissions (uuid, enrollment_uuid, course_uuid, run_uuid, profile_uuid, node_key,
+        version_number, attempt_no, reply, status, attempt_counted)
+      SELECT gen_random_uuid(), e.uuid, e.course_uuid, e.run_uuid, e.profile_uuid, 'q', 1, 1, '"0"'::jsonb, 'graded', false
+      FROM learning_enrollments e WHERE e.uuid = $1 RETURNING uuid`, enrollment)
+    await m.sql(`INSERT INTO learning_score_layers (uuid, submission_uuid, kind, points, max_points, verdict, passed)
+      VALUES (gen_random_uuid(), $1, 'auto', 3, 10, 'wrong', false)`, submission!.uuid)
+    const plan = await call("learning.regrade_plans.create", owner, {
+      path: { course: course.uuid },
+      payload: { requestUuid: randomUUID(), nodeKey: "q", rule: { kind: "max_points", maxPoints: 5 }, selector: { submissionUuids: [submission!.uuid] }, policy: "any" }
+    })
+    const worker = await startWorker(true)
+    try {
+      // Let it look once and go to sleep: nothing is committing, its fallback is a minute away.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // As a commit too large to finish in its request leaves it: committing, continued by the worker.
+      const started = Date.now()
+      await m.sql("UPDATE learning_regrade_plans SET status = 'committing', committed_by = created_by WHERE uuid = $1", plan.uuid)
+      let committedAt: number | undefined
+      while (committedAt === undefined && Date.now() <= started + 5_000) {
+        const [row] = await m.sql<{ status: string }>("SELECT status FROM learning_regrade_plans WHERE uuid = $1", plan.uuid)
+        if (row!.status === "committed") committedAt = Date.now()
+        else await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(committedAt, "the sleeping worker did not continue the commit within 5 s").toBeDefined()
+    } finally {
+      await worker.stop()
+    }
+  }, 60_000)
 
   it("on the embedded database too: a deal handed over while the worker sleeps completes at its moment (PGlite's in-process NOTIFY)", async () => {
     const data = await embeddedDataDir("time-driven", (dir) => Effect.runPromise(Effect.scoped(makePgliteClient(dir))))

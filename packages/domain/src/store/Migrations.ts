@@ -29,6 +29,7 @@ import { learningCorrections } from "./migrations/0027_learning_corrections.js"
 import { learningGroups } from "./migrations/0028_learning_groups.js"
 import { learningTeaching } from "./migrations/0029_learning_teaching.js"
 import { dueMoments } from "./migrations/0030_due_moments.js"
+import { regradeCommitWakeup } from "./migrations/0031_regrade_commit_wakeup.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -66,7 +67,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [27, "learning_corrections", learningCorrections],
   [28, "learning_groups", learningGroups],
   [29, "learning_teaching", learningTeaching],
-  [30, "due_moments", dueMoments]
+  [30, "due_moments", dueMoments],
+  [31, "regrade_commit_wakeup", regradeCommitWakeup]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

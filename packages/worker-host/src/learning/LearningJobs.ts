@@ -6,6 +6,7 @@ import {
   closeResolvedAppeals,
   expireExtensions,
   nextAppealClosingMoment,
+  nextCommittingPlanMoment,
   nextEnrollmentMoment,
   nextExtensionExpiryMoment,
   nextOverdueReviewMoment,
@@ -83,8 +84,8 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
  * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
  * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
  * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
- * requested due date. `SKIP LOCKED` throughout. Every 2 s, so a committed plan starts within seconds;
- * the appeal and extension moments wake it at the moment itself.
+ * requested due date. `SKIP LOCKED` throughout. A plan that starts committing, and the appeal and
+ * extension moments, wake it at once; the 2 s tick is the fallback.
  */
 export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
   drainingJob({
@@ -97,6 +98,7 @@ export const makeLearningCorrectionsJob = (options: JobOptions = {}) =>
         const items = yield* advanceRegradePlans()
         return items + (yield* closeResolvedAppeals(now, limit)) + (yield* expireExtensions(now, limit))
       }),
-    // Committing plans have no moment: the 2 s tick finds them.
-    next: Effect.zipWith(nextAppealClosingMoment, nextExtensionExpiryMoment, (a, b) => a === undefined || (b !== undefined && b < a) ? b : a)
+    // A committing plan is due now (a new one wakes the job through NOTIFY, migration 0031).
+    next: Effect.map(Effect.all([nextCommittingPlanMoment, nextAppealClosingMoment, nextExtensionExpiryMoment]), (moments) =>
+      moments.reduce<Date | undefined>((earliest, at) => at !== undefined && (earliest === undefined || at < earliest) ? at : earliest, undefined))
   }, { every: Duration.seconds(2), ...options })

@@ -477,6 +477,18 @@ export const commitRegradePlan = (actor: Actor, courseUuid: string, planUuid: st
     return yield* planView(current)
   }))
 
+const decodeCommitting = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
+
+/**
+ * The worker's next moment for plan commits: now while a plan is committing (migration 0031 wakes
+ * the worker when one starts), none otherwise.
+ */
+export const nextCommittingPlanMoment: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`SELECT min(created_at) AS at FROM learning_regrade_plans WHERE status = 'committing'`.pipe(
+    Effect.flatMap(decodeCommitting),
+    Effect.map(([row]) => row?.at ?? undefined)
+  ))
+
 /**
  * W: one chunk of one committing plan per call (`SKIP LOCKED`, so workers share plans), in its
  * own transaction. Returns the items processed (0: nothing to do).
