@@ -74,6 +74,8 @@ export interface OwnTaskView {
   readonly uuid: string
   readonly revision: number
   readonly status: string
+  /** The moderator's reason of the latest decision (why it was returned or rejected); empty when none. */
+  readonly reason: string
   readonly updatedAt: string
   readonly title: string
   readonly category: string

@@ -6,6 +6,7 @@ import { NotFound, type RequestConflict } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
 import { idempotencyRetentionDays, idempotent } from "../store/Idempotency.js"
+import { relationReferencesFile } from "../relations/RelationRepository.js"
 import { appendEvent } from "../store/Outbox.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkContent } from "./ContentSniffing.js"
@@ -270,8 +271,10 @@ export interface FileContent {
 /**
  * The bytes of a ready file, if `viewer` may read them. Anyone may read an avatar, and a file
  * that a publicly visible publication of its owner profile references in its approved data;
- * the owner profile and moderators may read every ready file (moderators review drafts).
- * Not readable and absent are the same `None`.
+ * the owner profile and moderators may read every ready file (moderators review drafts); the
+ * other party of a relation with the owner that references the file may read it (a deal's
+ * handed-over results, a response's or offer's attachments). Not readable and absent are the
+ * same `None`.
  */
 export const readFileContent = (
   uuid: string,
@@ -285,7 +288,11 @@ export const readFileContent = (
     if (Option.isNone(found)) return Option.none()
     const row = found.value
     const owner = Option.exists(viewer, (actor) => actor.profileUuid === row.profile_uuid)
-    if (!row.is_public && !owner && !row.moderator) return Option.none()
+    const readable = row.is_public || owner || row.moderator || (yield* Option.match(viewer, {
+      onNone: () => Effect.succeed(false),
+      onSome: (actor) => relationReferencesFile(actor.profileUuid, row.profile_uuid, row.uuid)
+    }))
+    if (!readable) return Option.none()
     const bytes = yield* blobs.get(row.uuid)
     if (Option.isNone(bytes)) {
       yield* Effect.logError("a ready file has no stored bytes", { file: row.uuid })

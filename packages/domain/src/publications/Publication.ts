@@ -45,13 +45,25 @@ export const CatalogPublication = Schema.Struct({
 }).annotations({ identifier: "CatalogPublication" })
 export type CatalogPublication = typeof CatalogPublication.Type
 
-/** The owner's view of a task (spec OwnTask, exactly these fields). */
+/**
+ * The moderator's reason of the latest decision, as its owner reads it: why it was returned or
+ * rejected (a note on an approval); empty when none was given or since it was submitted again.
+ */
+export const ModerationReason = Schema.String.annotations({
+  description: "The moderator's reason of the latest decision (why it was returned or rejected); empty when none was given or since the publication was submitted again"
+})
+
+/**
+ * The owner's view of a task: the spec's OwnTask fields, and `reason` (ours, as every other
+ * kind's owner view has it), so its owner learns why a task was returned or rejected.
+ */
 export const OwnTask = Schema.Struct({
   uuid: Schema.UUID,
   id: Schema.String,
   revision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
   status: PublicationStatus,
   draft: TaskData,
+  reason: ModerationReason,
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({ identifier: "OwnTask" })

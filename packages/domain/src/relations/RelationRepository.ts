@@ -306,3 +306,23 @@ export const lockOpenResponsesTo = (publicationUuid: string): Effect.Effect<Read
     sql`SELECT ${sql.literal(relationColumns)} FROM relations r
       WHERE r.publication_uuid = ${publicationUuid} AND r.kind = 'response' AND r.status IN ('pending', 'shortlisted')
       ORDER BY r.created_at, r.uuid FOR UPDATE`.pipe(Effect.flatMap(decodeRelations)))
+
+/**
+ * Whether a relation between `viewerUuid` and the file's owner `ownerUuid` references the file:
+ * in the relation's own references or in any version of its handed-over results (deals). What
+ * lets the other party read a file handed over to it; the pair is read by `relations_pair`.
+ */
+export const relationReferencesFile = (
+  viewerUuid: string,
+  ownerUuid: string,
+  fileUuid: string
+): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const reference = JSON.stringify([{ kind: "file", uuid: fileUuid.toLowerCase() }])
+    return sql`SELECT 1 FROM relations r
+      WHERE ((r.initiator_profile_uuid = ${viewerUuid}::uuid AND r.recipient_profile_uuid = ${ownerUuid}::uuid)
+          OR (r.initiator_profile_uuid = ${ownerUuid}::uuid AND r.recipient_profile_uuid = ${viewerUuid}::uuid))
+        AND (r.refs @> ${reference}::jsonb
+          OR EXISTS (SELECT 1 FROM relation_results x WHERE x.relation_uuid = r.uuid AND x.refs @> ${reference}::jsonb))
+      LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+  })

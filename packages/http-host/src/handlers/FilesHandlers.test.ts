@@ -383,6 +383,39 @@ describe("files", () => {
     expect((await read(bobsFile.uuid)).status).toBe(200)
   })
 
+  it("serves a file a contractor handed over in a deal's results to the customer, privately; a stranger gets 404", async () => {
+    const carol = await signIn({ url: host.url, origin, db })
+    const task = { title: "Таблица", category: "Аналитика", description: "Свести продажи в одну таблицу", budget: "", deadline: "", files: [] }
+    const { rows } = await db.query(
+      `INSERT INTO publications (id, kind, owner_profile_uuid, status, draft, approved, approved_at)
+       VALUES ($1, 'task', $2, 'approved', $3, $3, now()) RETURNING uuid`,
+      [`pub${Date.now()}d`, alice.profileUuid, JSON.stringify(task)]
+    )
+    const command = async (id: string, who: SignedIn, body: Record<string, unknown>) => {
+      const response = await call("POST", `/api/v1/commands/${id}`, { requestUuid: crypto.randomUUID(), ...body }, who.cookie)
+      expect(response.status, id).toBe(200)
+      return (await response.json()) as { uuid: string; revision: number; dealUuid?: string }
+    }
+    const response = await command("responses.create", bob, { publicationUuid: rows[0].uuid, body: "Сделаю за день" })
+    const accepted = await command("responses.status", alice, { relationUuid: response.uuid, expectedRevision: response.revision, status: "accepted" })
+    const result = await readyFile(bob, "text/csv", { purpose: "publication_file", name: "продажи.csv" })
+    expect((await read(result.uuid, alice.cookie)).status).toBe(404)
+    await command("deals.results", bob, {
+      relationUuid: accepted.dealUuid!,
+      expectedRevision: 1,
+      body: "Готово",
+      references: [{ kind: "file", uuid: result.uuid }]
+    })
+    const handedOver = await read(result.uuid, alice.cookie)
+    expect(handedOver.status).toBe(200)
+    expect(handedOver.headers.get("cache-control")).toBe("private, no-cache")
+    expect(new Uint8Array(await handedOver.arrayBuffer())).toEqual(sampleFiles["text/csv"])
+    for (const reader of [await read(result.uuid, carol.cookie), await read(result.uuid)]) {
+      expect(reader.status).toBe(404)
+      expect(await codeOf(reader)).toBe("not_found")
+    }
+  })
+
   it("serves avatars to anyone; a text file with its charset", async () => {
     const avatar = await readyFile(alice, "image/png", { purpose: "avatar" })
     expect((await read(avatar.uuid)).status).toBe(200)

@@ -189,9 +189,10 @@ describe("task data bounds", () => {
 })
 
 describe("owner views and public reads", () => {
-  it("answers the owner with exactly the fields of OwnTask", async () => {
+  it("answers the owner with exactly the fields of OwnTask and the moderator's reason", async () => {
     const saved = await saveTask(task())
-    expect(Object.keys(saved.body!).sort()).toEqual(["createdAt", "draft", "id", "revision", "status", "updatedAt", "uuid"])
+    expect(Object.keys(saved.body!).sort()).toEqual(["createdAt", "draft", "id", "reason", "revision", "status", "updatedAt", "uuid"])
+    expect(saved.body!.reason).toBe("")
     expect(saved.body!.revision).toBe(1)
     expect(saved.body!.status).toBe("draft")
     expect(saved.body!.draft).toEqual(task())
@@ -310,9 +311,18 @@ describe("status and moderation", () => {
     expect(returned.body!.status).toBe("returned")
     expect((await call("GET", `/api/v1/publications/${saved.body!.uuid}`)).body!.approved.title).toBe("Первая версия")
 
+    // The owner reads why, in the task and in the list, and keeps reading it while editing.
     const again = await call("GET", `/api/v1/commands/tasks.get?publicationUuid=${saved.body!.uuid}`, undefined, owner)
-    expect(again.body!.status).toBe("returned")
-    const third = await command("submit", again.body!)
+    expect([again.body!.status, again.body!.reason]).toEqual(["returned", "Уточните бюджет"])
+    const listed = await call("GET", "/api/v1/commands/tasks.list?limit=100", undefined, owner)
+    expect(listed.body!.items.find((item: { uuid: string }) => item.uuid === saved.body!.uuid).reason).toBe("Уточните бюджет")
+    const fixed = await saveTask(task({ title: "Вторая версия", budget: "до 9 000 ₽" }), {
+      publicationUuid: saved.body!.uuid,
+      expectedRevision: again.body!.revision
+    })
+    expect([fixed.body!.status, fixed.body!.reason]).toEqual(["draft", "Уточните бюджет"])
+    const third = await command("submit", fixed.body!)
+    expect([third.body!.status, third.body!.reason]).toEqual(["pending", ""])
     await decide(third.body!, "approve")
     expect((await call("GET", `/api/v1/publications/${saved.body!.uuid}`)).body!.approved.title).toBe("Вторая версия")
 
@@ -323,6 +333,7 @@ describe("status and moderation", () => {
       "publication.draft_saved",
       "publication.submitted",
       "publication.moderated",
+      "publication.draft_saved",
       "publication.submitted",
       "publication.moderated"
     ])
@@ -334,6 +345,7 @@ describe("status and moderation", () => {
     const rejected = await decide(pending.body!, "reject", "Запрещённая тема")
     expect(rejected.body!.status).toBe("rejected")
     const view = await call("GET", `/api/v1/commands/tasks.get?publicationUuid=${saved.body!.uuid}`, undefined, owner)
+    expect([view.body!.status, view.body!.reason]).toEqual(["rejected", "Запрещённая тема"])
     expect((await command("submit", view.body!)).body!.error.code).toBe("invalid_state")
     const edit = await saveTask(task(), { publicationUuid: saved.body!.uuid, expectedRevision: view.body!.revision })
     expect(edit.status).toBe(409)
@@ -382,7 +394,7 @@ describe("status and moderation", () => {
   it("saves through POST /api/v1/publications with the kind at top level, the same as the kind's save", async () => {
     const created = await call("POST", "/api/v1/publications", { kind: "task", requestUuid: randomUUID(), data: task({ title: "Через маршрут" }) }, owner)
     expect(created.status).toBe(200)
-    expect(Object.keys(created.body!).sort()).toEqual(["createdAt", "draft", "id", "revision", "status", "updatedAt", "uuid"])
+    expect(Object.keys(created.body!).sort()).toEqual(["createdAt", "draft", "id", "reason", "revision", "status", "updatedAt", "uuid"])
     const article = await call("POST", "/api/v1/publications", {
       kind: "article",
       requestUuid: randomUUID(),

@@ -18,7 +18,7 @@ const ownTaskOf = (task: unknown): OwnTaskView => {
   const t = plain(task)
   const d = t["draft"] as Json
   return {
-    uuid: t["uuid"], revision: t["revision"], status: t["status"], updatedAt: t["updatedAt"],
+    uuid: t["uuid"], revision: t["revision"], status: t["status"], reason: t["reason"] ?? "", updatedAt: t["updatedAt"],
     title: d["title"], category: d["category"], description: d["description"], budget: d["budget"], deadline: d["deadline"],
     files: d["files"] ?? []
   }

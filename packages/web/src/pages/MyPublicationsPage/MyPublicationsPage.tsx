@@ -20,6 +20,9 @@ export default function MyPublicationsPage({ data, texts }: PageProps<"myPublica
                   <span className={`tag tag--${task.status}`}>{t(`status.${task.status}` as "status.draft")}</span>
                   <span>{t("mine.updated", { date: texts.date(task.updatedAt) })}</span>
                 </p>
+                {(task.status === "returned" || task.status === "rejected") && task.reason !== ""
+                  ? <p>{t("mine.reason", { reason: task.reason })}</p>
+                  : null}
                 {task.status === "returned" ? <p className="muted">{t("mine.returnedHint")}</p> : null}
               </div>
               <p className="row__actions">
