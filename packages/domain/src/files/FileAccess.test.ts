@@ -92,4 +92,17 @@ describe("who may read a file's bytes", () => {
     }))
     expect(await readBy(file, stranger)).toEqual(Option.none())
   })
+
+  it("the other participant of a thread reads a file sent in one of its messages; a stranger does not", async () => {
+    const file = await readyFile(contractor, "черновик,1\n")
+    const opened = okBody<{ thread: { uuid: string } }>(await m.invoke("threads.open", customer, {
+      payload: { requestUuid: randomUUID(), recipientProfileUuid: contractor.profileUuid, body: "Пришлите черновик" }
+    }))
+    expect(await readBy(file, customer)).toEqual(Option.none())
+    okBody(await m.invoke("messages.send", contractor, {
+      payload: { requestUuid: randomUUID(), threadUuid: opened.thread.uuid, body: "Вот он", references: [{ kind: "file", uuid: file }] }
+    }))
+    expect(await readBy(file, customer)).toEqual(Option.some("черновик,1\n"))
+    expect(await readBy(file, stranger)).toEqual(Option.none())
+  })
 })

@@ -7,6 +7,7 @@ import type { Actor } from "../kernel/Authentication.js"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
 import { idempotencyRetentionDays, idempotent } from "../store/Idempotency.js"
 import { relationReferencesFile } from "../relations/RelationRepository.js"
+import { threadMessageReferencesFile } from "../threads/ThreadRepository.js"
 import { appendEvent } from "../store/Outbox.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkContent } from "./ContentSniffing.js"
@@ -290,7 +291,9 @@ export const readFileContent = (
     const owner = Option.exists(viewer, (actor) => actor.profileUuid === row.profile_uuid)
     const readable = row.is_public || owner || row.moderator || (yield* Option.match(viewer, {
       onNone: () => Effect.succeed(false),
-      onSome: (actor) => relationReferencesFile(actor.profileUuid, row.profile_uuid, row.uuid)
+      onSome: (actor) =>
+        Effect.flatMap(relationReferencesFile(actor.profileUuid, row.profile_uuid, row.uuid), (named) =>
+          named ? Effect.succeed(true) : threadMessageReferencesFile(actor.profileUuid, row.profile_uuid, row.uuid))
     }))
     if (!readable) return Option.none()
     const bytes = yield* blobs.get(row.uuid)

@@ -292,3 +292,22 @@ export const latestThreadUuid = (me: string): Effect.Effect<Option.Option<string
 export const hideMessageRow = (uuid: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE messages SET hidden = true WHERE uuid = ${uuid} RETURNING uuid`.pipe(Effect.map((rows) => rows.length > 0)))
+
+/**
+ * Whether `ownerUuid` posted a message naming the file in a thread with `viewerUuid`: what lets
+ * the other party of a conversation read a file sent to it (`files/Files.ts`), as
+ * `relationReferencesFile` does for relations. The pair is found by `threads_pair`.
+ */
+export const threadMessageReferencesFile = (
+  viewerUuid: string,
+  ownerUuid: string,
+  fileUuid: string
+): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const reference = JSON.stringify([{ kind: "file", uuid: fileUuid.toLowerCase() }])
+    const [low, high] = viewerUuid.toLowerCase() < ownerUuid.toLowerCase() ? [viewerUuid, ownerUuid] : [ownerUuid, viewerUuid]
+    return sql`SELECT 1 FROM threads t JOIN messages x ON x.thread_uuid = t.uuid
+      WHERE t.low_profile_uuid = ${low}::uuid AND t.high_profile_uuid = ${high}::uuid
+        AND x.author_profile_uuid = ${ownerUuid}::uuid AND x.refs @> ${reference}::jsonb
+      LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+  })
