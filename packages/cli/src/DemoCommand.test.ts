@@ -118,7 +118,7 @@ const search = async (q: string): Promise<ReadonlyArray<string>> => {
 
 /**
  * The stored publications where every term starts a word (`raw`: before folding ё), as a sorted
- * list of uuids; words split at anything but a letter or digit (search by words, issue 20).
+ * list of uuids; words split at anything but a letter or digit (search by words).
  */
 const holding = async (terms: ReadonlyArray<string>, raw = false) =>
   (await storedPublications()).filter((row) => {

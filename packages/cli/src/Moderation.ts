@@ -237,7 +237,7 @@ const rejectCommand = Command.make(
   Command.withDescription("Reject a pending publication for good, with a reason; it can no longer be edited or submitted.")
 )
 
-// ---- complaints and reviews (MARKETPLACE §6): the same operations as /api/v1/moderation/... ----
+// ---- complaints and reviews: the same operations as /api/v1/moderation/... ----
 
 /** Every page of the complaints queue. */
 const wholeComplaintQueue = (status: ComplaintStatus | undefined, subjectKind: ComplaintSubjectKind | undefined) =>

@@ -3,7 +3,7 @@ import { Effect, FiberRef, LogLevel } from "effect"
 /**
  * One structured line per answered request (`{"t","method","url","status","ms","op"}` on stdout),
  * written in batches: a per-request logger through the Effect logging pipeline costed more than
- * the operation it logged (bench/README.md, issue 11). Off when the host's minimum log level is
+ * the operation it logged (bench/README.md). Off when the host's minimum log level is
  * above Info (tests).
  */
 export interface AccessLog {

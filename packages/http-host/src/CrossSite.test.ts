@@ -9,7 +9,7 @@ import { freePort } from "../../../testing/net.js"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
 import { startTestService, type TestService } from "./testService.js"
 
-// Issue 12, defect 2: a page of another site (another port of the same host is the same site, so
+// A page of another site (another port of the same host is the same site, so
 // SameSite=Lax does not stop it) made the victim's browser save a draft with a cookie-authenticated
 // POST carrying JSON as text/plain and no usable Origin.
 let service: TestService
@@ -52,7 +52,7 @@ afterAll(async () => {
   await service?.close()
 })
 
-describe("changes made with the session cookie (issue 12, defect 2)", () => {
+describe("changes made with the session cookie", () => {
   it("a page on another port of the same host cannot save a draft in a signed-in browser", async () => {
     const email = `cross.site.${Date.now()}@example.com`
     const context = await browser.newContext()

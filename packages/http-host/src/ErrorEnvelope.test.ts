@@ -216,7 +216,7 @@ const rawExchange = (text: string) =>
     })
   })
 
-describe("answers of node's HTTP parser (issue 12, defect 9)", () => {
+describe("answers of node's HTTP parser", () => {
   const expectRawEnvelope = (answer: { status: number; headers: string; body: string }, status: number, code: string) => {
     expect(answer.status).toBe(status)
     expect(answer.headers.toLowerCase()).toContain("content-type: application/json")
@@ -250,7 +250,7 @@ describe("answers of node's HTTP parser (issue 12, defect 9)", () => {
 })
 
 describe("operation policy", () => {
-  it("answers a JSON operation's body in another media type, or none, with 415 (issue 12, defect 2)", async () => {
+  it("answers a JSON operation's body in another media type, or none, with 415", async () => {
     for (const contentType of [undefined, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/xml"]) {
       const response = await fetch(`${host.url}/api/v1/probe/echo`, {
         method: "POST",

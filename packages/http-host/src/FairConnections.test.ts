@@ -63,7 +63,7 @@ const until = async (done: () => boolean, withinMs: number) => {
   return done()
 }
 
-describe("one address cannot take every connection (issue 30, defect 2)", () => {
+describe("one address cannot take every connection", () => {
   it("serves another address, healthz, readyz and an API read, while one address holds 1,000 idle connections, and closes the idle ones after the first-byte timeout", async () => {
     const url = service.host.url
     const held = await Promise.all(Array.from({ length: 1_000 }, () => idle(url, greedy)))

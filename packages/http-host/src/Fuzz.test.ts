@@ -330,7 +330,7 @@ const problemsOf = (outcome: Outcome): ReadonlyArray<string> => {
 
 // ---- the run ------------------------------------------------------------------------------
 
-describe("the catalog fuzzed over HTTP (issue 12)", () => {
+describe("the catalog fuzzed over HTTP", () => {
   it(`answers ${targetRequests} schema-derived, mutated requests over every operation with no 5xx, only envelopes or declared successes, and no write by a refused request`, async () => {
     const random = makeRandom(seed)
     const operations = catalog.map((entry, i) => inputsOf(entry, seed + i * 10, 24))

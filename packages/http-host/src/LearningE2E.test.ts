@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
 
 /**
- * The hidden learning flow end to end (learning issue 4's acceptance), twice: over HTTP with
+ * The hidden learning flow end to end, twice: over HTTP with
  * sessions and a bearer key, and through MCP tools with a key per person, where every
  * approval-flagged operation comes back as a prepared command that its owner approves over HTTP
  * before the agent commits it. An author turns a moderated training publication into a course,

@@ -62,7 +62,7 @@ const expectTimedOut = (exchange: Exchange, withinMs: number) => {
 }
 
 // Node checks its timeouts on an interval (a quarter of the headers timeout here), so each bound allows for one more.
-describe("slow and idle clients (issue 12, defect 8)", () => {
+describe("slow and idle clients", () => {
   it("closes a socket that sends nothing, with a 408 envelope, after the headers timeout", async () => {
     expectTimedOut(await trickle([], 0), limits.headersTimeoutMs + slackMs)
   })
@@ -153,7 +153,7 @@ describe("slow and idle clients (issue 12, defect 8)", () => {
   })
 })
 
-describe("paths that name nothing (issue 12, defect 9)", () => {
+describe("paths that name nothing", () => {
   it("answers an undecodable or 10,000-character path parameter with a 404 envelope for every method, pages' routes included", async () => {
     for (const path of ["/approvals/%FF", `/approvals/${"a".repeat(10_000)}`, "/webhooks/%FF/approve", `/api/v1/publications/${"a".repeat(10_000)}`, "/api/v1/files/%C3%28/content", "/assets/%FF"]) {
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
@@ -165,7 +165,7 @@ describe("paths that name nothing (issue 12, defect 9)", () => {
   })
 })
 
-describe("requests node's parser refuses (issue 30, defect 4)", () => {
+describe("requests node's parser refuses", () => {
   const refusal = async (request: string) => {
     const { received } = await trickle([request], 0)
     return { status: received.slice(0, 12), error: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)).error }

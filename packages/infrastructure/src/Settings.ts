@@ -32,7 +32,7 @@ export const ModeratorsConfig: Config.Config<ReadonlyArray<string>> = Config.str
   })
 )
 
-/** Settings every host shares (DESIGN §6), beside the database and HTTP ones. */
+/** Settings every host shares, beside the database and HTTP ones. */
 export interface ServiceSettings {
   /** Key for keyed hashes and encryption; when absent one is generated and kept in the data dir. */
   readonly secret: Option.Option<Redacted.Redacted<string>>

@@ -20,7 +20,7 @@ export interface NewEvent {
   readonly schemaVersion?: number
 }
 
-/** Who caused the events of a transaction an automation runs (MARKETPLACE §5.4): copied into their `context.automation`. */
+/** Who caused the events of a transaction an automation runs: copied into their `context.automation`. */
 export interface AutomationCause {
   readonly ruleUuid: string
   readonly executionUuid: string

@@ -6,7 +6,7 @@ import { Context, Effect, Option } from "effect"
  * One statement on a pooled connection, for the reads that run on every request before any
  * transaction (authentication, public reads). `@effect/sql` runs a statement through a span, its
  * attributes, the statement compiler and a scoped connection: 100–150 µs of CPU and most of the
- * request's garbage per read on this machine (bench/README.md, "Issue 11: after"). A server
+ * request's garbage per read on this machine (bench/README.md). A server
  * database provides the pool's own `query` here (the host's `DatabaseLive`); without it (PGlite,
  * tests) the statement runs through the `SqlClient` as any other.
  *

@@ -20,7 +20,7 @@ const untilIdle = <E, R>(step: Effect.Effect<{ readonly progress: number; readon
   })
 
 /**
- * Automation rules (MARKETPLACE §5.2) as two jobs, so a long runner round never delays evaluation:
+ * Automation rules as two jobs, so a long runner round never delays evaluation:
  * the fan-out turns newly sequenced events into executions until caught up; the runner runs the
  * due executions until none is left. Any number of workers may run them: the fan-out holds the
  * cursor row, the runner leases executions with `SKIP LOCKED`, and every action is idempotent.

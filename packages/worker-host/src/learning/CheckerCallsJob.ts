@@ -17,7 +17,7 @@ import { type AttemptResult, makeWebhookSender, type WebhookSender } from "../we
 import type { WorkerJob } from "../WorkerLoop.js"
 
 /**
- * Learning's calls to external checkers that are not grades (learning issue 17): sample runs and
+ * Learning's calls to external checkers that are not grades: sample runs and
  * variant generation. Each claimed job is POSTed as JSON to the checker's endpoint (sample runs)
  * or generator, signed in the Standard Webhooks scheme with the checker's secret (`webhook-id` =
  * the job's uuid, which the checker uses as its idempotency key), through the same SSRF guard and

@@ -9,7 +9,7 @@ import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/
 import { makeLearningGradingJob } from "./GradingJob.js"
 
 /**
- * Grading end to end (learning issue 18 points 1 and 2): a real external grader in this process
+ * Grading end to end: a real external grader in this process
  * (an HTTP server that verifies every Standard Webhooks signature) answers correct, wrong, slow,
  * 500 and garbage; the grading worker keeps verdicts apart from platform errors, retries platform
  * errors without costing an attempt, trips the circuit breaker after five in a row, and drains

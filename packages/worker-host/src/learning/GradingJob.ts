@@ -18,7 +18,7 @@ import type { WorkerJob } from "../WorkerLoop.js"
 import { callOnce } from "./CheckerCallsJob.js"
 
 /**
- * The grading worker (learning issue 18 point 2): drains grade, regrade and preflight jobs. It
+ * The grading worker: drains grade, regrade and preflight jobs. It
  * keeps up to `maxInFlight` calls running and claims more whenever calls are applied or every
  * `pollMs` (so a checker that answers in 5 s never holds back another checker's jobs; per-checker
  * concurrency is enforced by the claim, which claims a batch in one transaction). Answers are

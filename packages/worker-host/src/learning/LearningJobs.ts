@@ -19,7 +19,7 @@ import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 
 /**
- * The run clock (LEARNING §2.2): scheduled runs start at `startsAt`; running runs finish 7 days
+ * The run clock: scheduled runs start at `startsAt`; running runs finish 7 days
  * after `endsAt` (their active and paused enrollments complete). Rows are claimed with
  * `SKIP LOCKED`, so any number of workers may run it.
  */
@@ -27,7 +27,7 @@ export const makeLearningRunsJob = (options: JobOptions = {}) =>
   drainingJob({ name: "learning_runs", what: "learning run clock", done: "learning runs advanced", step: (limit) => advanceRuns(new Date(), limit), next: nextRunMoment }, options)
 
 /**
- * Exports, imports and analytics exports (issue 16 point 6): due jobs claimed with `SKIP LOCKED`
+ * Exports, imports and analytics exports: due jobs claimed with `SKIP LOCKED`
  * and a lease; a job whose worker crashed is claimed again once its lease lapsed.
  */
 export const makeLearningJobsJob = (options: JobOptions = {}) =>
@@ -39,7 +39,7 @@ export const makeLearningJobsJob = (options: JobOptions = {}) =>
   }, { every: Duration.seconds(2), ...options })
 
 /**
- * The enrollment clock (LEARNING §2.2, issue 17): seat offers and invitations expire at
+ * The enrollment clock: seat offers and invitations expire at
  * `offerExpiresAt` (the freed seat goes to the next waitlisted learner), pauses resume at `until`,
  * withdrawals complete at the grace end, and active enrollments are woken at their next unlock or
  * reminder (`learning.step.available`, `learning.deadline.approaching`). `SKIP LOCKED` batches.
@@ -54,7 +54,7 @@ export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
   }, options)
 
 /**
- * The learning notifier (issue 19 point 8): sequenced learning events queued per recipient from
+ * The learning notifier: sequenced learning events queued per recipient from
  * the notifier's cursor, then delivered to the inbox with the recipient's current rights and
  * preferences. The sequencer wakes it; its own tick releases rows whose quiet hours ended and
  * picks up what other processes sequenced.
@@ -68,7 +68,7 @@ export const makeLearningNotifierJob = (options: JobOptions = {}) =>
   }, { every: Duration.seconds(2), ...options })
 
 /**
- * Overdue reviews (LEARNING §2.2, issue 18 point 3): claimed review assignments past their due
+ * Overdue reviews: claimed review assignments past their due
  * time with no reported issue emit `learning.review.overdue`, once per due time. `SKIP LOCKED` batches.
  */
 export const makeLearningReviewsJob = (options: JobOptions = {}) =>
@@ -81,7 +81,7 @@ export const makeLearningReviewsJob = (options: JobOptions = {}) =>
   }, options)
 
 /**
- * Learning corrections (issue 18): committing regrade plans advance one chunk per pass (a durable
+ * Learning corrections: committing regrade plans advance one chunk per pass (a durable
  * cursor in the chunk's transaction, so a killed worker resumes without applying an item twice),
  * resolved appeals close after 7 days unescalated, undecided extension requests expire at their
  * requested due date. `SKIP LOCKED` throughout. A plan that starts committing, and the appeal and

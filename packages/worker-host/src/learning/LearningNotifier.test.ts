@@ -12,7 +12,7 @@ import { WorkerJobs, WorkerLoop } from "../WorkerLoop.js"
 import { makeLearningNotifierJob } from "./LearningJobs.js"
 
 /**
- * The learning notifier (issue 19 point 8) on real Postgres, driven as the worker drives it: the
+ * The learning notifier on real Postgres, driven as the worker drives it: the
  * sequencer numbers the events, the notifier job queues and delivers them. Every assertion reads
  * the recipients' inboxes through `learning.notifications.list`.
  */

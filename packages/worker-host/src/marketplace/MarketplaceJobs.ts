@@ -61,14 +61,14 @@ export const drainingJob = (
   })
 
 /**
- * Deal auto-complete (MARKETPLACE §2.3, Upwork's rule): handed-over work left unanswered for 14
+ * Deal auto-complete (Upwork's rule): handed-over work left unanswered for 14
  * days completes by itself, with `deal.status_changed` (`completed`, `context.cause: auto_complete`).
  */
 export const makeDealsJob = (options: JobOptions = {}) =>
   drainingJob({ name: "deals", what: "deal auto-complete", done: "deals completed automatically", step: completeDueDeals, next: nextDueDealMoment }, options)
 
 /**
- * Review reveal (MARKETPLACE §2.8, double-blind): a sealed review whose 14-day window closed is
+ * Review reveal (double-blind): a sealed review whose 14-day window closed is
  * published alone, with `review.moderated` (`published`, `context.cause: revealed`) and the
  * subject's statistics recomputed.
  */

@@ -15,7 +15,7 @@ const cacheTtlMs = 30_000
 const cacheMax = 1_000
 
 /**
- * The SSRF guard (DESIGN §4): the receiver's host is resolved here and every address it has must
+ * The SSRF guard: the receiver's host is resolved here and every address it has must
  * be public (refusing private, loopback, link-local, unique-local, multicast, CGNAT and the other
  * special ranges of `addressProblem`); one refused address refuses the host, so a name cannot mix
  * a public and an internal answer. Answers are cached 30 s per host.

@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Relations (MARKETPLACE §1, §8): responses, offers, deals and job contacts in one table, with
+ * Relations: responses, offers, deals and job contacts in one table, with
  * their history and a deal's handed-over results. Per-kind status checks; at most one
  * not-withdrawn response per (task, responder) and one open job contact per (publication,
  * initiator); one deal per origin.

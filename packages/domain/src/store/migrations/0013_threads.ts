@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Threads and messages (MARKETPLACE §2.5): two participants each, one per relation (a deal
+ * Threads and messages: two participants each, one per relation (a deal
  * shares its origin's), at most one direct thread per pair of profiles and publication (or none).
  * A participant's row carries its read marker and the thread's last-message time, so a profile's
  * threads list by last message from one index.

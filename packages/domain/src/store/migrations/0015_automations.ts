@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Automation rules, their executions and the one notification inbox with its preferences (MARKETPLACE §5, §8).
+ * Automation rules, their executions and the one notification inbox with its preferences.
  * One execution per (rule, event) by a unique key; the fan-out's position in the event stream is
  * `automation_cursor`; the daily limit is a counter per rule and UTC day, incremented only while
  * below the limit. Rules are found per event through the partial index on their event type.
@@ -85,7 +85,7 @@ export const automations = statements(
   )`,
   `CREATE INDEX notifications_profile ON notifications (profile_uuid, created_at DESC, uuid DESC)`,
   `CREATE INDEX notifications_unread ON notifications (profile_uuid, created_at DESC, uuid DESC) WHERE read_at IS NULL`,
-  // Per profile: by notification kind {inApp, email, digest}, and quiet hours (LEARNING §6; the learning notifier reads them).
+  // Per profile: by notification kind {inApp, email, digest}, and quiet hours (the learning notifier reads them).
   `CREATE TABLE notification_preferences (
     profile_uuid uuid PRIMARY KEY REFERENCES profiles (uuid),
     revision integer NOT NULL DEFAULT 1 CHECK (revision >= 1),

@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * The learning area's ground (LEARNING §2, issue 16): courses with their draft node tree and
+ * The learning area's ground: courses with their draft node tree and
  * immutable published versions, staff assignments (the permission model of §3), runs pinned to a
  * version, the minimal enrollment record the learner role and run transitions need (L2 extends
  * it), plans (plan-then-commit), the library, and the append-only audit log. One owner per course
@@ -137,7 +137,7 @@ export const learning = statements(
     search_text text GENERATED ALWAYS AS (birzha_search_words(title)) STORED
   )`,
   `CREATE INDEX learning_library_owner ON learning_library_items (owner_profile_uuid, created_at DESC, uuid)`,
-  // Exports, imports and analytics exports (LEARNING §2.1 #27): claimed with SKIP LOCKED; a running
+  // Exports, imports and analytics exports: claimed with SKIP LOCKED; a running
   // job whose lease lapsed (a crashed worker) is claimed again; files are kept 7 days.
   `CREATE TABLE learning_jobs (
     uuid uuid PRIMARY KEY,

@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * The enrollment side of learning L2 (LEARNING §2.1 #6, #10, #19, §2.2, issue 17): the enrollment
+ * The enrollment side of learning L2: the enrollment
  * record grows its lifecycle columns (seat offers, pauses, withdrawal grace, restore, application,
  * FIFO queue position, the worker's wake-up hint); runs get the enrollment policies of §2.1 #5;
  * date overrides (the learner layer of the computed dates, §5.2); per-step state of an enrollment

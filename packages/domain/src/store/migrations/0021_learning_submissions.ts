@@ -1,12 +1,11 @@
 import { statements } from "./statements.js"
 
 /**
- * The step and submission side of learning L2 (LEARNING §2.1 #11–15, #29, §2.2, §5.1, §5.3, §5.8,
- * issue 17): autosaved drafts, variants (the dataset is shown, the clue never leaves the server),
- * submissions pinned to version, nodeKey and variant with their attempt, append-only score layers,
- * grading jobs (sample runs and generations run here; grade jobs wait for learning issue 3's
- * worker), demo attempts, and the minimal checker record external checkers and generators need
- * (learning issue 3 adds its operations and lifecycle).
+ * The step and submission side of learning: autosaved drafts, variants (the dataset is shown, the
+ * clue never leaves the server), submissions pinned to version, nodeKey and variant with their
+ * attempt, append-only score layers, grading jobs (sample runs and generations; grade jobs are
+ * the grading worker's), demo attempts, and the minimal checker record external checkers and
+ * generators need (migration 0025 adds the rest).
  *
  * Attempts are not a counter: a submission holds `attempt_counted`, cleared by a refund (cancel
  * before grading, platform failure), so the attempts used are always the count of counted rows.

@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * The people side of a course (LEARNING §2.1 #8, #9, #25; issue 19 points 1–3 and 6): who invited a
+ * The people side of a course: who invited a
  * staff assignment and why it ended; email invitations (only keyed hashes of the address and of the
  * mailed token are stored, with a masked hint for the inviter's list); ownership invitations (one
  * pending per course, a partial unique index); course reviews (one per learner per course).

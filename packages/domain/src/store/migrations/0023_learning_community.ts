@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Community threads (LEARNING §2.1 #24, §4 "L4" community, issue 19 point 5): a question or
+ * Community threads: a question or
  * discussion per enrollment, opened by its learner or by staff, with immutable messages. A thread
  * keeps the run it was opened in (staff scope and run visibility follow it); `last_author_role`
  * tells the staff inbox which open threads still wait for staff. `group` visibility is allowed by

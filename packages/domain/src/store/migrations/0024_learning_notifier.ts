@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * The learning notifier (LEARNING §2.1 #26, §6 "Notifications", issue 19 point 8). Its position in
+ * The learning notifier. Its position in
  * the event stream is `learning_notifier_cursor` (it starts at the sequence's end: history never
  * notifies). Each learning event addressed to a profile becomes one row of
  * `learning_notification_queue`, keyed by (event, recipient), in the transaction that moves the

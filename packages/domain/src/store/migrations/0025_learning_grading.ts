@@ -1,8 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Checkers and grading jobs of learning L3 (LEARNING §2.1 #14–15, #23, §2.2, §5.5, §5.12, issue
- * 18 points 1, 2, 7): the checker record gains its name, reference cases, lineage links, a
+ * Checkers and grading jobs of learning L3: the checker record gains its name, reference cases, lineage links, a
  * per-checker concurrency limit and the circuit breaker's streak of consecutive platform errors;
  * suspend, resume and automatic suspension are logged in `learning_checker_controls`; grading
  * calls are counted per checker, kind and day in `learning_grading_usage`; regrades re-execute a

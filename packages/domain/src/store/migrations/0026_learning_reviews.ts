@@ -1,8 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Reviews and automatic overrides of learning L3 (LEARNING §2.1 #16, #18, §2.2, issue 18 points 3,
- * 4 and 6).
+ * Reviews and automatic overrides of learning L3.
  *
  * A review assignment is one review of one submission by one reviewer: staff, peer or self. Its
  * life is `pooled → claimed → decided → released`, `claimed → pooled` (reassign), any open state →

@@ -1,8 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Grade and date corrections of learning L3 (LEARNING §2.1 #17, #20–23, §5.3, §5.4, §5.6, issue 18
- * points 5, 7, 8): extension requests with the run's extension policy, incidents with their
+ * Grade and date corrections of learning L3: extension requests with the run's extension policy, incidents with their
  * computed affected learners, Pawtograder-like appeals (initial, resolved and closed points; one
  * open appeal per submission), and regrade plans whose items are rows with a durable commit
  * cursor, so a large commit runs in chunks and resumes without applying an item twice.

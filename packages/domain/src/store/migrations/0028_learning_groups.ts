@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * Learning groups (LEARNING §2.1 #7, §3, §5.2, issue 19 point 4): cohorts, teams and sections of a
+ * Learning groups: cohorts, teams and sections of a
  * run with manual, random or self assignment and an optional capacity; their members are
  * enrollments of the run. Group-scoped staff assignments, email invitations and group date
  * overrides already had a `group_uuid` column; it now references the group. `member_count` is kept

@@ -1,7 +1,7 @@
 import { statements } from "./statements.js"
 
 /**
- * The teaching dashboards' counts (LEARNING §4 "L4" teaching, issue 19 point 7): one small partial
+ * The teaching dashboards' counts: one small partial
  * index per kind of waiting record, keyed by course and run, whose predicate is the list
  * operation's own condition (Teaching.ts `countDefinitions`), so each count is an index-only scan
  * over the waiting records of the course (or of the caller's runs) instead of every record of it.
