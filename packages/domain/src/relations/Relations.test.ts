@@ -3,7 +3,7 @@ import { catalog } from "../api/BirzhaApi.js"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace, pool } from "../../test/marketplace.js"
-import { eventCatalog } from "../events/EventCatalog.js"
+import { eventCatalogOf } from "../events/EventCatalog.js"
 import type { RelationView } from "./Relation.js"
 import { usedFields } from "./RelationsOperations.js"
 import { partyOf } from "./Relations.js"
@@ -18,6 +18,8 @@ import {
   transitions,
   type TransitionOperation
 } from "./Transitions.js"
+
+const eventCatalog = eventCatalogOf(catalog)
 
 let m: Marketplace
 let a: SessionActor
