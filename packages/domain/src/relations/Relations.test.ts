@@ -112,6 +112,18 @@ describe("the catalog of relation operations", () => {
     expect([policy("job_contacts.get").scopes, policy("job_contacts.get").approval]).toEqual([["responses:read"], false])
   })
 
+  it("the transition operations are the table's own ids, each a declared POST command that uses the fields a transition reads", () => {
+    // @ts-expect-error: a create is no transition; a hand-widened `TransitionOperation` (string) would accept it
+    const notATransition: TransitionOperation = "responses.create"
+    expect(operations).not.toContain(notATransition)
+    for (const operation of operations) {
+      const entry = catalog.find((candidate) => candidate.id === operation)
+      expect(entry?.method, operation).toBe("POST")
+      expect(usedFields[operation], operation).toEqual(expect.arrayContaining(["requestUuid", "relationUuid", "expectedRevision"]))
+      if (statusInputs(operation).length > 0) expect(usedFields[operation], operation).toContain("status")
+    }
+  })
+
   it("every transition's event and status is in the event catalog, with the aggregate kind its events carry", () => {
     for (const t of transitions) {
       const entry = eventCatalog.types.find((type) => type.type === t.event)!
