@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option, Schema } from "effect"
 import type { AutomationActor } from "../kernel/Authentication.js"
 import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
-import { eventCatalog } from "../events/EventCatalog.js"
+import { eventDescription } from "../events/EventCatalog.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
 import { Operations } from "../operations/Operations.js"
@@ -209,8 +209,6 @@ const Actor = Schema.Struct({
 })
 const decodeActor = rowsDecoder(Actor)
 
-const catalogEntries = new Map(eventCatalog.types.map((entry) => [entry.type as string, entry]))
-
 const act = (rule: RuleRow, execution: Claimed, event: { readonly objectUuid: string }): Effect.Effect<Outcome, SqlError, SqlClient.SqlClient | Operations> =>
   Effect.gen(function*() {
     const action = rule.action as RuleAction
@@ -336,7 +334,7 @@ const notificationOf = (
   execution: { readonly uuid: string; readonly event_uuid: string; readonly event_type: string },
   objectUuid: string
 ) => {
-  const entry = catalogEntries.get(execution.event_type)
+  const entry = eventDescription(execution.event_type)
   return {
     profileUuid: rule.profile_uuid,
     source: "automation" as const,
@@ -347,7 +345,7 @@ const notificationOf = (
     eventType: execution.event_type,
     title: rule.name,
     body: `${entry?.summary ?? execution.event_type}: ${objectUuid}`,
-    ...(entry?.read.operations[0] === undefined ? {} : { link: entry.read.operations[0].operationId })
+    ...(entry?.readOperationId === undefined ? {} : { link: entry.readOperationId })
   }
 }
 

@@ -3,24 +3,28 @@ import { type AnyKind, kindList, kinds } from "../publications/Kinds.js"
 import { EventEnvelope } from "./EventEnvelope.js"
 import { type EventType, EventType as EventTypeSchema, eventTypes } from "./EventType.js"
 
-/** An operation that reads the record an event is about (ids, methods and paths exactly as in the spec). */
+/** An operation that reads the record an event is about: its id, and the method and path the operation catalog declares. */
 export interface ReadOperation {
   readonly operationId: string
   readonly method: "GET"
   readonly path: string
 }
 
-const get = (operationId: string, path: string): ReadOperation => ({ operationId, method: "GET", path })
+/**
+ * The operation ids only: their method and path are the declarations' (`eventCatalogOf`), so a
+ * moved path cannot leave the catalog behind and an id naming no GET operation stops the start.
+ */
+type ReadId = string
 
 /** The owner's read of a publication of one kind (`tasks.get`...). */
-const ownGet = (kind: AnyKind) => get(`${kind.command}.get`, `/api/v1/commands/${kind.command}.get`)
+const ownGet = (kind: AnyKind): ReadId => `${kind.command}.get`
 
 /** What every event about one kind of record shares: who may see it and how the record is read. */
 interface AggregateKind {
   readonly visibleTo: string
   /** The scopes with which a bearer key reads the record itself (any one of them, beyond `events:read`). */
   readonly scopes: ReadonlyArray<string>
-  readonly read: ReadonlyArray<ReadOperation>
+  readonly read: ReadonlyArray<ReadId>
   readonly readNote: string
 }
 
@@ -31,97 +35,97 @@ const aggregates = {
   complaint: {
     visibleTo: "the profile that filed the complaint",
     scopes: ["complaints:read"],
-    read: [get("complaints.get", "/api/v1/commands/complaints.get")],
+    read: ["complaints.get"],
     readNote: "query complaintUuid = objectUuid"
   },
   deal: {
     visibleTo: "both parties of the deal",
     scopes: ["deals:read"],
-    read: [get("deals.get", "/api/v1/commands/deals.get")],
+    read: ["deals.get"],
     readNote: "query relationUuid = objectUuid"
   },
   favorite: {
     visibleTo: "the profile whose favorites changed",
     scopes: ["favorites:read"],
-    read: [get("favorites.list", "/api/v1/commands/favorites.list")],
+    read: ["favorites.list"],
     readNote: "objectUuid is the profile or publication added or removed"
   },
   file: {
     visibleTo: "the profile that uploaded the file",
     scopes: ["files:read"],
-    read: [get("files.status", "/api/v1/files/{uuid}")],
+    read: ["files.status"],
     readNote: "path uuid = objectUuid"
   },
   job_contact: {
     visibleTo: "the job's owner and the applicant or invited resume owner",
     scopes: ["responses:read"],
-    read: [get("job_contacts.get", "/api/v1/commands/job_contacts.get")],
+    read: ["job_contacts.get"],
     readNote: "query relationUuid = objectUuid"
   },
   learning_appeal: {
     visibleTo: learner,
     scopes: ["learning:read"],
-    read: [get("learning.appeals.list_for_submission", "/api/v1/learning/submissions/{submission}/appeals")],
+    read: ["learning.appeals.list_for_submission"],
     readNote: "context.submissionUuid names the submission"
   },
   learning_checker: {
     visibleTo: "the course's staff",
     scopes: ["learning:read"],
-    read: [get("learning.checkers.get", "/api/v1/learning/courses/{course}/checkers/{checker}")],
+    read: ["learning.checkers.get"],
     readNote: "path checker = objectUuid, course = context.courseUuid"
   },
   learning_course: {
     visibleTo: "the course's staff and its enrolled learners",
     scopes: ["learning:read"],
-    read: [get("learning.courses.get", "/api/v1/learning/courses/{course}")],
+    read: ["learning.courses.get"],
     readNote: "path course = objectUuid"
   },
   learning_enrollment: {
     visibleTo: learner,
     scopes: ["learning:read"],
-    read: [get("learning.enrollments.get", "/api/v1/learning/enrollments/{enrollment}")],
+    read: ["learning.enrollments.get"],
     readNote: "path enrollment = objectUuid"
   },
   learning_review: {
     visibleTo: "the reviewer and the course's staff",
     scopes: ["learning:read"],
-    read: [get("learning.reviews.assignment", "/api/v1/learning/submissions/{submission}/review-assignment")],
+    read: ["learning.reviews.assignment"],
     readNote: "path submission = context.submissionUuid"
   },
   learning_run: {
     visibleTo: "the run's staff and learners",
     scopes: ["learning:read"],
-    read: [get("learning.runs.list", "/api/v1/learning/courses/{course}/runs")],
+    read: ["learning.runs.list"],
     readNote: "path course = context.courseUuid; the run is objectUuid"
   },
   learning_submission: {
     visibleTo: learner,
     scopes: ["learning:read"],
-    read: [get("learning.submissions.get", "/api/v1/learning/submissions/{submission}")],
+    read: ["learning.submissions.get"],
     readNote: "path submission = objectUuid"
   },
   learning_thread: {
     visibleTo: "the thread's participants and the course's staff",
     scopes: ["learning:read"],
-    read: [get("learning.community.get", "/api/v1/learning/threads/{thread}")],
+    read: ["learning.community.get"],
     readNote: "path thread = objectUuid"
   },
   message: {
     visibleTo: "the participants of the thread",
     scopes: ["threads:read"],
-    read: [get("threads.messages", "/api/v1/commands/threads.messages")],
+    read: ["threads.messages"],
     readNote: "query threadUuid = context.threadUuid; the message is objectUuid"
   },
   offer: {
     visibleTo: "the offer's sender and recipient",
     scopes: ["offers:read"],
-    read: [get("offers.get", "/api/v1/commands/offers.get")],
+    read: ["offers.get"],
     readNote: "query relationUuid = objectUuid"
   },
   profile: {
     visibleTo: "the profile itself",
     scopes: ["profiles:read"],
-    read: [get("profiles.get_own", "/api/v1/commands/profiles.get_own")],
+    read: ["profiles.get_own"],
     readNote: "the acting profile's own view"
   },
   publication: {
@@ -133,13 +137,13 @@ const aggregates = {
   response: {
     visibleTo: "the responding profile and the task's owner",
     scopes: ["responses:read"],
-    read: [get("responses.get", "/api/v1/commands/responses.get")],
+    read: ["responses.get"],
     readNote: "query relationUuid = objectUuid"
   },
   review: {
     visibleTo: "the review's author and the reviewed profile",
     scopes: ["reviews:read"],
-    read: [get("reviews.list_own", "/api/v1/commands/reviews.list_own")],
+    read: ["reviews.list_own"],
     readNote: "the review is objectUuid"
   }
 } satisfies Record<string, AggregateKind>
@@ -152,14 +156,14 @@ interface TypeRow {
   readonly statuses: ReadonlyArray<string>
   readonly summary: string
   /** Overrides the kind's read operation when the event concerns one facet of the record. */
-  readonly read?: { readonly operations: ReadonlyArray<ReadOperation>; readonly note: string }
+  readonly read?: { readonly operations: ReadonlyArray<ReadId>; readonly note: string }
   /** Narrower than the kind's scopes (task.closed is only about tasks). */
   readonly scopes?: ReadonlyArray<string>
 }
 
 const enrollment = (statuses: ReadonlyArray<string>, summary: string): TypeRow => ({ kind: "learning_enrollment", statuses, summary })
-const completion = { operations: [get("learning.completion.get", "/api/v1/learning/enrollments/{enrollment}/completion")], note: "path enrollment = objectUuid" }
-const calendar = { operations: [get("learning.calendar.get", "/api/v1/learning/enrollments/{enrollment}/calendar")], note: "path enrollment = objectUuid" }
+const completion = { operations: ["learning.completion.get"], note: "path enrollment = objectUuid" }
+const calendar = { operations: ["learning.calendar.get"], note: "path enrollment = objectUuid" }
 
 /**
  * The one table the catalog is generated from: one row per event type. Emitters write `data.status`
@@ -210,7 +214,7 @@ const table: { readonly [Type in EventType]: TypeRow } = {
   "learning.step.available": {
     ...enrollment(["available"], "A step became available to the learner"),
     read: {
-      operations: [get("learning.steps.get", "/api/v1/learning/enrollments/{enrollment}/steps/{node}")],
+      operations: ["learning.steps.get"],
       note: "path enrollment = objectUuid, node = context.nodeKey"
     }
   },
@@ -290,10 +294,18 @@ export const currentSchemaVersion = 1
 
 const sampleUuid = (n: number, tag: string) => `${tag}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
 
-const entryOf = (type: EventType, index: number): typeof EventCatalogEntry.Type => {
+/** How one event type's record is read: the row's own operations, or its kind's. */
+const readOf = (type: EventType): { readonly operations: ReadonlyArray<ReadId>; readonly note: string } => {
+  const row = table[type]
+  const kind: AggregateKind = aggregates[row.kind]
+  return row.read ?? { operations: kind.read, note: kind.readNote }
+}
+
+const entryOf = (resolve: (id: ReadId) => ReadOperation) => (type: EventType, index: number): typeof EventCatalogEntry.Type => {
   const row = table[type]
   const kind: AggregateKind = aggregates[row.kind]
   const objectUuid = sampleUuid(index + 1, "0b1ec700")
+  const read = readOf(type)
   return {
     type,
     schemaVersion: currentSchemaVersion,
@@ -304,7 +316,7 @@ const entryOf = (type: EventType, index: number): typeof EventCatalogEntry.Type 
       { name: "status", type: "string", values: row.statuses, description: "Its status right after the change" }
     ],
     permissions: { scopes: ["events:read", ...(row.scopes ?? kind.scopes)], visibleTo: kind.visibleTo },
-    read: row.read ?? { operations: kind.read, note: kind.readNote },
+    read: { operations: read.operations.map(resolve), note: read.note },
     sample: {
       uuid: sampleUuid(index + 1, "e0e0e0e0"),
       type,
@@ -317,8 +329,33 @@ const entryOf = (type: EventType, index: number): typeof EventCatalogEntry.Type 
   }
 }
 
-/** `GET /api/v1/event-catalog`: generated once from the table, in the spec's order of types. */
-export const eventCatalog: EventCatalog = { schemaVersion: 1, types: eventTypes.map(entryOf) }
+/** An operation of the catalog as `eventCatalogOf` needs it (`kernel/Operation.ts`'s `CatalogEntry` is one). */
+export interface DeclaredOperation {
+  readonly id: string
+  readonly method: string
+  readonly path: string
+}
+
+/**
+ * `GET /api/v1/event-catalog`, in the spec's order of types, with each read operation's method
+ * and path taken from `operations` (the API's catalog; this module cannot import it, the API
+ * declares the events group). Throws naming every read id that is no GET operation of it: the
+ * events group's implementation builds this at the registry's start, so such an id stops the start.
+ */
+export const eventCatalogOf = (operations: ReadonlyArray<DeclaredOperation>): EventCatalog => {
+  const byId = new Map(operations.map((operation) => [operation.id, operation]))
+  const ids = [...new Set(eventTypes.flatMap((type) => readOf(type).operations))]
+  const wrong = ids.filter((id) => byId.get(id)?.method !== "GET")
+  if (wrong.length > 0) throw new Error(`event catalog: ${wrong.join(", ")}: no GET operation of that id in the catalog`)
+  const resolve = (id: ReadId): ReadOperation => ({ operationId: id, method: "GET", path: byId.get(id)!.path })
+  return { schemaVersion: 1, types: eventTypes.map(entryOf(resolve)) }
+}
+
+/** What the workers tell of an event without its wire catalog: its summary and the first operation that reads its record. */
+export const eventDescription = (type: string): { readonly summary: string; readonly readOperationId: string | undefined } | undefined =>
+  Object.hasOwn(table, type)
+    ? { summary: table[type as EventType].summary, readOperationId: readOf(type as EventType).operations[0] }
+    : undefined
 
 /** The record kind each event type is about (emitters and the visibility rule agree on these names). */
 export const aggregateKindOf = (type: EventType): AggregateKindName => table[type].kind

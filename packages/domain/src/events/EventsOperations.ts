@@ -1,15 +1,20 @@
 import { Effect, Option } from "effect"
 import { NotFound } from "../kernel/ApiError.js"
 import { EventsApi, EventTypeList } from "./EventsApi.js"
-import { encodedOnce, implement } from "../operations/Implementation.js"
-import { EventCatalog, eventCatalog } from "./EventCatalog.js"
+import { catalog as operations } from "../api/BirzhaApi.js"
+import { encodedOnce, implementWith } from "../operations/Implementation.js"
+import { EventCatalog, eventCatalogOf } from "./EventCatalog.js"
 import { getEvent, listEvents } from "./EventLog.js"
 import { eventTypes } from "./EventType.js"
 
 const typeList = encodedOnce(EventTypeList, { types: eventTypes })
-const catalog = encodedOnce(EventCatalog, eventCatalog)
+/**
+ * The event catalog with the read operations' paths as declared, made when the registry starts: a
+ * read id naming no GET operation fails the start (`eventCatalogOf` throws, a defect of the layer).
+ */
+const encodedCatalog = Effect.sync(() => encodedOnce(EventCatalog, eventCatalogOf(operations)))
 
-export const EventsOperations = implement(EventsApi)({
+export const EventsOperations = implementWith(EventsApi, encodedCatalog)((catalog) => ({
   "events.types": () => Effect.succeed(typeList),
   "events.types_legacy": () => Effect.succeed(typeList),
   "events.catalog": () => Effect.succeed(catalog),
@@ -19,4 +24,4 @@ export const EventsOperations = implement(EventsApi)({
       onNone: () => Effect.fail(new NotFound({ message: "No such event" })),
       onSome: Effect.succeed
     }))
-})
+}))

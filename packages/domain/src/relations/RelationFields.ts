@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
 
 /**
@@ -94,6 +94,13 @@ export const commandFields = <const R extends FieldName>(required: ReadonlyArray
 
 /** The query of a GET operation: the whole shared set, `required` as the operation requires. */
 export const queryFieldsOf = <const R extends FieldName>(required: ReadonlyArray<R>) => build(queryFields, required)
+
+/**
+ * The fields of the shared set an operation uses, declared with it (`RelationsApi.ts`'s `command`
+ * and `read`): the handler refuses any other field sent (`RelationsOperations.ts`). An annotation
+ * of the endpoint only, so the OpenAPI document does not show it.
+ */
+export class UsedFields extends Context.Tag("@birzha/domain/relations/UsedFields")<UsedFields, ReadonlyArray<FieldName>>() {}
 
 /** `limit` as the lists read it: absent or 0 is 20, more than 100 is 100. */
 export const pageSize = (limit: number | undefined): number =>

@@ -3,7 +3,7 @@ import { catalog } from "../api/BirzhaApi.js"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace, pool } from "../../test/marketplace.js"
-import { eventCatalog } from "../events/EventCatalog.js"
+import { eventCatalogOf } from "../events/EventCatalog.js"
 import type { RelationView } from "./Relation.js"
 import { usedFields } from "./RelationsOperations.js"
 import { partyOf } from "./Relations.js"
@@ -18,6 +18,8 @@ import {
   transitions,
   type TransitionOperation
 } from "./Transitions.js"
+
+const eventCatalog = eventCatalogOf(catalog)
 
 let m: Marketplace
 let a: SessionActor
@@ -108,6 +110,18 @@ describe("the catalog of relation operations", () => {
     expect([policy("job_contacts.status").scopes, policy("job_contacts.status").approval]).toEqual([["responses:write"], true])
     expect([policy("job_invitations.create").scopes, policy("job_invitations.create").approval]).toEqual([["responses:write"], true])
     expect([policy("job_contacts.get").scopes, policy("job_contacts.get").approval]).toEqual([["responses:read"], false])
+  })
+
+  it("the transition operations are the table's own ids, each a declared POST command that uses the fields a transition reads", () => {
+    // @ts-expect-error: a create is no transition; a hand-widened `TransitionOperation` (string) would accept it
+    const notATransition: TransitionOperation = "responses.create"
+    expect(operations).not.toContain(notATransition)
+    for (const operation of operations) {
+      const entry = catalog.find((candidate) => candidate.id === operation)
+      expect(entry?.method, operation).toBe("POST")
+      expect(usedFields[operation], operation).toEqual(expect.arrayContaining(["requestUuid", "relationUuid", "expectedRevision"]))
+      if (statusInputs(operation).length > 0) expect(usedFields[operation], operation).toContain("status")
+    }
   })
 
   it("every transition's event and status is in the event catalog, with the aggregate kind its events carry", () => {

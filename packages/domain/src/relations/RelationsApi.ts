@@ -1,6 +1,7 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { Context } from "effect"
 import { InvalidReference } from "./RelationErrors.js"
-import { commandFields, type FieldName, queryFieldsOf } from "./RelationFields.js"
+import { commandFields, type FieldName, queryFieldsOf, UsedFields } from "./RelationFields.js"
 import { RelationPage, RelationView } from "./Relation.js"
 import { MessagePage, MessageView, ThreadOpened, ThreadPage, ThreadView } from "../threads/Thread.js"
 import { Forbidden, InvalidState, NotFound, RateLimited, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
@@ -28,13 +29,22 @@ const path = <const Id extends string>(id: Id) => `/api/v1/commands/${id}` as co
 const Query = queryFieldsOf([])
 const MessagesQuery = queryFieldsOf(["threadUuid"])
 
-/** A read: GET with the shared field set as query parameters. */
-const read = <const Id extends string>(id: Id, policy: Declared) =>
-  operation("GET", id, path(id), policy).middleware(Authentication).setUrlParams(Query)
+/** A read: GET with the shared field set as query parameters; `uses` are the fields it reads (any other is refused). */
+const read = <const Id extends string>(id: Id, policy: Declared, uses: ReadonlyArray<FieldName>) =>
+  operation("GET", id, path(id), policy).annotateContext(Context.make(UsedFields, uses)).middleware(Authentication)
 
-/** A command: POST with the shared field set as the body; idempotent by `requestUuid`. */
-const command = <const Id extends string, const R extends FieldName>(id: Id, policy: Declared, required: ReadonlyArray<R>) =>
+/**
+ * A command: POST with the shared field set as the body; idempotent by `requestUuid`. `uses` are
+ * the fields it reads (any other is refused), `required` those of them it requires.
+ */
+const command = <const Id extends string, const U extends FieldName, const R extends U>(
+  id: Id,
+  policy: Declared,
+  uses: ReadonlyArray<U>,
+  required: ReadonlyArray<R>
+) =>
   operation("POST", id, path(id), policy)
+    .annotateContext(Context.make(UsedFields, uses))
     .middleware(Authentication)
     .setPayload(commandFields(required))
     .addError(wire(InvalidReference))
@@ -45,30 +55,41 @@ const command = <const Id extends string, const R extends FieldName>(id: Id, pol
     .addError(wire(RequestConflict))
 
 const transitionFields = ["requestUuid", "relationUuid", "expectedRevision"] as const
+/** What every list and every get reads. */
+const listFields = ["cursor", "limit", "status", "publicationUuid"] as const
+const getFields = ["relationUuid"] as const
 
 const responsesRead = { scopes: ["responses:read"], approval: false }
 const responsesWrite = { scopes: ["responses:write"], approval: true }
 
 export const ResponsesApi = HttpApiGroup.make("responses", { topLevel: true })
   .add(
-    command("responses.create", { ...responsesWrite, summary: "Respond to a publicly visible task of another profile" }, [
-      "requestUuid",
-      "publicationUuid",
-      "body"
-    ]).addSuccess(RelationView).addError(wire(RateLimited))
+    command(
+      "responses.create",
+      { ...responsesWrite, summary: "Respond to a publicly visible task of another profile" },
+      ["requestUuid", "publicationUuid", "body", "budget", "deadline", "references"],
+      ["requestUuid", "publicationUuid", "body"]
+    ).addSuccess(RelationView).addError(wire(RateLimited))
   )
-  .add(read("responses.list", { ...responsesRead, summary: "Responses the acting profile sent or received, most recently changed first" }).addSuccess(RelationPage))
   .add(
-    read("responses.get", { ...responsesRead, summary: "One response (the most recently changed without relationUuid)" })
+    read("responses.list", { ...responsesRead, summary: "Responses the acting profile sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
+  )
+  .add(
+    read("responses.get", { ...responsesRead, summary: "One response (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
       .addSuccess(RelationView)
       .addError(wire(NotFound))
   )
-  .add(command("responses.withdraw", { ...responsesWrite, summary: "The responder withdraws a pending or shortlisted response" }, transitionFields).addSuccess(RelationView))
+  .add(
+    command("responses.withdraw", { ...responsesWrite, summary: "The responder withdraws a pending or shortlisted response" }, [
+      ...transitionFields,
+      "reason"
+    ], transitionFields).addSuccess(RelationView)
+  )
   .add(
     command("responses.status", {
       ...responsesWrite,
       summary: "The task's owner shortlists, accepts (a deal starts: dealUuid) or declines a response"
-    }, [...transitionFields, "status"]).addSuccess(RelationView)
+    }, [...transitionFields, "status", "reason", "body"], [...transitionFields, "status"]).addSuccess(RelationView)
   )
   .annotate(OpenApi.Description, "Responses to tasks")
 
@@ -80,26 +101,45 @@ export const OffersApi = HttpApiGroup.make("offers", { topLevel: true })
     command("offers.create", {
       ...offersWrite,
       summary: "Offer terms to a profile: hire from a profile or own task, order a service, or a custom offer from one's own service"
-    }, ["requestUuid", "recipientProfileUuid", "body"]).addSuccess(RelationView).addError(wire(RateLimited))
+    }, ["requestUuid", "recipientProfileUuid", "body", "publicationUuid", "budget", "deadline", "references", "threadUuid"], [
+      "requestUuid",
+      "recipientProfileUuid",
+      "body"
+    ]).addSuccess(RelationView).addError(wire(RateLimited))
   )
-  .add(read("offers.list", { ...offersRead, summary: "Offers the acting profile sent or received, most recently changed first" }).addSuccess(RelationPage))
   .add(
-    read("offers.get", { ...offersRead, summary: "One offer (the most recently changed without relationUuid)" })
+    read("offers.list", { ...offersRead, summary: "Offers the acting profile sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
+  )
+  .add(
+    read("offers.get", { ...offersRead, summary: "One offer (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
       .addSuccess(RelationView)
       .addError(wire(NotFound))
   )
-  .add(command("offers.accept", { ...offersWrite, summary: "The recipient accepts a pending offer: a deal starts (dealUuid)" }, transitionFields).addSuccess(RelationView))
-  .add(command("offers.decline", { ...offersWrite, summary: "The recipient declines a pending offer" }, transitionFields).addSuccess(RelationView))
-  .add(command("offers.withdraw", { ...offersWrite, summary: "The sender withdraws a pending offer" }, transitionFields).addSuccess(RelationView))
+  .add(
+    command("offers.accept", { ...offersWrite, summary: "The recipient accepts a pending offer: a deal starts (dealUuid)" }, [
+      ...transitionFields,
+      "body"
+    ], transitionFields).addSuccess(RelationView)
+  )
+  .add(
+    command("offers.decline", { ...offersWrite, summary: "The recipient declines a pending offer" }, [...transitionFields, "reason", "body"], transitionFields)
+      .addSuccess(RelationView)
+  )
+  .add(
+    command("offers.withdraw", { ...offersWrite, summary: "The sender withdraws a pending offer" }, [...transitionFields, "reason"], transitionFields)
+      .addSuccess(RelationView)
+  )
   .annotate(OpenApi.Description, "Offers: direct terms from one profile to another")
 
 const dealsRead = { scopes: ["deals:read"], approval: false }
 const dealsWrite = { scopes: ["deals:write"], approval: true }
 
 export const DealsApi = HttpApiGroup.make("deals", { topLevel: true })
-  .add(read("deals.list", { ...dealsRead, summary: "The acting profile's deals, most recently changed first" }).addSuccess(RelationPage))
   .add(
-    read("deals.get", { ...dealsRead, summary: "One deal (the most recently changed without relationUuid)" })
+    read("deals.list", { ...dealsRead, summary: "The acting profile's deals, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
+  )
+  .add(
+    read("deals.get", { ...dealsRead, summary: "One deal (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
       .addSuccess(RelationView)
       .addError(wire(NotFound))
   )
@@ -107,36 +147,47 @@ export const DealsApi = HttpApiGroup.make("deals", { topLevel: true })
     command("deals.results", {
       ...dealsWrite,
       summary: "The contractor hands over work (body and/or references; each handover is a new version); unanswered for 14 days it completes"
-    }, transitionFields).addSuccess(RelationView)
+    }, [...transitionFields, "body", "references"], transitionFields).addSuccess(RelationView)
   )
-  .add(command("deals.complete", { ...dealsWrite, summary: "The customer accepts the work: the deal is completed" }, transitionFields).addSuccess(RelationView))
-  .add(command("deals.terminate", { ...dealsWrite, summary: "Either party ends the cooperation, with a reason" }, transitionFields).addSuccess(RelationView))
+  .add(
+    command("deals.complete", { ...dealsWrite, summary: "The customer accepts the work: the deal is completed" }, [...transitionFields, "body"], transitionFields)
+      .addSuccess(RelationView)
+  )
+  .add(
+    command("deals.terminate", { ...dealsWrite, summary: "Either party ends the cooperation, with a reason" }, [...transitionFields, "reason"], transitionFields)
+      .addSuccess(RelationView)
+  )
   .add(
     command("deals.request_changes", {
       ...dealsWrite,
       extension: true,
       summary: "The customer sends handed-over work back: the deal is active again"
-    }, transitionFields).addSuccess(RelationView)
+    }, [...transitionFields, "reason", "body"], transitionFields).addSuccess(RelationView)
   )
   .annotate(OpenApi.Description, "Deals: made when a response or an offer is accepted")
 
 export const JobContactsApi = HttpApiGroup.make("job_contacts", { topLevel: true })
   .add(
-    command("job_responses.create", { ...responsesWrite, summary: "Respond to a publicly visible vacancy of another profile" }, [
-      "requestUuid",
-      "publicationUuid",
-      "body"
-    ]).addSuccess(RelationView).addError(wire(RateLimited))
+    command(
+      "job_responses.create",
+      { ...responsesWrite, summary: "Respond to a publicly visible vacancy of another profile" },
+      ["requestUuid", "publicationUuid", "body", "budget", "references"],
+      ["requestUuid", "publicationUuid", "body"]
+    ).addSuccess(RelationView).addError(wire(RateLimited))
   )
   .add(
     command("job_invitations.create", {
       ...responsesWrite,
       summary: "Invite the owner of a publicly visible resume (references may name the employer's own vacancy)"
-    }, ["requestUuid", "publicationUuid", "body"]).addSuccess(RelationView).addError(wire(RateLimited))
+    }, ["requestUuid", "publicationUuid", "body", "budget", "references"], ["requestUuid", "publicationUuid", "body"])
+      .addSuccess(RelationView)
+      .addError(wire(RateLimited))
   )
-  .add(read("job_contacts.list", { ...responsesRead, summary: "Job responses and invitations sent or received, most recently changed first" }).addSuccess(RelationPage))
   .add(
-    read("job_contacts.get", { ...responsesRead, summary: "One job contact (the most recently changed without relationUuid)" })
+    read("job_contacts.list", { ...responsesRead, summary: "Job responses and invitations sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
+  )
+  .add(
+    read("job_contacts.get", { ...responsesRead, summary: "One job contact (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
       .addSuccess(RelationView)
       .addError(wire(NotFound))
   )
@@ -144,7 +195,7 @@ export const JobContactsApi = HttpApiGroup.make("job_contacts", { topLevel: true
     command("job_contacts.status", {
       ...responsesWrite,
       summary: "Answer or withdraw a job contact: status accepted, declined or withdrawn (required)"
-    }, transitionFields).addSuccess(RelationView)
+    }, [...transitionFields, "status", "reason", "body"], transitionFields).addSuccess(RelationView)
   )
   .annotate(OpenApi.Description, "Job contacts: responses to vacancies and invitations by resume")
 
@@ -156,25 +207,35 @@ export const ThreadsApi = HttpApiGroup.make("threads", { topLevel: true })
     command("threads.open", {
       ...threadsWrite,
       summary: "Find or start the thread of a relation, about a publication, or with a public profile, and post the first message"
-    }, ["requestUuid", "body"]).addSuccess(ThreadOpened).addError(wire(RateLimited))
+    }, ["requestUuid", "body", "relationUuid", "publicationUuid", "recipientProfileUuid", "references"], ["requestUuid", "body"])
+      .addSuccess(ThreadOpened)
+      .addError(wire(RateLimited))
   )
-  .add(read("threads.list", { ...threadsRead, summary: "The acting profile's threads, by last message, with unread counts" }).addSuccess(ThreadPage))
   .add(
-    read("threads.get", { ...threadsRead, summary: "One thread (the most recently active without threadUuid)" })
+    read("threads.list", { ...threadsRead, summary: "The acting profile's threads, by last message, with unread counts" }, [
+      "cursor",
+      "limit",
+      "relationUuid",
+      "publicationUuid"
+    ]).setUrlParams(Query).addSuccess(ThreadPage)
+  )
+  .add(
+    read("threads.get", { ...threadsRead, summary: "One thread (the most recently active without threadUuid)" }, ["threadUuid"]).setUrlParams(Query)
       .addSuccess(ThreadView)
       .addError(wire(NotFound))
   )
   .add(
-    operation("GET", "threads.messages", path("threads.messages"), {
+    read("threads.messages", {
       ...threadsRead,
       summary: "A thread's messages, oldest first; moves the caller's read marker to the newest one returned"
-    }).middleware(Authentication).setUrlParams(MessagesQuery).addSuccess(MessagePage).addError(wire(NotFound))
+    }, ["threadUuid", "cursor", "limit"]).setUrlParams(MessagesQuery).addSuccess(MessagePage).addError(wire(NotFound))
   )
   .add(
-    command("messages.send", { ...threadsWrite, summary: "Post a message in a thread the acting profile takes part in" }, [
-      "requestUuid",
-      "threadUuid",
-      "body"
-    ]).addSuccess(MessageView).addError(wire(RateLimited))
+    command(
+      "messages.send",
+      { ...threadsWrite, summary: "Post a message in a thread the acting profile takes part in" },
+      ["requestUuid", "threadUuid", "body", "references"],
+      ["requestUuid", "threadUuid", "body"]
+    ).addSuccess(MessageView).addError(wire(RateLimited))
   )
   .annotate(OpenApi.Description, "Threads and messages between two profiles")

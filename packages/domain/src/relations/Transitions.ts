@@ -52,19 +52,6 @@ export const familyKinds = {
 } as const satisfies Record<string, ReadonlyArray<RelationKind>>
 export type Family = keyof typeof familyKinds
 
-/** The operation ids that change a relation's state. */
-export type TransitionOperation =
-  | "responses.status"
-  | "responses.withdraw"
-  | "offers.accept"
-  | "offers.decline"
-  | "offers.withdraw"
-  | "deals.results"
-  | "deals.request_changes"
-  | "deals.complete"
-  | "deals.terminate"
-  | "job_contacts.status"
-
 /**
  * Who may make a transition: a role, a side (the party that created the relation, or the other),
  * or either party.
@@ -75,9 +62,9 @@ export type TransitionActor = Role | "initiator" | "recipient" | "either"
 export type TransitionEffect = "start_deal" | "submit_results" | "reopen" | "complete"
 
 /** One row of a kind's process: operation (with its `status` input where it takes one), from, to, who, events. */
-export interface Transition {
+interface TransitionRow<Operation extends string> {
   readonly kind: RelationKind
-  readonly operation: TransitionOperation
+  readonly operation: Operation
   /** The `status` input selecting this row (responses.status, job_contacts.status). */
   readonly input?: string
   readonly from: ReadonlyArray<RelationStatus>
@@ -88,14 +75,15 @@ export interface Transition {
   readonly effect?: TransitionEffect
 }
 
-const row = (transition: Transition): Transition => transition
+/** Keeps each row's operation id as its literal type, so the table itself names the transition operations. */
+const row = <const Operation extends string>(transition: TransitionRow<Operation>): TransitionRow<Operation> => transition
 
 /**
  * The processes as data (MARKETPLACE §2.1-2.4), Sharetribe's process.edn in TypeScript. System
  * transitions (auto-complete, a party's deletion, the referenced response of an accepted offer)
  * are in `systemTransitions`: no caller makes them.
  */
-export const transitions: ReadonlyArray<Transition> = [
+const table = [
   // 2.1 Response: customer = the task owner (recipient), contractor = the responder (initiator).
   row({ kind: "response", operation: "responses.status", input: "shortlisted", from: ["pending"], to: "shortlisted", by: "customer", event: "response.status_changed" }),
   row({ kind: "response", operation: "responses.status", input: "accepted", from: ["pending", "shortlisted"], to: "accepted", by: "customer", event: "response.status_changed", effect: "start_deal" }),
@@ -118,6 +106,13 @@ export const transitions: ReadonlyArray<Transition> = [
   row({ kind: "job_invitation", operation: "job_contacts.status", input: "declined", from: ["invited"], to: "declined", by: "candidate", event: "job_invitation.status_changed" }),
   row({ kind: "job_invitation", operation: "job_contacts.status", input: "withdrawn", from: ["invited"], to: "withdrawn", by: "employer", event: "job_invitation.withdrawn" })
 ]
+
+/** The operation ids that change a relation's state: those of the table's rows, and no others. */
+export type TransitionOperation = typeof table[number]["operation"]
+
+export type Transition = TransitionRow<TransitionOperation>
+
+export const transitions: ReadonlyArray<Transition> = table
 
 /** The event each kind's creation emits. */
 export const createdEvent = {

@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import type { SessionActor } from "../kernel/Authentication.js"
-import { eventCatalog } from "../events/EventCatalog.js"
+import { catalog } from "../api/BirzhaApi.js"
+import { eventCatalogOf } from "../events/EventCatalog.js"
 import { completeDueDeals } from "../relations/Relations.js"
 import type { RelationView } from "../relations/Relation.js"
 import type { MessageView, ThreadOpened, ThreadView } from "./Thread.js"
+
+const eventCatalog = eventCatalogOf(catalog)
 
 let m: Marketplace
 let a: SessionActor

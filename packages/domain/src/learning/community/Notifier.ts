@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
 import { lockCursorWindow, moveCursor } from "../../events/ConsumerCursor.js"
-import { eventCatalog } from "../../events/EventCatalog.js"
+import { eventDescription } from "../../events/EventCatalog.js"
 import type { EventType } from "../../events/EventType.js"
 import { eventVisibleToColumn } from "../../events/EventVisibility.js"
 import { insertLearningNotification } from "../../notifications/NotificationRepository.js"
@@ -219,20 +219,18 @@ const entitled = (row: Due) =>
     return holdsAtom(held, rule.staff, { runUuid, groupUuids })
   })
 
-const catalogEntries = new Map(eventCatalog.types.map((entry) => [entry.type as string, entry]))
-
 /** The notification's words: the catalog's summary, the course's title, the record's read operation. */
 const contentOf = (row: Due) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const entry = catalogEntries.get(row.event_type)
+    const entry = eventDescription(row.event_type)
     const courseUuid = text(row.context, "courseUuid")
     const [course] = courseUuid === undefined ? [] : yield* Effect.flatMap(sql`SELECT title FROM learning_courses WHERE uuid = ${courseUuid}`, decodeTitles)
-    const read = entry?.read.operations[0]
+    const read = entry?.readOperationId
     return {
       title: entry?.summary ?? row.event_type,
       body: course === undefined ? row.event_type : `${course.title}: ${entry?.summary ?? row.event_type}`,
-      ...(read === undefined ? {} : { link: read.operationId })
+      ...(read === undefined ? {} : { link: read })
     }
   })
 
