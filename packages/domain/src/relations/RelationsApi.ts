@@ -4,8 +4,7 @@ import { commandFields, type FieldName, queryFieldsOf } from "./RelationFields.j
 import { RelationPage, RelationView } from "./Relation.js"
 import { MessagePage, MessageView, ThreadOpened, ThreadPage, ThreadView } from "../threads/Thread.js"
 import { Forbidden, InvalidState, NotFound, RateLimited, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 /**
  * Responses, offers, deals, job contacts, threads and messages (spec section of that name; designed
@@ -30,19 +29,21 @@ const MessagesQuery = queryFieldsOf(["threadUuid"])
 
 /** A read: GET with the shared field set as query parameters. */
 const read = <const Id extends string>(id: Id, policy: Declared) =>
-  operation("GET", id, path(id), policy).middleware(Authentication).setUrlParams(Query)
+  authenticated("GET", id, path(id), policy).setUrlParams(Query)
+
+/** What any command may answer besides its own errors. */
+const commandErrors = [
+  wire(InvalidReference),
+  wire(Forbidden),
+  wire(NotFound),
+  wire(InvalidState),
+  wire(RevisionConflict),
+  wire(RequestConflict)
+] as const
 
 /** A command: POST with the shared field set as the body; idempotent by `requestUuid`. */
 const command = <const Id extends string, const R extends FieldName>(id: Id, policy: Declared, required: ReadonlyArray<R>) =>
-  operation("POST", id, path(id), policy)
-    .middleware(Authentication)
-    .setPayload(commandFields(required))
-    .addError(wire(InvalidReference))
-    .addError(wire(Forbidden))
-    .addError(wire(NotFound))
-    .addError(wire(InvalidState))
-    .addError(wire(RevisionConflict))
-    .addError(wire(RequestConflict))
+  authenticated("POST", id, path(id), policy, commandErrors).setPayload(commandFields(required))
 
 const transitionFields = ["requestUuid", "relationUuid", "expectedRevision"] as const
 
@@ -165,10 +166,10 @@ export const ThreadsApi = HttpApiGroup.make("threads", { topLevel: true })
       .addError(wire(NotFound))
   )
   .add(
-    operation("GET", "threads.messages", path("threads.messages"), {
+    authenticated("GET", "threads.messages", path("threads.messages"), {
       ...threadsRead,
       summary: "A thread's messages, oldest first; moves the caller's read marker to the newest one returned"
-    }).middleware(Authentication).setUrlParams(MessagesQuery).addSuccess(MessagePage).addError(wire(NotFound))
+    }, [wire(NotFound)]).setUrlParams(MessagesQuery).addSuccess(MessagePage)
   )
   .add(
     command("messages.send", { ...threadsWrite, summary: "Post a message in a thread the acting profile takes part in" }, [
