@@ -1,6 +1,8 @@
 import { HttpApi, HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
-import { Context, Option, type SchemaAST } from "effect"
+import { Context, FiberRef, Option, Schema, type SchemaAST } from "effect"
+import { Forbidden, NotFound, wire } from "./ApiError.js"
+import { Authentication } from "./Authentication.js"
 
 /**
  * Who may call an operation and how. `scopes` are the bearer-key scopes the spec lists as
@@ -56,6 +58,21 @@ export interface InputErrorClass {
 
 export class Policy extends Context.Tag("@birzha/domain/api/Policy")<Policy, OperationPolicy>() {}
 
+/** What a declaration states of its policy; the rest of `OperationPolicy` is derived. */
+export interface DeclaredPolicy {
+  readonly scopes?: ReadonlyArray<string>
+  readonly approval?: boolean
+  readonly specId?: string | null
+  readonly extension?: boolean
+  readonly summary?: string
+  readonly sameOrigin?: boolean
+  readonly invalidInput?: OperationPolicy["invalidInput"]
+  readonly sessionOnly?: boolean
+  readonly keyOnly?: boolean
+  readonly noStore?: boolean
+  readonly widenedBy?: Readonly<Record<string, string>>
+}
+
 /**
  * Declares one operation: the endpoint's name is the operation id, and the id, scopes and approval
  * flag travel as annotations so the router, OpenAPI, SDK, MCP and approval flow read the same facts.
@@ -64,19 +81,7 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
   method: Method,
   id: Id,
   path: Path,
-  policy: {
-    readonly scopes?: ReadonlyArray<string>
-    readonly approval?: boolean
-    readonly specId?: string | null
-    readonly extension?: boolean
-    readonly summary?: string
-    readonly sameOrigin?: boolean
-    readonly invalidInput?: OperationPolicy["invalidInput"]
-    readonly sessionOnly?: boolean
-    readonly keyOnly?: boolean
-    readonly noStore?: boolean
-    readonly widenedBy?: Readonly<Record<string, string>>
-  } = {}
+  policy: DeclaredPolicy = {}
 ) => {
   const full: OperationPolicy = {
     access: "public",
@@ -107,6 +112,26 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
   return HttpApiEndpoint.make(method)(id, path).annotateContext(annotations)
 }
 
+/** The errors of an operation on one record: it does not exist for the caller (404), or the caller may not act on it (403). */
+export const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
+
+/**
+ * An operation for a signed-in caller in one line: `operation` behind the `Authentication`
+ * middleware, with its errors in the order given. `addError` of a union adds its members one by
+ * one (`HttpApiSchema.UnionUnify`), so the list is exactly the `.addError` chain it replaces, and
+ * the OpenAPI document lists them in that order.
+ */
+export const authenticated = <
+  const Method extends HttpMethod,
+  const Id extends string,
+  const Path extends HttpApiEndpoint.PathSegment,
+  const Errors extends ReadonlyArray<Schema.Schema.Any> = []
+>(method: Method, id: Id, path: Path, policy: DeclaredPolicy, errors?: Errors) => {
+  const endpoint = operation(method, id, path, policy).middleware(Authentication)
+  type WithErrors = ReturnType<typeof endpoint.addError<Schema.Schema<Schema.Schema.Type<Errors[number]>, Schema.Schema.Encoded<Errors[number]>, Schema.Schema.Context<Errors[number]>>>>
+  return (errors === undefined || errors.length === 0 ? endpoint : endpoint.addError(Schema.Union(...errors))) as WithErrors
+}
+
 /** One row of the catalog as every derived surface sees it. */
 export interface CatalogEntry extends OperationPolicy {
   readonly id: string
@@ -120,6 +145,11 @@ export interface CatalogEntry extends OperationPolicy {
   readonly groupDescription: string
   /** The status of a successful answer (200; 201, 202 or 204 where declared). */
   readonly successStatus: number
+  /**
+   * The declaration's annotations: an area reads its own policy from them (a learning operation's
+   * `EnrollmentAccess` rule, learning/enrollments/EnrollmentRule.ts) without the kernel knowing it.
+   */
+  readonly annotations: Context.Context<never>
   /** The input schemas (path, query, body) the MCP tools and approval flow decode with. */
   readonly schemas: {
     readonly path: Option.Option<SchemaAST.AST>
@@ -128,6 +158,13 @@ export interface CatalogEntry extends OperationPolicy {
     readonly success: SchemaAST.AST
   }
 }
+
+/**
+ * The operation the current call runs, set by the registry (operations/Operations.ts) around every
+ * implementation: a rule shared by many operations reads the running one's declared policy from it
+ * instead of each caller naming its own id.
+ */
+export const currentOperation: FiberRef.FiberRef<CatalogEntry | undefined> = FiberRef.unsafeMake<CatalogEntry | undefined>(undefined)
 
 const authenticationKey = "@birzha/domain/api/Authentication"
 const operatorKey = "@birzha/domain/api/OperatorAccess"
@@ -168,6 +205,7 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         group: group.identifier,
         summary: Option.getOrElse(Context.getOption(endpoint.annotations, OpenApi.Summary), () => endpoint.name),
         groupDescription: Option.getOrElse(Context.getOption(group.annotations, OpenApi.Description), () => ""),
+        annotations: endpoint.annotations,
         schemas: {
           path: Option.map(endpoint.pathSchema, (schema) => schema.ast),
           urlParams: Option.map(endpoint.urlParamsSchema, (schema) => schema.ast),

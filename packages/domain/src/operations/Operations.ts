@@ -10,7 +10,7 @@ import {
   holdsScope
 } from "../kernel/Authentication.js"
 import type { BirzhaApi } from "../api/BirzhaApi.js"
-import type { CatalogEntry } from "../kernel/Operation.js"
+import { type CatalogEntry, currentOperation } from "../kernel/Operation.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
@@ -367,9 +367,11 @@ const makeService = (
     // The shared checks once: no decoder sees an input they refuse, and a refusal is their first problem.
     const problem = unsafeInputProblem(raw)
     if (problem !== undefined) return Effect.fail(inputErrorOf(operation.entry, [{ _tag: "Type", ...problem }], raw.payload))
+    // The running operation is known to the rules it calls (its declared policy: `currentOperation`).
+    const running = (input: unknown) => Effect.locally(withServices(withCommandPath(input, run(input, actor, call))), currentOperation, operation.entry)
     const input = decodeInputFast(operation, raw)
-    if (input !== Unfit) return withServices(withCommandPath(input, run(input, actor, call)))
-    return Effect.flatMap(decodeSafeInput(operation, raw), (input) => withServices(withCommandPath(input, run(input, actor, call))))
+    if (input !== Unfit) return running(input)
+    return Effect.flatMap(decodeSafeInput(operation, raw), running)
   }
 
   const executeCompiled = (operation: Compiled, caller: Caller, raw: RawInput, options: CallOptions, facts: Facts): Effect.Effect<unknown, unknown> =>

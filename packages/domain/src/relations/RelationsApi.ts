@@ -5,8 +5,7 @@ import { commandFields, type FieldName, queryFieldsOf, UsedFields } from "./Rela
 import { RelationPage, RelationView } from "./Relation.js"
 import { MessagePage, MessageView, ThreadOpened, ThreadPage, ThreadView } from "../threads/Thread.js"
 import { Forbidden, InvalidState, NotFound, RateLimited, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 /**
  * Responses, offers, deals, job contacts, threads and messages (spec section of that name; designed
@@ -31,7 +30,17 @@ const MessagesQuery = queryFieldsOf(["threadUuid"])
 
 /** A read: GET with the shared field set as query parameters; `uses` are the fields it reads (any other is refused). */
 const read = <const Id extends string>(id: Id, policy: Declared, uses: ReadonlyArray<FieldName>) =>
-  operation("GET", id, path(id), policy).annotateContext(Context.make(UsedFields, uses)).middleware(Authentication)
+  authenticated("GET", id, path(id), policy).annotateContext(Context.make(UsedFields, uses))
+
+/** What any command may answer besides its own errors. */
+const commandErrors = [
+  wire(InvalidReference),
+  wire(Forbidden),
+  wire(NotFound),
+  wire(InvalidState),
+  wire(RevisionConflict),
+  wire(RequestConflict)
+] as const
 
 /**
  * A command: POST with the shared field set as the body; idempotent by `requestUuid`. `uses` are
@@ -43,16 +52,9 @@ const command = <const Id extends string, const U extends FieldName, const R ext
   uses: ReadonlyArray<U>,
   required: ReadonlyArray<R>
 ) =>
-  operation("POST", id, path(id), policy)
+  authenticated("POST", id, path(id), policy, commandErrors)
     .annotateContext(Context.make(UsedFields, uses))
-    .middleware(Authentication)
     .setPayload(commandFields(required))
-    .addError(wire(InvalidReference))
-    .addError(wire(Forbidden))
-    .addError(wire(NotFound))
-    .addError(wire(InvalidState))
-    .addError(wire(RevisionConflict))
-    .addError(wire(RequestConflict))
 
 const transitionFields = ["requestUuid", "relationUuid", "expectedRevision"] as const
 /** What every list and every get reads. */

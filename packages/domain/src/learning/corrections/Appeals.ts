@@ -170,7 +170,7 @@ export const createAppeal = (
   once(actor, "learning.appeals.create", input, Appeal, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadSubmission(submissionUuid, { lock: false })
-    yield* enrollmentFor(actor, "learning.appeals.create", found.enrollment_uuid, { lock: true })
+    yield* enrollmentFor(actor, found.enrollment_uuid, { lock: true })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${submissionUuid}` }))))
     const row = yield* loadSubmission(submissionUuid, { lock: true })
     const layers = (yield* layersOf([row.uuid])).get(row.uuid) ?? []
@@ -345,7 +345,7 @@ export const escalateAppeal = (actor: Actor, appealUuid: string, input: { readon
   once(actor, "learning.appeals.escalate", input, Appeal, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadAppeal(appealUuid, false)
-    yield* enrollmentFor(actor, "learning.appeals.escalate", found.enrollment_uuid, { lock: true })
+    yield* enrollmentFor(actor, found.enrollment_uuid, { lock: true })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No appeal ${appealUuid}` }))))
     const appeal = yield* loadAppeal(appealUuid, true)
     if (appealTransition("learning.appeals.escalate", appeal.status) === undefined) {
@@ -387,7 +387,7 @@ export const submissionAppeals = (actor: Actor, submissionUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const row = yield* loadSubmission(submissionUuid, { lock: false })
-    yield* enrollmentFor(actor, "learning.appeals.list_for_submission", row.enrollment_uuid, { lock: false })
+    yield* enrollmentFor(actor, row.enrollment_uuid, { lock: false })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${submissionUuid}` }))))
     const rows = yield* Effect.flatMap(
       sql`SELECT ${sql.literal(columns)} FROM learning_appeals a WHERE a.submission_uuid = ${submissionUuid}

@@ -28,9 +28,9 @@ import {
   ReplacementOptions
 } from "./CorrectionsModel.js"
 import { ConflictOfInterest, GradeFrozen, PlanExpired, PlanStale, WindowClosed } from "../LearningErrors.js"
-import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { authenticated, recordErrors } from "../../kernel/Operation.js"
+import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/EnrollmentRule.js"
 
 /**
  * Learning L3 corrections (LEARNING §4 "L3", issue 18 points 5, 7, 8): extension requests,
@@ -47,7 +47,6 @@ const SubmissionPath = Schema.Struct({ submission: Schema.UUID })
 const AppealPath = Schema.Struct({ appeal: Schema.UUID })
 const PlanPath = Schema.Struct({ course: Schema.UUID, plan: Schema.UUID })
 
-const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 const commandErrors = Schema.Union(wire(InvalidState), wire(RevisionConflict), wire(RequestConflict))
 const read = ["learning:read"]
 const study = ["learning:study"]
@@ -56,192 +55,150 @@ const grade = ["learning:grade"]
 
 export const LearningCorrectionsApi = HttpApiGroup.make("learning_corrections", { topLevel: true })
   .add(
-    operation("GET", "learning.extensions.course_list", `${base}/courses/:course/extension-requests`, {
+    authenticated("GET", "learning.extensions.course_list", `${base}/courses/:course/extension-requests`, {
       scopes: read,
       summary: "The staff queue of extension requests"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(ExtensionCourseQuery).addSuccess(ExtensionRequestPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(ExtensionCourseQuery).addSuccess(ExtensionRequestPage)
   )
   .add(
-    operation("POST", "learning.extensions.create", `${base}/enrollments/:enrollment/extensions`, {
+    authenticated("POST", "learning.extensions.create", `${base}/enrollments/:enrollment/extensions`, {
       scopes: study,
       summary: "Ask for more time on a step or the whole run; approved at once within the run's extension policy"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(WindowClosed), wire(GradeFrozen)])
+      .annotate(EnrollmentAccess, learnerOnly)
       .setPath(EnrollmentPath)
       .setPayload(ExtensionCreate)
       .addSuccess(ExtensionRequest)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(WindowClosed))
-      .addError(wire(GradeFrozen))
   )
   .add(
-    operation("GET", "learning.extensions.list", `${base}/enrollments/:enrollment/extensions`, {
+    authenticated("GET", "learning.extensions.list", `${base}/enrollments/:enrollment/extensions`, {
       scopes: read,
       summary: "The extension requests of an enrollment"
-    }).middleware(Authentication).setPath(EnrollmentPath).addSuccess(ExtensionRequestList).addError(recordErrors)
+    }, [recordErrors]).annotate(EnrollmentAccess, learnerOrStaff).setPath(EnrollmentPath).addSuccess(ExtensionRequestList)
   )
   .add(
-    operation("POST", "learning.extensions.decide", `${base}/extension-requests/:extension/decide`, {
+    authenticated("POST", "learning.extensions.decide", `${base}/extension-requests/:extension/decide`, {
       scopes: teach,
       approval: true,
       summary: "Approve (a date override with origin extension) or deny an extension request"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(GradeFrozen), wire(ConflictOfInterest), wire(WindowClosed)])
       .setPath(ExtensionPath)
       .setPayload(ExtensionDecide)
       .addSuccess(ExtensionRequest)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
-      .addError(wire(WindowClosed))
   )
   .add(
-    operation("POST", "learning.incidents.create", `${base}/runs/:run/incidents`, {
+    authenticated("POST", "learning.incidents.create", `${base}/runs/:run/incidents`, {
       scopes: teach,
       summary: "Record an incident of a run; the affected learners are computed"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors])
       .setPath(RunPath)
       .setPayload(IncidentCreate)
       .addSuccess(Incident)
-      .addError(recordErrors)
-      .addError(commandErrors)
   )
   .add(
-    operation("GET", "learning.incidents.list", `${base}/runs/:run/incidents`, {
+    authenticated("GET", "learning.incidents.list", `${base}/runs/:run/incidents`, {
       scopes: read,
       summary: "The incidents of a run"
-    }).middleware(Authentication).setPath(RunPath).setUrlParams(IncidentListQuery).addSuccess(IncidentPage).addError(recordErrors)
+    }, [recordErrors]).setPath(RunPath).setUrlParams(IncidentListQuery).addSuccess(IncidentPage)
   )
   .add(
-    operation("GET", "learning.incidents.get", `${base}/incidents/:incident`, {
+    authenticated("GET", "learning.incidents.get", `${base}/incidents/:incident`, {
       scopes: read,
       summary: "An incident with its latest compensation plan"
-    }).middleware(Authentication).setPath(IncidentPath).addSuccess(Incident).addError(recordErrors)
+    }, [recordErrors]).setPath(IncidentPath).addSuccess(Incident)
   )
   .add(
-    operation("POST", "learning.incidents.preview", `${base}/incidents/:incident/compensation-preview`, {
+    authenticated("POST", "learning.incidents.preview", `${base}/incidents/:incident/compensation-preview`, {
       scopes: teach,
       summary: "Plan compensation for the affected learners: extensions, attempt refunds, excused steps, requeued failed jobs"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors])
       .setPath(IncidentPath)
       .setPayload(CompensationPreviewInput)
       .addSuccess(CompensationPlan)
-      .addError(recordErrors)
-      .addError(commandErrors)
   )
   .add(
-    operation("POST", "learning.incidents.apply", `${base}/incidents/:incident/compensation-apply`, {
+    authenticated("POST", "learning.incidents.apply", `${base}/incidents/:incident/compensation-apply`, {
       scopes: teach,
       approval: true,
       summary: "Commit the compensation plan exactly as previewed; the incident is resolved"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(PlanStale), wire(PlanExpired), wire(GradeFrozen)])
       .setPath(IncidentPath)
       .setPayload(CompensationApplyInput)
       .addSuccess(Incident)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(PlanStale))
-      .addError(wire(PlanExpired))
-      .addError(wire(GradeFrozen))
   )
   .add(
-    operation("POST", "learning.appeals.create", `${base}/submissions/:submission/appeals`, {
+    authenticated("POST", "learning.appeals.create", `${base}/submissions/:submission/appeals`, {
       scopes: study,
       approval: true,
       summary: "Appeal a released score"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(WindowClosed), wire(GradeFrozen)])
+      .annotate(EnrollmentAccess, learnerOnly)
       .setPath(SubmissionPath)
       .setPayload(AppealCreate)
       .addSuccess(Appeal)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(WindowClosed))
-      .addError(wire(GradeFrozen))
   )
   .add(
-    operation("GET", "learning.appeals.list_for_submission", `${base}/submissions/:submission/appeals`, {
+    authenticated("GET", "learning.appeals.list_for_submission", `${base}/submissions/:submission/appeals`, {
       scopes: read,
       summary: "The appeals of a submission"
-    }).middleware(Authentication).setPath(SubmissionPath).addSuccess(AppealList).addError(recordErrors)
+    }, [recordErrors]).annotate(EnrollmentAccess, learnerOrStaff).setPath(SubmissionPath).addSuccess(AppealList)
   )
   .add(
-    operation("GET", "learning.appeals.list", `${base}/courses/:course/appeals`, {
+    authenticated("GET", "learning.appeals.list", `${base}/courses/:course/appeals`, {
       scopes: read,
       summary: "The appeal queue of a course"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(AppealListQuery).addSuccess(AppealPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(AppealListQuery).addSuccess(AppealPage)
   )
   .add(
-    operation("POST", "learning.appeals.decide", `${base}/appeals/:appeal/decision`, {
+    authenticated("POST", "learning.appeals.decide", `${base}/appeals/:appeal/decision`, {
       scopes: grade,
       approval: true,
       summary: "Resolve an open appeal or close an escalated one: uphold, adjust, replace or regrade"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(GradeFrozen), wire(ConflictOfInterest)])
       .setPath(AppealPath)
       .setPayload(AppealDecide)
       .addSuccess(Appeal)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
   )
   .add(
-    operation("POST", "learning.appeals.escalate", `${base}/appeals/:appeal/escalate`, {
+    authenticated("POST", "learning.appeals.escalate", `${base}/appeals/:appeal/escalate`, {
       scopes: study,
       approval: true,
       summary: "The learner escalates a resolved appeal to the instructor"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(WindowClosed)])
+      .annotate(EnrollmentAccess, learnerOnly)
       .setPath(AppealPath)
       .setPayload(AppealEscalate)
       .addSuccess(Appeal)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(WindowClosed))
   )
   .add(
-    operation("GET", "learning.appeals.replacements", `${base}/appeals/:appeal/replacement-options`, {
+    authenticated("GET", "learning.appeals.replacements", `${base}/appeals/:appeal/replacement-options`, {
       scopes: read,
       summary: "Computed replacement options (another attempt, excusing the step) with their points; no side effects"
-    }).middleware(Authentication).setPath(AppealPath).addSuccess(ReplacementOptions).addError(recordErrors)
+    }, [recordErrors]).setPath(AppealPath).addSuccess(ReplacementOptions)
   )
   .add(
-    operation("POST", "learning.regrade_plans.create", `${base}/courses/:course/regrade-plans`, {
+    authenticated("POST", "learning.regrade_plans.create", `${base}/courses/:course/regrade-plans`, {
       scopes: grade,
       summary: "Re-evaluate stored results under a changed rule (no grader calls); a plan of items old → new"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors])
       .setPath(CoursePath)
       .setPayload(RegradePlanCreate)
       .addSuccess(RegradePlan)
-      .addError(recordErrors)
-      .addError(commandErrors)
   )
   .add(
-    operation("GET", "learning.regrade_plans.get", `${base}/courses/:course/regrade-plans/:plan`, {
+    authenticated("GET", "learning.regrade_plans.get", `${base}/courses/:course/regrade-plans/:plan`, {
       scopes: read,
       summary: "A regrade plan and its items old → new"
-    }).middleware(Authentication).setPath(PlanPath).setUrlParams(RegradePlanQuery).addSuccess(RegradePlan).addError(recordErrors)
+    }, [recordErrors]).setPath(PlanPath).setUrlParams(RegradePlanQuery).addSuccess(RegradePlan)
   )
   .add(
-    operation("POST", "learning.regrade_plans.commit", `${base}/courses/:course/regrade-plans/:plan/commit`, {
+    authenticated("POST", "learning.regrade_plans.commit", `${base}/courses/:course/regrade-plans/:plan/commit`, {
       scopes: grade,
       approval: true,
       summary: "Commit the plan's items as plan layers; frozen items skipped; large plans commit in resumable chunks"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, commandErrors, wire(PlanStale), wire(PlanExpired)])
       .setPath(PlanPath)
       .setPayload(RegradePlanCommit)
       .addSuccess(RegradePlan)
-      .addError(recordErrors)
-      .addError(commandErrors)
-      .addError(wire(PlanStale))
-      .addError(wire(PlanExpired))
   )
   .annotate(OpenApi.Description, "Learning: extension requests, incidents and compensation, appeals, regrade plans")

@@ -265,7 +265,7 @@ export const createExtension = (actor: Actor, enrollmentUuid: string, input: Ext
     if (input.nodeKey === undefined && input.days === undefined) {
       return yield* new InvalidRequest({ message: "days: a run-wide extension (no nodeKey) moves every due by days" })
     }
-    const { enrollment, nodes, run } = yield* enrollmentFor(actor, "learning.extensions.create", enrollmentUuid, { lock: true })
+    const { enrollment, nodes, run } = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
     if (!(openStatuses as ReadonlyArray<string>).includes(enrollment.status)) {
       return yield* new InvalidState({ message: `An extension needs an active or paused enrollment, not ${enrollment.status}` })
     }
@@ -412,7 +412,7 @@ export const decideExtension = (actor: Actor, uuid: string, input: ExtensionDeci
 export const listExtensions = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* enrollmentFor(actor, "learning.extensions.list", enrollmentUuid, { lock: false })
+    yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const rows = yield* Effect.flatMap(
       sql`SELECT ${sql.literal(columns)} FROM learning_extension_requests x
       WHERE x.enrollment_uuid = ${enrollmentUuid} ORDER BY x.created_at DESC, x.uuid DESC LIMIT 500`,

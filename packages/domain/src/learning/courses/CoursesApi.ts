@@ -48,9 +48,8 @@ import {
   SchedulePreviewInput,
   Validation
 } from "./Model.js"
-import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { authenticated, operation, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * The learning area's L1 operations (LEARNING §4 "L1"): courses and versions, runs and their
@@ -63,7 +62,6 @@ const CoursePath = Schema.Struct({ course: Schema.UUID })
 const RunPath = Schema.Struct({ run: Schema.UUID })
 
 /** The record is unknown to the caller (404) or not theirs to act on (403): every course-scoped operation. */
-const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 /** A stale expectedRevision or a reused requestUuid: commands on revisioned records. */
 const changeErrors = Schema.Union(wire(RevisionConflict), wire(RequestConflict))
 
@@ -77,11 +75,9 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
     }).setUrlParams(CourseListQuery).addSuccess(CourseCardPage)
   )
   .add(
-    operation("POST", "learning.courses.create", `${base}/courses`, { scopes: write, summary: "A new empty draft course; the caller becomes its owner" })
-      .middleware(Authentication)
+    authenticated("POST", "learning.courses.create", `${base}/courses`, { scopes: write, summary: "A new empty draft course; the caller becomes its owner" }, [wire(RequestConflict)])
       .setPayload(CourseCreate)
       .addSuccess(CourseAuthor)
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("GET", "learning.courses.get", `${base}/courses/:course`, {
@@ -89,132 +85,97 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
     }).setPath(CoursePath).addSuccess(Course).addError(recordErrors)
   )
   .add(
-    operation("PATCH", "learning.courses.update", `${base}/courses/:course`, {
+    authenticated("PATCH", "learning.courses.update", `${base}/courses/:course`, {
       scopes: write,
       summary: "Edit the draft at expectedRevision: metadata, the whole node tree (nodeKeys kept), completion, visibility"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(CoursePath)
       .setPayload(CourseUpdate)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
-    operation("GET", "learning.courses.author_list", `${base}/author/courses`, { scopes: read, summary: "Courses the caller is staff of, most recently changed first" })
-      .middleware(Authentication)
+    authenticated("GET", "learning.courses.author_list", `${base}/author/courses`, { scopes: read, summary: "Courses the caller is staff of, most recently changed first" })
       .setUrlParams(AuthorListQuery)
       .addSuccess(CourseAuthorPage)
   )
   .add(
-    operation("GET", "learning.courses.author_get", `${base}/author/courses/:course`, {
+    authenticated("GET", "learning.courses.author_get", `${base}/author/courses/:course`, {
       scopes: read,
       summary: "The draft tree, its validation summary and its difference to the latest version (course staff)"
-    }).middleware(Authentication).setPath(CoursePath).addSuccess(CourseAuthor).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).addSuccess(CourseAuthor)
   )
   .add(
-    operation("POST", "learning.courses.archive", `${base}/courses/:course/archive`, {
+    authenticated("POST", "learning.courses.archive", `${base}/courses/:course/archive`, {
       scopes: write,
       approval: true,
       summary: "Close the course to new runs and enrollments (owner); refused while a run is running"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(CoursePath)
       .setPayload(CourseArchive)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
-    operation("POST", "learning.courses.bundle", `${base}/courses/:course/bundle`, {
+    authenticated("POST", "learning.courses.bundle", `${base}/courses/:course/bundle`, {
       scopes: write,
       summary: "Make the draft a bundle of 1 to 20 published single courses of the caller"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState), wire(NotEligible)])
       .setPath(CoursePath)
       .setPayload(CourseBundle)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(NotEligible))
   )
   .add(
-    operation("POST", "learning.courses.copy", `${base}/courses/:course/copy`, { scopes: write, summary: "Deep copy of the draft into a new course of the caller" })
-      .middleware(Authentication)
+    authenticated("POST", "learning.courses.copy", `${base}/courses/:course/copy`, { scopes: write, summary: "Deep copy of the draft into a new course of the caller" }, [recordErrors, wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(CourseCopy)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.courses.from_publication", `${base}/courses/from-publication`, {
+    authenticated("POST", "learning.courses.from_publication", `${base}/courses/from-publication`, {
       scopes: write,
       summary: "A draft course from an own training publication (one course per publication)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(InvalidState), wire(RequestConflict)])
       .setPayload(FromPublication)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.courses.preview", `${base}/courses/:course/preview`, {
+    authenticated("POST", "learning.courses.preview", `${base}/courses/:course/preview`, {
       scopes: read,
       summary: "The draft or a version as a learner would see it at asOf; no side effects (course staff)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors])
       .setPath(CoursePath)
       .setPayload(CoursePreviewInput)
       .addSuccess(CoursePreview)
-      .addError(recordErrors)
   )
   .add(
-    operation("POST", "learning.courses.publish", `${base}/courses/:course/publish`, {
+    authenticated("POST", "learning.courses.publish", `${base}/courses/:course/publish`, {
       scopes: write,
       approval: true,
       summary: "Validate and freeze the draft as version N+1 (immutable); learning.course.published"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState), wire(CourseInvalid), wire(CheckerNotReady)])
       .setPath(CoursePath)
       .setPayload(CoursePublish)
       .addSuccess(CourseVersion)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(CourseInvalid))
-      .addError(wire(CheckerNotReady))
   )
   .add(
-    operation("POST", "learning.courses.validate", `${base}/courses/:course/validate`, {
+    authenticated("POST", "learning.courses.validate", `${base}/courses/:course/validate`, {
       scopes: read,
       summary: "The draft's issues {severity, nodeKey, code, message}; errors block publishing; no side effects"
-    }).middleware(Authentication).setPath(CoursePath).addSuccess(Validation).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).addSuccess(Validation)
   )
   .add(
-    operation("GET", "learning.versions.list", `${base}/courses/:course/versions`, { scopes: read, summary: "Published versions, newest first (course staff)" })
-      .middleware(Authentication)
+    authenticated("GET", "learning.versions.list", `${base}/courses/:course/versions`, { scopes: read, summary: "Published versions, newest first (course staff)" }, [recordErrors])
       .setPath(CoursePath)
       .setUrlParams(PageQuery)
       .addSuccess(CourseVersionPage)
-      .addError(recordErrors)
   )
   .annotate(OpenApi.Description, "Learning: courses, their draft trees and published versions")
 
 export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: true })
   .add(
-    operation("POST", "learning.runs.create", `${base}/courses/:course/runs`, { scopes: write, summary: "A draft run pinned to a published version" })
-      .middleware(Authentication)
+    authenticated("POST", "learning.runs.create", `${base}/courses/:course/runs`, { scopes: write, summary: "A draft run pinned to a published version" }, [recordErrors, wire(InvalidState), wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(RunCreate)
       .addSuccess(Run)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
     operation("GET", "learning.runs.list", `${base}/courses/:course/runs`, {
@@ -222,55 +183,39 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
     }).setPath(CoursePath).setUrlParams(RunListQuery).addSuccess(RunPage).addError(recordErrors)
   )
   .add(
-    operation("PATCH", "learning.runs.update", `${base}/runs/:run`, {
+    authenticated("PATCH", "learning.runs.update", `${base}/runs/:run`, {
       scopes: write,
       summary: "Settings and publish (draft → scheduled); dates change only through a schedule plan"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(RunPath)
       .setPayload(RunUpdate)
       .addSuccess(Run)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
-    operation("POST", "learning.runs.archive", `${base}/runs/:run/archive`, { scopes: write, approval: true, summary: "A finished or cancelled run becomes read-only" })
-      .middleware(Authentication)
+    authenticated("POST", "learning.runs.archive", `${base}/runs/:run/archive`, { scopes: write, approval: true, summary: "A finished or cancelled run becomes read-only" }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(RunPath)
       .setPayload(RunCommand)
       .addSuccess(Run)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
-    operation("POST", "learning.runs.cancel", `${base}/runs/:run/cancel`, {
+    authenticated("POST", "learning.runs.cancel", `${base}/runs/:run/cancel`, {
       scopes: write,
       approval: true,
       summary: "Cancel (owner): non-terminal enrollments are cancelled; learning.run.cancelled"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(RunPath)
       .setPayload(RunCancel)
       .addSuccess(Run)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
-    operation("POST", "learning.runs.finish", `${base}/runs/:run/finish`, {
+    authenticated("POST", "learning.runs.finish", `${base}/runs/:run/finish`, {
       scopes: write,
       approval: true,
       summary: "Conclude a running run: active and paused enrollments complete; the grade freeze clock starts"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(RunPath)
       .setPayload(RunCommand)
       .addSuccess(Run)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .add(
     operation("GET", "learning.admissions.preview", `${base}/runs/:run/admission-preview`, {
@@ -278,143 +223,107 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
     }).setPath(RunPath).addSuccess(AdmissionPreview).addError(recordErrors)
   )
   .add(
-    operation("POST", "learning.schedule.preview", `${base}/runs/:run/schedule-preview`, {
+    authenticated("POST", "learning.schedule.preview", `${base}/runs/:run/schedule-preview`, {
       scopes: write,
       summary: "Plan date changes (run-wide or per node): the diff, blocking problems and affected learners; stores only the plan (24 h)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(RequestConflict)])
       .setPath(RunPath)
       .setPayload(SchedulePreviewInput)
       .addSuccess(Plan)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.schedule.apply", `${base}/schedule-previews/:preview/apply`, {
+    authenticated("POST", "learning.schedule.apply", `${base}/schedule-previews/:preview/apply`, {
       scopes: write,
       approval: true,
       summary: "Commit a stored schedule plan exactly; refused when the run changed since (plan_stale) or the plan expired"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(InvalidState), wire(PlanStale), wire(PlanExpired), wire(GradeFrozen), wire(RequestConflict)])
       .setPath(Schema.Struct({ preview: Schema.UUID }))
       .setPayload(ScheduleApplyInput)
       .addSuccess(ScheduleApplied)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(PlanStale))
-      .addError(wire(PlanExpired))
-      .addError(wire(GradeFrozen))
-      .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Learning: runs pinned to versions, admission preview, schedule plans")
 
 export const LearningLibraryApi = HttpApiGroup.make("learning_library", { topLevel: true })
   .add(
-    operation("GET", "learning.audit.list", `${base}/courses/:course/audit`, {
+    authenticated("GET", "learning.audit.list", `${base}/courses/:course/audit`, {
       scopes: ["learning:analytics"],
       summary: "The course's append-only audit log, newest first: staff, schedule, run and publishing changes"
-    })
-      .middleware(Authentication)
+    }, [recordErrors])
       .setPath(CoursePath)
       .setUrlParams(AuditQuery)
       .addSuccess(AuditEventPage)
-      .addError(recordErrors)
   )
   .add(
-    operation("GET", "learning.library.list", `${base}/library`, { scopes: read, summary: "The caller's library items, newest first" })
-      .middleware(Authentication)
+    authenticated("GET", "learning.library.list", `${base}/library`, { scopes: read, summary: "The caller's library items, newest first" })
       .setUrlParams(LibraryQuery)
       .addSuccess(LibraryItemPage)
   )
   .add(
-    operation("POST", "learning.library.save", `${base}/courses/:course/library`, { scopes: write, summary: "Save a draft subtree to the caller's library" })
-      .middleware(Authentication)
+    authenticated("POST", "learning.library.save", `${base}/courses/:course/library`, { scopes: write, summary: "Save a draft subtree to the caller's library" }, [recordErrors, wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(LibrarySave)
       .addSuccess(LibraryItem)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.library.insert", `${base}/courses/:course/library/:item/insert`, {
+    authenticated("POST", "learning.library.insert", `${base}/courses/:course/library/:item/insert`, {
       scopes: write,
       summary: "Insert a copy of a library item with fresh nodeKeys into the draft"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(InvalidState)])
       .setPath(Schema.Struct({ course: Schema.UUID, item: Schema.UUID }))
       .setPayload(LibraryInsert)
       .addSuccess(CourseAuthor)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(InvalidState))
   )
   .annotate(OpenApi.Description, "Learning: the library of saved subtrees and the audit log")
 
 export const LearningJobsApi = HttpApiGroup.make("learning_jobs", { topLevel: true })
   .add(
-    operation("POST", "learning.courses.import", `${base}/import`, {
+    authenticated("POST", "learning.courses.import", `${base}/import`, {
       scopes: write,
       summary: "Import a birzha-course/1 package (an uploaded JSON file of the caller) as a new draft course; an async job"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(RequestConflict)])
       .setPayload(CourseImportInput)
       .addSuccess(Job)
-      .addError(wire(NotFound))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.exports.course", `${base}/courses/:course/exports`, {
+    authenticated("POST", "learning.exports.course", `${base}/courses/:course/exports`, {
       scopes: write,
       summary: "Package the draft and versions as birzha-course/1 (no secrets, no learner data); an async job"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(CourseExportInput)
       .addSuccess(Job)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.exports.enrollment", `${base}/enrollments/:enrollment/exports`, {
+    authenticated("POST", "learning.exports.enrollment", `${base}/enrollments/:enrollment/exports`, {
       scopes: ["learning:study", "learning:teach"],
       summary: "One learner's data as JSON: by the learner, or by staff holding pii_read; an async job"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(RequestConflict)])
       .setPath(Schema.Struct({ enrollment: Schema.UUID }))
       .setPayload(EnrollmentExportInput)
       .addSuccess(Job)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "learning.exports.get", `${base}/exports/:export`, { scopes: read, summary: "An export, import or analytics export job of the caller, with its file (7 days)" })
-      .middleware(Authentication)
+    authenticated("GET", "learning.exports.get", `${base}/exports/:export`, { scopes: read, summary: "An export, import or analytics export job of the caller, with its file (7 days)" }, [wire(NotFound)])
       .setPath(Schema.Struct({ export: Schema.UUID }))
       .addSuccess(Job)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("GET", "learning.analytics.get", `${base}/courses/:course/analytics`, {
+    authenticated("GET", "learning.analytics.get", `${base}/courses/:course/analytics`, {
       scopes: ["learning:analytics"],
       summary: "Funnel, step completion and difficulty, scores, grader load; cells of fewer than 5 learners suppressed"
-    })
-      .middleware(Authentication)
+    }, [recordErrors])
       .setPath(CoursePath)
       .setUrlParams(AnalyticsQuery)
       .addSuccess(Analytics)
-      .addError(recordErrors)
   )
   .add(
-    operation("POST", "learning.analytics.export", `${base}/courses/:course/analytics/export`, {
+    authenticated("POST", "learning.analytics.export", `${base}/courses/:course/analytics/export`, {
       scopes: ["learning:analytics"],
       approval: true,
       summary: "A CSV per learner, pseudonymized unless the caller holds pii_read and asks for names; an async job"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(AnalyticsExportInput)
       .addSuccess(Job)
-      .addError(recordErrors)
-      .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Learning: exports, imports and analytics (async jobs)")

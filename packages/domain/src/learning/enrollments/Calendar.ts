@@ -110,7 +110,7 @@ export const getCalendar = (
     if (query.from !== undefined && query.to !== undefined && query.to.getTime() <= query.from.getTime()) {
       return yield* new InvalidRequest({ message: "to: must be after from" })
     }
-    const context = yield* enrollmentFor(actor, "learning.calendar.get", enrollmentUuid, { lock: false })
+    const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const now = new Date()
     const dates = yield* datesOf(context, now)
     const states = yield* loadStepStates(enrollmentUuid)

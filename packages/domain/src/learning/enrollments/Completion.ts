@@ -136,7 +136,7 @@ const decodeStates = rowsDecoder(StepState)
 
 /** `completion.get`: progress against the criteria and the completion record. */
 export const getCompletion = (actor: Actor, enrollmentUuid: string) =>
-  Effect.flatMap(enrollmentFor(actor, "learning.completion.get", enrollmentUuid, { lock: false }), completionOf)
+  Effect.flatMap(enrollmentFor(actor, enrollmentUuid, { lock: false }), completionOf)
 
 /** The completion of an enrollment already read (its course and pinned tree): `completion.get`, the enrollment export. */
 export const completionOf = (

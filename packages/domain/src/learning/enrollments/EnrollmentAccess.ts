@@ -4,76 +4,18 @@ import { Effect, Either, Option, Schema } from "effect"
 import { Forbidden, NotFound } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { rowsDecoder, Timestamp, uuidArray } from "../../store/Rows.js"
+import { type EnrollmentRule, runningEnrollmentRule } from "./EnrollmentRule.js"
 import { type CourseHead, loadCourseHeads, versionNodes } from "../courses/CourseRepository.js"
 import { type EnrollmentRow, loadEnrollments } from "./EnrollmentRepository.js"
 import type { CourseNode } from "../courses/Model.js"
-import { type Assignment, type Atom, covers, enrollmentTarget, holdsAtom, onlyGroupScoped, standingOn, type Target } from "../Permissions.js"
+import { type Assignment, covers, enrollmentTarget, holdsAtom, onlyGroupScoped, standingOn, type Target } from "../Permissions.js"
 import { loadRun, loadRuns, type RunRow } from "../courses/RunRepository.js"
 
 /**
- * Who may do what to one enrollment (LEARNING §3, §4 "who"): its learner (`S`) and course staff
- * in scope of its run. The table below is the data; `enrollmentFor` is the one check every
- * operation under `/enrollments/{enrollment}` (and those reaching an enrollment through a
- * submission or job) runs.
+ * Who may do what to one enrollment: `enrollmentFor` is the one check every operation under
+ * `/enrollments/{enrollment}` (and those reaching an enrollment through a submission or job) runs,
+ * under the rule its declaration carries (`EnrollmentAccess`, EnrollmentRule.ts).
  */
-
-/** What staff need for an operation on an enrollment: any staff in scope of the run, or an atom. */
-export type StaffRequirement = { readonly kind: "staff" } | { readonly kind: "atom"; readonly atom: Atom }
-
-export interface EnrollmentRule {
-  /** The enrollment's own learner may do it. */
-  readonly learner: boolean
-  /** What a staff member (scoped to the run) needs; absent: staff may not (403). */
-  readonly staff?: StaffRequirement
-}
-
-const staff: StaffRequirement = { kind: "staff" }
-const atom = (name: Atom): StaffRequirement => ({ kind: "atom", atom: name })
-const learnerOnly: EnrollmentRule = { learner: true }
-
-/** Every L2 operation that acts on one enrollment, by §4's "who" column. */
-export const enrollmentRules = {
-  "learning.enrollments.get": { learner: true, staff },
-  "learning.enrollments.accept_invitation": learnerOnly,
-  "learning.enrollments.decide": { learner: false, staff: atom("roster_manage") },
-  "learning.enrollments.override": { learner: false, staff: atom("dates_grant") },
-  "learning.enrollments.pause": { learner: true, staff: atom("roster_manage") },
-  "learning.enrollments.pause_preview": { learner: true, staff },
-  "learning.enrollments.restore": { learner: true, staff: atom("roster_manage") },
-  "learning.enrollments.resume": { learner: true, staff },
-  "learning.enrollments.start": learnerOnly,
-  "learning.enrollments.withdraw": { learner: true, staff: atom("roster_manage") },
-  "learning.seats.accept": learnerOnly,
-  "learning.seats.decline": learnerOnly,
-  "learning.applications.get": { learner: true, staff: atom("roster_manage") },
-  "learning.calendar.get": { learner: true, staff },
-  "learning.completion.get": { learner: true, staff },
-  "learning.media.get": { learner: true, staff },
-  "learning.media.save": learnerOnly,
-  // The step and submission side (issue 17, other half): the same table decides for them.
-  "learning.steps.get": { learner: true, staff },
-  "learning.steps.acknowledge": learnerOnly,
-  "learning.drafts.save": learnerOnly,
-  "learning.submissions.create": learnerOnly,
-  "learning.submissions.history": { learner: true, staff },
-  "learning.submissions.get": { learner: true, staff },
-  "learning.submissions.cancel": learnerOnly,
-  "learning.variants.issue": learnerOnly,
-  "learning.generated_variants.state": learnerOnly,
-  "learning.generated_variants.create": learnerOnly,
-  "learning.generated_variants.get": learnerOnly,
-  "learning.sample_runs.create": learnerOnly,
-  "learning.sample_runs.get": learnerOnly,
-  "learning.demo.apply": learnerOnly,
-  "learning.portfolio.create": learnerOnly,
-  // L3 (issue 18): extension requests, appeals of the learner's own submissions.
-  "learning.extensions.create": learnerOnly,
-  "learning.extensions.list": { learner: true, staff },
-  "learning.appeals.create": learnerOnly,
-  "learning.appeals.escalate": learnerOnly,
-  "learning.appeals.list_for_submission": { learner: true, staff }
-} as const satisfies Readonly<Record<string, EnrollmentRule>>
-export type EnrollmentOperation = keyof typeof enrollmentRules
 
 /** The run's enrollment policies (LEARNING §2.1 #5) beyond the L1 run row. */
 export interface RunPolicies {
@@ -156,14 +98,14 @@ export interface EnrollmentContext {
  * right get 403. `learnerOnly` narrows any rule to the learner (staff: 403).
  */
 export const decideOnEnrollment = (
-  operation: EnrollmentOperation,
+  operation: string,
+  rule: EnrollmentRule,
   enrollment: Pick<EnrollmentRow, "uuid" | "profile_uuid" | "run_uuid">,
   caller: { readonly profileUuid: string | undefined; readonly assignments: ReadonlyArray<Assignment> },
   options: { readonly learnerOnly?: boolean | undefined } = {},
   /** The groups the enrollment is a member of (needed when the caller has group-scoped assignments). */
   groupUuids: ReadonlyArray<string> = []
 ): NotFound | Forbidden | undefined => {
-  const rule: EnrollmentRule = enrollmentRules[operation]
   const learner = caller.profileUuid !== undefined && caller.profileUuid === enrollment.profile_uuid
   if (learner) return rule.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff, not the learner` })
   const target: Target = { runUuid: enrollment.run_uuid, groupUuids }
@@ -186,7 +128,7 @@ export const decideOnEnrollment = (
 
 /**
  * Loads an enrollment with its run, the run's policies, the course and the pinned version's node
- * tree, and authorizes `operationId` on it (`decideOnEnrollment`: 404 to strangers, 403 to those
+ * tree, and authorizes the running operation on it under its declared rule (`decideOnEnrollment`: 404 to strangers, 403 to those
  * who may see it but not act). `lock: true` takes `FOR UPDATE` on the enrollment row (use it in
  * commands, inside the command's transaction, before reading state you will change).
  * `learnerOnly: true` refuses staff even where the rule lets them read.
@@ -197,23 +139,24 @@ export const decideOnEnrollment = (
  */
 export const enrollmentFor = (
   actor: Actor | undefined,
-  operationId: EnrollmentOperation,
   enrollmentUuid: string,
   options: { readonly lock: boolean; readonly learnerOnly?: boolean }
 ): Effect.Effect<EnrollmentContext, NotFound | Forbidden | SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(enrollmentsFor(operationId, [{ actor, enrollmentUuid }], options), ([context]) => context!)
+  Effect.flatMap(enrollmentsFor([{ actor, enrollmentUuid }], options), ([context]) => context!)
 
 /**
  * `enrollmentFor` of several callers' enrollments (a group commit's batch): the enrollments read
  * (and locked, in uuid order) in one statement, their runs, courses and pins in one each, each
  * request authorized on its own. One answer per request, in order: its context or its refusal.
+ * A batch's drain runs in a fiber its first request forked, so it carries that operation (the
+ * batch's one operation) as the running one.
  */
 export const enrollmentsFor = (
-  operationId: EnrollmentOperation,
   requests: ReadonlyArray<{ readonly actor: Actor | undefined; readonly enrollmentUuid: string }>,
   options: { readonly lock: boolean; readonly learnerOnly?: boolean }
 ): Effect.Effect<ReadonlyArray<Either.Either<EnrollmentContext, NotFound | Forbidden>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
+    const { operationId, rule } = yield* runningEnrollmentRule
     const enrollments = new Map(
       (yield* loadEnrollments([...new Set(requests.map((request) => request.enrollmentUuid))], { lock: options.lock })).map((row) => [row.uuid, row])
     )
@@ -228,6 +171,7 @@ export const enrollmentsFor = (
         const target = yield* enrollmentTarget(standing.assignments, { uuid: enrollment.uuid, runUuid: enrollment.run_uuid })
         const refusal = decideOnEnrollment(
           operationId,
+          rule,
           enrollment,
           { profileUuid: actor?.profileUuid, assignments: standing.assignments },
           options,

@@ -6,7 +6,9 @@ import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import type { Answer } from "../../operations/Operations.js"
 import { stepDates } from "./Dates.js"
-import { enrollmentRules } from "./EnrollmentAccess.js"
+import { BirzhaApi } from "../../api/BirzhaApi.js"
+import { catalogOf } from "../../kernel/Operation.js"
+import { enrollmentRuleOf } from "./EnrollmentRule.js"
 import { enrollmentTransitions, type TransitionName } from "./EnrollmentMachine.js"
 import type { Enrollment } from "./EnrollmentModel.js"
 import { enrollmentStatuses, type EnrollmentStatus } from "./EnrollmentRepository.js"
@@ -240,7 +242,8 @@ describe("the enrollment state machine (every transition of the table and every 
     const callers = { learner, other, assistant, analyst, elsewhere, owner }
     const mine = [...Object.keys(reads), ...Object.keys(commands)]
     for (const id of mine) {
-      const rule = enrollmentRules[id as keyof typeof enrollmentRules] as { learner: boolean; staff?: { kind: string; atom?: string } }
+      // The rule each declaration carries (EnrollmentsApi.ts), read from the catalog as the registry does.
+      const rule = enrollmentRuleOf(catalogOf(BirzhaApi).find((entry) => entry.id === id)!.annotations)!
       for (const [who, actor] of Object.entries(callers)) {
         const uuid = await seed(run, learner.profileUuid, "active")
         const answer = id in reads ? await reads[id]!(uuid, actor) : await command(id, actor, uuid, commands[id])

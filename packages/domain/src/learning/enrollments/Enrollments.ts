@@ -11,7 +11,7 @@ import { appendAudit } from "../Audit.js"
 import { once } from "../Commands.js"
 import { loadCourse } from "../courses/CourseRepository.js"
 import { changedNodeKeys, computeStepDates, type DateContext, loadDateContext, pausedDaysAt, type StepDates } from "./Dates.js"
-import { enrollmentFor, type EnrollmentOperation, loadRunPolicies, type RunPolicies } from "./EnrollmentAccess.js"
+import { enrollmentFor, loadRunPolicies, type RunPolicies } from "./EnrollmentAccess.js"
 import { enrollmentTransitions, requireTransition, type TransitionName } from "./EnrollmentMachine.js"
 import { Enrollment, type Enrollment as EnrollmentView, Invited } from "./EnrollmentModel.js"
 import {
@@ -376,12 +376,12 @@ interface RevisionCommand {
 
 /**
  * The prologue of a command moving one enrollment along `name`: loads and locks it, authorizes
- * the operation (`enrollmentFor`), refuses a transition the table does not allow from its status
+ * the running operation (`enrollmentFor`), refuses a transition the table does not allow from its status
  * (409 `invalid_state`) and a stale `expectedRevision` (409 `revision_conflict`).
  */
-const transitionFor = (actor: Actor, operation: EnrollmentOperation, enrollmentUuid: string, name: TransitionName, expectedRevision: number) =>
+const transitionFor = (actor: Actor, enrollmentUuid: string, name: TransitionName, expectedRevision: number) =>
   Effect.gen(function*() {
-    const context = yield* enrollmentFor(actor, operation, enrollmentUuid, { lock: true })
+    const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
     const refusal = requireTransition(name, context.enrollment.status)
     if (refusal !== undefined) return yield* refusal
     yield* requireRevision("enrollment", context.enrollment.revision, expectedRevision)
@@ -413,7 +413,7 @@ export const decideEnrollment = (
       : input.requireSeatConfirmation === true
       ? "approve_offer"
       : "approve"
-    const { enrollment, policies, run } = yield* transitionFor(actor, "learning.enrollments.decide", enrollmentUuid, name, input.expectedRevision)
+    const { enrollment, policies, run } = yield* transitionFor(actor, enrollmentUuid, name, input.expectedRevision)
     const locked = yield* loadRun(run.uuid, { lock: true })
     if ((name === "approve" || name === "approve_offer") && !hasSeat(locked, yield* seatsTaken(run.uuid))) {
       return yield* new CapacityFull({ message: `The run's ${run.capacity} seats are taken` })
@@ -441,7 +441,7 @@ export const decideEnrollment = (
 const acceptOffer = (actor: Actor, enrollmentUuid: string, input: RevisionCommand, name: "accept_invitation" | "accept_seat") => {
   const operation = name === "accept_invitation" ? "learning.enrollments.accept_invitation" as const : "learning.seats.accept" as const
   return once(actor, operation, input, Enrollment, Effect.gen(function*() {
-    const { enrollment } = yield* transitionFor(actor, operation, enrollmentUuid, name, input.expectedRevision)
+    const { enrollment } = yield* transitionFor(actor, enrollmentUuid, name, input.expectedRevision)
     if (enrollment.offer_expires_at !== null && enrollment.offer_expires_at.getTime() <= Date.now()) {
       return yield* new InvalidState({ message: "The offer has expired" })
     }
@@ -457,7 +457,7 @@ export const acceptSeat = (actor: Actor, uuid: string, input: RevisionCommand) =
 
 export const declineSeat = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.seats.decline", input, Enrollment, Effect.gen(function*() {
-    yield* transitionFor(actor, "learning.seats.decline", enrollmentUuid, "decline", input.expectedRevision)
+    yield* transitionFor(actor, enrollmentUuid, "decline", input.expectedRevision)
     const row = yield* updateEnrollment(enrollmentUuid, { status: "declined", offer_expires_at: null })
     yield* emitTransition("decline", row, actor.profileUuid)
     yield* offerFreedSeats(row.run_uuid)
@@ -466,7 +466,7 @@ export const declineSeat = (actor: Actor, enrollmentUuid: string, input: Revisio
 
 export const startEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.start", input, Enrollment, Effect.gen(function*() {
-    const { enrollment, run, policies } = yield* transitionFor(actor, "learning.enrollments.start", enrollmentUuid, "start", input.expectedRevision)
+    const { enrollment, run, policies } = yield* transitionFor(actor, enrollmentUuid, "start", input.expectedRevision)
     if (enrollment.started_at !== null) return yield* new InvalidState({ message: "The enrollment was started already" })
     if (run.status !== "running" || run.starts_at.getTime() > Date.now()) {
       return yield* new NotEligible({ message: `The run has not started (${run.status}, starts ${run.starts_at.toISOString()})` })
@@ -500,7 +500,7 @@ const dateContextOf = (enrollment: EnrollmentRow) =>
 
 export const pausePreview = (actor: Actor, enrollmentUuid: string, query: { readonly until?: Date | undefined }) =>
   Effect.gen(function*() {
-    const { enrollment, run } = yield* enrollmentFor(actor, "learning.enrollments.pause_preview", enrollmentUuid, { lock: false })
+    const { enrollment, run } = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const now = new Date()
     const plan = plannedPause(enrollment, run, query.until, now)
     const context = yield* dateContextOf(enrollment)
@@ -516,7 +516,7 @@ export const pausePreview = (actor: Actor, enrollmentUuid: string, query: { read
 
 export const pauseEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand & { readonly until?: Date | undefined; readonly reason?: string | undefined }) =>
   once(actor, "learning.enrollments.pause", input, Enrollment, Effect.gen(function*() {
-    const { asLearner, enrollment, run } = yield* transitionFor(actor, "learning.enrollments.pause", enrollmentUuid, "pause", input.expectedRevision)
+    const { asLearner, enrollment, run } = yield* transitionFor(actor, enrollmentUuid, "pause", input.expectedRevision)
     const now = new Date()
     const plan = plannedPause(enrollment, run, input.until, now)
     if (plan.problem !== undefined) return yield* new WindowClosed({ message: plan.problem })
@@ -553,7 +553,7 @@ const resume = (enrollment: EnrollmentRow, actor: Actor | null, name: "resume" |
 
 export const resumeEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.resume", input, Enrollment, Effect.gen(function*() {
-    const { asLearner, enrollment } = yield* transitionFor(actor, "learning.enrollments.resume", enrollmentUuid, "resume", input.expectedRevision)
+    const { asLearner, enrollment } = yield* transitionFor(actor, enrollmentUuid, "resume", input.expectedRevision)
     const row = yield* resume(enrollment, actor, "resume", new Date())
     if (!asLearner) yield* audit(row, actor, "enrollment.resume", { status: "paused" }, { status: "active" }, undefined, input.requestUuid)
     return yield* fullView(row)
@@ -567,7 +567,7 @@ export const withdrawEnrollment = (
   input: RevisionCommand & { readonly reason?: string | undefined; readonly immediate?: boolean | undefined }
 ) =>
   once(actor, "learning.enrollments.withdraw", input, Enrollment, Effect.gen(function*() {
-    const { asLearner, enrollment, policies } = yield* enrollmentFor(actor, "learning.enrollments.withdraw", enrollmentUuid, { lock: true })
+    const { asLearner, enrollment, policies } = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
     const graceful = policies.withdraw_grace_hours > 0 && input.immediate !== true && (enrollment.status === "active" || enrollment.status === "paused")
     const name: TransitionName = graceful ? "withdraw_grace" : "withdraw_now"
     const refusal = requireTransition(name, enrollment.status)
@@ -592,7 +592,7 @@ export const withdrawEnrollment = (
 
 export const restoreEnrollment = (actor: Actor, enrollmentUuid: string, input: RevisionCommand) =>
   once(actor, "learning.enrollments.restore", input, Enrollment, Effect.gen(function*() {
-    const { enrollment, policies, run } = yield* transitionFor(actor, "learning.enrollments.restore", enrollmentUuid, "restore", input.expectedRevision)
+    const { enrollment, policies, run } = yield* transitionFor(actor, enrollmentUuid, "restore", input.expectedRevision)
     const previous = enrollment.previous_status
     if (previous !== "active" && previous !== "paused") {
       return yield* new InvalidState({ message: `Only a withdrawal from an active or paused enrollment can be undone (it was ${previous ?? "unknown"})` })
@@ -627,7 +627,7 @@ export const restoreEnrollment = (actor: Actor, enrollmentUuid: string, input: R
 
 export const getEnrollment = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
-    const { enrollment, policies } = yield* enrollmentFor(actor, "learning.enrollments.get", enrollmentUuid, { lock: false })
+    const { enrollment, policies } = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     return enrollmentView(enrollment, policies, { waitlistPosition: yield* waitlistPosition(enrollment), progress: yield* progressOf(enrollment) })
   })
 
@@ -715,7 +715,7 @@ export const courseRoster = (
 /** The application: answers, the run's form, and the decisions (staff see who decided). */
 export const getApplication = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
-    const { asLearner, enrollment, policies } = yield* enrollmentFor(actor, "learning.applications.get", enrollmentUuid, { lock: false })
+    const { asLearner, enrollment, policies } = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const answers = (enrollment.application?.answers ?? {}) as Record<string, string>
     return {
       enrollmentUuid,

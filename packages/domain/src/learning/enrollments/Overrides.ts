@@ -66,7 +66,7 @@ export interface OverrideInput {
 
 export const overrideDates = (actor: Actor, enrollmentUuid: string, input: OverrideInput) =>
   once(actor, "learning.enrollments.override", input, OverrideResult, Effect.gen(function*() {
-    const { enrollment, nodes, run } = yield* enrollmentFor(actor, "learning.enrollments.override", enrollmentUuid, { lock: true })
+    const { enrollment, nodes, run } = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
     const refusal = requireTransition("override", enrollment.status)
     if (refusal !== undefined) return yield* refusal
     const frozen = gradesFrozenAt(run)

@@ -112,7 +112,7 @@ const recentJobs = (step: StepContext, kind: "sample_run" | "generate", seconds:
 export const createSampleRun = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly reply: unknown }) =>
   once(actor, "learning.sample_runs.create", input, GradingJob, Effect.gen(function*() {
     yield* requireReplySize(input.reply)
-    const step = yield* stepFor(actor, "learning.sample_runs.create", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     const checker = yield* readyChecker(step, "url")
     yield* lockWindow(step, "sample_run")
@@ -127,7 +127,7 @@ export const createSampleRun = (actor: Actor, enrollmentUuid: string, nodeKey: s
 export const createGeneration = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string }) =>
   once(actor, "learning.generated_variants.create", input, GradingJob, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const step = yield* stepFor(actor, "learning.generated_variants.create", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     if (step.node.variants?.mode !== "generated") return yield* new InvalidState({ message: "This step's variants are not generated" })
     const checker = yield* readyChecker(step, "generator_url")
@@ -149,7 +149,7 @@ export const createGeneration = (actor: Actor, enrollmentUuid: string, nodeKey: 
 export const generationState = (actor: Actor, enrollmentUuid: string, nodeKey: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* stepFor(actor, "learning.generated_variants.state", enrollmentUuid, nodeKey, { lock: false })
+    yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: false })
     const [job] = yield* Effect.flatMap(
       sql`SELECT uuid, status FROM learning_grading_jobs
       WHERE enrollment_uuid = ${enrollmentUuid} AND node_key = ${nodeKey} AND kind = 'generate' ORDER BY created_at DESC LIMIT 1`,
@@ -168,7 +168,7 @@ export const getCheckerJob = (actor: Actor, kind: "sample_run" | "generate", uui
     const [job] = yield* Effect.flatMap(sql`SELECT ${sql.literal(jobColumns)} FROM learning_grading_jobs WHERE uuid = ${uuid} AND kind = ${kind}`, decodeJobs)
     const missing = new NotFound({ message: `No ${kind === "generate" ? "generation" : "sample run"} ${uuid}` })
     if (job === undefined || job.enrollment_uuid === null) return yield* missing
-    yield* enrollmentFor(actor, kind === "generate" ? "learning.generated_variants.get" : "learning.sample_runs.get", job.enrollment_uuid, { lock: false })
+    yield* enrollmentFor(actor, job.enrollment_uuid, { lock: false })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(missing)))
     return jobView(job)
   })

@@ -22,9 +22,8 @@ import {
 import { CheckerNotReady, GradeFrozen, PlanExpired, PlanStale } from "../LearningErrors.js"
 import { PageQuery } from "../courses/Model.js"
 import { GradingJob } from "../steps/StepModel.js"
-import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * Checkers and grading of learning L3 (LEARNING §4 "L3", issue 18 points 1 and 2): checker
@@ -39,128 +38,97 @@ const CheckerPath = Schema.Struct({ course: Schema.UUID, checker: Schema.UUID })
 const JobPath = Schema.Struct({ course: Schema.UUID, job: Schema.UUID })
 const RegradePath = Schema.Struct({ course: Schema.UUID, regrade: Schema.UUID })
 
-const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 const read = ["learning:read"]
 const write = ["learning:write"]
 const grade = ["learning:grade"]
 
 export const LearningGradingApi = HttpApiGroup.make("learning_grading", { topLevel: true })
   .add(
-    operation("GET", "learning.checkers.list", `${base}/courses/:course/checkers`, { scopes: read, summary: "The course's checkers with their versions and status" })
-      .middleware(Authentication).setPath(CoursePath).setUrlParams(CheckerListQuery).addSuccess(CheckerPage).addError(recordErrors)
+    authenticated("GET", "learning.checkers.list", `${base}/courses/:course/checkers`, { scopes: read, summary: "The course's checkers with their versions and status" }, [recordErrors]).setPath(CoursePath).setUrlParams(CheckerListQuery).addSuccess(CheckerPage)
   )
   .add(
-    operation("GET", "learning.checkers.get", `${base}/courses/:course/checkers/:checker`, { scopes: read, summary: "One checker version (the secret is never returned)" })
-      .middleware(Authentication).setPath(CheckerPath).addSuccess(Checker).addError(recordErrors)
+    authenticated("GET", "learning.checkers.get", `${base}/courses/:course/checkers/:checker`, { scopes: read, summary: "One checker version (the secret is never returned)" }, [recordErrors]).setPath(CheckerPath).addSuccess(Checker)
   )
   .add(
-    operation("POST", "learning.checkers.create", `${base}/courses/:course/checkers`, {
+    authenticated("POST", "learning.checkers.create", `${base}/courses/:course/checkers`, {
       scopes: write,
       summary: "A new checker, or with `replaces` the next immutable version of a lineage: declarative rules or an external HTTPS grader"
-    }).middleware(Authentication).setPath(CoursePath).setPayload(CheckerCreate).addSuccess(Checker).addError(recordErrors).addError(wire(RequestConflict))
+    }, [recordErrors, wire(RequestConflict)]).setPath(CoursePath).setPayload(CheckerCreate).addSuccess(Checker)
   )
   .add(
-    operation("POST", "learning.checkers.preflight", `${base}/courses/:course/checkers/:checker/preflight`, {
+    authenticated("POST", "learning.checkers.preflight", `${base}/courses/:course/checkers/:checker/preflight`, {
       scopes: write,
       summary: "Run the checker against its reference cases (correct ones must be accepted, wrong ones not) through signed calls"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(InvalidState), wire(RequestConflict)])
       .setPath(CheckerPath)
       .setPayload(CheckerPreflight)
       .addSuccess(GradingJob)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "learning.preflights.get", `${base}/courses/:course/preflights/:job`, { scopes: read, summary: "A preflight's result per reference case" })
-      .middleware(Authentication).setPath(JobPath).addSuccess(PreflightResult).addError(recordErrors)
+    authenticated("GET", "learning.preflights.get", `${base}/courses/:course/preflights/:job`, { scopes: read, summary: "A preflight's result per reference case" }, [recordErrors]).setPath(JobPath).addSuccess(PreflightResult)
   )
   .add(
-    operation("POST", "learning.checkers.resume", `${base}/courses/:course/checkers/:checker/resume`, {
+    authenticated("POST", "learning.checkers.resume", `${base}/courses/:course/checkers/:checker/resume`, {
       scopes: grade,
       approval: true,
       summary: "Resume dispatch of a suspended checker; its queued submissions proceed"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(CheckerNotReady), wire(InvalidState), wire(RevisionConflict), wire(RequestConflict)])
       .setPath(CheckerPath)
       .setPayload(CheckerControl)
       .addSuccess(Checker)
-      .addError(recordErrors)
-      .addError(wire(CheckerNotReady))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "learning.checkers.suspend", `${base}/courses/:course/checkers/:checker/suspend`, {
+    authenticated("POST", "learning.checkers.suspend", `${base}/courses/:course/checkers/:checker/suspend`, {
       scopes: grade,
       summary: "Stop dispatch to a checker; submissions keep queueing"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(InvalidState), wire(RevisionConflict), wire(RequestConflict)])
       .setPath(CheckerPath)
       .setPayload(CheckerControl)
       .addSuccess(Checker)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "learning.checkers.control_history", `${base}/courses/:course/checkers/:checker/control-history`, {
+    authenticated("GET", "learning.checkers.control_history", `${base}/courses/:course/checkers/:checker/control-history`, {
       scopes: read,
       summary: "Suspend, resume, automatic suspension and preflight log with actor and reason"
-    }).middleware(Authentication).setPath(CheckerPath).setUrlParams(PageQuery).addSuccess(ControlEventPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CheckerPath).setUrlParams(PageQuery).addSuccess(ControlEventPage)
   )
   .add(
-    operation("GET", "learning.grading.diagnostics", `${base}/courses/:course/grading-jobs/:job/diagnostics`, {
+    authenticated("GET", "learning.grading.diagnostics", `${base}/courses/:course/grading-jobs/:job/diagnostics`, {
       scopes: read,
       summary: "A grading job's internals: tries, latency, HTTP status, key id, truncated answer, verdict mapping (no secrets)"
-    }).middleware(Authentication).setPath(JobPath).addSuccess(Diagnostics).addError(recordErrors)
+    }, [recordErrors]).setPath(JobPath).addSuccess(Diagnostics)
   )
   .add(
-    operation("GET", "learning.grading.usage", `${base}/courses/:course/grading-usage`, {
+    authenticated("GET", "learning.grading.usage", `${base}/courses/:course/grading-usage`, {
       scopes: read,
       summary: "Grading calls, latency and error rate per checker, kind and day"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(UsageQuery).addSuccess(Usage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(UsageQuery).addSuccess(Usage)
   )
   .add(
-    operation("GET", "learning.regrades.candidates", `${base}/courses/:course/regrade-candidates`, {
+    authenticated("GET", "learning.regrades.candidates", `${base}/courses/:course/regrade-candidates`, {
       scopes: read,
       summary: "Submissions graded by a superseded checker version, or whose check failed"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(RegradeCandidateQuery).addSuccess(RegradeCandidatePage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(RegradeCandidateQuery).addSuccess(RegradeCandidatePage)
   )
   .add(
-    operation("POST", "learning.regrades.create", `${base}/courses/:course/regrades`, {
+    authenticated("POST", "learning.regrades.create", `${base}/courses/:course/regrades`, {
       scopes: grade,
       summary: "Dry-run re-execution of selected submissions with a chosen checker version (no score changes until applied)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(CheckerNotReady), wire(RequestConflict)])
       .setPath(CoursePath)
       .setPayload(RegradeCreate)
       .addSuccess(Regrade)
-      .addError(recordErrors)
-      .addError(wire(CheckerNotReady))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "learning.regrades.get", `${base}/courses/:course/regrades/:regrade`, { scopes: read, summary: "A regrade's progress and its items old → new" })
-      .middleware(Authentication).setPath(RegradePath).setUrlParams(RegradeQuery).addSuccess(Regrade).addError(recordErrors)
+    authenticated("GET", "learning.regrades.get", `${base}/courses/:course/regrades/:regrade`, { scopes: read, summary: "A regrade's progress and its items old → new" }, [recordErrors]).setPath(RegradePath).setUrlParams(RegradeQuery).addSuccess(Regrade)
   )
   .add(
-    operation("POST", "learning.regrades.apply", `${base}/courses/:course/regrades/:regrade/apply`, {
+    authenticated("POST", "learning.regrades.apply", `${base}/courses/:course/regrades/:regrade/apply`, {
       scopes: grade,
       approval: true,
       summary: "Commit the regrade's new results (all or a subset) as regrade score layers; frozen items are skipped and listed"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(PlanStale), wire(PlanExpired), wire(GradeFrozen), wire(InvalidState), wire(RequestConflict)])
       .setPath(RegradePath)
       .setPayload(RegradeApply)
       .addSuccess(Regrade)
-      .addError(recordErrors)
-      .addError(wire(PlanStale))
-      .addError(wire(PlanExpired))
-      .addError(wire(GradeFrozen))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )

@@ -25,9 +25,8 @@ import {
   ReviewWorkspace
 } from "./ReviewModel.js"
 import { Submission } from "../steps/StepModel.js"
-import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * Reviews and automatic overrides of learning L3 (LEARNING §4 "L3", issue 18 points 3, 4 and 6):
@@ -40,160 +39,120 @@ const CoursePath = Schema.Struct({ course: Schema.UUID })
 const SubmissionPath = Schema.Struct({ submission: Schema.UUID })
 const OverridePath = Schema.Struct({ submission: Schema.UUID, override: Schema.UUID })
 
-const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 const changeErrors = Schema.Union(wire(InvalidState), wire(RevisionConflict), wire(RequestConflict))
 const read = ["learning:read"]
 const grade = ["learning:grade"]
 
 export const LearningReviewsApi = HttpApiGroup.make("learning_reviews", { topLevel: true })
   .add(
-    operation("GET", "learning.reviews.list", `${base}/courses/:course/reviews`, {
+    authenticated("GET", "learning.reviews.list", `${base}/courses/:course/reviews`, {
       scopes: read,
       summary: "Decided and released reviews: owners and instructors see all in their scope, reviewers their own"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(ReviewListQuery).addSuccess(ReviewPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(ReviewListQuery).addSuccess(ReviewPage)
   )
   .add(
-    operation("GET", "learning.reviews.assignment_list", `${base}/courses/:course/review-assignments`, {
+    authenticated("GET", "learning.reviews.assignment_list", `${base}/courses/:course/review-assignments`, {
       scopes: read,
       summary: "The review queue (pooled, claimed, overdue, with an issue); learners see the peer reviews they may claim or hold"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(AssignmentListQuery).addSuccess(ReviewAssignmentPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(AssignmentListQuery).addSuccess(ReviewAssignmentPage)
   )
   .add(
-    operation("GET", "learning.reviews.assignment", `${base}/submissions/:submission/review-assignment`, {
+    authenticated("GET", "learning.reviews.assignment", `${base}/submissions/:submission/review-assignment`, {
       scopes: read,
       summary: "The review assignments of a submission: staff in full, a peer holder theirs (pseudonyms), the learner their status"
-    }).middleware(Authentication).setPath(SubmissionPath).addSuccess(ReviewAssignmentList).addError(recordErrors)
+    }, [recordErrors]).setPath(SubmissionPath).addSuccess(ReviewAssignmentList)
   )
   .add(
-    operation("POST", "learning.reviews.claim", `${base}/submissions/:submission/claim`, {
+    authenticated("POST", "learning.reviews.claim", `${base}/submissions/:submission/claim`, {
       scopes: grade,
       summary: "Take a pooled review assignment until its due time (staff reviewers; another learner of the run for peer review)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(AlreadyClaimed), wire(ConflictOfInterest), wire(NotEligible), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewClaim)
       .addSuccess(ReviewAssignment)
-      .addError(recordErrors)
-      .addError(wire(AlreadyClaimed))
-      .addError(wire(ConflictOfInterest))
-      .addError(wire(NotEligible))
-      .addError(changeErrors)
   )
   .add(
-    operation("POST", "learning.reviews.decide", `${base}/submissions/:submission/review`, {
+    authenticated("POST", "learning.reviews.decide", `${base}/submissions/:submission/review`, {
       scopes: grade,
       approval: true,
       summary: "Decide a review: accept, revise or fail with points and rubric; provisional, or final (moderated grading: owners and instructors)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(GradeFrozen), wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewDecide)
       .addSuccess(Review)
-      .addError(recordErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("PUT", "learning.reviews.draft", `${base}/submissions/:submission/review-draft`, {
+    authenticated("PUT", "learning.reviews.draft", `${base}/submissions/:submission/review-draft`, {
       scopes: grade,
       summary: "Autosave the holder's review draft"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewDraftSave)
       .addSuccess(ReviewDraft)
-      .addError(recordErrors)
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("POST", "learning.reviews.reassign", `${base}/submissions/:submission/reassign`, {
+    authenticated("POST", "learning.reviews.reassign", `${base}/submissions/:submission/reassign`, {
       scopes: grade,
       summary: "Move a review assignment to another reviewer or back to the pool (the history keeps every holder)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewReassign)
       .addSuccess(ReviewAssignment)
-      .addError(recordErrors)
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("POST", "learning.reviews.release", `${base}/submissions/:submission/release`, {
+    authenticated("POST", "learning.reviews.release", `${base}/submissions/:submission/release`, {
       scopes: grade,
       approval: true,
       summary: "Publish the final decided review to the learner: a review score layer; accepted, revision requested or graded"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(GradeFrozen), wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewRelease)
       .addSuccess(Submission)
-      .addError(recordErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("POST", "learning.reviews.report_issue", `${base}/submissions/:submission/report-issue`, {
+    authenticated("POST", "learning.reviews.report_issue", `${base}/submissions/:submission/report-issue`, {
       scopes: grade,
       summary: "Flag a problem that blocks the review: the due clock pauses and the course's owner and instructors are notified"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(ReviewReportIssue)
       .addSuccess(ReviewAssignment)
-      .addError(recordErrors)
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("GET", "learning.reviews.workspace", `${base}/submissions/:submission/review-workspace`, {
+    authenticated("GET", "learning.reviews.workspace", `${base}/submissions/:submission/review-workspace`, {
       scopes: read,
       summary: "The reply, pinned step, checker output and earlier attempts for the holder (peers see a pseudonym only)"
-    }).middleware(Authentication).setPath(SubmissionPath).addSuccess(ReviewWorkspace).addError(recordErrors).addError(wire(ConflictOfInterest))
-      .addError(wire(InvalidState))
+    }, [recordErrors, wire(ConflictOfInterest), wire(InvalidState)]).setPath(SubmissionPath).addSuccess(ReviewWorkspace)
   )
   .add(
-    operation("GET", "learning.automatic_overrides.candidates", `${base}/courses/:course/automatic-override-candidates`, {
+    authenticated("GET", "learning.automatic_overrides.candidates", `${base}/courses/:course/automatic-override-candidates`, {
       scopes: read,
       summary: "Suspect automatic verdicts: check_failed, near-timeout, newer checker version (appeal clusters once appeals exist)"
-    }).middleware(Authentication).setPath(CoursePath).setUrlParams(OverrideCandidatesQuery).addSuccess(OverrideCandidatePage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(OverrideCandidatesQuery).addSuccess(OverrideCandidatePage)
   )
   .add(
-    operation("POST", "learning.automatic_overrides.create", `${base}/submissions/:submission/automatic-overrides`, {
+    authenticated("POST", "learning.automatic_overrides.create", `${base}/submissions/:submission/automatic-overrides`, {
       scopes: grade,
       approval: true,
       summary: "Override the checker's result on one submission: a new override score layer, the original kept"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(GradeFrozen), wire(ConflictOfInterest), changeErrors])
       .setPath(SubmissionPath)
       .setPayload(AutomaticOverrideCreate)
       .addSuccess(AutomaticOverride)
-      .addError(recordErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )
   .add(
-    operation("GET", "learning.automatic_overrides.list", `${base}/submissions/:submission/automatic-overrides`, {
+    authenticated("GET", "learning.automatic_overrides.list", `${base}/submissions/:submission/automatic-overrides`, {
       scopes: read,
       summary: "A submission's override history (its learner: the active ones with their reason)"
-    }).middleware(Authentication).setPath(SubmissionPath).addSuccess(AutomaticOverrideList).addError(recordErrors)
+    }, [recordErrors]).setPath(SubmissionPath).addSuccess(AutomaticOverrideList)
   )
   .add(
-    operation("POST", "learning.automatic_overrides.revoke", `${base}/submissions/:submission/automatic-overrides/:override/revoke`, {
+    authenticated("POST", "learning.automatic_overrides.revoke", `${base}/submissions/:submission/automatic-overrides/:override/revoke`, {
       scopes: grade,
       approval: true,
       summary: "Revoke an automatic override: its layer is revoked and the layer below shows again"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(GradeFrozen), wire(ConflictOfInterest), changeErrors])
       .setPath(OverridePath)
       .setPayload(AutomaticOverrideRevoke)
       .addSuccess(AutomaticOverride)
-      .addError(recordErrors)
-      .addError(wire(GradeFrozen))
-      .addError(wire(ConflictOfInterest))
-      .addError(changeErrors)
   )

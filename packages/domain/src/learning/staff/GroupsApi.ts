@@ -2,9 +2,8 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Group, GroupCreate, GroupListQuery, GroupMembersChange, GroupPage, GroupStaffChange, GroupUpdate } from "./GroupsModel.js"
 import { CapacityFull, ConflictOfInterest } from "../LearningErrors.js"
-import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * Learning groups (LEARNING §4 "L4" groups, issue 19 point 4): cohorts, teams and sections of a
@@ -14,7 +13,6 @@ import { operation } from "../../kernel/Operation.js"
 const base = "/api/v1/learning"
 const GroupPath = Schema.Struct({ group: Schema.UUID })
 
-const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 const changeErrors = Schema.Union(wire(RevisionConflict), wire(RequestConflict), wire(InvalidState))
 
 const read = ["learning:read"]
@@ -23,62 +21,47 @@ const staff = ["learning:staff"]
 
 export const LearningGroupsApi = HttpApiGroup.make("learning_groups", { topLevel: true })
   .add(
-    operation("POST", "learning.groups.create", `${base}/runs/:run/groups`, {
+    authenticated("POST", "learning.groups.create", `${base}/runs/:run/groups`, {
       scopes: teach,
       summary: "Create a cohort, team or section in a run (owner, instructor, assistant: roster_manage)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, wire(InvalidState), wire(RequestConflict)])
       .setPath(Schema.Struct({ run: Schema.UUID }))
       .setPayload(GroupCreate)
       .addSuccess(Group)
-      .addError(recordErrors)
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "learning.groups.list", `${base}/courses/:course/groups`, {
+    authenticated("GET", "learning.groups.list", `${base}/courses/:course/groups`, {
       scopes: read,
       summary: "The course's groups: staff see those in their scope, a learner their own groups and the visible groups of their runs"
-    }).middleware(Authentication).setPath(Schema.Struct({ course: Schema.UUID })).setUrlParams(GroupListQuery).addSuccess(GroupPage).addError(recordErrors)
+    }, [recordErrors]).setPath(Schema.Struct({ course: Schema.UUID })).setUrlParams(GroupListQuery).addSuccess(GroupPage)
   )
   .add(
-    operation("POST", "learning.groups.members", `${base}/groups/:group/members`, {
+    authenticated("POST", "learning.groups.members", `${base}/groups/:group/members`, {
       scopes: teach,
       approval: true,
       summary: "Add, remove or randomly auto-fill members (roster_manage); a learner joins or leaves a self-assignment group with their own enrollment"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(CapacityFull)])
       .setPath(GroupPath)
       .setPayload(GroupMembersChange)
       .addSuccess(Group)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(CapacityFull))
   )
   .add(
-    operation("POST", "learning.groups.staff", `${base}/groups/:group/staff`, {
+    authenticated("POST", "learning.groups.staff", `${base}/groups/:group/staff`, {
       scopes: staff,
       approval: true,
       summary: "Attach staff assignments to the group (their scope becomes the group) or detach them (back to the group's run); owner"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors, wire(ConflictOfInterest)])
       .setPath(GroupPath)
       .setPayload(GroupStaffChange)
       .addSuccess(Group)
-      .addError(recordErrors)
-      .addError(changeErrors)
-      .addError(wire(ConflictOfInterest))
   )
   .add(
-    operation("POST", "learning.groups.update", `${base}/groups/:group/update`, {
+    authenticated("POST", "learning.groups.update", `${base}/groups/:group/update`, {
       scopes: teach,
       summary: "Rename, set the capacity or visibility, archive or restore a group (roster_manage)"
-    })
-      .middleware(Authentication)
+    }, [recordErrors, changeErrors])
       .setPath(GroupPath)
       .setPayload(GroupUpdate)
       .addSuccess(Group)
-      .addError(recordErrors)
-      .addError(changeErrors)
   )
   .annotate(OpenApi.Description, "Learning: groups of a run (cohorts, teams, sections) and their staff")

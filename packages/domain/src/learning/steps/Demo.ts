@@ -134,7 +134,7 @@ const loadVersionNodes = (courseUuid: string, number: number) => Effect.map(load
 export const applyDemo = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly demoAttemptUuid: string }) =>
   once(actor, "learning.demo.apply", input, Submission, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const step = yield* stepFor(actor, "learning.demo.apply", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     const [demo] = yield* Effect.flatMap(
       sql`SELECT ${sql.literal(demoColumns)} FROM learning_demo_attempts d
       WHERE d.uuid = ${input.demoAttemptUuid} AND d.profile_uuid = ${actor.profileUuid} FOR UPDATE`,

@@ -54,7 +54,7 @@ const mediaView = (nodeKey: string, row: StepStateRow) => {
 
 export const getMedia = (actor: Actor, enrollmentUuid: string) =>
   Effect.gen(function*() {
-    const { nodes } = yield* enrollmentFor(actor, "learning.media.get", enrollmentUuid, { lock: false })
+    const { nodes } = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const states = yield* loadStepStates(enrollmentUuid)
     return {
       items: nodes.filter((node) => node.kind === "step" && node.stepType === "video").map((node) => {
@@ -81,7 +81,7 @@ export const saveMedia = (actor: Actor, enrollmentUuid: string, nodeKey: string,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      const context = yield* enrollmentFor(actor, "learning.media.save", enrollmentUuid, { lock: true })
+      const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
       const node = context.nodes.find((n) => n.nodeKey === nodeKey && n.kind === "step")
       if (node === undefined) return yield* new NotFound({ message: `No step ${nodeKey} in this enrollment's course version` })
       if (node.stepType !== "video") return yield* new InvalidState({ message: `Step ${nodeKey} is a ${node.stepType} step, not a video` })

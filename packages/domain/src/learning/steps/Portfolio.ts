@@ -33,7 +33,7 @@ export const createPortfolioDraft = (
 ) =>
   once(actor, "learning.portfolio.create", input, kinds.portfolio.own, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const context = yield* enrollmentFor(actor, "learning.portfolio.create", enrollmentUuid, { lock: false })
+    const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     const wanted = [...new Set(input.submissionUuids)]
     const rows = yield* Effect.flatMap(
       sql`SELECT ${sql.literal(submissionColumns)} FROM learning_submissions s

@@ -6,7 +6,7 @@ import type { Actor } from "../../kernel/Authentication.js"
 import { rowsDecoder, selectList, Timestamp } from "../../store/Rows.js"
 import { once } from "../Commands.js"
 import { loadOverridesOf, type StepDates, stepDatesWith } from "../enrollments/Dates.js"
-import { type EnrollmentContext, type EnrollmentOperation, enrollmentsFor } from "../enrollments/EnrollmentAccess.js"
+import { type EnrollmentContext, enrollmentsFor } from "../enrollments/EnrollmentAccess.js"
 import { StepLocked } from "../LearningErrors.js"
 import type { CourseNode } from "../courses/Model.js"
 import { AcknowledgedStep, Draft, maxReplyBytes, type StepView } from "./StepModel.js"
@@ -27,23 +27,21 @@ export interface StepContext extends EnrollmentContext {
   readonly now: Date
 }
 
-/** Loads the enrollment (authorized for `operation`) and its step; 404 when the pinned version has no such step. */
+/** Loads the enrollment (authorized for the running operation) and its step; 404 when the pinned version has no such step. */
 export const stepFor = (
   actor: Actor,
-  operation: EnrollmentOperation,
   enrollmentUuid: string,
   nodeKey: string,
   options: { readonly lock: boolean }
-) => Effect.flatMap(stepsFor(operation, [{ actor, enrollmentUuid, nodeKey }], options), ([step]) => step!)
+) => Effect.flatMap(stepsFor([{ actor, enrollmentUuid, nodeKey }], options), ([step]) => step!)
 
 /** `stepFor` of several requests (a group commit's batch): `enrollmentsFor`, the overrides in one statement; each its step or its refusal. */
 export const stepsFor = (
-  operation: EnrollmentOperation,
   requests: ReadonlyArray<{ readonly actor: Actor; readonly enrollmentUuid: string; readonly nodeKey: string }>,
   options: { readonly lock: boolean }
 ): Effect.Effect<ReadonlyArray<Either.Either<StepContext, NotFound | Forbidden>>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const contexts = yield* enrollmentsFor(operation, requests, options)
+    const contexts = yield* enrollmentsFor(requests, options)
     const found = contexts.map((context, index) =>
       Either.flatMap(context, (context) => {
         const nodeKey = requests[index]!.nodeKey
@@ -165,7 +163,7 @@ export const saveDraft = (
   once(actor, "learning.drafts.save", input, Draft, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* requireReplySize(input.reply)
-    const step = yield* stepFor(actor, "learning.drafts.save", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     const current = yield* loadDraft(enrollmentUuid, nodeKey, { lock: true })
     if ((current?.revision ?? undefined) !== input.expectedRevision) {
@@ -198,7 +196,7 @@ const acknowledgedView = (row: StepStateRow): AcknowledgedStep => ({
 /** Marks an ungraded step done (a graded one completes by an accepted submission: 409). */
 export const acknowledgeStep = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string }) =>
   once(actor, "learning.steps.acknowledge", input, AcknowledgedStep, Effect.gen(function*() {
-    const step = yield* stepFor(actor, "learning.steps.acknowledge", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     if (step.node.grading !== undefined) {
       return yield* new InvalidState({ message: "A graded step is completed by an accepted submission, not acknowledged" })
@@ -222,7 +220,7 @@ const describeGrading = (node: CourseNode): NonNullable<StepView["grading"]> | u
 /** The step as the learner (or staff) sees it at the pinned version; the body once the step is available. */
 export const getStep = (actor: Actor, enrollmentUuid: string, nodeKey: string) =>
   Effect.gen(function*() {
-    const step = yield* stepFor(actor, "learning.steps.get", enrollmentUuid, nodeKey, { lock: false })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: false })
     const status = stepStatusAt(yield* loadStepState(enrollmentUuid, nodeKey), step.dates, step.now)
     const attempts = yield* attemptsOf(step)
     const variant = yield* currentVariant(enrollmentUuid, nodeKey)

@@ -142,7 +142,7 @@ export const submissionHistory = (
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const context = yield* enrollmentFor(actor, "learning.submissions.history", enrollmentUuid, { lock: false })
+    const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: false })
     if (!context.nodes.some((node) => node.nodeKey === nodeKey && node.kind === "step")) {
       return yield* new NotFound({ message: `No step ${nodeKey} in the enrollment's course version` })
     }
@@ -165,7 +165,7 @@ export const submissionHistory = (
 export const getSubmission = (actor: Actor, uuid: string) =>
   Effect.gen(function*() {
     const row = yield* loadSubmission(uuid, { lock: false })
-    const context = yield* enrollmentFor(actor, "learning.submissions.get", row.enrollment_uuid, { lock: false })
+    const context = yield* enrollmentFor(actor, row.enrollment_uuid, { lock: false })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${uuid}` }))))
     const dates = (yield* stepDates(row.enrollment_uuid)).get(row.node_key)
     return yield* viewOf(row, { learner: context.asLearner, dates })

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ok, refused, step as textStep } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
-import type { Answer } from "../../operations/Operations.js"
+import { type Answer, Operations } from "../../operations/Operations.js"
+import { currentOperation } from "../../kernel/Operation.js"
 import { claimCheckerCalls, finishCheckerCall } from "../grading/CheckerCalls.js"
 import type { CourseAuthor, CourseNode, Run } from "../courses/Model.js"
 import { advanceRuns } from "../courses/Runs.js"
@@ -330,8 +331,13 @@ describe("submissions.create under load (group commit)", () => {
     const course = await setup()
     const { enrollment, learner } = await learnerIn(course)
     const alone = (node: string, reply: unknown, requestUuid = randomUUID(), extra: { readonly draftRevision?: number } = {}) =>
-      m.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.withTransaction(Effect.either(createSubmission(learner, enrollment, node, { requestUuid, reply, ...extra })))))
+      m.runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, Operations), ([sql, operations]) =>
+        // Run as the registry runs it: the operation's declared enrollment rule is the running one's.
+        sql.withTransaction(Effect.either(Effect.locally(
+          createSubmission(learner, enrollment, node, { requestUuid, reply, ...extra }),
+          currentOperation,
+          operations.entries.get("learning.submissions.create")
+        )))))
     const outcome = (answer: Either.Either<Submission, { readonly _tag: string }>) =>
       Either.match(answer, { onLeft: (error) => error._tag, onRight: (row) => [row.status, row.revision, row.attemptNo, row.score?.verdict] })
     const key = randomUUID()

@@ -388,7 +388,7 @@ const settle = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A,
 const submitClaimed = (submits: ReadonlyArray<Submit>) =>
   Effect.gen(function*() {
     const answers: Array<BatchOutcome<Submission, SubmitError>> = submits.map(() => runAlone)
-    const steps = yield* stepsFor("learning.submissions.create", submits, { lock: true })
+    const steps = yield* stepsFor(submits, { lock: true })
     const ready: Array<{ readonly index: number; readonly step: StepContext; readonly late: boolean }> = []
     for (const [index, found] of steps.entries()) {
       if (Either.isLeft(found)) {
@@ -470,7 +470,7 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     const sql = yield* SqlClient.SqlClient
     const found = yield* loadSubmission(uuid, { lock: false })
     // The enrollment first (its lock orders this with the learner's other commands); strangers get the submission's 404.
-    yield* enrollmentFor(actor, "learning.submissions.cancel", found.enrollment_uuid, { lock: true })
+    yield* enrollmentFor(actor, found.enrollment_uuid, { lock: true })
       .pipe(Effect.catchTag("NotFound", () => Effect.fail(new NotFound({ message: `No submission ${uuid}` }))))
     // Its waiting grade jobs before the submission (docs/decisions.md "Lock order"): a worker's claim holds a job
     // and then moves its submission to checking, so taking the submission first could close a cycle with it.

@@ -79,7 +79,7 @@ const reissueAllowed = (node: CourseNode, current: VariantRow) =>
 /** `variants.issue`: the current variant (issuing the first of a pool step), or a new one when `reissue` and the policy allow. */
 export const issueVariant = (actor: Actor, enrollmentUuid: string, nodeKey: string, input: { readonly requestUuid: string; readonly reissue?: boolean | undefined }) =>
   once(actor, "learning.variants.issue", input, Variant, Effect.gen(function*() {
-    const step = yield* stepFor(actor, "learning.variants.issue", enrollmentUuid, nodeKey, { lock: true })
+    const step = yield* stepFor(actor, enrollmentUuid, nodeKey, { lock: true })
     yield* requireWorkable(step)
     const mode = step.node.variants?.mode ?? "none"
     if (mode === "none") return yield* new InvalidState({ message: "This step has no variants" })

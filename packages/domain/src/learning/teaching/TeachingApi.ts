@@ -2,8 +2,7 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { TeachingCourse, TeachingCoursePage, TeachingListQuery } from "./TeachingModel.js"
 import { Forbidden, NotFound, wire } from "../../kernel/ApiError.js"
-import { Authentication } from "../../kernel/Authentication.js"
-import { operation } from "../../kernel/Operation.js"
+import { authenticated } from "../../kernel/Operation.js"
 
 /**
  * Teaching dashboards (LEARNING §4 "L4" teaching, issue 19 point 7): the courses where the caller
@@ -15,19 +14,17 @@ const read = ["learning:read"]
 
 export const LearningTeachingApi = HttpApiGroup.make("learning_teaching", { topLevel: true })
   .add(
-    operation("GET", "learning.teaching.list", `${base}/teaching/courses`, {
+    authenticated("GET", "learning.teaching.list", `${base}/teaching/courses`, {
       scopes: read,
       summary: "The courses where the caller is active staff, with the to-do counts of each, newest course first"
-    }).middleware(Authentication).setUrlParams(TeachingListQuery).addSuccess(TeachingCoursePage)
+    }).setUrlParams(TeachingListQuery).addSuccess(TeachingCoursePage)
   )
   .add(
-    operation("GET", "learning.teaching.get", `${base}/teaching/courses/:course`, {
+    authenticated("GET", "learning.teaching.get", `${base}/teaching/courses/:course`, {
       scopes: read,
       summary: "The caller's teaching dashboard of one course: reviews to claim, appeals, unanswered threads, extension requests, open incidents and checker health in their scope"
-    })
-      .middleware(Authentication)
+    }, [Schema.Union(wire(NotFound), wire(Forbidden))])
       .setPath(Schema.Struct({ course: Schema.UUID }))
       .addSuccess(TeachingCourse)
-      .addError(Schema.Union(wire(NotFound), wire(Forbidden)))
   )
   .annotate(OpenApi.Description, "Learning: teaching dashboards of course staff")
