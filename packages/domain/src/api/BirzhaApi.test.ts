@@ -73,7 +73,7 @@ describe("the operation catalog", () => {
         for (const parameter of (op.parameters ?? []) as Array<{ name: string; schema: Json }>) {
           if (parameter.name !== "limit") continue
           // The spec's shared field set of the relation operations declares limit as an integer, minimum 0,
-          // no maximum: 0 reads as the default and above 100 as 100 (MARKETPLACE §9.1, docs/decisions.md); so does customers.get.
+          // no maximum: 0 reads as the default and above 100 as 100 (docs/decisions.md); so does customers.get.
           const shared = catalog.some((entry) => entry.path === path && ["responses", "offers", "deals", "job_contacts", "threads", "customers"].includes(entry.group))
           expect(parameter.schema, `${method} ${path}`).toMatchObject(shared ? { type: "integer", minimum: 0 } : { type: "integer", minimum: 1, maximum: 100 })
         }

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** A rule body that breaks the spec's table or the condition grammar; the message names the path in the rule (MARKETPLACE §5.1). */
+/** A rule body that breaks the spec's table or the condition grammar; the message names the path in the rule. */
 export class InvalidRule extends Schema.TaggedError<InvalidRule>()("InvalidRule", {
   message: Schema.String
 }) {

@@ -222,7 +222,7 @@ const decodeUsedOnly = rowsDecoder(Schema.Struct({ used: Schema.Int }))
 const Position = Schema.Struct({ position: Int8Text })
 export const decodePosition = rowDecoder(Position)
 
-/** Ours (MARKETPLACE §5.2, §8): finished executions are kept 30 days, notifications 90. */
+/** Ours: finished executions are kept 30 days, notifications 90. */
 export const automationRetention = { executionDays: 30, notificationDays: 90 } as const
 
 /** Deletes finished executions and notifications past their retention, in batches; returns the counts. */

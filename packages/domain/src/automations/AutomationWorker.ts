@@ -32,7 +32,7 @@ import { evaluate } from "./Condition.js"
 import { automationLimits, type Condition, type RuleAction } from "./Rule.js"
 
 /**
- * The automations' worker side (MARKETPLACE §5.2): the fan-out turns sequenced events into
+ * The automations' worker side: the fan-out turns sequenced events into
  * executions, one per (rule, event); the runner acts on them. Both are safe with several workers
  * and across crashes: the fan-out holds the cursor row for its transaction and inserts with the
  * unique (rule, event) key; the runner leases executions and every action is idempotent (a
@@ -175,7 +175,7 @@ type Claimed = ClaimedRow
 
 export { claimExecutions, executionLeaseSeconds }
 
-/** Waits before the next attempt after a transient failure (ours, MARKETPLACE §5.2): immediately, 30 s, 5 min, 30 min, 2 h. */
+/** Waits before the next attempt after a transient failure (ours): immediately, 30 s, 5 min, 30 min, 2 h. */
 export const retryDelaysMs = [0, 30_000, 300_000, 1_800_000, 7_200_000] as const
 
 interface Outcome {

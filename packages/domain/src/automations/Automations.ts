@@ -273,7 +273,7 @@ export const automationCauseOf = (context: unknown): { readonly ruleUuid?: strin
   return { depth: typeof depth === "number" ? depth : 0, ...(typeof ruleUuid === "string" ? { ruleUuid } : {}) }
 }
 
-/** Whether chain protection stops a rule on an event (MARKETPLACE §5.4). */
+/** Whether chain protection stops a rule on an event. */
 export const chainStops = (ruleUuid: string | undefined, context: unknown): boolean => {
   const cause = automationCauseOf(context)
   return cause.depth >= automationLimits.chainDepth || (ruleUuid !== undefined && cause.ruleUuid === ruleUuid)

@@ -4,7 +4,7 @@ import { conditionProblem, evaluate, type EventFacts, type TraceNode } from "./C
 import type { Condition, ConditionField } from "./Rule.js"
 
 /**
- * The evaluator against the spec's semantics (MARKETPLACE §5.3), written out here on its own: a
+ * The evaluator against the spec's semantics, written out here on its own: a
  * group holds when every `all` child and some `any` child hold; a missing (or null) field makes
  * every op false except `exists`; `contains` ignores case and folds ё to е.
  */

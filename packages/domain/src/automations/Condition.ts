@@ -1,7 +1,7 @@
 import { type Condition, type ConditionField, automationLimits, type RuleBody } from "./Rule.js"
 
 /**
- * The condition grammar beyond its schema and the evaluator (MARKETPLACE §5.3): pure functions,
+ * The condition grammar beyond its schema and the evaluator: pure functions,
  * property-tested in Condition.test.ts. A node is a group (`all` and/or `any`) or a leaf
  * (`field`, `op`, `value`); the root is at depth 1 and depth stays at most 6.
  */

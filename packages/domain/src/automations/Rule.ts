@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
 import { EventType } from "../events/EventType.js"
 
-/** The spec's bounds of automation rules (Limits; MARKETPLACE §5.7). */
+/** The spec's bounds of automation rules (Limits). */
 export const automationLimits = {
   rulesPerProfile: 100,
   nameMin: 1,
@@ -17,7 +17,7 @@ export const automationLimits = {
   executionsReturned: 100,
   titleMin: 3,
   titleMax: 160,
-  /** Ours (MARKETPLACE §5.4): an event caused by an automation at this depth or deeper triggers nothing. */
+  /** Ours: an event caused by an automation at this depth or deeper triggers nothing. */
   chainDepth: 2,
   /** Ours: executions running at once for one profile. */
   runningPerProfile: 4,

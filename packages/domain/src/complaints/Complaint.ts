@@ -75,7 +75,7 @@ export const ComplaintQueuePage = Schema.Struct({
   nextCursor: Schema.optional(Schema.String)
 }).annotations({ identifier: "ComplaintQueuePage" })
 
-/** moderation.complaints.decide (MARKETPLACE §6). */
+/** moderation.complaints.decide. */
 export const ComplaintDecisionInput = Schema.Struct({
   requestUuid: RequestUuid,
   complaintUuid: Schema.UUID,

@@ -25,7 +25,7 @@ import { complaintView } from "./Complaints.js"
 import { auditRead, recordDecision } from "./ModerationRepository.js"
 import { subjectFacts } from "./Subjects.js"
 
-/** The action an uphold may take on each subject kind (MARKETPLACE §6); `none` fits every kind. */
+/** The action an uphold may take on each subject kind; `none` fits every kind. */
 export const actionsFor: Readonly<Record<ComplaintSubjectKind, ReadonlyArray<ComplaintAction>>> = {
   publication: ["unpublish", "none"],
   message: ["hide_message", "none"],
@@ -147,7 +147,7 @@ const applyAction = (row: ComplaintRow, action: ComplaintAction, input: Complain
   })
 
 /**
- * `moderation.complaints.decide` (MARKETPLACE §6), once per `requestUuid`: an open complaint at
+ * `moderation.complaints.decide`, once per `requestUuid`: an open complaint at
  * `expectedRevision` is upheld (with an action fitting its subject) or dismissed. An uphold decides
  * every open complaint on the same subject. `complaint.moderated` goes to each author, with no
  * `profileUuid` (the moderator is never named).

@@ -18,7 +18,7 @@ import {
 } from "./ComplaintRepository.js"
 import { subjectFacts } from "./Subjects.js"
 
-/** At most this many open complaints per profile (MARKETPLACE §2.7: 403 beyond). */
+/** At most this many open complaints per profile. */
 export const maxOpenComplaints = 20
 
 /** A complaint in its author's view: the decision and reason, never the moderator nor the snapshot. */
@@ -36,7 +36,7 @@ export const complaintView = (row: ComplaintRow): ComplaintView => ({
 })
 
 /**
- * `complaints.create` (MARKETPLACE §2.7), once per `requestUuid`: the subject must be visible to the
+ * `complaints.create`, once per `requestUuid`: the subject must be visible to the
  * author (404 otherwise) and not its own account's (403); one open complaint per author and subject
  * (409), at most 20 open (403). The snapshot of the subject is kept for moderators.
  * `complaint.created` goes to the author alone: the subject is never told.

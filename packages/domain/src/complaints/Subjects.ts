@@ -7,7 +7,7 @@ import { reachableProfile } from "../threads/Threads.js"
 import type { ComplaintSubjectKind } from "./Complaint.js"
 
 /**
- * What a complaint's subject is to a reader (MARKETPLACE §2.7, §4): `visible` to the author
+ * What a complaint's subject is to a reader: `visible` to the author
  * (publicly, or as a party or participant), owned by the author's own account (`own`: 403), and the
  * snapshot kept for moderators: the subject as the author saw it when filing. Read-only: each
  * subject's own module changes it.

@@ -6,7 +6,7 @@ import type { CourseNode } from "../learning/courses/Model.js"
 import { contentHash, outlineOf, treeProblem, validationIssues } from "../learning/courses/Tree.js"
 
 /**
- * Demo learning data (issue 16 point 7): two published courses in Russian, made from the first two
+ * Demo learning data: two published courses in Russian, made from the first two
  * demo training publications (linked, so they are listed in the catalog while the publication is
  * approved), each with its owner, version 1, a scheduled cohort run and a running self-paced run.
  * Seeded like the rest of the demo data, not commanded: no events, no audit rows.
@@ -58,7 +58,7 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     const doomed = `SELECT uuid FROM learning_courses WHERE owner_profile_uuid IN (${demoProfiles})`
     // The audit log refuses deletes except for a purge the transaction declares.
     yield* sql`SELECT set_config('birzha.audit_purge', 'on', true)`
-    // Corrections (learning issue 3) name plans, layers, overrides and submissions: they go first.
+    // Corrections name plans, layers, overrides and submissions: they go first.
     yield* sql`DELETE FROM learning_regrade_plan_items WHERE plan_uuid IN (SELECT uuid FROM learning_regrade_plans WHERE course_uuid IN (${sql.literal(doomed)}))`
     yield* sql`DELETE FROM learning_regrade_items WHERE regrade_uuid IN (SELECT uuid FROM learning_regrades WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (const table of ["learning_regrade_plans", "learning_appeals", "learning_incidents", "learning_extension_requests"]) {
@@ -68,10 +68,10 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_library_items WHERE owner_profile_uuid IN (${sql.literal(demoProfiles)}) OR source_course_uuid IN (${sql.literal(doomed)})`
-    // Community threads, course reviews and invitations (learning issue 4), then grading (issues 2
+    // Community threads, course reviews and invitations, then grading (issues 2
     // and 3): score layers, demo attempts and jobs before the submissions they name, checkers last.
     yield* sql`DELETE FROM learning_thread_messages WHERE thread_uuid IN (SELECT uuid FROM learning_threads WHERE course_uuid IN (${sql.literal(doomed)}))`
-    // Reviews and automatic overrides (learning issue 3) name score layers: they go first.
+    // Reviews and automatic overrides name score layers: they go first.
     for (const table of ["learning_review_assignments", "learning_automatic_overrides"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
@@ -90,13 +90,13 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
     ) {
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
-    // What hangs off the enrollments and runs (learning issue 2) goes first.
+    // What hangs off the enrollments and runs goes first.
     const enrollments = `SELECT uuid FROM learning_enrollments WHERE course_uuid IN (${doomed})`
     for (const table of ["learning_variants", "learning_drafts", "learning_deadline_reminders", "learning_step_states", "learning_date_overrides"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE enrollment_uuid IN (${sql.literal(enrollments)})`
     }
     yield* sql`DELETE FROM learning_date_overrides WHERE run_uuid IN (SELECT uuid FROM learning_runs WHERE course_uuid IN (${sql.literal(doomed)}))`
-    // Groups (learning issue 4): members name enrollments; staff, invitations and overrides name groups (all gone above or below first).
+    // Groups: members name enrollments; staff, invitations and overrides name groups (all gone above or below first).
     yield* sql`DELETE FROM learning_group_members WHERE group_uuid IN (SELECT uuid FROM learning_groups WHERE course_uuid IN (${sql.literal(doomed)}))`
     for (const table of ["learning_checker_controls", "learning_grading_usage"]) {
       yield* sql`DELETE FROM ${sql(table)} WHERE checker_uuid IN (SELECT uuid FROM learning_checkers WHERE course_uuid IN (${sql.literal(doomed)}))`

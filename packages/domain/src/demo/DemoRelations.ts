@@ -5,7 +5,7 @@ import { rowsDecoder } from "../store/Rows.js"
 import { createHash } from "node:crypto"
 
 /**
- * The demo marketplace's transactions (issue 13): responses, offers and deals in every state, job
+ * The demo marketplace's transactions: responses, offers and deals in every state, job
  * responses and invitations, and threads with messages, in Russian, between the demo profiles and
  * about the demo publications. Like the rest of the demo data they are seeded, not commanded: no
  * events and no idempotency keys; each relation carries the history its state implies. Uuids are

@@ -11,7 +11,7 @@ import { uuidV5 } from "../store/UuidV5.js"
 import { FavoriteChange, type FavoriteInput, type FavoritePage } from "./Favorite.js"
 import { countPresent, entityVisible, favoritePageRows, lockFavorite, writeFavorite } from "./FavoriteRepository.js"
 
-/** At most this many favorites per profile (MARKETPLACE §3: 403 beyond). */
+/** At most this many favorites per profile. */
 export const maxFavorites = 1000
 
 /** The namespace of favorite uuids (v5 of profile, kind and entity). */
@@ -21,7 +21,7 @@ export const favoriteUuid = (profileUuid: string, entityKind: string, entityUuid
   uuidV5(`${profileUuid}:${entityKind}:${entityUuid.toLowerCase()}`, favoriteNamespace)
 
 /**
- * `favorites.set` / `favorites.remove` (MARKETPLACE §2.6): once per `requestUuid`. Setting a
+ * `favorites.set` / `favorites.remove`: once per `requestUuid`. Setting a
  * present favorite or removing an absent one answers `changed: false` and writes no event;
  * otherwise `favorite.changed` (added / removed) goes to the owner alone.
  */

@@ -6,7 +6,7 @@ import { decodeCursor, pageOf } from "../store/Cursor.js"
 import { rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
 
 /**
- * The append-only audit log (LEARNING §5.10): written by the changing transaction itself, never
+ * The append-only audit log: written by the changing transaction itself, never
  * updated or deleted (a trigger refuses both). Score, date, roster, staff, ownership, schedule and
  * checker-control changes write one row each; so do publish and archive of a course.
  */

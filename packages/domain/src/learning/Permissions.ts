@@ -7,7 +7,7 @@ import type { Actor } from "../kernel/Authentication.js"
 import { rowsDecoder } from "../store/Rows.js"
 
 /**
- * The learning permission model (LEARNING §3) as data: roles, the atoms each role holds by
+ * The learning permission model as data: roles, the atoms each role holds by
  * default, and what every learning operation requires. `authorizeCourse` is the one place that
  * answers "may this caller do this to this course or run": 404 when the caller has no role on the
  * course and the course is not public to them, 403 when they may know it but lack the right.
@@ -113,7 +113,7 @@ export const requirements = {
   "learning.enrollments.course_list": { kind: "staff" },
   "learning.transfers.preview": atom("roster_manage"),
   "learning.transfers.apply": atom("roster_manage"),
-  // L4 people (issue 19): staff and ownership atoms are the owner's alone.
+  // L4 people: staff and ownership atoms are the owner's alone.
   "learning.staff.list": { kind: "member" },
   "learning.staff.assign": atom("staff_manage"),
   "learning.staff.candidates": { kind: "owner" },
@@ -125,19 +125,19 @@ export const requirements = {
   "learning.ownership.invite": atom("ownership"),
   "learning.ownership.cancel": atom("ownership"),
   "learning.course_reviews.list": { kind: "public" },
-  // Teaching (issue 19 point 7): the dashboard's counts narrow to the caller's atoms and scope (Teaching.ts).
+  // Teaching: the dashboard's counts narrow to the caller's atoms and scope (Teaching.ts).
   "learning.teaching.get": { kind: "teaching" },
-  // Community (issue 19 point 5): thread reads and writes decide per thread (Community.ts).
+  // Community: thread reads and writes decide per thread (Community.ts).
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
   "learning.community.staff_list": atom("community_staff"),
-  // Groups (issue 19 point 4): roster_manage covers groups (§3); group staff are the owner's; learners list their own and visible groups.
+  // Groups: roster_manage covers groups (§3); group staff are the owner's; learners list their own and visible groups.
   "learning.groups.create": atom("roster_manage"),
   "learning.groups.list": { kind: "member" },
   "learning.groups.members": atom("roster_manage"),
   "learning.groups.staff": atom("staff_manage"),
   "learning.groups.update": atom("roster_manage"),
-  // L3 corrections (issue 18 points 5, 7, 8): extensions, incidents, appeals, regrade plans.
+  // L3 corrections: extensions, incidents, appeals, regrade plans.
   "learning.extensions.course_list": atom("dates_grant"),
   "learning.extensions.decide": atom("dates_grant"),
   "learning.incidents.create": atom("runs_manage"),
@@ -152,11 +152,11 @@ export const requirements = {
   "learning.regrade_plans.create": atom("grades_adjust"),
   "learning.regrade_plans.get": atom("grades_adjust"),
   "learning.regrade_plans.commit": atom("grades_adjust"),
-  // L3 reviews and automatic overrides (issue 18): the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
+  // L3 reviews and automatic overrides: the course-level lists; scope and "own" narrowing in Reviews.ts / AutomaticOverrides.ts.
   "learning.reviews.list": { kind: "staff" },
   "learning.reviews.assignment_list": { kind: "member" },
   "learning.automatic_overrides.candidates": { kind: "staff" },
-  // L3 checkers and grading (issue 18 points 1, 2, 7): checkers are authoring; usage is also the analyst's; regrades adjust grades.
+  // L3 checkers and grading: checkers are authoring; usage is also the analyst's; regrades adjust grades.
   "learning.checkers.list": atom("checkers_manage"),
   "learning.checkers.get": atom("checkers_manage"),
   "learning.checkers.create": atom("checkers_manage"),

@@ -12,7 +12,7 @@ import type { CourseAuthor, Run } from "./courses/Model.js"
 import { advanceRuns } from "./courses/Runs.js"
 
 /**
- * The role matrix of the learning area (issue 19, acceptance point 3): every `learning.*`
+ * The role matrix of the learning area (acceptance point 3): every `learning.*`
  * operation of the catalog × every kind of caller, through `Operations.invoke` on real Postgres.
  *
  * The expectations below are written from `shared/LEARNING.md` §4 (the "who", "scope" and "appr"

@@ -6,7 +6,7 @@ import { Authentication } from "../kernel/Authentication.js"
 import { operation } from "../kernel/Operation.js"
 
 /**
- * The one notification inbox (spec: learning operations; LEARNING §6): every source writes to it
+ * The one notification inbox (spec: learning operations): every source writes to it
  * (automation rules now, the learning notifier later) and `source` filters it. Scopes as the
  * learning table proposes: reads `learning:read`, changes `learning:study`.
  */

@@ -102,7 +102,7 @@ export interface Facts {
 /**
  * The call in progress: where it came from and what it tells its transport. The registry hands it
  * to every implementation as its third argument (not as a service: a per-call service meant
- * merging a context on every call, the registry's largest cost; bench/README.md, issue 11).
+ * merging a context on every call, the registry's largest cost, bench/README.md).
  */
 export interface Call {
   /** The client's network address as the transport saw it (`unknown` when there is none: CLI, worker). */

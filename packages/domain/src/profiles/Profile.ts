@@ -87,7 +87,7 @@ export const OwnProfile = Schema.Struct({
   revision: Schema.Int,
   createdAt: DateTime,
   updatedAt: DateTime,
-  /** The profile's customer alias, once it has been a relation's customer: its reputation at customers.get (MARKETPLACE §2.8). */
+  /** The profile's customer alias, once it has been a relation's customer: its reputation at customers.get. */
   customerAlias: Schema.optional(Schema.String)
 }).annotations({ identifier: "OwnProfile" })
 export type OwnProfile = typeof OwnProfile.Type

@@ -6,7 +6,7 @@ import { haveRelation } from "./RelationRepository.js"
 import { haveThread } from "../threads/ThreadRepository.js"
 
 /**
- * The marketplace's rate limits (MARKETPLACE §3, ours: the spec shows none), persisted in
+ * The marketplace's rate limits (ours: the spec shows none), persisted in
  * `rate_limit_hits` like sign-in's, so they hold across restarts and hosts. Checked and counted
  * inside the command's transaction: a command that fails counts nothing.
  */

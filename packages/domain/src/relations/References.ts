@@ -12,7 +12,7 @@ const kinds = new Set(["file", "publication", "relation"])
 const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 
 /**
- * Checks `references` (MARKETPLACE §1): each item is a ready file of the caller, a publication the
+ * Checks `references`: each item is a ready file of the caller, a publication the
  * caller may see (public, or its own), or a relation the caller is party to. Anything else is 400
  * `invalid_reference` listing the item indexes; uuids are lower-cased.
  */

@@ -13,13 +13,13 @@ export const ReferenceView = Schema.Struct({
 }).annotations({ identifier: "Reference" })
 export type ReferenceView = typeof ReferenceView.Type
 
-/** The other party as a relation shows it: name, type and avatar, even when that profile is private (MARKETPLACE §4). */
+/** The other party as a relation shows it: name, type and avatar, even when that profile is private. */
 export const Counterpart = Schema.Struct({
   profileUuid: Schema.UUID,
   name: Schema.String,
   type: ProfileType,
   avatarUrl: Schema.optional(Schema.String),
-  /** The counterpart's customer alias, when it is the relation's customer and has one (MARKETPLACE §2.8): read its reputation with customers.get. */
+  /** The counterpart's customer alias, when it is the relation's customer and has one: read its reputation with customers.get. */
   customerAlias: Schema.optional(Schema.String)
 }).annotations({ identifier: "Counterpart" })
 
@@ -37,7 +37,7 @@ export const DealResults = Schema.Struct({
   submittedAt: DateTime
 }).annotations({ identifier: "DealResults" })
 
-/** On a completed deal: the caller's review window and whether it may write its review now (MARKETPLACE §1). */
+/** On a completed deal: the caller's review window and whether it may write its review now. */
 export const DealReview = Schema.Struct({
   windowEndsAt: DateTime,
   ownReviewUuid: Schema.optional(Schema.UUID),
@@ -46,7 +46,7 @@ export const DealReview = Schema.Struct({
 }).annotations({ identifier: "DealReview" })
 
 /**
- * A relation in the caller's view (MARKETPLACE §1): response, offer, deal, job response or job
+ * A relation in the caller's view: response, offer, deal, job response or job
  * invitation, with the caller's role, the other party, the lineage, the history and the operation
  * ids the caller may call now (`allowedActions`, from the transition tables).
  */

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 
 /**
  * A `references` item, `publicationUuid` or `threadUuid` that names something of the wrong kind
- * or that the caller may not attach (MARKETPLACE §1): the message lists the offending item
+ * or that the caller may not attach: the message lists the offending item
  * indexes. Nothing is saved.
  */
 export class InvalidReference extends Schema.TaggedError<InvalidReference>()("InvalidReference", {

@@ -7,7 +7,7 @@ import { maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
  * reason, recipientProfileUuid, references, relationUuid, requestUuid, status, threadUuid; no other
  * properties. Every one of the 27 operations declares the whole set (as the spec does), with its
  * own required fields; a field the operation does not use is refused by the handler (400 naming
- * it, `unusedFields`), so nothing sent is silently ignored. Bounds (ours, MARKETPLACE §1): body
+ * it, `unusedFields`), so nothing sent is silently ignored. Bounds (ours): body
  * 1-5000, reason 1-2000, budget at most 80 and deadline at most 120 characters (the task's bounds),
  * at most 20 references (spec).
  */
@@ -59,14 +59,14 @@ const shared = {
 const bodyFields = {
   ...shared,
   expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
-  /** Spec: integer, minimum 0, no maximum. 0 means the default (20), above 100 is read as 100 (MARKETPLACE §9.1). */
+  /** Spec: integer, minimum 0, no maximum. 0 means the default (20), above 100 is read as 100. */
   limit: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
   references: Schema.Array(Reference).pipe(Schema.maxItems(maxReferences))
 }
 
 /**
  * Query fields of the GET operations. `references` has no meaning in a query string: declared
- * (it is in the shared set) as text, and refused by every GET operation (MARKETPLACE §9.3).
+ * (it is in the shared set) as text, and refused by every GET operation.
  */
 const queryFields = {
   ...shared,

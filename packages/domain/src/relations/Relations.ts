@@ -74,7 +74,7 @@ export const partyOf = (row: Pick<RelationRow, "initiator_profile_uuid" | "initi
 const isParty = (row: RelationRow, me: string) => row.initiator_profile_uuid === me || row.recipient_profile_uuid === me
 
 /**
- * A relation in `me`'s view (MARKETPLACE §1), with `allowedActions` from the transition tables.
+ * A relation in `me`'s view, with `allowedActions` from the transition tables.
  * Built by assignment, not by spreading conditional objects: every list builds a page of views
  * (spreads cost the reviews' view builder 8 µs per record in its profile).
  */
@@ -177,7 +177,7 @@ export const listRelations = (
     return rows.length > limit && last !== undefined ? { items, nextCursor: encodeCursor({ key: last.position, uuid: last.uuid }) } : { items }
   })
 
-/** Appends one event of a relation, addressed to both parties (MARKETPLACE §2: the acting profile; none for the system). */
+/** Appends one event of a relation, addressed to both parties (none for the system). */
 const emit = (
   type: EventType,
   relation: Pick<RelationRow, "uuid" | "kind" | "initiator_profile_uuid" | "recipient_profile_uuid" | "publication_uuid">,
@@ -280,7 +280,7 @@ const publicationFacts = (uuid: string): Effect.Effect<PublicationFacts | undefi
       Effect.map((rows) => rows[0])
     ))
 
-/** A publicly visible publication of another profile, of the kind an operation takes (MARKETPLACE §2.1, §2.4). */
+/** A publicly visible publication of another profile, of the kind an operation takes. */
 const othersPublication = (me: string, uuid: string, kind: PublicationKind, use: string) =>
   Effect.gen(function*() {
     const publication = yield* publicationFacts(uuid)
@@ -305,7 +305,7 @@ export const createResponse = (actor: Actor, input: CreateInput) =>
   }))
 
 /**
- * `offers.create` (MARKETPLACE §2.2): the sender's role comes from the publication. None or the
+ * `offers.create`: the sender's role comes from the publication. None or the
  * sender's own task: customer. The recipient's service: customer. The sender's own service:
  * contractor (a custom offer). The recipient's task: 400, respond instead.
  */
@@ -393,7 +393,7 @@ export const checkTransitionInput = (operation: TransitionOperation, input: Tran
 }
 
 /**
- * The one transition step (MARKETPLACE §1), in one transaction, once per `requestUuid`: lock the
+ * The one transition step, in one transaction, once per `requestUuid`: lock the
  * row; a non-party (or a relation of another family) is 404; the wrong role 403 `forbidden`; the
  * wrong state 409 `invalid_state`; a stale `expectedRevision` 409 `revision_conflict`; then the
  * update with `revision + 1`, the history entry, the events, the row's effect (a deal, a results
@@ -463,7 +463,7 @@ const startDeal = (origin: RelationRow, byRole: Role, actingProfileUuid: string)
       deadline: origin.deadline,
       references: origin.refs
     }, byRole)
-    // The customer gets its stable alias (MARKETPLACE §2.8): its reputation has a handle from the first deal.
+    // The customer gets its stable alias: its reputation has a handle from the first deal.
     yield* ensureCustomerAlias(origin.initiator_role === "customer" ? origin.initiator_profile_uuid : origin.recipient_profile_uuid)
     yield* emit("deal.started", { ...origin, uuid: dealUuid, kind: "deal" }, 1, initialStatus.deal, actingProfileUuid, {
       data: { originRelationUuid: origin.uuid, originKind: origin.kind }
@@ -503,7 +503,7 @@ export const closeRelationsOf = (profileUuids: ReadonlyArray<string>): Effect.Ef
 
 /**
  * Declines the pending and shortlisted responses to a task being closed or deleted, in that
- * command's transaction (MARKETPLACE §2.1): reason `task_closed`, `response.status_changed` each.
+ * command's transaction: reason `task_closed`, `response.status_changed` each.
  * Accepted ones (and their deals) stay. Returns how many.
  */
 export const declineResponsesTo = (publicationUuid: string): Effect.Effect<number, SqlError, Sql> =>

@@ -30,7 +30,7 @@ const usedFieldsOf = (groups: ReadonlyArray<Group>): Readonly<Record<string, Rea
 
 /**
  * The fields each operation uses, of the spec's shared set every one of them declares
- * (MARKETPLACE §3), as its declaration names them. Any other field sent is refused with 400
+ *, as its declaration names them. Any other field sent is refused with 400
  * naming it: nothing is silently ignored.
  */
 export const usedFields = usedFieldsOf([ResponsesApi, OffersApi, DealsApi, JobContactsApi, ThreadsApi] as unknown as ReadonlyArray<Group>)

@@ -1,7 +1,7 @@
 import type { EventType } from "../events/EventType.js"
 
 /**
- * The relation kinds (MARKETPLACE §1): one record, one table, one transition engine. Events name
+ * The relation kinds: one record, one table, one transition engine. Events name
  * `job_contact` for both job kinds (the event catalog's aggregate kind).
  */
 export const relationKinds = ["response", "offer", "deal", "job_response", "job_invitation"] as const
@@ -79,7 +79,7 @@ interface TransitionRow<Operation extends string> {
 const row = <const Operation extends string>(transition: TransitionRow<Operation>): TransitionRow<Operation> => transition
 
 /**
- * The processes as data (MARKETPLACE §2.1-2.4), Sharetribe's process.edn in TypeScript. System
+ * The processes as data, Sharetribe's process.edn in TypeScript. System
  * transitions (auto-complete, a party's deletion, the referenced response of an accepted offer)
  * are in `systemTransitions`: no caller makes them.
  */
@@ -124,7 +124,7 @@ export const createdEvent = {
 } as const satisfies Record<RelationKind, EventType>
 
 /**
- * Transitions no caller makes (MARKETPLACE §2.1, §2.3): the referenced response of an accepted
+ * Transitions no caller makes: the referenced response of an accepted
  * offer; results left unanswered for 14 days; the task closed or deleted; a party's account deleted (pending ones withdrawn
  * by their initiator's deletion or declined by their recipient's, deals terminated).
  */

@@ -11,7 +11,7 @@ const decodeAliases = rowsDecoder(Schema.Struct({ profile_uuid: Schema.String, a
 /**
  * `customer_aliases` and `customer_stats`: the one reader and writer. A customer's alias is `c-` and 10 random lower-case
  * base32 characters (50 bits): stable, and not derived from anything, so it cannot be enumerated
- * nor linked to the profile (MARKETPLACE §2.8).
+ * nor linked to the profile.
  */
 export const aliasPattern = /^c-[a-z2-7]{10}$/
 
@@ -64,7 +64,7 @@ export const customerReadsWith = (read: PooledRead) => ({
 
 /**
  * Counts a deal that just completed for its customer, unless both parties belong to one account
- * (MARKETPLACE §7.5: sibling profiles farm no reputation). In the completing transaction.
+ *. In the completing transaction.
  */
 export const countCompletedDeal = (deal: {
   readonly initiator_profile_uuid: string

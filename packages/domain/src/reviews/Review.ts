@@ -14,7 +14,7 @@ export type ReviewStatus = typeof ReviewStatus.Type
 
 const expectedRevision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 
-/** reviews.create (MARKETPLACE §3): R requestUuid, relationUuid (a completed deal), rating 1-5; O body 0-5000. */
+/** reviews.create: R requestUuid, relationUuid (a completed deal), rating 1-5; O body 0-5000. */
 export const ReviewInput = Schema.Struct({
   requestUuid: RequestUuid,
   relationUuid: Schema.UUID,
@@ -80,7 +80,7 @@ export const ReviewReply = Schema.Struct({
 }).annotations({ identifier: "ReviewReply" })
 
 /**
- * A review in the reader's view (MARKETPLACE §2.8). Sealed (submitted, read by its subject): only
+ * A review in the reader's view. Sealed (submitted, read by its subject): only
  * that it exists, `sealed: true`, no rating, body or author. Removed: the author and the subject,
  * with the moderator's reason.
  */

@@ -29,7 +29,7 @@ export const moderationReviews = (
   })
 
 /**
- * `moderation.reviews.decide` (MARKETPLACE §6), once per `requestUuid`: remove a published review or
+ * `moderation.reviews.decide`, once per `requestUuid`: remove a published review or
  * restore a removed one, at `expectedRevision`, with a reason; `review.moderated` to the author and
  * the subject (no `profileUuid`), `review_stats` recomputed.
  */

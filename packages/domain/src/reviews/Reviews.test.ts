@@ -288,7 +288,7 @@ describe("double-blind reviews", () => {
     expect(codeOf(await post("reviews.create", c, { relationUuid: deal, rating: 5 }))).toBe("not_found")
     expect(codeOf(await post("reviews.create", c, { relationUuid: randomUUID(), rating: 5 }))).toBe("not_found")
     expect(await count("reviews")).toBe(before)
-    // The deal's view tells each party its window and whether it may write now (MARKETPLACE §1).
+    // The deal's view tells each party its window and whether it may write now.
     const completedAt = (await m.sql<{ at: Date }>("SELECT completed_at AS at FROM relations WHERE uuid = $1", deal))[0]!.at
     const windowEndsAt = new Date(completedAt.getTime() + 14 * day).toISOString()
     expect(reviewHint(await get("deals.get", a, { relationUuid: deal }))).toEqual({ windowEndsAt, canReview: true })

@@ -53,7 +53,7 @@ export const readerOf = (row: Pick<ReviewRow, "author_profile_uuid" | "subject_p
   me === row.author_profile_uuid ? "author" : me === row.subject_profile_uuid ? "subject" : "public"
 
 /**
- * A review in the reader's view (MARKETPLACE §2.8): sealed for its subject while submitted (only
+ * A review in the reader's view: sealed for its subject while submitted (only
  * that it exists); the moderator's reason for the author, the subject and moderators.
  */
 export const reviewView = (row: ReviewViewRow, reader: Reader): ReviewView => {
@@ -112,7 +112,7 @@ export const moveReview = (
 const loadView = (uuid: string, reader: Reader) => Effect.map(reviewViewRow(uuid), (row) => reviewView(row, reader))
 
 /**
- * `reviews.create` (MARKETPLACE §2.8), once per `requestUuid`: a party of a completed deal (404 for
+ * `reviews.create`, once per `requestUuid`: a party of a completed deal (404 for
  * anyone else), within 14 days of completion, once per party (409), never between two profiles of
  * one account (403). Sealed until the other party writes too (both are revealed in this
  * transaction) or the window closes (the worker job `reviews`).
@@ -278,7 +278,7 @@ const listPublicReviewsWith = (reads: PublicReviewReads) =>
     }
   })
 
-/** `customers.get` (MARKETPLACE §2.8): by alias; an unknown or malformed alias is 404. `limit` 0 is 20, above 100 is 100. */
+/** `customers.get`: by alias; an unknown or malformed alias is 404. `limit` 0 is 20, above 100 is 100. */
 const getCustomerWith = (reads: PublicReviewReads & ReturnType<typeof customerReadsWith>) =>
 (
   query: PageQuery & { readonly customerAlias?: string | undefined }

@@ -3,7 +3,7 @@ import { DateTime } from "../kernel/Common.js"
 import { Counterpart, ReferenceView } from "../relations/Relation.js"
 
 /**
- * A message (MARKETPLACE §2.5): immutable. A hidden message (moderation) is served with an empty
+ * A message: immutable. A hidden message (moderation) is served with an empty
  * body and `hidden: true`.
  */
 export const MessageView = Schema.Struct({

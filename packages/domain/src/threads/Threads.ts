@@ -94,7 +94,7 @@ const other = (thread: ThreadRow, me: string) => (thread.low_profile_uuid === me
 
 /**
  * Posts a message in a thread the caller locked and takes part in, with `message.received`
- * addressed to the other participant (MARKETPLACE §2.5).
+ * addressed to the other participant.
  */
 export const postMessage = (
   thread: ThreadRow,

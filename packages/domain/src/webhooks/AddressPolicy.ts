@@ -1,5 +1,5 @@
 /**
- * Which IP addresses a webhook may be sent to (DESIGN §4, SSRF guard): only public unicast
+ * Which IP addresses a webhook may be sent to (SSRF guard): only public unicast
  * addresses. Pure code over address bytes, so the API (literal addresses in a URL) and the worker
  * (every address DNS returns) apply the same rule.
  */

@@ -599,7 +599,7 @@ export const replyToThread = (
     if (locked !== undefined) return yield* new InvalidState({ message: `The thread is locked: ${locked}` })
     const by: ThreadActor = viewer === "staff" ? "staff" : "learner"
     const to = yield* transitionTo(threadTransitions, "thread", "learning.community.reply", by, row.status)
-    // The marketplace's rule for attachments (MARKETPLACE §1): ready files of the caller.
+    // The marketplace's rule for attachments: ready files of the caller.
     const files = yield* checkReferences(actor.profileUuid, (input.fileUuids ?? []).map((uuid) => ({ kind: "file", uuid })))
     const messageUuid = randomUUID()
     yield* sql`INSERT INTO learning_thread_messages (uuid, thread_uuid, author_profile_uuid, author_role, body, file_uuids)

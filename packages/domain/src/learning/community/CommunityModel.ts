@@ -6,7 +6,7 @@ import { StaffRoleSchema } from "../staff/StaffModel.js"
 /**
  * Wire shapes of community threads (LEARNING §2.1 #24, §4 "L4" community): a thread per
  * enrollment with its messages, the staff inbox and the recipients list. Bounds follow the
- * marketplace's messages (MARKETPLACE §1): body 1–5000 characters, at most 20 attached files;
+ * marketplace's messages: body 1–5000 characters, at most 20 attached files;
  * a title is 1–160 characters, like a course's.
  */
 

@@ -12,7 +12,7 @@ import { authorizedCourse } from "../staff/Staff.js"
 import { CourseReview, type CourseReview as CourseReviewType, CourseReviewStatus } from "../staff/StaffModel.js"
 
 /**
- * Course reviews (LEARNING §2.1 #25, §5.9): one per learner per course, written from an
+ * Course reviews: one per learner per course, written from an
  * enrollment. Eligible: a completed enrollment, or an active, paused or withdrawal-requested one
  * whose learner has started (`startedAt`): someone who has seen the course. The public list shows
  * visible reviews with a rating summary; the author removes theirs (a later save revives it).

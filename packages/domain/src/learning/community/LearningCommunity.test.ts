@@ -9,7 +9,7 @@ import type { Recipient, Thread, ThreadMessage } from "./CommunityModel.js"
 import type { StaffAssignment } from "../staff/StaffModel.js"
 
 /**
- * Community threads (issue 19 point 5) through `Operations.invoke` on real Postgres: who sees a
+ * Community threads through `Operations.invoke` on real Postgres: who sees a
  * thread (a learner never another's private one, a run-visible one every learner of the run,
  * community staff in scope), the state machine generated from its table, the staff inbox and its
  * filters, recipients, events to the participants in the same transaction, and exact bounds.

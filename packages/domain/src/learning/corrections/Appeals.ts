@@ -23,7 +23,7 @@ import { effectiveLayer, type LayerRow, layersOf, loadSubmission, type Submissio
 import { addDays } from "../enrollments/Schedule.js"
 
 /**
- * Appeals (LEARNING §2.1 #17, §2.2, issue 18 point 5), as Pawtograder's regrade requests: the
+ * Appeals, as Pawtograder's regrade requests: the
  * learner appeals a released score (`initialPoints`); a reviewer or instructor resolves it
  * (`resolvedPoints`); the learner may escalate a resolved appeal to an instructor, who closes it
  * (`closedPoints`); an unescalated resolved appeal closes by itself after 7 days. A decision that
@@ -39,7 +39,7 @@ export type AppealStatus = typeof AppealStatus.Type
 export type AppealRole = "learner" | "resolver" | "adjuster" | "worker"
 
 /**
- * The appeal state machine (LEARNING §2.2) as data: trigger, from, to, and who may fire it —
+ * The appeal state machine as data: trigger, from, to, and who may fire it —
  * `learner` (the submission's learner), `resolver` (`appeals_resolve`: owner, instructor,
  * reviewer), `adjuster` (`grades_adjust`: owner, instructor), `worker`.
  */
@@ -406,7 +406,7 @@ export const courseAppeals = (
     const sql = yield* SqlClient.SqlClient
     const course = yield* loadCourse(courseUuid, { lock: false })
     const standing = yield* standingOn(actor, courseUuid)
-    // Run- and group-scoped staff see the appeals of their runs and of their groups' members (LEARNING §3).
+    // Run- and group-scoped staff see the appeals of their runs and of their groups' members.
     const scope = atomScope(standing.assignments, "appeals_resolve")
     const refusal = decide("learning.appeals.list", courseFacts(course), standing, {})
     if (refusal !== undefined && !reachesAny(scope)) return yield* refusal

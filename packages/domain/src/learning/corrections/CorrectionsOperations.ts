@@ -5,7 +5,7 @@ import { courseExtensions, createExtension, decideExtension, listExtensions } fr
 import { applyCompensation, createIncident, getIncident, listIncidents, previewCompensation } from "./Incidents.js"
 import { commitRegradePlan, createRegradePlan, getRegradePlan } from "./RegradePlans.js"
 
-/** Learning L3 corrections (issue 18 points 5, 7, 8): extensions, incidents, appeals, regrade plans. */
+/** Learning L3 corrections: extensions, incidents, appeals, regrade plans. */
 export const LearningCorrectionsOperations = implement(LearningCorrectionsApi)({
   "learning.extensions.course_list": ({ path, urlParams }, actor) => courseExtensions(actor, path.course, urlParams),
   "learning.extensions.create": ({ path, payload }, actor) => createExtension(actor, path.enrollment, payload),

@@ -22,7 +22,7 @@ import { gradesFrozenAt, loadRun } from "../courses/RunRepository.js"
 import { addDays, daysBetween } from "../enrollments/Schedule.js"
 
 /**
- * Extension requests (LEARNING §2.1 #20, §2.2, §5.2, issue 18 point 8): the learner asks for a
+ * Extension requests: the learner asks for a
  * later due date for one step (or, with `days`, for every step); within the run's extension
  * policy the request is approved at once, otherwise staff with `dates_grant` decide. Approving
  * writes a date override with origin `extension`, so the computed calendar explains it and
@@ -62,7 +62,7 @@ const decodeCounts = rowsDecoder(Schema.Struct({ used: Schema.Number, pending: S
 const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 const decodeMoment = rowsDecoder(Schema.Struct({ at: Schema.NullOr(Timestamp) }))
 
-/** The extension request state machine (LEARNING §2.2) as data; the tests generate state × trigger × role from it. */
+/** The extension request state machine as data; the tests generate state × trigger × role from it. */
 export const extensionTransitions = {
   create: { trigger: "learning.extensions.create", from: ["none"], to: "requested" },
   auto_approve: { trigger: "learning.extensions.create", from: ["none"], to: "approved" },
@@ -430,7 +430,7 @@ export const courseExtensions = (
     const sql = yield* SqlClient.SqlClient
     const course = yield* loadCourse(courseUuid, { lock: false })
     const standing = yield* standingOn(actor, courseUuid)
-    // Run- and group-scoped staff see the requests of their runs and of their groups' members (LEARNING §3).
+    // Run- and group-scoped staff see the requests of their runs and of their groups' members.
     const scope = atomScope(standing.assignments, "dates_grant")
     const refusal = decide("learning.extensions.course_list", courseFacts(course), standing, { runUuid: query.runUuid })
     if (refusal !== undefined && scope.groups.length === 0) return yield* refusal

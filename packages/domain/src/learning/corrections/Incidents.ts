@@ -32,7 +32,7 @@ import { requeueSubmission } from "../steps/SubmissionRepository.js"
 import { submissionAllows } from "../steps/SubmissionMachine.js"
 
 /**
- * Incidents (LEARNING §2.1 #21–22, §5.6, §7, issue 18 point 8): an outage or content error of a
+ * Incidents: an outage or content error of a
  * run over a window. The affected learners are computed when it is recorded (and again at each
  * preview): active or paused enrollments with a submission in the window on the incident's steps
  * (or graded by its checker), or with one of those steps falling due inside the window.

@@ -15,7 +15,7 @@ import { gradesFrozenAt } from "../courses/RunRepository.js"
 import { effectiveLayer, type LayerRow, SubmissionRow, submissionColumns } from "../steps/SubmissionViews.js"
 
 /**
- * Regrade plans (LEARNING §2.1 #23, §5.3, §5.4, §5.6, issue 18 point 7): stored results of one
+ * Regrade plans: stored results of one
  * step re-evaluated under a changed rule — full credit, excuse, new maximum points, an accepted
  * answer, a late penalty — with no grader call. `create` writes only the plan and its items
  * (old → new, skipped frozen/unchanged); `commit` re-checks every item's base (the submission's

@@ -18,7 +18,7 @@ import { submissionAllows } from "../steps/SubmissionMachine.js"
 import { layersOf, loadSubmission } from "../steps/SubmissionViews.js"
 
 /**
- * Regrades (LEARNING §2.1 #23, §2.2, §5.4, §5.6, issue 18 point 7): re-execute a chosen checker
+ * Regrades: re-execute a chosen checker
  * version over selected submissions. `regrades.create` is a dry run: one `regrade` grading job per
  * item, drained by the grading worker like grade jobs (signed calls, retries, circuit breaker),
  * with no attempt, status or score touched; each item records old → new. When every job is done

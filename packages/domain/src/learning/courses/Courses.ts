@@ -69,7 +69,7 @@ const CatalogRow = Schema.Struct({
 })
 const decodeCatalog = rowsDecoder(CatalogRow)
 
-/** Where each course command may start (LEARNING §2.2): the course's state machine as data. */
+/** Where each course command may start: the course's state machine as data. */
 export const courseTransitions = {
   "learning.courses.update": { from: ["draft", "published"] },
   "learning.courses.bundle": { from: ["draft", "published"] },

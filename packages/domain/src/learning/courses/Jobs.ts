@@ -39,8 +39,7 @@ import { holdsAtom, inGroups, standingOn } from "../Permissions.js"
 import { treeProblem } from "./Tree.js"
 
 /**
- * One job mechanism for exports, imports and analytics exports (LEARNING §2.1 #27, issue 16 point
- * 6): an operation queues a job in its transaction; the worker claims due jobs with
+ * One job mechanism for exports, imports and analytics exports: an operation queues a job in its transaction; the worker claims due jobs with
  * `FOR UPDATE SKIP LOCKED` and a lease (a running job whose lease lapsed — its worker crashed — is
  * claimed again, so jobs resume), does the work, and finishes it once (`running → done/failed`
  * guarded). Results are ready JSON or CSV files of the requester, kept 7 days.

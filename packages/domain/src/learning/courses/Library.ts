@@ -14,7 +14,7 @@ import { storedArray } from "./StoredJson.js"
 import { maxNodes, subtree, withFreshKeys } from "./Tree.js"
 
 /**
- * The library (LEARNING §2.1 #4): a profile's saved subtrees. Saving copies a draft subtree;
+ * The library: a profile's saved subtrees. Saving copies a draft subtree;
  * inserting places a copy with fresh nodeKeys into a draft, so keys stay unique and stable.
  */
 const LibraryRow = Schema.Struct({

@@ -3,7 +3,7 @@ import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict }
 import { NodeVariants, StepGradingFields } from "../steps/StepGrading.js"
 
 /**
- * The learning area's wire shapes for L1 (LEARNING §2.1, §4): courses with their node tree,
+ * The learning area's wire shapes for L1: courses with their node tree,
  * versions, runs, plans, library items and audit events. Inputs refuse properties they do not
  * declare; every bound is the schema's, so OpenAPI, MCP and the fuzz suite read the same limits.
  */
@@ -24,7 +24,7 @@ export const Grading = Schema.Struct({
   maxPoints: Schema.Int.pipe(Schema.between(0, 1000)),
   passThreshold: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000))),
   attempts: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
-  // The step/submission side (learning issue 17): how a reply is graded (StepModel.ts).
+  // The step/submission side: how a reply is graded (StepModel.ts).
   ...StepGradingFields
 }).annotations({ identifier: "LearningGrading", ...strict })
 
@@ -134,7 +134,7 @@ export const PausePolicy = Schema.Struct({
 }).annotations({ identifier: "PausePolicy", ...strict })
 
 /**
- * The run's extension policy (LEARNING §2.1 #20): requests up to `maxDays` past the original due,
+ * The run's extension policy: requests up to `maxDays` past the original due,
  * at most `maxCount` per enrollment, asked no later than `windowDays` after the due; requests of
  * up to `autoApproveDays` are approved at once (0: every request waits for staff).
  */
@@ -146,7 +146,7 @@ export const ExtensionPolicy = Schema.Struct({
 }).annotations({ identifier: "ExtensionPolicy", ...strict })
 export type ExtensionPolicy = typeof ExtensionPolicy.Type
 
-/** The run's enrollment policies (LEARNING §2.1 #5); each has the design's default. */
+/** The run's enrollment policies; each has the design's default. */
 export const EnrollmentPolicy = Schema.Struct({
   /** How long a waitlisted learner has to take a freed seat. */
   seatOfferHours: Schema.Int.pipe(Schema.between(1, 720)),
@@ -517,7 +517,7 @@ export const Analytics = Schema.Struct({
   /** Cells counting fewer learners than this (and more than none) are suppressed. */
   minCell: Schema.Int,
   funnel: Schema.Struct({ enrolled: Cell, active: Cell, completed: Cell, withdrawn: Cell }),
-  /** Per step: started, completed; difficulty = 1 − completed/started (filled as step progress exists, learning issue 2). */
+  /** Per step: started, completed; difficulty = 1 − completed/started (filled as step progress exists). */
   steps: Schema.Array(Schema.Struct({ nodeKey: Schema.String, started: Cell, completed: Cell })),
   scores: Schema.Array(Schema.Struct({ bucket: Schema.String, learners: Cell })),
   graderLoad: Schema.Array(Schema.Struct({ reviewerUuid: Schema.UUID, pending: Schema.Int, decided: Schema.Int }))

@@ -42,7 +42,7 @@ export const RunRow = Schema.Struct({
   revision: Schema.Number,
   created_at: Timestamp,
   updated_at: Timestamp,
-  /** From the course: grades freeze this many days after the run finished (LEARNING §5.4). */
+  /** From the course: grades freeze this many days after the run finished. */
   freeze_after_days: Schema.Number
 })
 export type RunRow = typeof RunRow.Type

@@ -35,7 +35,7 @@ import { cancelRunEnrollments, completeRunEnrollments, wakeNow } from "../enroll
 import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 
 /**
- * Runs (LEARNING §2.1 #5, §2.2): pinned to a published version; their state machine is the table
+ * Runs: pinned to a published version; their state machine is the table
  * below, shared by the operations and the worker. Schedule changes are plans (plan-then-commit,
  * §5.6): `schedule.preview` stores the computed change and the run's revision, `schedule.apply`
  * commits exactly it or answers 409 `plan_stale` / 410 `plan_expired`.
@@ -517,7 +517,7 @@ export const applySchedule = (actor: Actor, planUuid: string, input: { readonly 
     if (plan.blocking.length > 0) return yield* new InvalidState({ message: `The plan has blocking problems, first: ${plan.blocking[0]!.message}` })
     const frozen = gradesFrozenAt(run)
     if (frozen !== undefined && frozen.getTime() <= Date.now()) return yield* new GradeFrozen({ message: "The run's grades are frozen; dates cannot change" })
-    // Computed dates before and after (LEARNING §5.2): only learners whose effective dates changed hear of it.
+    // Computed dates before and after: only learners whose effective dates changed hear of it.
     const enrollments = plan.items.length === 0 ? [] : yield* Effect.flatMap(
       sql`SELECT uuid, profile_uuid, revision FROM learning_enrollments WHERE run_uuid = ${run.uuid} AND status IN ('active', 'paused')`,
       decodeLearners

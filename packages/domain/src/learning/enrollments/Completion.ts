@@ -12,13 +12,13 @@ import type { CourseNode } from "../courses/Model.js"
 import { insertModuleCompleted } from "../steps/StepStateRepository.js"
 
 /**
- * Completion (LEARNING §2.2, §2.3, issue 17 point 6). The criteria are the course's completion
+ * Completion. The criteria are the course's completion
  * policy: `requiredNodeKeys` (steps, or modules standing for all their steps; none listed: every
  * step of the pinned version) must be completed. A module is completed when every step under it
  * is. Each first time is an event: `learning.module.completed` (once per module, remembered by a
  * `completed` row of the module's key in `learning_step_states`), `learning.course.completed`
  * (once, `criteria_met_at`), and on runs with `completeOnCriteria` the enrollment itself completes
- * (`learning.enrollment.completed`). `minScorePercent` is the grading side's (learning issue 3):
+ * (`learning.enrollment.completed`). `minScorePercent` is the grading side's:
  * it is reported, not enforced here.
  */
 

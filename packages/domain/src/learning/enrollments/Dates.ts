@@ -10,7 +10,7 @@ import type { RunRow } from "../courses/RunRepository.js"
 import { addDays, daysBetween, effectiveDates } from "./Schedule.js"
 
 /**
- * Effective dates are computed, never copied (LEARNING §5.2): for each step of an enrollment,
+ * Effective dates are computed, never copied: for each step of an enrollment,
  *
  *   schedule (the run's explicit dates, else offsets from the run's start — cohort — or from the
  *   learner's `startedAt` — self-paced) → group overrides → the learner's overrides → extensions →
@@ -55,7 +55,7 @@ export interface StepDates {
   readonly startRequired?: true
 }
 
-/** A date override row (LEARNING §2.1 #19) as the computation reads it (`DateOverrideRepository.ts`). */
+/** A date override row as the computation reads it (`DateOverrideRepository.ts`). */
 export { OverrideRow }
 
 /** Everything the computation needs; `loadDateContext` reads it, tests and benches may build it. */

@@ -17,7 +17,7 @@ import { loadRun, loadRuns, type RunRow } from "../courses/RunRepository.js"
  * under the rule its declaration carries (`EnrollmentAccess`, EnrollmentRule.ts).
  */
 
-/** The run's enrollment policies (LEARNING §2.1 #5) beyond the L1 run row. */
+/** The run's enrollment policies beyond the L1 run row. */
 export interface RunPolicies {
   readonly seat_offer_hours: number
   readonly withdraw_grace_hours: number
@@ -109,7 +109,7 @@ export const decideOnEnrollment = (
   const learner = caller.profileUuid !== undefined && caller.profileUuid === enrollment.profile_uuid
   if (learner) return rule.learner ? undefined : new Forbidden({ message: `${operation} is for the course's staff, not the learner` })
   const target: Target = { runUuid: enrollment.run_uuid, groupUuids }
-  // Group-scoped staff see only their groups' learners (LEARNING §3): others do not exist for them.
+  // Group-scoped staff see only their groups' learners: others do not exist for them.
   if (caller.assignments.length === 0 || onlyGroupScoped(caller.assignments) && !caller.assignments.some((a) => covers(a, target))) {
     return new NotFound({ message: `No enrollment ${enrollment.uuid}` })
   }

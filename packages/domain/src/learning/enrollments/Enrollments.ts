@@ -688,7 +688,7 @@ export const courseRoster = (
     const course = yield* loadCourse(courseUuid, { lock: false })
     const standing = yield* authorizeCourse(actor, "learning.enrollments.course_list", facts(course))
     yield* requireCourseGroup(courseUuid, query.groupUuid)
-    // Course-wide staff see every run, run-scoped staff their runs, group-scoped staff their groups' members (LEARNING §3).
+    // Course-wide staff see every run, run-scoped staff their runs, group-scoped staff their groups' members.
     const { course: courseWide, groups, runs } = staffScope(standing.assignments)
     const inGroups = (uuids: ReadonlyArray<string>) =>
       sql`EXISTS (SELECT 1 FROM learning_group_members gm WHERE gm.enrollment_uuid = e.uuid AND gm.group_uuid IN ${sql.in([...uuids])})`

@@ -7,7 +7,7 @@ import { pinnedNodesOf } from "./EnrollmentAccess.js"
 import { effectiveLayer, type LayerRow } from "../steps/SubmissionViews.js"
 
 /**
- * Learners' grades (LEARNING §5.3): a step's grade is its node's selection rule — `last` (the
+ * Learners' grades: a step's grade is its node's selection rule — `last` (the
  * default) or `best` — over the effective scores of the learner's submissions on it, as staff see
  * them (`effectiveLayer`: the newest active layer, `only_if_higher` ones as max); a submission
  * without a layer (waiting, cancelled, platform-failed) has none. A course grade is the points of

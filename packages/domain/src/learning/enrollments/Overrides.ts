@@ -14,7 +14,7 @@ import { GradeFrozen } from "../LearningErrors.js"
 import { gradesFrozenAt } from "../courses/RunRepository.js"
 
 /**
- * `enrollments.override` (LEARNING §2.1 #19, §5.2): staff with `dates_grant` set or clear the
+ * `enrollments.override`: staff with `dates_grant` set or clear the
  * learner layer of one enrollment's dates — for one step or run-wide — and extra attempts. A new
  * override of a step replaces the learner's previous one for it; the answer carries the computed
  * difference, and `learning.deadline.changed` goes to the learner only when it is not empty.

@@ -2,7 +2,7 @@ import type { CourseNode } from "../courses/Model.js"
 import type { RunRow } from "../courses/RunRepository.js"
 
 /**
- * The schedule layer of a node's dates (LEARNING §5.2), shared by schedule plans (`Runs.ts`,
+ * The schedule layer of a node's dates, shared by schedule plans (`Runs.ts`,
  * `GroupSchedule.ts`) and the computed dates (`Dates.ts`), and the day arithmetic of the learning
  * area: a day is 24 hours of UTC time (dates are instants; no calendar or time zone enters).
  */

@@ -39,7 +39,7 @@ const decodeRunningCall = rowsDecoder(Schema.Struct({
 }))
 
 /**
- * Calls to a step's external checker that are not grades (LEARNING §2.1 #14–15, §5.5): sample runs
+ * Calls to a step's external checker that are not grades: sample runs
  * (the reply on the checker's public cases; no score, no attempt) and variant generation (the
  * generator answers `{dataset, clue}`; the clue is stored server-only, the learner sees the
  * dataset). Each is a grading job: the operation queues it; the worker host claims it

@@ -8,7 +8,7 @@ import { checkerAllows, checkerTransitions, type CheckerTrigger } from "./Checke
 import { maxReferenceCases } from "./GradingModel.js"
 
 /**
- * Checker operations through `Operations.invoke` on real Postgres (learning issue 18 point 1):
+ * Checker operations through `Operations.invoke` on real Postgres:
  * create with its validation (HTTPS and public addresses only, as webhooks; rules checked; exact
  * bounds), immutable versions, declarative preflight inline, the state machine generated from its
  * table for every state × control operation, idempotency, permissions; the secret is never answered.

@@ -24,7 +24,7 @@ import { CheckerRow, checkerColumns, findChecker, insertChecker, setPreflightJob
 import { decodeJobs, insertPreflightJob, jobColumns, succeedPreflightJob, wakeCheckerJobs } from "./GradingJobRepository.js"
 
 /**
- * Checkers (LEARNING §2.1 #14, §2.2, §5.5, issue 18 point 1): declarative rules or an external
+ * Checkers: declarative rules or an external
  * HTTPS grader. Versions are immutable: `checkers.create` with `replaces` makes the next version
  * of the lineage, and the old version becomes `superseded` once the new one passes its preflight
  * (submissions keep the version that graded them). A preflight runs the reference cases (a

@@ -3,7 +3,7 @@ import { AnyJson, maxChars, strict } from "../../kernel/Common.js"
 import { compilePattern, maxPatternLength, type Pattern, patternProblem } from "./Pattern.js"
 
 /**
- * Declarative checkers (LEARNING §5.5): pure functions of (rule, reply, clue) evaluated inline in
+ * Declarative checkers: pure functions of (rule, reply, clue) evaluated inline in
  * the submit transaction; nothing runs code. A step's rule is part of its node (`grading.check`),
  * so the version a submission pins also pins the rule that graded it. Kinds: `exact`, `pattern`
  * (the linear-time engine of Pattern.ts), `numeric` (tolerance), `choice` (partial credit),

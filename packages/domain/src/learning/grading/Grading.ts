@@ -14,7 +14,7 @@ import { finishRegradeJob } from "../corrections/Regrades.js"
 import { dispatchSubmissions, finishGradeJob, lockJobEnrollments } from "../steps/Submissions.js"
 
 /**
- * The grading worker's domain side (LEARNING §2.2 GradingJob, §5.5, §5.12, issue 18 point 2):
+ * The grading worker's domain side:
  * `claimGradingCalls` claims due grade, regrade and preflight jobs with `FOR UPDATE SKIP LOCKED`,
  * never more running jobs per checker than its concurrency (the checker row is claimed with SKIP
  * LOCKED too, so two workers never overfill one checker — `FOR NO KEY UPDATE`, which the key-share

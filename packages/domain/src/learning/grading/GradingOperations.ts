@@ -4,7 +4,7 @@ import { controlHistory, createChecker, getChecker, getPreflight, listCheckers, 
 import { gradingDiagnostics, gradingUsage } from "./Grading.js"
 import { applyRegrade, createRegrade, getRegrade, regradeCandidates } from "../corrections/Regrades.js"
 
-/** Checkers, grading and regrades of learning L3 (issue 18 points 1, 2 and 7) over their services. */
+/** Checkers, grading and regrades of learning L3 over their services. */
 export const LearningGradingOperations = implement(LearningGradingApi)({
   "learning.checkers.list": ({ path, urlParams }, actor) => listCheckers(actor, path.course, urlParams),
   "learning.checkers.get": ({ path }, actor) => getChecker(actor, path.course, path.checker),

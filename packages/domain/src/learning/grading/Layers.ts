@@ -14,7 +14,7 @@ import { insertLayer, insertLayers, revokeLayer } from "../steps/ScoreLayerRepos
 import { bumpSubmissionRevision, moveSubmissions } from "../steps/SubmissionRepository.js"
 
 /**
- * Score layers (LEARNING §2.1 #13, §5.3, §5.4, §5.10): the one module every score write of learning
+ * Score layers: the one module every score write of learning
  * issue 3 goes through (reviews, appeals, automatic overrides, regrades, regrade plans, incidents).
  *
  * - A submission's score is a stack of append-only layers (`learning_score_layers`, migration 21).
@@ -80,7 +80,7 @@ export const effectiveOf = (layers: ReadonlyArray<LayerRow>, options: { readonly
 }
 
 /**
- * The effective score of a submission (LEARNING §5.3): as staff see it, or with `learner: true` as
+ * The effective score of a submission: as staff see it, or with `learner: true` as
  * its learner sees it (released layers only). Undefined while it has no (visible) layer.
  */
 export const effectiveScore = (

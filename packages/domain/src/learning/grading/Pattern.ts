@@ -1,5 +1,5 @@
 /**
- * A linear-time regular expression engine for the `pattern` checker (LEARNING §5.5): patterns are
+ * A linear-time regular expression engine for the `pattern` checker: patterns are
  * compiled to a Thompson NFA and run as a set of states over the input (Pike/RE2 style), so a
  * match costs O(input × program) whatever the pattern: no backtracking, no catastrophes. The
  * syntax is the common subset: literals, `.`, classes `[a-z]` `[^…]`, escapes `\d \w \s \D \W \S`

@@ -185,7 +185,7 @@ export const revokeOverride = (
  * - `check_failed`: the checker failed on platform errors;
  * - `near_timeout`: graded by a job whose `diagnostics.latencyMs` reached 80 % of the checker's timeout;
  * - `newer_checker`: graded by a checker version since superseded by a newer one;
- * - `appeal_cluster` waits for appeals (another part of issue 18): no rows yet.
+ * - `appeal_cluster` waits for appeal clustering, not built yet: no rows.
  */
 export const overrideCandidates = (
   actor: Actor,

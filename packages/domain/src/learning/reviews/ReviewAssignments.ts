@@ -18,7 +18,7 @@ import type { AssignmentStatus, ReviewAssignment } from "./ReviewModel.js"
 import type { SubmissionRow } from "../steps/SubmissionViews.js"
 
 /**
- * Review assignments (LEARNING §2.1 #16, §2.2): their state machine as data (the row and every
+ * Review assignments: their state machine as data (the row and every
  * write of it are in ReviewAssignmentRepository.ts), and the two
  * places outside the review operations that change them: a submission that needs review gets its
  * assignments (`requestReviews`, called where a submission enters `awaiting_review`), and a

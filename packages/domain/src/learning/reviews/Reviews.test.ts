@@ -16,7 +16,7 @@ import { claimGradeJobs, finishGradeJob } from "../steps/Submissions.js"
 import { loadSubmission } from "../steps/SubmissionViews.js"
 
 /**
- * Reviews, score layers and automatic overrides (learning L3, issue 18 points 3, 4 and 6) through
+ * Reviews, score layers and automatic overrides (learning L3, 4 and 6) through
  * `Operations.invoke` on real Postgres: the staff review path with moderated and manual release,
  * peer review with pseudonyms and conflict of interest, a revoked reviewer's claims returning to
  * the pool, overdue detection, the layer sequence review → override → revoke with its audit log,

@@ -14,7 +14,7 @@ import {
   submissionAssignments
 } from "./Reviews.js"
 
-/** Reviews and automatic overrides (learning L3, issue 18 points 3, 4 and 6) over their services. */
+/** Reviews and automatic overrides (learning L3, 4 and 6) over their services. */
 export const LearningReviewsOperations = implement(LearningReviewsApi)({
   "learning.reviews.list": ({ path, urlParams }, actor) => listReviews(actor, path.course, urlParams),
   "learning.reviews.assignment_list": ({ path, urlParams }, actor) => listAssignments(actor, path.course, urlParams),

@@ -7,7 +7,7 @@ import { groupTransitions } from "./Groups.js"
 import type { Group } from "./GroupsModel.js"
 
 /**
- * Learning groups (issue 19 point 4) through `Operations.invoke` on real Postgres: bounds and
+ * Learning groups through `Operations.invoke` on real Postgres: bounds and
  * revisions, the archived state, capacity under concurrent adds, auto-fill and self-assignment,
  * group-scoped staff who see only their group's learners (404 for the others), group schedules in
  * the members' effective dates (provenance `group`) and group-visible community threads.

@@ -22,7 +22,7 @@ import { setAssignmentScope } from "./StaffRepository.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
- * Learning groups (LEARNING §2.1 #7, §3, §5.2, issue 19 point 4): cohorts, teams and sections of
+ * Learning groups: cohorts, teams and sections of
  * one run. Members are enrollments of the run, at most one group of each kind per enrollment;
  * adding locks the group row, so concurrent adds never pass the capacity (`capacity_full`).
  * Group-scoped staff assignments are the group's staff: they see only its members' records
@@ -401,7 +401,7 @@ export const changeMembers = (
       }
       yield* setMemberCount(group.uuid, memberCount)
     })
-    // Only a group with date overrides can move its members' dates (LEARNING §5.2).
+    // Only a group with date overrides can move its members' dates.
     const [dated] = yield* sql`SELECT 1 FROM learning_date_overrides WHERE group_uuid = ${group.uuid} AND status = 'active' LIMIT 1`
     if (dated === undefined) yield* write
     else yield* withDeadlineChanges([...removing, ...joining], actor.profileUuid, write, { groupUuid: group.uuid })

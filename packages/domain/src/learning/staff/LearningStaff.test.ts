@@ -12,7 +12,7 @@ import { staffTransitions } from "./Staff.js"
 import type { CourseReview, EmailInvitation, OwnershipInvitation, StaffAssignment } from "./StaffModel.js"
 
 /**
- * The people side of learning (issue 19 points 1–3, 6) through `Operations.invoke` on real
+ * The people side of learning through `Operations.invoke` on real
  * Postgres: staff assignment and its state machine, email invitations (token mailed, usable once,
  * only by the verified addressee, never in answers, rows or logs), ownership transfer (exactly one
  * owner, even with acceptances racing) and course reviews (eligibility, bounds, summary).

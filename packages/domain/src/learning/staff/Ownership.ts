@@ -16,7 +16,7 @@ import { demoteOwner, endAssignmentsOfNewOwner, revokeOwner } from "./StaffRepos
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
- * Ownership transfer (LEARNING §3, §5.9): exactly one owner per course, at most one pending
+ * Ownership transfer: exactly one owner per course, at most one pending
  * invitation per course (a partial unique index). Acceptance is one transaction that first locks
  * the course row, so two acceptances racing serialise: the first moves ownership, the second finds
  * the invitation no longer pending (409). The old owner becomes an instructor or leaves, as the

@@ -241,7 +241,7 @@ export const requireNotAssigned = (
   })
 
 /**
- * Where a revoked reviewer's claims go back to the review pool (LEARNING §4 staff.revoke), inside
+ * Where a revoked reviewer's claims go back to the review pool, inside
  * the revoking transaction: claimed staff review assignments the profile no longer may hold
  * (no other active assignment with `review` for that run) become pooled (ReviewAssignments.ts).
  */

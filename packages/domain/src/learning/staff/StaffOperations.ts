@@ -16,7 +16,7 @@ import { acceptOwnership, cancelOwnership, inviteOwner, listOwnershipInvitations
 import { acceptStaff, inviteStaff, listStaff, listStaffInvitations, revokeStaff, setStaffPermissions, staffCandidates } from "./Staff.js"
 import { LearningTeachingOperations } from "../teaching/Teaching.js"
 
-/** The learning L4 people operations (issue 19 points 1–3 and 6) over their services. */
+/** The learning L4 people operations over their services. */
 export const LearningStaffOperations = implement(LearningStaffApi)({
   "learning.staff.list": ({ path, urlParams }, actor) => listStaff(actor, path.course, urlParams),
   "learning.staff.assign": ({ path, payload }, actor) => inviteStaff(actor, path.course, payload),

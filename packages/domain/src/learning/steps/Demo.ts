@@ -16,13 +16,13 @@ import { scoreOf, submitAttempt } from "./Submissions.js"
 import { poolIndex } from "./Variants.js"
 
 /**
- * Demo tries (LEARNING §2.1 #29, §4): a signed-in profile tries a demo-flagged, declaratively
+ * Demo tries: a signed-in profile tries a demo-flagged, declaratively
  * checked step of the course's latest published version without enrolling. The try is graded
  * and kept; it costs nothing (no enrollment, no attempt). `demo.apply` later turns it into a
  * submission of an enrollment on the same version and variant, consuming an attempt there.
  */
 
-/** Demo tries a profile may make per step per day (LEARNING §5.13). */
+/** Demo tries a profile may make per step per day. */
 export const demoTriesPerDay = 20
 
 const DemoRow = Schema.Struct({

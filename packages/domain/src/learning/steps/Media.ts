@@ -10,7 +10,7 @@ import { writeMedia } from "./StepStateRepository.js"
 import { loadStepState, loadStepStates, recordStepProgress, stepOpenAt, type StepStateRow, stepStatusAt } from "./StepStates.js"
 
 /**
- * Media progress (LEARNING §2.1 #10, issue 17 point 5): a video step's position and watched
+ * Media progress: a video step's position and watched
  * ranges, merged into their union on every save; once the union covers ≥ 90 % of the media's
  * duration the step completes (and completion runs). The tree holds no durations: the player
  * sends `durationSec` once and it is kept.

@@ -9,7 +9,7 @@ import { enrollmentFor } from "../enrollments/EnrollmentAccess.js"
 import { decodeSubmissions, effectiveLayer, layersOf, submissionColumns } from "./SubmissionViews.js"
 
 /**
- * Learner work → portfolio (LEARNING §6): `portfolio.create` writes, through the publications
+ * Learner work → portfolio: `portfolio.create` writes, through the publications
  * service's own save (the path and event of `portfolio.save`: `publication.draft_saved`), a
  * private portfolio draft of the learner's profile from 1 to 10 accepted submissions of the
  * enrollment: each step's title and a reply excerpt, and the released reviewer feedback only when

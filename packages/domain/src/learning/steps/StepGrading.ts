@@ -3,10 +3,10 @@ import { AnyJson, strict } from "../../kernel/Common.js"
 import { DeclarativeRule, ruleProblem } from "../grading/Declarative.js"
 
 /**
- * What a step's node says about grading its replies and issuing variants (LEARNING §2.1 #3),
+ * What a step's node says about grading its replies and issuing variants,
  * beyond L1's points, threshold and attempts:
  * - `check`: the step's declarative checker, graded inline at submit (Declarative.ts);
- * - `checkerUuid`: an external checker (learning issue 3): the submission waits in the grading queue;
+ * - `checkerUuid`: an external checker: the submission waits in the grading queue;
  * - `review`: staff, peer or self review after (or instead of) the check: the submission waits for review;
  * - `latePolicy`: after the effective due date, `accept` (marked late, the default), `refuse`
  *   (409 `deadline_passed`) or `penalty` (accepted, the points reduced by `penaltyPercent`);
@@ -20,7 +20,7 @@ export const ReviewMode = Schema.Literal("none", "staff", "peer", "self")
 export const StepReview = Schema.Struct({
   mode: ReviewMode,
   count: Schema.optional(Schema.Int.pipe(Schema.between(1, 5))),
-  /** Moderated grading (learning issue 3): reviewers' decisions are provisional; an owner or instructor decides the final one. */
+  /** Moderated grading: reviewers' decisions are provisional; an owner or instructor decides the final one. */
   moderated: Schema.optional(Schema.Boolean),
   /** `auto` (default): a final decision is released at once; `manual`: `reviews.release` publishes it. */
   release: Schema.optional(Schema.Literal("auto", "manual")),

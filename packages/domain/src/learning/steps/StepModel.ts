@@ -4,7 +4,7 @@ import { Verdict } from "../grading/Declarative.js"
 import { StepType } from "../courses/Model.js"
 
 /**
- * Wire shapes of the step and submission side of learning L2 (LEARNING §2.1 #10–15, #29, §4):
+ * Wire shapes of the step and submission side of learning L2:
  * step views, drafts, variants (dataset only: a clue never appears in any of these), submissions
  * with their score layers, grading jobs (sample runs, generations) and demo attempts.
  */

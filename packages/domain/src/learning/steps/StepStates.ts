@@ -7,7 +7,7 @@ import { lockEnrollments } from "../enrollments/EnrollmentRepository.js"
 import { lockStepStates, type StepStateRow, type StepStatus, writeStepStates } from "./StepStateRepository.js"
 
 /**
- * Per-step state of an enrollment (LEARNING §2.1 #10, §2.2 StepState): `learning_step_states`,
+ * Per-step state of an enrollment: `learning_step_states`,
  * one row per (enrollment, nodeKey) once the step was reached. The state machine is the table
  * below; a step without a row is `locked` until its computed unlock (see `stepStatusAt`). Module
  * rows (node_key of a module, status `completed`) record that `learning.module.completed` was sent.

@@ -15,7 +15,7 @@ import { currentVariant, variantView } from "./VariantRepository.js"
 import { lastSubmission } from "./SubmissionViews.js"
 
 /**
- * One step of one enrollment (LEARNING §2.1 #10, §4 L2): the context every step operation works
+ * One step of one enrollment: the context every step operation works
  * in (the enrollment authorized by `enrollmentFor`, the node at the pinned version, its computed
  * dates), the checks before a learner acts on it, and the step view, acknowledgement and drafts.
  */

@@ -9,7 +9,7 @@ import { cancelSubmission, createSubmission } from "./Submissions.js"
 import { getSubmission, submissionHistory } from "./SubmissionViews.js"
 import { issueVariant } from "./Variants.js"
 
-/** The learner's step and submission operations (learning L2, issue 17) over their services. */
+/** The learner's step and submission operations (learning L2) over their services. */
 export const LearningStepsOperations = implement(LearningStepsApi)({
   "learning.steps.get": ({ path }, actor) => getStep(actor, path.enrollment, path.node),
   "learning.steps.acknowledge": ({ path, payload }, actor) => acknowledgeStep(actor, path.enrollment, path.node, payload),

@@ -29,9 +29,9 @@ export const submissionTransitions = {
   "worker.failed": { from: ["checking"], to: "check_failed", refunds: true },
   /** The learner cancels before grading. */
   "learning.submissions.cancel": { from: ["submitted", "checking", "awaiting_review"], to: "cancelled", refunds: true },
-  /** Regrades and incidents requeue a failed check (learning issue 3). */
+  /** Regrades and incidents requeue a failed check. */
   "requeue": { from: ["check_failed"], to: "submitted" },
-  /** A released review decides (learning issue 3). */
+  /** A released review decides. */
   "review.accept": { from: ["awaiting_review"], to: "accepted" },
   "review.revise": { from: ["awaiting_review"], to: "revision_requested" },
   "review.grade": { from: ["awaiting_review"], to: "graded" }

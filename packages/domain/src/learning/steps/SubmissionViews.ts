@@ -12,7 +12,7 @@ import type { Submission } from "./StepModel.js"
 import { decodeSubmissions, SubmissionRow, submissionColumns } from "./SubmissionRepository.js"
 
 /**
- * Submissions as they are read (LEARNING §2.1 #12–13, §5.3, §5.11): rows with their score layers;
+ * Submissions as they are read: rows with their score layers;
  * the effective score is the newest active layer the reader may see (a learner: released layers
  * only; `only_if_higher` layers apply as a maximum). Lateness is computed against the current
  * effective due date, so an extension removes it.

@@ -27,7 +27,7 @@ import type { VariantRow } from "./VariantRepository.js"
 import { variantForSubmission } from "./Variants.js"
 
 /**
- * Submissions (LEARNING §2.1 #12, §2.2, §5.1, §5.3, §5.8): `submissions.create` pins the version,
+ * Submissions: `submissions.create` pins the version,
  * nodeKey and variant and consumes an attempt; a declarative check grades inline in the same
  * transaction (first score layer `auto`); an external checker's submission waits in the grading
  * queue (a `grade` job, drained by learning issue 3's worker) and a review step's in the review
@@ -109,7 +109,7 @@ export const applyCheckResult = (
       { submissionUuid: row.uuid, points, maxPoints: node.grading!.maxPoints, result, passed, late: options.late, sourceUuid: options.sourceUuid }
     ])
     if (needsReview(node)) {
-      // The review queue (learning issue 3) picks it up; the automatic layer stays the first layer.
+      // The review queue picks it up; the automatic layer stays the first layer.
       yield* setStatus(row.uuid, options.trigger, { graded: true })
       const waiting = yield* setStatus(row.uuid, "review.require")
       yield* requestReviews(waiting, node)
@@ -325,7 +325,7 @@ const gradeOrQueue = (
       })
       return { row: created, layers: [] as ReadonlyArray<LayerRow>, progress: "in_progress" as const }
     }
-    // No automatic check: a person reviews it (staff by default, learning issue 3).
+    // No automatic check: a person reviews it (staff by default).
     const row = yield* setStatus(created.uuid, "review.require")
     yield* requestReviews(row, step.node)
     return { row, layers: [] as ReadonlyArray<LayerRow>, progress: "in_progress" as const }
@@ -491,7 +491,7 @@ const decodeVersionNodes = rowsDecoder(Schema.Struct({ nodes: Schema.Array(Schem
 const decodeCounts = rowsDecoder(Schema.Struct({ n: Schema.Number }))
 
 /**
- * A grade job finished (learning issue 3's worker calls this, as the tests do): a verdict grades
+ * A grade job finished (the grading worker calls this, as the tests do): a verdict grades
  * the submission in `checking`; a platform failure after the retries moves it to `check_failed`,
  * refunds the attempt and emits `learning.checker.failed`. Applied once: a job not `running`
  * (already finished, or cancelled with its submission) changes nothing. Returns whether it applied.

@@ -12,7 +12,7 @@ import { requireWorkable, type StepContext, stepFor } from "./Steps.js"
 import { currentVariant, insertVariant, lastVariantNumber, type VariantRow, variantView } from "./VariantRepository.js"
 
 /**
- * Variants (LEARNING §2.1 #11): a learner's dataset of a step, from the node's pool or from the
+ * Variants: a learner's dataset of a step, from the node's pool or from the
  * external generator. The dataset is shown; the clue stays on the server and only the checker
  * reads it. A pool variant is chosen deterministically from (profile, course, node, n), so the
  * same learner gets the same first variant in a demo try and in an enrollment (demo.apply needs

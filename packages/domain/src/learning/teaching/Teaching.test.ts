@@ -7,7 +7,7 @@ import type { StaffAssignment } from "../staff/StaffModel.js"
 import type { TeachingCounts, TeachingCourse } from "./TeachingModel.js"
 
 /**
- * Teaching dashboards (issue 19 point 7) through `Operations.invoke` on real Postgres: the courses
+ * Teaching dashboards through `Operations.invoke` on real Postgres: the courses
  * where the caller is active staff, and one course's to-do counts, each narrowed to what the
  * caller's role and scope may act on, each agreeing with the list operation showing those records.
  * The waiting records are written directly (their own operations are tested in their modules).
