@@ -71,7 +71,7 @@ export const runningCourse = async (
 }
 
 /**
- * An enrollment written directly: the enrollment operations (learning issue 2) are built
+ * An enrollment written directly: the enrollment operations are built
  * elsewhere; the people and community operations only read the record.
  */
 export const enrollDirectly = async (

@@ -24,7 +24,7 @@ const RulePath = Schema.Struct({ uuid: Schema.UUID })
 const invalidInput = { "*": InvalidRule }
 
 /**
- * Automation rules (spec "Automations"; MARKETPLACE §5): a trigger (event type and condition), one
+ * Automation rules: a trigger (event type and condition), one
  * of three actions and a daily limit. Rules run in the worker on sequenced events; their
  * executions are listed per rule. All need a session or a key with the automations scopes.
  */

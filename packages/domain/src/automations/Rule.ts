@@ -21,7 +21,7 @@ export const automationLimits = {
   chainDepth: 2,
   /** Ours: executions running at once for one profile. */
   runningPerProfile: 4,
-  /** Ours (issue 15 "beyond"): a rule pauses itself after this many failures in a row. */
+  /** Ours: a rule pauses itself after this many failures in a row. */
   failuresBeforePause: 20
 } as const
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The learning error codes of LEARNING §1 (beyond the common ones): one class each, with its
+ * The learning error codes (beyond the common ones): one class each, with its
  * status and stable code, declared on the operations that use them so OpenAPI lists them.
  */
 

@@ -80,7 +80,7 @@ export type Requirement =
 
 const atom = (name: Atom): Requirement => ({ kind: "atom", atom: name })
 
-/** Every L1 operation that acts on a course, and what it requires (LEARNING §4, column "who"). */
+/** Every L1 operation that acts on a course, and what it requires (column "who"). */
 export const requirements = {
   "learning.courses.get": { kind: "public" },
   "learning.courses.update": atom("content_edit"),

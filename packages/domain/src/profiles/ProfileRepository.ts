@@ -38,7 +38,7 @@ type ProfileColumns = ColumnValues<typeof ProfileRow.Encoded & { readonly accoun
 export const profileRowColumns = selectList(ProfileRow, "p")
 
 /**
- * Who may be read publicly (issue 20; docs/decisions.md "Profiles"), over `p` and its account `a`
+ * Who may be read publicly (docs/decisions.md "Profiles"), over `p` and its account `a`
  * (LEFT JOIN: imported profiles have none): a live profile of a live account that chose to be
  * public, or that authors a publicly visible publication (approved, not hidden, not deleted), so
  * the author of what the catalog shows can be shown too, through the same allowlist (`publicView`).

@@ -44,7 +44,7 @@ import { StaffRoleSchema } from "../staff/StaffModel.js"
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
- * Community threads (LEARNING §2.1 #24, §4 "L4" community): a learner's question or discussion
+ * Community threads: a learner's question or discussion
  * per enrollment (private: the learner and the course's community staff; run: also every learner
  * of the run), or a private thread staff open to a learner. Messages are immutable. The state
  * machine is the table `threadTransitions`; each change writes its audit row and its

@@ -19,7 +19,7 @@ import { InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from 
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * Community threads (LEARNING §4 "L4" community, issue 19 point 5): a learner's questions and
+ * Community threads: a learner's questions and
  * discussions per enrollment, staff-opened threads to a learner, the staff inbox and the
  * recipients list, under /api/v1/learning with the spec's ids, paths, scopes and approval flags.
  */

@@ -4,7 +4,7 @@ import { command, ExpectedRevision, listing, NodeKey, page, text } from "../cour
 import { StaffRoleSchema } from "../staff/StaffModel.js"
 
 /**
- * Wire shapes of community threads (LEARNING §2.1 #24, §4 "L4" community): a thread per
+ * Wire shapes of community threads: a thread per
  * enrollment with its messages, the staff inbox and the recipients list. Bounds follow the
  * marketplace's messages: body 1–5000 characters, at most 20 attached files;
  * a title is 1–160 characters, like a course's.

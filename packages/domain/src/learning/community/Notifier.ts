@@ -12,7 +12,7 @@ import { StaffRoleSchema } from "../staff/StaffModel.js"
 import { type Atom, enrollmentGroupUuids, groupScoped, holdsAtom } from "../Permissions.js"
 
 /**
- * The learning notifier (LEARNING §2.1 #26, §6 "Notifications"): learning events become
+ * The learning notifier: learning events become
  * per-recipient notifications in the one inbox (`source: learning`, `kind` = the event type).
  *
  * 1. **Queue** (`queueLearningNotifications`): the events after the notifier's cursor, each

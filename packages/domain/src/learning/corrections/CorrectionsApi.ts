@@ -33,7 +33,7 @@ import { authenticated, recordErrors } from "../../kernel/Operation.js"
 import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/EnrollmentRule.js"
 
 /**
- * Learning L3 corrections (LEARNING §4 "L3", issue 18 points 5, 7, 8): extension requests,
+ * Learning L3 corrections (7, 8): extension requests,
  * incidents and their compensation plans, appeals (Pawtograder-like), and regrade plans. Ids,
  * paths, scopes and approval flags as §4 gives them.
  */

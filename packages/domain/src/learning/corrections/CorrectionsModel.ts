@@ -3,7 +3,7 @@ import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict }
 import { NodeKey, page } from "../courses/Model.js"
 
 /**
- * Wire shapes of learning L3's corrections (LEARNING §2.1 #17, #20–23, §4 "L3"): extension
+ * Wire shapes of learning L3's corrections: extension
  * requests, incidents with their compensation plans, appeals with replacement options, and
  * regrade plans. Inputs refuse undeclared properties.
  */

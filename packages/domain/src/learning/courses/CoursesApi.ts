@@ -52,7 +52,7 @@ import { InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from 
 import { authenticated, operation, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * The learning area's L1 operations (LEARNING §4 "L1"): courses and versions, runs and their
+ * The learning area's L1 operations: courses and versions, runs and their
  * schedule plans, the library and the audit log, under /api/v1/learning with the spec's ids and
  * paths. Scopes and approval flags as §3/§4 give them; the public catalog, course view, run list
  * and admission preview need no caller.

@@ -8,7 +8,7 @@ import type { CourseNode } from "../courses/Model.js"
 import { loadStepStates, stepStatusAt } from "../steps/StepStates.js"
 
 /**
- * `calendar.get` (LEARNING §4, §7 "deadline provenance"): each step's effective dates with the
+ * `calendar.get`: each step's effective dates with the
  * layers that made them (schedule → group → learner → extension → pause → incident), as JSON or,
  * with `format=ics`, also as an iCalendar document (one event per unlock and per due) carried in
  * the same answer — every transport returns the one declared shape.

@@ -3,7 +3,7 @@ import type { EventType } from "../../events/EventType.js"
 import type { EnrollmentStatus } from "./EnrollmentRepository.js"
 
 /**
- * The enrollment state machine of LEARNING §2.2 as data: every transition, its trigger (an
+ * The enrollment state machine as data: every transition, its trigger (an
  * operation id, or `worker.*`), the states it leaves from (`none`: no enrollment yet), where it
  * goes (`same`: the status stays; `previous`: back to the status before a withdrawal) and the
  * events it emits with their `data.status`. The operations and the worker read it; the tests

@@ -5,7 +5,7 @@ import { enrollmentStatuses } from "./EnrollmentRepository.js"
 import { NodeKey } from "../courses/Model.js"
 
 /**
- * Wire shapes of the enrollment side of learning L2 (LEARNING §4 "L2"): enrollments, applications,
+ * Wire shapes of the enrollment side of learning L2: enrollments, applications,
  * overrides, pauses, the calendar, completion, media progress and transfer plans. Inputs refuse
  * undeclared properties; bounds are the schemas'.
  */

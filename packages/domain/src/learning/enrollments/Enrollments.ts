@@ -34,7 +34,7 @@ import { addDays } from "./Schedule.js"
 import { markStepAvailable } from "../steps/StepStateRepository.js"
 
 /**
- * Enrollments (LEARNING §2.1 #6, §2.2, §4 "L2"): enroll, apply or join the waitlist by admission
+ * Enrollments: enroll, apply or join the waitlist by admission
  * mode, invitations, decisions, seat offers (the next waitlisted learner is offered a freed seat,
  * FIFO by arrival), start, pause and resume (dates shift by the paused days), withdrawal with grace
  * and restore, and the worker's transitions (offer expiry, pause end, grace end). Every transition

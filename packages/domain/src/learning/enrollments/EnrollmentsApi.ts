@@ -35,7 +35,7 @@ import { authenticated, recordErrors } from "../../kernel/Operation.js"
 import { EnrollmentAccess, learnerOnly, learnerOrStaff, staffWith } from "./EnrollmentRule.js"
 
 /**
- * The enrollment side of learning L2 (LEARNING §4 "L2"): enrollments and their state machine,
+ * The enrollment side of learning L2: enrollments and their state machine,
  * invitations, decisions, seats, pauses, withdrawal and restore, date overrides, the application,
  * the calendar (JSON or ICS), completion, media progress and transfers between runs. Ids, paths,
  * scopes and approval flags as §4 gives them.

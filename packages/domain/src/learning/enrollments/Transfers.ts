@@ -17,7 +17,7 @@ import { CapacityFull, PlanExpired, PlanStale } from "../LearningErrors.js"
 import { loadRun, type RunRow } from "../courses/RunRepository.js"
 
 /**
- * Transfers (LEARNING §2.2 "active/paused → same status in another run", §5.1, §5.6): a plan
+ * Transfers: a plan
  * moving enrollments between runs of one course, then its commit. Progress is kept by nodeKey
  * (step states belong to the enrollment, which keeps its uuid); submissions keep their pins. The
  * plan stores both runs' and every enrollment's revision; the commit re-checks them (409

@@ -26,7 +26,7 @@ import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../ker
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * Checkers and grading of learning L3 (LEARNING §4 "L3", issue 18 points 1 and 2): checker
+ * Checkers and grading of learning L3: checker
  * versions, preflights against reference cases, suspend and resume with their control history,
  * a grading job's diagnostics (secrets redacted), usage per checker, kind and day, and regrades
  * (dry-run re-execution of a checker version, then apply as regrade layers). Ids,

@@ -4,7 +4,7 @@ import { DeclarativeRule, Verdict } from "./Declarative.js"
 import { command, ExpectedRevision, listing, NodeKey, page, text } from "../courses/Model.js"
 
 /**
- * Shapes of learning L3's checkers and grading (LEARNING §2.1 #14, #15, §4 "L3"): checker
+ * Shapes of learning L3's checkers and grading: checker
  * versions (the secret is never part of any answer), their reference cases and preflight
  * results, the control history, a grading job's diagnostics (secrets redacted) and usage.
  */

@@ -14,7 +14,7 @@ import { AutomaticOverride } from "./ReviewModel.js"
 import { layersOf, loadSubmission } from "../steps/SubmissionViews.js"
 
 /**
- * Automatic overrides (LEARNING §2.1 #18, §4 "L3", issue 18 point 6): an owner or instructor
+ * Automatic overrides: an owner or instructor
  * (`grades_adjust`) overrides the checker's result on one submission. The override's score is an
  * `override` layer (the automatic layer stays as it was); revoking it revokes the layer and the
  * layer below shows again. Candidates list suspect automatic verdicts; reading them writes nothing.

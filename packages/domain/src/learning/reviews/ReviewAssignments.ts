@@ -43,7 +43,7 @@ export interface AssignmentTransition {
   readonly who: ReadonlyArray<AssignmentActor>
 }
 
-/** The ReviewAssignment state machine of LEARNING §2.1 #16 / §2.2 as data; operations consult it, tests are generated from it. */
+/** The ReviewAssignment state machine as data; operations consult it, tests are generated from it. */
 export const assignmentTransitions = {
   /** A submission needs review: one assignment per review the node asks for (`learning.review.requested`). */
   "request": { from: ["none"], to: "pooled", who: ["system"] },
@@ -148,7 +148,7 @@ export const returnRevokedClaims = (revoked: { readonly courseUuid: string; read
   })
 
 /**
- * The worker's overdue check (LEARNING §2.2 "claimed past dueAt"): claimed assignments past their
+ * The worker's overdue check: claimed assignments past their
  * due time with no reported issue (an issue pauses the clock) emit `learning.review.overdue` once
  * per due time. `SKIP LOCKED` batches; returns how many were announced.
  */

@@ -3,7 +3,7 @@ import { AnyJson, DateTime, maxChars, PageLimit, RequestUuid, strict } from "../
 import { NodeKey } from "../courses/Model.js"
 
 /**
- * Wire shapes of learning L3 reviews and automatic overrides (LEARNING §2.1 #16, #18, §4 "L3").
+ * Wire shapes of learning L3 reviews and automatic overrides.
  * Inputs refuse properties they do not declare; bounds live here so OpenAPI, MCP and the fuzz
  * suite read the same limits.
  */

@@ -42,7 +42,7 @@ import { layersOf, loadSubmission, type SubmissionRow, viewOf } from "../steps/S
 import { Submission, SubmissionStatus } from "../steps/StepModel.js"
 
 /**
- * Reviews (LEARNING §2.1 #16, §4 "L3" reviews, issue 18 point 3): staff, peer and self review of a
+ * Reviews: staff, peer and self review of a
  * submission in `awaiting_review`. Claim from the pool, autosave a draft, decide (provisional, or
  * final: moderated grading), release (the decision becomes a `review` score layer and the
  * submission is accepted, sent back for revision, or graded), reassign, report an issue, and the

@@ -29,7 +29,7 @@ import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../ker
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * Reviews and automatic overrides of learning L3 (LEARNING §4 "L3", issue 18 points 3, 4 and 6):
+ * Reviews and automatic overrides of learning L3 (4 and 6):
  * the review queue, claim, draft, decide (provisional or final), release, reassign, report an
  * issue and the reviewer's workspace; staff overrides of a checker's result as score layers.
  * Ids, paths, scopes and approval flags as §4 gives them.

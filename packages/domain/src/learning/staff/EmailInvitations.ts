@@ -28,7 +28,7 @@ import { AssignableRole, EmailInvitation, InvitationStatus as InvitationStatusSc
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
- * Staff invitations by email (LEARNING §2.1 #9, §4 "L4"). The address and the mailed token are
+ * Staff invitations by email. The address and the mailed token are
  * stored only as keyed hashes (the server key, a purpose label each); the inviter's list shows a
  * masked hint. The addressee is whoever is signed in with that verified address (an account's
  * email is verified by sign-in); they accept for one of their account's profiles, once. Expiry

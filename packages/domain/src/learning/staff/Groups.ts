@@ -588,7 +588,7 @@ const GroupOfEnrollment = Schema.Struct({ enrollment_uuid: Schema.String, uuid: 
 const decodeGroupsOfEnrollments = rowsDecoder(GroupOfEnrollment)
 const groupOfEnrollmentColumns = selectList(GroupOfEnrollment, "g", { enrollment_uuid: "m.enrollment_uuid" })
 
-/** The groups of enrollments (LEARNING §2.1 #6 `groups`), keyed by enrollment uuid. */
+/** The groups of enrollments, keyed by enrollment uuid. */
 export const groupsOfEnrollments = (
   enrollmentUuids: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyMap<string, ReadonlyArray<{ uuid: string; name: string; kind: GroupKind }>>, SqlError, SqlClient.SqlClient> =>

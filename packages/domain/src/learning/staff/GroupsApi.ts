@@ -6,7 +6,7 @@ import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../ker
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * Learning groups (LEARNING §4 "L4" groups, issue 19 point 4): cohorts, teams and sections of a
+ * Learning groups: cohorts, teams and sections of a
  * run, their members (manual, random auto-fill, or learners joining a self-assignment group) and
  * their group-scoped staff, under /api/v1/learning with the spec's ids, paths, scopes and approval flags.
  */

@@ -4,7 +4,7 @@ import { StaffRoleSchema } from "./StaffModel.js"
 import { command, ExpectedRevision, listing, page, text } from "../courses/Model.js"
 
 /**
- * Wire shapes of learning groups (LEARNING §2.1 #7, §4 "L4" groups): cohorts, teams and sections
+ * Wire shapes of learning groups: cohorts, teams and sections
  * of a run. Inputs refuse properties they do not declare.
  */
 
@@ -57,7 +57,7 @@ export const Group = Schema.Struct({
 export type Group = typeof Group.Type
 export const GroupPage = page(Group, "LearningGroupPage")
 
-/** A group as an enrollment names it (LEARNING §2.1 #6 `groups`). */
+/** A group as an enrollment names it. */
 export const EnrollmentGroup = Schema.Struct({ uuid: Schema.UUID, name: Schema.String, kind: GroupKind })
   .annotations({ identifier: "LearningEnrollmentGroup" })
 

@@ -18,7 +18,7 @@ import { type AssignmentRow, assignmentSelect, decodeAssignments, findAssignment
 import { type Transition, transitionTo } from "../Transitions.js"
 
 /**
- * Staff assignments (LEARNING §2.1 #8, §3, §4 "L4"): the owner invites a profile to a role and a
+ * Staff assignments: the owner invites a profile to a role and a
  * scope (`invited`), the invitee accepts (`active`); the owner revokes, the assignee leaves or
  * declines. The state machine is the table `staffTransitions`; every change writes its audit row in
  * its transaction; the owner's own assignment changes only through an ownership transfer

@@ -34,7 +34,7 @@ import { InvalidState, NotFound, RateLimited, RequestConflict, RevisionConflict,
 import { authenticated, operation, recordErrors } from "../../kernel/Operation.js"
 
 /**
- * The people around a course (LEARNING §4 "L4", issue 19 points 1–3 and 6): staff assignments,
+ * The people around a course: staff assignments,
  * email invitations, ownership transfer and course reviews, under /api/v1/learning with the spec's
  * ids, paths, scopes and approval flags. Staff and ownership changes are the owner's alone.
  */

@@ -4,7 +4,7 @@ import { command, ExpectedRevision, listing, page } from "../courses/Model.js"
 import { atoms } from "../Permissions.js"
 
 /**
- * Wire shapes of the people around a course (LEARNING §2.1 #8, #9, #25; §4 "L4"): staff
+ * Wire shapes of the people around a course: staff
  * assignments, email and ownership invitations, candidates and course reviews. Inputs refuse
  * properties they do not declare. No shape carries an invitation token or any hash.
  */

@@ -5,7 +5,7 @@ import { RateLimited } from "../../kernel/ApiError.js"
 import type { Call } from "../../operations/Implementation.js"
 
 /**
- * The learner's limits of LEARNING §5.13 on the step side: sample runs 30 an hour per learner and
+ * The learner's limits on the step side: sample runs 30 an hour per learner and
  * step, generations 5 a day per step, demo tries 20 a day per step. They are counted from the
  * stored rows themselves (jobs, demo attempts) in a sliding window, so they persist across
  * restarts and hosts like sign-in's limits; a refusal tells when the oldest counted row leaves

@@ -30,7 +30,7 @@ import { authenticated, recordErrors } from "../../kernel/Operation.js"
 import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/EnrollmentRule.js"
 
 /**
- * The learner's step and submission operations of learning L2 (LEARNING §4 "L2", issue 17): the
+ * The learner's step and submission operations of learning L2: the
  * step view at the pinned version, acknowledgements, drafts, submissions and their attempts,
  * variants (pool and generated), sample runs, demo tries and their application, and portfolio
  * drafts from accepted work. Ids, paths, scopes and approval flags as §4 gives them.

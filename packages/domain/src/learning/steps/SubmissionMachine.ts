@@ -1,7 +1,7 @@
 import type { SubmissionStatus } from "./StepModel.js"
 
 /**
- * The submission state machine of LEARNING §2.2 as data: each trigger, the states it starts from
+ * The submission state machine as data: each trigger, the states it starts from
  * and the state it leads to. Operations and the grading worker consult it before every change;
  * the tests generate every state × trigger from it. `refunds`: the trigger gives the attempt back
  * (cancel before grading, platform failure); such a submission no longer counts against attempts.

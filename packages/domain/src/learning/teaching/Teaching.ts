@@ -13,7 +13,7 @@ import { queueStatusCondition } from "../reviews/Reviews.js"
 import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./TeachingModel.js"
 
 /**
- * Teaching dashboards (LEARNING §4 "L4" teaching, issue 19 point 7): per course where the caller
+ * Teaching dashboards: per course where the caller
  * holds an active staff assignment, the to-do counts of the work its assignments let it act on.
  *
  * Each count is a row of `countDefinitions`: the atom the work needs and the condition that makes

@@ -5,7 +5,7 @@ import { Forbidden, NotFound, wire } from "../../kernel/ApiError.js"
 import { authenticated } from "../../kernel/Operation.js"
 
 /**
- * Teaching dashboards (LEARNING §4 "L4" teaching, issue 19 point 7): the courses where the caller
+ * Teaching dashboards: the courses where the caller
  * holds an active staff assignment with their to-do counts, and one course's dashboard, under
  * /api/v1/learning with the spec's ids, paths and scopes.
  */

@@ -3,7 +3,7 @@ import { CourseStatus, listing, page } from "../courses/Model.js"
 import { StaffRoleSchema, StaffScope } from "../staff/StaffModel.js"
 
 /**
- * Wire shapes of the teaching dashboards (LEARNING §4 "L4" teaching, issue 19 point 7): per
+ * Wire shapes of the teaching dashboards: per
  * course, the caller's staff assignments and the to-do counts of the work they may act on.
  * A count is present only when one of the caller's assignments holds the permission the work
  * needs (absent: not theirs to do; 0: nothing waiting), and counts only records in the scope of
