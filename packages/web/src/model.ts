@@ -52,6 +52,23 @@ export interface ProfileView {
   readonly contacts: string
 }
 
+/** The acting profile as its owner edits it (profiles.get_own): the whole data, with its revision. */
+export interface OwnProfileEdit {
+  readonly uuid: string
+  readonly revision: number
+  readonly name: string
+  readonly type: string
+  readonly isPublic: boolean
+  readonly showContacts: boolean
+  readonly avatarUrl?: string
+  readonly about: string
+  readonly categories: ReadonlyArray<string>
+  readonly contacts: string
+  readonly networks: ReadonlyArray<{ readonly kind: string; readonly url: string }>
+  readonly skills: ReadonlyArray<{ readonly name: string; readonly years?: number }>
+  readonly structuredContacts: ReadonlyArray<{ readonly kind: "email" | "phone" | "telegram" | "whatsapp" | "website" | "other"; readonly value: string }>
+}
+
 export interface ReviewItem {
   readonly uuid: string
   readonly sealed: boolean
@@ -81,6 +98,25 @@ export interface OwnTaskView {
   readonly budget: string
   readonly deadline: string
   readonly files: ReadonlyArray<{ readonly id: string; readonly name: string; readonly url: string; readonly size: number; readonly mimeType: string }>
+}
+
+/** A vacancy as its owner edits it (jobs.get): the draft's fields the editor shows, its revision and status. */
+export interface OwnVacancyView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly updatedAt: string
+  readonly title: string
+  readonly category: string
+  readonly description: string
+  readonly company?: string
+  readonly salaryFrom?: number
+  readonly salaryTo?: number
+  readonly currency: string
+  readonly employment?: string
+  readonly workplace?: string
+  readonly location?: string
+  readonly experience?: string
 }
 
 export interface ModerationView {
@@ -149,10 +185,16 @@ export type PageData =
     readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
   }
   | { readonly page: "signInLink" }
+  | {
+    readonly page: "profileSettings"
+    readonly profile: OwnProfileEdit
+    readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
+  }
   | { readonly page: "taskEditor"; readonly task?: OwnTaskView; readonly categories: ReadonlyArray<string> }
-  | { readonly page: "myPublications"; readonly tasks: ReadonlyArray<OwnTaskView> }
+  | { readonly page: "vacancyEditor"; readonly vacancy?: OwnVacancyView }
+  | { readonly page: "myPublications"; readonly tasks: ReadonlyArray<OwnTaskView>; readonly vacancies: ReadonlyArray<OwnVacancyView> }
   | { readonly page: "moderation"; readonly allowed: boolean; readonly items: ReadonlyArray<ModerationView> }
-  | { readonly page: "responses"; readonly items: ReadonlyArray<RelationItem> }
+  | { readonly page: "responses"; readonly items: ReadonlyArray<RelationItem>; readonly jobContacts: ReadonlyArray<RelationItem> }
   | { readonly page: "deals"; readonly items: ReadonlyArray<RelationItem>; readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly sealed: boolean; readonly relationUuid: string }> }
   | { readonly page: "messages"; readonly threads: ReadonlyArray<ThreadItem> }
   | { readonly page: "thread"; readonly threadUuid: string; readonly with: string; readonly messages: ReadonlyArray<MessageItem> }

@@ -1,6 +1,6 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
-import type { MessageItem, ModerationView, OwnTaskView, PageData, RelationItem, ThreadItem } from "../model.js"
+import type { MessageItem, ModerationView, OwnProfileEdit, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 
 type Json = Record<string, any>
@@ -21,6 +21,29 @@ const ownTaskOf = (task: unknown): OwnTaskView => {
     uuid: t["uuid"], revision: t["revision"], status: t["status"], updatedAt: t["updatedAt"],
     title: d["title"], category: d["category"], description: d["description"], budget: d["budget"], deadline: d["deadline"],
     files: d["files"] ?? []
+  }
+}
+
+const ownProfileOf = (profile: unknown): OwnProfileEdit => {
+  const p = plain(profile)
+  return {
+    uuid: p["uuid"], revision: p["revision"], name: p["name"], type: p["type"], isPublic: p["isPublic"], showContacts: p["showContacts"],
+    ...(p["avatarUrl"] === undefined ? {} : { avatarUrl: p["avatarUrl"] }),
+    about: p["about"], categories: p["categories"], contacts: p["contacts"], networks: p["networks"], skills: p["skills"],
+    structuredContacts: p["structuredContacts"]
+  }
+}
+
+const ownVacancyOf = (publication: unknown): OwnVacancyView => {
+  const v = plain(publication)
+  const d = v["draft"] as Json
+  const details = (d["vacancy"] ?? {}) as Json
+  const optional = (key: string) => details[key] === undefined ? {} : { [key]: details[key] }
+  return {
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "", currency: details["currency"] ?? "RUB",
+    ...optional("company"), ...optional("salaryFrom"), ...optional("salaryTo"), ...optional("employment"), ...optional("workplace"),
+    ...optional("location"), ...optional("experience")
   }
 }
 
@@ -106,9 +129,28 @@ export const loadSignedIn = (
     return run((client) =>
       Effect.map(client["tasks.get"]({ urlParams: { publicationUuid: editing } }), (task): PageData => ({ page: "taskEditor", task: ownTaskOf(task), categories: taskCategories })))
   }
+  if (path === "/settings/profile") {
+    return run((client) =>
+      Effect.map(client["profiles.get_own"](), (own): PageData => ({
+        page: "profileSettings",
+        profile: ownProfileOf(own.profile),
+        profiles: own.profiles.map((p) => ({ uuid: p.uuid, name: p.name, type: p.type, current: p.current }))
+      })))
+  }
+  if (path === "/jobs/new") return run(() => Effect.succeed({ page: "vacancyEditor" }))
+  const editingVacancy = segment(path, "/jobs/", "/edit")
+  if (editingVacancy !== undefined) {
+    return run((client) =>
+      Effect.map(client["jobs.get"]({ urlParams: { publicationUuid: editingVacancy } }), (vacancy): PageData => ({ page: "vacancyEditor", vacancy: ownVacancyOf(vacancy) })))
+  }
   if (path === "/publications") {
     return run((client) =>
-      Effect.map(client["tasks.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "myPublications", tasks: page.items.map(ownTaskOf) })))
+      Effect.all({
+        tasks: client["tasks.list"]({ urlParams: { limit: 100 } }),
+        vacancies: client["jobs.list"]({ urlParams: { limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ tasks, vacancies }): PageData => ({ page: "myPublications", tasks: tasks.items.map(ownTaskOf), vacancies: vacancies.items.map(ownVacancyOf) }))
+      ))
   }
   if (path === "/moderation") {
     return run((client) =>
@@ -120,7 +162,12 @@ export const loadSignedIn = (
   }
   if (path === "/responses") {
     return run((client) =>
-      Effect.map(client["responses.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "responses", items: page.items.map(relationOf) })))
+      Effect.all({
+        responses: client["responses.list"]({ urlParams: { limit: 100 } }),
+        jobs: client["job_contacts.list"]({ urlParams: { limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ responses, jobs }): PageData => ({ page: "responses", items: responses.items.map(relationOf), jobContacts: jobs.items.map(relationOf) }))
+      ))
   }
   if (path === "/deals") {
     return run((client) =>

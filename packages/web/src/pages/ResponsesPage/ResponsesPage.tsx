@@ -7,7 +7,11 @@ import type { PageProps } from "../types.js"
 
 export const title = ({ texts }: Pick<PageProps<"responses">, "texts">) => texts.t("responses.title")
 
-/** Responses received (to the person's tasks: accept or decline) and sent (withdraw), with what each allows now. */
+/**
+ * Responses received (to the person's tasks: accept or decline) and sent (withdraw), with what each
+ * allows now; then job contacts (responses to vacancies: the employer accepts or declines, the
+ * candidate withdraws, each through job_contacts.status).
+ */
 export default function ResponsesPage({ data, texts }: PageProps<"responses">) {
   const { t, language } = texts
   const hydrated = useHydrated()
@@ -18,6 +22,32 @@ export default function ResponsesPage({ data, texts }: PageProps<"responses">) {
         ? api["responses.withdraw"]({ payload: { requestUuid: requestUuid(), relationUuid: item.uuid, expectedRevision: item.revision } })
         : api["responses.status"]({ payload: { requestUuid: requestUuid(), relationUuid: item.uuid, expectedRevision: item.revision, status: status! } })
     )
+  const jobStatus = (item: RelationItem, status: "accepted" | "declined" | "withdrawn") =>
+    void run((api) => api["job_contacts.status"]({ payload: { requestUuid: requestUuid(), relationUuid: item.uuid, expectedRevision: item.revision, status } }))
+  const jobs = (heading: "jobs.received" | "jobs.sent", items: ReadonlyArray<RelationItem>) => (
+    <section aria-labelledby={heading.replace(".", "-")}>
+      <h2 id={heading.replace(".", "-")}>{t(heading)}</h2>
+      {items.length === 0 ? <p>{t("responses.none")}</p> : (
+        <ul className="rows">
+          {items.map((item) => (
+            <li key={item.uuid} className="row row--stacked" data-uuid={item.uuid}>
+              <RelationHead item={item} texts={texts} />
+              {item.allowedActions.includes("job_contacts.status") && (item.status === "applied" || item.status === "invited") ? (
+                <div className="actions">
+                  {item.role === "employer" || item.status === "invited" ? (
+                    <>
+                      <button type="button" className="button" disabled={!hydrated || busy} onClick={() => jobStatus(item, "accepted")}>{t("responses.accept")}</button>
+                      <button type="button" className="button button--secondary" disabled={!hydrated || busy} onClick={() => jobStatus(item, "declined")}>{t("responses.decline")}</button>
+                    </>
+                  ) : <button type="button" className="button button--secondary" disabled={!hydrated || busy} onClick={() => jobStatus(item, "withdrawn")}>{t("responses.withdraw")}</button>}
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
   const section = (heading: "responses.received" | "responses.sent", items: ReadonlyArray<RelationItem>) => (
     <section aria-labelledby={heading.replace(".", "-")}>
       <h2 id={heading.replace(".", "-")}>{t(heading)}</h2>
@@ -49,6 +79,8 @@ export default function ResponsesPage({ data, texts }: PageProps<"responses">) {
       <h1>{t("responses.title")}</h1>
       {section("responses.received", data.items.filter((item) => item.role === "customer"))}
       {section("responses.sent", data.items.filter((item) => item.role !== "customer"))}
+      {jobs("jobs.received", data.jobContacts.filter((item) => item.role === "employer"))}
+      {jobs("jobs.sent", data.jobContacts.filter((item) => item.role !== "employer"))}
       <p id="status" role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
     </div>
   )
