@@ -119,6 +119,21 @@ export interface OwnVacancyView {
   readonly experience?: string
 }
 
+/** A service as its owner edits it (services.get): the draft's fields the editor shows, its revision and status. */
+export interface OwnServiceView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly updatedAt: string
+  readonly title: string
+  readonly category: string
+  readonly description: string
+  readonly price?: number
+  readonly currency: string
+  readonly priceUnit: string
+  readonly deliveryDays?: number
+}
+
 export interface ModerationView {
   readonly uuid: string
   readonly kind: string
@@ -142,6 +157,7 @@ export interface RelationItem {
   readonly counterpart: { readonly profileUuid: string; readonly name: string }
   readonly body: string
   readonly budget?: string
+  readonly deadline?: string
   readonly threadUuid?: string
   readonly results?: { readonly version: number; readonly body: string; readonly files: ReadonlyArray<string> }
   readonly review?: { readonly canReview: boolean; readonly ownReviewUuid?: string; readonly windowEndsAt: string }
@@ -192,9 +208,20 @@ export type PageData =
   }
   | { readonly page: "taskEditor"; readonly task?: OwnTaskView; readonly categories: ReadonlyArray<string> }
   | { readonly page: "vacancyEditor"; readonly vacancy?: OwnVacancyView }
-  | { readonly page: "myPublications"; readonly tasks: ReadonlyArray<OwnTaskView>; readonly vacancies: ReadonlyArray<OwnVacancyView> }
+  | { readonly page: "serviceEditor"; readonly service?: OwnServiceView }
+  | {
+    readonly page: "myPublications"
+    readonly tasks: ReadonlyArray<OwnTaskView>
+    readonly vacancies: ReadonlyArray<OwnVacancyView>
+    readonly services: ReadonlyArray<OwnServiceView>
+  }
   | { readonly page: "moderation"; readonly allowed: boolean; readonly items: ReadonlyArray<ModerationView> }
-  | { readonly page: "responses"; readonly items: ReadonlyArray<RelationItem>; readonly jobContacts: ReadonlyArray<RelationItem> }
+  | {
+    readonly page: "responses"
+    readonly items: ReadonlyArray<RelationItem>
+    readonly offers: ReadonlyArray<RelationItem>
+    readonly jobContacts: ReadonlyArray<RelationItem>
+  }
   | { readonly page: "deals"; readonly items: ReadonlyArray<RelationItem>; readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly sealed: boolean; readonly relationUuid: string }> }
   | { readonly page: "messages"; readonly threads: ReadonlyArray<ThreadItem> }
   | { readonly page: "thread"; readonly threadUuid: string; readonly with: string; readonly messages: ReadonlyArray<MessageItem> }

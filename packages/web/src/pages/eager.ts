@@ -17,6 +17,7 @@ import * as MessagesPage from "./MessagesPage/MessagesPage.js"
 import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
+import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -36,5 +37,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   messages: MessagesPage as PageModule,
   thread: ThreadPage as PageModule,
   profileSettings: ProfileSettingsPage as PageModule,
-  vacancyEditor: VacancyEditorPage as PageModule
+  vacancyEditor: VacancyEditorPage as PageModule,
+  serviceEditor: ServiceEditorPage as PageModule
 }

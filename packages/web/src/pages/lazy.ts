@@ -19,5 +19,6 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   messages: () => import("./MessagesPage/MessagesPage.js") as Promise<PageModule>,
   thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>,
   profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
-  vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>
+  vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
+  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>
 }

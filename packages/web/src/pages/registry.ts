@@ -22,5 +22,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   messages: "src/pages/MessagesPage/MessagesPage.tsx",
   thread: "src/pages/ThreadPage/ThreadPage.tsx",
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
-  vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx"
+  vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
 }

@@ -1,6 +1,6 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
-import type { MessageItem, ModerationView, OwnProfileEdit, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
+import type { MessageItem, ModerationView, OwnProfileEdit, OwnServiceView, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 
 type Json = Record<string, any>
@@ -47,6 +47,19 @@ const ownVacancyOf = (publication: unknown): OwnVacancyView => {
   }
 }
 
+const ownServiceOf = (publication: unknown): OwnServiceView => {
+  const v = plain(publication)
+  const d = v["draft"] as Json
+  const details = (d["service"] ?? {}) as Json
+  return {
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "",
+    currency: details["currency"] ?? "RUB", priceUnit: details["priceUnit"] ?? "fixed",
+    ...(details["price"] === undefined ? {} : { price: details["price"] }),
+    ...(details["deliveryDays"] === undefined ? {} : { deliveryDays: details["deliveryDays"] })
+  }
+}
+
 const moderationOf = (item: unknown): ModerationView => {
   const m = plain(item)
   const draft = (m["draft"] ?? {}) as Json
@@ -69,6 +82,7 @@ export const relationOf = (relation: unknown): RelationItem => {
     counterpart: { profileUuid: r["counterpart"].profileUuid, name: r["counterpart"].name },
     body: r["body"],
     ...(r["budget"] === undefined ? {} : { budget: r["budget"] }),
+    ...(r["deadline"] === undefined ? {} : { deadline: r["deadline"] }),
     ...(r["threadUuid"] === undefined ? {} : { threadUuid: r["threadUuid"] }),
     ...(results === undefined ? {} : {
       results: {
@@ -137,6 +151,12 @@ export const loadSignedIn = (
         profiles: own.profiles.map((p) => ({ uuid: p.uuid, name: p.name, type: p.type, current: p.current }))
       })))
   }
+  if (path === "/services/new") return run(() => Effect.succeed({ page: "serviceEditor" }))
+  const editingService = segment(path, "/services/", "/edit")
+  if (editingService !== undefined) {
+    return run((client) =>
+      Effect.map(client["services.get"]({ urlParams: { publicationUuid: editingService } }), (service): PageData => ({ page: "serviceEditor", service: ownServiceOf(service) })))
+  }
   if (path === "/jobs/new") return run(() => Effect.succeed({ page: "vacancyEditor" }))
   const editingVacancy = segment(path, "/jobs/", "/edit")
   if (editingVacancy !== undefined) {
@@ -147,9 +167,15 @@ export const loadSignedIn = (
     return run((client) =>
       Effect.all({
         tasks: client["tasks.list"]({ urlParams: { limit: 100 } }),
-        vacancies: client["jobs.list"]({ urlParams: { limit: 100 } })
+        vacancies: client["jobs.list"]({ urlParams: { limit: 100 } }),
+        services: client["services.list"]({ urlParams: { limit: 100 } })
       }, { concurrency: "unbounded" }).pipe(
-        Effect.map(({ tasks, vacancies }): PageData => ({ page: "myPublications", tasks: tasks.items.map(ownTaskOf), vacancies: vacancies.items.map(ownVacancyOf) }))
+        Effect.map(({ tasks, vacancies, services }): PageData => ({
+          page: "myPublications",
+          tasks: tasks.items.map(ownTaskOf),
+          vacancies: vacancies.items.map(ownVacancyOf),
+          services: services.items.map(ownServiceOf)
+        }))
       ))
   }
   if (path === "/moderation") {
@@ -164,9 +190,15 @@ export const loadSignedIn = (
     return run((client) =>
       Effect.all({
         responses: client["responses.list"]({ urlParams: { limit: 100 } }),
+        offers: client["offers.list"]({ urlParams: { limit: 100 } }),
         jobs: client["job_contacts.list"]({ urlParams: { limit: 100 } })
       }, { concurrency: "unbounded" }).pipe(
-        Effect.map(({ responses, jobs }): PageData => ({ page: "responses", items: responses.items.map(relationOf), jobContacts: jobs.items.map(relationOf) }))
+        Effect.map(({ responses, offers, jobs }): PageData => ({
+          page: "responses",
+          items: responses.items.map(relationOf),
+          offers: offers.items.map(relationOf),
+          jobContacts: jobs.items.map(relationOf)
+        }))
       ))
   }
   if (path === "/deals") {

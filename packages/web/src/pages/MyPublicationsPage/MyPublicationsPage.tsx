@@ -4,7 +4,7 @@ import type { PageProps } from "../types.js"
 
 export const title = ({ texts }: Pick<PageProps<"myPublications">, "texts">) => texts.t("mine.title")
 
-/** The signed-in profile's tasks and vacancies: each with its moderation status, when it changed, and its editor. */
+/** The signed-in profile's tasks, services and vacancies: each with its moderation status, when it changed, and its editor. */
 export default function MyPublicationsPage({ data, texts }: PageProps<"myPublications">) {
   const { t, language } = texts
   return (
@@ -12,11 +12,12 @@ export default function MyPublicationsPage({ data, texts }: PageProps<"myPublica
       <h1>{t("mine.title")}</h1>
       <p className="actions">
         <a className="button" href={href("/tasks/new", language)}>{t("nav.newTask")}</a>
+        <a className="button button--secondary" href={href("/services/new", language)}>{t("mine.newService")}</a>
         <a className="button button--secondary" href={href("/jobs/new", language)}>{t("mine.newVacancy")}</a>
       </p>
-      {data.tasks.length + data.vacancies.length === 0 ? <p>{t("mine.none")}</p> : (
+      {data.tasks.length + data.vacancies.length + data.services.length === 0 ? <p>{t("mine.none")}</p> : (
         <ul className="rows" aria-label={t("mine.title")}>
-          {[...data.tasks.map((task) => ({ ...task, kind: "task", editor: "tasks" })), ...data.vacancies.map((vacancy) => ({ ...vacancy, kind: "vacancy", editor: "jobs" }))].map((task) => (
+          {[...data.tasks.map((task) => ({ ...task, kind: "task", editor: "tasks" })), ...data.services.map((service) => ({ ...service, kind: "service", editor: "services" })), ...data.vacancies.map((vacancy) => ({ ...vacancy, kind: "vacancy", editor: "jobs" }))].map((task) => (
             <li key={task.uuid} className="row" data-uuid={task.uuid}>
               <div>
                 <h2 className="row__title">{task.title}</h2>

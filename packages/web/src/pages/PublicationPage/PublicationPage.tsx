@@ -50,6 +50,49 @@ const RespondForm = ({ uuid, kind, texts }: { readonly uuid: string; readonly ki
   )
 }
 
+/** The offer form of a service another person publishes: what is wanted, a budget and a deadline (offers.create to its owner). */
+export const OfferForm = ({ uuid, ownerUuid, texts }: { readonly uuid: string; readonly ownerUuid: string; readonly texts: PageProps<"publication">["texts"] }) => {
+  const { t, language } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const [sent, setSent] = useState(false)
+  const offer = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const values = new FormData(event.currentTarget)
+    const field = (name: string) => String(values.get(name) ?? "").trim()
+    void run(
+      (api) =>
+        api["offers.create"]({
+          payload: {
+            requestUuid: requestUuid(), recipientProfileUuid: ownerUuid, publicationUuid: uuid, body: field("body"),
+            ...(field("budget") === "" ? {} : { budget: field("budget") }),
+            ...(field("deadline") === "" ? {} : { deadline: field("deadline") })
+          }
+        }),
+      () => setSent(true)
+    )
+  }
+  return (
+    <section aria-labelledby="offer" className="panel">
+      <h2 id="offer">{t("offer.title")}</h2>
+      {sent
+        ? <p role="status">{t("offer.sent")} <a href={href("/responses", language)}>{t("nav.responses")}</a></p>
+        : (
+          <form onSubmit={offer} className="stack">
+            <label htmlFor="offer-body">{t("offer.body")}</label>
+            <textarea id="offer-body" name="body" rows={4} maxLength={5000} required />
+            <label htmlFor="offer-budget">{t("offer.budget")}</label>
+            <input id="offer-budget" name="budget" maxLength={80} />
+            <label htmlFor="offer-deadline">{t("offer.deadline")}</label>
+            <input id="offer-deadline" name="deadline" maxLength={120} />
+            <button type="submit" className="button" disabled={!hydrated || busy}>{t("offer.send")}</button>
+            <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+          </form>
+        )}
+    </section>
+  )
+}
+
 export const title = ({ data }: Pick<PageProps<"publication">, "data">) => data.publication.title
 
 export default function PublicationPage({ state, data, texts }: PageProps<"publication">) {
@@ -111,6 +154,8 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             )
             : state.session.profileUuid !== p.ownerUuid && (p.kind === "task" || p.kind === "vacancy") && !p.closed
             ? <RespondForm uuid={p.uuid} kind={p.kind} texts={texts} />
+            : state.session.profileUuid !== p.ownerUuid && p.kind === "service" && !p.closed
+            ? <OfferForm uuid={p.uuid} ownerUuid={p.ownerUuid} texts={texts} />
             : null}
         </aside>
       </div>
