@@ -108,7 +108,9 @@ describe("the service journey through the pages", { timeout: 300_000 }, () => {
     await c.getByText("Your offer has been sent.").waitFor()
     await s.reload()
     await offers(s, "and a sign").getByRole("button", { name: "Counter-offer" }).click()
-    await offers(s, "and a sign").getByLabel("Your terms").fill("The logo and the sign together, five days.")
+    // The form opens with the keyboard in its first field.
+    expect(await s.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("body")
+    await s.keyboard.type("The logo and the sign together, five days.")
     await offers(s, "and a sign").getByLabel("Your budget (optional)").fill("7 500 ₽")
     await offers(s, "and a sign").getByLabel("Deadline (optional)").fill("five days")
     await offers(s, "and a sign").getByRole("button", { name: "Send the counter-offer" }).click()

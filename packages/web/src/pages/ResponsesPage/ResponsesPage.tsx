@@ -1,4 +1,4 @@
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { href } from "../../components/Layout.js"
 import { RelationHead } from "../../components/RelationHead.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
@@ -17,6 +17,11 @@ const CounterForm = ({ item, texts }: { readonly item: RelationItem; readonly te
   const hydrated = useHydrated()
   const { busy, message, run } = useAction()
   const [open, setOpen] = useState(false)
+  const terms = useRef<HTMLTextAreaElement>(null)
+  // The button that opened the form is gone: the keyboard goes on in the form's first field.
+  useEffect(() => {
+    if (open) terms.current?.focus()
+  }, [open])
   const id = `counter-${item.uuid}`
   if (!open) {
     return <button type="button" className="button button--secondary" disabled={!hydrated || busy} onClick={() => setOpen(true)}>{t("offer.counter")}</button>
@@ -44,7 +49,7 @@ const CounterForm = ({ item, texts }: { readonly item: RelationItem; readonly te
       }}
     >
       <label htmlFor={`${id}-body`}>{t("offer.counterBody")}</label>
-      <textarea id={`${id}-body`} name="body" rows={3} maxLength={5000} required />
+      <textarea ref={terms} id={`${id}-body`} name="body" rows={3} maxLength={5000} required />
       <label htmlFor={`${id}-budget`}>{t("offer.budget")}</label>
       <input id={`${id}-budget`} name="budget" maxLength={80} defaultValue={item.budget ?? ""} />
       <label htmlFor={`${id}-deadline`}>{t("offer.deadline")}</label>
