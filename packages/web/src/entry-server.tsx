@@ -135,6 +135,7 @@ ${tags.get(loaded.data.page) ?? ""}
       // Only a request that carries a session asks who it is: anonymous visitors cost no read.
       token === undefined ? Promise.resolve(undefined) : sessionOf(api, token)
     ])
+    if (loaded !== undefined && "redirect" in loaded) return { status: 303, html: "", location: `${loaded.redirect}?lang=${language}` }
     if (loaded !== undefined && "signIn" in loaded) {
       const next = safeNext(request.path + (request.query === "" ? "" : `?${request.query}`))
       return {

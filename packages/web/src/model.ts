@@ -52,6 +52,23 @@ export interface ProfileView {
   readonly contacts: string
 }
 
+/** The acting profile as its owner edits it (profiles.get_own): the whole data, with its revision. */
+export interface OwnProfileEdit {
+  readonly uuid: string
+  readonly revision: number
+  readonly name: string
+  readonly type: string
+  readonly isPublic: boolean
+  readonly showContacts: boolean
+  readonly avatarUrl?: string
+  readonly about: string
+  readonly categories: ReadonlyArray<string>
+  readonly contacts: string
+  readonly networks: ReadonlyArray<{ readonly kind: string; readonly url: string }>
+  readonly skills: ReadonlyArray<{ readonly name: string; readonly years?: number }>
+  readonly structuredContacts: ReadonlyArray<{ readonly kind: "email" | "phone" | "telegram" | "whatsapp" | "website" | "other"; readonly value: string }>
+}
+
 export interface ReviewItem {
   readonly uuid: string
   readonly sealed: boolean
@@ -85,6 +102,40 @@ export interface OwnTaskView {
   readonly files: ReadonlyArray<{ readonly id: string; readonly name: string; readonly url: string; readonly size: number; readonly mimeType: string }>
 }
 
+/** A vacancy as its owner edits it (jobs.get): the draft's fields the editor shows, its revision and status. */
+export interface OwnVacancyView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly updatedAt: string
+  readonly title: string
+  readonly category: string
+  readonly description: string
+  readonly company?: string
+  readonly salaryFrom?: number
+  readonly salaryTo?: number
+  readonly currency: string
+  readonly employment?: string
+  readonly workplace?: string
+  readonly location?: string
+  readonly experience?: string
+}
+
+/** A service as its owner edits it (services.get): the draft's fields the editor shows, its revision and status. */
+export interface OwnServiceView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly updatedAt: string
+  readonly title: string
+  readonly category: string
+  readonly description: string
+  readonly price?: number
+  readonly currency: string
+  readonly priceUnit: string
+  readonly deliveryDays?: number
+}
+
 export interface ModerationView {
   readonly uuid: string
   readonly kind: string
@@ -108,6 +159,7 @@ export interface RelationItem {
   readonly counterpart: { readonly profileUuid: string; readonly name: string }
   readonly body: string
   readonly budget?: string
+  readonly deadline?: string
   readonly threadUuid?: string
   readonly results?: { readonly version: number; readonly body: string; readonly files: ReadonlyArray<string> }
   readonly review?: { readonly canReview: boolean; readonly ownReviewUuid?: string; readonly windowEndsAt: string }
@@ -151,10 +203,27 @@ export type PageData =
     readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
   }
   | { readonly page: "signInLink" }
+  | {
+    readonly page: "profileSettings"
+    readonly profile: OwnProfileEdit
+    readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
+  }
   | { readonly page: "taskEditor"; readonly task?: OwnTaskView; readonly categories: ReadonlyArray<string> }
-  | { readonly page: "myPublications"; readonly tasks: ReadonlyArray<OwnTaskView> }
+  | { readonly page: "vacancyEditor"; readonly vacancy?: OwnVacancyView }
+  | { readonly page: "serviceEditor"; readonly service?: OwnServiceView }
+  | {
+    readonly page: "myPublications"
+    readonly tasks: ReadonlyArray<OwnTaskView>
+    readonly vacancies: ReadonlyArray<OwnVacancyView>
+    readonly services: ReadonlyArray<OwnServiceView>
+  }
   | { readonly page: "moderation"; readonly allowed: boolean; readonly items: ReadonlyArray<ModerationView> }
-  | { readonly page: "responses"; readonly items: ReadonlyArray<RelationItem> }
+  | {
+    readonly page: "responses"
+    readonly items: ReadonlyArray<RelationItem>
+    readonly offers: ReadonlyArray<RelationItem>
+    readonly jobContacts: ReadonlyArray<RelationItem>
+  }
   | { readonly page: "deals"; readonly items: ReadonlyArray<RelationItem>; readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly sealed: boolean; readonly relationUuid: string }> }
   | { readonly page: "messages"; readonly threads: ReadonlyArray<ThreadItem> }
   | { readonly page: "thread"; readonly threadUuid: string; readonly with: string; readonly messages: ReadonlyArray<MessageItem> }

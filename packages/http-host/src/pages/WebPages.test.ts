@@ -169,7 +169,7 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 
   it("answers a browser path nothing serves with the application's HTML 404, /api/* with the JSON envelope, and a bad query with a 400 page naming the field", async () => {
-    for (const path of ["/favorites", "/settings", "/p/a/b", "/tasks/a/b", "/messages/a/b"]) {
+    for (const path of ["/favorites", "/settings/nothing", "/jobs/a/b", "/p/a/b", "/tasks/a/b", "/messages/a/b"]) {
       const { response, html } = await page(`${path}?lang=en`)
       expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 404, "text/html; charset=utf-8"])
       expect(mainText(html)).toContain("There is no such page")

@@ -1,10 +1,9 @@
-import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import type Pg from "pg"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
+import { launchChromium } from "../../../../testing/browser.js"
 import { startTestService, type TestService } from "../testService.js"
+import { journey, poll } from "./webJourney.js"
 
 // The task journey through the web application's pages (packages/web), three people at once in
 // one real Chromium (a context each): a customer publishes a task with two pictures, a moderator
@@ -14,7 +13,6 @@ import { startTestService, type TestService } from "../testService.js"
 
 const moderatorEmail = "moderator.web-task@example.com"
 const shots = "/tmp/web-task-shots"
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 // Two real PNG pictures (1×1), different bytes.
 const pngs = [
@@ -26,6 +24,8 @@ let service: TestService
 let db: Pg.Client
 let origin: string
 let browser: Browser
+let person: ReturnType<typeof journey>["person"]
+let checkPage: ReturnType<typeof journey>["checkPage"]
 
 beforeAll(async () => {
   service = await startTestService("web_task", {
@@ -34,87 +34,12 @@ beforeAll(async () => {
   })
   ;({ db, origin } = service)
   browser = await launchChromium()
-  mkdirSync(shots, { recursive: true })
+  ;({ person, checkPage } = journey({ browser, origin, db, shots, subnet: 100 }))
 }, 120_000)
 afterAll(async () => {
   await browser?.close()
   await service?.close()
 })
-
-/** Waits for what a page shows after a command (it loads itself again): a generous liveness bound. */
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000 })
-
-let ip = 0
-/** A person in their own browser context, signed in through the sign-in page. */
-const person = async (email: string): Promise<{ readonly context: BrowserContext; readonly tab: Page; readonly errors: Array<string> }> => {
-  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` }, locale: "en-GB" })
-  const tab = await context.newPage()
-  const errors: Array<string> = []
-  tab.on("pageerror", (error) => errors.push(error.message))
-  await signInThroughPage(tab, { origin, db, email })
-  return { context, tab, errors }
-}
-
-const axeViolations = async (tab: Page) => {
-  await tab.evaluate(axeSource)
-  return tab.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
-    const result = await axe.run(document)
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-  })
-}
-
-const english = JSON.parse(readFileSync(new URL("../../../web/src/translations/en.json", import.meta.url), "utf8")) as Record<string, string>
-const russian = JSON.parse(readFileSync(new URL("../../../web/src/translations/ru.json", import.meta.url), "utf8")) as Record<string, string>
-/** The English catalog's words a Russian page must not show (each differing message's longest fixed part). */
-const englishWords = Object.entries(english)
-  .filter(([key, message]) => message !== russian[key])
-  .map(([, message]) => message.split(/\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}/).map((part) => part.trim()).sort((x, y) => y.length - x.length)[0] ?? "")
-  .filter((part) => part.length >= 5 && !/^[@\w/().-]*\(@birzha\/client\)$/.test(part))
-
-/**
- * The page at `path` as it is now, in both languages at 1280 and 390 px: no serious or critical
- * axe-core violation, nothing scrolling sideways, no English on the Russian page; screenshots.
- */
-const checkPage = async (tab: Page, name: string, path: string) => {
-  for (const language of ["ru", "en"] as const) {
-    for (const width of [1280, 390]) {
-      await tab.setViewportSize({ width, height: 900 })
-      await tab.goto(`${origin}${path}${path.includes("?") ? "&" : "?"}lang=${language}`)
-      await tab.waitForLoadState("networkidle")
-      expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${language} ${width}`).toBe(true)
-      expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
-      if (language === "ru") {
-        const text = await tab.evaluate(() => `${document.querySelector("header")?.textContent ?? ""} ${document.querySelector("main")?.innerText ?? ""}`)
-        expect(englishWords.filter((words) => text.includes(words)), `${name}: English on the Russian page`).toEqual([])
-      }
-      await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
-    }
-  }
-  // Keyboard: Tab reaches every visible control of the page's content in turn (a radio group
-  // once, at its checked radio), each visibly focused.
-  const controlsOf = () =>
-    [...document.querySelectorAll<HTMLElement>("main :is(a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary)")]
-      .filter((element) => element.checkVisibility() && !(element instanceof HTMLInputElement && element.type === "radio" && !element.checked))
-  const controls = await tab.evaluate(`(${controlsOf.toString()})().length`) as number
-  expect(controls, `${name}: controls in the content`).toBeGreaterThan(0)
-  const reached = new Set<number>()
-  await tab.locator("#main").focus()
-  for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
-    await tab.keyboard.press("Tab")
-    const focused = await tab.evaluate(`(() => {
-      const element = document.activeElement
-      if (element === null || element.closest("main") === null) return null
-      const style = getComputedStyle(element)
-      return { at: (${controlsOf.toString()})().indexOf(element), tag: element.tagName, visible: style.outlineStyle !== "none" && style.outlineWidth !== "0px" }
-    })()`) as { at: number; tag: string; visible: boolean } | null
-    if (focused === null) continue
-    expect(focused.visible, `${name}: ${focused.tag} ${focused.at} focused without a visible outline`).toBe(true)
-    reached.add(focused.at)
-  }
-  expect(reached.size, `${name}: controls reached by Tab`).toBe(controls)
-  await tab.setViewportSize({ width: 1280, height: 900 })
-}
 
 describe("the task journey through the pages", { timeout: 300_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
@@ -281,11 +206,13 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
     await review(k, "5 stars", "A clear brief.")
     await k.locator("li.row", { hasText: title }).getByText("Both reviews are published.").waitFor()
 
-    // The contractor's profile shows the rating (the profile is public to be shown at all).
-    const contractorUuid = (await db.query<{ uuid: string }>(
-      "SELECT p.uuid FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid WHERE a.email LIKE 'contractor.web-task.%'"
-    )).rows[0]!.uuid
-    await db.query("UPDATE profiles SET is_public = true WHERE uuid = $1", [contractorUuid])
+    // The contractor makes their profile public on its settings page; it then shows the rating.
+    await k.goto(`${origin}/settings?lang=en`)
+    await k.waitForURL(`${origin}/settings/profile?lang=en`)
+    await k.getByLabel("Public profile").check()
+    await k.getByRole("button", { name: "Save the profile" }).click()
+    await k.getByText("The profile is saved.").waitFor()
+    const contractorUuid = new URL(await k.getByRole("link", { name: "Open the public page" }).getAttribute("href") ?? "", origin).pathname.slice("/u/".length)
     await c.goto(`${origin}/u/${contractorUuid}?lang=en`)
     expect(await c.getByRole("img", { name: "Rated 4 out of 5", exact: true }).count()).toBe(1)
     expect(await c.locator(".reviews").textContent()).toContain("Done on time, clean code.")

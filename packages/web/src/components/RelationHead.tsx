@@ -45,6 +45,7 @@ export const RelationHead = ({ item, texts }: { readonly item: RelationItem; rea
         <span>{t(`role.${item.role}` as "role.customer")}</span>
         <span>{t("relation.with")} <a href={href(`/u/${item.counterpart.profileUuid}`, language)}>{item.counterpart.name}</a></span>
         {item.budget === undefined || item.budget === "" ? null : <span>{t("field.budget")}: {item.budget}</span>}
+        {item.deadline === undefined || item.deadline === "" ? null : <span>{t("field.deadline")}: {item.deadline}</span>}
         {item.threadUuid === undefined ? null : <a href={href(`/messages/${item.threadUuid}`, language)}>{t("relation.thread")}</a>}
       </p>
       {item.body === "" ? null : <p>{item.body}</p>}

@@ -15,6 +15,9 @@ import * as ResponsesPage from "./ResponsesPage/ResponsesPage.js"
 import * as DealsPage from "./DealsPage/DealsPage.js"
 import * as MessagesPage from "./MessagesPage/MessagesPage.js"
 import * as ThreadPage from "./ThreadPage/ThreadPage.js"
+import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
+import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
+import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -32,5 +35,8 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   responses: ResponsesPage as PageModule,
   deals: DealsPage as PageModule,
   messages: MessagesPage as PageModule,
-  thread: ThreadPage as PageModule
+  thread: ThreadPage as PageModule,
+  profileSettings: ProfileSettingsPage as PageModule,
+  vacancyEditor: VacancyEditorPage as PageModule,
+  serviceEditor: ServiceEditorPage as PageModule
 }

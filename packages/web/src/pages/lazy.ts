@@ -17,5 +17,8 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   responses: () => import("./ResponsesPage/ResponsesPage.js") as Promise<PageModule>,
   deals: () => import("./DealsPage/DealsPage.js") as Promise<PageModule>,
   messages: () => import("./MessagesPage/MessagesPage.js") as Promise<PageModule>,
-  thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>
+  thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>,
+  profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
+  vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
+  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>
 }

@@ -20,5 +20,8 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   responses: "src/pages/ResponsesPage/ResponsesPage.tsx",
   deals: "src/pages/DealsPage/DealsPage.tsx",
   messages: "src/pages/MessagesPage/MessagesPage.tsx",
-  thread: "src/pages/ThreadPage/ThreadPage.tsx"
+  thread: "src/pages/ThreadPage/ThreadPage.tsx",
+  profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
+  vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
 }

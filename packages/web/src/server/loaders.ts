@@ -149,6 +149,11 @@ export interface Loaded {
   readonly data: PageData
 }
 
+/** An address that stands for another (`/settings`): a 303 there, the page's language kept. */
+export interface Redirect {
+  readonly redirect: string
+}
+
 /** A signed-in page asked for without a usable session: to sign in, and back here after. */
 export interface ToSignIn {
   readonly signIn: true
@@ -179,8 +184,10 @@ const segmentAfter = (path: string, prefix: string): string | undefined => {
  * The page at `path` and its data, read through the client: every read is a public operation of
  * the API, answered as it answers anyone. `undefined`: no page of the application has that path.
  */
-export const load = async (api: ServerApi, path: string, search: URLSearchParams, cookie: string | undefined): Promise<Loaded | ToSignIn | undefined> => {
+export const load = async (api: ServerApi, path: string, search: URLSearchParams, cookie: string | undefined): Promise<Loaded | ToSignIn | Redirect | undefined> => {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
+  // The settings' first (and for now only) section of this application; integrations are the host's page.
+  if (trimmed === "/settings") return { redirect: "/settings/profile" }
   if (trimmed === "/") {
     return answer(await api.run((client) =>
       client.listPublications({ urlParams: { limit: 12 } }).pipe(

@@ -1,6 +1,6 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
-import type { MessageItem, ModerationView, OwnTaskView, PageData, RelationItem, ThreadItem } from "../model.js"
+import type { MessageItem, ModerationView, OwnProfileEdit, OwnServiceView, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 
 type Json = Record<string, any>
@@ -21,6 +21,42 @@ const ownTaskOf = (task: unknown): OwnTaskView => {
     uuid: t["uuid"], revision: t["revision"], status: t["status"], reason: t["reason"] ?? "", updatedAt: t["updatedAt"],
     title: d["title"], category: d["category"], description: d["description"], budget: d["budget"], deadline: d["deadline"],
     files: d["files"] ?? []
+  }
+}
+
+const ownProfileOf = (profile: unknown): OwnProfileEdit => {
+  const p = plain(profile)
+  return {
+    uuid: p["uuid"], revision: p["revision"], name: p["name"], type: p["type"], isPublic: p["isPublic"], showContacts: p["showContacts"],
+    ...(p["avatarUrl"] === undefined ? {} : { avatarUrl: p["avatarUrl"] }),
+    about: p["about"], categories: p["categories"], contacts: p["contacts"], networks: p["networks"], skills: p["skills"],
+    structuredContacts: p["structuredContacts"]
+  }
+}
+
+const ownVacancyOf = (publication: unknown): OwnVacancyView => {
+  const v = plain(publication)
+  const d = v["draft"] as Json
+  const details = (d["vacancy"] ?? {}) as Json
+  const optional = (key: string) => details[key] === undefined ? {} : { [key]: details[key] }
+  return {
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "", currency: details["currency"] ?? "RUB",
+    ...optional("company"), ...optional("salaryFrom"), ...optional("salaryTo"), ...optional("employment"), ...optional("workplace"),
+    ...optional("location"), ...optional("experience")
+  }
+}
+
+const ownServiceOf = (publication: unknown): OwnServiceView => {
+  const v = plain(publication)
+  const d = v["draft"] as Json
+  const details = (d["service"] ?? {}) as Json
+  return {
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "",
+    currency: details["currency"] ?? "RUB", priceUnit: details["priceUnit"] ?? "fixed",
+    ...(details["price"] === undefined ? {} : { price: details["price"] }),
+    ...(details["deliveryDays"] === undefined ? {} : { deliveryDays: details["deliveryDays"] })
   }
 }
 
@@ -46,6 +82,7 @@ export const relationOf = (relation: unknown): RelationItem => {
     counterpart: { profileUuid: r["counterpart"].profileUuid, name: r["counterpart"].name },
     body: r["body"],
     ...(r["budget"] === undefined ? {} : { budget: r["budget"] }),
+    ...(r["deadline"] === undefined ? {} : { deadline: r["deadline"] }),
     ...(r["threadUuid"] === undefined ? {} : { threadUuid: r["threadUuid"] }),
     ...(results === undefined ? {} : {
       results: {
@@ -106,9 +143,40 @@ export const loadSignedIn = (
     return run((client) =>
       Effect.map(client["tasks.get"]({ urlParams: { publicationUuid: editing } }), (task): PageData => ({ page: "taskEditor", task: ownTaskOf(task), categories: taskCategories })))
   }
+  if (path === "/settings/profile") {
+    return run((client) =>
+      Effect.map(client["profiles.get_own"](), (own): PageData => ({
+        page: "profileSettings",
+        profile: ownProfileOf(own.profile),
+        profiles: own.profiles.map((p) => ({ uuid: p.uuid, name: p.name, type: p.type, current: p.current }))
+      })))
+  }
+  if (path === "/services/new") return run(() => Effect.succeed({ page: "serviceEditor" }))
+  const editingService = segment(path, "/services/", "/edit")
+  if (editingService !== undefined) {
+    return run((client) =>
+      Effect.map(client["services.get"]({ urlParams: { publicationUuid: editingService } }), (service): PageData => ({ page: "serviceEditor", service: ownServiceOf(service) })))
+  }
+  if (path === "/jobs/new") return run(() => Effect.succeed({ page: "vacancyEditor" }))
+  const editingVacancy = segment(path, "/jobs/", "/edit")
+  if (editingVacancy !== undefined) {
+    return run((client) =>
+      Effect.map(client["jobs.get"]({ urlParams: { publicationUuid: editingVacancy } }), (vacancy): PageData => ({ page: "vacancyEditor", vacancy: ownVacancyOf(vacancy) })))
+  }
   if (path === "/publications") {
     return run((client) =>
-      Effect.map(client["tasks.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "myPublications", tasks: page.items.map(ownTaskOf) })))
+      Effect.all({
+        tasks: client["tasks.list"]({ urlParams: { limit: 100 } }),
+        vacancies: client["jobs.list"]({ urlParams: { limit: 100 } }),
+        services: client["services.list"]({ urlParams: { limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ tasks, vacancies, services }): PageData => ({
+          page: "myPublications",
+          tasks: tasks.items.map(ownTaskOf),
+          vacancies: vacancies.items.map(ownVacancyOf),
+          services: services.items.map(ownServiceOf)
+        }))
+      ))
   }
   if (path === "/moderation") {
     return run((client) =>
@@ -120,7 +188,18 @@ export const loadSignedIn = (
   }
   if (path === "/responses") {
     return run((client) =>
-      Effect.map(client["responses.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "responses", items: page.items.map(relationOf) })))
+      Effect.all({
+        responses: client["responses.list"]({ urlParams: { limit: 100 } }),
+        offers: client["offers.list"]({ urlParams: { limit: 100 } }),
+        jobs: client["job_contacts.list"]({ urlParams: { limit: 100 } })
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ responses, offers, jobs }): PageData => ({
+          page: "responses",
+          items: responses.items.map(relationOf),
+          offers: offers.items.map(relationOf),
+          jobContacts: jobs.items.map(relationOf)
+        }))
+      ))
   }
   if (path === "/deals") {
     return run((client) =>

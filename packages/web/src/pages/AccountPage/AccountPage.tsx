@@ -52,6 +52,7 @@ export default function AccountPage({ data, texts }: PageProps<"account">) {
           </li>
         ))}
       </ul>
+      <p><a href={href("/settings/profile", language)}>{t("account.settings")}</a></p>
       <p><a href={href("/approvals", language)}>{t("account.approvals")}</a></p>
       <p><a href={href("/settings/integrations", language)}>{t("account.integrations")}</a></p>
       <button

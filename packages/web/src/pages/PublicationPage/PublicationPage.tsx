@@ -5,8 +5,11 @@ import { useHydrated } from "../../hydrated.js"
 import { type FormEvent, useState } from "react"
 import type { PageProps } from "../types.js"
 
-/** The respond form of a task another person published: a message and the proposed budget (responses.create). */
-const RespondForm = ({ uuid, texts }: { readonly uuid: string; readonly texts: PageProps<"publication">["texts"] }) => {
+/**
+ * The respond form of a task another person published: a message and the proposed budget
+ * (responses.create); of a vacancy: a cover letter (job_responses.create).
+ */
+const RespondForm = ({ uuid, kind, texts }: { readonly uuid: string; readonly kind: "task" | "vacancy"; readonly texts: PageProps<"publication">["texts"] }) => {
   const { t, language } = texts
   const hydrated = useHydrated()
   const { busy, message, run } = useAction()
@@ -17,22 +20,72 @@ const RespondForm = ({ uuid, texts }: { readonly uuid: string; readonly texts: P
     const body = String(values.get("body") ?? "").trim()
     const budget = String(values.get("budget") ?? "").trim()
     void run(
-      (api) => api["responses.create"]({ payload: { requestUuid: requestUuid(), publicationUuid: uuid, body, ...(budget === "" ? {} : { budget }) } }),
+      (api) =>
+        kind === "vacancy"
+          ? api["job_responses.create"]({ payload: { requestUuid: requestUuid(), publicationUuid: uuid, body } })
+          : api["responses.create"]({ payload: { requestUuid: requestUuid(), publicationUuid: uuid, body, ...(budget === "" ? {} : { budget }) } }),
       () => setSent(true)
     )
   }
   return (
     <section aria-labelledby="respond" className="panel">
-      <h2 id="respond">{t("respond.title")}</h2>
+      <h2 id="respond">{t(kind === "vacancy" ? "respond.vacancyTitle" : "respond.title")}</h2>
       {sent
         ? <p role="status">{t("respond.sent")} <a href={href("/responses", language)}>{t("nav.responses")}</a></p>
         : (
           <form onSubmit={respond} className="stack">
-            <label htmlFor="respond-body">{t("respond.body")}</label>
+            <label htmlFor="respond-body">{t(kind === "vacancy" ? "respond.coverLetter" : "respond.body")}</label>
             <textarea id="respond-body" name="body" rows={4} maxLength={5000} required />
-            <label htmlFor="respond-budget">{t("respond.budget")}</label>
-            <input id="respond-budget" name="budget" maxLength={80} />
+            {kind === "vacancy" ? null : (
+              <>
+                <label htmlFor="respond-budget">{t("respond.budget")}</label>
+                <input id="respond-budget" name="budget" maxLength={80} />
+              </>
+            )}
             <button type="submit" className="button" disabled={!hydrated || busy}>{t("respond.send")}</button>
+            <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+          </form>
+        )}
+    </section>
+  )
+}
+
+/** The offer form of a service another person publishes: what is wanted, a budget and a deadline (offers.create to its owner). */
+export const OfferForm = ({ uuid, ownerUuid, texts }: { readonly uuid: string; readonly ownerUuid: string; readonly texts: PageProps<"publication">["texts"] }) => {
+  const { t, language } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const [sent, setSent] = useState(false)
+  const offer = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const values = new FormData(event.currentTarget)
+    const field = (name: string) => String(values.get(name) ?? "").trim()
+    void run(
+      (api) =>
+        api["offers.create"]({
+          payload: {
+            requestUuid: requestUuid(), recipientProfileUuid: ownerUuid, publicationUuid: uuid, body: field("body"),
+            ...(field("budget") === "" ? {} : { budget: field("budget") }),
+            ...(field("deadline") === "" ? {} : { deadline: field("deadline") })
+          }
+        }),
+      () => setSent(true)
+    )
+  }
+  return (
+    <section aria-labelledby="offer" className="panel">
+      <h2 id="offer">{t("offer.title")}</h2>
+      {sent
+        ? <p role="status">{t("offer.sent")} <a href={href("/responses", language)}>{t("nav.responses")}</a></p>
+        : (
+          <form onSubmit={offer} className="stack">
+            <label htmlFor="offer-body">{t("offer.body")}</label>
+            <textarea id="offer-body" name="body" rows={4} maxLength={5000} required />
+            <label htmlFor="offer-budget">{t("offer.budget")}</label>
+            <input id="offer-budget" name="budget" maxLength={80} />
+            <label htmlFor="offer-deadline">{t("offer.deadline")}</label>
+            <input id="offer-deadline" name="deadline" maxLength={120} />
+            <button type="submit" className="button" disabled={!hydrated || busy}>{t("offer.send")}</button>
             <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
           </form>
         )}
@@ -99,8 +152,10 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
                 <a href={href("/sign-in", language, { next: `/p/${p.uuid}?lang=${language}` })}>{t("publication.signInToRespond")}</a>
               </p>
             )
-            : state.session.profileUuid !== p.ownerUuid && p.kind === "task" && !p.closed
-            ? <RespondForm uuid={p.uuid} texts={texts} />
+            : state.session.profileUuid !== p.ownerUuid && (p.kind === "task" || p.kind === "vacancy") && !p.closed
+            ? <RespondForm uuid={p.uuid} kind={p.kind} texts={texts} />
+            : state.session.profileUuid !== p.ownerUuid && p.kind === "service" && !p.closed
+            ? <OfferForm uuid={p.uuid} ownerUuid={p.ownerUuid} texts={texts} />
             : null}
         </aside>
       </div>

@@ -1,0 +1,104 @@
+import { mkdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import type Pg from "pg"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { expect, type ExpectStatic } from "vitest"
+import { signInThroughPage } from "../../../../testing/browser.js"
+
+// What the journeys through the web application's pages share (WebTaskJourney.test.ts,
+// WebProfileSettings.test.ts, …): people signed in through the pages, each in their own browser
+// context, and the check every page passes (axe-core, widths, languages, keyboard).
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/** Waits for what a page shows after a command (it loads itself again): a generous liveness bound. */
+export const poll: <T>(read: () => Promise<T>) => ReturnType<ExpectStatic["poll"]> = (read) => expect.poll(read, { timeout: 30_000 })
+
+export interface Person {
+  readonly context: BrowserContext
+  readonly tab: Page
+  readonly errors: Array<string>
+}
+
+const axeViolations = async (tab: Page) => {
+  await tab.evaluate(axeSource)
+  return tab.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
+    const result = await axe.run(document)
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+  })
+}
+
+const english = JSON.parse(readFileSync(new URL("../../../web/src/translations/en.json", import.meta.url), "utf8")) as Record<string, string>
+const russian = JSON.parse(readFileSync(new URL("../../../web/src/translations/ru.json", import.meta.url), "utf8")) as Record<string, string>
+/** The English catalog's words a Russian page must not show (each differing message's longest fixed part). */
+const englishWords = Object.entries(english)
+  .filter(([key, message]) => message !== russian[key])
+  .map(([, message]) => message.split(/\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}/).map((part) => part.trim()).sort((x, y) => y.length - x.length)[0] ?? "")
+  .filter((part) => part.length >= 5 && !/^[@\w/().-]*\(@birzha\/client\)$/.test(part))
+
+/**
+ * A journey's browser and service: `person` signs someone in through the sign-in page in a
+ * context of their own (an address of their own, so sign-in limits do not meet), `checkPage`
+ * checks a page and leaves its screenshots in `shots`.
+ */
+export const journey = (options: { readonly browser: Browser; readonly origin: string; readonly db: Pg.Client; readonly shots: string; readonly subnet: number }) => {
+  const { browser, origin, db, shots } = options
+  mkdirSync(shots, { recursive: true })
+  let ip = 0
+
+  const person = async (email: string): Promise<Person> => {
+    const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.${options.subnet}.${++ip}` }, locale: "en-GB" })
+    const tab = await context.newPage()
+    const errors: Array<string> = []
+    tab.on("pageerror", (error) => errors.push(error.message))
+    await signInThroughPage(tab, { origin, db, email })
+    return { context, tab, errors }
+  }
+
+  /**
+   * The page at `path` as it is now, in both languages at 1280 and 390 px: no serious or critical
+   * axe-core violation, nothing scrolling sideways, no English on the Russian page; screenshots.
+   */
+  const checkPage = async (tab: Page, name: string, path: string) => {
+    for (const language of ["ru", "en"] as const) {
+      for (const width of [1280, 390]) {
+        await tab.setViewportSize({ width, height: 900 })
+        await tab.goto(`${origin}${path}${path.includes("?") ? "&" : "?"}lang=${language}`)
+        await tab.waitForLoadState("networkidle")
+        expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${language} ${width}`).toBe(true)
+        expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
+        if (language === "ru") {
+          const text = await tab.evaluate(() => `${document.querySelector("header")?.textContent ?? ""} ${document.querySelector("main")?.innerText ?? ""}`)
+          expect(englishWords.filter((words) => text.includes(words)), `${name}: English on the Russian page`).toEqual([])
+        }
+        await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
+      }
+    }
+    // Keyboard: Tab reaches every visible control of the page's content in turn (a radio group
+    // once, at its checked radio), each visibly focused.
+    const controlsOf = () =>
+      [...document.querySelectorAll<HTMLElement>("main :is(a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary)")]
+        .filter((element) => element.checkVisibility() && !(element instanceof HTMLInputElement && element.type === "radio" && !element.checked))
+    const controls = await tab.evaluate(`(${controlsOf.toString()})().length`) as number
+    expect(controls, `${name}: controls in the content`).toBeGreaterThan(0)
+    const reached = new Set<number>()
+    await tab.locator("#main").focus()
+    for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
+      await tab.keyboard.press("Tab")
+      const focused = await tab.evaluate(`(() => {
+        const element = document.activeElement
+        if (element === null || element.closest("main") === null) return null
+        const style = getComputedStyle(element)
+        return { at: (${controlsOf.toString()})().indexOf(element), tag: element.tagName, visible: style.outlineStyle !== "none" && style.outlineWidth !== "0px" }
+      })()`) as { at: number; tag: string; visible: boolean } | null
+      if (focused === null) continue
+      expect(focused.visible, `${name}: ${focused.tag} ${focused.at} focused without a visible outline`).toBe(true)
+      reached.add(focused.at)
+    }
+    expect(reached.size, `${name}: controls reached by Tab`).toBe(controls)
+    await tab.setViewportSize({ width: 1280, height: 900 })
+  }
+
+  return { person, checkPage }
+}
