@@ -107,6 +107,8 @@ export interface OwnVacancyView {
   readonly uuid: string
   readonly revision: number
   readonly status: string
+  /** The moderator's reason of the latest decision; empty when none. */
+  readonly reason: string
   readonly updatedAt: string
   readonly title: string
   readonly category: string
@@ -126,6 +128,8 @@ export interface OwnServiceView {
   readonly uuid: string
   readonly revision: number
   readonly status: string
+  /** The moderator's reason of the latest decision; empty when none. */
+  readonly reason: string
   readonly updatedAt: string
   readonly title: string
   readonly category: string

@@ -40,7 +40,7 @@ const ownVacancyOf = (publication: unknown): OwnVacancyView => {
   const details = (d["vacancy"] ?? {}) as Json
   const optional = (key: string) => details[key] === undefined ? {} : { [key]: details[key] }
   return {
-    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "", updatedAt: v["updatedAt"],
     title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "", currency: details["currency"] ?? "RUB",
     ...optional("company"), ...optional("salaryFrom"), ...optional("salaryTo"), ...optional("employment"), ...optional("workplace"),
     ...optional("location"), ...optional("experience")
@@ -52,7 +52,7 @@ const ownServiceOf = (publication: unknown): OwnServiceView => {
   const d = v["draft"] as Json
   const details = (d["service"] ?? {}) as Json
   return {
-    uuid: v["uuid"], revision: v["revision"], status: v["status"], updatedAt: v["updatedAt"],
+    uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "", updatedAt: v["updatedAt"],
     title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "",
     currency: details["currency"] ?? "RUB", priceUnit: details["priceUnit"] ?? "fixed",
     ...(details["price"] === undefined ? {} : { price: details["price"] }),
