@@ -1,37 +1,15 @@
-import type Pg from "pg"
-import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../../testing/browser.js"
-import { startTestService, type TestService } from "../testService.js"
-import { journey, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll } from "./webJourney.js"
 
 // Profile settings through the web application's pages (packages/web): a person edits the acting
 // profile (name, type, about, skills, contacts, public), a visitor then sees it at /u/{uuid};
 // a stale save is refused and changes nothing; another profile is created and switched to.
 
-let service: TestService
-let db: Pg.Client
-let origin: string
-let browser: Browser
-let person: ReturnType<typeof journey>["person"]
-let checkPage: ReturnType<typeof journey>["checkPage"]
-
-beforeAll(async () => {
-  service = await startTestService("web_profile", {
-    env: { BIRZHA_SECRET: "web profile settings tests: a server secret of 32+ characters" },
-    trustProxy: true
-  })
-  ;({ db, origin } = service)
-  browser = await launchChromium()
-  ;({ person, checkPage } = journey({ browser, origin, db, shots: "/tmp/web-more-shots", subnet: 101 }))
-}, 120_000)
-afterAll(async () => {
-  await browser?.close()
-  await service?.close()
-})
+const world = openJourney({ label: "web_profile", shots: "/tmp/web-more-shots", subnet: 101 })
 
 describe("profile settings through the pages", { timeout: 300_000 }, () => {
   it("edit the acting profile → public page shows it → a stale save is refused → another profile, switched to", async () => {
+    const { origin, person, checkPage } = world
     const [owner, visitor] = await Promise.all([
       person(`owner.web-profile.${Date.now()}@example.com`),
       person(`visitor.web-profile.${Date.now()}@example.com`)

@@ -1,9 +1,5 @@
-import type Pg from "pg"
-import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../../testing/browser.js"
-import { startTestService, type TestService } from "../testService.js"
-import { journey, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll } from "./webJourney.js"
 
 // The service journey through the web application's pages (packages/web), three people at once
 // in one real Chromium: a specialist publishes a service with a price, a moderator approves it, a
@@ -13,29 +9,11 @@ import { journey, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-service@example.com"
 
-let service: TestService
-let db: Pg.Client
-let origin: string
-let browser: Browser
-let person: ReturnType<typeof journey>["person"]
-let checkPage: ReturnType<typeof journey>["checkPage"]
-
-beforeAll(async () => {
-  service = await startTestService("web_service", {
-    env: { BIRZHA_SECRET: "web service journey tests: a server secret of 32+ characters", BIRZHA_MODERATORS: moderatorEmail },
-    trustProxy: true
-  })
-  ;({ db, origin } = service)
-  browser = await launchChromium()
-  ;({ person, checkPage } = journey({ browser, origin, db, shots: "/tmp/web-more-shots", subnet: 103 }))
-}, 120_000)
-afterAll(async () => {
-  await browser?.close()
-  await service?.close()
-})
+const world = openJourney({ label: "web_service", moderators: [moderatorEmail], shots: "/tmp/web-more-shots", subnet: 103 })
 
 describe("the service journey through the pages", { timeout: 300_000 }, () => {
   it("publish a service with a price → moderate → offer → declined → offer again → counter-offer → accepted → a deal on /deals", async () => {
+    const { origin, person, checkPage } = world
     const [specialist, customer, moderator] = await Promise.all([
       person(`specialist.web-service.${Date.now()}@example.com`),
       person(`customer.web-service.${Date.now()}@example.com`),

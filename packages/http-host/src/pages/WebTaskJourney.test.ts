@@ -1,9 +1,6 @@
-import type Pg from "pg"
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../../testing/browser.js"
-import { startTestService, type TestService } from "../testService.js"
-import { journey, poll } from "./webJourney.js"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll } from "./webJourney.js"
 
 // The task journey through the web application's pages (packages/web), three people at once in
 // one real Chromium (a context each): a customer publishes a task with two pictures, a moderator
@@ -20,29 +17,11 @@ const pngs = [
   Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64")
 ]
 
-let service: TestService
-let db: Pg.Client
-let origin: string
-let browser: Browser
-let person: ReturnType<typeof journey>["person"]
-let checkPage: ReturnType<typeof journey>["checkPage"]
-
-beforeAll(async () => {
-  service = await startTestService("web_task", {
-    env: { BIRZHA_SECRET: "web task journey tests: a server secret of 32+ characters", BIRZHA_MODERATORS: moderatorEmail },
-    trustProxy: true
-  })
-  ;({ db, origin } = service)
-  browser = await launchChromium()
-  ;({ person, checkPage } = journey({ browser, origin, db, shots, subnet: 100 }))
-}, 120_000)
-afterAll(async () => {
-  await browser?.close()
-  await service?.close()
-})
+const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots: shots, subnet: 100 })
 
 describe("the task journey through the pages", { timeout: 300_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
+    const { origin, person, checkPage } = world
     const [customer, contractor, moderator] = await Promise.all([
       person(`customer.web-task.${Date.now()}@example.com`),
       person(`contractor.web-task.${Date.now()}@example.com`),

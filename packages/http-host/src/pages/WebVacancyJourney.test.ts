@@ -1,9 +1,5 @@
-import type Pg from "pg"
-import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../../testing/browser.js"
-import { startTestService, type TestService } from "../testService.js"
-import { journey, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll } from "./webJourney.js"
 
 // The vacancy journey through the web application's pages (packages/web), three people at once
 // in one real Chromium: an employer publishes a vacancy, a moderator approves it, a job seeker
@@ -12,29 +8,11 @@ import { journey, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-vacancy@example.com"
 
-let service: TestService
-let db: Pg.Client
-let origin: string
-let browser: Browser
-let person: ReturnType<typeof journey>["person"]
-let checkPage: ReturnType<typeof journey>["checkPage"]
-
-beforeAll(async () => {
-  service = await startTestService("web_vacancy", {
-    env: { BIRZHA_SECRET: "web vacancy journey tests: a server secret of 32+ characters", BIRZHA_MODERATORS: moderatorEmail },
-    trustProxy: true
-  })
-  ;({ db, origin } = service)
-  browser = await launchChromium()
-  ;({ person, checkPage } = journey({ browser, origin, db, shots: "/tmp/web-more-shots", subnet: 102 }))
-}, 120_000)
-afterAll(async () => {
-  await browser?.close()
-  await service?.close()
-})
+const world = openJourney({ label: "web_vacancy", moderators: [moderatorEmail], shots: "/tmp/web-more-shots", subnet: 102 })
 
 describe("the vacancy journey through the pages", { timeout: 300_000 }, () => {
   it("publish a vacancy → moderate → find and respond → the employer accepts → both see it accepted", async () => {
+    const { origin, person, checkPage } = world
     const [employer, seeker, moderator] = await Promise.all([
       person(`employer.web-vacancy.${Date.now()}@example.com`),
       person(`seeker.web-vacancy.${Date.now()}@example.com`),

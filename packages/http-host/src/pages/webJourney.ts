@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import type Pg from "pg"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { expect, type ExpectStatic } from "vitest"
-import { signInThroughPage } from "../../../../testing/browser.js"
+import { afterAll, beforeAll, expect, type ExpectStatic } from "vitest"
+import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
+import { startTestService, type TestService } from "../testService.js"
 
 // What the journeys through the web application's pages share (WebTaskJourney.test.ts,
 // WebProfileSettings.test.ts, …): people signed in through the pages, each in their own browser
@@ -101,4 +102,41 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
   }
 
   return { person, checkPage }
+}
+
+export interface JourneyWorld extends ReturnType<typeof journey> {
+  readonly service: TestService
+  readonly db: Pg.Client
+  readonly origin: string
+  readonly browser: Browser
+}
+
+/**
+ * A journey file's world, opened before its tests and closed after them: its own service on
+ * Postgres (`moderators` granted at start), one Chromium, and `journey`'s helpers. Read its fields
+ * inside a test, once `beforeAll` has run.
+ */
+export const openJourney = (options: {
+  readonly label: string
+  readonly moderators?: ReadonlyArray<string>
+  readonly shots: string
+  readonly subnet: number
+}): JourneyWorld => {
+  const world = {} as { -readonly [K in keyof JourneyWorld]: JourneyWorld[K] }
+  beforeAll(async () => {
+    const service = await startTestService(options.label, {
+      env: {
+        BIRZHA_SECRET: `${options.label} journey tests: a server secret of 32+ characters`,
+        ...(options.moderators === undefined ? {} : { BIRZHA_MODERATORS: options.moderators.join(",") })
+      },
+      trustProxy: true
+    })
+    const browser = await launchChromium()
+    Object.assign(world, { service, db: service.db, origin: service.origin, browser }, journey({ browser, origin: service.origin, db: service.db, shots: options.shots, subnet: options.subnet }))
+  }, 120_000)
+  afterAll(async () => {
+    await world.browser?.close()
+    await world.service?.close()
+  })
+  return world
 }
