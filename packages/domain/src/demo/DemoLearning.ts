@@ -68,8 +68,8 @@ export const removeDemoLearning = (demoProfiles: string): Effect.Effect<void, Sq
       yield* sql`DELETE FROM ${sql(table)} WHERE course_uuid IN (${sql.literal(doomed)})`
     }
     yield* sql`DELETE FROM learning_library_items WHERE owner_profile_uuid IN (${sql.literal(demoProfiles)}) OR source_course_uuid IN (${sql.literal(doomed)})`
-    // Community threads, course reviews and invitations, then grading (issues 2
-    // and 3): score layers, demo attempts and jobs before the submissions they name, checkers last.
+    // Community threads, course reviews and invitations, then grading:
+    // score layers, demo attempts and jobs before the submissions they name, checkers last.
     yield* sql`DELETE FROM learning_thread_messages WHERE thread_uuid IN (SELECT uuid FROM learning_threads WHERE course_uuid IN (${sql.literal(doomed)}))`
     // Reviews and automatic overrides name score layers: they go first.
     for (const table of ["learning_review_assignments", "learning_automatic_overrides"]) {

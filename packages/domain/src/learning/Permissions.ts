@@ -49,7 +49,7 @@ export type Atom = typeof atoms[number]
 /** Atoms only the owner ever holds: `staff.permissions` can neither grant nor deny them. */
 export const ownerOnlyAtoms: ReadonlyArray<Atom> = ["staff_manage", "ownership"]
 
-/** §3's table: the atoms each role holds unless denied (the owner holds every atom, always). */
+/** The atoms each role holds unless denied (the owner holds every atom, always). */
 export const roleAtoms: Readonly<Record<StaffRole, ReadonlyArray<Atom>>> = {
   owner: atoms,
   // Everything but staff and ownership.
@@ -131,7 +131,7 @@ export const requirements = {
   "learning.community.recipients": { kind: "member" },
   "learning.community.staff_create": atom("community_staff"),
   "learning.community.staff_list": atom("community_staff"),
-  // Groups: roster_manage covers groups (§3); group staff are the owner's; learners list their own and visible groups.
+  // Groups: roster_manage covers groups; group staff are the owner's; learners list their own and visible groups.
   "learning.groups.create": atom("roster_manage"),
   "learning.groups.list": { kind: "member" },
   "learning.groups.members": atom("roster_manage"),

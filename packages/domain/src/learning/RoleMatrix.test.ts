@@ -12,11 +12,12 @@ import type { CourseAuthor, Run } from "./courses/Model.js"
 import { advanceRuns } from "./courses/Runs.js"
 
 /**
- * The role matrix of the learning area (acceptance point 3): every `learning.*`
+ * The role matrix of the learning area: every `learning.*`
  * operation of the catalog × every kind of caller, through `Operations.invoke` on real Postgres.
  *
- * The expectations below are written from `shared/LEARNING.md` §4 (the "who", "scope" and "appr"
- * columns, with §3's role and atom table), never from `Permissions.ts`: a second source, so a
+ * The expectations below are the learning area's intended rights, written by hand per operation
+ * (who may call it, whether a key needs a learning scope, whether it needs approval; the roles and
+ * their letters below), never derived from `Permissions.ts`: a second source, so a
  * missing or wrong check in the implementation fails here. A learning operation added to the
  * catalog without a row fails ("every operation has a row"), and so does a row naming no
  * operation.
@@ -63,7 +64,7 @@ const refusalOf: Record<Exclude<Outcome, "allowed">, readonly [number, string]> 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The expectations table (LEARNING.md §4)
+// The expectations table
 // ---------------------------------------------------------------------------------------------
 
 /**
@@ -76,11 +77,11 @@ const refusalOf: Record<Exclude<Outcome, "allowed">, readonly [number, string]> 
 type Level = "course" | "record" | "own"
 
 interface Row {
-  /** LEARNING.md's "who": `*`, `P`, `S`, `staff`, `O I R A N`, or a caller's name for a relation (invitee…). */
+  /** Who may call it: `*`, `P`, `S`, `staff`, `O I R A N`, or a caller's name for a relation (invitee…). */
   readonly who: string
-  /** LEARNING.md's "scope" column: false for "—" (a key without learning scopes may call it). */
+  /** Whether a key needs a learning scope: false for "—" (a key without learning scopes may call it). */
   readonly scope: boolean
-  /** LEARNING.md's "appr" column. */
+  /** Whether a key needs the owner's approval. */
   readonly appr: boolean
   readonly level: Level
   /** Callers whose outcome the world makes different from the rule (each with its reason in `note`). */
@@ -93,29 +94,29 @@ const Y = true
 const N = false
 
 /*
- * Refinements of LEARNING.md that docs/decisions.md records, kept as the implementation has them
- * (each a named exception, listed in the issue's report, so a change to them is a visible choice).
+ * Refinements that docs/decisions.md records, kept as the implementation has them (each a named
+ * exception, so a change to them is a visible choice).
  */
 const strangers404: Partial<Record<Who, Outcome>> = { outsider: "404", learner: "404", otherLearner: "404" }
 /** decisions.md "404 or 403": staff-only reads are records of the staff's own; a non-staff caller gets 404 even on a public course. */
 const staffRead = { except: strangers404, note: "staff-only read: 404 to non-staff (decisions.md, 404 or 403)" }
 /** decisions.md "Records of learners answer 404 to strangers" (`staffOnRecord`): incidents are unknown to non-staff, learners included. */
 const incidentRead = { except: strangers404, note: "incidents: 404 to non-staff (decisions.md, corrections)" }
-/** LEARNING.md §3: nobody reviews, decides or adjusts their own submission. */
+/** Nobody reviews, decides or adjusts their own submission. */
 const ownWork: Outcome = "conflict_of_interest"
 /** decisions.md, reviews "Who": a learner of the run may be a peer reviewer, so review commands answer them 403, not 404. */
 const peer: Partial<Record<Who, Outcome>> = { learner: ownWork, otherLearner: "403" }
 /** decisions.md, course reviews and community: another person's enrollment is 404 to everyone, staff included. */
 const learnerOnly404 = { except: { owner: "404", instructor: "404", reviewer: "404", assistant: "404", analyst: "404" } as Partial<Record<Who, Outcome>> }
 
-/** `O I R A N` letters of §3. */
+/** The letters of `who`: `O I R A N` the staff roles, `S` the learner, `P` any profile. */
 const letters: Record<string, ReadonlyArray<Person>> = {
   O: ["owner"], I: ["instructor"], R: ["reviewer"], A: ["assistant"], N: ["analyst"],
   S: ["learner"], staff: staffOf, P: people
 }
 
 const expectations: Record<string, Row> = {
-  // Training publications (`/api/v1/commands/learning.*`, LEARNING.md §0: built before, not repeated in §4):
+  // Training publications (`/api/v1/commands/learning.*`, built before the learning area, not in its operations):
   // a profile's own publications, so another profile's is unknown (404); the world's is the owner's.
   "learning.list": r("P", Y, N, "own"),
   "learning.get": r("O", Y, N, "own", { note: "the owner's publication" }),
@@ -257,12 +258,12 @@ const expectations: Record<string, Row> = {
   // L4
   "learning.community.create": r("S", Y, N, "record", learnerOnly404),
   "learning.community.list": r("S", Y, N, "record", { ...learnerOnly404, note: "staff read through staff_list (decisions.md, community)" }),
-  "learning.community.get": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "participants, staff: §3 gives community to O I R A; a thread unknown to a caller is 404" }),
-  "learning.community.reply": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "§3: community is O I R A" }),
-  "learning.community.resolve": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "author, staff; §3: community is O I R A" }),
-  "learning.community.recipients": r("S otherLearner O I R A", Y, N, "course", { note: "§3: community is O I R A" }),
+  "learning.community.get": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "participants, staff: community_staff is O I R A's; a thread unknown to a caller is 404" }),
+  "learning.community.reply": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "community_staff is O I R A's" }),
+  "learning.community.resolve": r("S O I R A", Y, N, "record", { except: { analyst: "404" }, note: "author, staff; community_staff is O I R A's" }),
+  "learning.community.recipients": r("S otherLearner O I R A", Y, N, "course", { note: "community_staff is O I R A's" }),
   "learning.community.staff_create": r("O I R A", Y, N, "course", { note: "staff[community_staff]: the analyst lacks it; decided on the (public) course first" }),
-  "learning.community.staff_list": r("O I R A", Y, N, "course", { note: "§3: community is O I R A" }),
+  "learning.community.staff_list": r("O I R A", Y, N, "course", { note: "community_staff is O I R A's" }),
   "learning.course_reviews.list": r("*", N, N, "course"),
   "learning.course_reviews.own": r("S", Y, N, "record", learnerOnly404),
   "learning.course_reviews.save": r("S", Y, Y, "record", learnerOnly404),
@@ -291,7 +292,7 @@ const expectations: Record<string, Row> = {
   "learning.staff.invitations": r("P", Y, N, "own"),
   "learning.staff.email_invitations": r("P", Y, N, "own"),
   "learning.staff.email_get": r("O", Y, N, "own", { note: "addressee, O: the addressee is nobody of the world" }),
-  "learning.staff.email_accept": r("", Y, Y, "course", { note: "addressee only (nobody of the world): §4's forbidden (email mismatch)" }),
+  "learning.staff.email_accept": r("", Y, Y, "course", { note: "addressee only (nobody of the world): forbidden on an email mismatch" }),
   "learning.staff.email_reject": r("", Y, N, "own", { except: { owner: "403" }, note: "addressee only (nobody of the world); the owner sees it (email_get), so 403" }),
   "learning.staff.email_revoke": r("O", Y, N, "own"),
   "learning.staff.email_invite": r("O", Y, Y, "course"),
@@ -302,7 +303,7 @@ const expectations: Record<string, Row> = {
 
 /** Operations whose path names no course record (a profile's own invitations…): a private course changes nothing for strangers. */
 const privateExceptions: Record<string, boolean> = {
-  // Decided by the invitation's address (§4's "forbidden (email mismatch)"), not by the course.
+  // Decided by the invitation's address (forbidden on an email mismatch), not by the course.
   "learning.staff.email_accept": true
 }
 
@@ -868,7 +869,7 @@ describe("the learning role matrix", () => {
     expect(Object.keys(inputs).filter((key) => expectations[key] === undefined), "inputs without a row").toEqual([])
   })
 
-  it("answers every caller of every learning operation as LEARNING.md §4 says", async () => {
+  it("answers every caller of every learning operation as the expectations table says", async () => {
     const known = new Set(learningIds)
     const keys = Object.keys(expectations).filter((key) => known.has(operationOf(key)) && inputs[key] !== undefined)
     const mismatches: Array<string> = []

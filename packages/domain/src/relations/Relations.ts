@@ -485,8 +485,8 @@ const startDeal = (origin: RelationRow, byRole: Role, actingProfileUuid: string)
   })
 
 /**
- * Closes the open relations of profiles being deleted, in the deleting transaction (MARKETPLACE
- * §2.3): pending ones withdrawn (the deleted party created them) or declined (it received them),
+ * Closes the open relations of profiles being deleted, in the deleting transaction:
+ * pending ones withdrawn (the deleted party created them) or declined (it received them),
  * active deals terminated with reason `profile_deleted`; each with its event. Returns how many.
  */
 export const closeRelationsOf = (profileUuids: ReadonlyArray<string>): Effect.Effect<number, SqlError, Sql> =>

@@ -8,8 +8,8 @@ import { Forbidden, InvalidState, NotFound, RateLimited, RequestConflict, Revisi
 import { authenticated } from "../kernel/Operation.js"
 
 /**
- * Responses, offers, deals, job contacts, threads and messages (spec section of that name; designed
- * in MARKETPLACE.md §1-§4): the spec's ids and paths, each operation declaring the spec's whole
+ * Responses, offers, deals, job contacts, threads and messages (spec section of that name,
+ * docs/spec/interface.md): the spec's ids and paths, each operation declaring the spec's whole
  * shared field set with its own required fields. Scopes and approvals are the spec's where it
  * gives them (deals, job contacts), our proposals elsewhere. One group per
  * toolset: responses, offers, deals, job_contacts, threads.

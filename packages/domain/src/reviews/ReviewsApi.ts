@@ -31,7 +31,7 @@ import { operation } from "../kernel/Operation.js"
 
 /**
  * Favorites, complaints, customers and reviews (spec section "Favorites, complaints, customers,
- * profiles, reviews"; designed in MARKETPLACE §2.6-§2.8, §3): the spec's ids, paths, inputs,
+ * profiles, reviews" of docs/spec/interface.md): the spec's ids, paths, inputs,
  * scopes and approvals where it gives them, our proposals for the reviews, whose
  * fields the spec does not show. Moderation of complaints and reviews are
  * extensions, as publication moderation is.

@@ -292,7 +292,7 @@ export const decideAppeal = (actor: Actor, appealUuid: string, input: AppealDeci
     if (transition.by === "adjuster" && !adjuster) {
       return yield* new Forbidden({ message: "Closing an escalated appeal needs the grades_adjust permission (an instructor)" })
     }
-    // LEARNING §3/§4 "R (own review)": a reviewer resolves appeals of the reviews they decided;
+    // "R (own review)" in the role matrix (`learning/RoleMatrix.test.ts`): a reviewer resolves appeals of the reviews they decided;
     // owners and instructors (grades_adjust) resolve any.
     if (transition.by === "resolver" && !adjuster) {
       const own = yield* sql`SELECT 1 FROM learning_score_layers

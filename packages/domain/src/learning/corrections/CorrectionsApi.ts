@@ -35,7 +35,7 @@ import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/En
 /**
  * Learning L3 corrections (7, 8): extension requests,
  * incidents and their compensation plans, appeals (Pawtograder-like), and regrade plans. Ids,
- * paths, scopes and approval flags as §4 gives them.
+ * paths, scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
 const CoursePath = Schema.Struct({ course: Schema.UUID })

@@ -54,7 +54,7 @@ import { authenticated, operation, recordErrors } from "../../kernel/Operation.j
 /**
  * The learning area's L1 operations: courses and versions, runs and their
  * schedule plans, the library and the audit log, under /api/v1/learning with the spec's ids and
- * paths. Scopes and approval flags as §3/§4 give them; the public catalog, course view, run list
+ * paths. Scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them; the public catalog, course view, run list
  * and admission preview need no caller.
  */
 const base = "/api/v1/learning"

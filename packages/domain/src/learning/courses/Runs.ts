@@ -36,8 +36,8 @@ import { insertPlan, markPlanApplied } from "../enrollments/PlanRepository.js"
 
 /**
  * Runs: pinned to a published version; their state machine is the table
- * below, shared by the operations and the worker. Schedule changes are plans (plan-then-commit,
- * §5.6): `schedule.preview` stores the computed change and the run's revision, `schedule.apply`
+ * below, shared by the operations and the worker. Schedule changes are plans (plan-then-commit):
+ * `schedule.preview` stores the computed change and the run's revision, `schedule.apply`
  * commits exactly it or answers 409 `plan_stale` / 410 `plan_expired`.
  */
 

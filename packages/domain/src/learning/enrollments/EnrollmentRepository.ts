@@ -27,7 +27,7 @@ export const enrollmentStatuses = [
 ] as const
 export type EnrollmentStatus = typeof enrollmentStatuses[number]
 
-/** Non-terminal statuses: at most one enrollment per profile per course is in one of them (§5.9). */
+/** Non-terminal statuses: at most one enrollment per profile per course is in one of them (a unique index). */
 export const openStatuses: ReadonlyArray<EnrollmentStatus> = ["invited", "requested", "waitlisted", "offered", "active", "paused", "withdrawal_requested"]
 /** Statuses that hold a seat of the run's capacity (an invitation or an offer reserves one). */
 export const seatStatuses: ReadonlyArray<EnrollmentStatus> = ["invited", "offered", "active", "paused", "withdrawal_requested"]

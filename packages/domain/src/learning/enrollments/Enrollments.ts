@@ -196,7 +196,7 @@ const seatsTaken = (runUuid: string) =>
 const hasSeat = (run: RunRow, taken: number, wanted = 1) => run.capacity === null || taken + wanted <= run.capacity
 
 /**
- * Offers freed seats of a run to the waitlist, oldest arrival first (§2.2 "waitlisted → offered"):
+ * Offers freed seats of a run to the waitlist, oldest arrival first (`offer` in EnrollmentMachine.ts, waitlisted → offered):
  * each gets `seatOfferHours` to accept. Locks the run; waitlisted rows another transaction holds
  * are skipped (they are changing anyway), so this never waits on a learner's own command.
  */

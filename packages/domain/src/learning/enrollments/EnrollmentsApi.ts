@@ -38,7 +38,7 @@ import { EnrollmentAccess, learnerOnly, learnerOrStaff, staffWith } from "./Enro
  * The enrollment side of learning L2: enrollments and their state machine,
  * invitations, decisions, seats, pauses, withdrawal and restore, date overrides, the application,
  * the calendar (JSON or ICS), completion, media progress and transfers between runs. Ids, paths,
- * scopes and approval flags as §4 gives them.
+ * scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
 const EnrollmentPath = Schema.Struct({ enrollment: Schema.UUID })

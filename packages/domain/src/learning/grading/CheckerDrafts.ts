@@ -8,7 +8,7 @@ import { insertDraftCheckers } from "./CheckerRepository.js"
 import { CheckerKind } from "./GradingModel.js"
 
 /**
- * Checkers carried from one course to another (LEARNING §4 `courses.copy`, `exports.course`,
+ * Checkers carried from one course to another (`courses.copy`, `exports.course`,
  * `courses.import`): a checker's specification without its secret or state, written into the new
  * course as a draft of a lineage of its own — an http one gets its secret by a replacing version
  * (`checkers.create` with `replaces`) and a preflight before it grades.

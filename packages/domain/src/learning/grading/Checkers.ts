@@ -33,7 +33,7 @@ import { decodeJobs, insertPreflightJob, jobColumns, succeedPreflightJob, wakeCh
  * automatic suspension are logged in the control history and the audit log.
  */
 
-/** The checker state machine (§2.2) as data: each trigger, the states it starts from, where it leads. */
+/** The checker state machine as data: each trigger, the states it starts from, where it leads. */
 export const checkerTransitions = {
   "learning.checkers.preflight": { from: ["draft", "preflight_failed"], to: "preflighting" },
   "preflight.passed": { from: ["preflighting"], to: "ready" },

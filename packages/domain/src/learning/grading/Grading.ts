@@ -143,7 +143,7 @@ type Classified =
   | { readonly _tag: "verdict"; readonly result: CheckResult }
   | { readonly _tag: "platform_error"; readonly error: string; readonly retry: boolean }
 
-/** Keeps verdicts apart from platform errors (§5.5). */
+/** Keeps verdicts apart from platform errors. */
 export const classify = (report: CallReport): Classified => {
   if (report._tag === "evaluated") return { _tag: "verdict", result: report.result }
   if (report._tag === "error") return { _tag: "platform_error", error: report.error, retry: true }

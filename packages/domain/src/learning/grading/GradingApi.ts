@@ -30,7 +30,7 @@ import { authenticated, recordErrors } from "../../kernel/Operation.js"
  * versions, preflights against reference cases, suspend and resume with their control history,
  * a grading job's diagnostics (secrets redacted), usage per checker, kind and day, and regrades
  * (dry-run re-execution of a checker version, then apply as regrade layers). Ids,
- * paths, scopes and approval flags as §4 gives them.
+ * paths, scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
 const CoursePath = Schema.Struct({ course: Schema.UUID })

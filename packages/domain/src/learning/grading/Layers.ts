@@ -15,7 +15,7 @@ import { bumpSubmissionRevision, moveSubmissions } from "../steps/SubmissionRepo
 
 /**
  * Score layers: the one module every score write of learning
- * issue 3 goes through (reviews, appeals, automatic overrides, regrades, regrade plans, incidents).
+ * goes through (reviews, appeals, automatic overrides, regrades, regrade plans, incidents).
  *
  * - A submission's score is a stack of append-only layers (`learning_score_layers`, migration 21).
  *   The first layer (`auto` from a check, or the first `review`) is never modified; later layers are

@@ -27,7 +27,7 @@ import type { SubmissionRow } from "../steps/SubmissionViews.js"
  */
 
 /**
- * Who may move an assignment, per §3/§4 "who":
+ * Who may move an assignment (the "who" of the role matrix (`learning/RoleMatrix.test.ts`)):
  * - `instructor`: the course's owner or an instructor in scope of the run;
  * - `holder`: the assignment's current reviewer (staff, a peer, or the learner for a self review);
  * - `releaser`: staff holding `grades_release` in scope (reviewers hold it by default);

@@ -697,7 +697,7 @@ const actorsOf = (person: Person, state: State): ReadonlyArray<AssignmentActor> 
 }
 
 describe("the review assignment state machine (generated from its table × roles)", () => {
-  it("is LEARNING §2.1 #16 / §2.2: pooled → claimed → decided → released; claimed → pooled; → cancelled", () => {
+  it("is the assignment machine: pooled → claimed → decided → released; claimed → pooled; → cancelled", () => {
     expect(Object.fromEntries(Object.entries(assignmentTransitions).map(([trigger, t]) => [trigger, `${t.from.join("|")} → ${t.to} by ${t.who.join("|")}`])))
       .toEqual({
         "request": "none → pooled by system",

@@ -32,7 +32,7 @@ import { authenticated, recordErrors } from "../../kernel/Operation.js"
  * Reviews and automatic overrides of learning L3 (4 and 6):
  * the review queue, claim, draft, decide (provisional or final), release, reassign, report an
  * issue and the reviewer's workspace; staff overrides of a checker's result as score layers.
- * Ids, paths, scopes and approval flags as §4 gives them.
+ * Ids, paths, scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
 const CoursePath = Schema.Struct({ course: Schema.UUID })

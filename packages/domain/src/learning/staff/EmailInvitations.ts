@@ -36,7 +36,7 @@ import { type Transition, transitionTo } from "../Transitions.js"
  */
 
 export const invitationLifetimeDays = 14
-/** §5.13: email invitations per course per 24 hours. */
+/** Email invitations per course per 24 hours. */
 export const emailInvitationsPerDay = 50
 
 export type InvitationStatus = "pending" | "accepted" | "rejected" | "revoked" | "expired"

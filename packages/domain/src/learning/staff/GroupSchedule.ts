@@ -9,7 +9,7 @@ import { rowsDecoder } from "../../store/Rows.js"
 import { insertGroupOverride } from "../enrollments/DateOverrideRepository.js"
 
 /**
- * Group schedules (LEARNING §5.2, §2.3 DateOverride "schedule.apply (group)"): a schedule change
+ * Group schedules (date overrides of origin `group`, planned by `learning.schedule.apply`): a schedule change
  * naming a group does not touch the run's schedule; it plans date overrides of that group (origin
  * `group`), which its members' effective dates take between the schedule and their own overrides.
  * A shift moves the group's current dates (the planned run schedule under the group's active

@@ -35,7 +35,7 @@ type GroupStatus = "active" | "archived"
 type GroupActor = "staff" | "learner" | "owner"
 type GroupOperation = "learning.groups.members" | "learning.groups.staff" | "learning.groups.update" | "learning.groups.archive"
 
-/** The state machine as data: a group is changed while active; archiving is final (§2.1 #7: active → archived). */
+/** The state machine as data: a group is changed while active; archiving is final (active → archived). */
 export const groupTransitions: ReadonlyArray<Transition<GroupOperation, GroupActor, GroupStatus>> = [
   { operation: "learning.groups.members", by: "staff", from: "active", to: "active" },
   // A learner joining or leaving a self-assignment group with their own enrollment.

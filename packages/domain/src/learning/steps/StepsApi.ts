@@ -33,7 +33,8 @@ import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/En
  * The learner's step and submission operations of learning L2: the
  * step view at the pinned version, acknowledgements, drafts, submissions and their attempts,
  * variants (pool and generated), sample runs, demo tries and their application, and portfolio
- * drafts from accepted work. Ids, paths, scopes and approval flags as §4 gives them.
+ * drafts from accepted work. Ids, paths, scopes and approval flags as
+ * the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
 const StepPath = Schema.Struct({ enrollment: Schema.UUID, node: NodeKey })

@@ -30,7 +30,7 @@ import { variantForSubmission } from "./Variants.js"
  * Submissions: `submissions.create` pins the version,
  * nodeKey and variant and consumes an attempt; a declarative check grades inline in the same
  * transaction (first score layer `auto`); an external checker's submission waits in the grading
- * queue (a `grade` job, drained by learning issue 3's worker) and a review step's in the review
+ * queue (a `grade` job, drained by the grading worker, packages/worker-host/src/learning/GradingJob.ts) and a review step's in the review
  * queue (its review assignments are made at once, ReviewAssignments.ts). Cancel before grading and platform failures refund the attempt.
  */
 
@@ -565,7 +565,7 @@ export const lockJobEnrollments = (jobUuids: ReadonlyArray<string>): Effect.Effe
     sql`SELECT 1 FROM learning_enrollments WHERE uuid IN (SELECT enrollment_uuid FROM learning_grading_jobs WHERE uuid IN ${sql.in([...jobUuids])})
       ORDER BY uuid FOR NO KEY UPDATE`.pipe(Effect.asVoid))
 
-/** W dispatch: claims queued grade jobs (SKIP LOCKED) and moves their submissions to `checking`. For learning issue 3's worker. */
+/** W dispatch: claims queued grade jobs (SKIP LOCKED) and moves their submissions to `checking`. For the grading worker (packages/worker-host/src/learning/GradingJob.ts). */
 export const claimGradeJobs = (limit: number) =>
   Effect.gen(function*() {
     const jobs = yield* claimQueuedGradeJobs(limit)

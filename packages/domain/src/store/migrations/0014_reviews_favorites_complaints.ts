@@ -2,8 +2,7 @@ import { statements } from "./statements.js"
 
 /**
  * Favorites, complaints, double-blind reviews, their statistics and customer aliases, and the
- * moderators' decisions on complaints and reviews with the audit of their reads (MARKETPLACE
- * §2.6-§2.8, §6, §8).
+ * moderators' decisions on complaints and reviews with the audit of their reads.
  */
 export const reviewsFavoritesComplaints = statements(
   // A favorite's uuid is a v5 uuid of (profile, kind, entity): the aggregate survives remove and add

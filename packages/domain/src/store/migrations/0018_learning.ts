@@ -2,7 +2,7 @@ import { statements } from "./statements.js"
 
 /**
  * The learning area's ground: courses with their draft node tree and
- * immutable published versions, staff assignments (the permission model of §3), runs pinned to a
+ * immutable published versions, staff assignments (the permission model of `learning/Permissions.ts`), runs pinned to a
  * version, the minimal enrollment record the learner role and run transitions need (L2 extends
  * it), plans (plan-then-commit), the library, and the append-only audit log. One owner per course
  * is a partial unique index; the audit log refuses UPDATE and DELETE by a trigger.
@@ -105,7 +105,7 @@ export const learning = statements(
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now()
   )`,
-  // §5.9: one non-terminal enrollment per profile per course.
+  // One non-terminal enrollment per profile per course.
   `CREATE UNIQUE INDEX learning_enrollments_open ON learning_enrollments (course_uuid, profile_uuid)
     WHERE status IN ('invited', 'requested', 'waitlisted', 'offered', 'active', 'paused', 'withdrawal_requested')`,
   `CREATE INDEX learning_enrollments_run ON learning_enrollments (run_uuid, status)`,

@@ -3,8 +3,8 @@ import { statements } from "./statements.js"
 /**
  * The enrollment side of learning L2: the enrollment
  * record grows its lifecycle columns (seat offers, pauses, withdrawal grace, restore, application,
- * FIFO queue position, the worker's wake-up hint); runs get the enrollment policies of §2.1 #5;
- * date overrides (the learner layer of the computed dates, §5.2); per-step state of an enrollment
+ * FIFO queue position, the worker's wake-up hint); runs get their enrollment policies;
+ * date overrides (the learner layer of the computed dates); per-step state of an enrollment
  * (`learning_step_states`, shared with the step/submission side); the reminders already sent.
  *
  * Dates stay computed: nothing here stores an effective date. `wake_at` is only when the worker
@@ -49,7 +49,7 @@ export const learningEnrollments = statements(
   `CREATE INDEX learning_enrollments_wake ON learning_enrollments (wake_at) WHERE status = 'active'`,
   `CREATE INDEX learning_enrollments_profile_list ON learning_enrollments (profile_uuid, created_at DESC, uuid DESC)`,
   `CREATE INDEX learning_enrollments_course_list ON learning_enrollments (course_uuid, created_at DESC, uuid DESC)`,
-  // The learner and group layers of the effective dates (§2.1 #19). A row without node_key is run-wide.
+  // The learner and group layers of the effective dates. A row without node_key is run-wide.
   `CREATE TABLE learning_date_overrides (
     uuid uuid PRIMARY KEY,
     run_uuid uuid NOT NULL REFERENCES learning_runs (uuid),
@@ -70,7 +70,7 @@ export const learningEnrollments = statements(
   )`,
   `CREATE INDEX learning_date_overrides_enrollment ON learning_date_overrides (enrollment_uuid, created_at) WHERE status = 'active'`,
   `CREATE INDEX learning_date_overrides_group ON learning_date_overrides (group_uuid, created_at) WHERE status = 'active'`,
-  // One row per step an enrollment has reached (§2.1 #10); a step without a row is locked.
+  // One row per step an enrollment has reached; a step without a row is locked.
   `CREATE TABLE learning_step_states (
     enrollment_uuid uuid NOT NULL REFERENCES learning_enrollments (uuid),
     node_key text NOT NULL,

@@ -85,7 +85,7 @@ export const learningSubmissions = statements(
   )`,
   `CREATE INDEX learning_submissions_step ON learning_submissions (enrollment_uuid, node_key, submitted_at DESC, uuid DESC)`,
   `CREATE INDEX learning_submissions_queue ON learning_submissions (course_uuid, submitted_at) WHERE status IN ('submitted', 'checking', 'awaiting_review')`,
-  // §5.3: the first layer is never modified; later layers are appended; a layer is only ever revoked.
+  // The first layer is never modified; later layers are appended; a layer is only ever revoked.
   `CREATE TABLE learning_score_layers (
     uuid uuid PRIMARY KEY,
     submission_uuid uuid NOT NULL REFERENCES learning_submissions (uuid),

@@ -47,7 +47,7 @@ export const learningStaff = statements(
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now()
   )`,
-  // §5.9: one pending ownership invitation per course.
+  // One pending ownership invitation per course.
   `CREATE UNIQUE INDEX learning_ownership_one_pending ON learning_ownership_invitations (course_uuid) WHERE status = 'pending'`,
   `CREATE INDEX learning_ownership_to ON learning_ownership_invitations (to_profile_uuid, created_at DESC, uuid)`,
   `CREATE INDEX learning_ownership_from ON learning_ownership_invitations (from_profile_uuid, created_at DESC, uuid)`,
@@ -62,7 +62,7 @@ export const learningStaff = statements(
     revision integer NOT NULL DEFAULT 1 CHECK (revision >= 1),
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now(),
-    -- §5.9: one course review per learner per course (a removed one is revived by the next save).
+    -- One course review per learner per course (a removed one is revived by the next save).
     UNIQUE (course_uuid, profile_uuid)
   )`,
   `CREATE INDEX learning_course_reviews_public ON learning_course_reviews (course_uuid, created_at DESC, uuid) WHERE status = 'visible'`

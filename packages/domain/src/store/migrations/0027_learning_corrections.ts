@@ -83,7 +83,7 @@ export const learningCorrections = statements(
     escalated_at timestamptz,
     closed_at timestamptz
   )`,
-  // §5.9: one open appeal per submission (open, resolved-not-closed or escalated).
+  // One open appeal per submission (open, resolved-not-closed or escalated).
   `CREATE UNIQUE INDEX learning_appeals_one_open ON learning_appeals (submission_uuid) WHERE status <> 'closed'`,
   `CREATE INDEX learning_appeals_course ON learning_appeals (course_uuid, created_at DESC, uuid DESC)`,
   `CREATE TABLE learning_regrade_plans (
