@@ -4,7 +4,7 @@
 // the same JSON bytes and headers). Both on one Postgres database made for the run (on
 // BENCH_POSTGRES_URL, default the local server), signed in for real: start, the code from the
 // development mailbox table, verify. Order: baseline, host, baseline; the baseline row is the mean
-// of both. Headline: server CPU per request, baseline/host (issue 11). GET /api/healthz through
+// of both. Headline: server CPU per request, baseline/host (bench/README.md, "Host overhead"). GET /api/healthz through
 // the host is measured last, for information only (the old comparison).
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"

@@ -10,7 +10,7 @@
 // - evaluation lag: event committed (occurred_at) → its execution row created by the fan-out, p50/p95;
 // - event → notification: occurred_at → the notification's created_at, p50/p95;
 // - whether every event got its one execution and notification (late: still missing 60 s after).
-// Targets (issue 15): lag p95 < 1 s and event → notification p50 < 100 ms at 1,000 events/s
+// Targets: lag p95 < 1 s and event → notification p50 < 100 ms at 1,000 events/s
 // (BENCH_AUTOMATION_RATE).
 import { spawn } from "node:child_process"
 import { closeSync, existsSync, openSync } from "node:fs"

@@ -2,7 +2,7 @@
 // second after the host closes it) while another (127.0.0.3) asks for /api/healthz, one request
 // per new connection, one after another, for 12 s (past two first-byte timeouts of the default
 // 5 s). Baseline: the same requests for as long with no flood, before (after a warm-up) and after. Figures: answered and failed requests, latency p50/p95/max in each phase, how many flood
-// connections the host held at once, and how many it refused or timed out (issue 30). The whole of
+// connections the host held at once, and how many it refused or timed out. The whole of
 // 127/8 is loopback on Linux, so the two addresses need no setup.
 
 import http from "node:http"

@@ -1,7 +1,7 @@
 // GET /api/v1/event-types through the whole host vs a bare node:http server answering the same
 // bytes with the same headers (replayed from the host's answer; node adds Date and Connection on
 // both sides). Same connections, same pipelining, loopback. Order: baseline, host, baseline; the
-// baseline row is the mean of both. Headline: server CPU per request, baseline/host (issue 11).
+// baseline row is the mean of both. Headline: server CPU per request, baseline/host (bench/README.md, "Host overhead").
 // The host runs on a Postgres database made for the run (as in production; the read does not touch
 // it), so that no embedded database opens in the background of the measurement.
 

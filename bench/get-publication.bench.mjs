@@ -2,7 +2,7 @@
 // demo publications, a random uuid of the set per request) against a bare node:http + pg server
 // doing the same primary-key read (the same SQL: the publication joined with its owner, the same
 // JSON). Order: baseline, host, baseline; the baseline row in the ratio is the mean of both.
-// Headline: server CPU per request, baseline/host (issue 11).
+// Headline: server CPU per request, baseline/host (bench/README.md, "Host overhead").
 import { databaseBackends } from "./lib/database.mjs"
 import { demoDatabase, sorted, startBarePgServer } from "./lib/demo-database.mjs"
 import { micros } from "./lib/load.mjs"

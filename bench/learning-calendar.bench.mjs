@@ -1,4 +1,4 @@
-// Learning calendar (issue 17): learning.calendar.get of a learner's enrollment in a 200-step course
+// Learning calendar: learning.calendar.get of a learner's enrollment in a 200-step course
 // with 40 date overrides and a finished pause (every date layered: offset or schedule → override →
 // pause), target p95 < 20 ms at one connection, against bench/lib/bare-calendar-server.mjs, a bare
 // node:http + pg server running the same statements and computing the same layers, in the same run

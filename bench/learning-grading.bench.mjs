@@ -1,4 +1,4 @@
-// Learning grading throughput (issue 18): an external grader (bench/lib/grader-server.mjs, its own
+// Learning grading throughput: an external grader (bench/lib/grader-server.mjs, its own
 // process, verifying every Standard Webhooks signature) answers after 50 ms; a queue of
 // submissions on a step graded by that checker; ONE worker process — `birzha worker`, as
 // production starts it — drains it. Prints the sustained jobs/s (target ≥ 200) against a bare

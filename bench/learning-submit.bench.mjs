@@ -1,4 +1,4 @@
-// Learning submissions (issue 17): learning.submissions.create on a declaratively checked step
+// Learning submissions: learning.submissions.create on a declaratively checked step
 // (exact), sustained by 100 learners at the runner's connections, each request a new requestUuid
 // (graded inline, accepted, two events each), with a worker process sequencing the events;
 // target ≥ 500/s with every event sequenced. Against bench/lib/bare-learning-submit-server.mjs, a

@@ -1,4 +1,4 @@
-// Learning teaching dashboard (issue 19 point 7): learning.teaching.get of the owner of a course with
+// Learning teaching dashboard: learning.teaching.get of the owner of a course with
 // 5,000 learners in two runs and 50,000 submissions (10,000 review assignments, 2,000 appeals,
 // 5,000 community threads, 2,500 extension requests, incidents and checkers: every count of the
 // dashboard has records to look through), target p95 < 30 ms at one connection, against

@@ -1,4 +1,4 @@
-// Learning (issue 16): publishing a 500-node course and reading it with learning.courses.get
+// Learning: publishing a 500-node course and reading it with learning.courses.get
 // (target p95 < 20 ms at one connection), and the public catalog learning.courses.list with `q`
 // among 10k published courses (target p95 < 25 ms at one connection), each against
 // bench/lib/bare-learning-server.mjs, a bare node:http + pg server running the same statements,

@@ -1,4 +1,4 @@
-// Relations at scale (issue 13): 1M relations and 5M messages over 100k profiles, generated in SQL.
+// Relations at scale: 1M relations and 5M messages over 100k profiles, generated in SQL.
 // deals.list and threads.messages for a busy profile (10k relations, 2k of them deals): p95 at one
 // connection, and throughput at the runner's connections against bench/lib/bare-relations-server.mjs,
 // a bare node:http + pg server running the same statements (session lookup included), in the same
@@ -26,7 +26,7 @@ const RELATIONS = Math.round(1_000_000 * SCALE)
 const THREADS = Math.round(500_000 * SCALE)
 const MESSAGES_PER_THREAD = 10
 const SENDERS = 100
-// A change made with the session cookie must come from the service's own pages (issue 12).
+// A change made with the session cookie must come from the service's own pages (README.md, the `Origin` rule).
 const ORIGIN = "http://birzha.bench.test"
 
 const profileUuid = (i) => `md5('p' || ${i})::uuid`

@@ -1,4 +1,4 @@
-// Reviews at scale (issue 14): 1M published reviews of 500k completed deals over 100k profiles,
+// Reviews at scale: 1M published reviews of 500k completed deals over 100k profiles,
 // generated in SQL. reviews.list_public for a specialist with 10k reviews and customers.get for a
 // customer with 10k: p95 at one connection (target < 15 ms), and throughput at the runner's
 // connections against bench/lib/bare-reviews-server.mjs, a bare node:http + pg server running

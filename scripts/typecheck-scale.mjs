@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Does type-checking one HttpApi grow superlinearly with its endpoints? (issue 11, item 8)
+// Does type-checking one HttpApi grow superlinearly with its endpoints?
 //
 // Generates a throwaway project inside packages/domain (so it resolves the same packages and the
 // domain's own `operation`, `wire`, `Authentication` and `implement`) with N endpoints shaped like

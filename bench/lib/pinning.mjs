@@ -1,5 +1,5 @@
 // Optional CPU pinning with `taskset` (Linux, util-linux): the server under test on one core, the
-// load generator (autocannon, in the runner's process) on another, as the measurements of issue 11
+// load generator (autocannon, in the runner's process) on another, as the host-overhead measurements (bench/README.md)
 // were made. On a 2-core machine this keeps the two from taking turns on the same core, so the
 // server's CPU per request is not inflated by cache and scheduler churn. Postgres is not pinned
 // (its processes are not ours): it runs on whichever core is free.
