@@ -81,20 +81,27 @@ export const insertNotifications = (
 const decodeWritten = rowsDecoder(Schema.Struct({ uuid: Schema.String, execution_uuid: Schema.String }))
 
 /**
- * Writes the learning notifier's notification of one (event, recipient): at most one (a repeated
- * delivery finds the first, by the partial unique index of migration 24). Returns its uuid.
+ * Writes the learning notifier's notifications of several (event, recipient) pairs in one
+ * statement: at most one each (a repeated delivery finds the first, by the partial unique index of
+ * migration 24). Returns each pair's notification uuid, keyed `event uuid:profile uuid`.
  */
-export const insertLearningNotification = (
-  n: Omit<NewNotification, "source" | "ruleUuid" | "executionUuid"> & { readonly eventUuid: string; readonly eventType: string }
-): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
+export const insertLearningNotifications = (
+  list: ReadonlyArray<Omit<NewNotification, "source" | "ruleUuid" | "executionUuid"> & { readonly eventUuid: string; readonly eventType: string }>
+): Effect.Effect<ReadonlyMap<string, string>, SqlError, SqlClient.SqlClient> =>
+  list.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`INSERT INTO notifications (profile_uuid, source, kind, event_uuid, event_type, title, body, link)
-      VALUES (${n.profileUuid}, 'learning', ${n.kind}, ${n.eventUuid}, ${n.eventType}, ${n.title}, ${n.body}, ${n.link ?? null})
+    const rows = list.map((n) => ({
+      profile_uuid: n.profileUuid, kind: n.kind, event_uuid: n.eventUuid, event_type: n.eventType, title: n.title, body: n.body, link: n.link ?? null
+    }))
+    const written = yield* decodeLearningWritten(yield* sql`INSERT INTO notifications (profile_uuid, source, kind, event_uuid, event_type, title, body, link)
+      SELECT n.profile_uuid, 'learning', n.kind, n.event_uuid, n.event_type, n.title, n.body, n.link
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(profile_uuid uuid, kind text, event_uuid uuid, event_type text,
+        title text, body text, link text)
       ON CONFLICT (event_uuid, profile_uuid) WHERE source = 'learning' DO UPDATE SET event_uuid = EXCLUDED.event_uuid
-      RETURNING uuid`
-    return (yield* decodeUuid(row)).uuid
+      RETURNING uuid, event_uuid, profile_uuid`)
+    return new Map(written.map((row) => [`${row.event_uuid}:${row.profile_uuid}`, row.uuid]))
   })
+const decodeLearningWritten = rowsDecoder(Schema.Struct({ uuid: Schema.String, event_uuid: Schema.String, profile_uuid: Schema.String }))
 
 /** A profile's notifications, newest first, after a keyset position. */
 export const listNotificationRows = (

@@ -57,14 +57,17 @@ export const makeLearningEnrollmentsJob = (options: JobOptions = {}) =>
  * The learning notifier: sequenced learning events queued per recipient from
  * the notifier's cursor, then delivered to the inbox with the recipient's current rights and
  * preferences. The sequencer wakes it; its own tick releases rows whose quiet hours ended and
- * picks up what other processes sequenced.
+ * picks up what other processes sequenced. A batch decides up to 500 rows in a handful of
+ * statements (`deliverLearningNotifications`), so a burst of events (a regrade plan's 20,000) costs
+ * little more than writing its notifications.
  */
 export const makeLearningNotifierJob = (options: JobOptions = {}) =>
   drainingJob({
     name: "learning_notifier",
     what: "learning notifier",
     done: "learning notifications decided",
-    step: (limit) => runLearningNotifier(limit)
+    step: (limit) => runLearningNotifier(limit),
+    batch: 500
   }, { every: Duration.seconds(2), ...options })
 
 /**

@@ -26,7 +26,8 @@ export const dueMoment = (ready: Effect.Effect<boolean> | undefined, next: Effec
 }
 
 /**
- * A job that works off what is due in batches of 100 until a batch comes back short; `step` skips
+ * A job that works off what is due in batches (100 unless the job names its own `batch`) until a
+ * batch comes back short; `step` skips
  * rows another worker holds, so any number of workers may run it. `next` (a time-driven job) reads
  * the earliest moment `step` will have work, for the loop's sleep (`WorkerLoop.ts`); `name` is
  * also the job the `birzha_due` notifications name (migration 0030).
@@ -38,6 +39,7 @@ export const drainingJob = (
     readonly done: string
     readonly step: (limit: number) => Effect.Effect<number, SqlError, SqlClient.SqlClient>
     readonly next?: Effect.Effect<Date | undefined, SqlError, SqlClient.SqlClient>
+    readonly batch?: number
   },
   options: JobOptions
 ): Effect.Effect<WorkerJob, never, SqlClient.SqlClient> =>
@@ -45,10 +47,11 @@ export const drainingJob = (
     const nextDue = job.next === undefined ? undefined : dueMoment(options.ready, Effect.provideService(job.next, SqlClient.SqlClient, sql))
     const drain = Effect.gen(function*() {
       let total = 0
+      const limit = job.batch ?? batchSize
       for (;;) {
-        const count = yield* job.step(batchSize)
+        const count = yield* job.step(limit)
         total += count
-        if (count < batchSize) break
+        if (count < limit) break
       }
       if (total > 0) yield* Effect.logInfo(job.done).pipe(Effect.annotateLogs({ [job.name]: total }))
     }).pipe(Effect.provideService(SqlClient.SqlClient, sql))

@@ -5,8 +5,8 @@ import { lockCursorWindow, moveCursor } from "../../events/ConsumerCursor.js"
 import { eventDescription } from "../../events/EventCatalog.js"
 import type { EventType } from "../../events/EventType.js"
 import { eventVisibleToColumn } from "../../events/EventVisibility.js"
-import { insertLearningNotification } from "../../notifications/NotificationRepository.js"
-import { Int8Text, rowsDecoder, selectList } from "../../store/Rows.js"
+import { insertLearningNotifications } from "../../notifications/NotificationRepository.js"
+import { Int8Text, rowsDecoder, selectList, uuidArray } from "../../store/Rows.js"
 import { communityStatuses } from "./Community.js"
 import { StaffRoleSchema } from "../staff/StaffModel.js"
 import { type Atom, enrollmentGroupUuids, groupScoped, holdsAtom } from "../Permissions.js"
@@ -169,7 +169,6 @@ const HeldAssignment = Schema.Struct({
 })
 const decodeAssignments = rowsDecoder(HeldAssignment)
 const heldColumns = selectList(HeldAssignment)
-const decodeTitles = rowsDecoder(Schema.Struct({ title: Schema.String }))
 const decodeCount = rowsDecoder(Schema.Struct({ n: Schema.Number }))
 
 /** Whether the recipient still holds what the event's type asks for, as the records say now. */
@@ -220,17 +219,55 @@ const entitled = (row: Due) =>
   })
 
 /** The notification's words: the catalog's summary, the course's title, the record's read operation. */
-const contentOf = (row: Due) =>
+const contentOf = (row: Due, courseTitles: ReadonlyMap<string, string>) => {
+  const entry = eventDescription(row.event_type)
+  const courseUuid = text(row.context, "courseUuid")
+  const course = courseUuid === undefined ? undefined : courseTitles.get(courseUuid)
+  const read = entry?.readOperationId
+  return {
+    title: entry?.summary ?? row.event_type,
+    body: course === undefined ? row.event_type : `${course}: ${entry?.summary ?? row.event_type}`,
+    ...(read === undefined ? {} : { link: read })
+  }
+}
+
+const decodeCourseTitles = rowsDecoder(Schema.Struct({ uuid: Schema.String, title: Schema.String }))
+const decodeStandings = rowsDecoder(Schema.Struct({ uuid: Schema.String, profile_uuid: Schema.String, status: Schema.String }))
+
+/** The titles of the courses a batch of rows names, by course uuid: one read for the batch. */
+const courseTitlesOf = (rows: ReadonlyArray<Due>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const entry = eventDescription(row.event_type)
-    const courseUuid = text(row.context, "courseUuid")
-    const [course] = courseUuid === undefined ? [] : yield* Effect.flatMap(sql`SELECT title FROM learning_courses WHERE uuid = ${courseUuid}`, decodeTitles)
-    const read = entry?.readOperationId
-    return {
-      title: entry?.summary ?? row.event_type,
-      body: course === undefined ? row.event_type : `${course.title}: ${entry?.summary ?? row.event_type}`,
-      ...(read === undefined ? {} : { link: read })
+    const uuids = [...new Set(rows.flatMap((row) => text(row.context, "courseUuid") ?? []))]
+    if (uuids.length === 0) return new Map<string, string>()
+    const found = yield* Effect.flatMap(sql`SELECT uuid, title FROM learning_courses WHERE uuid = ANY(${uuidArray(sql, uuids)})`, decodeCourseTitles)
+    return new Map(found.map((course) => [course.uuid, course.title]))
+  })
+
+/**
+ * The learners of a batch's enrollment events, read once for the batch: a row whose recipient is
+ * its enrollment's learner (in a live status where the rule asks for one) is entitled without a
+ * read of its own; any other row is decided by `entitled`, which also weighs staff rights.
+ */
+const learnerEntitlements = (rows: ReadonlyArray<Due>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const learnerRows = rows.filter((row) => {
+      const rule = notifiedBy[row.event_type as LearningEventType]
+      return rule !== undefined && (rule.learner === "enrollment" || rule.learner === "enrolled") && text(row.context, "enrollmentUuid") !== undefined
+    })
+    const uuids = [...new Set(learnerRows.flatMap((row) => text(row.context, "enrollmentUuid") ?? []))]
+    const enrollments = uuids.length === 0 ? [] : yield* Effect.flatMap(
+      sql`SELECT uuid, profile_uuid, status FROM learning_enrollments WHERE uuid = ANY(${uuidArray(sql, uuids)})`,
+      decodeStandings
+    )
+    const byUuid = new Map(enrollments.map((enrollment) => [enrollment.uuid, enrollment]))
+    return (row: Due): boolean => {
+      const rule = notifiedBy[row.event_type as LearningEventType]
+      const enrollmentUuid = text(row.context, "enrollmentUuid")
+      const enrollment = enrollmentUuid === undefined ? undefined : byUuid.get(enrollmentUuid)
+      return rule !== undefined && enrollment !== undefined && enrollment.profile_uuid === row.profile_uuid &&
+        (rule.learner === "enrollment" || rule.learner === "enrolled" && liveStatuses.includes(enrollment.status))
     }
   })
 
@@ -238,7 +275,9 @@ export type NotifierDecision = "delivered" | "preference_off" | "no_right" | "po
 
 /**
  * Decides up to `limit` due queue rows (skipping rows another worker holds), oldest event first,
- * at `now`. Returns how many were decided or postponed.
+ * at `now`, in one transaction: the batch's enrollments and course titles are read once, its
+ * notifications written in one statement and its decisions settled in another (a row postponed by
+ * quiet hours is moved alone). Returns how many were decided or postponed.
  */
 export const deliverLearningNotifications = (
   limit: number,
@@ -257,38 +296,58 @@ export const deliverLearningNotifications = (
         ORDER BY q.due_at, q.event_position, q.profile_uuid
         LIMIT ${limit}
         FOR UPDATE OF q SKIP LOCKED`)
-      for (const row of due) yield* decide(row, now)
+      if (due.length === 0) return 0
+      const isLearner = yield* learnerEntitlements(due)
+      const settled: Array<{ readonly row: Due; readonly status: Exclude<NotifierDecision, "postponed"> }> = []
+      const delivered: Array<Due> = []
+      for (const row of due) {
+        const decision = yield* decide(row, now, isLearner)
+        if (decision === "delivered") delivered.push(row)
+        else if (decision !== "postponed") settled.push({ row, status: decision })
+      }
+      const titles = yield* courseTitlesOf(delivered)
+      const written = yield* insertLearningNotifications(delivered.map((row) => ({
+        profileUuid: row.profile_uuid,
+        kind: row.event_type,
+        eventUuid: row.event_uuid,
+        eventType: row.event_type,
+        ...contentOf(row, titles)
+      })))
+      const decisions = [...settled, ...delivered.map((row) => ({ row, status: "delivered" as const }))].map(({ row, status }) => {
+        const channels = channelsFor(row.kinds, row.event_type)
+        return {
+          event_uuid: row.event_uuid,
+          profile_uuid: row.profile_uuid,
+          status,
+          notification_uuid: status === "delivered" ? written.get(`${row.event_uuid}:${row.profile_uuid}`) ?? null : null,
+          email_wanted: channels.email,
+          digest_wanted: channels.digest
+        }
+      })
+      if (decisions.length > 0) {
+        yield* sql`UPDATE learning_notification_queue q SET status = d.status, decided_at = now(), notification_uuid = d.notification_uuid,
+            email_wanted = d.email_wanted, digest_wanted = d.digest_wanted
+          FROM jsonb_to_recordset(${JSON.stringify(decisions)}::jsonb) AS d(event_uuid uuid, profile_uuid uuid, status text,
+            notification_uuid uuid, email_wanted boolean, digest_wanted boolean)
+          WHERE q.event_uuid = d.event_uuid AND q.profile_uuid = d.profile_uuid`
+      }
       return due.length
     }))
   })
 
-/** One queue row's decision, written with its notification (if any) in the caller's transaction. */
-const decide = (row: Due, now: Date): Effect.Effect<NotifierDecision, SqlError, SqlClient.SqlClient> =>
+/**
+ * One queue row's decision (its notification, when delivered, is written by the caller with the
+ * batch's): no right, the inbox turned off, or postponed to the end of quiet hours (moved here).
+ */
+const decide = (row: Due, now: Date, isLearner: (row: Due) => boolean): Effect.Effect<NotifierDecision, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const key = sql`event_uuid = ${row.event_uuid} AND profile_uuid = ${row.profile_uuid}`
-    const channels = channelsFor(row.kinds, row.event_type)
-    const settle = (status: Exclude<NotifierDecision, "postponed">, notificationUuid: string | null) =>
-      Effect.as(
-        sql`UPDATE learning_notification_queue SET status = ${status}, decided_at = now(), notification_uuid = ${notificationUuid},
-          email_wanted = ${channels.email}, digest_wanted = ${channels.digest} WHERE ${key}`,
-        status
-      )
-    if (!row.visible || !(yield* entitled(row))) return yield* settle("no_right", null)
-    if (!channels.inApp) return yield* settle("preference_off", null)
+    if (!row.visible || !(isLearner(row) || (yield* entitled(row)))) return "no_right"
+    if (!channelsFor(row.kinds, row.event_type).inApp) return "preference_off"
     const quiet = quietUntil(row.quiet_hours, now)
-    if (quiet !== undefined) {
-      yield* sql`UPDATE learning_notification_queue SET due_at = ${quiet} WHERE ${key}`
-      return "postponed"
-    }
-    const written = yield* insertLearningNotification({
-      profileUuid: row.profile_uuid,
-      kind: row.event_type,
-      eventUuid: row.event_uuid,
-      eventType: row.event_type,
-      ...(yield* contentOf(row))
-    })
-    return yield* settle("delivered", written)
+    if (quiet === undefined) return "delivered"
+    yield* sql`UPDATE learning_notification_queue SET due_at = ${quiet} WHERE event_uuid = ${row.event_uuid} AND profile_uuid = ${row.profile_uuid}`
+    return "postponed"
   })
 
 /**
