@@ -1,4 +1,4 @@
-import { catalog, eventTypes, NotReady } from "@birzha/domain"
+import { catalog, eventTypes, NotReady, RateLimited } from "@birzha/domain"
 import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host"
 import { FetchHttpClient } from "@effect/platform"
 import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
@@ -73,6 +73,24 @@ describe("the SDK", () => {
     } finally {
       await down.close()
     }
+  })
+
+  it("a refusal's members arrive as the typed error's fields in the Effect client and as details in the Promise facade", async () => {
+    // Sign-in is for the service's own origin; a second start within the resend cooldown is refused.
+    const options = { baseUrl: host.url, headers: { origin: settings.publicOrigin } }
+    const payload = { email: `client.limit.${Date.now()}@example.com` }
+    const client = createBirzhaClient(options)
+    await client["auth.email.start"]({ payload })
+    const effectResult = await Effect.runPromise(
+      Effect.either(Effect.flatMap(Birzha, (birzha) => birzha["auth.email.start"]({ payload }))).pipe(Effect.provide(Birzha.layerFetch(options)))
+    )
+    const typed = Either.isLeft(effectResult) ? effectResult.left : undefined
+    expect(typed).toBeInstanceOf(RateLimited)
+    expect(typed).toMatchObject({ limit: 1, windowSeconds: 60 })
+    expect((typed as RateLimited).retryAfterSeconds).toBeGreaterThanOrEqual(1)
+    const error = await client["auth.email.start"]({ payload }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(BirzhaError)
+    expect(error).toMatchObject({ code: "rate_limited", status: 429, details: { limit: 1, windowSeconds: 60 } })
   })
 
   it("reports an unreachable service as a transport error", async () => {

@@ -1,10 +1,13 @@
 import { FetchHttpClient, type HttpClientResponse } from "@effect/platform"
+import { detailsOf, type ErrorDetails } from "@birzha/domain"
 import { Cause, Effect, Exit, Option } from "effect"
 import { type BirzhaClient, type BirzhaClientOptions, makeBirzhaClient } from "./BirzhaClient.js"
 
 /**
  * What a Promise of the facade rejects with. `code` and `status` are the service's own when it
  * answered with its error envelope; `transport_error` and `unexpected_response` otherwise.
+ * `details` holds the envelope's members that explain the refusal (`field` and `rule`, `resource`,
+ * `uuid`, `state` and `allowed`, `scopes`, `limit` and `retryAfterSeconds`...), those it carried.
  */
 export class BirzhaError extends Error {
   override readonly name: string = "BirzhaError"
@@ -12,7 +15,8 @@ export class BirzhaError extends Error {
     readonly code: string,
     message: string,
     readonly status: number | undefined,
-    override readonly cause?: unknown
+    override readonly cause?: unknown,
+    readonly details: ErrorDetails = {}
   ) {
     super(message)
   }
@@ -49,7 +53,7 @@ const toBirzhaError = (cause: Cause.Cause<unknown>): BirzhaError => {
   const status = ctor !== undefined && "status" in ctor && typeof ctor.status === "number" ? ctor.status : undefined
   const message = error instanceof Error ? error.message : String(error)
   if (code === "resync_required") return new ResyncRequiredError(code, message, status, error)
-  if (code !== undefined) return new BirzhaError(code, message, status, error)
+  if (code !== undefined) return new BirzhaError(code, message, status, error, detailsOf(error))
   const tag = typeof error === "object" && error !== null && "_tag" in error ? error._tag : undefined
   return tag === "ParseError" || tag === "ResponseError"
     ? new BirzhaError("unexpected_response", message, undefined, error)

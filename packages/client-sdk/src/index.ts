@@ -8,6 +8,7 @@ export * from "./WebhookVerification.js"
 export {
   ArticleData,
   CatalogPublication,
+  type ErrorDetails,
   EventEnvelope,
   Forbidden,
   ForbiddenOrigin,

@@ -1,5 +1,6 @@
 import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
-import { InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "../kernel/ApiError.js"
+import { JSONSchema } from "effect"
+import { ErrorEnvelope, InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "../kernel/ApiError.js"
 import { AccountApi } from "../profiles/AccountApi.js"
 import { AuthApi } from "../auth/AuthApi.js"
 import { AutomationsApi } from "../automations/AutomationsApi.js"
@@ -91,6 +92,24 @@ function withSecurityFromFlags(document: Record<string, unknown>): Record<string
   return document
 }
 
+/**
+ * The envelope every error answer shares, with the whole vocabulary of optional members, as the
+ * component `ErrorEnvelope`: each error response names the members its own code carries, and this
+ * one is where a client reads them all at once (docs/decisions.md, "Errors").
+ */
+function withErrorEnvelope(document: Record<string, unknown>): Record<string, unknown> {
+  const spec = document as unknown as OpenApi.OpenAPISpec
+  // As the framework writes its components: identified schemas (`Int`, this one) go to components by name.
+  JSONSchema.fromAST(ErrorEnvelope.ast, {
+    // The same record the framework fills; its own type names it by the OpenAPI flavour of the schema.
+    definitions: spec.components.schemas as Record<string, JSONSchema.JsonSchema7>,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1",
+    topLevelReferenceStrategy: "keep"
+  })
+  return document
+}
+
 /** The owner commands of every publication kind, in the table's order (`publications/Kinds.ts`). */
 const addKindGroups = <Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(api: HttpApi.HttpApi<"birzha", Groups, E, R>) =>
   kindList.reduce(
@@ -150,10 +169,11 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .addError(wire(ServiceUnavailable))
   .annotate(OpenApi.Title, "Birzha API")
   .annotate(OpenApi.Version, apiVersion)
-  .annotate(OpenApi.Transform, (document) => withSecurityFromFlags(withScopeList(withoutFrameworkDecodeError(document))))
+  .annotate(OpenApi.Transform, (document) => withErrorEnvelope(withSecurityFromFlags(withScopeList(withoutFrameworkDecodeError(document)))))
   .annotate(
     OpenApi.Description,
-    "Marketplace and learning service. Every error answers with {\"error\":{\"code\",\"message\"}}."
+    "Marketplace and learning service. Every error answers with {\"error\":{\"code\",\"message\"}}, and the optional " +
+      "members of `ErrorEnvelope` that explain it (which record, which state, which rule)."
   )
 {}
 

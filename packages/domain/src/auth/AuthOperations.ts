@@ -1,8 +1,7 @@
 import { Effect, Redacted } from "effect"
-import { RateLimited } from "../kernel/ApiError.js"
 import { AuthApi } from "./AuthApi.js"
 import type { Call } from "../operations/Implementation.js"
-import { LimitReached } from "./RateLimit.js"
+import { LimitReached, rateLimitedBy } from "./RateLimit.js"
 import { authSessionOf, revokeSession } from "./Sessions.js"
 import { consumeLink, type SignedIn, startSignIn, verifyCode } from "./SignIn.js"
 import { implement } from "../operations/Implementation.js"
@@ -11,7 +10,7 @@ import { implement } from "../operations/Implementation.js"
 const rateLimited = (call: Call) => (limit: LimitReached) =>
   Effect.suspend(() => {
     call.facts.retryAfterSeconds = Math.max(1, Math.ceil(limit.retryAfterSeconds))
-    return Effect.fail(new RateLimited({ message: limit.message }))
+    return Effect.fail(rateLimitedBy(limit, call.facts.retryAfterSeconds))
   })
 
 /** Completes sign-in (code or link); the session is handed to the transport once its transaction has committed. */

@@ -1,14 +1,24 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Schema } from "effect"
+import { RateLimited } from "../kernel/ApiError.js"
 import { rowDecoder, rowsDecoder } from "../store/Rows.js"
 import { deleteExpiredChallenges } from "./SignInChallengeRepository.js"
 
-/** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1. */
+/** A limit was reached; `retryAfterSeconds` is the real remaining wait, at least 1; `limit` uses per `windowSeconds`. */
 export class LimitReached extends Data.TaggedError("LimitReached")<{
   readonly retryAfterSeconds: number
+  readonly limit: number
+  readonly windowSeconds: number
   readonly message: string
 }> {}
+
+/** 429 `rate_limited` for a reached limit: its message, the limit, its window and the wait (the `Retry-After` sent). */
+export const rateLimitedBy = (
+  limit: { readonly message: string; readonly limit: number; readonly windowSeconds: number },
+  retryAfterSeconds: number
+): RateLimited =>
+  new RateLimited({ message: limit.message, limit: limit.limit, windowSeconds: limit.windowSeconds, retryAfterSeconds })
 
 export interface Window {
   readonly bucket: string
@@ -54,7 +64,12 @@ export const checkWindow = (window: Window): Effect.Effect<void, LimitReached | 
     )
     if (row !== undefined && row.hits >= window.limit) {
       // Full window: the slot frees when the oldest of the last `limit` hits leaves it.
-      return yield* new LimitReached({ retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1), message: window.message })
+      return yield* new LimitReached({
+        retryAfterSeconds: Math.max(1, row.oldest_wait ?? 1),
+        limit: window.limit,
+        windowSeconds: window.seconds,
+        message: window.message
+      })
     }
   })
 
@@ -110,7 +125,12 @@ export const countInWindows = (
       if (hits < window.limit) return undefined
       // Full window: the slot frees when the oldest of the last `limit` hits leaves it (the
       // whole window when every slot was taken by this batch itself).
-      return new LimitReached({ retryAfterSeconds: Math.max(1, waits.get(subject) ?? window.seconds), message: window.message })
+      return new LimitReached({
+        retryAfterSeconds: Math.max(1, waits.get(subject) ?? window.seconds),
+        limit: window.limit,
+        windowSeconds: window.seconds,
+        message: window.message
+      })
     })
   })
 

@@ -105,7 +105,7 @@ const checkRule = (actor: Actor, rule: RuleBody, prefix = "") =>
     if (problem !== undefined) return yield* invalid(problem.path, problem.message)
     const scope = actionScope(rule.action)
     if (scope !== null && !holdsScope(actor, scope)) {
-      return yield* new InsufficientScope({ message: `A rule with the action ${rule.action.type} needs the scope ${scope}` })
+      return yield* new InsufficientScope({ message: `A rule with the action ${rule.action.type} needs the scope ${scope}`, scopes: [scope] })
     }
     if (rule.action.type === "webhook.deliver") {
       const endpoint = yield* findOwnEndpoint(actor.profileUuid, rule.action.endpointUuid, { lock: false })

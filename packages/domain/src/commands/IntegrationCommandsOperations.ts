@@ -1,6 +1,6 @@
-import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, Either, Option, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
-import { InvalidRequest, NotFound } from "../kernel/ApiError.js"
+import { detailsOf, InvalidRequest, NotFound } from "../kernel/ApiError.js"
 import { credentialFieldsOf } from "../kernel/Common.js"
 import type { Actor, KeyActor } from "../kernel/Authentication.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
@@ -9,7 +9,7 @@ import { ServerSecret } from "../auth/ServerSecret.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
 import { KeyRequired } from "../keys/KeyErrors.js"
 import { implementWith } from "../operations/Implementation.js"
-import { approvalOf, inputErrorOf, inputOfArguments, Operations } from "../operations/Operations.js"
+import { approvalOf, inputOfArguments, Operations, schemaErrorOf } from "../operations/Operations.js"
 import { PublicOrigin } from "../operations/PublicOrigin.js"
 import { ApprovalNotRequired, CommandFailed } from "./IntegrationCommand.js"
 import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "./IntegrationCommands.js"
@@ -41,9 +41,9 @@ const validate = (entry: CatalogEntry, args: Record<string, unknown>) => {
     if (Option.isNone(ast)) continue
     const decoded = Schema.decodeUnknownEither(Schema.make(ast.value), { errors: "all", onExcessProperty: "error" })(value)
     if (Either.isLeft(decoded)) {
-      const error = inputErrorOf(entry, ParseResult.ArrayFormatter.formatErrorSync(decoded.left), input.payload)
+      const error = schemaErrorOf(entry, decoded.left, input.payload)
       // Approval operations name no input error of their own today; any other would still be a 400.
-      return Effect.fail(error instanceof InvalidRequest ? error : new InvalidRequest({ message: String(Reflect.get(Object(error), "message")) }))
+      return Effect.fail(error instanceof InvalidRequest ? error : new InvalidRequest({ message: String(Reflect.get(Object(error), "message")), ...detailsOf(error) }))
     }
   }
   return Effect.void

@@ -49,9 +49,14 @@ export interface OperationPolicy {
   readonly widenedBy: Readonly<Record<string, string>>
 }
 
-/** An error class of the domain that a schema violation can be reported as. */
+/**
+ * An error class of the domain that a schema violation can be reported as: its fields hold the
+ * failing `field` and its `rule` (`inputDetails`; a test checks every class named in an
+ * `invalidInput`).
+ */
 export interface InputErrorClass {
-  new(props: { readonly message: string }): unknown
+  new(props: { readonly message: string; readonly field?: string; readonly rule?: string }): unknown
+  readonly fields: Schema.Struct.Fields
   readonly code: string
   readonly status: number
 }

@@ -1,6 +1,6 @@
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import { type Actor, holdsScope, type KeyActor } from "../kernel/Authentication.js"
-import type { CatalogEntry } from "../kernel/Operation.js"
+import { type CatalogEntry, currentOperation } from "../kernel/Operation.js"
 import { ApprovalRequired, InsufficientScope, KeyHttpDisabled, KeyMcpDisabled, SessionRequired } from "./KeyErrors.js"
 
 /**
@@ -22,17 +22,20 @@ export const authorizeKey = (
     return Effect.fail(new KeyMcpDisabled({ message: "MCP access is turned off for this key; turn it on at /settings/integrations" }))
   }
   if (entry.sessionOnly) {
-    return Effect.fail(new SessionRequired({ message: `${entry.id} is only available in a signed-in browser session, never to a key` }))
+    return Effect.fail(new SessionRequired({ message: `${entry.id} is only available in a signed-in browser session, never to a key`, operation: entry.id }))
   }
   if (entry.scopes.length > 0 && !entry.scopes.some((scope) => key.scopes.includes(scope))) {
     return Effect.fail(new InsufficientScope({
-      message: `${entry.id} needs the scope ${entry.scopes.join(" or ")}; this key does not hold it`
+      message: `${entry.id} needs the scope ${entry.scopes.join(" or ")}; this key does not hold it`,
+      operation: entry.id,
+      scopes: entry.scopes
     }))
   }
   if (entry.approval && options.approved !== true) {
     return Effect.fail(new ApprovalRequired({
       message: `${entry.id} needs the owner's approval: POST /api/v1/integration-commands/prepare with operationId and arguments, ` +
-        "have the owner approve it at the returned approvalUrl, then commit it"
+        "have the owner approve it at the returned approvalUrl, then commit it",
+      operation: entry.id
     }))
   }
   return Effect.void
@@ -42,4 +45,9 @@ export const authorizeKey = (
 export const requireScope = (actor: Actor, scope: string): Effect.Effect<void, InsufficientScope> =>
   holdsScope(actor, scope)
     ? Effect.void
-    : Effect.fail(new InsufficientScope({ message: `This needs the scope ${scope}; this key does not hold it` }))
+    : Effect.flatMap(FiberRef.get(currentOperation), (entry) =>
+      Effect.fail(new InsufficientScope({
+        message: `This needs the scope ${scope}; this key does not hold it`,
+        ...(entry === undefined ? {} : { operation: entry.id }),
+        scopes: [scope]
+      })))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { details, policyDetails } from "../kernel/ApiError.js"
 
 /**
  * Why a bearer key may not run an operation. All are 403 with their own code, so a client can
@@ -7,7 +8,8 @@ import { Schema } from "effect"
 
 /** The key does not hold any scope the operation names (`x-scopes`). */
 export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
-  message: Schema.String
+  message: Schema.String,
+  ...policyDetails
 }) {
   static readonly status = 403
   static readonly code = "insufficient_scope"
@@ -15,7 +17,8 @@ export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("
 
 /** The operation is flagged for human approval: prepare it with `POST /api/v1/integration-commands/prepare`. */
 export class ApprovalRequired extends Schema.TaggedError<ApprovalRequired>()("ApprovalRequired", {
-  message: Schema.String
+  message: Schema.String,
+  ...details("operation")
 }) {
   static readonly status = 403
   static readonly code = "approval_required"
@@ -39,7 +42,8 @@ export class KeyMcpDisabled extends Schema.TaggedError<KeyMcpDisabled>()("KeyMcp
 
 /** Only a signed-in browser session may do this (manage keys, moderate, switch the session's profile). */
 export class SessionRequired extends Schema.TaggedError<SessionRequired>()("SessionRequired", {
-  message: Schema.String
+  message: Schema.String,
+  ...details("operation")
 }) {
   static readonly status = 403
   static readonly code = "session_required"
@@ -63,7 +67,8 @@ export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidSco
 
 /** Only a bearer key may do this (the approval flow's prepare and commit); a browser session calls the operation directly. */
 export class KeyRequired extends Schema.TaggedError<KeyRequired>()("KeyRequired", {
-  message: Schema.String
+  message: Schema.String,
+  ...details("operation")
 }) {
   static readonly status = 403
   static readonly code = "key_required"

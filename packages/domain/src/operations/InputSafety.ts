@@ -17,14 +17,19 @@ export const maxInputDepth = 64
  */
 const unsafeCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF]/u
 
-export type InputProblem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
+/** The first value no input may hold: where, why, and the rule it breaks (an error's `field` and `rule`). */
+export type InputProblem = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string; readonly rule: string }
 
 const problemIn = (value: unknown, path: Array<PropertyKey>, depth: number): InputProblem | undefined => {
   if (typeof value === "string") {
-    return unsafeCharacter.test(value) ? { path: [...path], message: "control characters (other than tab and newline) and lone surrogates are not allowed" } : undefined
+    return unsafeCharacter.test(value) ? {
+        path: [...path],
+        message: "control characters (other than tab and newline) and lone surrogates are not allowed",
+        rule: "no control characters"
+      } : undefined
   }
   if (typeof value !== "object" || value === null) return undefined
-  if (depth >= maxInputDepth) return { path: [...path], message: `nested deeper than ${maxInputDepth} levels` }
+  if (depth >= maxInputDepth) return { path: [...path], message: `nested deeper than ${maxInputDepth} levels`, rule: `maxDepth ${maxInputDepth}` }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       path.push(i)
@@ -37,7 +42,7 @@ const problemIn = (value: unknown, path: Array<PropertyKey>, depth: number): Inp
   for (const key of Object.keys(value)) {
     path.push(key)
     const problem = unsafeCharacter.test(key)
-      ? { path: [...path], message: "control characters are not allowed in a property name" }
+      ? { path: [...path], message: "control characters are not allowed in a property name", rule: "no control characters" }
       : problemIn((value as Record<string, unknown>)[key], path, depth + 1)
     path.pop()
     if (problem !== undefined) return problem

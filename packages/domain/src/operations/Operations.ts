@@ -2,7 +2,7 @@ import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Context, Effect, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
-import { envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
+import { detailsOf, envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
   type Actor,
   type Caller,
@@ -17,6 +17,7 @@ import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastP
 import { currentCommandPath } from "../store/Idempotency.js"
 import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
 import { type InputProblem, unsafeValueProblem } from "./InputSafety.js"
+import { firstViolation } from "./Violation.js"
 
 /** The input of a call before decoding, as a transport has it: path parameters, query, body. */
 export interface RawInput {
@@ -82,7 +83,12 @@ const describe = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
  * (invalid_email, invalid_code, ...), for a body kind (`kind=task`: invalid_task) or for any field
  * (`*`); `invalid_request` otherwise.
  */
-export const inputErrorOf = (entry: CatalogEntry, issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>, payload: unknown) => {
+export const inputErrorOf = (
+  entry: CatalogEntry,
+  issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>,
+  payload: unknown,
+  rule?: string
+) => {
   const fields = new Set(issues.map((issue) => String(issue.path[0] ?? "")))
   const invalidInput = entry.invalidInput
   const kind = typeof payload === "object" && payload !== null && "kind" in payload && typeof payload.kind === "string"
@@ -93,8 +99,19 @@ export const inputErrorOf = (entry: CatalogEntry, issues: ReadonlyArray<ParseRes
   const own = (name: string) => (Object.hasOwn(invalidInput, name) ? invalidInput[name] : undefined)
   const named = [...fields].map(own).find((cls) => cls !== undefined) ?? byKind ?? own("*")
   const message = describe(issues)
-  return named !== undefined ? new named({ message }) : new InvalidRequest({ message })
+  // The first issue's member and rule as fields (the message lists up to five issues); none for the input as a whole.
+  const first = issues[0]
+  const props = {
+    message,
+    ...(first !== undefined && first.path.length > 0 ? { field: first.path.map(String).join(".") } : {}),
+    ...(rule !== undefined ? { rule } : {})
+  }
+  return named !== undefined ? new named(props) : new InvalidRequest(props)
 }
+
+/** The answer to a schema violation of an operation's input: its own error with the first violation's field and rule. */
+export const schemaErrorOf = (entry: CatalogEntry, error: ParseResult.ParseError, payload: unknown) =>
+  inputErrorOf(entry, ParseResult.ArrayFormatter.formatErrorSync(error), payload, firstViolation(error.issue).rule)
 
 /** Path parameter names of a catalog path (`/api/v1/x/{uuid}`). */
 const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "")
@@ -198,21 +215,25 @@ export const authorize = (
         : Effect.fail(new Unauthenticated({ message: `${entry.id} needs a signed-in profile; the operator may not run it` }))
     case "session":
       return entry.keyOnly
-        ? Effect.fail(new KeyRequired({ message: "This is for bearer clients; in a browser session call the operation directly" }))
+        ? Effect.fail(new KeyRequired({ message: "This is for bearer clients; in a browser session call the operation directly", operation: entry.id }))
         : Effect.succeed(caller)
     case "key":
     case "mcp":
       return Effect.as(authorizeKey(entry, caller, { channel: caller.via === "mcp" ? "mcp" : "http", approved }), caller)
     case "automation": {
       if (entry.sessionOnly || entry.keyOnly) {
-        return Effect.fail(new SessionRequired({ message: `${entry.id} is not available to automation rules` }))
+        return Effect.fail(new SessionRequired({ message: `${entry.id} is not available to automation rules`, operation: entry.id }))
       }
       if (entry.scopes.length > 0 && !entry.scopes.some((scope) => holdsScope(caller, scope))) {
-        return Effect.fail(new InsufficientScope({ message: `${entry.id} needs the scope ${entry.scopes.join(" or ")}; the rule does not hold it` }))
+        return Effect.fail(new InsufficientScope({
+          message: `${entry.id} needs the scope ${entry.scopes.join(" or ")}; the rule does not hold it`,
+          operation: entry.id,
+          scopes: entry.scopes
+        }))
       }
       // A rule never stands in for the owner's approval.
       return entry.approval
-        ? Effect.fail(new ApprovalRequired({ message: `${entry.id} needs the owner's approval and cannot run from an automation rule` }))
+        ? Effect.fail(new ApprovalRequired({ message: `${entry.id} needs the owner's approval and cannot run from an automation rule`, operation: entry.id }))
         : Effect.succeed(caller)
     }
   }
@@ -257,7 +278,7 @@ const decodeSafeInput = (compiled: Compiled, raw: RawInput) =>
     return input
   }).pipe(
     Effect.catchTag("ParseError", (error) =>
-      Effect.fail(inputErrorOf(compiled.entry, ParseResult.ArrayFormatter.formatErrorSync(error), raw.payload)))
+      Effect.fail(schemaErrorOf(compiled.entry, error, raw.payload)))
   )
 
 export interface OperationsService {
@@ -366,7 +387,9 @@ const makeService = (
     // Called while the call runs (inside authorization's continuation), never when it is described.
     // The shared checks once: no decoder sees an input they refuse, and a refusal is their first problem.
     const problem = unsafeInputProblem(raw)
-    if (problem !== undefined) return Effect.fail(inputErrorOf(operation.entry, [{ _tag: "Type", ...problem }], raw.payload))
+    if (problem !== undefined) {
+      return Effect.fail(inputErrorOf(operation.entry, [{ _tag: "Type", path: problem.path, message: problem.message }], raw.payload, problem.rule))
+    }
     // The running operation is known to the rules it calls (its declared policy: `currentOperation`).
     const running = (input: unknown) => Effect.locally(withServices(withCommandPath(input, run(input, actor, call))), currentOperation, operation.entry)
     const input = decodeInputFast(operation, raw)
@@ -454,8 +477,9 @@ const databaseAnswer = (
 /**
  * The answer for a failed call, the one mapping every transport uses (the registry for operations,
  * the HTTP host for its own routes and credential lookups): a domain error is its own status and
- * code; a value the database refuses (`isRefusedValue`) 400 `invalid_request`; any other database
- * failure, whether failed or died with, 503 `unavailable`; anything else a defect,
+ * code, with the members of the error vocabulary it carries (`detailsOf`); a value the database
+ * refuses (`isRefusedValue`) 400 `invalid_request`; any other database failure, whether failed or
+ * died with, 503 `unavailable`; anything else a defect,
  * 500 with a correlation id the log line carries too. Never a stack or SQL in the body.
  */
 export const answerOfCause = (
@@ -469,7 +493,7 @@ export const answerOfCause = (
     const cls = errorClassOf(error)
     if (cls !== undefined) {
       const message = typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : ""
-      return Effect.succeed({ status: cls.status, body: envelope(cls, message), facts, errorCode: cls.code })
+      return Effect.succeed({ status: cls.status, body: envelope(cls, message, undefined, detailsOf(error)), facts, errorCode: cls.code })
     }
   }
   const sqlFailure = Option.getOrElse(failure, () => Cause.squash(cause))

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
-import { Forbidden, type InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
+import { Forbidden, type InvalidRequest, type InvalidState, NotFound, type RequestConflict, type RevisionConflict, stateRefusal } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import { DateTime } from "../kernel/Common.js"
 import { decodeCursor, pageOf } from "../store/Cursor.js"
@@ -135,9 +135,16 @@ export const decideModeration = (
         const found = yield* findPublicationStanding(input.publicationUuid, { lock: true })
         if (Option.isNone(found)) return yield* new NotFound({ message: "No such publication" })
         const row = found.value
-        yield* requireRevision("publication", row.revision, input.expectedRevision)
+        yield* requireRevision(row.kind, row.revision, input.expectedRevision, row.uuid)
         if (row.status !== "pending") {
-          return yield* new InvalidState({ message: `only pending publications are moderated; this one is ${row.status}` })
+          return yield* stateRefusal({
+            resource: row.kind,
+            uuid: row.uuid,
+            state: row.status,
+            allowed: ["pending"],
+            operation: "moderation.decide",
+            message: `only pending publications are moderated; this one is ${row.status}`
+          })
         }
         const reason = (input.reason ?? "").trim()
         const status = statusOf[input.decision]

@@ -8,7 +8,8 @@ import {
   InvalidTask,
   NotFound,
   type RequestConflict,
-  type RevisionConflict
+  type RevisionConflict,
+  stateRefusal
 } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import type { EventType } from "../events/EventType.js"
@@ -98,6 +99,11 @@ export type SaveError<Invalid> = CommandError | InvalidState | Invalid | Invalid
 /** A kind's save of a draft of data type A. */
 export type SaveCommand<A, Invalid> = (actor: Actor, input: SaveInput<A>) => Effect.Effect<OwnRecord<A>, SaveError<Invalid>, SqlClient.SqlClient>
 
+/** The statuses a publication is submitted from (a saved draft, or one the moderator returned). */
+const submittableStatuses: ReadonlyArray<string> = ["draft", "returned"]
+/** The statuses whose draft may be saved again: all but rejected. */
+const editableStatuses: ReadonlyArray<string> = ["draft", "pending", "approved", "returned"]
+
 /**
  * The owner commands of one publication kind. Data arrives decoded by the operation's schema;
  * it is stored encoded, and read back through the same schema.
@@ -179,9 +185,14 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
   }
 
   const submittable = (row: PublicationRow): Effect.Effect<void, InvalidState> =>
-    row.status === "draft" || row.status === "returned"
+    submittableStatuses.includes(row.status)
       ? Effect.void
-      : Effect.fail(new InvalidState({
+      : Effect.fail(stateRefusal({
+        resource: kind,
+        uuid: row.uuid,
+        state: row.status,
+        allowed: submittableStatuses,
+        operation: `${operationPrefix}.submit`,
         message: row.status === "pending"
           ? "the publication is already waiting for moderation"
           : row.status === "rejected"
@@ -206,7 +217,7 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
       { scope: actor.profileUuid, operationId: `${operationPrefix}.${operation}`, requestUuid: input.requestUuid, request: input, result: own },
       Effect.gen(function*() {
         const row = yield* lockOwn(actor, input.publicationUuid)
-        yield* requireRevision("publication", row.revision, input.expectedRevision)
+        yield* requireRevision(kind, row.revision, input.expectedRevision, row.uuid)
         return yield* view(yield* body(row))
       })
     )
@@ -241,9 +252,16 @@ export const publicationCommandsOf = <A, I, Invalid extends InvalidTask | Invali
             return yield* Effect.fail(invalidSave("expectedRevision is required to edit a publication: read it first"))
           }
           const current = yield* lockOwn(actor, input.publicationUuid)
-          yield* requireRevision("publication", current.revision, input.expectedRevision)
+          yield* requireRevision(kind, current.revision, input.expectedRevision, current.uuid)
           if (current.status === "rejected") {
-            return yield* new InvalidState({ message: "a rejected publication cannot be edited; create a new one" })
+            return yield* stateRefusal({
+              resource: kind,
+              uuid: current.uuid,
+              state: current.status,
+              allowed: editableStatuses,
+              operation: `${operationPrefix}.save`,
+              message: "a rejected publication cannot be edited; create a new one"
+            })
           }
           row = yield* change(actor, current, { draft, status: "draft" }, "publication.draft_saved", "draft")
         }

@@ -133,7 +133,7 @@ describe("the catalog of relation operations", () => {
 })
 
 describe("the state machine, generated from the transition tables", () => {
-  it("every kind × state × operation × party: exactly the table's transition or 404/403/409, and allowedActions = the calls that succeed", async () => {
+  it("every kind × state × operation × party: exactly the table's transition or 404/403/409, and allowedActions = the calls that succeed; a refusal in the wrong state names the state and the states that allow it, a 404 names nothing", async () => {
     interface Case {
       readonly kind: RelationKind
       readonly initiatorRole: Role
@@ -177,6 +177,7 @@ describe("the state machine, generated from the transition tables", () => {
         // A stale revision changes nothing first.
         const stale = await m.invoke(test.operation, actorOf(test.caller), { payload: payload(7) })
         expect([stale.status, codeOf(stale)], JSON.stringify(test)).toEqual([409, "revision_conflict"])
+        expect(bodyOf(stale)["error"], JSON.stringify(test)).toMatchObject({ resource: test.kind, uuid, revision: 1 })
       }
       const answer = await m.invoke(test.operation, actorOf(test.caller), { payload: payload(1) })
       const label = JSON.stringify(test)
@@ -186,6 +187,13 @@ describe("the state machine, generated from the transition tables", () => {
         if (step?.effect === "start_deal") expect(view.dealUuid, label).toMatch(/^[0-9a-f-]{36}$/)
       } else {
         expect([answer.status, codeOf(answer)], label).toEqual([expected.status, expected.code])
+        const { code: _, message: __, ...members } = bodyOf<{ error: Record<string, unknown> }>(answer).error
+        if (expected.code === "invalid_state") {
+          expect(members, label).toEqual({ resource: test.kind, uuid, state: test.status, allowed: step!.from })
+        } else {
+          // Not found is not found: nothing about a relation the caller is no party to.
+          expect(members, label).toEqual({})
+        }
         const [row] = await m.sql<{ status: string; revision: number }>("SELECT status, revision FROM relations WHERE uuid = $1", uuid)
         expect([row?.status, row?.revision], label).toEqual([test.status, 1])
       }
@@ -415,7 +423,8 @@ describe("creating relations", () => {
     expect(codeOf(await respond(b, randomUUID()))).toBe("not_found")
     expect(codeOf(await respond(b, service))).toBe("invalid_reference")
     expect(codeOf(await respond(a, open))).toBe("forbidden")
-    expect(codeOf(await respond(b, closed))).toBe("invalid_state")
+    const refusedClosed = await respond(b, closed)
+    expect(bodyOf(refusedClosed)["error"]).toMatchObject({ code: "invalid_state", resource: "task", uuid: closed, state: "closed", allowed: ["open"] })
     const first = await respond(b, open)
     expect([first.status, bodyOf<RelationView>(first).role, bodyOf<RelationView>(first).allowedActions]).toEqual([200, "contractor", ["responses.withdraw"]])
     expect(codeOf(await respond(b, open))).toBe("invalid_state")

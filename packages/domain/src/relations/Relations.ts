@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema, type Types } from "effect"
-import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict } from "../kernel/ApiError.js"
+import { Forbidden, InvalidRequest, InvalidState, NotFound, type RequestConflict, type RevisionConflict, stateRefusal } from "../kernel/ApiError.js"
 import type { Actor } from "../kernel/Authentication.js"
 import { type LimitReached, lockSubject } from "../auth/RateLimit.js"
 import type { EventType } from "../events/EventType.js"
@@ -295,7 +295,16 @@ export const createResponse = (actor: Actor, input: CreateInput) =>
   create(actor, "responses.create", input, Effect.gen(function*() {
     const me = actor.profileUuid
     const task = yield* othersPublication(me, input.publicationUuid!, "task", "responses.create")
-    if (task.closed) return yield* new InvalidState({ message: "The task is closed and takes no new responses" })
+    if (task.closed) {
+      return yield* stateRefusal({
+        resource: "task",
+        uuid: input.publicationUuid!,
+        state: "closed",
+        allowed: ["open"],
+        operation: "responses.create",
+        message: "The task is closed and takes no new responses"
+      })
+    }
     yield* lockSubject(`response:${input.publicationUuid}:${me}`)
     if (yield* hasOpenResponse(input.publicationUuid!, me)) {
       return yield* new InvalidState({ message: "You already responded to this task; withdraw that response to respond again" })
@@ -421,9 +430,16 @@ export const transition = (
           return yield* new Forbidden({ message: `Only the ${step.by === "initiator" ? "sender" : step.by === "recipient" ? "recipient" : step.by} may call ${operation}` })
         }
         if (!(step.from as ReadonlyArray<string>).includes(row.status)) {
-          return yield* new InvalidState({ message: `The ${row.kind} is ${row.status}; ${operation} needs ${step.from.join(" or ")}` })
+          return yield* stateRefusal({
+            resource: row.kind,
+            uuid: row.uuid,
+            state: row.status,
+            allowed: step.from,
+            operation,
+            message: `The ${row.kind} is ${row.status}; ${operation} needs ${step.from.join(" or ")}`
+          })
         }
-        yield* requireRevision(row.kind, row.revision, input.expectedRevision)
+        yield* requireRevision(row.kind, row.revision, input.expectedRevision, row.uuid)
         const revision = yield* updateRelation(row.uuid, step.to, {
           reason: input.reason,
           autoComplete: step.effect === "submit_results" ? "in_14_days" : "clear",

@@ -1,8 +1,8 @@
 import type { HttpApiGroup } from "@effect/platform"
 import { Context, Effect, Option } from "effect"
-import { InvalidRequest, RateLimited } from "../kernel/ApiError.js"
+import { InvalidRequest } from "../kernel/ApiError.js"
 import { DealsApi, JobContactsApi, OffersApi, ResponsesApi, ThreadsApi } from "./RelationsApi.js"
-import type { LimitReached } from "../auth/RateLimit.js"
+import { type LimitReached, rateLimitedBy } from "../auth/RateLimit.js"
 import { type AnyImplementation, type Call, type GroupImplementation, implement, implementWith } from "../operations/Implementation.js"
 import { getThread, listThreads, makeThreadMessages, openThread, sendMessage } from "../threads/Threads.js"
 import { type FieldName, pageSize, UsedFields } from "./RelationFields.js"
@@ -42,14 +42,16 @@ export const refuseUnused = (operationId: string, input: object): Effect.Effect<
   return unused.length === 0
     ? Effect.void
     : Effect.fail(new InvalidRequest({
-      message: `${unused.join(", ")}: not used by ${operationId} (it takes ${used.join(", ")}); leave ${unused.length > 1 ? "them" : "it"} out`
+      message: `${unused.join(", ")}: not used by ${operationId} (it takes ${used.join(", ")}); leave ${unused.length > 1 ? "them" : "it"} out`,
+      field: unused[0]!,
+      rule: "not allowed"
     }))
 }
 
 /** A reached limit answers 429 with the real wait as `Retry-After` (as sign-in's limits do). */
 const rateLimited = (call: Call) => (limit: LimitReached) => {
   call.facts.retryAfterSeconds = Math.max(1, Math.ceil(limit.retryAfterSeconds))
-  return Effect.fail(new RateLimited({ message: limit.message }))
+  return Effect.fail(rateLimitedBy(limit, call.facts.retryAfterSeconds))
 }
 
 /**

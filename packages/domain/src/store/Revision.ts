@@ -34,24 +34,28 @@ export const updateAtRevision = (options: {
     if (updated.length === 1) return updated[0]!.revision
     const current = yield* Effect.flatMap(sql`SELECT revision FROM ${sql(table)} WHERE uuid = ${uuid}`, decodeRevisions)
     if (current.length === 0) return yield* new NotFound({ message: `No ${kind} ${uuid}` })
-    return yield* new RevisionConflict({
-      message: `The ${kind} is at revision ${current[0]!.revision}, not ${expectedRevision}; read it again and retry`
-    })
+    return yield* revisionConflict(kind, current[0]!.revision, expectedRevision, uuid)
   })
 
-/** For handlers that read with `FOR UPDATE` first: the same conflict, from the row already locked. */
+/** 409 `revision_conflict` naming the record's kind (snake_case), uuid where known, and current revision. */
+const revisionConflict = (kind: string, current: number, expectedRevision: number, uuid?: string) =>
+  new RevisionConflict({
+    message: `The ${kind} is at revision ${current}, not ${expectedRevision}; read it again and retry`,
+    resource: kind.replaceAll(" ", "_"),
+    ...(uuid === undefined ? {} : { uuid }),
+    revision: current
+  })
+
+/** For handlers that read with `FOR UPDATE` first: the same conflict, from the row already locked (its uuid named where given). */
 export const requireRevision = (
   kind: string,
   current: number,
-  expectedRevision: number
+  expectedRevision: number,
+  uuid?: string
 ): Effect.Effect<void, RevisionConflict> =>
   current === expectedRevision
     ? Effect.void
-    : Effect.fail(
-      new RevisionConflict({
-        message: `The ${kind} is at revision ${current}, not ${expectedRevision}; read it again and retry`
-      })
-    )
+    : Effect.fail(revisionConflict(kind, current, expectedRevision, uuid))
 
 /** Column values of an UPDATE: plain ones, jsonb ones, and the bump of `revision` and `updated_at` every revisioned record takes. */
 export const revisedColumns = (

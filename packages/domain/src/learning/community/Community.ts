@@ -598,7 +598,7 @@ export const replyToThread = (
     const locked = lockedReason(row)
     if (locked !== undefined) return yield* new InvalidState({ message: `The thread is locked: ${locked}` })
     const by: ThreadActor = viewer === "staff" ? "staff" : "learner"
-    const to = yield* transitionTo(threadTransitions, "thread", "learning.community.reply", by, row.status)
+    const to = yield* transitionTo(threadTransitions, { resource: "thread", uuid: row.uuid }, "learning.community.reply", by, row.status)
     // The marketplace's rule for attachments: ready files of the caller.
     const files = yield* checkReferences(actor.profileUuid, (input.fileUuids ?? []).map((uuid) => ({ kind: "file", uuid })))
     const messageUuid = randomUUID()
@@ -629,7 +629,7 @@ export const resolveThread = (actor: Actor, threadUuid: string, input: { readonl
       return yield* new Forbidden({ message: "Only the thread's author or the course's community staff resolve it" })
     }
     const by: ThreadActor = viewer === "staff" ? "staff" : "learner"
-    const to = yield* transitionTo(threadTransitions, "thread", "learning.community.resolve", by, row.status)
+    const to = yield* transitionTo(threadTransitions, { resource: "thread", uuid: row.uuid }, "learning.community.resolve", by, row.status)
     yield* requireRevision("thread", row.revision, input.expectedRevision)
     yield* sql`UPDATE learning_threads SET status = ${to}, resolved_at = now(), resolved_by = ${actor.profileUuid},
         revision = revision + 1, updated_at = now()

@@ -1,4 +1,4 @@
-import { InvalidState } from "../../kernel/ApiError.js"
+import { type InvalidState, stateRefusal } from "../../kernel/ApiError.js"
 import type { EventType } from "../../events/EventType.js"
 import type { EnrollmentStatus } from "./EnrollmentRepository.js"
 
@@ -78,8 +78,17 @@ export type TransitionName = keyof typeof enrollmentTransitions
 export const transitionAllows = (name: TransitionName, from: From): boolean =>
   (enrollmentTransitions[name].from as ReadonlyArray<From>).includes(from)
 
-/** 409 `invalid_state` unless the transition leaves from `status`. */
-export const requireTransition = (name: TransitionName, status: EnrollmentStatus): InvalidState | undefined =>
-  transitionAllows(name, status)
+/** 409 `invalid_state` unless the transition leaves from the enrollment's status, naming the states it leaves from. */
+export const requireTransition = (
+  name: TransitionName,
+  enrollment: { readonly uuid: string; readonly status: EnrollmentStatus }
+): InvalidState | undefined =>
+  transitionAllows(name, enrollment.status)
     ? undefined
-    : new InvalidState({ message: `${enrollmentTransitions[name].trigger} is not allowed on a ${status} enrollment` })
+    : stateRefusal({
+      resource: "enrollment",
+      uuid: enrollment.uuid,
+      state: enrollment.status,
+      allowed: enrollmentTransitions[name].from.filter((from) => from !== "none"),
+      operation: enrollmentTransitions[name].trigger
+    })

@@ -168,7 +168,7 @@ describe("the enrollment state machine (every transition of the table and every 
     expect(cases.map((c) => c.name).sort()).toEqual(byOperation.sort())
   })
 
-  it("allows exactly the table's from-states, lands in its to-state and emits its events; refuses the rest with 409 invalid_state", async () => {
+  it("allows exactly the table's from-states, lands in its to-state and emits its events; refuses the rest with 409 invalid_state naming the state and the states that allow it", async () => {
     const plain = await runningRun({ capacity: 1000 })
     const grace = await runningRun({ capacity: 1000, enrollmentPolicy: { withdrawGraceHours: 48 } })
     expect(grace.run.enrollmentPolicy).toEqual({ seatOfferHours: 48, withdrawGraceHours: 48, restoreDays: 30, reminderHours: [24], completeOnCriteria: false })
@@ -195,6 +195,12 @@ describe("the enrollment state machine (every transition of the table and every 
           expect(events.every((e) => e.context.audience?.includes(learner.profileUuid)), label).toBe(true)
         } else {
           expect(refused(answer), label).toEqual([409, "invalid_state"])
+          expect((answer.body as { error: unknown }).error, label).toMatchObject({
+            resource: "enrollment",
+            uuid,
+            state,
+            allowed: transition.from.filter((from) => from !== "none")
+          })
           expect(await statusOf(uuid), label).toBe(state)
           expect(await eventsOf(uuid), label).toEqual([])
         }

@@ -382,7 +382,7 @@ interface RevisionCommand {
 const transitionFor = (actor: Actor, enrollmentUuid: string, name: TransitionName, expectedRevision: number) =>
   Effect.gen(function*() {
     const context = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
-    const refusal = requireTransition(name, context.enrollment.status)
+    const refusal = requireTransition(name, context.enrollment)
     if (refusal !== undefined) return yield* refusal
     yield* requireRevision("enrollment", context.enrollment.revision, expectedRevision)
     return context
@@ -570,7 +570,7 @@ export const withdrawEnrollment = (
     const { asLearner, enrollment, policies } = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
     const graceful = policies.withdraw_grace_hours > 0 && input.immediate !== true && (enrollment.status === "active" || enrollment.status === "paused")
     const name: TransitionName = graceful ? "withdraw_grace" : "withdraw_now"
-    const refusal = requireTransition(name, enrollment.status)
+    const refusal = requireTransition(name, enrollment)
     if (refusal !== undefined) return yield* refusal
     yield* requireRevision("enrollment", enrollment.revision, input.expectedRevision)
     const now = new Date()

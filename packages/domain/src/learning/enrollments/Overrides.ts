@@ -67,7 +67,7 @@ export interface OverrideInput {
 export const overrideDates = (actor: Actor, enrollmentUuid: string, input: OverrideInput) =>
   once(actor, "learning.enrollments.override", input, OverrideResult, Effect.gen(function*() {
     const { enrollment, nodes, run } = yield* enrollmentFor(actor, enrollmentUuid, { lock: true })
-    const refusal = requireTransition("override", enrollment.status)
+    const refusal = requireTransition("override", enrollment)
     if (refusal !== undefined) return yield* refusal
     const frozen = gradesFrozenAt(run)
     if (frozen !== undefined && frozen.getTime() <= Date.now()) return yield* new GradeFrozen({ message: "The run's grades are frozen; dates cannot change" })

@@ -118,7 +118,7 @@ export const createSampleRun = (actor: Actor, enrollmentUuid: string, nodeKey: s
     yield* lockWindow(step, "sample_run")
     const recent = yield* recentJobs(step, "sample_run", 3600)
     if (recent.count >= sampleRunsPerHour) {
-      return yield* new StepLimitReached({ message: `At most ${sampleRunsPerHour} sample runs of a step an hour`, retryAfterSeconds: recent.retryAfterSeconds })
+      return yield* new StepLimitReached({ message: `At most ${sampleRunsPerHour} sample runs of a step an hour`, retryAfterSeconds: recent.retryAfterSeconds, limit: sampleRunsPerHour, windowSeconds: 3600 })
     }
     return yield* queueJob(step, "sample_run", checker.uuid, { reply: input.reply })
   }))
@@ -140,7 +140,7 @@ export const createGeneration = (actor: Actor, enrollmentUuid: string, nodeKey: 
     yield* lockWindow(step, "generate")
     const recent = yield* recentJobs(step, "generate", 86_400)
     if (recent.count >= generationsPerDay) {
-      return yield* new StepLimitReached({ message: `At most ${generationsPerDay} generated variants of a step a day`, retryAfterSeconds: recent.retryAfterSeconds })
+      return yield* new StepLimitReached({ message: `At most ${generationsPerDay} generated variants of a step a day`, retryAfterSeconds: recent.retryAfterSeconds, limit: generationsPerDay, windowSeconds: 86_400 })
     }
     yield* recordStepProgress(enrollmentUuid, nodeKey, "in_progress")
     return yield* queueJob(step, "generate", checker.uuid, {})

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Forbidden, InvalidRequest, InvalidState, NotFound, RevisionConflict } from "../../kernel/ApiError.js"
+import { Forbidden, InvalidRequest, InvalidState, NotFound, RevisionConflict, stateRefusal } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { insertNotification } from "../../notifications/NotificationRepository.js"
 import { decodeCursor, pageOf } from "../../store/Cursor.js"
@@ -27,6 +27,7 @@ import {
 import {
   actorMay,
   assignmentAllows,
+  assignmentTransitions,
   type AssignmentActor,
   type AssignmentTrigger,
   assignmentView,
@@ -36,8 +37,7 @@ import {
 } from "./ReviewAssignments.js"
 import { Review, ReviewAssignment, ReviewDraft, type ReviewOutcome, ReviewWorkspace } from "./ReviewModel.js"
 import { recordStepProgress } from "../steps/StepStates.js"
-import { setStatus, submissionEvents } from "../steps/Submissions.js"
-import { submissionAllows } from "../steps/SubmissionMachine.js"
+import { requireTransition, setStatus, submissionEvents } from "../steps/Submissions.js"
 import { layersOf, loadSubmission, type SubmissionRow, viewOf } from "../steps/SubmissionViews.js"
 import { Submission, SubmissionStatus } from "../steps/StepModel.js"
 
@@ -150,7 +150,14 @@ const requireMove = (context: ReviewContext, trigger: AssignmentTrigger, row: As
     }
     if (!actorMay(trigger, roles)) return yield* new Forbidden({ message: `${trigger}: not allowed to you on this submission's review` })
     if (row === undefined || !assignmentAllows(trigger, row.status)) {
-      return yield* new InvalidState({ message: `${trigger} is not allowed on a ${row?.status ?? "missing"} review assignment` })
+      return yield* stateRefusal({
+        resource: "review_assignment",
+        ...(row === undefined ? {} : { uuid: row.uuid }),
+        state: row?.status ?? "none",
+        allowed: assignmentTransitions[trigger].from.filter((from) => from !== "none"),
+        operation: trigger,
+        message: `${trigger} is not allowed on a ${row?.status ?? "missing"} review assignment`
+      })
     }
   })
 
@@ -458,9 +465,7 @@ const releaseDecision = (context: ReviewContext, row: AssignmentRow, byProfileUu
     const decision = row.decision!
     const submission = context.submission
     const trigger = decision.outcome === "accept" ? "review.accept" : decision.outcome === "revise" ? "review.revise" : "review.grade"
-    if (!submissionAllows(trigger, submission.status)) {
-      return yield* new InvalidState({ message: `The submission is ${submission.status}, not awaiting review` })
-    }
+    yield* requireTransition(trigger, submission)
     const change = yield* appendScoreLayer({
       submissionUuid: submission.uuid,
       kind: "review",
@@ -534,9 +539,7 @@ export const decideReview = (
     const row = target!
     yield* requireRevision("review assignment", row.revision, input.expectedRevision)
     yield* requireGradesOpen(context.submission.run_uuid)
-    if (!submissionAllows("review.grade", context.submission.status)) {
-      return yield* new InvalidState({ message: `The submission is ${context.submission.status}, not awaiting review` })
-    }
+    yield* requireTransition("review.grade", context.submission)
     const review = context.node?.grading?.review
     const moderated = review?.moderated === true
     const mayFinal = context.instructor || (row.kind === "staff" && !moderated && held !== undefined)

@@ -123,7 +123,7 @@ const loadInvitation = (uuid: string, lock: boolean) =>
 const isAddressee = (actor: Actor, row: InvitationRow) => Effect.map(ServerSecret, (secret) => sameHash(emailHash(secret, actor.email), row.email_hash))
 
 const requireTransition = (operation: typeof emailTransitions[number]["operation"], by: InvitationActor, row: InvitationRow) =>
-  transitionTo(emailTransitions, "invitation", operation, by, row.effective_status)
+  transitionTo(emailTransitions, { resource: "email_invitation", uuid: row.uuid }, operation, by, row.effective_status)
 
 const move = (actor: Actor, row: InvitationRow, to: InvitationStatus, requestUuid: string, extra: { readonly profileUuid?: string; readonly assignmentUuid?: string } = {}) =>
   Effect.gen(function*() {

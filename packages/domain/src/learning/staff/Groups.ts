@@ -369,7 +369,7 @@ export const changeMembers = (
     const sql = yield* SqlClient.SqlClient
     const { group, refusal, standing } = yield* groupFor(actor, "learning.groups.members", groupUuid)
     const by = refusal === undefined ? "staff" as const : yield* selfAssignment(actor, group, standing, input, refusal)
-    yield* transitionTo(groupTransitions, "group", "learning.groups.members", by, group.status)
+    yield* transitionTo(groupTransitions, { resource: "group", uuid: group.uuid }, "learning.groups.members", by, group.status)
     yield* requireRevision("group", group.revision, input.expectedRevision)
     const runWide = by === "learner" || holdsAtom(standing.assignments, "roster_manage", { runUuid: group.run_uuid })
     if (!runWide && (input.add.length > 0 || input.autoFill === true)) {
@@ -472,7 +472,7 @@ export const changeGroupStaff = (
     const sql = yield* SqlClient.SqlClient
     const { group, refusal } = yield* groupFor(actor, "learning.groups.staff", groupUuid)
     if (refusal !== undefined) return yield* refusal
-    yield* transitionTo(groupTransitions, "group", "learning.groups.staff", "owner", group.status)
+    yield* transitionTo(groupTransitions, { resource: "group", uuid: group.uuid }, "learning.groups.staff", "owner", group.status)
     yield* requireRevision("group", group.revision, input.expectedRevision)
     const wanted = [...new Set([...input.add, ...input.remove])]
     const rows = wanted.length === 0 ? [] : yield* Effect.flatMap(
@@ -542,7 +542,7 @@ export const updateGroup = (
     const { group, refusal } = yield* groupFor(actor, "learning.groups.update", groupUuid)
     if (refusal !== undefined) return yield* refusal
     const archiving = input.archived === true
-    const status = yield* transitionTo(groupTransitions, "group", archiving ? "learning.groups.archive" : "learning.groups.update", "staff", group.status)
+    const status = yield* transitionTo(groupTransitions, { resource: "group", uuid: group.uuid }, archiving ? "learning.groups.archive" : "learning.groups.update", "staff", group.status)
     if (input.archived === false) return yield* new InvalidState({ message: "archived: an archived group stays archived; create a new one" })
     yield* requireRevision("group", group.revision, input.expectedRevision)
     if (input.capacity !== undefined && input.capacity !== null && input.capacity < group.member_count) {

@@ -90,7 +90,7 @@ const loadOwnership = (uuid: string, lock: boolean) =>
   })
 
 const requireTransition = (operation: typeof ownershipTransitions[number]["operation"], by: OwnershipActor, row: OwnershipRow) =>
-  transitionTo(ownershipTransitions, "ownership invitation", operation, by, row.effective_status)
+  transitionTo(ownershipTransitions, { resource: "ownership_invitation", uuid: row.uuid }, operation, by, row.effective_status)
 
 /** Sets a new status and writes the audit row. */
 const settle = (actor: Actor, row: OwnershipRow, to: OwnershipStatus, requestUuid: string, after: Record<string, unknown> = {}) =>

@@ -108,8 +108,8 @@ export const staffTransitions: ReadonlyArray<
   { operation: "learning.staff.permissions", by: "owner", from: "active", to: "active" }
 ]
 
-export const staffTransition = (operation: typeof staffTransitions[number]["operation"], by: StaffActor, from: StaffStatus) =>
-  transitionTo(staffTransitions, "assignment", operation, by, from)
+export const staffTransition = (operation: typeof staffTransitions[number]["operation"], by: StaffActor, row: { readonly uuid: string; readonly status: StaffStatus }) =>
+  transitionTo(staffTransitions, { resource: "staff_assignment", uuid: row.uuid }, operation, by, row.status)
 
 // ---- rows and views ----
 
@@ -345,7 +345,7 @@ const moveAssignment = (
     if (row.role === "owner") {
       return yield* new OwnerRequired({ message: "The owner's assignment changes only by transferring ownership (learning.ownership.invite)" })
     }
-    const to = yield* staffTransition(change.operation, change.by, row.status)
+    const to = yield* staffTransition(change.operation, change.by, row)
     yield* requireRevision("staff assignment", row.revision, change.expectedRevision)
     yield* setAssignmentStatus(row.uuid, to, change.reason ?? "")
     yield* appendAudit({
@@ -420,7 +420,7 @@ export const setStaffPermissions = (
       Effect.filterOrFail((found) => found.course_uuid === courseUuid, () => new NotFound({ message: `No staff assignment ${assignmentUuid}` }))
     )
     if (row.role === "owner") return yield* new OwnerRequired({ message: "The owner holds every permission; transfer ownership to change it" })
-    yield* staffTransition("learning.staff.permissions", "owner", row.status)
+    yield* staffTransition("learning.staff.permissions", "owner", row)
     yield* requireRevision("staff assignment", row.revision, input.expectedRevision)
     yield* requireGrantable(input.grants, input.denies)
     const scope: { readonly runUuid?: string | undefined; readonly groupUuid?: string | undefined } = input.scope !== undefined

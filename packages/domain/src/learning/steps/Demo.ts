@@ -88,7 +88,7 @@ export const tryDemo = (actor: Actor, courseUuid: string, nodeKey: string, input
       WHERE profile_uuid = ${actor.profileUuid} AND course_uuid = ${courseUuid} AND node_key = ${nodeKey}
         AND created_at > now() - interval '1 day' ORDER BY created_at`, 86_400)
     if (recent.count >= demoTriesPerDay) {
-      return yield* new StepLimitReached({ message: `At most ${demoTriesPerDay} demo tries of a step a day`, retryAfterSeconds: recent.retryAfterSeconds })
+      return yield* new StepLimitReached({ message: `At most ${demoTriesPerDay} demo tries of a step a day`, retryAfterSeconds: recent.retryAfterSeconds, limit: demoTriesPerDay, windowSeconds: 86_400 })
     }
     const pool = node.variants?.mode === "pool" ? node.variants.pool ?? [] : []
     const index = pool.length > 0 ? poolIndex({ profileUuid: actor.profileUuid, courseUuid, nodeKey, n: 1 }, pool.length) : undefined

@@ -1,7 +1,8 @@
 import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect } from "effect"
-import { RateLimited } from "../../kernel/ApiError.js"
+import type { RateLimited } from "../../kernel/ApiError.js"
+import { rateLimitedBy } from "../../auth/RateLimit.js"
 import type { Call } from "../../operations/Implementation.js"
 
 /**
@@ -16,7 +17,12 @@ export const sampleRunsPerHour = 30
 export const generationsPerDay = 5
 
 /** A limit was reached: the operation answers 429 `rate_limited` with `Retry-After`. */
-export class StepLimitReached extends Data.TaggedError("StepLimitReached")<{ readonly message: string; readonly retryAfterSeconds: number }> {}
+export class StepLimitReached extends Data.TaggedError("StepLimitReached")<{
+  readonly message: string
+  readonly retryAfterSeconds: number
+  readonly limit: number
+  readonly windowSeconds: number
+}> {}
 
 /** How many rows a window query returns, and when its oldest row leaves the window. */
 export const windowCount = (
@@ -32,5 +38,5 @@ export const windowCount = (
 export const answerLimits = <A, E, R>(call: Call, effect: Effect.Effect<A, E | StepLimitReached, R>): Effect.Effect<A, E | RateLimited, R> =>
   Effect.catchIf(effect, (error): error is StepLimitReached => error instanceof StepLimitReached, (limit) => {
     call.facts.retryAfterSeconds = limit.retryAfterSeconds
-    return Effect.fail(new RateLimited({ message: limit.message }))
+    return Effect.fail(rateLimitedBy(limit, limit.retryAfterSeconds))
   })

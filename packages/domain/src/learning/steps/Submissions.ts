@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Exit, Schema } from "effect"
-import { type Forbidden, InvalidState, NotFound, type RequestConflict, RevisionConflict } from "../../kernel/ApiError.js"
+import { type Forbidden, InvalidState, NotFound, type RequestConflict, RevisionConflict, stateRefusal } from "../../kernel/ApiError.js"
 import type { Actor } from "../../kernel/Authentication.js"
 import { appendEvent, appendEvents, type NewEvent } from "../../store/Outbox.js"
 import { requireRevision } from "../../store/Revision.js"
@@ -34,10 +34,20 @@ import { variantForSubmission } from "./Variants.js"
  * queue (its review assignments are made at once, ReviewAssignments.ts). Cancel before grading and platform failures refund the attempt.
  */
 
-export const requireTransition = (trigger: SubmissionTrigger, status: SubmissionRow["status"] | "none") =>
-  submissionAllows(trigger, status)
+/** 409 `invalid_state` unless the trigger leaves from the submission's status (`none`: not created yet), naming the states it leaves from. */
+export const requireTransition = (
+  trigger: SubmissionTrigger,
+  submission: { readonly uuid?: string; readonly status: SubmissionRow["status"] | "none" }
+) =>
+  submissionAllows(trigger, submission.status)
     ? Effect.void
-    : Effect.fail(new InvalidState({ message: `${trigger} is not allowed on a ${status} submission` }))
+    : Effect.fail(stateRefusal({
+      resource: "submission",
+      ...(submission.uuid === undefined ? {} : { uuid: submission.uuid }),
+      state: submission.status,
+      allowed: submissionTransitions[trigger].from.filter((from) => from !== "none"),
+      operation: trigger
+    }))
 
 /**
  * Moves a submission by a trigger of the table (and, with `then`, straight on by a second one:
@@ -266,7 +276,7 @@ export const submitAttempt = (step: StepContext, input: AttemptInput) =>
     if (exhausted !== undefined) return yield* exhausted
     const variant = yield* variantForSubmission(step)
     if (input.requireVariant !== undefined) yield* input.requireVariant(variant)
-    yield* requireTransition("learning.submissions.create", "none")
+    yield* requireTransition("learning.submissions.create", { status: "none" })
     const checkerUuid = grading.checkerUuid === undefined
       ? null
       : (yield* Effect.flatMap(
@@ -417,7 +427,7 @@ const submitClaimed = (submits: ReadonlyArray<Submit>) =>
     })
     if (writing.length === 0) return answers
     // The table's move of a new submission (a defect if the table lost it).
-    yield* Effect.orDie(requireTransition("learning.submissions.create", "none"))
+    yield* Effect.orDie(requireTransition("learning.submissions.create", { status: "none" }))
     const written = yield* writeGradedAttempts(writing.map(({ attempts, index, late, step }) => ({
       step,
       reply: submits[index]!.input.reply,
@@ -477,7 +487,7 @@ export const cancelSubmission = (actor: Actor, uuid: string, input: { readonly r
     yield* sql`SELECT 1 FROM learning_grading_jobs WHERE submission_uuid = ${uuid} AND status IN ('queued', 'running')
       ORDER BY uuid FOR NO KEY UPDATE`
     const row = yield* loadSubmission(uuid, { lock: true })
-    yield* requireTransition("learning.submissions.cancel", row.status)
+    yield* requireTransition("learning.submissions.cancel", row)
     yield* requireRevision("submission", row.revision, input.expectedRevision)
     const cancelled = yield* setStatus(uuid, "learning.submissions.cancel")
     yield* cancelSubmissionJobs(uuid)
