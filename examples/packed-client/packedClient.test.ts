@@ -62,7 +62,7 @@ const run = async (command: string, args: ReadonlyArray<string>, cwd: string, en
     env: { ...process.env, npm_config_fund: "false", npm_config_audit: "false", ...env }
   })).stdout
 
-describe("examples/packed-client", { timeout: 600_000 }, () => {
+describe("examples/packed-client", { timeout: 1_800_000 }, () => {
   it("installs the packed client alone with npm, type-checks under strict and runs against a host", async () => {
     const tarballs = join(work, "tarballs")
     await run("npx", ["-y", "pnpm@10.34.9", "pack", "--pack-destination", tarballs], packageDir)
