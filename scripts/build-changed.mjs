@@ -101,9 +101,10 @@ const inputsHash = (name, seen = new Set()) => {
   return hash.digest("hex")
 }
 
-/** Every file a package's build writes that something runs: its main entry and its bin. */
+/** Every file a package's build writes that something runs: its main entry, its entries' JavaScript and its bin. */
 const outputs = ({ dir, manifest }) =>
-  [manifest.main, ...Object.values(manifest.bin ?? {})].filter(Boolean).map((file) => join(dir, file))
+  [manifest.main, ...Object.values(manifest.exports ?? {}).map((entry) => entry?.import), ...Object.values(manifest.bin ?? {})]
+    .filter((file) => typeof file === "string" && file.endsWith(".js")).map((file) => join(dir, file))
 
 const record = (name) => join(cacheDir, `${name.replace("/", "__")}.json`)
 

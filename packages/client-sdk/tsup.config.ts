@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "tsup"
 
 // The published client stands alone: what it uses of @birzha/domain (the catalog's declarations,
@@ -12,7 +13,10 @@ export default defineConfig({
   esbuildOptions: (options) => {
     options.conditions = ["source"]
   },
-  dts: { resolve: [/^@birzha\//] },
+  dts: {
+    resolve: [/^@birzha\//],
+    compilerOptions: { paths: { "@birzha/domain": [fileURLToPath(new URL("../domain/src/index.ts", import.meta.url))] } }
+  },
   sourcemap: true,
   clean: true,
   target: "node20",

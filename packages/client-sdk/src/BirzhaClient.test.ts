@@ -93,6 +93,41 @@ describe("the SDK", () => {
     expect(error).toMatchObject({ code: "rate_limited", status: 429, details: { limit: 1, windowSeconds: 60 } })
   })
 
+  it("calls an operation whose inputs are all optional with no argument, by its id and in its group, in both clients", async () => {
+    const client = createBirzhaClient({ baseUrl: host.url })
+    // listPublications and tasks.list take only optional url parameters (tasks.list a signed-in owner too).
+    const page = await client.listPublications()
+    expect(page.items).toEqual([])
+    expect(await client["tasks.list"]().catch((e: unknown) => e)).toMatchObject({ code: "unauthenticated", status: 401 })
+    expect(await client.tasks.list().catch((e: unknown) => e)).toMatchObject({ code: "unauthenticated", status: 401 })
+    expect(await client.events.types()).toEqual({ types: [...eventTypes] })
+    expect(await client.getPublication({ path: { uuid: crypto.randomUUID() } }).catch((e: unknown) => e)).toMatchObject({ code: "not_found" })
+    // A required part stays required; an unknown group or operation is no property (the compiler
+    // checks these; they are never called).
+    const refusedByTheCompiler = [
+      // @ts-expect-error tasks.save takes its payload
+      () => client.tasks.save(),
+      // @ts-expect-error there is no such group
+      () => client.nope,
+      // @ts-expect-error there is no such operation in the group
+      () => client.tasks.nope
+    ]
+    expect(refusedByTheCompiler).toHaveLength(3)
+    expect((client as unknown as Record<string, unknown>)["nope"]).toBeUndefined()
+    expect(Object.keys(client)).not.toContain("tasks")
+
+    const effectResult = await Effect.runPromise(
+      Effect.gen(function*() {
+        const birzha = yield* Birzha
+        const all = yield* birzha.listPublications()
+        const types = yield* birzha.events.types()
+        const own = yield* Effect.flip(birzha.tasks.list())
+        return { items: all.items, types, own: own._tag }
+      }).pipe(Effect.provide(Birzha.layerFetch({ baseUrl: host.url })))
+    )
+    expect(effectResult).toEqual({ items: [], types: { types: [...eventTypes] }, own: "Unauthenticated" })
+  })
+
   it("reports an unreachable service as a transport error", async () => {
     const error = await createBirzhaClient({ baseUrl: "http://127.0.0.1:1" })["health.live"]().catch((e: unknown) => e)
     expect(error).toMatchObject({ code: "transport_error", status: undefined })

@@ -1,6 +1,7 @@
 import { BirzhaApi } from "@birzha/domain"
-import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
+import { type Groups, withGroups } from "./Groups.js"
 
 export interface BirzhaClientOptions {
   /** Where the service answers, e.g. `https://birzha.example`. */
@@ -18,15 +19,51 @@ export interface BirzhaClientOptions {
 type Api = typeof BirzhaApi
 type Parts = Api extends HttpApi.HttpApi<string, infer Groups, infer E, infer _R> ? { readonly groups: Groups; readonly error: E } : never
 
+/** The client as `@effect/platform` derives it from the catalog: one generic method per operation id. */
+type Derived = HttpApiClient.Client<Parts["groups"], Parts["error"], never>
+
+// The derived client can also answer `[value, response]` when asked `withResponse: true`; this
+// client never asks, so its methods answer the value alone.
+type Value<S> = Exclude<S, readonly [unknown, HttpClientResponse.HttpClientResponse]>
+
+/** What the derived client's method takes, `withResponse` aside. */
+type Declared<Request> = Omit<Exclude<Request, void>, "withResponse">
+
+/**
+ * An operation's input, `{ path, urlParams, payload, headers }` as it declares them, where a part
+ * whose fields are all optional may be left out (`{ urlParams: {} }` is the same as nothing).
+ */
+export type OperationInput<Request> = Simplify<
+  & { readonly [Part in keyof Declared<Request> as {} extends Declared<Request>[Part] ? Part : never]?: Declared<Request>[Part] }
+  & { readonly [Part in keyof Declared<Request> as {} extends Declared<Request>[Part] ? never : Part]: Declared<Request>[Part] }
+>
+type Simplify<A> = { [K in keyof A]: A[K] } & {}
+
+/** Whether an operation may be called with no argument: nothing it takes is required. */
+export type TakesNothing<Input> = {} extends Input ? true : false
+
+type Method<F> = F extends (request: infer Request) => Effect.Effect<infer Success, infer E, infer R>
+  ? TakesNothing<OperationInput<Request>> extends true ? (request?: OperationInput<Request>) => Effect.Effect<Value<Success>, E, R>
+  : (request: OperationInput<Request>) => Effect.Effect<Value<Success>, E, R>
+  : never
+
+/** Every operation of the catalog by its id: `client["tasks.save"]`. */
+export type BirzhaOperations = { readonly [Id in keyof Derived]: Method<Derived[Id]> }
+
 /**
  * The client of the whole catalog, named: the catalog grew past what the compiler will write out
- * as an inferred type (TS7056), so the type is spelled from the API's groups and errors.
+ * as an inferred type (TS7056), so the type is spelled from the API's groups and errors. Each
+ * operation is there by its id (`client["tasks.save"]`) and in its group (`client.tasks.save`).
  */
-export interface BirzhaClient extends HttpApiClient.Client<Parts["groups"], Parts["error"], never> {}
+export interface BirzhaClient extends BirzhaOperations, Groups<BirzhaOperations> {}
+
+// The parts an operation may leave out, when left out: the derived client reads `request.urlParams`
+// (and `payload`, `headers`) whenever the operation declares them.
+const omittable = { urlParams: {}, payload: {}, headers: {} }
 
 /** Creates the Effect client of the whole catalog: one method per operation id. */
 export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<BirzhaClient, never, HttpClient.HttpClient> =>
-  HttpApiClient.make(BirzhaApi, {
+  Effect.map(HttpApiClient.make(BirzhaApi, {
     baseUrl: options.baseUrl,
     transformClient: (client) => {
       const withHeaders = options.headers === undefined
@@ -36,6 +73,12 @@ export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<Bi
         ? withHeaders
         : HttpClient.mapRequest(withHeaders, HttpClientRequest.bearerToken(options.apiKey))
     }
+  }), (derived) => {
+    const operations: Record<string, (request?: object) => unknown> = {}
+    for (const [id, method] of Object.entries(derived as Record<string, (request: object) => unknown>)) {
+      operations[id] = (request) => method({ ...omittable, ...request })
+    }
+    return withGroups(operations) as unknown as BirzhaClient
   })
 
 /** The client as a service, for Effect programs: `yield* Birzha` then `client["events.types"]()`. */

@@ -1,7 +1,8 @@
-import { FetchHttpClient, type HttpClientResponse } from "@effect/platform"
+import { FetchHttpClient } from "@effect/platform"
 import { detailsOf, type ErrorDetails } from "@birzha/domain"
 import { Cause, Effect, Exit, Option } from "effect"
-import { type BirzhaClient, type BirzhaClientOptions, makeBirzhaClient } from "./BirzhaClient.js"
+import { type BirzhaClientOptions, type BirzhaOperations, makeBirzhaClient } from "./BirzhaClient.js"
+import { type Groups, withGroups } from "./Groups.js"
 
 /**
  * What a Promise of the facade rejects with. `code` and `status` are the service's own when it
@@ -30,19 +31,15 @@ export class ResyncRequiredError extends BirzhaError {
   override readonly name: string = "ResyncRequiredError"
 }
 
-// The Effect client can also answer `[value, response]` when asked `withResponse: true`; the
-// facade never asks, so its Promises resolve to the value alone.
-type Value<S> = Exclude<S, readonly [unknown, HttpClientResponse.HttpClientResponse]>
-
-type Args<Request> = Omit<Exclude<Request, void>, "withResponse">
-
-type Method<F> = F extends (request: infer Request) => Effect.Effect<infer Success, infer _E, infer _R>
-  ? [keyof Args<Request>] extends [never] ? (request?: Args<Request>) => Promise<Value<Success>>
-  : (request: Args<Request>) => Promise<Value<Success>>
+type Method<F> = F extends (...request: infer Request) => Effect.Effect<infer Success, infer _E, infer _R>
+  ? (...request: Request) => Promise<Success>
   : never
 
-/** The catalog as plain async functions, for code that does not use Effect. */
-export type BirzhaPromiseClient = { readonly [Id in keyof BirzhaClient]: Method<BirzhaClient[Id]> }
+/** The catalog as plain async functions, for code that does not use Effect: by id and in groups. */
+export interface BirzhaPromiseClient extends PromiseOperations, Groups<PromiseOperations> {}
+
+/** Every operation of the catalog by its id, as a function answering a Promise. */
+export type PromiseOperations = { readonly [Id in keyof BirzhaOperations]: Method<BirzhaOperations[Id]> }
 
 const toBirzhaError = (cause: Cause.Cause<unknown>): BirzhaError => {
   const failure = Cause.failureOption(cause)
@@ -62,17 +59,18 @@ const toBirzhaError = (cause: Cause.Cause<unknown>): BirzhaError => {
 
 /**
  * `createBirzhaClient({ baseUrl, apiKey })`: every operation of the catalog as
- * `client["events.types"]()`, typed from the same schemas as the Effect client.
+ * `client["events.types"]()` and `client.events.types()`, typed from the same schemas as the
+ * Effect client.
  */
 export const createBirzhaClient = (options: BirzhaClientOptions): BirzhaPromiseClient => {
   const client = Effect.runSync(makeBirzhaClient(options).pipe(Effect.provide(FetchHttpClient.layer)))
   const facade: Record<string, (request?: unknown) => Promise<unknown>> = {}
-  for (const [id, method] of Object.entries(client as Record<string, (request?: unknown) => Effect.Effect<unknown, unknown>>)) {
+  for (const [id, method] of Object.entries(client as unknown as Record<string, (request?: unknown) => Effect.Effect<unknown, unknown>>)) {
     facade[id] = (request) =>
       Effect.runPromiseExit(method(request)).then((exit) => {
         if (Exit.isSuccess(exit)) return exit.value
         throw toBirzhaError(exit.cause)
       })
   }
-  return facade as BirzhaPromiseClient
+  return withGroups(facade) as unknown as BirzhaPromiseClient
 }

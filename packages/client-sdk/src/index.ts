@@ -1,4 +1,5 @@
 export * from "./BirzhaClient.js"
+export type { Groups } from "./Groups.js"
 export * from "./PromiseClient.js"
 export * from "./EventFeed.js"
 export * from "./Publications.js"
