@@ -114,7 +114,10 @@ const publicationOf = (item: unknown): PublicationView => {
   const preview = isObject(content["preview"]) ? content["preview"] : {}
   const createdAt = str(p, "createdAt")
   const pictures = picturesOf(data)
-  const blocks = blocksOf(data, pictures)
+  const description = str(data, "description") || str(preview, "summary")
+  // A text block that repeats the description (packages/domain/src/demo/DemoData.ts writes one) is not shown twice.
+  const blocks = blocksOf(data, pictures).filter((block) =>
+    !(block.type === "richtext" && block.title === undefined && block.text !== undefined && block.text.trim() === description.trim()))
   // A picture a block shows is shown there, not again in the gallery above the text.
   const inBlocks = new Set(blocks.flatMap((block) => block.media.map((picture) => picture.id)))
   return {
@@ -122,7 +125,7 @@ const publicationOf = (item: unknown): PublicationView => {
     kind,
     title: str(data, "title"),
     category: str(data, "category"),
-    description: str(data, "description") || str(preview, "summary"),
+    description,
     closed: p["closed"] === true,
     ownerUuid: str(p, "ownerUuid"),
     ...(createdAt === "" ? {} : { createdAt }),
