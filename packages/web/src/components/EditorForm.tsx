@@ -191,7 +191,9 @@ export const savePublication = async (
     payload: {
       requestUuid: crypto.randomUUID(),
       ...(editing === undefined ? {} : { publicationUuid: editing.uuid, expectedRevision: editing.revision }),
-      data
+      // The client encodes the draft by its schema, where a field with a default (MediaData.ts in
+      // @birzha/domain) must be present: a new draft has none yet.
+      data: { files: [], description: "", ...data }
     }
   })
   return submit ? send({ payload: { requestUuid: crypto.randomUUID(), publicationUuid: saved.uuid, expectedRevision: saved.revision } }) : saved

@@ -106,7 +106,8 @@ const kindData = (kind: MediaEditorKind, form: HTMLFormElement, draft: Json): Re
       if (year === null) return null
       const url = v.text("projectUrl")
       if (url !== undefined && !url.startsWith("https://")) return null
-      return { portfolio: over(objectAt(draft, "portfolio"), { client: v.text("client"), year, role: v.text("role"), projectUrl: url, tools: listOrNone(v.commaList("tools")) }) }
+      // `assets` and `blocks`: the older copy of the content PortfolioDetails keeps (a default the client's encoding needs).
+      return { portfolio: over({ assets: [], blocks: [], ...objectAt(draft, "portfolio") }, { client: v.text("client"), year, role: v.text("role"), projectUrl: url, tools: listOrNone(v.commaList("tools")) }) }
     }
     case "article": {
       // An article's own fields live in its content document (content.article); see contentOf.
