@@ -25,8 +25,14 @@ export const messageOf = (error: unknown): MessageKey => {
     case "invalid_task":
       return "error.invalidTask"
     case "invalid_state":
-    case "revision_conflict":
       return "error.changed"
+    // A save or step at a revision read before someone else's save (409): the editors explain it.
+    case "revision_conflict":
+      return "error.stale"
+    case "invalid_publication":
+      return "error.invalidPublication"
+    case "invalid_file":
+      return "content.badFile"
     case "forbidden":
       return "error.forbidden"
     default:

@@ -27,6 +27,17 @@ export interface Picture {
   readonly src?: string
 }
 
+/** One block of a publication's content document (content.blocks), its pictures resolved from content.assets. */
+export interface BlockView {
+  readonly id: string
+  readonly type: string
+  readonly title?: string
+  readonly text?: string
+  readonly items?: ReadonlyArray<string>
+  readonly language?: string
+  readonly media: ReadonlyArray<Picture>
+}
+
 export interface PublicationView {
   readonly uuid: string
   readonly kind: string
@@ -36,7 +47,12 @@ export interface PublicationView {
   readonly closed: boolean
   readonly ownerUuid: string
   readonly createdAt?: string
+  /** The pictures no content block shows (a task's, or assets outside the blocks). */
   readonly pictures: ReadonlyArray<Picture>
+  /** An article's lead (content.article.lead). */
+  readonly lead?: string
+  /** The content document's blocks, in order (empty when it has none). */
+  readonly blocks: ReadonlyArray<BlockView>
   /** The kind's own fields (task: budget, deadline; service: price, …), raw; the page labels them. */
   readonly details: Readonly<Record<string, unknown>>
 }
@@ -121,6 +137,8 @@ export interface OwnVacancyView {
   readonly workplace?: string
   readonly location?: string
   readonly experience?: string
+  /** The whole draft as read, for the editor only (a save sends it back with the form's fields over it). */
+  readonly draft?: Readonly<Record<string, unknown>>
 }
 
 /** A service as its owner edits it (services.get): the draft's fields the editor shows, its revision and status. */
@@ -138,6 +156,36 @@ export interface OwnServiceView {
   readonly currency: string
   readonly priceUnit: string
   readonly deliveryDays?: number
+  /** The whole draft as read, for the editor only (a save sends it back with the form's fields over it). */
+  readonly draft?: Readonly<Record<string, unknown>>
+}
+
+/** The kinds edited by the one media editor (pages/MediaEditorPage), by the command prefix their editor's path takes. */
+export const mediaEditorKinds = { portfolio: "portfolio", articles: "article", resumes: "resume", learning: "training" } as const
+export type MediaEditorCommand = keyof typeof mediaEditorKinds
+export type MediaEditorKind = typeof mediaEditorKinds[MediaEditorCommand]
+/** The command prefix of a kind (its editor's path, as `/services` is the service editor's). */
+export const commandOf = (kind: MediaEditorKind): MediaEditorCommand =>
+  (Object.keys(mediaEditorKinds) as ReadonlyArray<MediaEditorCommand>).find((command) => mediaEditorKinds[command] === kind)!
+
+/** A publication of one of those kinds in its owner's list (<command>.list). */
+export interface OwnMediaItem {
+  readonly kind: MediaEditorKind
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  /** The moderator's reason of the latest decision; empty when none. */
+  readonly reason: string
+  readonly updatedAt: string
+  readonly title: string
+}
+
+/**
+ * A media publication as its owner edits it (<command>.get): the whole draft as read, so a save
+ * sends back every field, the ones the form does not show included (a save replaces the draft).
+ */
+export interface OwnMediaView extends OwnMediaItem {
+  readonly draft: Readonly<Record<string, unknown>>
 }
 
 export interface ModerationView {
@@ -215,11 +263,13 @@ export type PageData =
   | { readonly page: "taskEditor"; readonly task?: OwnTaskView; readonly categories: ReadonlyArray<string> }
   | { readonly page: "vacancyEditor"; readonly vacancy?: OwnVacancyView }
   | { readonly page: "serviceEditor"; readonly service?: OwnServiceView }
+  | { readonly page: "mediaEditor"; readonly kind: MediaEditorKind; readonly publication?: OwnMediaView }
   | {
     readonly page: "myPublications"
     readonly tasks: ReadonlyArray<OwnTaskView>
     readonly vacancies: ReadonlyArray<OwnVacancyView>
     readonly services: ReadonlyArray<OwnServiceView>
+    readonly media: ReadonlyArray<OwnMediaItem>
   }
   | { readonly page: "moderation"; readonly allowed: boolean; readonly items: ReadonlyArray<ModerationView> }
   | {

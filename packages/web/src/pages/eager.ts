@@ -18,6 +18,7 @@ import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
 import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
+import * as MediaEditorPage from "./MediaEditorPage/MediaEditorPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -38,5 +39,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   thread: ThreadPage as PageModule,
   profileSettings: ProfileSettingsPage as PageModule,
   vacancyEditor: VacancyEditorPage as PageModule,
-  serviceEditor: ServiceEditorPage as PageModule
+  serviceEditor: ServiceEditorPage as PageModule,
+  mediaEditor: MediaEditorPage as PageModule
 }

@@ -20,5 +20,6 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>,
   profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
   vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
-  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>
+  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>,
+  mediaEditor: () => import("./MediaEditorPage/MediaEditorPage.js") as Promise<PageModule>
 }

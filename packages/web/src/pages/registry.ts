@@ -23,5 +23,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   thread: "src/pages/ThreadPage/ThreadPage.tsx",
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
   vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
-  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
+  mediaEditor: "src/pages/MediaEditorPage/MediaEditorPage.tsx"
 }

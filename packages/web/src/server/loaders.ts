@@ -1,6 +1,6 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
-import type { Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
+import type { BlockView, Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
 import { safeNext } from "../safeNext.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { loadSignedIn } from "./signedIn.js"
@@ -32,6 +32,28 @@ const picturesOf = (data: Json): ReadonlyArray<Picture> => {
     seen.add(id)
     return [{ id, alt: str(asset, "alt"), caption: str(asset, "caption") }]
   })]
+}
+
+const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
+
+/**
+ * The content document's blocks (content.blocks; a portfolio's older `portfolio.blocks` when the
+ * document has none), each with its pictures from the assets.
+ */
+const blocksOf = (data: Json, pictures: ReadonlyArray<Picture>): ReadonlyArray<BlockView> => {
+  const content = isObject(data["content"]) ? data["content"] : {}
+  const portfolio = isObject(data["portfolio"]) ? data["portfolio"] : {}
+  const listed = Array.isArray(content["blocks"]) && content["blocks"].length > 0 ? content["blocks"] : portfolio["blocks"]
+  const byId = new Map(pictures.map((picture) => [picture.id, picture]))
+  return (Array.isArray(listed) ? listed : []).filter(isObject).map((block) => ({
+    id: str(block, "id"),
+    type: str(block, "type"),
+    ...(str(block, "title") === "" ? {} : { title: str(block, "title") }),
+    ...(str(block, "text") === "" ? {} : { text: str(block, "text") }),
+    ...(Array.isArray(block["items"]) ? { items: strings(block["items"]) } : {}),
+    ...(str(block, "language") === "" ? {} : { language: str(block, "language") }),
+    media: strings(block["mediaIds"]).flatMap((id) => byId.get(id) ?? [])
+  }))
 }
 
 /** The kind's own details: a task's budget and deadline at the top level, the others' in their own object. */
@@ -91,16 +113,25 @@ const publicationOf = (item: unknown): PublicationView => {
   const content = isObject(data["content"]) ? data["content"] : {}
   const preview = isObject(content["preview"]) ? content["preview"] : {}
   const createdAt = str(p, "createdAt")
+  const pictures = picturesOf(data)
+  const description = str(data, "description") || str(preview, "summary")
+  // A text block that repeats the description (packages/domain/src/demo/DemoData.ts writes one) is not shown twice.
+  const blocks = blocksOf(data, pictures).filter((block) =>
+    !(block.type === "richtext" && block.title === undefined && block.text !== undefined && block.text.trim() === description.trim()))
+  // A picture a block shows is shown there, not again in the gallery above the text.
+  const inBlocks = new Set(blocks.flatMap((block) => block.media.map((picture) => picture.id)))
   return {
     uuid: str(p, "uuid"),
     kind,
     title: str(data, "title"),
     category: str(data, "category"),
-    description: str(data, "description") || str(preview, "summary"),
+    description,
     closed: p["closed"] === true,
     ownerUuid: str(p, "ownerUuid"),
     ...(createdAt === "" ? {} : { createdAt }),
-    pictures: picturesOf(data),
+    pictures: pictures.filter((picture) => !inBlocks.has(picture.id)),
+    blocks,
+    ...(isObject(content["article"]) && str(content["article"], "lead") !== "" ? { lead: str(content["article"], "lead") } : {}),
     details: detailsOf(kind, data)
   }
 }

@@ -1,6 +1,20 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
-import type { MessageItem, ModerationView, OwnProfileEdit, OwnServiceView, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
+import {
+  type MediaEditorCommand,
+  mediaEditorKinds,
+  type MessageItem,
+  type ModerationView,
+  type OwnMediaItem,
+  type OwnMediaView,
+  type OwnProfileEdit,
+  type OwnServiceView,
+  type OwnTaskView,
+  type OwnVacancyView,
+  type PageData,
+  type RelationItem,
+  type ThreadItem
+} from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 
 type Json = Record<string, any>
@@ -34,7 +48,24 @@ const ownProfileOf = (profile: unknown): OwnProfileEdit => {
   }
 }
 
-const ownVacancyOf = (publication: unknown): OwnVacancyView => {
+const ownMediaItemOf = (command: MediaEditorCommand, publication: unknown): OwnMediaItem => {
+  const v = plain(publication)
+  return {
+    kind: mediaEditorKinds[command], uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "",
+    updatedAt: v["updatedAt"], title: String((v["draft"] as Json)["title"] ?? "")
+  }
+}
+
+const ownMediaOf = (command: MediaEditorCommand, publication: unknown): OwnMediaView =>
+  ({ ...ownMediaItemOf(command, publication), draft: plain(publication)["draft"] as Json })
+
+const mediaCommands = Object.keys(mediaEditorKinds) as ReadonlyArray<MediaEditorCommand>
+
+/** One kind's owner read, its input and answer the same for every media kind (Kinds.ts in @birzha/domain). */
+const ownerRead = (client: BirzhaClient, command: MediaEditorCommand, operation: "get" | "list") =>
+  client[`${command}.${operation}`] as unknown as (input: { readonly urlParams: Json }) => Effect.Effect<Json, unknown>
+
+const ownVacancyOf = (publication: unknown, whole = false): OwnVacancyView => {
   const v = plain(publication)
   const d = v["draft"] as Json
   const details = (d["vacancy"] ?? {}) as Json
@@ -43,11 +74,12 @@ const ownVacancyOf = (publication: unknown): OwnVacancyView => {
     uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "", updatedAt: v["updatedAt"],
     title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "", currency: details["currency"] ?? "RUB",
     ...optional("company"), ...optional("salaryFrom"), ...optional("salaryTo"), ...optional("employment"), ...optional("workplace"),
-    ...optional("location"), ...optional("experience")
+    ...optional("location"), ...optional("experience"),
+    ...(whole ? { draft: d } : {})
   }
 }
 
-const ownServiceOf = (publication: unknown): OwnServiceView => {
+const ownServiceOf = (publication: unknown, whole = false): OwnServiceView => {
   const v = plain(publication)
   const d = v["draft"] as Json
   const details = (d["service"] ?? {}) as Json
@@ -56,7 +88,8 @@ const ownServiceOf = (publication: unknown): OwnServiceView => {
     title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "",
     currency: details["currency"] ?? "RUB", priceUnit: details["priceUnit"] ?? "fixed",
     ...(details["price"] === undefined ? {} : { price: details["price"] }),
-    ...(details["deliveryDays"] === undefined ? {} : { deliveryDays: details["deliveryDays"] })
+    ...(details["deliveryDays"] === undefined ? {} : { deliveryDays: details["deliveryDays"] }),
+    ...(whole ? { draft: d } : {})
   }
 }
 
@@ -155,26 +188,43 @@ export const loadSignedIn = (
   const editingService = segment(path, "/services/", "/edit")
   if (editingService !== undefined) {
     return run((client) =>
-      Effect.map(client["services.get"]({ urlParams: { publicationUuid: editingService } }), (service): PageData => ({ page: "serviceEditor", service: ownServiceOf(service) })))
+      Effect.map(client["services.get"]({ urlParams: { publicationUuid: editingService } }), (service): PageData => ({ page: "serviceEditor", service: ownServiceOf(service, true) })))
   }
   if (path === "/jobs/new") return run(() => Effect.succeed({ page: "vacancyEditor" }))
   const editingVacancy = segment(path, "/jobs/", "/edit")
   if (editingVacancy !== undefined) {
     return run((client) =>
-      Effect.map(client["jobs.get"]({ urlParams: { publicationUuid: editingVacancy } }), (vacancy): PageData => ({ page: "vacancyEditor", vacancy: ownVacancyOf(vacancy) })))
+      Effect.map(client["jobs.get"]({ urlParams: { publicationUuid: editingVacancy } }), (vacancy): PageData => ({ page: "vacancyEditor", vacancy: ownVacancyOf(vacancy, true) })))
+  }
+  // Portfolio items, articles, resumes and trainings: one editor (pages/MediaEditorPage) at /<command>/new and /<command>/{uuid}/edit.
+  for (const command of mediaCommands) {
+    if (path === `/${command}/new`) return run(() => Effect.succeed({ page: "mediaEditor", kind: mediaEditorKinds[command] }))
+    const editingMedia = segment(path, `/${command}/`, "/edit")
+    if (editingMedia !== undefined) {
+      return run((client) =>
+        Effect.map(ownerRead(client, command, "get")({ urlParams: { publicationUuid: editingMedia } }), (found): PageData => ({
+          page: "mediaEditor",
+          kind: mediaEditorKinds[command],
+          publication: ownMediaOf(command, found)
+        })))
+    }
   }
   if (path === "/publications") {
     return run((client) =>
       Effect.all({
         tasks: client["tasks.list"]({ urlParams: { limit: 100 } }),
         vacancies: client["jobs.list"]({ urlParams: { limit: 100 } }),
-        services: client["services.list"]({ urlParams: { limit: 100 } })
+        services: client["services.list"]({ urlParams: { limit: 100 } }),
+        media: Effect.forEach(mediaCommands, (command) =>
+          Effect.map(ownerRead(client, command, "list")({ urlParams: { limit: 100 } }), (page) =>
+            (page["items"] as ReadonlyArray<unknown>).map((item) => ownMediaItemOf(command, item))), { concurrency: "unbounded" })
       }, { concurrency: "unbounded" }).pipe(
-        Effect.map(({ tasks, vacancies, services }): PageData => ({
+        Effect.map(({ tasks, vacancies, services, media }): PageData => ({
           page: "myPublications",
           tasks: tasks.items.map(ownTaskOf),
-          vacancies: vacancies.items.map(ownVacancyOf),
-          services: services.items.map(ownServiceOf)
+          vacancies: vacancies.items.map((item) => ownVacancyOf(item)),
+          services: services.items.map((item) => ownServiceOf(item)),
+          media: media.flat()
         }))
       ))
   }

@@ -1,10 +1,11 @@
 import { kindLabel } from "../../components/format.js"
 import { href } from "../../components/Layout.js"
+import { commandOf } from "../../model.js"
 import type { PageProps } from "../types.js"
 
 export const title = ({ texts }: Pick<PageProps<"myPublications">, "texts">) => texts.t("mine.title")
 
-/** The signed-in profile's tasks, services and vacancies: each with its moderation status, when it changed, and its editor. */
+/** The signed-in profile's publications of every kind: each with its moderation status, when it changed, and its editor. */
 export default function MyPublicationsPage({ data, texts }: PageProps<"myPublications">) {
   const { t, language } = texts
   return (
@@ -14,10 +15,14 @@ export default function MyPublicationsPage({ data, texts }: PageProps<"myPublica
         <a className="button" href={href("/tasks/new", language)}>{t("nav.newTask")}</a>
         <a className="button button--secondary" href={href("/services/new", language)}>{t("mine.newService")}</a>
         <a className="button button--secondary" href={href("/jobs/new", language)}>{t("mine.newVacancy")}</a>
+        <a className="button button--secondary" href={href("/portfolio/new", language)}>{t("mine.newPortfolio")}</a>
+        <a className="button button--secondary" href={href("/articles/new", language)}>{t("mine.newArticle")}</a>
+        <a className="button button--secondary" href={href("/resumes/new", language)}>{t("mine.newResume")}</a>
+        <a className="button button--secondary" href={href("/learning/new", language)}>{t("mine.newTraining")}</a>
       </p>
-      {data.tasks.length + data.vacancies.length + data.services.length === 0 ? <p>{t("mine.none")}</p> : (
+      {data.tasks.length + data.vacancies.length + data.services.length + data.media.length === 0 ? <p>{t("mine.none")}</p> : (
         <ul className="rows" aria-label={t("mine.title")}>
-          {[...data.tasks.map((task) => ({ ...task, kind: "task", editor: "tasks" })), ...data.services.map((service) => ({ ...service, kind: "service", editor: "services" })), ...data.vacancies.map((vacancy) => ({ ...vacancy, kind: "vacancy", editor: "jobs" }))].map((task) => (
+          {[...data.tasks.map((task) => ({ ...task, kind: "task", editor: "tasks" })), ...data.services.map((service) => ({ ...service, kind: "service", editor: "services" })), ...data.vacancies.map((vacancy) => ({ ...vacancy, kind: "vacancy", editor: "jobs" })), ...data.media.map((item) => ({ ...item, editor: commandOf(item.kind) }))].map((task) => (
             <li key={task.uuid} className="row" data-uuid={task.uuid}>
               <div>
                 <h2 className="row__title">{task.title}</h2>

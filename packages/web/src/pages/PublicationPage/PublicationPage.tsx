@@ -1,3 +1,4 @@
+import { ContentView, pictureSrc } from "../../components/ContentView.js"
 import { href } from "../../components/Layout.js"
 import { factsOf, kindLabel } from "../../components/format.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
@@ -93,6 +94,34 @@ export const OfferForm = ({ uuid, ownerUuid, texts }: { readonly uuid: string; r
   )
 }
 
+/** The invitation form of another person's resume: a letter to its owner (job_invitations.create); they answer on their responses page. */
+const InviteForm = ({ uuid, texts }: { readonly uuid: string; readonly texts: PageProps<"publication">["texts"] }) => {
+  const { t, language } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const [sent, setSent] = useState(false)
+  const invite = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const body = String(new FormData(event.currentTarget).get("body") ?? "").trim()
+    void run((api) => api["job_invitations.create"]({ payload: { requestUuid: requestUuid(), publicationUuid: uuid, body } }), () => setSent(true))
+  }
+  return (
+    <section aria-labelledby="invite" className="panel">
+      <h2 id="invite">{t("invite.title")}</h2>
+      {sent
+        ? <p role="status">{t("invite.sent")} <a href={href("/responses", language)}>{t("nav.responses")}</a></p>
+        : (
+          <form onSubmit={invite} className="stack">
+            <label htmlFor="invite-body">{t("invite.body")}</label>
+            <textarea id="invite-body" name="body" rows={4} maxLength={5000} required />
+            <button type="submit" className="button" disabled={!hydrated || busy}>{t("invite.send")}</button>
+            <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+          </form>
+        )}
+    </section>
+  )
+}
+
 export const title = ({ data }: Pick<PageProps<"publication">, "data">) => data.publication.title
 
 export default function PublicationPage({ state, data, texts }: PageProps<"publication">) {
@@ -120,13 +149,15 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             <section aria-label={t("publication.pictures")} className="gallery">
               {p.pictures.map((picture) => (
                 <figure key={picture.id}>
-                  <img src={picture.src ?? `/api/v1/files/${picture.id}/content`} alt={picture.alt} loading="lazy" width={640} height={400} />
+                  <img src={pictureSrc(picture)} alt={picture.alt} loading="lazy" width={640} height={400} />
                   {picture.caption === "" ? null : <figcaption>{picture.caption}</figcaption>}
                 </figure>
               ))}
             </section>
           )}
+          {p.lead === undefined ? null : <p className="lead">{p.lead}</p>}
           <div className="description">{paragraphs.map((part, i) => <p key={i}>{part}</p>)}</div>
+          {p.blocks.length === 0 ? null : <ContentView blocks={p.blocks} texts={texts} />}
         </div>
         <aside className="publication__aside">
           {facts.length === 0 ? null : (
@@ -156,6 +187,8 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             ? <RespondForm uuid={p.uuid} kind={p.kind} texts={texts} />
             : state.session.profileUuid !== p.ownerUuid && p.kind === "service" && !p.closed
             ? <OfferForm uuid={p.uuid} ownerUuid={p.ownerUuid} texts={texts} />
+            : state.session.profileUuid !== p.ownerUuid && p.kind === "resume" && !p.closed
+            ? <InviteForm uuid={p.uuid} texts={texts} />
             : null}
         </aside>
       </div>

@@ -1,4 +1,5 @@
 import { type FormEvent, useRef, useState } from "react"
+import { Choice, EditorActions, EditorHead, EditorStatus, TextArea, TextField } from "../../components/EditorForm.js"
 import { href } from "../../components/Layout.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
@@ -76,22 +77,13 @@ export default function TaskEditorPage({ data, texts }: PageProps<"taskEditor">)
 
   return (
     <div className="editor">
-      <h1>{title({ data, texts })}</h1>
-      {task === undefined ? null : <p>{t("task.status")}: <strong>{t(`status.${task.status}` as "status.draft")}</strong></p>}
+      <EditorHead heading={title({ data, texts })} status={task?.status} texts={texts} />
       <form ref={form} onSubmit={save(false)} className="stack" id="task-form">
-        <label htmlFor="title">{t("task.field.title")}</label>
-        <input id="title" name="title" required minLength={3} maxLength={160} defaultValue={task?.title ?? ""} />
-        <label htmlFor="category">{t("task.field.category")}</label>
-        <select id="category" name="category" defaultValue={task?.category ?? data.categories[0]}>
-          {data.categories.map((category) => <option key={category} value={category}>{t(`category.${category}` as "category.Сайты")}</option>)}
-        </select>
-        <label htmlFor="description">{t("task.field.description")}</label>
-        <textarea id="description" name="description" rows={8} maxLength={20000} aria-describedby="description-hint" defaultValue={task?.description ?? ""} />
-        <p id="description-hint" className="hint">{t("task.descriptionHint")}</p>
-        <label htmlFor="budget">{t("task.field.budget")}</label>
-        <input id="budget" name="budget" maxLength={80} defaultValue={task?.budget ?? ""} />
-        <label htmlFor="deadline">{t("task.field.deadline")}</label>
-        <input id="deadline" name="deadline" maxLength={120} defaultValue={task?.deadline ?? ""} />
+        <TextField name="title" label={t("task.field.title")} value={task?.title} required minLength={3} maxLength={160} />
+        <Choice name="category" label={t("task.field.category")} options={data.categories} value={task?.category} labelOf={(category) => t(`category.${category}` as "category.Сайты")} />
+        <TextArea name="description" label={t("task.field.description")} value={task?.description} maxLength={20000} hint={t("task.descriptionHint")} />
+        <TextField name="budget" label={t("task.field.budget")} value={task?.budget} maxLength={80} />
+        <TextField name="deadline" label={t("task.field.deadline")} value={task?.deadline} maxLength={120} />
         <fieldset className="pictures">
           <legend>{t("task.pictures")}</legend>
           <label htmlFor="pictures">{t("task.addPictures")}</label>
@@ -121,12 +113,9 @@ export default function TaskEditorPage({ data, texts }: PageProps<"taskEditor">)
             ))}
           </ul>
         </fieldset>
-        <div className="actions">
-          <button type="submit" className="button button--secondary" disabled={!hydrated || busy}>{t("task.saveDraft")}</button>
-          <button type="button" className="button" disabled={!hydrated || busy} onClick={() => save(true)()}>{t("task.submit")}</button>
-        </div>
+        <EditorActions texts={texts} disabled={!hydrated || busy} onSubmit={() => save(true)()} />
       </form>
-      <p id="status" role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+      <EditorStatus message={message} texts={texts} />
     </div>
   )
 }

@@ -1,6 +1,8 @@
-import { type FormEvent, useRef } from "react"
+import { type FormEvent, useRef, useState } from "react"
+import { ContentEditor, contentDraftOf, contentOf } from "../../components/ContentEditor.js"
+import { Choice, EditorActions, EditorHead, EditorStatus, formValues, objectAt, over, savePublication, TextArea, TextField } from "../../components/EditorForm.js"
 import { href } from "../../components/Layout.js"
-import { requestUuid, useAction } from "../../components/useAction.js"
+import { useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
 import type { PageProps } from "../types.js"
 
@@ -13,106 +15,66 @@ const workplaces = ["remote", "onsite", "hybrid"] as const
 const experiences = ["none", "1-3", "3-6", "6+"] as const
 const currencies = ["RUB", "USD", "EUR"] as const
 
-/** A whole amount of money as typed ("120 000" too), or nothing when the field is empty. */
-const amountOf = (value: string): number | undefined => {
-  const digits = value.replace(/[\s\u00a0]/g, "")
-  return digits === "" ? undefined : Number(digits)
-}
-
 /**
  * The vacancy editor: title, field, description, the company, the salary fork and its currency,
- * employment, workplace, location and experience; saved as a draft (jobs.save) or sent to
- * moderation (jobs.save, then jobs.submit at the saved revision).
+ * employment, workplace, location, experience and the content document; the whole draft saved
+ * (jobs.save) or sent to moderation (jobs.save, then jobs.submit at the saved revision).
  */
 export default function VacancyEditorPage({ data, texts }: PageProps<"vacancyEditor">) {
   const { t, language } = texts
   const hydrated = useHydrated()
   const vacancy = data.vacancy
+  const draft = vacancy?.draft ?? {}
   const { busy, message, setMessage, run } = useAction()
+  const [content, setContent] = useState(() => contentDraftOf(draft))
   const form = useRef<HTMLFormElement>(null)
 
   const save = (submit: boolean) => (event?: FormEvent) => {
     event?.preventDefault()
     if (!form.current!.reportValidity()) return
-    const values = new FormData(form.current!)
-    const field = (name: string) => String(values.get(name) ?? "").trim()
-    const salaryFrom = amountOf(field("salaryFrom"))
-    const salaryTo = amountOf(field("salaryTo"))
-    if ([salaryFrom, salaryTo].some((n) => n !== undefined && (!Number.isSafeInteger(n) || n < 0 || n > 1_000_000_000))) return setMessage("vacancy.badSalary")
+    const v = formValues(form.current!)
+    const salaryFrom = v.whole("salaryFrom", 0, 1_000_000_000)
+    const salaryTo = v.whole("salaryTo", 0, 1_000_000_000)
+    if (salaryFrom === null || salaryTo === null) return setMessage("vacancy.badSalary")
     if (salaryFrom !== undefined && salaryTo !== undefined && salaryFrom > salaryTo) return setMessage("vacancy.badSalary")
-    const optional = <K extends string, V>(key: K, value: V | "" | undefined) => (value === "" || value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>
-    void run(
-      async (api) => {
-        const saved = await api["jobs.save"]({
-          payload: {
-            requestUuid: requestUuid(),
-            ...(vacancy === undefined ? {} : { publicationUuid: vacancy.uuid, expectedRevision: vacancy.revision }),
-            data: {
-              title: field("title"),
-              ...optional("category", field("category")),
-              description: String(values.get("description") ?? ""),
-              files: [],
-              vacancy: {
-                ...optional("company", field("company")),
-                ...optional("salaryFrom", salaryFrom),
-                ...optional("salaryTo", salaryTo),
-                currency: field("currency") as typeof currencies[number],
-                ...optional("employment", field("employment") as typeof employments[number]),
-                ...optional("workplace", field("workplace") as typeof workplaces[number]),
-                ...optional("location", field("location")),
-                ...optional("experience", field("experience") as typeof experiences[number])
-              }
-            }
-          }
-        })
-        if (submit) await api["jobs.submit"]({ payload: { requestUuid: requestUuid(), publicationUuid: saved.uuid, expectedRevision: saved.revision } })
-      },
-      () => location.assign(href("/publications", language))
-    )
+    const made = contentOf(content, objectAt(draft, "content"))
+    if (made.problem !== undefined) return setMessage(made.problem)
+    const whole = over(draft, {
+      title: v.raw("title").trim(),
+      category: v.text("category"),
+      description: v.raw("description"),
+      content: made.content,
+      vacancy: over(objectAt(draft, "vacancy"), {
+        company: v.text("company"), salaryFrom, salaryTo, currency: v.text("currency"), employment: v.text("employment"),
+        workplace: v.text("workplace"), location: v.text("location"), experience: v.text("experience")
+      })
+    })
+    void run((api) => savePublication(api, "jobs", vacancy, whole, submit), () => location.assign(href("/publications", language)))
   }
 
-  const choice = (name: string, label: string, options: ReadonlyArray<string>, value: string | undefined, labelOf: (option: string) => string, empty = true) => (
-    <>
-      <label htmlFor={name}>{label}</label>
-      <select id={name} name={name} defaultValue={value ?? ""}>
-        {empty ? <option value="">{t("vacancy.notSaid")}</option> : null}
-        {options.map((option) => <option key={option} value={option}>{labelOf(option)}</option>)}
-      </select>
-    </>
-  )
-
+  const notSaid = t("vacancy.notSaid")
   return (
     <div className="editor">
-      <h1>{title({ data, texts })}</h1>
-      {vacancy === undefined ? null : <p>{t("task.status")}: <strong>{t(`status.${vacancy.status}` as "status.draft")}</strong></p>}
+      <EditorHead heading={title({ data, texts })} status={vacancy?.status} texts={texts} />
       <form ref={form} onSubmit={save(false)} className="stack" id="vacancy-form">
-        <label htmlFor="title">{t("vacancy.field.title")}</label>
-        <input id="title" name="title" required minLength={3} maxLength={160} defaultValue={vacancy?.title ?? ""} />
-        <label htmlFor="company">{t("vacancy.field.company")}</label>
-        <input id="company" name="company" maxLength={160} defaultValue={vacancy?.company ?? ""} autoComplete="organization" />
-        <label htmlFor="category">{t("vacancy.field.category")}</label>
-        <input id="category" name="category" maxLength={80} defaultValue={vacancy?.category ?? ""} />
-        <label htmlFor="description">{t("task.field.description")}</label>
-        <textarea id="description" name="description" rows={8} maxLength={20000} defaultValue={vacancy?.description ?? ""} />
+        <TextField name="title" label={t("vacancy.field.title")} value={vacancy?.title} required minLength={3} maxLength={160} />
+        <TextField name="company" label={t("vacancy.field.company")} value={vacancy?.company} maxLength={160} autoComplete="organization" />
+        <TextField name="category" label={t("vacancy.field.category")} value={vacancy?.category} maxLength={80} />
+        <TextArea name="description" label={t("task.field.description")} value={vacancy?.description} maxLength={20000} />
         <fieldset>
           <legend>{t("field.salary")}</legend>
-          <label htmlFor="salaryFrom">{t("vacancy.field.salaryFrom")}</label>
-          <input id="salaryFrom" name="salaryFrom" inputMode="numeric" pattern="[0-9 ]*" maxLength={13} defaultValue={vacancy?.salaryFrom ?? ""} />
-          <label htmlFor="salaryTo">{t("vacancy.field.salaryTo")}</label>
-          <input id="salaryTo" name="salaryTo" inputMode="numeric" pattern="[0-9 ]*" maxLength={13} defaultValue={vacancy?.salaryTo ?? ""} />
-          {choice("currency", t("vacancy.field.currency"), currencies, vacancy?.currency ?? "RUB", (c) => c, false)}
+          <TextField name="salaryFrom" label={t("vacancy.field.salaryFrom")} value={vacancy?.salaryFrom} maxLength={13} numeric />
+          <TextField name="salaryTo" label={t("vacancy.field.salaryTo")} value={vacancy?.salaryTo} maxLength={13} numeric />
+          <Choice name="currency" label={t("vacancy.field.currency")} options={currencies} value={vacancy?.currency} labelOf={(c) => c} />
         </fieldset>
-        {choice("employment", t("vacancy.field.employment"), employments, vacancy?.employment, (e) => t(`value.employment.${e}` as "value.employment.full_time"))}
-        {choice("workplace", t("vacancy.field.workplace"), workplaces, vacancy?.workplace, (w) => t(`value.workplace.${w}` as "value.workplace.remote"))}
-        <label htmlFor="location">{t("vacancy.field.location")}</label>
-        <input id="location" name="location" maxLength={160} defaultValue={vacancy?.location ?? ""} />
-        {choice("experience", t("vacancy.field.experience"), experiences, vacancy?.experience, (e) => t(`value.experience.${e}` as "value.experience.none"))}
-        <div className="actions">
-          <button type="submit" className="button button--secondary" disabled={!hydrated || busy}>{t("task.saveDraft")}</button>
-          <button type="button" className="button" disabled={!hydrated || busy} onClick={() => save(true)()}>{t("task.submit")}</button>
-        </div>
+        <Choice name="employment" label={t("vacancy.field.employment")} options={employments} value={vacancy?.employment} empty={notSaid} labelOf={(e) => t(`value.employment.${e}` as "value.employment.full_time")} />
+        <Choice name="workplace" label={t("vacancy.field.workplace")} options={workplaces} value={vacancy?.workplace} empty={notSaid} labelOf={(w) => t(`value.workplace.${w}` as "value.workplace.remote")} />
+        <TextField name="location" label={t("vacancy.field.location")} value={vacancy?.location} maxLength={160} />
+        <Choice name="experience" label={t("vacancy.field.experience")} options={experiences} value={vacancy?.experience} empty={notSaid} labelOf={(e) => t(`value.experience.${e}` as "value.experience.none")} />
+        <ContentEditor value={content} onChange={setContent} texts={texts} onProblem={setMessage} />
+        <EditorActions texts={texts} disabled={!hydrated || busy} onSubmit={() => save(true)()} />
       </form>
-      <p id="status" role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+      <EditorStatus message={message} texts={texts} />
     </div>
   )
 }
