@@ -18,6 +18,10 @@ import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
 import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
+import * as IntegrationsPage from "./IntegrationsPage/IntegrationsPage.js"
+import * as ApprovalsPage from "./ApprovalsPage/ApprovalsPage.js"
+import * as ApprovalPage from "./ApprovalPage/ApprovalPage.js"
+import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -38,5 +42,9 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   thread: ThreadPage as PageModule,
   profileSettings: ProfileSettingsPage as PageModule,
   vacancyEditor: VacancyEditorPage as PageModule,
-  serviceEditor: ServiceEditorPage as PageModule
+  serviceEditor: ServiceEditorPage as PageModule,
+  integrations: IntegrationsPage as PageModule,
+  approvals: ApprovalsPage as PageModule,
+  approval: ApprovalPage as PageModule,
+  webhookApproval: WebhookApprovalPage as PageModule
 }

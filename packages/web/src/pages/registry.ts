@@ -23,5 +23,9 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   thread: "src/pages/ThreadPage/ThreadPage.tsx",
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
   vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
-  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
+  integrations: "src/pages/IntegrationsPage/IntegrationsPage.tsx",
+  approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
+  approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
+  webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx"
 }
