@@ -22,7 +22,7 @@ const createEndpoint = async (cookie: string, url: string) => {
 
 const stateOf = async (uuid: string) => (await world.db.query<{ state: string }>("SELECT state FROM webhook_endpoints WHERE uuid = $1", [uuid])).rows[0]!.state
 
-describe("the webhook URL approval page", () => {
+describe("the webhook URL approval page", { timeout: 400_000 }, () => {
   it("shows the exact URL to its owner only; the page's button approves it, the API only from the service's own origin", async () => {
     const owner = await world.person(`hook.owner.${Date.now()}@example.com`)
     const stranger = await world.person(`hook.stranger.${Date.now()}@example.com`)

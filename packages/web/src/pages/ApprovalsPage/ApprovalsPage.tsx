@@ -32,6 +32,7 @@ export default function ApprovalsPage({ data, texts }: PageProps<"approvals">) {
             })}
           </ul>
         )}
+      <p><a href={href("/settings/integrations", language)}>{t("account.integrations")}</a></p>
     </div>
   )
 }
