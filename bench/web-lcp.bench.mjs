@@ -51,8 +51,17 @@ const visit = async (browser, url) => {
         const entries = list.getEntries()
         last = entries[entries.length - 1]
       }).observe({ type: "largest-contentful-paint", buffered: true })
-      // LCP is final once nothing paints larger; a short wait after load settles it.
-      setTimeout(() => resolveLcp(last === undefined ? null : { ms: last.startTime, element: last.element?.tagName ?? "" }), 500)
+      // LCP is final once nothing paints larger; a short wait after load settles it (longer when none came yet).
+      let waited = 0
+      const settle = () => {
+        waited += 250
+        if (last === undefined && waited < 5000) return setTimeout(settle, 250)
+        const paint = performance.getEntriesByName("first-contentful-paint")[0]
+        resolveLcp(last === undefined
+          ? { ms: null, fcp: paint?.startTime ?? null, visibility: document.visibilityState, title: document.title }
+          : { ms: last.startTime, element: last.element?.tagName ?? "" })
+      }
+      setTimeout(settle, 500)
     })
   )
   await context.close()
@@ -91,7 +100,7 @@ export const run = async (ctx) => {
     for (let i = 0; i < VISITS; i++) {
       for (const [which, origin] of i % 2 === 0 ? [["host", host.url], ["baseline", bare.url]] : [["baseline", bare.url], ["host", host.url]]) {
         const lcp = await visit(browser, origin + path)
-        if (lcp === null) throw new Error(`no largest-contentful-paint entry on ${which}`)
+        if (lcp.ms === null) throw new Error(`no largest-contentful-paint entry on ${which}: ${JSON.stringify(lcp)}`)
         results[which].push(lcp.ms)
         if (which === "host") element = lcp.element
       }
