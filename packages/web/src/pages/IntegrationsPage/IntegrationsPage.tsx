@@ -28,7 +28,7 @@ const ScopeBoxes = ({ texts, scopes, chosen, disabled, prefix }: {
     <summary>{texts.t("integrations.permissions", { n: chosen.length })}</summary>
     <ul className="scope-list">
       {scopes.map((scope) => (
-        <li key={scope.name}>
+        <li key={scope.name} className="check">
           <input type="checkbox" id={`${prefix}-${scope.name}`} name="scope" value={scope.name} defaultChecked={chosen.includes(scope.name)} disabled={disabled} />{" "}
           <label htmlFor={`${prefix}-${scope.name}`}><code>{scope.name}</code></label>{" "}
           <small className="muted">{scope.operations.join(", ")}</small>
@@ -168,8 +168,8 @@ export default function IntegrationsPage({ data, texts }: PageProps<"integration
                   <label htmlFor={`name-${key.uuid}`}>{t("integrations.name")}</label>
                   <input id={`name-${key.uuid}`} name="name" defaultValue={key.name} maxLength={data.limits.nameMaxLength} required />
                   <ScopeBoxes texts={texts} scopes={data.scopes} chosen={key.scopes} disabled={!live} prefix={key.uuid} />
-                  <span><input type="checkbox" id={`http-${key.uuid}`} name="httpEnabled" defaultChecked={key.httpEnabled} /> <label htmlFor={`http-${key.uuid}`}>{t("integrations.http")}</label></span>
-                  <span><input type="checkbox" id={`mcp-${key.uuid}`} name="mcpEnabled" defaultChecked={key.mcpEnabled} /> <label htmlFor={`mcp-${key.uuid}`}>{t("integrations.mcp")}</label></span>
+                  <span className="check"><input type="checkbox" id={`http-${key.uuid}`} name="httpEnabled" defaultChecked={key.httpEnabled} /> <label htmlFor={`http-${key.uuid}`}>{t("integrations.http")}</label></span>
+                  <span className="check"><input type="checkbox" id={`mcp-${key.uuid}`} name="mcpEnabled" defaultChecked={key.mcpEnabled} /> <label htmlFor={`mcp-${key.uuid}`}>{t("integrations.mcp")}</label></span>
                   {live
                     ? (
                       <div className="actions">
@@ -202,8 +202,8 @@ export default function IntegrationsPage({ data, texts }: PageProps<"integration
               {data.profiles.map((p) => <option key={p.uuid} value={p.uuid}>{p.name} · {profileTypeLabel(texts, p.type)}</option>)}
             </select>
             <ScopeBoxes texts={texts} scopes={data.scopes} chosen={[]} disabled={false} prefix="new" />
-            <span><input type="checkbox" id="new-http" name="httpEnabled" defaultChecked /> <label htmlFor="new-http">{t("integrations.http")}</label></span>
-            <span><input type="checkbox" id="new-mcp" name="mcpEnabled" /> <label htmlFor="new-mcp">{t("integrations.mcp")}</label></span>
+            <span className="check"><input type="checkbox" id="new-http" name="httpEnabled" defaultChecked /> <label htmlFor="new-http">{t("integrations.http")}</label></span>
+            <span className="check"><input type="checkbox" id="new-mcp" name="mcpEnabled" /> <label htmlFor="new-mcp">{t("integrations.mcp")}</label></span>
             <label htmlFor="new-lifetime">{t("integrations.lifetime", { max: data.limits.lifetimeDaysMax })}</label>
             <input id="new-lifetime" name="lifetimeDays" type="number" min={1} max={data.limits.lifetimeDaysMax} defaultValue={data.limits.lifetimeDaysDefault} required />
             <button type="submit" className="button" disabled={!hydrated || busy}>{t("integrations.create")}</button>
