@@ -187,6 +187,42 @@ describe("birzha demo", slow, () => {
     for (const asset of assets.rows) expect(asset).toMatchObject({ file_owner: asset.owner, status: "ready", stored: true })
   })
 
+  it("prints accounts to sign in as — customer, contractor, moderator — whose deal, messages and review are in progress", async () => {
+    // Printed again when the demo data is already there.
+    const run = await birzha(["demo"])
+    expect(run.code).toBe(0)
+    const printed = [...run.stdout.matchAll(/^ {2}(\S+@demo\.birzha\.invalid) {2}\((.+?)\) — (customer|contractor|moderator):/gm)]
+      .map((m) => ({ email: m[1]!, name: m[2]!, role: m[3]! }))
+    expect(printed.map((p) => p.role)).toEqual(["customer", "contractor", "moderator"])
+    expect(run.stdout).toContain("/sign-in")
+    expect(run.stdout).toContain("birzha mail list --to <address>")
+    const profileOf = async (email: string) =>
+      (await db.query<{ uuid: string; name: string }>(
+        "SELECT p.uuid, p.name FROM accounts a JOIN profiles p ON p.uuid = a.current_profile_uuid WHERE a.email = $1 AND a.deleted_at IS NULL",
+        [email]
+      )).rows[0]
+    const [customer, contractor, moderator] = await Promise.all(printed.map((p) => profileOf(p.email)))
+    expect([customer?.name, contractor?.name, moderator?.name]).toEqual(printed.map((p) => p.name))
+    // A deal in progress between the customer and the contractor, with messages in its thread.
+    const deals = await db.query<{ status: string; messages: number }>(
+      `SELECT d.status, (SELECT count(*)::int FROM threads t JOIN messages m ON m.thread_uuid = t.uuid WHERE t.relation_uuid = d.origin_relation_uuid) AS messages
+       FROM relations d WHERE d.kind = 'deal' AND d.status IN ('active', 'results_submitted')
+         AND ((d.initiator_profile_uuid = $1 AND d.recipient_profile_uuid = $2) OR (d.initiator_profile_uuid = $2 AND d.recipient_profile_uuid = $1))`,
+      [customer!.uuid, contractor!.uuid]
+    )
+    expect(deals.rows.length).toBeGreaterThan(0)
+    expect(deals.rows[0]!.messages).toBeGreaterThan(0)
+    // A review in progress: the customer's, sealed (submitted) on their completed deal, within its window.
+    const reviews = await db.query<{ status: string; open: boolean; deal: string }>(
+      `SELECT r.status, r.window_ends_at > now() AS open, d.status AS deal FROM reviews r JOIN relations d ON d.uuid = r.relation_uuid
+       WHERE r.author_profile_uuid = $1 AND r.subject_profile_uuid = $2`,
+      [customer!.uuid, contractor!.uuid]
+    )
+    expect(reviews.rows).toEqual([{ status: "submitted", open: true, deal: "completed" }])
+    // The moderator holds the role.
+    expect((await db.query("SELECT 1 FROM moderators WHERE email = $1", [printed[2]!.email])).rowCount).toBe(1)
+  })
+
   it("lists the demo marketplace through the catalog, finds it by search (ё as е) and serves its pictures", async () => {
     host = await startService({ env: { DATABASE_URL: database.url } })
     await untilReady(host)

@@ -1,4 +1,5 @@
-import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
+import { demoEmailDomain, demoSignInAccounts, maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
+import { HttpConfig } from "@birzha/http-host"
 import * as Store from "@birzha/domain/store"
 import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
@@ -8,6 +9,28 @@ import { CommandFailed, reportingConfigErrors, reportingFailures } from "./Repor
 
 const errorLine = (error: { readonly message: string; readonly cause?: unknown }) =>
   `${error.message}${error.cause instanceof Error && error.cause.message !== error.message ? `: ${error.cause.message}` : ""}`
+
+const roleWords = {
+  customer: "customer: a deal in progress with its messages, and a review written, sealed until the contractor writes theirs",
+  contractor: "contractor: the same deal and messages, and a review to write for the earlier deal",
+  moderator: "moderator: the moderation queues at /moderation"
+} as const
+
+/**
+ * The demo accounts to sign in as (DemoAccounts.ts in @birzha/domain) and how: the sign-in page
+ * mails a code, which the development mailbox keeps while BIRZHA_SMTP_URL is not set.
+ */
+const printAccounts = Effect.gen(function*() {
+  const accounts = yield* demoSignInAccounts(demoEmailDomain).pipe(Effect.provide(CommandDatabase))
+  if (accounts.length === 0) return
+  const { publicOrigin } = yield* HttpConfig
+  yield* Console.log(`\nSign in as one of these at ${publicOrigin}/sign-in (birzha serve running):`)
+  for (const account of accounts) yield* Console.log(`  ${account.email}  (${account.profileName}) — ${roleWords[account.role]}`)
+  yield* Console.log(
+    "The sign-in page emails a code and a link; without BIRZHA_SMTP_URL they stay in the development mailbox:\n" +
+      "  birzha mail list --to <address>"
+  )
+}).pipe(Effect.catchTag("SqlError", (error) => Console.error(`birzha: could not list the demo accounts: ${errorLine(error)}`)))
 
 /**
  * `birzha demo`: migrates the configured database if needed, then fills it with the demo
@@ -39,7 +62,7 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
           Console.log(
             `Demo data is already there (${present.profiles} profiles, ${present.publications} publications): nothing changed. ` +
               "Run birzha demo --reset to replace it."
-          ).pipe(Effect.as(undefined)),
+          ).pipe(Effect.zipRight(printAccounts), Effect.as(undefined)),
         SqlError: (error) => new CommandFailed({ message: `the database refused the demo data: ${errorLine(error)}` }),
         MigrationError: (error) => new CommandFailed({ message: `could not migrate the database: ${errorLine(error)}` })
       })
@@ -56,6 +79,7 @@ const fillDemo = (options: { readonly publications: number; readonly seed: numbe
         `${outcome.relations.relations} responses, offers, deals and job contacts, ${outcome.relations.threads} threads with ` +
         `${outcome.relations.messages} messages, ${outcome.learning.courses} published courses with ${outcome.learning.runs} runs in ${seconds} s.`
     )
+    yield* printAccounts
   })
 
 export const demoCommand = Command.make(

@@ -8,16 +8,12 @@ import { makeAccessLog } from "./AccessLog.js"
 import { compileRoutes, makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
-import { pageSecurityHeaders } from "./pages/Layout.js"
+import { pageSecurityHeaders } from "./pages/WebApp.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
 import { HostSettings } from "./HostSettings.js"
 import type { HttpSettings } from "./HttpConfig.js"
-import { CommandPageRoutes, commandPageRoutes } from "./pages/CommandApprovalPage.js"
-import { IntegrationsRoutes, integrationsRoutes } from "./pages/IntegrationsPage.js"
-import { PageRoutes, pageRoutes } from "./pages/Pages.js"
 import { WebApplication, WebApplicationLive, WebAppRoutes, webAppRoutes, writeNotFoundPage } from "./pages/WebApp.js"
-import { WebhookPageRoutes, webhookPageRoutes } from "./pages/WebhookApprovalPage.js"
 import { WebhookSettingsLive } from "./WebhookSettingsLive.js"
 
 /** Routes served by the host beside the catalog's operations (documents and pages, not operations). */
@@ -216,8 +212,8 @@ export const makeHttpServer = <E2 = never, R2 = never>(
 
 /** The pages, file bytes and MCP endpoint served beside the catalog. */
 const ServicePages = {
-  layer: Layer.mergeAll(PageRoutes, WebAppRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
-  routes: [...pageRoutes, ...webAppRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(WebAppRoutes, FileRoutes, McpRoutes),
+  routes: [...webAppRoutes, ...fileRoutes, ...mcpRoutes]
 }
 
 /** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */

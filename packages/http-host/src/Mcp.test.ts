@@ -195,13 +195,13 @@ describe("the MCP endpoint", () => {
     const early = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: command.uuid, confirmed: true } })
     expect(early.isError).toBe(true)
 
-    const approved = await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, {
+    // The owner decides in a browser session (what the approval page calls).
+    const approved = await fetch(`${host.url}/api/v1/integration-commands/${command.uuid}/decide`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie: owner.cookie },
-      body: "decision=approve",
-      redirect: "manual"
+      headers: { "content-type": "application/json", origin, cookie: owner.cookie },
+      body: JSON.stringify({ decision: "approve" })
     })
-    expect(approved.status).toBeLessThan(400)
+    expect(approved.status).toBe(200)
     const committed = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: command.uuid } })
     expect(committed.isError ?? false, JSON.stringify(committed)).toBe(false)
     expect(textOf(committed).command.state).toBe("committed")

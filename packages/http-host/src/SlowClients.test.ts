@@ -155,7 +155,7 @@ describe("slow and idle clients", () => {
 
 describe("paths that name nothing", () => {
   it("answers an undecodable or 10,000-character path parameter with a 404 envelope for every method, pages' routes included", async () => {
-    for (const path of ["/approvals/%FF", `/approvals/${"a".repeat(10_000)}`, "/webhooks/%FF/approve", `/api/v1/publications/${"a".repeat(10_000)}`, "/api/v1/files/%C3%28/content", "/assets/%FF"]) {
+    for (const path of ["/approvals/%FF", `/approvals/${"a".repeat(10_000)}`, "/webhooks/%FF/approve", `/api/v1/publications/${"a".repeat(10_000)}`, "/api/v1/files/%C3%28/content"]) {
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
         const response = await fetch(`${service.host.url}${path}`, { method })
         expect(response.status, `${method} ${path.slice(0, 40)}`).toBe(404)

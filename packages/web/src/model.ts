@@ -235,6 +235,37 @@ export interface MessageItem {
   readonly createdAt: string
 }
 
+/** An integration key as its owner manages it (keys.list): never its secret, only a hint of it. */
+export interface KeyView {
+  readonly uuid: string
+  readonly revision: number
+  readonly name: string
+  readonly kind: string
+  readonly status: "not_issued" | "active" | "expired" | "revoked"
+  readonly profileName: string
+  readonly scopes: ReadonlyArray<string>
+  readonly httpEnabled: boolean
+  readonly mcpEnabled: boolean
+  readonly secretHint?: string
+  readonly expiresAt?: string
+  readonly lastUsedAt?: string
+}
+
+/** A prepared command as its owner decides on it (integrationCommands.get and .pending). */
+export interface ApprovalView {
+  readonly uuid: string
+  readonly operationId: string
+  readonly arguments: Readonly<Record<string, unknown>>
+  readonly state: string
+  readonly expiresAt: string
+  readonly createdAt: string
+  readonly decidedAt?: string
+  readonly summary: string
+  readonly also: ReadonlyArray<{ readonly operationId: string; readonly summary: string }>
+  readonly key: { readonly uuid: string; readonly name: string }
+  readonly record?: { readonly uuid: string; readonly kind: string; readonly title?: string; readonly draft?: Readonly<Record<string, unknown>> }
+}
+
 export type PageData =
   | { readonly page: "home"; readonly latest: ReadonlyArray<Card> }
   | {
@@ -281,6 +312,31 @@ export type PageData =
   | { readonly page: "deals"; readonly items: ReadonlyArray<RelationItem>; readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly sealed: boolean; readonly relationUuid: string }> }
   | { readonly page: "messages"; readonly threads: ReadonlyArray<ThreadItem> }
   | { readonly page: "thread"; readonly threadUuid: string; readonly with: string; readonly messages: ReadonlyArray<MessageItem> }
+  | {
+    readonly page: "integrations"
+    readonly email: string
+    /** Signed in within 10 minutes: a key's secret can be shown now (keys.create, keys.reissue). */
+    readonly recentSignIn: boolean
+    readonly keys: ReadonlyArray<KeyView>
+    readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string; readonly current: boolean }>
+    /** The scopes a key may hold, with the operations each opens. */
+    readonly scopes: ReadonlyArray<{ readonly name: string; readonly operations: ReadonlyArray<string> }>
+    readonly limits: { readonly nameMaxLength: number; readonly lifetimeDaysMax: number; readonly lifetimeDaysDefault: number }
+  }
+  | { readonly page: "approvals"; readonly items: ReadonlyArray<ApprovalView> }
+  | { readonly page: "approval"; readonly command: ApprovalView }
+  | {
+    readonly page: "webhookApproval"
+    readonly endpoint: {
+      readonly uuid: string
+      readonly revision: number
+      readonly url: string
+      readonly eventTypes: ReadonlyArray<string>
+      readonly payloadMode: string
+      readonly state: string
+      readonly approved: boolean
+    }
+  }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]

@@ -28,11 +28,13 @@ export const StoredCommandRow = Schema.Struct({
 export const CommandRow = Schema.Struct({
   ...StoredCommandRow.fields,
   expired: Schema.Boolean,
-  key_revoked: Schema.Boolean
+  key_revoked: Schema.Boolean,
+  /** The name of the key that prepared it (the approval page says which key asks). */
+  key_name: Schema.String
 })
 export type CommandRow = typeof CommandRow.Type
 
-const commandRowList = `${selectList(StoredCommandRow, "c")}, (c.expires_at <= now()) AS expired, (k.revoked_at IS NOT NULL) AS key_revoked`
+const commandRowList = `${selectList(StoredCommandRow, "c")}, (c.expires_at <= now()) AS expired, (k.revoked_at IS NOT NULL) AS key_revoked, k.name AS key_name`
 const decodeRows = Schema.decodeUnknown(Schema.Array(CommandRow))
 
 /** The one command matching `where` (over `c`, the command, and `k`, its key). */

@@ -75,3 +75,40 @@ export class CommandInProgress extends Schema.TaggedError<CommandInProgress>()("
 }
 
 
+
+/**
+ * The owner's view of a prepared command (the approval pages): exactly what will run, what it does
+ * in words, which key asks, and the publication it touches with its current data, so the page can
+ * show the change. Never its result: a result may carry a secret meant for the key alone.
+ */
+export const OwnerCommand = Schema.Struct({
+  uuid: Schema.UUID,
+  operationId: Schema.String,
+  arguments: Schema.Record({ key: Schema.String, value: AnyJson }),
+  state: IntegrationCommandState,
+  expiresAt: DateTime,
+  createdAt: DateTime,
+  decidedAt: Schema.optional(DateTime),
+  /** The operation's declared summary (English); a page may say it in its own language by `operationId`. */
+  summary: Schema.String,
+  /** Operations an input flag adds to this one (`tasks.save` with `submit: true` also submits). */
+  also: Schema.Array(Schema.Struct({ operationId: Schema.String, summary: Schema.String })),
+  key: Schema.Struct({ uuid: Schema.UUID, name: Schema.String }),
+  /** The publication named by `publicationUuid`: its owner's draft when it is the key profile's own, else its public version. */
+  record: Schema.optional(Schema.Struct({
+    uuid: Schema.UUID,
+    kind: Schema.String,
+    title: Schema.optional(Schema.String),
+    /** The key profile's current draft of it (its own publication only): what a save would change. */
+    draft: Schema.optional(Schema.Record({ key: Schema.String, value: AnyJson }))
+  }))
+}).annotations({ identifier: "OwnerCommand" })
+export type OwnerCommand = typeof OwnerCommand.Type
+
+export const OwnerCommandAnswer = Schema.Struct({ command: OwnerCommand }).annotations({ identifier: "OwnerCommandAnswer" })
+
+export const OwnerCommandList = Schema.Struct({ items: Schema.Array(OwnerCommand) }).annotations({ identifier: "OwnerCommandList" })
+
+export const OwnerDecision = Schema.Struct({
+  decision: Schema.Literal("approve", "deny")
+}).annotations({ identifier: "OwnerDecision", parseOptions: { onExcessProperty: "error" } })

@@ -13,6 +13,10 @@ import {
   pendingRowsOfAccount,
   storeResult
 } from "./CommandRepository.js"
+import type { CatalogEntry } from "../kernel/Operation.js"
+import { approvalOf } from "../operations/Operations.js"
+import { getPublication } from "../publications/PublicReads.js"
+import { findOwnPublication } from "../publications/PublicationRepository.js"
 import {
   ApprovalPending,
   CommandDenied,
@@ -20,7 +24,8 @@ import {
   CommandFailed,
   CommandInProgress,
   type IntegrationCommand,
-  type IntegrationCommandState
+  type IntegrationCommandState,
+  type OwnerCommand
 } from "./IntegrationCommand.js"
 
 /** How long the owner has to approve and the client to commit (docs/decisions.md "Approval flow"). */
@@ -110,6 +115,59 @@ export const insertCommand = (
 /** The owner's view: a command of any key of the signed-in account. */
 export const commandOfAccount = (accountUuid: string, uuid: string) =>
   selectOne((s) => s.and([s`c.uuid = ${uuid}`, s`c.account_uuid = ${accountUuid}`]))
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+const titleOf = (data: Record<string, unknown>): string | undefined => {
+  const title = data["title"] ?? data["name"]
+  return typeof title === "string" && title.trim() !== "" ? title : undefined
+}
+
+/** The publication a command's `publicationUuid` names, as its owner may see it: the key profile's own draft, or another's public version. */
+const recordOf = (row: CommandRow, args: Record<string, unknown>): Effect.Effect<OwnerCommand["record"], SqlError, SqlClient.SqlClient> => {
+  const uuid = args["publicationUuid"]
+  if (typeof uuid !== "string" || !uuidPattern.test(uuid)) return Effect.succeed(undefined)
+  return Effect.flatMap(findOwnPublication(row.profile_uuid, uuid), (own) => {
+    if (Option.isSome(own)) {
+      const title = titleOf(own.value.draft)
+      return Effect.succeed({ uuid, kind: own.value.kind, ...(title === undefined ? {} : { title }), draft: own.value.draft })
+    }
+    return Effect.map(getPublication(uuid), Option.match({
+      onNone: () => undefined,
+      onSome: (found) => {
+        const title = titleOf(found.approved)
+        return { uuid, kind: found.kind, ...(title === undefined ? {} : { title }) }
+      }
+    }))
+  })
+}
+
+/**
+ * The owner's view of a command (the approval pages): what will run, what it does in words, the
+ * key that asks and the record it touches. Its result is left out: it may hold the key's secret.
+ */
+export const ownerCommandOf = (
+  row: CommandRow,
+  entries: ReadonlyMap<string, CatalogEntry>
+): Effect.Effect<OwnerCommand, SqlError, SqlClient.SqlClient> =>
+  Effect.map(recordOf(row, objectOf(row.arguments)), (record) => {
+    const args = objectOf(row.arguments)
+    const entry = entries.get(row.operation_id)
+    const widened = entry === undefined ? [] : approvalOf(entry, args, entries).widened
+    return {
+      uuid: row.uuid,
+      operationId: row.operation_id,
+      arguments: args,
+      state: commandStateOf(row),
+      expiresAt: row.expires_at,
+      createdAt: row.created_at,
+      ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
+      summary: entry?.summary ?? row.operation_id,
+      also: widened.map((other) => ({ operationId: other.id, summary: other.summary })),
+      key: { uuid: row.key_uuid, name: row.key_name },
+      ...(record === undefined ? {} : { record })
+    }
+  })
 
 /** The signed-in account's commands waiting for its decision (`/approvals`), soonest expiry first, at most 100. */
 export const pendingCommandsOfAccount = (accountUuid: string) => pendingRowsOfAccount(accountUuid, 100)

@@ -2,17 +2,27 @@ import { Effect, Either, Option, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { detailsOf, InvalidRequest, NotFound } from "../kernel/ApiError.js"
 import { credentialFieldsOf } from "../kernel/Common.js"
-import type { Actor, KeyActor } from "../kernel/Authentication.js"
+import type { Actor, KeyActor, SessionActor } from "../kernel/Authentication.js"
 import { IntegrationCommandsApi } from "./IntegrationCommandsApi.js"
 import type { CatalogEntry } from "../kernel/Operation.js"
 import { ServerSecret } from "../auth/ServerSecret.js"
 import { authorizeKey } from "../keys/KeyAccess.js"
-import { KeyRequired } from "../keys/KeyErrors.js"
+import { KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import { implementWith } from "../operations/Implementation.js"
 import { approvalOf, inputOfArguments, Operations, schemaErrorOf } from "../operations/Operations.js"
 import { PublicOrigin } from "../operations/PublicOrigin.js"
 import { ApprovalNotRequired, CommandFailed } from "./IntegrationCommand.js"
-import { claimCommand, failureMessage, finishCommand, insertCommand, toCommand } from "./IntegrationCommands.js"
+import {
+  claimCommand,
+  commandOfAccount,
+  decideCommand,
+  failureMessage,
+  finishCommand,
+  insertCommand,
+  ownerCommandOf,
+  pendingCommandsOfAccount,
+  toCommand
+} from "./IntegrationCommands.js"
 
 /** Fields the server fixes for a prepared command; a client sending them is refused (spec). */
 const serverFixed = ["requestUuid", "profileUuid"] as const
@@ -53,6 +63,12 @@ const keyOf = (actor: Actor): Effect.Effect<KeyActor, KeyRequired> =>
   actor.via === "key" || actor.via === "mcp"
     ? Effect.succeed(actor)
     : Effect.fail(new KeyRequired({ message: "The approval flow is for bearer clients; in a browser session call the operation directly" }))
+
+/** The owner's operations are session-only in the catalog (the registry refuses keys); narrowed here for the types. */
+const ownerOf = (actor: Actor): Effect.Effect<SessionActor, SessionRequired> =>
+  actor.via === "session" ? Effect.succeed(actor) : Effect.fail(new SessionRequired({ message: "Commands are decided in a browser session only" }))
+
+const noSuchCommand = () => new NotFound({ message: "Your account has no such prepared command" })
 
 export const IntegrationCommandsOperations = implementWith(
   IntegrationCommandsApi,
@@ -112,5 +128,29 @@ export const IntegrationCommandsOperations = implementWith(
       const row = yield* finishCommand(claim.row.uuid, { status: answer.status, body: answer.body }, secret)
       if (row.state === "failed") return yield* Effect.fail(new CommandFailed({ message: failureMessage(row) }))
       return { command: toCommand(row, publicOrigin, secret) }
+    }),
+  "integrationCommands.pending": (_, actor) =>
+    Effect.gen(function*() {
+      const owner = yield* ownerOf(actor)
+      const { entries } = yield* Operations
+      const rows = yield* pendingCommandsOfAccount(owner.accountUuid)
+      return { items: yield* Effect.forEach(rows, (row) => ownerCommandOf(row, entries)) }
+    }),
+  "integrationCommands.get": ({ path }, actor) =>
+    Effect.gen(function*() {
+      const owner = yield* ownerOf(actor)
+      const { entries } = yield* Operations
+      const row = yield* commandOfAccount(owner.accountUuid, path.uuid)
+      if (Option.isNone(row)) return yield* Effect.fail(noSuchCommand())
+      return { command: yield* ownerCommandOf(row.value, entries) }
+    }),
+  "integrationCommands.decide": ({ path, payload }, actor) =>
+    Effect.gen(function*() {
+      const owner = yield* ownerOf(actor)
+      const { entries } = yield* Operations
+      // Only a pending, unexpired command of a live key changes; any other is answered as it stands.
+      const row = yield* decideCommand(owner.accountUuid, path.uuid, payload.decision === "approve" ? "approved" : "denied")
+      if (Option.isNone(row)) return yield* Effect.fail(noSuchCommand())
+      return { command: yield* ownerCommandOf(row.value, entries) }
     })
 }))

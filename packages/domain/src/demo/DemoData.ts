@@ -37,6 +37,7 @@ import {
 } from "./DemoVocabulary.js"
 import { type DemoLearningCounts, removeDemoLearning, seedDemoLearning } from "./DemoLearning.js"
 import { type DemoRelationCounts, removeDemoRelations, seedDemoRelations } from "./DemoRelations.js"
+import { seedDemoAccounts } from "./DemoAccounts.js"
 
 /**
  * `birzha demo`: a living, Russian-language marketplace for a new installation and the data set of
@@ -802,6 +803,8 @@ export const removeDemoData: Effect.Effect<DemoCounts, SqlError, SqlClient.SqlCl
     yield* sql`DELETE FROM sign_in_challenges WHERE account_uuid IN (${sql.literal(demoAccounts)})`
     yield* sql`DELETE FROM profiles WHERE uuid IN (${sql.literal(demoProfiles)})`
     yield* sql`DELETE FROM accounts WHERE uuid IN (${sql.literal(demoAccounts)})`
+    // The demo moderator's role (DemoAccounts.ts) goes with its account.
+    yield* sql`DELETE FROM moderators WHERE email LIKE ${`%@${demoEmailDomain}`}`
     return counts
   }))
 })
@@ -937,6 +940,7 @@ export const seedDemoData = (
         rows = following
       }
       const relations = yield* seedDemoRelations(seed, demoEmailDomain, now)
+      yield* seedDemoAccounts(seed, demoEmailDomain, now)
       const learning = yield* seedDemoLearning((name) => named(`${seed}/${name}`).uuid, now)
       return { profiles: profiles.length, pictures: pictures.length, publications: counts, removed, relations, learning }
     }))

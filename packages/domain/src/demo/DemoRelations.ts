@@ -91,6 +91,8 @@ export const removeDemoRelations = (domain: string): Effect.Effect<void, SqlErro
     yield* sql`DELETE FROM thread_participants WHERE thread_uuid IN (${sql.literal(threads)})`
     yield* sql`UPDATE relations SET thread_uuid = NULL WHERE uuid IN (${sql.literal(relations)})`
     yield* sql`DELETE FROM threads WHERE uuid IN (${sql.literal(threads)})`
+    // Reviews of their deals (DemoAccounts.ts writes one) before the deals.
+    yield* sql`DELETE FROM reviews WHERE relation_uuid IN (${sql.literal(relations)})`
     yield* sql`DELETE FROM relation_history WHERE relation_uuid IN (${sql.literal(relations)})`
     yield* sql`DELETE FROM relation_results WHERE relation_uuid IN (${sql.literal(relations)})`
     // Deals first: they point at their origins.

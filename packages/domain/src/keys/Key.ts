@@ -66,7 +66,12 @@ export const Key = Schema.Struct({
 }).annotations({ identifier: "Key" })
 export type Key = typeof Key.Type
 
-export const KeyList = Schema.Struct({ items: Schema.Array(Key) }).annotations({ identifier: "KeyList" })
+export const KeyList = Schema.Struct({
+  items: Schema.Array(Key),
+  recentSignIn: Schema.optional(Schema.Boolean).annotations({
+    description: "Whether this session signed in within the last 10 minutes, so keys.create and keys.reissue will answer a secret now (a sign-in again otherwise)"
+  })
+}).annotations({ identifier: "KeyList" })
 
 export const KeyResult = Schema.Struct({ key: Key }).annotations({ identifier: "KeyResult" })
 

@@ -208,11 +208,13 @@ export const revokeKey = (actor: SessionActor, keyUuid: string): Effect.Effect<{
 const revokedKeptDays = 30
 
 /** The account's keys: live ones and those revoked in the last 30 days; the personal key first. */
-export const listKeys = (actor: SessionActor): Effect.Effect<{ readonly items: ReadonlyArray<Key> }, SqlError, SqlClient.SqlClient> =>
+export const listKeys = (
+  actor: SessionActor
+): Effect.Effect<{ readonly items: ReadonlyArray<Key>; readonly recentSignIn: boolean }, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     yield* ensurePersonalKey(actor.accountUuid)
     const rows = yield* keysOfAccount(actor.accountUuid, revokedKeptDays)
-    return { items: rows.map(toKey) }
+    return { items: rows.map(toKey), recentSignIn: yield* signedInRecently(actor) }
   })
 
 /** `last_used_at` is refreshed at most hourly, so verifying a key stays one read on most requests. */

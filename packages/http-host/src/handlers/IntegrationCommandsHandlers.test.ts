@@ -17,7 +17,7 @@ beforeAll(async () => {
   service = await startTestService("integration_commands", { env: { BIRZHA_SECRET: "integration command tests: a server secret of 32+ characters" }, trustProxy: true })
   ;({ host, db, origin } = service)
   browser = await launchChromium()
-}, 60_000)
+}, 120_000)
 afterAll(async () => {
   await browser?.close()
   await service?.close()
@@ -77,8 +77,15 @@ const decide = async (owner: Owner, approvalUrl: string, button: "Approve" | "De
     expect(await tab.locator("#parameters").textContent()).toContain(name)
     expect(await tab.locator("#parameters").textContent()).toContain(typeof value === "string" ? value : JSON.stringify(value))
   }
+  // The decision buttons come before the parameters: what is seen first.
+  const order = await tab.evaluate(() => {
+    const approve = document.getElementById("approve")!
+    const parameters = document.getElementById("parameters")!
+    return approve.compareDocumentPosition(parameters) & Node.DOCUMENT_POSITION_FOLLOWING
+  })
+  expect(order).toBeTruthy()
   await tab.getByRole("button", { name: button, exact: true }).click()
-  await tab.waitForURL(`${approvalUrl}?lang=en`)
+  await tab.locator("#command-state:not([data-state=pending])").waitFor()
   const state = await tab.locator("#command-state").getAttribute("data-state")
   await tab.close()
   return state
@@ -131,7 +138,7 @@ describe("the approval flow for bearer clients", () => {
     await owner.context.close()
   })
 
-  it("the approval page shows a command to the key's own account only, and decides only from the service's own origin", async () => {
+  it("the approval page shows a command to the key's own account only, under a strict CSP; deciding needs the service's own origin", async () => {
     const owner = await signInBrowser()
     const stranger = await signInBrowser()
     const key = await makeKey(owner, ["tasks:submit"])
@@ -143,23 +150,31 @@ describe("the approval flow for bearer clients", () => {
     expect((await get(stranger.cookie)).status).toBe(404)
     const shown = await get(owner.cookie)
     expect(shown.status).toBe(200)
-    expect(shown.headers.get("content-security-policy")).toContain("form-action 'self'")
+    const policy = shown.headers.get("content-security-policy") ?? ""
+    for (const part of ["default-src 'none'", "script-src 'self'", "form-action 'self'", "frame-ancestors 'none'"]) expect(policy).toContain(part)
+    expect(shown.headers.get("cache-control")).toBe("no-store")
     const html = await shown.text()
     expect(html).toContain("Подтвердить")
     expect(html).toContain(task.uuid)
-    const post = (cookie: string, headers: Record<string, string>) =>
-      fetch(`${host.url}${path}`, {
+    // The page decides through the API, which takes a session's change only from the service's own origin.
+    const decide = (cookie: string, headers: Record<string, string>) =>
+      fetch(`${host.url}/api/v1/integration-commands/${command.uuid}/decide`, {
         method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie, ...headers },
-        body: "decision=approve"
+        headers: { "content-type": "application/json", cookie, ...headers },
+        body: JSON.stringify({ decision: "approve" })
       })
-    expect((await post(owner.cookie, { origin: "https://evil.example" })).status).toBe(403)
-    expect((await post(owner.cookie, {})).status).toBe(403)
-    expect((await post(stranger.cookie, { origin })).status).toBe(404)
+    expect((await decide(owner.cookie, { origin: "https://evil.example" })).status).toBe(403)
+    expect((await decide(owner.cookie, {})).status).toBe(403)
+    expect((await decide(stranger.cookie, { origin })).status).toBe(404)
+    // A key never decides: the owner's operations are for a browser session only.
+    expect((await call("POST", `/api/v1/integration-commands/${command.uuid}/decide`, { bearer: key.secret }, { decision: "approve" })).status).toBe(403)
+    // Nor does a page opened by GET, nor a form posted to the page's address.
+    expect((await fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner.cookie, origin }, body: "decision=approve" })).status).toBe(405)
     const state = async () => (await db.query("SELECT state FROM integration_commands WHERE uuid = $1", [command.uuid])).rows[0].state
     expect(await state()).toBe("pending")
-    expect((await post(owner.cookie, { origin })).status).toBe(303)
+    const decided = await decide(owner.cookie, { origin })
+    expect(decided.status).toBe(200)
+    expect(((await decided.json()) as { command: { state: string } }).command.state).toBe("approved")
     expect(await state()).toBe("approved")
     await owner.context.close()
     await stranger.context.close()
@@ -239,14 +254,10 @@ describe("the approval flow for bearer clients", () => {
     const shown = await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, { headers: { cookie: owner.cookie } })
     expect(shown.status).toBe(200)
     expect(await shown.text()).toContain('data-state="revoked"')
-    // Nor can the owner approve it any more.
-    const late = await fetch(`${host.url}/approvals/${command.uuid}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner.cookie, origin },
-      body: "decision=approve"
-    })
-    expect(late.status).toBe(303)
+    // Nor can the owner approve it any more: the answer is the command as it stands.
+    const late = await call("POST", `/api/v1/integration-commands/${command.uuid}/decide`, owner, { decision: "approve" })
+    expect(late.status).toBe(200)
+    expect(late.body.command.state).toBe("revoked")
     expect((await db.query("SELECT state FROM integration_commands WHERE uuid = $1", [command.uuid])).rows[0].state).toBe("approved")
     await owner.context.close()
   })
@@ -262,13 +273,18 @@ describe("the approval flow for bearer clients", () => {
     await db.query("DELETE FROM rate_limit_hits WHERE subject = $1", [email])
     const device = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${++ip}` } })
     const signedOut = await fetch(`${command.approvalUrl}?lang=en`, { redirect: "manual" })
-    expect(signedOut.headers.get("location")).toBe(`/sign-in?lang=en&next=${encodeURIComponent(`/approvals/${command.uuid}`)}`)
+    expect(signedOut.headers.get("location")).toBe(`/sign-in?lang=en&next=${encodeURIComponent(`/approvals/${command.uuid}?lang=en`)}`)
     const tab = await device.newPage()
-    await signInThroughPage(tab, { origin, db, email, from: `${command.approvalUrl}?lang=en`, until: `${origin}/approvals/${command.uuid}` })
+    await signInThroughPage(tab, { origin, db, email, from: `${command.approvalUrl}?lang=en`, until: `${origin}/approvals/${command.uuid}?lang=en` })
     expect(await tab.getByRole("heading", { name: "What it does" }).isVisible()).toBe(true)
     expect(await tab.locator("#operation-summary").textContent()).toBe("Send the draft to moderation")
     expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
     expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("pending")
+    // Which key asks, and the expiry in the reader's own time.
+    expect(await tab.locator("#command-key").textContent()).toBe("agent")
+    expect(await tab.locator("#command-expires").getAttribute("datetime")).toBe(new Date(command.expiresAt).toISOString())
+    expect(await tab.locator("#command-expires").textContent()).not.toContain("UTC")
+    expect(await tab.locator("#command-expires").textContent()).toMatch(/in \d+ minutes/)
     await device.close()
 
     // The emailed link opened in the browser that asked returns to the approval too.
@@ -285,7 +301,7 @@ describe("the approval flow for bearer clients", () => {
     const linkTab = await third.newPage()
     await linkTab.goto(mail.match(/(http:\/\/localhost:\d+\/auth\/link#\S+)/)![1]!)
     await linkTab.getByRole("button", { name: "Sign in on this device" }).click()
-    await linkTab.waitForURL(`${origin}/approvals/${command.uuid}`)
+    await linkTab.waitForURL(`${origin}/approvals/${command.uuid}?lang=en`)
     expect(await linkTab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
     await third.close()
     await owner.context.close()
@@ -306,11 +322,14 @@ describe("the approval flow for bearer clients", () => {
     const prepared = await prepare(key.secret, "tasks.save", { publicationUuid: task.uuid, expectedRevision: task.revision, data, submit: true })
     expect(prepared.status, JSON.stringify(prepared.body)).toBe(200)
     const command = prepared.body.command
-    const html = await (await fetch(`${host.url}/approvals/${command.uuid}?lang=en`, { headers: { cookie: owner.cookie } })).text()
-    expect(html).toContain("Also: Send the draft to moderation")
-    expect(html).toContain(`Task: «<span id="record-title">Сделать новый сайт</span>»`)
-    const rows = [...html.matchAll(/<tr><th scope="row"><code>(\w+)<\/code><\/th><td><del>([^<]*)<\/del><\/td><td><ins>([^<]*)<\/ins><\/td><\/tr>/g)].map((m) => m.slice(1))
+    const tab = await owner.context.newPage()
+    await tab.goto(`${command.approvalUrl}?lang=en`)
+    expect(await tab.locator(".also").textContent()).toBe("Also: Send the draft to moderation (tasks.submit)")
+    expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать новый сайт»")
+    const rows = await tab.locator("#changes tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [tr.querySelector("th code")?.textContent, tr.querySelector("td del")?.textContent, tr.querySelector("td ins")?.textContent]))
     expect(rows).toEqual([["title", "Сделать сайт", "Сделать новый сайт"], ["budget", "до 30 000 ₽", "до 50 000 ₽"]])
+    await tab.close()
     expect(await decide(owner, command.approvalUrl, "Approve", { operationId: "tasks.save", args: command.arguments })).toBe("approved")
     const committed = await commit(key.secret, command.uuid)
     expect(committed.status, JSON.stringify(committed.body)).toBe(200)
@@ -329,17 +348,27 @@ describe("the approval flow for bearer clients", () => {
     const pending = (await prepare(key.secret, "tasks.submit", { publicationUuid: waiting.uuid, expectedRevision: waiting.revision })).body.command
     const done = (await prepare(key.secret, "tasks.submit", { publicationUuid: decided.uuid, expectedRevision: decided.revision })).body.command
     await db.query("UPDATE integration_commands SET state = 'denied', decided_at = now() WHERE uuid = $1", [done.uuid])
-    const list = (cookie?: string) => fetch(`${host.url}/approvals?lang=en`, { redirect: "manual", headers: cookie === undefined ? {} : { cookie } })
-    const signedOut = await list()
+    const signedOut = await fetch(`${host.url}/approvals?lang=en`, { redirect: "manual" })
     expect(signedOut.status).toBe(303)
-    expect(signedOut.headers.get("location")).toBe("/sign-in?lang=en&next=%2Fapprovals")
-    const html = await (await list(owner.cookie)).text()
-    expect(html).toContain(`<a href="/approvals/${pending.uuid}?lang=en">Send the draft to moderation</a> — Task «Сделать сайт»`)
-    expect(html).toContain(`<time datetime="${new Date(pending.expiresAt).toISOString()}">`)
-    expect(html).not.toContain(done.uuid)
-    const other = await (await list(stranger.cookie)).text()
-    expect(other).not.toContain(pending.uuid)
-    expect(other).toContain("Nothing is waiting for your decision.")
+    expect(signedOut.headers.get("location")).toBe("/sign-in?lang=en&next=%2Fapprovals%3Flang%3Den")
+    const tab = await owner.context.newPage()
+    await tab.goto(`${origin}/approvals?lang=en`)
+    const items = tab.locator("#pending li")
+    expect(await items.count()).toBe(1)
+    const link = items.first().getByRole("link", { name: "Send the draft to moderation" })
+    expect(await link.getAttribute("href")).toBe(`/approvals/${pending.uuid}?lang=en`)
+    expect(await items.first().locator(".record").textContent()).toBe(" — Task «Сделать сайт»")
+    expect(await items.first().textContent()).toContain("asked by the key “agent”")
+    expect(await items.first().locator("time").getAttribute("datetime")).toBe(new Date(pending.expiresAt).toISOString())
+    expect(await tab.content()).not.toContain(done.uuid)
+    await tab.close()
+    const other = await stranger.context.newPage()
+    await other.goto(`${origin}/approvals?lang=en`)
+    expect(await other.content()).not.toContain(pending.uuid)
+    // An empty list is a calm state, not an error.
+    expect(await other.locator("#empty").textContent()).toBe("Nothing is waiting for your decision.")
+    expect(await other.locator("#empty").getAttribute("class")).not.toContain("status")
+    await other.close()
     await owner.context.close()
     await stranger.context.close()
   })

@@ -3,8 +3,20 @@ import { Config, Context, Deferred, Effect, Layer, Option } from "effect"
 import { readFile } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
-import { pageSecurityHeaders } from "./Layout.js"
 import { seeOther } from "./PageSession.js"
+
+/**
+ * Every page runs only the service's own scripts and styles (nothing inline, nothing from
+ * elsewhere), may not be framed, and is never cached: the pages that change things (approvals
+ * above all) are among them.
+ */
+export const pageSecurityHeaders = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store"
+}
 
 /** What the host uses of `@birzha/web/server` (its built render function, see packages/web). */
 interface WebModule {
@@ -57,6 +69,10 @@ export const webAppRoutes = [
   { method: "GET", path: "/resumes/{uuid}/edit" },
   { method: "GET", path: "/learning/new" },
   { method: "GET", path: "/learning/{uuid}/edit" },
+  { method: "GET", path: "/settings/integrations" },
+  { method: "GET", path: "/approvals" },
+  { method: "GET", path: "/approvals/{uuid}" },
+  { method: "GET", path: "/webhooks/{uuid}/approve" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -189,7 +205,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

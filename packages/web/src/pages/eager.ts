@@ -19,6 +19,10 @@ import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
 import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
 import * as MediaEditorPage from "./MediaEditorPage/MediaEditorPage.js"
+import * as IntegrationsPage from "./IntegrationsPage/IntegrationsPage.js"
+import * as ApprovalsPage from "./ApprovalsPage/ApprovalsPage.js"
+import * as ApprovalPage from "./ApprovalPage/ApprovalPage.js"
+import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -40,5 +44,9 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   profileSettings: ProfileSettingsPage as PageModule,
   vacancyEditor: VacancyEditorPage as PageModule,
   serviceEditor: ServiceEditorPage as PageModule,
-  mediaEditor: MediaEditorPage as PageModule
+  mediaEditor: MediaEditorPage as PageModule,
+  integrations: IntegrationsPage as PageModule,
+  approvals: ApprovalsPage as PageModule,
+  approval: ApprovalPage as PageModule,
+  webhookApproval: WebhookApprovalPage as PageModule
 }

@@ -21,5 +21,9 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
   vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
   serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>,
-  mediaEditor: () => import("./MediaEditorPage/MediaEditorPage.js") as Promise<PageModule>
+  mediaEditor: () => import("./MediaEditorPage/MediaEditorPage.js") as Promise<PageModule>,
+  integrations: () => import("./IntegrationsPage/IntegrationsPage.js") as Promise<PageModule>,
+  approvals: () => import("./ApprovalsPage/ApprovalsPage.js") as Promise<PageModule>,
+  approval: () => import("./ApprovalPage/ApprovalPage.js") as Promise<PageModule>,
+  webhookApproval: () => import("./WebhookApprovalPage/WebhookApprovalPage.js") as Promise<PageModule>
 }

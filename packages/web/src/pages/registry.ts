@@ -24,5 +24,9 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
   vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
   serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
-  mediaEditor: "src/pages/MediaEditorPage/MediaEditorPage.tsx"
+  mediaEditor: "src/pages/MediaEditorPage/MediaEditorPage.tsx",
+  integrations: "src/pages/IntegrationsPage/IntegrationsPage.tsx",
+  approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
+  approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
+  webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx"
 }

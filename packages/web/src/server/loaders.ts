@@ -98,13 +98,54 @@ const cardOf = (item: unknown, names: ReadonlyMap<string, string>): Card => {
   }
 }
 
-/** The names of the items' authors, one read per distinct author (at most a page's worth), at once. */
-const authorNames = (client: BirzhaClient, items: ReadonlyArray<{ readonly ownerUuid: string }>) =>
-  Effect.forEach(
-    [...new Set(items.map((item) => item.ownerUuid))],
+/** How long an author's public name is used without reading it again, and how many are kept. */
+const nameTtlMs = 60_000
+const namesKept = 5_000
+
+/** Public names of authors read lately, per application (its ServerApi): uuid → name and when it was read. */
+const nameCaches = new WeakMap<ServerApi, Map<string, { readonly name: string; readonly at: number }>>()
+
+/**
+ * The names of the items' authors. The API has no read of many profiles at once (getProfile is
+ * one, listProfiles searches) and the catalog's publications carry no author name, so each name
+ * is read once (all of a page's at once) and kept for a minute: a catalog page costs a read only
+ * for authors not seen lately, instead of one per author per page.
+ */
+const authorNames = (api: ServerApi, client: BirzhaClient, items: ReadonlyArray<{ readonly ownerUuid: string }>) => {
+  let cache = nameCaches.get(api)
+  if (cache === undefined) {
+    cache = new Map()
+    nameCaches.set(api, cache)
+  }
+  const names = cache
+  const now = Date.now()
+  const known = new Map<string, string>()
+  const missing: Array<string> = []
+  for (const uuid of new Set(items.map((item) => item.ownerUuid))) {
+    const kept = names.get(uuid)
+    if (kept !== undefined && now - kept.at < nameTtlMs) known.set(uuid, kept.name)
+    else missing.push(uuid)
+  }
+  return Effect.forEach(
+    missing,
     (uuid) => client.getProfile({ path: { uuid } }).pipe(Effect.map((profile) => [uuid, profile.name] as const), Effect.option),
     { concurrency: "unbounded" }
-  ).pipe(Effect.map((found) => new Map(found.flatMap((entry) => entry._tag === "Some" ? [entry.value] : []))))
+  ).pipe(Effect.map((found) => {
+    for (const entry of found) {
+      if (entry._tag === "None") continue
+      const [uuid, name] = entry.value
+      known.set(uuid, name)
+      names.delete(uuid)
+      names.set(uuid, { name, at: now })
+    }
+    // The oldest first out (a Map keeps insertion order).
+    for (const uuid of names.keys()) {
+      if (names.size <= namesKept) break
+      names.delete(uuid)
+    }
+    return known
+  }))
+}
 
 const publicationOf = (item: unknown): PublicationView => {
   const p = plain(item)
@@ -217,12 +258,12 @@ const segmentAfter = (path: string, prefix: string): string | undefined => {
  */
 export const load = async (api: ServerApi, path: string, search: URLSearchParams, cookie: string | undefined): Promise<Loaded | ToSignIn | Redirect | undefined> => {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
-  // The settings' first (and for now only) section of this application; integrations are the host's page.
+  // The settings' first section; integrations are /settings/integrations.
   if (trimmed === "/settings") return { redirect: "/settings/profile" }
   if (trimmed === "/") {
     return answer(await api.run((client) =>
       client.listPublications({ urlParams: { limit: 12 } }).pipe(
-        Effect.flatMap((page) => Effect.map(authorNames(client, page.items), (names): PageData => ({ page: "home", latest: page.items.map((item) => cardOf(item, names)) })))
+        Effect.flatMap((page) => Effect.map(authorNames(api, client, page.items), (names): PageData => ({ page: "home", latest: page.items.map((item) => cardOf(item, names)) })))
       )
     ))
   }
@@ -242,7 +283,7 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
         }
       }).pipe(
         Effect.flatMap((page) =>
-          Effect.map(authorNames(client, page.items), (names): PageData => ({
+          Effect.map(authorNames(api, client, page.items), (names): PageData => ({
             page: "catalog",
             q,
             kind,

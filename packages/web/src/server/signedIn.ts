@@ -1,9 +1,11 @@
-import type { BirzhaClient } from "@birzha/client"
+import { type BirzhaClient, NotFound } from "@birzha/client"
 import { Effect, Either } from "effect"
 import {
   type MediaEditorCommand,
   mediaEditorKinds,
   type MessageItem,
+  type ApprovalView,
+  type KeyView,
   type ModerationView,
   type OwnMediaItem,
   type OwnMediaView,
@@ -150,6 +152,25 @@ export const messageOf = (message: unknown, me: string): MessageItem => {
   return { uuid: m["uuid"], mine: m["authorProfileUuid"] === me, body: m["body"], createdAt: m["createdAt"] }
 }
 
+/** What keys.create and keys.update accept (keyLimits in packages/domain/src/keys/Key.ts). */
+const keyLimits = { nameMaxLength: 100, lifetimeDaysMax: 365, lifetimeDaysDefault: 90 } as const
+
+const keyOf = (key: unknown): KeyView => {
+  const k = plain(key)
+  return {
+    uuid: k["uuid"], revision: k["revision"], name: k["name"], kind: k["kind"], status: k["status"],
+    profileName: k["profile"]?.["name"] ?? "", scopes: k["scopes"], httpEnabled: k["httpEnabled"], mcpEnabled: k["mcpEnabled"],
+    ...(k["secretHint"] === undefined ? {} : { secretHint: k["secretHint"] }),
+    ...(k["expiresAt"] === undefined ? {} : { expiresAt: k["expiresAt"] }),
+    ...(k["lastUsedAt"] === undefined ? {} : { lastUsedAt: k["lastUsedAt"] })
+  }
+}
+
+/** The owner's view of a prepared command as the approval pages render it (plain JSON). */
+const approvalOf = (command: unknown): ApprovalView => plain(command) as ApprovalView
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 const segment = (path: string, prefix: string, suffix = ""): string | undefined => {
   if (!path.startsWith(prefix) || !path.endsWith(suffix)) return undefined
   const rest = path.slice(prefix.length, path.length - suffix.length)
@@ -286,6 +307,51 @@ export const loadSignedIn = (
           messages: messages.items.map((message) => messageOf(message, me))
         }))
       ))
+  }
+  if (path === "/settings/integrations") {
+    return run((client) =>
+      Effect.all({
+        session: client["auth.session"](),
+        keys: client["keys.list"](),
+        own: client["profiles.get_own"](),
+        scopes: client["scopes.list"]()
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ keys, own, scopes, session }): PageData => ({
+          page: "integrations",
+          email: session.user.email,
+          recentSignIn: keys.recentSignIn === true,
+          keys: keys.items.map(keyOf),
+          profiles: own.profiles.map((p) => ({ uuid: p.uuid, name: p.name, type: p.type, current: p.current })),
+          scopes: scopes.items.filter((scope) => scope.grantable).map((scope) => ({ name: scope.name, operations: scope.operations })),
+          limits: keyLimits
+        }))
+      ))
+  }
+  if (path === "/approvals") {
+    return run((client) =>
+      Effect.map(client["integrationCommands.pending"](), (pending): PageData => ({ page: "approvals", items: pending.items.map(approvalOf) })))
+  }
+  const commandUuid = segment(path, "/approvals/")
+  if (commandUuid !== undefined) {
+    return run((client) =>
+      Effect.map(client["integrationCommands.get"]({ path: { uuid: commandUuid } }), (found): PageData => ({ page: "approval", command: approvalOf(found.command) })))
+  }
+  const endpointUuid = segment(path, "/webhooks/", "/approve")
+  if (endpointUuid !== undefined) {
+    return run((client) =>
+      Effect.flatMap(client["webhooks.list"](), (list) => {
+        // The acting profile's own endpoint, read from its list (the API has no single read of one).
+        const found = uuidPattern.test(endpointUuid) ? list.items.find((item) => item.uuid === endpointUuid) : undefined
+        return found === undefined
+          ? Effect.fail(new NotFound({ message: "The acting profile has no such webhook" }))
+          : Effect.succeed<PageData>({
+            page: "webhookApproval",
+            endpoint: {
+              uuid: found.uuid, revision: found.revision, url: found.url, eventTypes: found.eventTypes, payloadMode: found.payloadMode,
+              state: found.state, approved: found.approvedAt !== undefined
+            }
+          })
+      }))
   }
   return undefined
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { safeNext } from "./PageSession.js"
+import { safeNext } from "./safeNext.js"
 
 describe("the return path after sign-in", () => {
   it("keeps a path of this site with its query", () => {

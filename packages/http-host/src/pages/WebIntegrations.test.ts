@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest"
+import { openJourney, poll } from "./webJourney.js"
+
+// The integrations page of the web application (packages/web, IntegrationsPage) in real headless
+// Chromium: keys made, changed, reissued and revoked through the page; a secret shown once, never
+// rendered by the server.
+
+const world = openJourney({ label: "web_keys", shots: "/tmp/web-keys-shots", subnet: 110 })
+
+const secretPattern = /birzha_pk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/
+const bearerGet = (path: string, secret: string) => fetch(`${world.origin}${path}`, { headers: { authorization: `Bearer ${secret}` } })
+const sessionsOf = (email: string) => "UPDATE sessions SET created_at = now() - $2::interval WHERE account_uuid = (SELECT uuid FROM accounts WHERE email = $1 AND deleted_at IS NULL)"
+
+describe("the integrations page", { timeout: 300_000 }, () => {
+  it("creates a key with chosen permissions and reveals its secret once; the page never holds it again; HTTP off and revoke apply at once", async () => {
+    const person = await world.person(`keys.${Date.now()}@example.com`)
+    const { tab, context } = person
+    const served = await tab.goto(`${world.origin}/settings/integrations?lang=en`)
+    expect(served!.status()).toBe(200)
+    expect(served!.headers()["content-security-policy"]).toContain("script-src 'self'")
+    expect(served!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'")
+    expect(await tab.title()).toBe("Integrations · Birzha")
+    // The automatic personal key is listed, without a secret yet.
+    expect(await tab.locator("form.key").count()).toBe(1)
+    expect(await tab.locator("form.key legend").textContent()).toContain("personal")
+    expect(await tab.locator("#secret-box").count()).toBe(0)
+
+    const create = tab.locator("#create-form")
+    await create.getByLabel("Name").fill("CI bot")
+    await create.locator("summary").click()
+    await create.locator("input[name=scope][value='tasks:read']").check()
+    await create.getByRole("button", { name: "Create key" }).click()
+    await tab.locator("#secret-box").waitFor({ state: "visible" })
+    const secret = (await tab.locator("#secret-value").textContent()) ?? ""
+    expect(secret).toMatch(new RegExp(`^${secretPattern.source}$`))
+
+    // It works, with exactly the chosen permission.
+    expect((await bearerGet("/api/v1/commands/tasks.list", secret)).status).toBe(200)
+    expect((await bearerGet("/api/v1/commands/profiles.get_own", secret)).status).toBe(403)
+
+    await tab.getByRole("button", { name: "I have saved the secret" }).click()
+    await tab.locator("form.key").nth(1).waitFor()
+    expect(await tab.content()).not.toMatch(secretPattern)
+    expect(await tab.content()).not.toContain(secret.slice(10, 42))
+    expect(await tab.locator("#secret-box").count()).toBe(0)
+    const listed = tab.locator("form.key").nth(1)
+    expect(await listed.locator("legend").textContent()).toContain("CI bot")
+    expect(await listed.locator(".facts-line").textContent()).toContain(`birzha_pk_…${secret.slice(-4)}`)
+    const raw = await context.request.get(`${world.origin}/settings/integrations?lang=en`)
+    expect(await raw.text()).not.toContain(secret.slice(10, 42))
+
+    // Turning HTTP off on the page applies to the next request.
+    await listed.getByLabel("HTTP API").uncheck()
+    await listed.getByRole("button", { name: "Save" }).click()
+    await poll(async () => (await bearerGet("/api/v1/commands/tasks.list", secret)).status).toBe(403)
+
+    // Revoking stops it at once.
+    await tab.waitForLoadState("load")
+    tab.once("dialog", (dialog) => void dialog.accept())
+    await tab.locator("form.key").nth(1).getByRole("button", { name: "Revoke" }).click()
+    await poll(async () => (await bearerGet("/api/v1/commands/tasks.list", secret)).status).toBe(401)
+    await poll(async () => tab.locator("form.key").nth(1).locator(".facts-line").textContent()).toContain("revoked")
+    expect(person.errors).toEqual([])
+    await context.close()
+  })
+
+  it("shows the personal key's secret once, and only after a recent sign-in; otherwise links to sign in again", async () => {
+    const email = `keys.old.${Date.now()}@example.com`
+    const { tab, context } = await world.person(email)
+    await world.db.query(sessionsOf(email), [email, "11 minutes"])
+    await tab.goto(`${world.origin}/settings/integrations?lang=en`)
+    expect(await tab.locator("#reauth").isVisible()).toBe(true)
+    expect(await tab.getByRole("link", { name: "Sign in again" }).getAttribute("href")).toBe("/sign-in?lang=en")
+    expect(await tab.locator("#create-form").count()).toBe(0)
+    expect(await tab.getByRole("button", { name: "Show secret" }).count()).toBe(0)
+
+    await world.db.query(sessionsOf(email), [email, "0 minutes"])
+    await tab.reload()
+    expect(await tab.locator("#reauth").count()).toBe(0)
+    await tab.getByRole("button", { name: "Show secret" }).click()
+    await tab.locator("#secret-box").waitFor({ state: "visible" })
+    const secret = (await tab.locator("#secret-value").textContent()) ?? ""
+    expect(secret).toMatch(secretPattern)
+    expect((await bearerGet("/api/v1/commands/profiles.get_own", secret)).status).toBe(200)
+    await tab.reload()
+    expect(await tab.content()).not.toContain(secret.slice(10, 42))
+    // Once issued, the button issues a new secret (after a confirmation) and the old one stops.
+    tab.once("dialog", (dialog) => void dialog.accept())
+    await tab.getByRole("button", { name: "Issue a new secret" }).click()
+    await tab.locator("#secret-box").waitFor({ state: "visible" })
+    const second = (await tab.locator("#secret-value").textContent()) ?? ""
+    expect(second).not.toBe(secret)
+    expect((await bearerGet("/api/v1/commands/profiles.get_own", secret)).status).toBe(401)
+    expect((await bearerGet("/api/v1/commands/profiles.get_own", second)).status).toBe(200)
+
+    // A session that grew old meanwhile: the page says to sign in again instead of failing.
+    await tab.getByRole("button", { name: "I have saved the secret" }).click()
+    await tab.locator("#create-form").waitFor()
+    await world.db.query(sessionsOf(email), [email, "11 minutes"])
+    await tab.locator("#create-form").getByLabel("Name").fill("Late")
+    await tab.getByRole("button", { name: "Create key" }).click()
+    await tab.locator("#reauth").waitFor()
+    expect(await tab.locator("#create-form").count()).toBe(0)
+    await context.close()
+  })
+
+  it("speaks Russian, sends an anonymous visitor to sign in and back, and passes axe-core at both widths", async () => {
+    const anonymous = await world.browser.newContext()
+    const page = await anonymous.newPage()
+    await page.goto(`${world.origin}/settings/integrations?lang=ru`)
+    expect(page.url()).toBe(`${world.origin}/sign-in?lang=ru&next=${encodeURIComponent("/settings/integrations?lang=ru")}`)
+    await anonymous.close()
+
+    const person = await world.person(`keys.ru.${Date.now()}@example.com`)
+    await person.tab.goto(`${world.origin}/settings/integrations?lang=ru`)
+    expect(await person.tab.title()).toBe("Интеграции · Биржа")
+    expect(await person.tab.getByRole("button", { name: "Создать ключ" }).count()).toBe(1)
+    await world.checkPage(person.tab, "integrations", "/settings/integrations")
+    expect(person.errors).toEqual([])
+    await person.context.close()
+  })
+})
