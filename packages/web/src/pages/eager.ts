@@ -18,6 +18,11 @@ import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
 import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
+import * as FavoritesPage from "./FavoritesPage/FavoritesPage.js"
+import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
+import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
+import * as ModerationComplaintsPage from "./ModerationComplaintsPage/ModerationComplaintsPage.js"
+import * as ModerationReviewsPage from "./ModerationReviewsPage/ModerationReviewsPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -38,5 +43,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   thread: ThreadPage as PageModule,
   profileSettings: ProfileSettingsPage as PageModule,
   vacancyEditor: VacancyEditorPage as PageModule,
-  serviceEditor: ServiceEditorPage as PageModule
+  serviceEditor: ServiceEditorPage as PageModule,
+  favorites: FavoritesPage as PageModule,
+  complaints: ComplaintsPage as PageModule,
+  notifications: NotificationsPage as PageModule,
+  moderationComplaints: ModerationComplaintsPage as PageModule,
+  moderationReviews: ModerationReviewsPage as PageModule
 }

@@ -20,5 +20,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>,
   profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
   vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
-  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>
+  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>,
+  favorites: () => import("./FavoritesPage/FavoritesPage.js") as Promise<PageModule>,
+  complaints: () => import("./ComplaintsPage/ComplaintsPage.js") as Promise<PageModule>,
+  notifications: () => import("./NotificationsPage/NotificationsPage.js") as Promise<PageModule>,
+  moderationComplaints: () => import("./ModerationComplaintsPage/ModerationComplaintsPage.js") as Promise<PageModule>,
+  moderationReviews: () => import("./ModerationReviewsPage/ModerationReviewsPage.js") as Promise<PageModule>
 }

@@ -23,5 +23,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   thread: "src/pages/ThreadPage/ThreadPage.tsx",
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
   vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
-  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
+  favorites: "src/pages/FavoritesPage/FavoritesPage.tsx",
+  complaints: "src/pages/ComplaintsPage/ComplaintsPage.tsx",
+  notifications: "src/pages/NotificationsPage/NotificationsPage.tsx",
+  moderationComplaints: "src/pages/ModerationComplaintsPage/ModerationComplaintsPage.tsx",
+  moderationReviews: "src/pages/ModerationReviewsPage/ModerationReviewsPage.tsx"
 }

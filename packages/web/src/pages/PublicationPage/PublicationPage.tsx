@@ -1,4 +1,6 @@
+import { CommentsSection } from "../../components/Comments.js"
 import { href } from "../../components/Layout.js"
+import { ComplaintForm, FavoriteButton } from "../../components/Social.js"
 import { factsOf, kindLabel } from "../../components/format.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
@@ -127,6 +129,9 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             </section>
           )}
           <div className="description">{paragraphs.map((part, i) => <p key={i}>{part}</p>)}</div>
+          {data.comments === undefined
+            ? null
+            : <CommentsSection publicationUuid={p.uuid} comments={data.comments} signedIn={state.session !== undefined} texts={texts} />}
         </div>
         <aside className="publication__aside">
           {facts.length === 0 ? null : (
@@ -157,6 +162,12 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             : state.session.profileUuid !== p.ownerUuid && p.kind === "service" && !p.closed
             ? <OfferForm uuid={p.uuid} ownerUuid={p.ownerUuid} texts={texts} />
             : null}
+          {state.session === undefined ? null : (
+            <section aria-label={t("publication.yours")} className="panel">
+              <FavoriteButton kind="publication" uuid={p.uuid} favorite={data.favorite === true} texts={texts} />
+              {state.session.profileUuid === p.ownerUuid ? null : <ComplaintForm kind="publication" uuid={p.uuid} texts={texts} />}
+            </section>
+          )}
         </aside>
       </div>
     </article>
