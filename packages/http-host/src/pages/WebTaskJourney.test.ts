@@ -196,6 +196,29 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
     expect(await c.getByRole("img", { name: "Rated 4 out of 5", exact: true }).count()).toBe(1)
     expect(await c.locator(".reviews").textContent()).toContain("Done on time, clean code.")
 
+    // The contractor answers the review on their own profile (only they see the form); the customer reads the answer.
+    await k.goto(`${origin}/u/${contractorUuid}?lang=en`)
+    const received = k.locator(".review", { hasText: "Done on time" })
+    await received.locator("summary", { hasText: "Reply to the review" }).click()
+    await received.getByLabel("Your reply").fill("Thank you, it was a pleasure.")
+    await received.getByRole("button", { name: "Publish the reply" }).click()
+    await k.locator(".review__reply", { hasText: "it was a pleasure" }).waitFor()
+    await checkPage(k, "profile-own", `/u/${contractorUuid}`)
+    await c.reload()
+    expect(await c.locator(".review__reply").textContent()).toContain("Thank you, it was a pleasure.")
+    expect(await c.locator(".review summary").count()).toBe(0)
+
+    // The moderator removes the review from the reviews queue, with a reason; the profile shows it no more.
+    await m.goto(`${origin}/moderation/reviews?lang=en`)
+    const moderated = m.locator("li.row", { hasText: "Done on time" })
+    await moderated.getByLabel("Reason (the review's author and its subject read it)").fill("Removed as a test of the queue.")
+    await moderated.getByRole("button", { name: "Remove the review" }).click()
+    await poll(() => m.locator("li.row", { hasText: "Done on time" }).count()).toBe(0)
+    await m.goto(`${origin}/moderation/reviews?lang=en&status=removed`)
+    expect(await m.locator("li.row", { hasText: "Done on time" }).textContent()).toContain("Removed as a test of the queue.")
+    await c.reload()
+    expect(await c.locator("main").textContent()).not.toContain("Done on time")
+
     // Addresses a person would guess, without a session: to sign in and back.
     for (const path of ["/tasks/new", "/publications", "/deals", "/messages", "/responses", "/moderation"]) {
       const answer = await fetch(`${origin}${path}?lang=en`, { redirect: "manual" })
