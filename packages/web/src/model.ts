@@ -219,6 +219,8 @@ export interface ComplaintItem {
   readonly revision: number
   readonly createdAt: string
   readonly decision?: ComplaintDecisionView
+  /** The subject's title or name, when it is public now. */
+  readonly subjectTitle?: string
 }
 
 /** A complaint as a moderator reviews it (moderation.complaints.queue): the subject as filed, and its other open complaints. */

@@ -19,7 +19,7 @@ const pngs = [
 
 const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots: shots, subnet: 100 })
 
-describe("the task journey through the pages", { timeout: 300_000 }, () => {
+describe("the task journey through the pages", { timeout: 600_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
     const { origin, person, checkPage } = world
     const [customer, contractor, moderator] = await Promise.all([
@@ -198,10 +198,10 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
 
     // The contractor answers the review on their own profile (only they see the form); the customer reads the answer.
     await k.goto(`${origin}/u/${contractorUuid}?lang=en`)
-    const received = k.locator(".review", { hasText: "Done on time" })
-    await received.locator("summary", { hasText: "Reply to the review" }).click()
-    await received.getByLabel("Your reply").fill("Thank you, it was a pleasure.")
-    await received.getByRole("button", { name: "Publish the reply" }).click()
+    const reviewed = k.locator(".review", { hasText: "Done on time" })
+    await reviewed.locator("summary", { hasText: "Reply to the review" }).click()
+    await reviewed.getByLabel("Your reply").fill("Thank you, it was a pleasure.")
+    await reviewed.getByRole("button", { name: "Publish the reply" }).click()
     await k.locator(".review__reply", { hasText: "it was a pleasure" }).waitFor()
     await checkPage(k, "profile-own", `/u/${contractorUuid}`)
     await c.reload()

@@ -122,7 +122,24 @@ export const socialPage = (
   }
   if (path === "/complaints") {
     return (client) =>
-      Effect.map(client["complaints.list"]({ urlParams: { limit: 100 } }), (page): PageData => ({ page: "complaints", items: page.items.map(complaintOf) }))
+      Effect.gen(function*() {
+        const page = yield* client["complaints.list"]({ urlParams: { limit: 100 } })
+        const items = page.items.map(complaintOf)
+        // The subjects' titles and names as they are public now (the complaint keeps only the uuid); one read per subject.
+        const subjects = [...new Map(items.filter((item) => item.subjectKind === "publication" || item.subjectKind === "profile")
+          .map((item) => [item.subjectUuid, item.subjectKind] as const)).entries()]
+        const titles = new Map(yield* Effect.forEach(subjects, ([uuid, kind]) =>
+          (kind === "publication"
+            ? Effect.map(client.getPublication({ path: { uuid } }), (found) => text((found.approved as { readonly title?: unknown } | undefined)?.title))
+            : Effect.map(client.getProfile({ path: { uuid } }), (found) => found.name)).pipe(
+              Effect.map((title) => [uuid, title] as const),
+              Effect.orElseSucceed(() => [uuid, ""] as const)
+            ), { concurrency: 8 }))
+        return {
+          page: "complaints",
+          items: items.map((item) => titles.get(item.subjectUuid) ? { ...item, subjectTitle: titles.get(item.subjectUuid)! } : item)
+        } satisfies PageData
+      })
   }
   if (path === "/notifications") {
     const cursor = search.get("cursor") ?? ""

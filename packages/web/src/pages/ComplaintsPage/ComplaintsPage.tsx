@@ -21,7 +21,11 @@ export default function ComplaintsPage({ data, texts }: PageProps<"complaints">)
             const subject = t(`complaints.subject.${item.subjectKind}` as MessageKey)
             return (
               <li key={item.uuid} className="row row--stacked" data-uuid={item.uuid}>
-                <h2 className="row__title">{path === undefined ? subject : <a href={href(path, language)}>{subject}</a>}</h2>
+                <h2 className="row__title">
+                  {item.subjectTitle === undefined || path === undefined
+                    ? subject
+                    : <>{subject}: <a href={href(path, language)}>{item.subjectTitle}</a></>}
+                </h2>
                 <p className="card__meta">
                   <span className={item.status === "open" ? "tag" : "tag tag--muted"}>{t(`complaints.status.${item.status}` as MessageKey)}</span>
                   <span>{t("complaints.filed", { date: texts.date(item.createdAt) })}</span>

@@ -129,9 +129,6 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             </section>
           )}
           <div className="description">{paragraphs.map((part, i) => <p key={i}>{part}</p>)}</div>
-          {data.comments === undefined
-            ? null
-            : <CommentsSection publicationUuid={p.uuid} comments={data.comments} signedIn={state.session !== undefined} texts={texts} />}
         </div>
         <aside className="publication__aside">
           {facts.length === 0 ? null : (
@@ -170,6 +167,9 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
           )}
         </aside>
       </div>
+      {data.comments === undefined
+        ? null
+        : <CommentsSection publicationUuid={p.uuid} comments={data.comments} signedIn={state.session !== undefined} texts={texts} />}
     </article>
   )
 }
