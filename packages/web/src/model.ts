@@ -94,6 +94,8 @@ export interface ReviewItem {
   readonly authorUuid?: string
   readonly reply?: string
   readonly publishedAt?: string
+  /** The review's revision (a reply is replaced or removed at it). */
+  readonly revision?: number
 }
 
 export interface Reviews {
@@ -264,6 +266,89 @@ export interface ApprovalView {
   readonly also: ReadonlyArray<{ readonly operationId: string; readonly summary: string }>
   readonly key: { readonly uuid: string; readonly name: string }
   readonly record?: { readonly uuid: string; readonly kind: string; readonly title?: string; readonly draft?: Readonly<Record<string, unknown>> }
+/** A favorite as its owner sees it now (favorites.list): what it points at, when the entity is still public. */
+export interface FavoriteItem {
+  readonly uuid: string
+  readonly entityKind: "profile" | "publication"
+  readonly entityUuid: string
+  readonly createdAt: string
+  readonly available: boolean
+  readonly title?: string
+  readonly publicationKind?: string
+  readonly profileType?: string
+}
+
+/** A moderator's decision on a complaint, as its author reads it. */
+export interface ComplaintDecisionView {
+  readonly decision: string
+  readonly action: string
+  readonly reason: string
+  readonly decidedAt: string
+}
+
+/** A complaint in its author's view (complaints.list). */
+export interface ComplaintItem {
+  readonly uuid: string
+  readonly subjectKind: string
+  readonly subjectUuid: string
+  readonly body: string
+  readonly status: string
+  readonly revision: number
+  readonly createdAt: string
+  readonly decision?: ComplaintDecisionView
+  /** The subject's title or name, when it is public now. */
+  readonly subjectTitle?: string
+}
+
+/** A complaint as a moderator reviews it (moderation.complaints.queue): the subject as filed, and its other open complaints. */
+export interface QueuedComplaint extends ComplaintItem {
+  /** The subject's title or name as the author saw it; its text for a message or relation. */
+  readonly subjectTitle: string
+  readonly subjectText: string
+  /** Whether the subject still exists. */
+  readonly subjectGone: boolean
+  readonly otherOpen: number
+  /** For a relation: its reviews, one of which an uphold may remove. */
+  readonly reviews: ReadonlyArray<{ readonly uuid: string; readonly status: string; readonly rating: number; readonly body: string }>
+}
+
+/** A review in the moderators' list (moderation.reviews.list). */
+export interface ModeratedReviewItem {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly rating?: number
+  readonly body: string
+  readonly authorName: string
+  readonly subjectProfileUuid: string
+  readonly subjectRole: string
+  readonly openComplaints: number
+  readonly moderationReason?: string
+  readonly createdAt: string
+}
+
+/** One entry of the inbox (learning.notifications.list: the one inbox of every source). */
+export interface NotificationItem {
+  readonly uuid: string
+  readonly kind: string
+  readonly title: string
+  readonly body: string
+  readonly eventType?: string
+  readonly read: boolean
+  readonly createdAt: string
+}
+
+/** A comment of a publication in reading order: roots, each followed by its answers (`parentUuid`). */
+export interface CommentItem {
+  readonly uuid: string
+  readonly authorName: string
+  readonly authorProfileUuid?: string
+  readonly body: string
+  readonly createdAt: string
+  readonly canDelete: boolean
+  readonly isPublicationAuthor: boolean
+  readonly deleted: boolean
+  readonly parentUuid?: string
 }
 
 export type PageData =
@@ -277,8 +362,22 @@ export type PageData =
     readonly items: ReadonlyArray<Card>
     readonly nextCursor?: string
   }
-  | { readonly page: "publication"; readonly publication: PublicationView; readonly author?: { readonly uuid: string; readonly name: string } }
-  | { readonly page: "profile"; readonly profile: ProfileView; readonly publications: ReadonlyArray<Card>; readonly reviews?: Reviews }
+  | {
+    readonly page: "publication"
+    readonly publication: PublicationView
+    readonly author?: { readonly uuid: string; readonly name: string }
+    /** Absent when they could not be read (the page shows without them). */
+    readonly comments?: { readonly items: ReadonlyArray<CommentItem>; readonly cursor: string; readonly nextCursor?: string }
+    /** Whether the signed-in visitor keeps it in favorites. */
+    readonly favorite?: boolean
+  }
+  | {
+    readonly page: "profile"
+    readonly profile: ProfileView
+    readonly publications: ReadonlyArray<Card>
+    readonly reviews?: Reviews
+    readonly favorite?: boolean
+  }
   | { readonly page: "signIn"; readonly next: string }
   | {
     readonly page: "account"
@@ -337,6 +436,11 @@ export type PageData =
       readonly approved: boolean
     }
   }
+  | { readonly page: "favorites"; readonly items: ReadonlyArray<FavoriteItem> }
+  | { readonly page: "complaints"; readonly items: ReadonlyArray<ComplaintItem> }
+  | { readonly page: "notifications"; readonly items: ReadonlyArray<NotificationItem>; readonly cursor: string; readonly nextCursor?: string }
+  | { readonly page: "moderationComplaints"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<QueuedComplaint> }
+  | { readonly page: "moderationReviews"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<ModeratedReviewItem> }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]
@@ -349,6 +453,12 @@ export interface AppState {
   readonly query: string
   readonly brand: { readonly name: string; readonly logoUrl: string }
   /** Who is signed in, when the request carried a usable session. */
-  readonly session?: { readonly name: string; readonly profileUuid?: string; readonly moderator?: boolean }
+  readonly session?: {
+    readonly name: string
+    readonly profileUuid?: string
+    readonly moderator?: boolean
+    /** Unread notifications (the header's badge); 100 stands for "100 or more". */
+    readonly unread?: number
+  }
   readonly data: PageData
 }

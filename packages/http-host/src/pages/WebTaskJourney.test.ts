@@ -19,7 +19,7 @@ const pngs = [
 
 const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots: shots, subnet: 100 })
 
-describe("the task journey through the pages", { timeout: 300_000 }, () => {
+describe("the task journey through the pages", { timeout: 600_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
     const { origin, person, checkPage } = world
     const [customer, contractor, moderator] = await Promise.all([
@@ -195,6 +195,29 @@ describe("the task journey through the pages", { timeout: 300_000 }, () => {
     await c.goto(`${origin}/u/${contractorUuid}?lang=en`)
     expect(await c.getByRole("img", { name: "Rated 4 out of 5", exact: true }).count()).toBe(1)
     expect(await c.locator(".reviews").textContent()).toContain("Done on time, clean code.")
+
+    // The contractor answers the review on their own profile (only they see the form); the customer reads the answer.
+    await k.goto(`${origin}/u/${contractorUuid}?lang=en`)
+    const reviewed = k.locator(".review", { hasText: "Done on time" })
+    await reviewed.locator("summary", { hasText: "Reply to the review" }).click()
+    await reviewed.getByLabel("Your reply").fill("Thank you, it was a pleasure.")
+    await reviewed.getByRole("button", { name: "Publish the reply" }).click()
+    await k.locator(".review__reply", { hasText: "it was a pleasure" }).waitFor()
+    await checkPage(k, "profile-own", `/u/${contractorUuid}`)
+    await c.reload()
+    expect(await c.locator(".review__reply").textContent()).toContain("Thank you, it was a pleasure.")
+    expect(await c.locator(".review summary").count()).toBe(0)
+
+    // The moderator removes the review from the reviews queue, with a reason; the profile shows it no more.
+    await m.goto(`${origin}/moderation/reviews?lang=en`)
+    const moderated = m.locator("li.row", { hasText: "Done on time" })
+    await moderated.getByLabel("Reason (the review's author and its subject read it)").fill("Removed as a test of the queue.")
+    await moderated.getByRole("button", { name: "Remove the review" }).click()
+    await poll(() => m.locator("li.row", { hasText: "Done on time" }).count()).toBe(0)
+    await m.goto(`${origin}/moderation/reviews?lang=en&status=removed`)
+    expect(await m.locator("li.row", { hasText: "Done on time" }).textContent()).toContain("Removed as a test of the queue.")
+    await c.reload()
+    expect(await c.locator("main").textContent()).not.toContain("Done on time")
 
     // Addresses a person would guess, without a session: to sign in and back.
     for (const path of ["/tasks/new", "/publications", "/deals", "/messages", "/responses", "/moderation"]) {

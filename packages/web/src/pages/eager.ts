@@ -23,6 +23,11 @@ import * as IntegrationsPage from "./IntegrationsPage/IntegrationsPage.js"
 import * as ApprovalsPage from "./ApprovalsPage/ApprovalsPage.js"
 import * as ApprovalPage from "./ApprovalPage/ApprovalPage.js"
 import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.js"
+import * as FavoritesPage from "./FavoritesPage/FavoritesPage.js"
+import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
+import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
+import * as ModerationComplaintsPage from "./ModerationComplaintsPage/ModerationComplaintsPage.js"
+import * as ModerationReviewsPage from "./ModerationReviewsPage/ModerationReviewsPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -48,5 +53,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   integrations: IntegrationsPage as PageModule,
   approvals: ApprovalsPage as PageModule,
   approval: ApprovalPage as PageModule,
-  webhookApproval: WebhookApprovalPage as PageModule
+  webhookApproval: WebhookApprovalPage as PageModule,
+  favorites: FavoritesPage as PageModule,
+  complaints: ComplaintsPage as PageModule,
+  notifications: NotificationsPage as PageModule,
+  moderationComplaints: ModerationComplaintsPage as PageModule,
+  moderationReviews: ModerationReviewsPage as PageModule
 }

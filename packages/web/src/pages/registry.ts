@@ -28,5 +28,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   integrations: "src/pages/IntegrationsPage/IntegrationsPage.tsx",
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
-  webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx"
+  webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",
+  favorites: "src/pages/FavoritesPage/FavoritesPage.tsx",
+  complaints: "src/pages/ComplaintsPage/ComplaintsPage.tsx",
+  notifications: "src/pages/NotificationsPage/NotificationsPage.tsx",
+  moderationComplaints: "src/pages/ModerationComplaintsPage/ModerationComplaintsPage.tsx",
+  moderationReviews: "src/pages/ModerationReviewsPage/ModerationReviewsPage.tsx"
 }

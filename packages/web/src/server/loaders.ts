@@ -4,6 +4,7 @@ import type { BlockView, Card, PageData, Picture, ProfileView, PublicationView, 
 import { safeNext } from "../safeNext.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { loadSignedIn } from "./signedIn.js"
+import { commentsOf, isFavorite, unreadCount } from "./social.js"
 
 type Json = Record<string, unknown>
 
@@ -210,10 +211,35 @@ const reviewsOf = (answer: unknown): Reviews => {
         ...(str(author, "name") === "" ? {} : { authorName: str(author, "name") }),
         ...(str(author, "profileUuid") === "" ? {} : { authorUuid: str(author, "profileUuid") }),
         ...(reply === "" ? {} : { reply }),
-        ...(str(item, "publishedAt") === "" ? {} : { publishedAt: str(item, "publishedAt") })
+        ...(str(item, "publishedAt") === "" ? {} : { publishedAt: str(item, "publishedAt") }),
+        ...(typeof item["revision"] === "number" ? { revision: item["revision"] } : {})
       }
     })
   }
+}
+
+/**
+ * What a public page adds for its visitor: a publication's comments (with a session, `canDelete`
+ * is the visitor's) and, signed in, whether the page's entity is in their favorites. A failed read
+ * leaves its part out, never the page; an unusable session reads the comments as anyone.
+ */
+const viewerReads = async (
+  api: ServerApi,
+  cookie: string | undefined,
+  comments: ((client: BirzhaClient) => Effect.Effect<NonNullable<Extract<PageData, { page: "publication" }>["comments"]>, unknown>) | undefined,
+  entityUuid: string
+): Promise<{ readonly comments?: NonNullable<Extract<PageData, { page: "publication" }>["comments"]>; readonly favorite?: boolean }> => {
+  const signedIn = cookie === undefined ? undefined : await api.run((client) =>
+    Effect.all({
+      favorite: isFavorite(client, entityUuid),
+      comments: comments === undefined ? Effect.succeed(undefined) : comments(client)
+    }, { concurrency: "unbounded" }), cookie)
+  if (signedIn !== undefined && Either.isRight(signedIn)) {
+    return { favorite: signedIn.right.favorite, ...(signedIn.right.comments === undefined ? {} : { comments: signedIn.right.comments }) }
+  }
+  if (comments === undefined) return {}
+  const anonymous = await api.run(comments)
+  return Either.isRight(anonymous) ? { comments: anonymous.right } : {}
 }
 
 export interface Loaded {
@@ -298,24 +324,29 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
   }
   const publicationUuid = segmentAfter(trimmed, "/p/")
   if (publicationUuid !== undefined) {
-    return answer(await api.run((client) =>
-      client.getPublication({ path: { uuid: publicationUuid } }).pipe(
-        Effect.flatMap((found) =>
-          Effect.map(
-            Effect.option(client.getProfile({ path: { uuid: found.ownerUuid } })),
-            (author): PageData => ({
-              page: "publication",
-              publication: publicationOf(found),
-              ...(author._tag === "Some" ? { author: { uuid: author.value.uuid, name: author.value.name } } : {})
-            })
+    const commentsCursor = search.get("comments") ?? ""
+    const [found, viewer] = await Promise.all([
+      api.run((client) =>
+        client.getPublication({ path: { uuid: publicationUuid } }).pipe(
+          Effect.flatMap((found) =>
+            Effect.map(
+              Effect.option(client.getProfile({ path: { uuid: found.ownerUuid } })),
+              (author): PageData => ({
+                page: "publication",
+                publication: publicationOf(found),
+                ...(author._tag === "Some" ? { author: { uuid: author.value.uuid, name: author.value.name } } : {})
+              })
+            )
           )
         )
-      )
-    ))
+      ),
+      viewerReads(api, cookie, (client) => commentsOf(client, publicationUuid, commentsCursor), publicationUuid)
+    ])
+    return answer(Either.map(found, (data) => ({ ...data, ...viewer })))
   }
   const profileUuid = segmentAfter(trimmed, "/u/")
   if (profileUuid !== undefined) {
-    return answer(await api.run((client) =>
+    const [found, viewer] = await Promise.all([api.run((client) =>
       client.getProfile({ path: { uuid: profileUuid } }).pipe(
         Effect.flatMap((found) =>
           Effect.all({
@@ -332,7 +363,8 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
           )
         )
       )
-    ))
+    ), viewerReads(api, cookie, undefined, profileUuid)])
+    return answer(Either.map(found, (data) => ({ ...data, ...viewer })))
   }
   if (trimmed === "/sign-in") {
     // Where the page goes once signed in: a checked path of this site (an approval), else the account.
@@ -353,8 +385,8 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
       }
     }
   }
-  if (cookie === undefined) return loadSignedIn(api, trimmed, "") === undefined ? undefined : { signIn: true }
-  const signedIn = loadSignedIn(api, trimmed, cookie)
+  if (cookie === undefined) return loadSignedIn(api, trimmed, "", search) === undefined ? undefined : { signIn: true }
+  const signedIn = loadSignedIn(api, trimmed, cookie, search)
   if (signedIn === undefined) return undefined
   const result = await signedIn
   if (Either.isLeft(result)) return result.left.status === 401 ? { signIn: true } : refused(result.left)
@@ -365,9 +397,22 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
  * The signed-in person for the header: name, profile, and whether the moderation link shows (a
  * session holds the moderation scopes only with the moderator role), when the cookie names a usable session.
  */
-export const sessionOf = async (api: ServerApi, cookie: string): Promise<{ readonly name: string; readonly profileUuid: string; readonly moderator: boolean } | undefined> => {
-  const result = await api.run((client) => client.getMyCapabilities(), cookie)
-  return Either.isRight(result)
-    ? { name: result.right.profile.name, profileUuid: result.right.profile.uuid, moderator: result.right.scopes.some((scope) => scope.startsWith("moderation:")) }
-    : undefined
+export const sessionOf = async (
+  api: ServerApi,
+  cookie: string
+): Promise<{ readonly name: string; readonly profileUuid: string; readonly moderator: boolean; readonly unread?: number } | undefined> => {
+  const result = await api.run((client) =>
+    Effect.all({
+      capabilities: client.getMyCapabilities(),
+      // The badge is left out, not the header, should the inbox not answer.
+      unread: Effect.option(unreadCount(client))
+    }, { concurrency: "unbounded" }), cookie)
+  if (Either.isLeft(result)) return undefined
+  const { capabilities, unread } = result.right
+  return {
+    name: capabilities.profile.name,
+    profileUuid: capabilities.profile.uuid,
+    moderator: capabilities.scopes.some((scope) => scope.startsWith("moderation:")),
+    ...(unread._tag === "Some" ? { unread: unread.value } : {})
+  }
 }

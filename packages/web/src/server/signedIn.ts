@@ -18,6 +18,7 @@ import {
   type ThreadItem
 } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
+import { socialPage } from "./social.js"
 
 type Json = Record<string, any>
 
@@ -188,7 +189,8 @@ const me = (client: BirzhaClient) => Effect.map(client["auth.session"](), (sessi
 export const loadSignedIn = (
   api: ServerApi,
   path: string,
-  cookie: string
+  cookie: string,
+  search: URLSearchParams = new URLSearchParams()
 ): Promise<Either.Either<PageData, Refusal>> | undefined => {
   const run = (program: (client: BirzhaClient) => Effect.Effect<PageData, unknown>) => api.run(program, cookie)
   if (path === "/tasks/new") return run(() => Effect.succeed({ page: "taskEditor", categories: taskCategories }))
@@ -353,6 +355,8 @@ export const loadSignedIn = (
           })
       }))
   }
+  const social = socialPage(path, search)
+  if (social !== undefined) return run(social)
   return undefined
 }
 

@@ -1,3 +1,4 @@
+import { ModerationTabs } from "../../components/Social.js"
 import { kindLabel } from "../../components/format.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
@@ -24,6 +25,7 @@ export default function ModerationPage({ data, texts }: PageProps<"moderation">)
   return (
     <div>
       <h1>{t("moderation.title")}</h1>
+      <ModerationTabs current="publications" texts={texts} />
       {data.items.length === 0 ? <p>{t("moderation.empty")}</p> : (
         <ul className="rows">
           {data.items.map((item) => (

@@ -1,8 +1,12 @@
+import type { FormEvent } from "react"
 import { href } from "../../components/Layout.js"
 import { CardList } from "../../components/PublicationCard.js"
+import { ComplaintForm, FavoriteButton } from "../../components/Social.js"
 import { profileTypeLabel } from "../../components/format.js"
+import { requestUuid, useAction } from "../../components/useAction.js"
+import { useHydrated } from "../../hydrated.js"
 import type { Texts } from "../../i18n.js"
-import type { Reviews } from "../../model.js"
+import type { ReviewItem, Reviews } from "../../model.js"
 import type { PageProps } from "../types.js"
 
 export const title = ({ data }: Pick<PageProps<"profile">, "data">) => data.profile.name
@@ -14,7 +18,49 @@ const Stars = ({ rating, label }: { readonly rating: number; readonly label: str
   </span>
 )
 
-const ReviewList = ({ reviews, texts }: { readonly reviews: Reviews; readonly texts: Texts }) => {
+/**
+ * The reviewed profile's answer to a published review (reviews.reply, once; at the review's
+ * revision it is replaced) and its removal (reviews.reply_remove).
+ */
+const ReplyForm = ({ review, texts }: { readonly review: ReviewItem; readonly texts: Texts }) => {
+  const { t } = texts
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  const id = `reply-${review.uuid}`
+  const send = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const body = String(new FormData(event.currentTarget).get("body") ?? "").trim()
+    if (body === "") return
+    void run((api) =>
+      api["reviews.reply"]({
+        payload: {
+          requestUuid: requestUuid(), reviewUuid: review.uuid, body,
+          ...(review.reply === undefined || review.revision === undefined ? {} : { expectedRevision: review.revision })
+        }
+      })
+    )
+  }
+  const remove = () =>
+    void run((api) => api["reviews.reply_remove"]({ payload: { requestUuid: requestUuid(), reviewUuid: review.uuid, expectedRevision: review.revision ?? 0 } }))
+  return (
+    <details className="review__answer">
+      <summary>{t(review.reply === undefined ? "reviewReply.write" : "reviewReply.edit")}</summary>
+      <form onSubmit={send} className="stack">
+        <label htmlFor={id}>{t("reviewReply.body")}</label>
+        <textarea id={id} name="body" rows={3} maxLength={2000} required defaultValue={review.reply ?? ""} />
+        <div className="actions">
+          <button type="submit" className="button button--small" disabled={!hydrated || busy}>{t("reviewReply.send")}</button>
+          {review.reply === undefined
+            ? null
+            : <button type="button" className="button button--small button--secondary" disabled={!hydrated || busy} onClick={remove}>{t("reviewReply.remove")}</button>}
+        </div>
+        <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+      </form>
+    </details>
+  )
+}
+
+const ReviewList = ({ reviews, own, texts }: { readonly reviews: Reviews; readonly own: boolean; readonly texts: Texts }) => {
   const { t, language } = texts
   if (reviews.items.length === 0) return <p>{t("profile.noReviews")}</p>
   return (
@@ -43,6 +89,7 @@ const ReviewList = ({ reviews, texts }: { readonly reviews: Reviews; readonly te
                   <p>{review.reply}</p>
                 </blockquote>
               )}
+              {own ? <ReplyForm review={review} texts={texts} /> : null}
             </>
           )}
         </li>
@@ -53,9 +100,10 @@ const ReviewList = ({ reviews, texts }: { readonly reviews: Reviews; readonly te
 
 const initials = (name: string) => name.split(/\s+/).filter((w) => w !== "").slice(0, 2).map((w) => w[0]!.toUpperCase()).join("")
 
-export default function ProfilePage({ data, texts }: PageProps<"profile">) {
+export default function ProfilePage({ state, data, texts }: PageProps<"profile">) {
   const { t } = texts
   const { profile, reviews } = data
+  const own = state.session?.profileUuid === profile.uuid
   return (
     <>
       <header className="profile-head">
@@ -74,6 +122,12 @@ export default function ProfilePage({ data, texts }: PageProps<"profile">) {
           )}
         </div>
       </header>
+      {state.session === undefined || own ? null : (
+        <div className="profile-actions">
+          <FavoriteButton kind="profile" uuid={profile.uuid} favorite={data.favorite === true} texts={texts} />
+          <ComplaintForm kind="profile" uuid={profile.uuid} texts={texts} />
+        </div>
+      )}
       {profile.about === "" ? null : <p className="lead">{profile.about}</p>}
       <dl className="facts">
         {profile.categories.length === 0 ? null : <div><dt>{t("profile.categories")}</dt><dd>{profile.categories.join(", ")}</dd></div>}
@@ -87,7 +141,7 @@ export default function ProfilePage({ data, texts }: PageProps<"profile">) {
       {reviews === undefined ? null : (
         <section aria-labelledby="reviews">
           <h2 id="reviews">{t("profile.reviews")}</h2>
-          <ReviewList reviews={reviews} texts={texts} />
+          <ReviewList reviews={reviews} own={own} texts={texts} />
         </section>
       )}
     </>

@@ -1,5 +1,7 @@
 import { ContentView, pictureSrc } from "../../components/ContentView.js"
+import { CommentsSection } from "../../components/Comments.js"
 import { href } from "../../components/Layout.js"
+import { ComplaintForm, FavoriteButton } from "../../components/Social.js"
 import { factsOf, kindLabel } from "../../components/format.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
@@ -190,8 +192,17 @@ export default function PublicationPage({ state, data, texts }: PageProps<"publi
             : state.session.profileUuid !== p.ownerUuid && p.kind === "resume" && !p.closed
             ? <InviteForm uuid={p.uuid} texts={texts} />
             : null}
+          {state.session === undefined ? null : (
+            <section aria-label={t("publication.yours")} className="panel">
+              <FavoriteButton kind="publication" uuid={p.uuid} favorite={data.favorite === true} texts={texts} />
+              {state.session.profileUuid === p.ownerUuid ? null : <ComplaintForm kind="publication" uuid={p.uuid} texts={texts} />}
+            </section>
+          )}
         </aside>
       </div>
+      {data.comments === undefined
+        ? null
+        : <CommentsSection publicationUuid={p.uuid} comments={data.comments} signedIn={state.session !== undefined} texts={texts} />}
     </article>
   )
 }
