@@ -266,6 +266,8 @@ export interface ApprovalView {
   readonly also: ReadonlyArray<{ readonly operationId: string; readonly summary: string }>
   readonly key: { readonly uuid: string; readonly name: string }
   readonly record?: { readonly uuid: string; readonly kind: string; readonly title?: string; readonly draft?: Readonly<Record<string, unknown>> }
+}
+
 /** A favorite as its owner sees it now (favorites.list): what it points at, when the entity is still public. */
 export interface FavoriteItem {
   readonly uuid: string
