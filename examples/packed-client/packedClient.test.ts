@@ -82,7 +82,7 @@ describe("examples/packed-client", { timeout: 1_800_000 }, () => {
     const project = join(work, "project")
     mkdirSync(project)
     for (const file of ["package.json", "tsconfig.json", "main.ts", "types.ts"]) copyFileSync(join(example, file), join(project, file))
-    await run("npm", ["install", "--no-package-lock", tarball!], project)
+    await run("npm", ["install", "--no-package-lock", tarball!, "@types/node@20.19.43"], project)
     expect(readdirSync(join(project, "node_modules", "@birzha"))).toEqual(["client"])
     expect(existsSync(join(project, "node_modules", "@birzha", "domain"))).toBe(false)
     await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], project)
