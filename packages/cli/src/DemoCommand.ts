@@ -1,5 +1,5 @@
-import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
-import * as Store from "@birzha/domain/store"
+import { maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/internal"
+import * as Store from "@birzha/domain/internal"
 import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"

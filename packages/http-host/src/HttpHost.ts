@@ -1,5 +1,5 @@
 import { envelope, NotFound, openApiDocument } from "@birzha/domain"
-import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
+import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"

@@ -1,5 +1,5 @@
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive } from "@birzha/infrastructure"
-import { PostgresBlobStore } from "@birzha/domain/server"
+import { PostgresBlobStore } from "@birzha/domain/internal"
 import { Effect, Layer } from "effect"
 import type { HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive } from "./HttpHost.js"

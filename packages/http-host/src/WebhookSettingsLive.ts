@@ -1,4 +1,4 @@
-import { WebhookSettings } from "@birzha/domain"
+import { WebhookSettings } from "@birzha/domain/internal"
 import { booleanFlag } from "@birzha/infrastructure"
 import { Effect, Layer } from "effect"
 import { HostSettings } from "./HostSettings.js"

@@ -1,4 +1,4 @@
-import { cleanWebhookHistory } from "@birzha/domain/server"
+import { cleanWebhookHistory } from "@birzha/domain/internal"
 import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
 import { defaultPerEndpoint, WorkerHostLive } from "@birzha/worker-host"
 import { PgClient } from "@effect/sql-pg"

@@ -9,7 +9,7 @@ import {
   getPublication,
   pendingCommandsOfAccount,
   ServerSecret
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"

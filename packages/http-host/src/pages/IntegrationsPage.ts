@@ -1,5 +1,5 @@
 import { type Key, keyLimits, scopeCatalog } from "@birzha/domain"
-import { listKeys, ownProfiles, ServerSecret, signedInRecently } from "@birzha/domain/server"
+import { listKeys, ownProfiles, ServerSecret, signedInRecently } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"

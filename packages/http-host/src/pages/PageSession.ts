@@ -1,5 +1,5 @@
 import { sessionCookieName, type SessionActor } from "@birzha/domain"
-import { actorForToken, type ServerSecret } from "@birzha/domain/server"
+import { actorForToken, type ServerSecret } from "@birzha/domain/internal"
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"

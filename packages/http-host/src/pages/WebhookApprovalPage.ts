@@ -1,5 +1,6 @@
-import { type SessionActor, WebhookSettings } from "@birzha/domain"
-import { approveWebhookEndpoint, type EndpointRow, findOwnEndpoint, ServerSecret } from "@birzha/domain/server"
+import { type SessionActor } from "@birzha/domain"
+import { WebhookSettings } from "@birzha/domain/internal"
+import { approveWebhookEndpoint, type EndpointRow, findOwnEndpoint, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
