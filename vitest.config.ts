@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/src/**/*.test.ts"],
     exclude: ["**/node_modules/**"],
     globalSetup: ["testing/globalSetup.ts"],
     // Liveness bounds, not speed limits: a test that hangs fails, one slowed by a busy machine

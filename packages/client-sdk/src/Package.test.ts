@@ -1,4 +1,4 @@
-import { type RunningHost, startService, untilReady } from "@birzha/http-host"
+import { type RunningHost, startService, untilReady } from "@birzha/http-host/internal"
 import { execFile } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

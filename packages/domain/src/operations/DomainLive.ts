@@ -28,7 +28,8 @@ export interface DomainSettings {
   readonly publicOrigin: string
   /**
    * The key of keyed hashes (codes, tokens, API keys) and of encryption at rest. Every process on
-   * one database uses the same; changing it invalidates sessions, keys and webhook secrets.
+   * one database uses the same; changing it invalidates sessions, keys and webhook secrets. At
+   * least 32 characters of random text, as `BIRZHA_SECRET`.
    */
   readonly serverSecret: string | Redacted.Redacted<string>
   /** Accept webhook receivers at loopback addresses over plain HTTP (development only). Default false. */
@@ -63,6 +64,8 @@ export const DomainLive = (
   settings: DomainSettings
 ): Layer.Layer<Operations | ServerSecret | PublicOrigin | BlobStore | Readiness, never, SqlClient.SqlClient | Mailer> => {
   const secret = typeof settings.serverSecret === "string" ? Redacted.make(settings.serverSecret) : settings.serverSecret
+  // The same rule as BIRZHA_SECRET (packages/infrastructure/src/Settings.ts): a short key is a mistake of the program, refused at once.
+  if (Redacted.value(secret).length < 32) throw new Error("DomainLive: serverSecret must be at least 32 characters of random text")
   const services = Layer.mergeAll(
     Layer.succeed(ServerSecret, secret),
     Layer.succeed(PublicOrigin, settings.publicOrigin),

@@ -3,8 +3,8 @@ import { WebhookSettings } from "@birzha/domain/internal"
 import { approveWebhookEndpoint, type EndpointRow, findOwnEndpoint, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
-import { WebhookSettingsLive } from "../WebhookSettingsLive.js"
+import { Effect, Option } from "effect"
+import { HostSettings } from "../HostSettings.js"
 import { escapeHtml, type Language, languageOf, textsOf } from "./Language.js"
 import { pageActor, pathUuid, seeOther, toSignIn } from "./PageSession.js"
 import { layout, pageSecurityHeaders } from "./Layout.js"
@@ -91,6 +91,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
     const sql = yield* SqlClient.SqlClient
     const secret = yield* ServerSecret
     const settings = yield* WebhookSettings
+    const { publicOrigin } = yield* HostSettings
     const withServices = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ServerSecret | WebhookSettings>) =>
       effect.pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
@@ -129,7 +130,7 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
         const { actor, language, path, request, uuid } = yield* context
         const t = texts[language]
         // A form of another site could post here with the owner's cookie: only our own page may.
-        if (request.headers["origin"] !== settings.publicOrigin) return message(language, path, t.foreign, 403)
+        if (request.headers["origin"] !== publicOrigin) return message(language, path, t.foreign, 403)
         if (Option.isNone(actor)) return message(language, path, t.signIn, 401)
         if (!uuidPattern.test(uuid)) return message(language, path, t.notFound, 404)
         const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
@@ -147,4 +148,4 @@ export const WebhookPageRoutes = HttpApiBuilder.Router.use((router) =>
       })
     )
   })
-).pipe(Layer.provide(WebhookSettingsLive))
+)

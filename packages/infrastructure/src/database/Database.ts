@@ -245,6 +245,19 @@ export const migrateAndSync = (moderators: ReadonlyArray<string>) =>
   })
 
 /**
+ * Migrations and the start-up sync now, in the caller's fiber (failing if the database does): for a
+ * program that wants its database up to date before its first call, where the hosts use
+ * `MigrationsAtStart`. Marks this process's database started, so readiness (and the workers,
+ * which wait for it) go ahead.
+ */
+export const migrateNow = Effect.gen(function*() {
+  const database = yield* Database
+  const applied = yield* migrateAndSync(yield* ModeratorsConfig)
+  yield* database.markStarted
+  return applied
+})
+
+/**
  * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the
  * database is unreachable, and keeps retrying until the migrations are applied.
  */
