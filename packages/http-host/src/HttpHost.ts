@@ -162,8 +162,9 @@ interface Pages<E, R> {
  * through the compiled adapter, every other route (pages, file bytes, MCP, documents) through the
  * platform router. Built in the scope of the router layers below (`withRoutes`).
  */
-const makeNodeHandler = (settings: HandlerSettings, extraRoutes: ReadonlyArray<{ readonly method: string; readonly path: string }>) =>
+const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray<{ readonly method: string; readonly path: string }>) =>
   Effect.gen(function*() {
+    const extraRoutes = [...documentRoutes, ...routesOfPages]
     const accessLog = yield* makeAccessLog
     const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
     const router = yield* HttpApiBuilder.Router.router
@@ -218,7 +219,7 @@ export const makeHttpServer = <E2 = never, R2 = never>(
     Layer.scoped(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const { handle, handleContinue, web } = yield* makeNodeHandler(settings, [...documentRoutes, ...pages.routes])
+        const { handle, handleContinue, web } = yield* makeNodeHandler(settings, pages.routes)
         const limits = settings.connections ?? defaultConnectionLimits
         const redirect = settings.redirectLoopbackNavigations === true
         const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
