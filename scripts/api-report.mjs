@@ -4,13 +4,14 @@
 //
 //   node scripts/api-report.mjs --check    fails when a report differs from the built declarations
 //   node scripts/api-report.mjs --update   writes the reports
+//   … --only domain,http-host              just these reports
 //
 // Run after `npx -y pnpm@10.34.9 run build` (declarations included). A change to an exported
 // signature shows in the report's diff, which review then sees; `test` runs `--check`, so a surface
 // changed without its report fails. Only the public entries are reported: the `internal` subpaths
 // carry no compatibility promise (docs/embedding.md, "What is public").
 import { Extractor, ExtractorConfig } from "@microsoft/api-extractor"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -34,17 +35,21 @@ if (mode === undefined) {
   process.exit(2)
 }
 
+const onlyAt = process.argv.indexOf("--only")
+const only = onlyAt < 0 ? undefined : new Set((process.argv[onlyAt + 1] ?? "").split(","))
+
 const quiet = { logLevel: "none", addToApiReportFile: false }
 const temp = mkdtempSync(join(tmpdir(), "birzha-api-report-"))
 const problems = []
 try {
-  for (const entry of entries) {
+  for (const entry of entries.filter((entry) => only === undefined || only.has(entry.report))) {
     const projectFolder = join(root, "packages", entry.folder)
     const mainEntryPointFilePath = join(projectFolder, entry.declarations)
     if (!existsSync(mainEntryPointFilePath)) {
       problems.push(`${entry.report}: ${mainEntryPointFilePath} is missing; build with declarations first (npx -y pnpm@10.34.9 run build)`)
       continue
     }
+    if (mode === "update") mkdirSync(join(projectFolder, "api"), { recursive: true })
     const config = ExtractorConfig.prepare({
       configObject: {
         projectFolder,

@@ -9,7 +9,7 @@ import { ServiceHandlerLive, startHandler } from "@birzha/http-host"
 import { DatabaseFromPool } from "@birzha/infrastructure"
 import { WorkerHostLive } from "@birzha/worker-host"
 import { ConfigProvider, Layer } from "effect"
-import express from "express"
+import express, { type Express } from "express"
 import Pg from "pg"
 
 export interface AppSettings {
@@ -19,7 +19,8 @@ export interface AppSettings {
   readonly serverSecret: string
 }
 
-export const createApp = async (pool: Pg.Pool, settings: AppSettings) => {
+/** The application, and how to stop Birzha's part of it (its workers, its migrations) at shutdown. */
+export const createApp = async (pool: Pg.Pool, settings: AppSettings): Promise<{ readonly app: Express; readonly close: () => Promise<void> }> => {
   const birzha = await startHandler(
     ServiceHandlerLive(
       { publicOrigin: settings.publicOrigin, basePath: "/birzha" },

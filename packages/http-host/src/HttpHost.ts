@@ -139,17 +139,6 @@ const close = (server: Server) =>
     timer.unref()
   })
 
-/** The host's answer to one request, on any Node server: what `createServer` and a mounted handler call. */
-export interface NodeHandler {
-  /** A request: an operation through the compiled adapter, anything else through the platform router. */
-  readonly handle: (req: IncomingMessage, res: ServerResponse) => void
-  /**
-   * A request that sent `Expect: 100-continue`: an operation decides before the client sends its
-   * body (a body over the operation's bound is answered 413, never `100 Continue` first).
-   */
-  readonly handleContinue: (req: IncomingMessage, res: ServerResponse) => void
-}
-
 type HandlerSettings = Pick<HttpSettings, "maxBodyBytes" | "publicOrigin" | "trustProxy">
 
 interface Pages<E, R> {
@@ -190,6 +179,8 @@ const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray
       }
       if (!handleOperation(req, res)) fallback(req, res)
     }
+    // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
+    // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
     const handleContinue = (req: IncomingMessage, res: ServerResponse) => {
       if (handleOperation(req, res, true)) return
       res.writeContinue()
