@@ -42,7 +42,7 @@ export const run = async (ctx) => {
   const warmupSeconds = ctx.options.warmupSeconds
   const offered = Number(process.env.BENCH_WEBHOOK_RATE ?? TARGET_RATE)
   const entry = resolve(repoRoot, "packages/cli/dist/bin.js")
-  const server = resolve(repoRoot, "packages/domain/dist/server.js")
+  const server = resolve(repoRoot, "packages/domain/dist/internal.js")
   if (!existsSync(entry) || !existsSync(server)) throw new Error("build first (npx -y pnpm@10.34.9 -r build)")
   const { sealSecret } = await import(server)
   // The same `effect` module instance the built domain uses (Redacted values are tracked per instance).

@@ -6,7 +6,7 @@ export default defineConfig((flags) => [
   // One JavaScript build of the three entries: they share chunks, so each class exists once.
   {
     ...common,
-    entry: { index: "src/index.ts", "store/index": "src/store/index.ts", server: "src/server.ts" },
+    entry: { index: "src/index.ts", server: "src/server.ts", internal: "src/internal.ts" },
     dts: false,
     clean: true
   },
@@ -15,6 +15,6 @@ export default defineConfig((flags) => [
   // with `--no-dts` (`build:js`), where a declarations-only build would write JavaScript instead.
   ...(flags.dts === false ? [] : [
     { ...common, entry: { index: "src/index.ts" }, dts: { only: true }, clean: false },
-    { ...common, entry: { "store/index": "src/store/index.ts", server: "src/server.ts" }, dts: { only: true }, clean: false }
+    { ...common, entry: { server: "src/server.ts", internal: "src/internal.ts" }, dts: { only: true }, clean: false }
   ])
 ])

@@ -1,5 +1,5 @@
 import { openApiDocument } from "@birzha/domain"
-import { deleteAccount, liveAccountByEmail } from "@birzha/domain/server"
+import { deleteAccount, liveAccountByEmail } from "@birzha/domain/internal"
 import { DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { work } from "@birzha/worker-host"
 import { Args, type CliApp, Command, Options } from "@effect/cli"

@@ -9,7 +9,7 @@ import {
   TrainingData,
   VacancyData
 } from "@birzha/domain"
-import { type RunningHost, startService, untilReady } from "@birzha/http-host"
+import { type RunningHost, startService, untilReady } from "@birzha/http-host/internal"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { spawn } from "node:child_process"

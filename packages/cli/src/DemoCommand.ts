@@ -1,6 +1,6 @@
-import { demoEmailDomain, demoSignInAccounts, maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/server"
+import { demoEmailDomain, demoSignInAccounts, maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/internal"
 import { HttpConfig } from "@birzha/http-host"
-import * as Store from "@birzha/domain/store"
+import * as Store from "@birzha/domain/internal"
 import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"

@@ -1,5 +1,5 @@
 import { EventEnvelope, type EventType, parseTypeList } from "@birzha/domain"
-import { lastEventPosition, readSequencedEvents, type SequencedEvent } from "@birzha/domain/server"
+import { lastEventPosition, readSequencedEvents, type SequencedEvent } from "@birzha/domain/internal"
 import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Either, Option, Schema } from "effect"

@@ -23,7 +23,7 @@ import {
   Operations,
   revokeModerator,
   runOperation
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { ModeratorsConfig, validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"

@@ -1,4 +1,4 @@
-import { sealSecret } from "@birzha/domain/server"
+import { sealSecret } from "@birzha/domain/internal"
 import { Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync } from "node:fs"

@@ -1,5 +1,5 @@
 import { DeliveryStatus, WebhookDelivery } from "@birzha/domain"
-import { operatorDeliveries } from "@birzha/domain/server"
+import { operatorDeliveries } from "@birzha/domain/internal"
 import { validateSettings } from "@birzha/infrastructure"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"

@@ -1,5 +1,5 @@
 import { catalog, eventTypes, NotReady, RateLimited } from "@birzha/domain"
-import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host"
+import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host/internal"
 import { FetchHttpClient } from "@effect/platform"
 import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

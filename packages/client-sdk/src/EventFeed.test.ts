@@ -1,5 +1,5 @@
 import { type EventEnvelope, ResyncRequired } from "@birzha/domain"
-import { type RunningHost, startService, untilReady } from "@birzha/http-host"
+import { type RunningHost, startService, untilReady } from "@birzha/http-host/internal"
 import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
 import { WorkerHostLive } from "@birzha/worker-host"
 import { ConfigProvider, Effect, Either, Exit, Layer, Logger, LogLevel, Scope, Stream } from "effect"

@@ -1,61 +1,32 @@
 /**
- * Server-side services of the domain (Node only: hashing, SQL). Kept out of the package root so
- * `@birzha/client`, which imports the root for the API schemas, stays free of Node built-ins.
+ * `@birzha/domain/server`: running the catalog inside a Node program. `DomainLive` gives the one
+ * entry, `Operations`, on the program's own `SqlClient` and `Mailer`; `callOperation` runs an
+ * operation for a caller with its input and answer typed from the catalog; `runMigrations` brings
+ * a database up to date. The database and mail layers for a `pg` pool, a `DATABASE_URL` or the
+ * embedded PGlite are `@birzha/infrastructure`'s, the background jobs `@birzha/worker-host`'s
+ * (docs/embedding.md). Pinned by `packages/domain/api/server.api.md`.
  */
-export * from "./auth/ServerSecret.js"
-export * from "./auth/Accounts.js"
-export * from "./auth/RateLimit.js"
-export * from "./auth/Sessions.js"
-export * from "./auth/SignIn.js"
-export * from "./auth/SignInSettings.js"
-export * from "./profiles/Profiles.js"
-export * from "./files/BlobStore.js"
-export * from "./files/ContentSniffing.js"
-export * from "./files/Files.js"
-export * from "./comments/Comments.js"
-export * from "./auth/SignInEmail.js"
-export * from "./events/EventCursor.js"
-export * from "./events/EventLog.js"
-export { eventsSequencedChannel, sequenceBatch, sequencerLockKey } from "./events/OutboxEventRepository.js"
-export * from "./events/EventVisibility.js"
-export * from "./publications/Publications.js"
-export * from "./publications/PublicReads.js"
-export * from "./publications/Moderation.js"
-export { findOwnPublication } from "./publications/PublicationRepository.js"
-export * from "./demo/DemoData.js"
-export { type DemoAccount, demoSignInAccounts } from "./demo/DemoAccounts.js"
-export * from "./publications/ModerationTarget.js"
-export * from "./keys/Keys.js"
-export * from "./commands/IntegrationCommands.js"
-export * from "./keys/KeySecret.js"
-export * from "./webhooks/SigningSecret.js"
-export * from "./webhooks/WebhookEndpoints.js"
-export * from "./webhooks/WebhookDeliveries.js"
-export * from "./operations/index.js"
-export * from "./operations/ServiceOperations.js"
-export * from "./publications/PublicationsOperations.js"
-export * from "./webhooks/WebhookDispatch.js"
-export { closeRelationsOf, completeDueDeals } from "./relations/Relations.js"
-export { revealDueReviews } from "./reviews/Reviews.js"
-export { nextDueDealMoment } from "./relations/RelationRepository.js"
-export { nextSealedRevealMoment } from "./reviews/ReviewRepository.js"
-export { MarketplaceModerationOperations } from "./reviews/ReviewsOperations.js"
-export { complaintStanding } from "./complaints/ComplaintRepository.js"
-export { reviewStanding } from "./reviews/ReviewRepository.js"
-export { fanOutAutomations, runDueExecutions } from "./automations/AutomationWorker.js"
-export { cleanAutomationHistory } from "./automations/AutomationRepository.js"
-export { advanceRuns, nextRunMoment } from "./learning/courses/Runs.js"
-export { advanceEnrollments, nextEnrollmentMoment } from "./learning/enrollments/Enrollments.js"
-export { announceOverdueReviews, nextOverdueReviewMoment } from "./learning/reviews/ReviewAssignments.js"
-export { closeResolvedAppeals, nextAppealClosingMoment } from "./learning/corrections/Appeals.js"
-export { expireExtensions, nextExtensionExpiryMoment } from "./learning/corrections/Extensions.js"
-export { advanceRegradePlans, nextCommittingPlanMoment } from "./learning/corrections/RegradePlans.js"
-export { cleanExpiredJobFiles, nextExpiredJobFileMoment, runLearningJobs } from "./learning/courses/Jobs.js"
-export { cleanNotifierQueue, deliverLearningNotifications, queueLearningNotifications, runLearningNotifier } from "./learning/community/Notifier.js"
-export { assignStaff } from "./learning/staff/Staff.js"
-export { LearningOperations } from "./learning/courses/CoursesOperations.js"
-export { checkerCallTries, claimCheckerCalls, finishCheckerCall, type CheckerCall, type CallOutcome } from "./learning/grading/CheckerCalls.js"
-export { claimGradeJobs, finishGradeJob } from "./learning/steps/Submissions.js"
-export { type CallReport, claimGradingCalls, finishGradingCalls, type GradingCall } from "./learning/grading/Grading.js"
-export { checkReply } from "./learning/grading/Declarative.js"
-export { appendScoreLayer } from "./learning/grading/Layers.js"
+export {
+  type Answer,
+  callOperation,
+  type CallOptions,
+  type ErrorOf,
+  type InputOf,
+  type OperationId,
+  Operations,
+  type OperationsService,
+  type RawInput,
+  runOperation,
+  type SuccessOf
+} from "./operations/Operations.js"
+export { actorForVerifiedEmail, DomainLive, type DomainSettings, migrationReadiness } from "./operations/DomainLive.js"
+export { OperationsLive } from "./operations/ServiceOperations.js"
+export { PublicOrigin } from "./operations/PublicOrigin.js"
+export { Readiness } from "./operations/Readiness.js"
+export { ServerSecret } from "./auth/ServerSecret.js"
+export { SignInConfig, type SignInSettings } from "./auth/SignInSettings.js"
+export { Mailer, type MailMessage, MailNotAccepted } from "./mail/Mailer.js"
+export { WebhookSettings, type WebhookSettingsShape } from "./webhooks/WebhookSettings.js"
+export { BlobStore, type BlobStoreService, PostgresBlobStore } from "./files/BlobStore.js"
+export { PooledReads, pooledReadsOf } from "./store/PooledReads.js"
+export { latestMigrationId, runMigrations } from "./store/Migrations.js"

@@ -1,5 +1,5 @@
 import { MaxJsonBytes } from "@birzha/domain"
-import { maxInputDepth } from "@birzha/domain/server"
+import { maxInputDepth } from "@birzha/domain/internal"
 import { SchemaAST } from "effect"
 import type { JsonShapeLimits } from "./JsonShape.js"
 

@@ -11,7 +11,7 @@ import {
   sessionCookieName,
   UnsupportedMediaType
 } from "@birzha/domain"
-import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/internal"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"

@@ -9,7 +9,7 @@ import {
   ServiceUnavailable,
   wire
 } from "@birzha/domain"
-import { implement, Operations, ServerSecret } from "@birzha/domain/server"
+import { implement, Operations, ServerSecret } from "@birzha/domain/internal"
 import { HttpApi, HttpApiGroup } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"

@@ -1,5 +1,5 @@
 import { envelope, NotFound, openApiDocument } from "@birzha/domain"
-import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/server"
+import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"
@@ -135,79 +135,104 @@ const close = (server: Server) =>
     timer.unref()
   })
 
+type HandlerSettings = Pick<HttpSettings, "maxBodyBytes" | "publicOrigin" | "trustProxy">
+
+interface Pages<E, R> {
+  readonly layer: Layer.Layer<never, E, R>
+  readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
+}
+
 /**
- * Serves the `Operations` registry's catalog through the compiled adapter, and every other route
- * (pages, file bytes, MCP, documents) through the platform router, on one Node listener. It
- * outputs the `HttpServer`, so callers (tests, benchmarks) can read the bound address.
+ * The request handling of the host, without a listener: the `Operations` registry's catalog
+ * through the compiled adapter, every other route (pages, file bytes, MCP, documents) through the
+ * platform router. Built in the scope of the router layers below (`withRoutes`).
  */
-export const makeHttpServer = <E2 = never, R2 = never>(
-  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy" | "connections" | "redirectLoopbackNavigations">,
-  pages: {
-    readonly layer: Layer.Layer<never, E2, R2>
-    readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
-  } = { layer: Layer.empty as Layer.Layer<never, E2, R2>, routes: [] }
-) =>
-  Layer.scoped(
-    HttpServer.HttpServer,
-    Effect.gen(function*() {
-      const accessLog = yield* makeAccessLog
-      const extraRoutes = [...documentRoutes, ...pages.routes]
-      const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
-      const router = yield* HttpApiBuilder.Router.router
-      const web = yield* Effect.serviceOption(WebApplication)
-      const notFoundPage = Option.map(web, (w) =>
-        Effect.gen(function*() {
-          const app = yield* w.app
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const page = yield* Effect.promise(() => app.render({ path: new URL(request.url, "http://host").pathname, query: "", acceptLanguage: request.headers["accept-language"] }))
-          return HttpServerResponse.html(page.html).pipe(HttpServerResponse.setStatus(404), HttpServerResponse.setHeaders(pageSecurityHeaders))
-        }))
-      const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router), notFoundPage))
-      const isUnknownBrowserPath = unknownBrowserPath(compileRoutes([...(yield* Operations).entries.values()], extraRoutes))
-      const runtime = yield* Effect.runtime<never>()
-      const limits = settings.connections ?? defaultConnectionLimits
-      const redirect = settings.redirectLoopbackNavigations === true
-      const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
-        if (redirect && redirectedToLocalhost(req, res)) return
-        if (Option.isSome(web) && wantsHtml(req.headers.accept) && isUnknownBrowserPath(req)) {
-          const started = performance.now()
-          Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
-            if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })
-            res.end()
-          }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined))
-          return
-        }
-        if (!handleOperation(req, res)) fallback(req, res)
-      })
-      // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
-      // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
-      server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
-        if (handleOperation(req, res, true)) return
-        res.writeContinue()
-        fallback(req, res)
-      })
-      applyConnectionLimits(server, limits)
-      yield* listen(server, settings.port, settings.host)
-      yield* Effect.addFinalizer(() => close(server))
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : settings.port
-      // The web application's server-side client reads the API over this listener (pages/WebApp.ts).
-      if (Option.isSome(web)) yield* Deferred.succeed(web.value.loopback, `http://${loopbackOf(settings.host)}:${port}`)
-      // The bound address first (scripts read the port from it), then where browsers must go: sign-in
-      // checks Origin against BIRZHA_PUBLIC_ORIGIN, so another spelling of the host is refused.
-      const publicOrigin = redirect ? `http://localhost:${port}` : settings.publicOrigin
-      yield* Effect.logInfo(`Listening on http://${settings.host}:${port}; open ${publicOrigin} (sign-in works at this origin only)`)
-      return HttpServer.make({
-        // Routes are registered through the router above; nothing is served through this.
-        serve: () => Effect.void,
-        address: { _tag: "TcpAddress", hostname: settings.host, port }
-      })
-    })
-  ).pipe(
+const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray<{ readonly method: string; readonly path: string }>) =>
+  Effect.gen(function*() {
+    const extraRoutes = [...documentRoutes, ...routesOfPages]
+    const accessLog = yield* makeAccessLog
+    const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
+    const router = yield* HttpApiBuilder.Router.router
+    const web = yield* Effect.serviceOption(WebApplication)
+    const notFoundPage = Option.map(web, (w) =>
+      Effect.gen(function*() {
+        const app = yield* w.app
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const page = yield* Effect.promise(() => app.render({ path: new URL(request.url, "http://host").pathname, query: "", acceptLanguage: request.headers["accept-language"] }))
+        return HttpServerResponse.html(page.html).pipe(HttpServerResponse.setStatus(404), HttpServerResponse.setHeaders(pageSecurityHeaders))
+      }))
+    const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router), notFoundPage))
+    const isUnknownBrowserPath = unknownBrowserPath(compileRoutes([...(yield* Operations).entries.values()], extraRoutes))
+    const runtime = yield* Effect.runtime<never>()
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
+      if (Option.isSome(web) && wantsHtml(req.headers.accept) && isUnknownBrowserPath(req)) {
+        const started = performance.now()
+        Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
+          if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })
+          res.end()
+        }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined))
+        return
+      }
+      if (!handleOperation(req, res)) fallback(req, res)
+    }
+    // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
+    // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
+    const handleContinue = (req: IncomingMessage, res: ServerResponse) => {
+      if (handleOperation(req, res, true)) return
+      res.writeContinue()
+      fallback(req, res)
+    }
+    return { handle, handleContinue, web } as const
+  })
+
+/** The router layers a handler is built on: the documents, the given pages, the platform's Node context. */
+const withRoutes = <A, E, R, E2, R2>(layer: Layer.Layer<A, E, R>, pages: Pages<E2, R2>) =>
+  layer.pipe(
     Layer.provide(DocumentRoutes),
     Layer.provide(pages.layer),
     Layer.provideMerge(HttpApiBuilder.Router.Live),
     Layer.provide(NodeHttpServer.layerContext)
+  )
+
+/**
+ * Serves the host's handler on one Node listener of its own. It outputs the `HttpServer`, so
+ * callers (tests, benchmarks) can read the bound address.
+ */
+export const makeHttpServer = <E2 = never, R2 = never>(
+  settings: Pick<HttpSettings, "maxBodyBytes" | "port" | "host" | "publicOrigin" | "trustProxy" | "connections" | "redirectLoopbackNavigations">,
+  pages: Pages<E2, R2> = { layer: Layer.empty as Layer.Layer<never, E2, R2>, routes: [] }
+) =>
+  withRoutes(
+    Layer.scoped(
+      HttpServer.HttpServer,
+      Effect.gen(function*() {
+        const { handle, handleContinue, web } = yield* makeNodeHandler(settings, pages.routes)
+        const limits = settings.connections ?? defaultConnectionLimits
+        const redirect = settings.redirectLoopbackNavigations === true
+        const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
+          if (redirect && redirectedToLocalhost(req, res)) return
+          handle(req, res)
+        })
+        server.on("checkContinue", handleContinue)
+        applyConnectionLimits(server, limits)
+        yield* listen(server, settings.port, settings.host)
+        yield* Effect.addFinalizer(() => close(server))
+        const address = server.address()
+        const port = typeof address === "object" && address !== null ? address.port : settings.port
+        // The web application's server-side client reads the API over this listener (pages/WebApp.ts).
+        if (Option.isSome(web)) yield* Deferred.succeed(web.value.loopback, `http://${loopbackOf(settings.host)}:${port}`)
+        // The bound address first (scripts read the port from it), then where browsers must go: sign-in
+        // checks Origin against BIRZHA_PUBLIC_ORIGIN, so another spelling of the host is refused.
+        const publicOrigin = redirect ? `http://localhost:${port}` : settings.publicOrigin
+        yield* Effect.logInfo(`Listening on http://${settings.host}:${port}; open ${publicOrigin} (sign-in works at this origin only)`)
+        return HttpServer.make({
+          // Routes are registered through the router above; nothing is served through this.
+          serve: () => Effect.void,
+          address: { _tag: "TcpAddress", hostname: settings.host, port }
+        })
+      })
+    ),
+    pages
   )
 
 /** The pages, file bytes and MCP endpoint served beside the catalog. */
@@ -216,15 +241,33 @@ const ServicePages = {
   routes: [...webAppRoutes, ...fileRoutes, ...mcpRoutes]
 }
 
+/** The same without the web application, whose pages read the API over the host's own listener (a mounted handler has none). */
+export const ServicePagesWithoutWebApp = {
+  layer: Layer.mergeAll(PageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
+  routes: [...pageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+}
+
+/**
+ * The registry and the settings the host's routes read. `linkBase` is where the service's
+ * addresses start (approval pages, upload addresses, sign-in links): the public origin, followed by
+ * the mount path of a mounted handler.
+ */
+export const hostServices = (settings: Pick<HttpSettings, "publicOrigin" | "trustProxy" | "maxBodyBytes"> & { readonly linkBase: string }) =>
+  OperationsLive.pipe(
+    Layer.provideMerge(WebhookSettingsLive(settings.linkBase)),
+    Layer.provideMerge(Layer.mergeAll(
+      Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy, maxBodyBytes: settings.maxBodyBytes }),
+      Layer.succeed(PublicOrigin, settings.linkBase),
+      Layer.succeed(SignInConfig, { publicOrigin: settings.linkBase })
+    ))
+  )
+
 /** The service's HTTP server: the whole catalog. Needs `Readiness`, the database and the domain services. */
 export const HttpServerLive = (settings: HttpSettings) =>
   makeHttpServer(settings, ServicePages).pipe(
     Layer.provide(WebApplicationLive),
-    Layer.provideMerge(OperationsLive),
-    Layer.provide(WebhookSettingsLive),
-    Layer.provide(Layer.succeed(HostSettings, { publicOrigin: settings.publicOrigin, trustProxy: settings.trustProxy, maxBodyBytes: settings.maxBodyBytes })),
-    Layer.provide(Layer.succeed(PublicOrigin, settings.publicOrigin)),
-    Layer.provide(Layer.succeed(SignInConfig, { publicOrigin: settings.publicOrigin }))
+    Layer.provideMerge(hostServices({ ...settings, linkBase: settings.publicOrigin }))
   )
 
+export { makeNodeHandler, withRoutes }
 export { Operations }

@@ -1,2 +1,2 @@
 /** readyz's question lives with the health operations in the domain; hosts provide it. */
-export { Readiness } from "@birzha/domain/server"
+export { Readiness } from "@birzha/domain/internal"

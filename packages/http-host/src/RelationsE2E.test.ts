@@ -1,4 +1,4 @@
-import { sequencePending } from "@birzha/worker-host"
+import { sequencePending } from "@birzha/worker-host/internal"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"

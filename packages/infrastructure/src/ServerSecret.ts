@@ -1,4 +1,4 @@
-import { ServerSecret } from "@birzha/domain/server"
+import { ServerSecret } from "@birzha/domain/internal"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"

@@ -1,6 +1,6 @@
 import type { Actor } from "@birzha/domain"
-import { BlobStore, cleanAbandonedFiles, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/server"
-import * as Store from "@birzha/domain/store"
+import { BlobStore, cleanAbandonedFiles, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/internal"
+import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, Scope } from "effect"

@@ -7,8 +7,8 @@ import {
   cleanSignInRecords,
   cleanWebhookHistory,
   nextExpiredJobFileMoment
-} from "@birzha/domain/server"
-import { cleanIdempotencyKeys } from "@birzha/domain/store"
+} from "@birzha/domain/internal"
+import { cleanIdempotencyKeys } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect } from "effect"

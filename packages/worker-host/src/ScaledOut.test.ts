@@ -1,5 +1,5 @@
-import { Mailer, WebhookSettings } from "@birzha/domain"
-import { newSigningSecret, OperationsLive, PublicOrigin, Readiness, sealSecret, ServerSecret, SignInConfig } from "@birzha/domain/server"
+import { Mailer, WebhookSettings } from "@birzha/domain/internal"
+import { newSigningSecret, OperationsLive, PublicOrigin, Readiness, sealSecret, ServerSecret, SignInConfig } from "@birzha/domain/internal"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"

@@ -1,4 +1,4 @@
-import { runMigrations } from "@birzha/domain/store"
+import { runMigrations } from "@birzha/domain/internal"
 import { DatabaseLive, makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"

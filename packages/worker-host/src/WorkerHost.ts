@@ -1,5 +1,5 @@
-import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/server"
-import { WebhookSettings } from "@birzha/domain"
+import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/internal"
+import { WebhookSettings } from "@birzha/domain/internal"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { Config, Duration, Effect, Layer, Predicate, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"

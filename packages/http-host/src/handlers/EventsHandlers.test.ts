@@ -1,5 +1,5 @@
 import { EventEnvelope, eventTypes } from "@birzha/domain"
-import { sequencePending } from "@birzha/worker-host"
+import { sequencePending } from "@birzha/worker-host/internal"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted, Schema } from "effect"

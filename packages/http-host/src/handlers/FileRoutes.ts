@@ -18,7 +18,7 @@ import {
   receiveUpload,
   ServerSecret,
   uploadTarget
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"

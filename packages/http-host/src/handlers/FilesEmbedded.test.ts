@@ -8,8 +8,8 @@ import {
   receiveUpload,
   ServerSecret,
   unusableFiles
-} from "@birzha/domain/server"
-import { runMigrations } from "@birzha/domain/store"
+} from "@birzha/domain/internal"
+import { runMigrations } from "@birzha/domain/internal"
 import { makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"

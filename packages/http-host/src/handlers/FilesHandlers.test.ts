@@ -1,5 +1,5 @@
 import { type FileMimeType, fileMimeTypes, type FilePurpose } from "@birzha/domain"
-import { unusableFiles } from "@birzha/domain/server"
+import { unusableFiles } from "@birzha/domain/internal"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"

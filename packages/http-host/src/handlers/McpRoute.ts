@@ -1,5 +1,5 @@
 import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/server"
+import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"

@@ -1,6 +1,6 @@
-import { cleanWebhookHistory } from "@birzha/domain/server"
+import { cleanWebhookHistory } from "@birzha/domain/internal"
 import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
-import { defaultPerEndpoint, WorkerHostLive } from "@birzha/worker-host"
+import { defaultPerEndpoint, WorkerHostLive } from "@birzha/worker-host/internal"
 import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"

@@ -23,7 +23,7 @@ interface WebModule {
   readonly createWebApp: (options: { readonly apiBaseUrl: string; readonly theme?: unknown }) => WebApp
 }
 
-interface WebApp {
+export interface WebApp {
   readonly render: (request: {
     readonly path: string
     readonly query: string

@@ -1,4 +1,4 @@
-import { PostgresBlobStore, seedDemoData } from "@birzha/domain/server"
+import { PostgresBlobStore, seedDemoData } from "@birzha/domain/internal"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"

@@ -1,10 +1,10 @@
-import { syncConfiguredModerators } from "@birzha/domain/server"
-import * as Store from "@birzha/domain/store"
+import { syncConfiguredModerators } from "@birzha/domain/internal"
+import * as Store from "@birzha/domain/internal"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Stream } from "effect"
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
@@ -39,19 +39,7 @@ export class Database extends Context.Tag("@birzha/infrastructure/Database")<Dat
   readonly listen: (channel: string) => Stream.Stream<string, SqlError>
 }>() {}
 
-const decodePresent = Store.rowsDecoder(Schema.Struct({ present: Schema.Boolean }))
-const decodeLatest = Store.rowsDecoder(Schema.Struct({ latest: Schema.NullOr(Schema.Number) }))
-
-const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> =>
-  Effect.gen(function*() {
-    const [table] = yield* Effect.flatMap(sql`SELECT to_regclass(${Store.migrationsTable}) IS NOT NULL AS present`, decodePresent)
-    if (table?.present !== true) return { database: true, migrations: false }
-    const [latest] = yield* Effect.flatMap(sql`SELECT max(migration_id) AS latest FROM ${sql(Store.migrationsTable)}`, decodeLatest)
-    return { database: true, migrations: (latest?.latest ?? 0) >= Store.latestMigrationId }
-  }).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(2), onTimeout: () => "timeout" as const }),
-    Effect.orElseSucceed(() => ({ database: false, migrations: false }))
-  )
+const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> => Store.migrationReadiness(sql)
 
 const serverClient = (url: Redacted.Redacted<string>) =>
   Effect.gen(function*() {
@@ -83,17 +71,24 @@ const serverClient = (url: Redacted.Redacted<string>) =>
     return { sql, pooled: Store.pooledReadsOf(pool), listen: serverListen(url) }
   })
 
+/** A connection of its own for LISTEN, and how to give it back (end it, or release it to its pool destroyed). */
+interface ListenConnection {
+  readonly client: Pg.ClientBase
+  readonly close: () => Promise<void>
+}
+
 /**
- * LISTEN on a connection of its own, outside the pool (a pooled connection returns to other
- * users), failing the stream when that connection errs or ends so the listener can resubscribe.
- * `@effect/sql-pg`'s `listen` keeps a dropped connection silently.
+ * LISTEN on a connection of its own (a pooled connection shared with other users would lose its
+ * LISTEN when it goes back), failing the stream when that connection errs or ends so the listener
+ * can resubscribe. `@effect/sql-pg`'s `listen` keeps a dropped connection silently.
  */
-const serverListen = (url: Redacted.Redacted<string>) => (channel: string): Stream.Stream<string, SqlError> =>
+const listenOn = (open: () => Promise<ListenConnection>) => (channel: string): Stream.Stream<string, SqlError> =>
   Stream.asyncScoped<string, SqlError>((emit) =>
     Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const client = new Pg.Client({ connectionString: Redacted.value(url), application_name: "birzha-listen", connectionTimeoutMillis: 5_000 })
+          const connection = await open()
+          const { client } = connection
           const lost = (cause: unknown) => void emit.fail(new SqlError({ cause, message: `The connection listening on ${channel} was lost` }))
           client.on("error", lost)
           client.on("end", () => lost("connection ended"))
@@ -101,24 +96,113 @@ const serverListen = (url: Redacted.Redacted<string>) => (channel: string): Stre
             if (message.channel === channel && message.payload !== undefined) void emit.single(message.payload)
           })
           try {
-            await client.connect()
             await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
           } catch (error) {
             client.removeAllListeners()
-            await client.end().catch(() => undefined)
+            await connection.close().catch(() => undefined)
             throw error
           }
-          return client
+          return connection
         },
         catch: (cause) => new SqlError({ cause, message: `Could not listen on ${channel}` })
       }),
-      (client) =>
+      (connection) =>
         Effect.promise(() => {
-          client.removeAllListeners()
-          client.on("error", () => {})
-          return client.end().catch(() => undefined)
+          connection.client.removeAllListeners()
+          connection.client.on("error", () => {})
+          return connection.close().catch(() => undefined)
         }).pipe(Effect.timeoutOption(Duration.seconds(2)))
     ))
+
+const serverListen = (url: Redacted.Redacted<string>) =>
+  listenOn(async () => {
+    const client = new Pg.Client({ connectionString: Redacted.value(url), application_name: "birzha-listen", connectionTimeoutMillis: 5_000 })
+    try {
+      await client.connect()
+    } catch (error) {
+      await client.end().catch(() => undefined)
+      throw error
+    }
+    return { client, close: () => client.end() }
+  })
+
+/**
+ * The services every database gives: `SqlClient`, `Database` (its readiness waits for this
+ * process's start-up steps, `markStarted`) and `PooledReads` (the pool's own query where there is
+ * a pool).
+ */
+const databaseContext = (database: {
+  readonly mode: "server" | "embedded"
+  readonly location: string
+  readonly sql: SqlClient.SqlClient
+  readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  readonly pooled: Context.Tag.Service<Store.PooledReads> | undefined
+}) =>
+  Effect.gen(function*() {
+    const { sql } = database
+    // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
+    // the grants of the previous start (another host may have applied the migrations already).
+    const started = yield* Ref.make(false)
+    const readiness = Effect.zipWith(readinessOf(sql), Ref.get(started), (report, done) => ({
+      database: report.database,
+      migrations: report.migrations && done
+    }))
+    return Context.make(SqlClient.SqlClient, sql).pipe(
+      Context.add(Database, {
+        mode: database.mode,
+        location: database.location,
+        readiness,
+        markStarted: Ref.set(started, true),
+        listen: database.listen
+      }),
+      Context.add(
+        Store.PooledReads,
+        database.pooled ?? { query: (text, values) => sql.unsafe<object>(text, values as Array<unknown>) }
+      )
+    )
+  })
+
+/**
+ * `SqlClient`, `Database` and `PooledReads` on a `pg` pool the program already has (an embedding
+ * service's own): statements run on its connections, LISTEN takes one connection of it while a
+ * worker runs, and the pool is left open when the layer is released (it is the program's).
+ */
+export const DatabaseFromPool = (
+  pool: Pg.Pool,
+  options: { readonly location?: string } = {}
+): Layer.Layer<SqlClient.SqlClient | Database | Store.PooledReads, SqlError> =>
+  Layer.scopedContext(
+    Effect.gen(function*() {
+      const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+      return yield* databaseContext({
+        mode: "server",
+        location: options.location ?? (pool.options.connectionString !== undefined
+          ? describeServer(pool.options.connectionString)
+          : `${pool.options.host ?? "localhost"}:${pool.options.port ?? 5432}/${pool.options.database ?? ""}`),
+        sql,
+        pooled: Store.pooledReadsOf(pool),
+        listen: listenOn(async () => {
+          const client = await pool.connect()
+          // Destroyed rather than reused: a LISTEN must not stay on a connection others get.
+          return { client, close: async () => client.release(true) }
+        })
+      })
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * The same services on the embedded PGlite database kept in `dataDir` (created when absent): one
+ * process's database, without a server.
+ */
+export const DatabaseEmbedded = (dataDir: string): Layer.Layer<SqlClient.SqlClient | Database | Store.PooledReads, SqlError> =>
+  Layer.scopedContext(
+    Effect.gen(function*() {
+      const location = resolve(dataDir)
+      mkdirSync(location, { recursive: true })
+      const client = yield* makePgliteClient(location)
+      return yield* databaseContext({ mode: "embedded", location, sql: client, listen: client.listen, pooled: undefined })
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
 
 /**
  * `SqlClient` and `Database` from the configuration: `DATABASE_URL` gives `@effect/sql-pg`;
@@ -137,27 +221,7 @@ export const DatabaseLive = Layer.unwrapEffect(
         const sql: SqlClient.SqlClient = server !== undefined ? server.sql : embeddedClient!
         const listen = server !== undefined ? server.listen : embeddedClient!.listen
         const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
-        // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
-        // the grants of the previous start (another host may have applied the migrations already).
-        const started = yield* Ref.make(false)
-        const readiness = Effect.zipWith(readinessOf(sql), Ref.get(started), (report, done) => ({
-          database: report.database,
-          migrations: report.migrations && done
-        }))
-        const context = Context.make(SqlClient.SqlClient, sql).pipe(
-          Context.add(Database, {
-            mode: embedded ? "embedded" : "server",
-            location,
-            readiness,
-            markStarted: Ref.set(started, true),
-            listen
-          })
-        )
-        return Context.add(
-          context,
-          Store.PooledReads,
-          server?.pooled ?? { query: (text, values) => sql.unsafe<object>(text, values as Array<unknown>) }
-        )
+        return yield* databaseContext({ mode: embedded ? "embedded" : "server", location, sql, listen, pooled: server?.pooled })
       })
     ).pipe(Layer.provide(Reactivity.layer))
   })
@@ -179,6 +243,19 @@ export const migrateAndSync = (moderators: ReadonlyArray<string>) =>
     yield* syncConfiguredModerators(moderators)
     return applied
   })
+
+/**
+ * Migrations and the start-up sync now, in the caller's fiber (failing if the database does): for a
+ * program that wants its database up to date before its first call, where the hosts use
+ * `MigrationsAtStart`. Marks this process's database started, so readiness (and the workers,
+ * which wait for it) go ahead.
+ */
+export const migrateNow = Effect.gen(function*() {
+  const database = yield* Database
+  const applied = yield* migrateAndSync(yield* ModeratorsConfig)
+  yield* database.markStarted
+  return applied
+})
 
 /**
  * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the

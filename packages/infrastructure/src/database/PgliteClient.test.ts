@@ -1,4 +1,4 @@
-import * as Store from "@birzha/domain/store"
+import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Schema } from "effect"
 import { spawn } from "node:child_process"

@@ -1,4 +1,4 @@
-import { makePooledRead, PooledReads, pooledReadsOf } from "@birzha/domain/store"
+import { makePooledRead, PooledReads, pooledReadsOf } from "@birzha/domain/internal"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"

@@ -1,5 +1,5 @@
-import { listProfiles, listPublications } from "@birzha/domain/server"
-import * as Store from "@birzha/domain/store"
+import { listProfiles, listPublications } from "@birzha/domain/internal"
+import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"

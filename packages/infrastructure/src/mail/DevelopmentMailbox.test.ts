@@ -1,5 +1,5 @@
-import { Mailer, type MailMessage, MailNotAccepted } from "@birzha/domain"
-import { runMigrations } from "@birzha/domain/store"
+import { Mailer, type MailMessage, MailNotAccepted } from "@birzha/domain/internal"
+import { runMigrations } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"

@@ -1,7 +1,7 @@
-import { Mailer, MailNotAccepted } from "@birzha/domain"
+import { Mailer, MailNotAccepted } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { rowsDecoder, Timestamp } from "@birzha/domain/store"
+import { rowsDecoder, Timestamp } from "@birzha/domain/internal"
 import { Context, Effect, Layer, Schema } from "effect"
 
 /** A message the service would have mailed, as kept in `development_mailbox`. */

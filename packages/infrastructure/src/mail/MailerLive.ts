@@ -1,4 +1,4 @@
-import type { Mailer } from "@birzha/domain"
+import type { Mailer } from "@birzha/domain/internal"
 import type { SqlClient } from "@effect/sql"
 import { Config, type ConfigError, Effect, Layer, Option } from "effect"
 import { requireSetting } from "../ConfigProblem.js"

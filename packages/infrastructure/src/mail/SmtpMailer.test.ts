@@ -1,5 +1,5 @@
-import { Mailer, MailNotAccepted } from "@birzha/domain"
-import { signInEmail } from "@birzha/domain/server"
+import { Mailer, MailNotAccepted } from "@birzha/domain/internal"
+import { signInEmail } from "@birzha/domain/internal"
 import { Effect, Exit, Redacted } from "effect"
 import { simpleParser } from "mailparser"
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net"

@@ -1,4 +1,4 @@
-import { Mailer, MailNotAccepted } from "@birzha/domain"
+import { Mailer, MailNotAccepted } from "@birzha/domain/internal"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
 

@@ -1,4 +1,5 @@
-import { type Caller, Mailer, type SessionActor, WebhookSettings } from "@birzha/domain"
+import { type Caller, type SessionActor } from "@birzha/domain"
+import { Mailer, WebhookSettings } from "@birzha/domain/internal"
 import {
   accountForVerifiedEmail,
   actorForSession,
@@ -10,8 +11,8 @@ import {
   Readiness,
   ServerSecret,
   SignInConfig
-} from "@birzha/domain/server"
-import { runMigrations } from "@birzha/domain/store"
+} from "@birzha/domain/internal"
+import { runMigrations } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"

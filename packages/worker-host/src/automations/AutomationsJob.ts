@@ -1,4 +1,4 @@
-import { fanOutAutomations, Operations, runDueExecutions } from "@birzha/domain/server"
+import { fanOutAutomations, Operations, runDueExecutions } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect } from "effect"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"

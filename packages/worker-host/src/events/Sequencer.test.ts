@@ -1,5 +1,5 @@
-import { readSequencedEvents } from "@birzha/domain/server"
-import * as Store from "@birzha/domain/store"
+import { readSequencedEvents } from "@birzha/domain/internal"
+import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Exit, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Redacted, Ref, Scope } from "effect"

@@ -1,11 +1,11 @@
-import { sequenceBatch } from "@birzha/domain/server"
+import { sequenceBatch } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, Ref } from "effect"
 import type { WorkerJob } from "../WorkerLoop.js"
 
 /** The numbering itself is the events area's (it writes `outbox_events` and `event_sequence`); this module schedules it. */
-export { eventsSequencedChannel, sequenceBatch, sequencerLockKey } from "@birzha/domain/server"
+export { eventsSequencedChannel, sequenceBatch, sequencerLockKey } from "@birzha/domain/internal"
 
 /**
  * Numbers until the outbox is drained of committed rows (bounded, so a run stays short and the

@@ -1,4 +1,4 @@
-import { sealSecret, ServerSecret, signingKey } from "@birzha/domain/server"
+import { sealSecret, ServerSecret, signingKey } from "@birzha/domain/internal"
 import { Effect } from "effect"
 import { createHmac, randomUUID } from "node:crypto"
 import http from "node:http"

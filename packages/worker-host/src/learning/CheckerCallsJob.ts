@@ -7,7 +7,7 @@ import {
   ServerSecret,
   signatureHeader,
   signingKey
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, type Redacted } from "effect"
 import type { JobOptions } from "../marketplace/MarketplaceJobs.js"

@@ -1,4 +1,4 @@
-import { appendScoreLayer, signingKey } from "@birzha/domain/server"
+import { appendScoreLayer, signingKey } from "@birzha/domain/internal"
 import { Effect, Fiber } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import http from "node:http"

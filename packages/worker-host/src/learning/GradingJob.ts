@@ -6,7 +6,7 @@ import {
   type GradingCall,
   openSecret,
   ServerSecret
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Queue, type Redacted } from "effect"
 import { createHash } from "node:crypto"

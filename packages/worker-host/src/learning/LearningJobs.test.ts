@@ -1,5 +1,5 @@
 import { anonymous } from "@birzha/domain"
-import { PostgresBlobStore } from "@birzha/domain/server"
+import { PostgresBlobStore } from "@birzha/domain/internal"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -14,7 +14,7 @@ import {
   PostgresBlobStore,
   runLearningJobs,
   runLearningNotifier
-} from "@birzha/domain/server"
+} from "@birzha/domain/internal"
 import { Duration, Effect } from "effect"
 import { drainingJob, type JobOptions } from "../marketplace/MarketplaceJobs.js"
 

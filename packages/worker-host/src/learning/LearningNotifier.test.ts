@@ -1,6 +1,6 @@
 import type { SessionActor } from "@birzha/domain"
-import { deliverLearningNotifications, PostgresBlobStore, queueLearningNotifications } from "@birzha/domain/server"
-import { appendEvent } from "@birzha/domain/store"
+import { deliverLearningNotifications, PostgresBlobStore, queueLearningNotifications } from "@birzha/domain/internal"
+import { appendEvent } from "@birzha/domain/internal"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { command, enrollDirectly, publishedCourse, type TestCourse } from "../../../domain/test/learning.js"

@@ -1,4 +1,4 @@
-import { completeDueDeals, nextDueDealMoment, nextSealedRevealMoment, revealDueReviews } from "@birzha/domain/server"
+import { completeDueDeals, nextDueDealMoment, nextSealedRevealMoment, revealDueReviews } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect } from "effect"

@@ -1,4 +1,4 @@
-import { addressProblem, ipBytes } from "@birzha/domain"
+import { addressProblem, ipBytes } from "@birzha/domain/internal"
 import { lookup } from "node:dns/promises"
 
 /** Addresses of a host name, as `dns.lookup` answers (the system resolver: hosts file, then DNS). */

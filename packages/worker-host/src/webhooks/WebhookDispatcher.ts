@@ -1,4 +1,4 @@
-import { Mailer, webhookDisabledEmail } from "@birzha/domain"
+import { Mailer, webhookDisabledEmail } from "@birzha/domain/internal"
 import {
   type ClaimedDelivery,
   type DeliveryOutcome,
@@ -10,8 +10,8 @@ import {
   ServerSecret,
   signatureHeader,
   signingKey
-} from "@birzha/domain/server"
-import { rowsDecoder } from "@birzha/domain/store"
+} from "@birzha/domain/internal"
+import { rowsDecoder } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"

@@ -1,5 +1,5 @@
 import { EventEnvelope, type PayloadMode, webhookLimits } from "@birzha/domain"
-import { findOwnPublication, getPublication, ownProfileView, testEventType, visibleEventRows, wireEnvelopeOf } from "@birzha/domain/server"
+import { findOwnPublication, getPublication, ownProfileView, testEventType, visibleEventRows, wireEnvelopeOf } from "@birzha/domain/internal"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Option, Schema } from "effect"

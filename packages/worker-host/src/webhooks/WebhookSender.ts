@@ -1,4 +1,5 @@
-import { normalizeWebhookUrl, webhookLimits } from "@birzha/domain"
+import { webhookLimits } from "@birzha/domain"
+import { normalizeWebhookUrl } from "@birzha/domain/internal"
 import { Effect, Either } from "effect"
 import http from "node:http"
 import https from "node:https"

@@ -1,12 +1,13 @@
-import { type Actor, Mailer, WebhookSettings } from "@birzha/domain"
+import { type Actor } from "@birzha/domain"
+import { Mailer, WebhookSettings } from "@birzha/domain/internal"
 import {
   accountForVerifiedEmail,
   approveWebhookEndpoint,
   createWebhookEndpoint,
   sendTestDelivery,
   ServerSecret
-} from "@birzha/domain/server"
-import { appendEvent, runMigrations } from "@birzha/domain/store"
+} from "@birzha/domain/internal"
+import { appendEvent, runMigrations } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"

@@ -1,5 +1,0 @@
-export * from "./AddressPolicy.js"
-export * from "./WebhookEndpoint.js"
-export * from "./WebhookSettings.js"
-export * from "./WebhookUrl.js"
-export * from "./WebhookDisabledEmail.js"
