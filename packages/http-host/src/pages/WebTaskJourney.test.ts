@@ -22,11 +22,10 @@ const world = openJourney({ label: "web_task", moderators: [moderatorEmail], sho
 describe("the task journey through the pages", { timeout: 600_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
     const { origin, person, checkPage } = world
-    const [customer, contractor, moderator] = await Promise.all([
-      person(`customer.web-task.${Date.now()}@example.com`),
-      person(`contractor.web-task.${Date.now()}@example.com`),
-      person(moderatorEmail)
-    ])
+    // One after another: three sign-ins at once strain a busy machine's page loads.
+    const customer = await person(`customer.web-task.${Date.now()}@example.com`)
+    const contractor = await person(`contractor.web-task.${Date.now()}@example.com`)
+    const moderator = await person(moderatorEmail)
     const word = `Zephyrbakery${Date.now().toString(36)}`
     const title = `Landing page for ${word}`
 
