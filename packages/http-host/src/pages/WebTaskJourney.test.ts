@@ -211,8 +211,9 @@ describe("the task journey through the pages", { timeout: 600_000 }, () => {
     await m.goto(`${origin}/moderation/reviews?lang=en`)
     const moderated = m.locator("li.row", { hasText: "Done on time" })
     await moderated.getByLabel("Reason (the review's author and its subject read it)").fill("Removed as a test of the queue.")
-    await moderated.getByRole("button", { name: "Remove the review" }).click()
-    await poll(() => m.locator("li.row", { hasText: "Done on time" }).count()).toBe(0)
+    // The decision loads the page again: the next address only once that load is over.
+    await Promise.all([m.waitForEvent("load"), moderated.getByRole("button", { name: "Remove the review" }).click()])
+    expect(await m.locator("li.row", { hasText: "Done on time" }).count()).toBe(0)
     await m.goto(`${origin}/moderation/reviews?lang=en&status=removed`)
     expect(await m.locator("li.row", { hasText: "Done on time" }).textContent()).toContain("Removed as a test of the queue.")
     await c.reload()
