@@ -9,7 +9,7 @@ const world = openJourney({ label: "web_keys", shots: "/tmp/web-keys-shots", sub
 
 const secretPattern = /birzha_pk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/
 const bearerGet = (path: string, secret: string) => fetch(`${world.origin}${path}`, { headers: { authorization: `Bearer ${secret}` } })
-const sessionsOf = (email: string) => "UPDATE sessions SET created_at = now() - $2::interval WHERE account_uuid = (SELECT uuid FROM accounts WHERE email = $1 AND deleted_at IS NULL)"
+const ageSessions = "UPDATE sessions SET created_at = now() - $2::interval WHERE account_uuid = (SELECT uuid FROM accounts WHERE email = $1 AND deleted_at IS NULL)"
 
 describe("the integrations page", { timeout: 300_000 }, () => {
   it("creates a key with chosen permissions and reveals its secret once; the page never holds it again; HTTP off and revoke apply at once", async () => {
@@ -67,14 +67,14 @@ describe("the integrations page", { timeout: 300_000 }, () => {
   it("shows the personal key's secret once, and only after a recent sign-in; otherwise links to sign in again", async () => {
     const email = `keys.old.${Date.now()}@example.com`
     const { tab, context } = await world.person(email)
-    await world.db.query(sessionsOf(email), [email, "11 minutes"])
+    await world.db.query(ageSessions, [email, "11 minutes"])
     await tab.goto(`${world.origin}/settings/integrations?lang=en`)
     expect(await tab.locator("#reauth").isVisible()).toBe(true)
     expect(await tab.getByRole("link", { name: "Sign in again" }).getAttribute("href")).toBe("/sign-in?lang=en")
     expect(await tab.locator("#create-form").count()).toBe(0)
     expect(await tab.getByRole("button", { name: "Show secret" }).count()).toBe(0)
 
-    await world.db.query(sessionsOf(email), [email, "0 minutes"])
+    await world.db.query(ageSessions, [email, "0 minutes"])
     await tab.reload()
     expect(await tab.locator("#reauth").count()).toBe(0)
     await tab.getByRole("button", { name: "Show secret" }).click()
@@ -96,7 +96,7 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     // A session that grew old meanwhile: the page says to sign in again instead of failing.
     await tab.getByRole("button", { name: "I have saved the secret" }).click()
     await tab.locator("#create-form").waitFor()
-    await world.db.query(sessionsOf(email), [email, "11 minutes"])
+    await world.db.query(ageSessions, [email, "11 minutes"])
     await tab.locator("#create-form").getByLabel("Name").fill("Late")
     await tab.getByRole("button", { name: "Create key" }).click()
     await tab.locator("#reauth").waitFor()
