@@ -49,6 +49,11 @@ export const webAppRoutes = [
   { method: "GET", path: "/jobs/{uuid}/edit" },
   { method: "GET", path: "/services/new" },
   { method: "GET", path: "/services/{uuid}/edit" },
+  { method: "GET", path: "/courses" },
+  { method: "GET", path: "/courses/{uuid}" },
+  { method: "GET", path: "/learning" },
+  { method: "GET", path: "/learning/{uuid}" },
+  { method: "GET", path: "/learning/{uuid}/calendar" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -181,7 +186,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

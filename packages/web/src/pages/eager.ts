@@ -18,6 +18,11 @@ import * as ThreadPage from "./ThreadPage/ThreadPage.js"
 import * as ProfileSettingsPage from "./ProfileSettingsPage/ProfileSettingsPage.js"
 import * as VacancyEditorPage from "./VacancyEditorPage/VacancyEditorPage.js"
 import * as ServiceEditorPage from "./ServiceEditorPage/ServiceEditorPage.js"
+import * as CoursesPage from "./CoursesPage/CoursesPage.js"
+import * as CoursePage from "./CoursePage/CoursePage.js"
+import * as MyLearningPage from "./MyLearningPage/MyLearningPage.js"
+import * as PlayerPage from "./PlayerPage/PlayerPage.js"
+import * as LearningCalendarPage from "./LearningCalendarPage/LearningCalendarPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -38,5 +43,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   thread: ThreadPage as PageModule,
   profileSettings: ProfileSettingsPage as PageModule,
   vacancyEditor: VacancyEditorPage as PageModule,
-  serviceEditor: ServiceEditorPage as PageModule
+  serviceEditor: ServiceEditorPage as PageModule,
+  courses: CoursesPage as PageModule,
+  course: CoursePage as PageModule,
+  myLearning: MyLearningPage as PageModule,
+  player: PlayerPage as PageModule,
+  learningCalendar: LearningCalendarPage as PageModule
 }

@@ -20,5 +20,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   thread: () => import("./ThreadPage/ThreadPage.js") as Promise<PageModule>,
   profileSettings: () => import("./ProfileSettingsPage/ProfileSettingsPage.js") as Promise<PageModule>,
   vacancyEditor: () => import("./VacancyEditorPage/VacancyEditorPage.js") as Promise<PageModule>,
-  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>
+  serviceEditor: () => import("./ServiceEditorPage/ServiceEditorPage.js") as Promise<PageModule>,
+  courses: () => import("./CoursesPage/CoursesPage.js") as Promise<PageModule>,
+  course: () => import("./CoursePage/CoursePage.js") as Promise<PageModule>,
+  myLearning: () => import("./MyLearningPage/MyLearningPage.js") as Promise<PageModule>,
+  player: () => import("./PlayerPage/PlayerPage.js") as Promise<PageModule>,
+  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>
 }

@@ -23,5 +23,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   thread: "src/pages/ThreadPage/ThreadPage.tsx",
   profileSettings: "src/pages/ProfileSettingsPage/ProfileSettingsPage.tsx",
   vacancyEditor: "src/pages/VacancyEditorPage/VacancyEditorPage.tsx",
-  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx"
+  serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
+  courses: "src/pages/CoursesPage/CoursesPage.tsx",
+  course: "src/pages/CoursePage/CoursePage.tsx",
+  myLearning: "src/pages/MyLearningPage/MyLearningPage.tsx",
+  player: "src/pages/PlayerPage/PlayerPage.tsx",
+  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx"
 }

@@ -3,6 +3,7 @@ import { Effect, Either } from "effect"
 import type { Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
 import { safeNext } from "../safeNext.js"
 import type { Refusal, ServerApi } from "./api.js"
+import { loadCourses } from "./learning.js"
 import { loadSignedIn } from "./signedIn.js"
 
 type Json = Record<string, unknown>
@@ -281,8 +282,10 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
       }
     }
   }
-  if (cookie === undefined) return loadSignedIn(api, trimmed, "") === undefined ? undefined : { signIn: true }
-  const signedIn = loadSignedIn(api, trimmed, cookie)
+  const courses = loadCourses(api, trimmed, search, cookie)
+  if (courses !== undefined) return answer(await courses)
+  if (cookie === undefined) return loadSignedIn(api, trimmed, "", search) === undefined ? undefined : { signIn: true }
+  const signedIn = loadSignedIn(api, trimmed, cookie, search)
   if (signedIn === undefined) return undefined
   const result = await signedIn
   if (Either.isLeft(result)) return result.left.status === 401 ? { signIn: true } : refused(result.left)

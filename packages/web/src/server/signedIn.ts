@@ -2,6 +2,7 @@ import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
 import type { MessageItem, ModerationView, OwnProfileEdit, OwnServiceView, OwnTaskView, OwnVacancyView, PageData, RelationItem, ThreadItem } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
+import { loadLearning } from "./learning.js"
 
 type Json = Record<string, any>
 
@@ -134,7 +135,8 @@ const me = (client: BirzhaClient) => Effect.map(client["auth.session"](), (sessi
 export const loadSignedIn = (
   api: ServerApi,
   path: string,
-  cookie: string
+  cookie: string,
+  search: URLSearchParams = new URLSearchParams()
 ): Promise<Either.Either<PageData, Refusal>> | undefined => {
   const run = (program: (client: BirzhaClient) => Effect.Effect<PageData, unknown>) => api.run(program, cookie)
   if (path === "/tasks/new") return run(() => Effect.succeed({ page: "taskEditor", categories: taskCategories }))
@@ -237,6 +239,6 @@ export const loadSignedIn = (
         }))
       ))
   }
-  return undefined
+  return loadLearning(api, path, search, cookie)
 }
 
