@@ -20,7 +20,7 @@ const Sources = ({ entry, field, texts }: { readonly entry: CalendarEntry; reado
         <li key={index} className={index === layers.length - 1 ? "sources__effective" : undefined}>
           {labelOf(texts, "learning.source", layer.source)}
           {layer.at === undefined ? null : <>: <time dateTime={layer.at}>{texts.date(layer.at)}</time></>}
-          {layer.detail === undefined || !["override", "extension", "group"].includes(layer.source) ? null : <span className="muted"> ({layer.detail})</span>}
+          {layer.detail === undefined || layer.source !== "override" ? null : <span className="muted"> ({layer.detail})</span>}
         </li>
       ))}
     </ol>
@@ -96,7 +96,7 @@ export default function LearningCalendarPage({ data, texts }: PageProps<"learnin
       <section aria-labelledby="extensions">
         <h2 id="extensions">{t("learning.extensions")}</h2>
         {data.extensions.length === 0 ? <p>{t("learning.extensions.none")}</p> : (
-          <ul className="rows">
+          <ul className="rows extension-requests">
             {data.extensions.map((extension) => (
               <li key={extension.uuid} className="row row--stacked">
                 <p className="card__meta">
