@@ -351,6 +351,140 @@ export interface CommentItem {
   readonly isPublicationAuthor: boolean
   readonly deleted: boolean
   readonly parentUuid?: string
+
+/** A course of the learning catalog (learning.courses.list). */
+export interface CourseCardView {
+  readonly uuid: string
+  readonly title: string
+  readonly summary: string
+  readonly level?: string
+  readonly format?: string
+  readonly durationHours?: number
+}
+
+/** A node of a course's tree: a module or a step, with the learner's state when there is one. */
+export interface OutlineItem {
+  readonly nodeKey: string
+  readonly parentKey?: string
+  readonly kind: "module" | "step"
+  readonly title: string
+  readonly stepType?: string
+  readonly status?: string
+  readonly dueAt?: string
+}
+
+export interface RunView {
+  readonly uuid: string
+  readonly title: string
+  readonly pacing: string
+  readonly admission: string
+  readonly status: string
+  readonly startsAt: string
+  readonly endsAt?: string
+  readonly capacity?: number
+}
+
+/** A public view of a course (learning.courses.get) with its runs, teachers and reviews. */
+export interface CourseView {
+  readonly uuid: string
+  readonly title: string
+  readonly summary: string
+  readonly metadata: Readonly<Record<string, unknown>>
+  readonly versionNumber: number
+  readonly outline: ReadonlyArray<OutlineItem>
+  readonly runs: ReadonlyArray<RunView>
+}
+
+export interface CourseReviewItem {
+  readonly uuid: string
+  readonly authorName?: string
+  readonly rating: number
+  readonly text: string
+  readonly createdAt: string
+}
+
+/** One score layer of a submission (learning.submissions.get): how the effective score came to be. */
+export interface ScoreLayerView {
+  readonly kind: string
+  readonly points: number
+  readonly maxPoints: number
+  readonly verdict: string
+  readonly feedback: string
+  readonly passed: boolean
+  readonly late: boolean
+  readonly revoked: boolean
+  readonly createdAt: string
+}
+
+export interface SubmissionView {
+  readonly uuid: string
+  readonly revision: number
+  readonly attemptNo: number
+  readonly status: string
+  readonly late: boolean
+  readonly submittedAt: string
+  readonly reply: string
+  readonly score?: { readonly points: number; readonly maxPoints: number; readonly verdict: string; readonly passed: boolean; readonly feedback: string }
+  readonly layers: ReadonlyArray<ScoreLayerView>
+}
+
+/** The open step of the course player (learning.steps.get and its submissions). */
+export interface StepData {
+  readonly nodeKey: string
+  readonly title: string
+  readonly stepType?: string
+  readonly status: string
+  readonly body?: string
+  readonly dueAt?: string
+  readonly unlockAt?: string
+  readonly attempts: { readonly allowed?: number; readonly used: number; readonly left?: number }
+  readonly grading?: { readonly maxPoints: number; readonly passThreshold?: number; readonly checkedBy: string; readonly review: string }
+  readonly draft?: { readonly reply: string; readonly revision: number; readonly updatedAt: string }
+  readonly submissions: ReadonlyArray<SubmissionView>
+}
+
+export interface EnrollmentView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly courseUuid: string
+  readonly runUuid: string
+  readonly startedAt?: string
+  readonly completedAt?: string
+  readonly restoreUntil?: string
+}
+
+export interface ExtensionView {
+  readonly uuid: string
+  readonly nodeKey?: string
+  readonly status: string
+  readonly originalDueAt: string
+  readonly requestedDueAt: string
+  readonly grantedDueAt?: string
+  readonly reason: string
+  readonly comment: string
+}
+
+/** A dated step of the learner's calendar with where each date comes from. */
+export interface CalendarEntry {
+  readonly nodeKey: string
+  readonly title: string
+  readonly status: string
+  readonly unlockAt?: string
+  readonly dueAt?: string
+  readonly sources: ReadonlyArray<{ readonly field: string; readonly source: string; readonly at?: string; readonly detail?: string }>
+}
+
+export interface LearningItem {
+  readonly enrollmentUuid: string
+  readonly courseUuid: string
+  readonly courseTitle: string
+  readonly status: string
+  readonly completedSteps: number
+  readonly totalSteps: number
+  readonly percent: number
+  readonly completedAt?: string
+  readonly next?: { readonly nodeKey: string; readonly title: string; readonly dueAt?: string }
 }
 
 export type PageData =
@@ -443,6 +577,40 @@ export type PageData =
   | { readonly page: "notifications"; readonly items: ReadonlyArray<NotificationItem>; readonly cursor: string; readonly nextCursor?: string }
   | { readonly page: "moderationComplaints"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<QueuedComplaint> }
   | { readonly page: "moderationReviews"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<ModeratedReviewItem> }
+
+    readonly page: "courses"
+    readonly q: string
+    readonly level: string
+    readonly cursor: string
+    readonly items: ReadonlyArray<CourseCardView>
+    readonly nextCursor?: string
+  }
+  | {
+    readonly page: "course"
+    readonly course: CourseView
+    readonly author?: { readonly uuid: string; readonly name: string }
+    readonly staff: ReadonlyArray<{ readonly name: string; readonly role: string }>
+    readonly reviews: { readonly count: number; readonly average?: number; readonly items: ReadonlyArray<CourseReviewItem> }
+    /** The visitor's enrollment in this course, when signed in and enrolled. */
+    readonly enrollment?: { readonly uuid: string; readonly status: string }
+  }
+  | { readonly page: "myLearning"; readonly items: ReadonlyArray<LearningItem> }
+  | {
+    readonly page: "player"
+    readonly enrollment: EnrollmentView
+    readonly courseTitle: string
+    readonly tree: ReadonlyArray<OutlineItem>
+    readonly completion: { readonly percent: number; readonly requiredSteps: number; readonly completedRequiredSteps: number; readonly criteriaMet: boolean; readonly completedAt?: string }
+    readonly step?: StepData
+    readonly review: { readonly eligible: boolean; readonly rating?: number; readonly text?: string; readonly revision?: number }
+  }
+  | {
+    readonly page: "learningCalendar"
+    readonly enrollment: EnrollmentView
+    readonly courseTitle: string
+    readonly entries: ReadonlyArray<CalendarEntry>
+    readonly extensions: ReadonlyArray<ExtensionView>
+  }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]

@@ -28,6 +28,11 @@ import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
 import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
 import * as ModerationComplaintsPage from "./ModerationComplaintsPage/ModerationComplaintsPage.js"
 import * as ModerationReviewsPage from "./ModerationReviewsPage/ModerationReviewsPage.js"
+import * as CoursesPage from "./CoursesPage/CoursesPage.js"
+import * as CoursePage from "./CoursePage/CoursePage.js"
+import * as MyLearningPage from "./MyLearningPage/MyLearningPage.js"
+import * as PlayerPage from "./PlayerPage/PlayerPage.js"
+import * as LearningCalendarPage from "./LearningCalendarPage/LearningCalendarPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -58,5 +63,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   complaints: ComplaintsPage as PageModule,
   notifications: NotificationsPage as PageModule,
   moderationComplaints: ModerationComplaintsPage as PageModule,
-  moderationReviews: ModerationReviewsPage as PageModule
+  moderationReviews: ModerationReviewsPage as PageModule,
+  courses: CoursesPage as PageModule,
+  course: CoursePage as PageModule,
+  myLearning: MyLearningPage as PageModule,
+  player: PlayerPage as PageModule,
+  learningCalendar: LearningCalendarPage as PageModule
 }

@@ -30,5 +30,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   complaints: () => import("./ComplaintsPage/ComplaintsPage.js") as Promise<PageModule>,
   notifications: () => import("./NotificationsPage/NotificationsPage.js") as Promise<PageModule>,
   moderationComplaints: () => import("./ModerationComplaintsPage/ModerationComplaintsPage.js") as Promise<PageModule>,
-  moderationReviews: () => import("./ModerationReviewsPage/ModerationReviewsPage.js") as Promise<PageModule>
+  moderationReviews: () => import("./ModerationReviewsPage/ModerationReviewsPage.js") as Promise<PageModule>,
+  courses: () => import("./CoursesPage/CoursesPage.js") as Promise<PageModule>,
+  course: () => import("./CoursePage/CoursePage.js") as Promise<PageModule>,
+  myLearning: () => import("./MyLearningPage/MyLearningPage.js") as Promise<PageModule>,
+  player: () => import("./PlayerPage/PlayerPage.js") as Promise<PageModule>,
+  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>
 }

@@ -33,5 +33,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   complaints: "src/pages/ComplaintsPage/ComplaintsPage.tsx",
   notifications: "src/pages/NotificationsPage/NotificationsPage.tsx",
   moderationComplaints: "src/pages/ModerationComplaintsPage/ModerationComplaintsPage.tsx",
-  moderationReviews: "src/pages/ModerationReviewsPage/ModerationReviewsPage.tsx"
+  moderationReviews: "src/pages/ModerationReviewsPage/ModerationReviewsPage.tsx",
+  courses: "src/pages/CoursesPage/CoursesPage.tsx",
+  course: "src/pages/CoursePage/CoursePage.tsx",
+  myLearning: "src/pages/MyLearningPage/MyLearningPage.tsx",
+  player: "src/pages/PlayerPage/PlayerPage.tsx",
+  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx"
 }

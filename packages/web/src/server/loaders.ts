@@ -3,6 +3,7 @@ import { Effect, Either } from "effect"
 import type { BlockView, Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
 import { safeNext } from "../safeNext.js"
 import type { Refusal, ServerApi } from "./api.js"
+import { loadCourses } from "./learning.js"
 import { loadSignedIn } from "./signedIn.js"
 import { commentsOf, isFavorite, unreadCount } from "./social.js"
 
@@ -385,6 +386,8 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
       }
     }
   }
+  const courses = loadCourses(api, trimmed, search, cookie)
+  if (courses !== undefined) return answer(await courses)
   if (cookie === undefined) return loadSignedIn(api, trimmed, "", search) === undefined ? undefined : { signIn: true }
   const signedIn = loadSignedIn(api, trimmed, cookie, search)
   if (signedIn === undefined) return undefined

@@ -19,6 +19,7 @@ import {
 } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { socialPage } from "./social.js"
+import { loadLearning } from "./learning.js"
 
 type Json = Record<string, any>
 
@@ -357,6 +358,6 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return undefined
+  return loadLearning(api, path, search, cookie)
 }
 
