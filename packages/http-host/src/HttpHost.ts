@@ -243,8 +243,8 @@ const ServicePages = {
 
 /** The same without the web application, whose pages read the API over the host's own listener (a mounted handler has none). */
 export const ServicePagesWithoutWebApp = {
-  layer: Layer.mergeAll(PageRoutes, FileRoutes, WebhookPageRoutes, IntegrationsRoutes, CommandPageRoutes, McpRoutes),
-  routes: [...pageRoutes, ...fileRoutes, ...webhookPageRoutes, ...integrationsRoutes, ...commandPageRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(FileRoutes, McpRoutes),
+  routes: [...fileRoutes, ...mcpRoutes]
 }
 
 /**

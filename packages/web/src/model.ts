@@ -351,6 +351,7 @@ export interface CommentItem {
   readonly isPublicationAuthor: boolean
   readonly deleted: boolean
   readonly parentUuid?: string
+}
 
 /** A course of the learning catalog (learning.courses.list). */
 export interface CourseCardView {
@@ -577,7 +578,7 @@ export type PageData =
   | { readonly page: "notifications"; readonly items: ReadonlyArray<NotificationItem>; readonly cursor: string; readonly nextCursor?: string }
   | { readonly page: "moderationComplaints"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<QueuedComplaint> }
   | { readonly page: "moderationReviews"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<ModeratedReviewItem> }
-
+  | {
     readonly page: "courses"
     readonly q: string
     readonly level: string

@@ -1,5 +1,5 @@
 import { catalog } from "@birzha/domain"
-import { advanceRuns } from "@birzha/domain/server"
+import { advanceRuns } from "@birzha/domain/internal"
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"

@@ -1,5 +1,5 @@
-import { fanOutAutomations } from "@birzha/domain/server"
-import { sequencePending } from "@birzha/worker-host"
+import { fanOutAutomations } from "@birzha/domain/internal"
+import { sequencePending } from "@birzha/worker-host/internal"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, ManagedRuntime, Redacted } from "effect"
