@@ -6,8 +6,12 @@ import { advanceRuns } from "../src/learning/courses/Runs.js"
 import type { Answer } from "../src/operations/Operations.js"
 import { bodyOf, codeOf, type Marketplace, okBody } from "./marketplace.js"
 
-/** A command body: a fresh requestUuid and the fields given. */
-export const command = (extra: Record<string, unknown> = {}) => ({ requestUuid: randomUUID(), ...extra })
+/** A command body: a fresh requestUuid and the fields given (their literal types kept, for typed calls). */
+export function command(): { readonly requestUuid: string }
+export function command<const Extra extends object>(extra: Extra): { readonly requestUuid: string } & Extra
+export function command(extra: object = {}) {
+  return { requestUuid: randomUUID(), ...extra }
+}
 
 export interface TestCourse {
   readonly uuid: string
@@ -93,6 +97,13 @@ export const enrollDirectly = async (
 export const ok = <A>(answer: Answer): A => {
   expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(200)
   return bodyOf<A>(answer)
+}
+
+/** The one item of a list that must hold exactly one (the test fails otherwise). */
+export const only = <A>(items: ReadonlyArray<A>): A => {
+  const [item, ...rest] = items
+  if (item === undefined || rest.length > 0) throw new Error(`expected exactly one item, got ${items.length}`)
+  return item
 }
 
 /** [status, error code] of an answer, to compare with the expected refusal. */

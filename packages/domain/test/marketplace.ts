@@ -10,7 +10,16 @@ import { actorForSession, createSession } from "../src/auth/Sessions.js"
 import { SignInConfig } from "../src/auth/SignInSettings.js"
 import { Mailer, type MailMessage } from "../src/mail/Mailer.js"
 import { EncodedJson } from "../src/operations/Implementation.js"
-import { type Answer, Operations, type RawInput } from "../src/operations/Operations.js"
+import {
+  type Answer,
+  answerOfCause,
+  callOperation,
+  type InputOf,
+  type OperationId,
+  Operations,
+  type RawInput,
+  type SuccessOf
+} from "../src/operations/Operations.js"
 import { PublicOrigin } from "../src/operations/PublicOrigin.js"
 import { Readiness } from "../src/operations/Readiness.js"
 import { OperationsLive } from "../src/operations/ServiceOperations.js"
@@ -28,6 +37,13 @@ export interface Marketplace {
   readonly database: TestDatabase
   readonly runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | ServerSecret, unknown>
   readonly invoke: (id: string, caller: Caller, input?: RawInput) => Promise<Answer>
+  /**
+   * The same call typed from the catalog (`callOperation`): the input as the operation declares it
+   * (a misspelt id or field does not compile), the answer its decoded success; a refusal rejects.
+   */
+  readonly call: <Id extends OperationId>(id: Id, caller: Caller, input: InputOf<Id>) => Promise<SuccessOf<Id>>
+  /** A typed call that must be refused: `[status, code]` as every transport answers it (`[200, undefined]` when it succeeds). */
+  readonly refusalOf: <Id extends OperationId>(id: Id, caller: Caller, input: InputOf<Id>) => Promise<ReadonlyArray<unknown>>
   readonly sql: <A extends object = Record<string, unknown>>(text: string, ...params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
   readonly profile: (options?: { readonly public?: boolean; readonly name?: string }) => Promise<SessionActor>
   readonly publication: (owner: SessionActor, kind: string, options?: { readonly title?: string; readonly closed?: boolean; readonly visible?: boolean }) => Promise<string>
@@ -66,6 +82,12 @@ export const openMarketplace = async (label: string, options: MarketplaceOptions
     runtime,
     sql,
     invoke: (id, caller, input = {}) => runtime.runPromise(Effect.flatMap(Operations, (operations) => operations.invoke(id, caller, input))),
+    call: (id, caller, input) => runtime.runPromise(callOperation(id, caller, input)),
+    refusalOf: (id, caller, input) =>
+      runtime.runPromise(Effect.matchCauseEffect(callOperation(id, caller, input), {
+        onSuccess: (): Effect.Effect<ReadonlyArray<unknown>> => Effect.succeed([200, undefined]),
+        onFailure: (cause) => Effect.map(answerOfCause(cause), refusal)
+      })),
     profile: async (options = {}) => {
       const actor = await runtime.runPromise(Effect.gen(function*() {
         const account = yield* accountForVerifiedEmail(`${label}-${++n}-${randomUUID()}@example.com`)

@@ -2,9 +2,8 @@ import { HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ProfileType } from "../profiles/Profile.js"
 import { ForbiddenOrigin, Gone, InvalidCode, InvalidEmail, InvalidLink, RateLimited, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
 import { DateTime, Email, strict } from "../kernel/Common.js"
-import { operation } from "../kernel/Operation.js"
+import { anyone, authenticated } from "../kernel/Operation.js"
 
 export const SignInStart = Schema.Struct({ email: Email }).annotations({ identifier: "SignInStart", ...strict })
 
@@ -32,74 +31,46 @@ export const AuthSession = Schema.Struct({
 }).annotations({ identifier: "AuthSession" })
 export type AuthSession = typeof AuthSession.Type
 
-const signInErrors = { origin: wire(ForbiddenOrigin), limited: wire(RateLimited) }
+/** Every sign-in step checks the browser's `Origin` and is rate-limited. */
+const signInErrors = [wire(ForbiddenOrigin), wire(RateLimited)] as const
+
+/** A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key. */
+const signInStep = { specId: null, sameOrigin: true, sessionOnly: true } as const
 
 export const AuthApi = HttpApiGroup.make("auth", { topLevel: true })
   .add(
-    operation("POST", "auth.email.start", "/api/v1/auth/email/start", {
-      specId: null,
-      sameOrigin: true,
-      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
-      sessionOnly: true,
+    anyone("POST", "auth.email.start", "/api/v1/auth/email/start", {
+      ...signInStep,
       invalidInput: { email: InvalidEmail },
       summary: "Email a six-digit code and a one-time sign-in link"
-    })
-      .setPayload(SignInStart)
-      .addSuccess(SignInChallenge)
-      .addError(wire(InvalidEmail))
-      .addError(signInErrors.origin)
-      .addError(signInErrors.limited)
+    }, [wire(InvalidEmail), ...signInErrors]).setPayload(SignInStart).addSuccess(SignInChallenge)
   )
   .add(
-    operation("POST", "auth.email.verify", "/api/v1/auth/email/verify", {
-      specId: null,
-      sameOrigin: true,
-      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
-      sessionOnly: true,
+    anyone("POST", "auth.email.verify", "/api/v1/auth/email/verify", {
+      ...signInStep,
       invalidInput: { code: InvalidCode },
       summary: "Sign in with the emailed code; sets the session cookie"
-    })
-      .setPayload(SignInVerify)
-      .addSuccess(AuthSession)
-      .addError(wire(InvalidCode))
-      .addError(signInErrors.origin)
-      .addError(signInErrors.limited)
+    }, [wire(InvalidCode), ...signInErrors]).setPayload(SignInVerify).addSuccess(AuthSession)
   )
   .add(
-    operation("POST", "auth.email.link", "/api/v1/auth/email/link", {
-      specId: null,
-      sameOrigin: true,
-      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
-      sessionOnly: true,
+    anyone("POST", "auth.email.link", "/api/v1/auth/email/link", {
+      ...signInStep,
       invalidInput: { "*": InvalidLink },
       summary: "Sign in with the emailed link's token (posted after a click on the link page); sets the session cookie"
-    })
-      .setPayload(SignInLink)
-      .addSuccess(AuthSession)
-      .addError(wire(InvalidLink))
-      .addError(wire(Gone))
-      .addError(signInErrors.origin)
-      .addError(signInErrors.limited)
+    }, [wire(InvalidLink), wire(Gone), ...signInErrors]).setPayload(SignInLink).addSuccess(AuthSession)
   )
   .add(
-    operation("POST", "auth.logout", "/api/v1/auth/logout", {
-      specId: null,
-      sameOrigin: true,
-      // A browser's sign-in step, never a key's: not an MCP tool, 403 session_required for a key.
-      sessionOnly: true,
+    anyone("POST", "auth.logout", "/api/v1/auth/logout", {
+      ...signInStep,
       summary: "End the session and clear its cookie; 204 also without a session"
-    })
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(signInErrors.origin)
+    }, [wire(ForbiddenOrigin)]).addSuccess(HttpApiSchema.NoContent)
   )
   .add(
-    operation("GET", "auth.session", "/api/v1/auth/session", {
+    // Spec rule 4 and this row's errors (401, 503 only): a key may ask too; it describes the caller,
+    // so it needs no scope (as getMyCapabilities). For a key, expiresAt is the key's.
+    authenticated("GET", "auth.session", "/api/v1/auth/session", {
       specId: null,
-      // Spec rule 4 and this row's errors (401, 503 only): a key may ask too; it describes the caller,
-      // so it needs no scope (as getMyCapabilities). For a key, expiresAt is the key's.
       summary: "The signed-in user, acting profile and session expiry (for a bearer key: the key's expiry)"
-    })
-      .middleware(Authentication)
-      .addSuccess(AuthSession)
+    }).addSuccess(AuthSession)
   )
   .annotate(OpenApi.Description, "Email sign-in and browser sessions")

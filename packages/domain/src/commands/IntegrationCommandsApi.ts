@@ -14,8 +14,7 @@ import {
   OwnerDecision
 } from "./IntegrationCommand.js"
 import { NotFound, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 /**
  * The approval flow for bearer clients (spec "Approval flow for bearer clients"). The spec names
@@ -25,31 +24,20 @@ import { operation } from "../kernel/Operation.js"
  */
 export const IntegrationCommandsApi = HttpApiGroup.make("integrationCommands", { topLevel: true })
   .add(
-    operation("POST", "integrationCommands.prepare", "/api/v1/integration-commands/prepare", {
+    authenticated("POST", "integrationCommands.prepare", "/api/v1/integration-commands/prepare", {
       specId: null,
       keyOnly: true,
       summary: "Prepare an approval-flagged operation for the owner's approval; answers the command with its approvalUrl and expiry"
-    })
-      .middleware(Authentication)
-      .setPayload(IntegrationCommandPrepare)
-      .addSuccess(IntegrationCommandAnswer)
-      .addError(wire(ApprovalNotRequired))
+    }, [wire(ApprovalNotRequired)]).setPayload(IntegrationCommandPrepare).addSuccess(IntegrationCommandAnswer)
   )
   .add(
-    operation("POST", "integrationCommands.commit", "/api/v1/integration-commands/:uuid/commit", {
+    authenticated("POST", "integrationCommands.commit", "/api/v1/integration-commands/:uuid/commit", {
       specId: null,
       keyOnly: true,
       summary: "Run an approved prepared command once, by the key that prepared it; a repeated commit answers the same result"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(ApprovalPending), wire(CommandDenied), wire(CommandExpired), wire(CommandFailed), wire(CommandInProgress)])
       .setPath(IntegrationCommandPath)
       .addSuccess(IntegrationCommandAnswer)
-      .addError(wire(NotFound))
-      .addError(wire(ApprovalPending))
-      .addError(wire(CommandDenied))
-      .addError(wire(CommandExpired))
-      .addError(wire(CommandFailed))
-      .addError(wire(CommandInProgress))
   )
   // The owner's side (ours, not the spec's): the approval pages read and decide through these, in a
   // browser session only; a decision, as every change made with the cookie, needs the service's Origin.

@@ -5,8 +5,7 @@ import { EventCatalog } from "./EventCatalog.js"
 import { EventEnvelope } from "./EventEnvelope.js"
 import { EventType } from "./EventType.js"
 import { NotFound, ResyncRequired, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { anyone, authenticated } from "../kernel/Operation.js"
 
 export const EventTypeList = Schema.Struct({
   types: Schema.Array(EventType)
@@ -34,40 +33,27 @@ export const EventPage = Schema.Struct({
 }).annotations({ identifier: "EventPage" })
 
 export const EventsApi = HttpApiGroup.make("events", { topLevel: true })
+  .add(anyone("GET", "events.types", "/api/v1/event-types", { summary: "Every event type the service emits" }).addSuccess(EventTypeList))
   .add(
-    operation("GET", "events.types", "/api/v1/event-types", {
-      summary: "Every event type the service emits"
-    }).addSuccess(EventTypeList)
-  )
-  .add(
-    operation("GET", "events.types_legacy", "/event-types", {
+    anyone("GET", "events.types_legacy", "/event-types", {
       specId: null,
       summary: "Every event type (unprefixed form kept for older clients)"
     }).addSuccess(EventTypeList)
   )
   .add(
-    operation("GET", "events.catalog", "/api/v1/event-catalog", {
+    anyone("GET", "events.catalog", "/api/v1/event-catalog", {
       summary: "Every event type with its fields, permissions, a sample and the operation that reads its record"
     }).addSuccess(EventCatalog)
   )
   .add(
-    operation("GET", "events.list", "/api/v1/events", {
+    authenticated("GET", "events.list", "/api/v1/events", {
       scopes: ["events:read"],
       summary: "The caller's events after a cursor, in sequence order; a cursor older than 30 days answers 410"
-    })
-      .middleware(Authentication)
-      .setUrlParams(EventListParams)
-      .addSuccess(EventPage)
-      .addError(wire(ResyncRequired))
+    }, [wire(ResyncRequired)]).setUrlParams(EventListParams).addSuccess(EventPage)
   )
   .add(
-    operation("GET", "events.get", "/api/v1/events/:uuid", {
-      scopes: ["events:read"],
-      summary: "One event the caller may see"
-    })
-      .middleware(Authentication)
+    authenticated("GET", "events.get", "/api/v1/events/:uuid", { scopes: ["events:read"], summary: "One event the caller may see" }, [wire(NotFound)])
       .setPath(Schema.Struct({ uuid: Schema.UUID }))
       .addSuccess(EventEnvelope)
-      .addError(wire(NotFound))
   )
   .annotate(OpenApi.Description, "Events, the event catalog and signed webhooks")

@@ -3,8 +3,7 @@ import { Schema } from "effect"
 import { FilePrepare, FileRecord, PreparedFile } from "./File.js"
 import { InvalidFile, NotUploaded } from "./FileErrors.js"
 import { NotFound, RequestConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 const FilePath = Schema.Struct({ uuid: Schema.UUID })
 
@@ -16,35 +15,20 @@ const FilePath = Schema.Struct({ uuid: Schema.UUID })
  */
 export const FilesApi = HttpApiGroup.make("files", { topLevel: true })
   .add(
-    operation("POST", "files.prepare", "/api/v1/files/uploads", {
+    authenticated("POST", "files.prepare", "/api/v1/files/uploads", {
       scopes: ["files:write"],
       summary: "Record a file of the acting profile and get a one-time upload address (PUT the raw bytes there, then complete)"
-    })
-      .middleware(Authentication)
-      .setPayload(FilePrepare)
-      .addSuccess(PreparedFile)
-      .addError(wire(InvalidFile))
-      .addError(wire(RequestConflict))
+    }, [wire(InvalidFile), wire(RequestConflict)]).setPayload(FilePrepare).addSuccess(PreparedFile)
   )
   .add(
-    operation("GET", "files.status", "/api/v1/files/:uuid", {
-      scopes: ["files:read"],
-      summary: "A file of the acting profile and its status"
-    })
-      .middleware(Authentication)
+    authenticated("GET", "files.status", "/api/v1/files/:uuid", { scopes: ["files:read"], summary: "A file of the acting profile and its status" }, [wire(NotFound)])
       .setPath(FilePath)
       .addSuccess(FileRecord)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("POST", "files.complete", "/api/v1/files/uploads/:uuid/complete", {
+    authenticated("POST", "files.complete", "/api/v1/files/uploads/:uuid/complete", {
       scopes: ["files:write"],
       summary: "Make an uploaded file ready (emits file.ready); a ready file is returned again"
-    })
-      .middleware(Authentication)
-      .setPath(FilePath)
-      .addSuccess(FileRecord)
-      .addError(wire(NotFound))
-      .addError(wire(NotUploaded))
+    }, [wire(NotFound), wire(NotUploaded)]).setPath(FilePath).addSuccess(FileRecord)
   )
   .annotate(OpenApi.Description, "Uploaded files: checked size and content, stored by the service; an external URL never becomes a file")

@@ -2,7 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platfo
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Context, FiberRef, Option, Schema, type SchemaAST } from "effect"
 import { Forbidden, NotFound, wire } from "./ApiError.js"
-import { Authentication } from "./Authentication.js"
+import { Authentication, OperatorAccess } from "./Authentication.js"
 
 /**
  * Who may call an operation and how. `scopes` are the bearer-key scopes the spec lists as
@@ -120,12 +120,34 @@ export const operation = <const Method extends HttpMethod, const Id extends stri
 /** The errors of an operation on one record: it does not exist for the caller (404), or the caller may not act on it (403). */
 export const recordErrors = Schema.Union(wire(NotFound), wire(Forbidden))
 
+/** The errors of a declaration as one schema: what `addError` of their union adds. */
+type ErrorList<Errors extends ReadonlyArray<Schema.Schema.Any>> = Schema.Schema<
+  Schema.Schema.Type<Errors[number]>,
+  Schema.Schema.Encoded<Errors[number]>,
+  Schema.Schema.Context<Errors[number]>
+>
+
 /**
- * An operation for a signed-in caller in one line: `operation` behind the `Authentication`
- * middleware, with its errors in the order given. `addError` of a union adds its members one by
- * one (`HttpApiSchema.UnionUnify`), so the list is exactly the `.addError` chain it replaces, and
- * the OpenAPI document lists them in that order.
+ * The builders every area declares its operations with, one line each: `operation` behind the
+ * middleware its callers need, with its errors in the order given. `addError` of a union adds its
+ * members one by one (`HttpApiSchema.UnionUnify`), so the list is exactly the `.addError` chain it
+ * replaces, and the OpenAPI document lists them in that order. A middleware adds its own failure
+ * to the errors when applied, so the middleware comes first, as a hand-written chain has it.
  */
+
+/** An operation anyone may call (no `Authentication`): public reads and the browser's sign-in steps. */
+export const anyone = <
+  const Method extends HttpMethod,
+  const Id extends string,
+  const Path extends HttpApiEndpoint.PathSegment,
+  const Errors extends ReadonlyArray<Schema.Schema.Any> = []
+>(method: Method, id: Id, path: Path, policy: DeclaredPolicy, errors?: Errors) => {
+  const endpoint = operation(method, id, path, policy)
+  type WithErrors = ReturnType<typeof endpoint.addError<ErrorList<Errors>>>
+  return (errors === undefined || errors.length === 0 ? endpoint : endpoint.addError(Schema.Union(...errors))) as WithErrors
+}
+
+/** An operation for a signed-in caller: `operation` behind the `Authentication` middleware. */
 export const authenticated = <
   const Method extends HttpMethod,
   const Id extends string,
@@ -133,7 +155,22 @@ export const authenticated = <
   const Errors extends ReadonlyArray<Schema.Schema.Any> = []
 >(method: Method, id: Id, path: Path, policy: DeclaredPolicy, errors?: Errors) => {
   const endpoint = operation(method, id, path, policy).middleware(Authentication)
-  type WithErrors = ReturnType<typeof endpoint.addError<Schema.Schema<Schema.Schema.Type<Errors[number]>, Schema.Schema.Encoded<Errors[number]>, Schema.Schema.Context<Errors[number]>>>>
+  type WithErrors = ReturnType<typeof endpoint.addError<ErrorList<Errors>>>
+  return (errors === undefined || errors.length === 0 ? endpoint : endpoint.addError(Schema.Union(...errors))) as WithErrors
+}
+
+/**
+ * An operation for a signed-in caller that the operator may run from the CLI too (`OperatorAccess`):
+ * moderation.
+ */
+export const authenticatedOrOperator = <
+  const Method extends HttpMethod,
+  const Id extends string,
+  const Path extends HttpApiEndpoint.PathSegment,
+  const Errors extends ReadonlyArray<Schema.Schema.Any> = []
+>(method: Method, id: Id, path: Path, policy: DeclaredPolicy, errors?: Errors) => {
+  const endpoint = operation(method, id, path, policy).middleware(Authentication).middleware(OperatorAccess)
+  type WithErrors = ReturnType<typeof endpoint.addError<ErrorList<Errors>>>
   return (errors === undefined || errors.length === 0 ? endpoint : endpoint.addError(Schema.Union(...errors))) as WithErrors
 }
 

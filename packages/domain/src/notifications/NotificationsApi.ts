@@ -2,8 +2,7 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Notification, NotificationPage, NotificationPreferences, NotificationQuery, PreferencesUpdate } from "./Notification.js"
 import { NotFound, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 /**
  * The one notification inbox (spec: learning operations): every source writes to it
@@ -12,35 +11,29 @@ import { operation } from "../kernel/Operation.js"
  */
 export const NotificationsApi = HttpApiGroup.make("notifications", { topLevel: true })
   .add(
-    operation("GET", "learning.notifications.list", "/api/v1/learning/notifications", {
+    authenticated("GET", "learning.notifications.list", "/api/v1/learning/notifications", {
       scopes: ["learning:read"],
       summary: "The acting profile's notifications, newest first: learning and automation (source), unread only with unread=true"
-    }).middleware(Authentication).setUrlParams(NotificationQuery).addSuccess(NotificationPage)
+    }).setUrlParams(NotificationQuery).addSuccess(NotificationPage)
   )
   .add(
-    operation("POST", "learning.notifications.read", "/api/v1/learning/notifications/:notification/read", {
+    authenticated("POST", "learning.notifications.read", "/api/v1/learning/notifications/:notification/read", {
       scopes: ["learning:study"],
       summary: "Mark one notification read (reading it again changes nothing)"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound)])
       .setPath(Schema.Struct({ notification: Schema.UUID }))
       .addSuccess(Notification)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("GET", "learning.notification_preferences.get", "/api/v1/learning/notification-preferences", {
+    authenticated("GET", "learning.notification_preferences.get", "/api/v1/learning/notification-preferences", {
       scopes: ["learning:read"],
       summary: "The acting profile's notification preferences (revision 0 until the first save)"
-    }).middleware(Authentication).addSuccess(NotificationPreferences)
+    }).addSuccess(NotificationPreferences)
   )
   .add(
-    operation("PUT", "learning.notification_preferences.update", "/api/v1/learning/notification-preferences", {
+    authenticated("PUT", "learning.notification_preferences.update", "/api/v1/learning/notification-preferences", {
       scopes: ["learning:study"],
       summary: "Replace the preferences at expectedRevision: per learning event type {inApp, email, digest}, and quiet hours"
-    })
-      .middleware(Authentication)
-      .setPayload(PreferencesUpdate)
-      .addSuccess(NotificationPreferences)
-      .addError(wire(RevisionConflict))
+    }, [wire(RevisionConflict)]).setPayload(PreferencesUpdate).addSuccess(NotificationPreferences)
   )
   .annotate(OpenApi.Description, "The notification inbox of a profile, for every source")

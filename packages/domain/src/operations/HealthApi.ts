@@ -1,7 +1,7 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { NotReady, wire } from "../kernel/ApiError.js"
-import { operation } from "../kernel/Operation.js"
+import { anyone } from "../kernel/Operation.js"
 
 export const Liveness = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Liveness" })
 
@@ -12,18 +12,11 @@ export const Readiness = Schema.Struct({
 }).annotations({ identifier: "Readiness" })
 
 export const HealthApi = HttpApiGroup.make("health", { topLevel: true })
+  .add(anyone("GET", "health.live", "/api/healthz", { specId: null, summary: "The process is alive" }).addSuccess(Liveness))
   .add(
-    operation("GET", "health.live", "/api/healthz", {
-      specId: null,
-      summary: "The process is alive"
-    }).addSuccess(Liveness)
-  )
-  .add(
-    operation("GET", "health.ready", "/api/readyz", {
+    anyone("GET", "health.ready", "/api/readyz", {
       specId: null,
       summary: "The database answers and the latest migration is applied"
-    })
-      .addSuccess(Readiness)
-      .addError(wire(NotReady))
+    }, [wire(NotReady)]).addSuccess(Readiness)
   )
   .annotate(OpenApi.Description, "Liveness and readiness probes (unversioned)")

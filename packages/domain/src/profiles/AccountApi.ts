@@ -3,10 +3,9 @@ import { Schema } from "effect"
 import { OwnProfile, Profile, ProfileData, ProfileType } from "./Profile.js"
 import { Forbidden, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
 import { AuthSession } from "../auth/AuthApi.js"
-import { Authentication } from "../kernel/Authentication.js"
 import { DateTime, Email, RequestUuid, strict } from "../kernel/Common.js"
 import { KeyKind } from "../keys/Key.js"
-import { operation } from "../kernel/Operation.js"
+import { anyone, authenticated } from "../kernel/Operation.js"
 
 export const Capabilities = Schema.Struct({
   /** How the caller proved who it is: the session cookie, a bearer key over HTTP, or (later) MCP. */
@@ -56,72 +55,48 @@ export const OwnProfileResult = Schema.Struct({ profile: OwnProfile }).annotatio
 
 export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
   .add(
-    operation("GET", "getMyCapabilities", "/api/v1/me/capabilities", {
+    authenticated("GET", "getMyCapabilities", "/api/v1/me/capabilities", {
       summary: "The acting profile, how the caller is authenticated, and its rights"
-    })
-      .middleware(Authentication)
-      .addSuccess(Capabilities)
+    }).addSuccess(Capabilities)
   )
   .add(
-    operation("GET", "profiles.get_own", "/api/v1/commands/profiles.get_own", {
+    authenticated("GET", "profiles.get_own", "/api/v1/commands/profiles.get_own", {
       scopes: ["profiles:read"],
       summary: "The acting profile and every profile of the account, owner view"
-    })
-      .middleware(Authentication)
-      .addSuccess(OwnProfiles)
+    }).addSuccess(OwnProfiles)
   )
   .add(
-    operation("POST", "profiles.update", "/api/v1/commands/profiles.update", {
+    authenticated("POST", "profiles.update", "/api/v1/commands/profiles.update", {
       scopes: ["profiles:write"],
       summary: "Replace a profile's editable data at expectedRevision"
-    })
-      .middleware(Authentication)
-      .setPayload(ProfileUpdate)
-      .addSuccess(OwnProfileResult)
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
-      .addError(wire(NotFound))
+    }, [wire(RevisionConflict), wire(RequestConflict), wire(NotFound)]).setPayload(ProfileUpdate).addSuccess(OwnProfileResult)
   )
   .add(
-    operation("POST", "profiles.create", "/api/v1/commands/profiles.create", {
+    authenticated("POST", "profiles.create", "/api/v1/commands/profiles.create", {
       extension: true,
       scopes: ["profiles:write"],
       summary: "Add another profile (individual, self-employed, sole trader or company) to the account"
-    })
-      .middleware(Authentication)
-      .setPayload(ProfileCreate)
-      .addSuccess(OwnProfileResult)
-      .addError(wire(RequestConflict))
-      .addError(wire(Forbidden))
+    }, [wire(RequestConflict), wire(Forbidden)]).setPayload(ProfileCreate).addSuccess(OwnProfileResult)
   )
   .add(
-    operation("POST", "profiles.switch", "/api/v1/commands/profiles.switch", {
+    authenticated("POST", "profiles.switch", "/api/v1/commands/profiles.switch", {
       extension: true,
       scopes: ["profiles:write"],
       sessionOnly: true,
       summary: "Act as another profile of the account in this session"
-    })
-      .middleware(Authentication)
-      .setPayload(ProfileSwitch)
-      .addSuccess(AuthSession)
-      .addError(wire(NotFound))
+    }, [wire(NotFound)]).setPayload(ProfileSwitch).addSuccess(AuthSession)
   )
   .add(
-    operation("POST", "accounts.delete", "/api/v1/commands/accounts.delete", {
+    authenticated("POST", "accounts.delete", "/api/v1/commands/accounts.delete", {
       extension: true,
       scopes: ["account:delete"],
       approval: true,
       summary: "Delete the signed-in account, its profiles and sessions"
-    })
-      .middleware(Authentication)
-      .setPayload(AccountDelete)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(wire(Forbidden))
+    }, [wire(Forbidden)]).setPayload(AccountDelete).addSuccess(HttpApiSchema.NoContent)
   )
   .add(
-    operation("GET", "getProfile", "/api/v1/profiles/:uuid", { summary: "A public profile" })
+    anyone("GET", "getProfile", "/api/v1/profiles/:uuid", { summary: "A public profile" }, [wire(NotFound)])
       .setPath(Schema.Struct({ uuid: Schema.UUID }))
       .addSuccess(Profile)
-      .addError(wire(NotFound))
   )
   .annotate(OpenApi.Description, "The account, its profiles and the caller's capabilities")

@@ -2,9 +2,8 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { page } from "./Publication.js"
 import { type ApiErrorClass, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
 import { maxChars, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
-import { type InputErrorClass, operation } from "../kernel/Operation.js"
+import { authenticated, type InputErrorClass } from "../kernel/Operation.js"
 
 /** `limit` of a list operation: 1 to 100 (spec), from the query string. */
 export const Limit = PageLimit
@@ -38,6 +37,11 @@ export const saveFields = {
 export const saveInput = <A, I, const Extra extends Schema.Struct.Fields>(data: Schema.Schema<A, I>, extra: Extra, identifier: string) =>
   Schema.Struct({ ...saveFields, data, ...extra }).annotations({ identifier, ...strict })
 
+/** What a change of a publication at expectedRevision may answer. */
+const changeErrors = [wire(NotFound), wire(RevisionConflict), wire(RequestConflict)] as const
+/** What a save or a submit may answer after the kind's own invalid-data error. */
+export const saveErrors = [...changeErrors, wire(InvalidState)] as const
+
 /** The operations every publication kind has, in catalog order; a kind may add `close`. */
 export const ownerOperations = ["list", "get", "save", "submit", "hide", "restore", "delete"] as const
 export type OwnerOperation = (typeof ownerOperations)[number] | "close"
@@ -70,51 +74,33 @@ export const ownerCommandsGroup = <
   const Ops extends ReadonlyArray<OwnerOperation>
 >(kind: OwnerCommandsOf<C, Save, OA, OI, E, EI>, operations: Ops) => {
   const { command, invalid, own, scopes } = kind
+  const id = <const Op extends OwnerOperation>(op: Op) => `${command}.${op}` as const
+  const path = <const Op extends OwnerOperation>(op: Op) => `/api/v1/commands/${command}.${op}` as const
   /** hide, restore, delete and close: an approval operation over the publication's uuid and revision. */
   const ownerChange = <const Op extends OwnerOperation>(op: Op, summary: string, extension = false) =>
-    operation("POST", `${command}.${op}`, `/api/v1/commands/${command}.${op}`, { extension, scopes: [scopes.write], approval: true, summary })
-      .middleware(Authentication)
+    authenticated("POST", id(op), path(op), { extension, scopes: [scopes.write], approval: true, summary }, changeErrors)
       .setPayload(PublicationCommandInput)
       .addSuccess(own)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   const endpoints = {
-    list: operation("GET", `${command}.list`, `/api/v1/commands/${command}.list`, {
+    list: authenticated("GET", id("list"), path("list"), {
       scopes: [scopes.read],
       summary: `The acting profile's ${command}, most recently changed first`
-    }).middleware(Authentication).setUrlParams(ListParams).addSuccess(page(own, `${command}Page`)),
-    get: operation("GET", `${command}.get`, `/api/v1/commands/${command}.get`, {
+    }).setUrlParams(ListParams).addSuccess(page(own, `${command}Page`)),
+    get: authenticated("GET", id("get"), path("get"), {
       scopes: [scopes.read],
       summary: `One of the acting profile's ${command} (the most recently changed without publicationUuid)`
-    }).middleware(Authentication).setUrlParams(GetParams).addSuccess(own).addError(wire(NotFound)),
-    save: operation("POST", `${command}.save`, `/api/v1/commands/${command}.save`, {
+    }, [wire(NotFound)]).setUrlParams(GetParams).addSuccess(own),
+    save: authenticated("POST", id("save"), path("save"), {
       scopes: [scopes.write],
       invalidInput: kind.invalidInput,
       widenedBy: kind.widenedBy,
       summary: "Save the whole draft (create without publicationUuid); never publishes"
-    })
-      .middleware(Authentication)
-      .setPayload(kind.save)
-      .addSuccess(own)
-      .addError(wire(invalid))
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
-      .addError(wire(InvalidState)),
-    submit: operation("POST", `${command}.submit`, `/api/v1/commands/${command}.submit`, {
+    }, [wire(invalid), ...saveErrors]).setPayload(kind.save).addSuccess(own),
+    submit: authenticated("POST", id("submit"), path("submit"), {
       scopes: [scopes.submit],
       approval: true,
       summary: "Send the draft to moderation"
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCommandInput)
-      .addSuccess(own)
-      .addError(wire(invalid))
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
-      .addError(wire(InvalidState)),
+    }, [wire(invalid), ...saveErrors]).setPayload(PublicationCommandInput).addSuccess(own),
     hide: ownerChange("hide", "Take the publication out of public view"),
     restore: ownerChange("restore", "Show a hidden publication again"),
     delete: ownerChange("delete", "Delete the publication (it disappears from every read)"),

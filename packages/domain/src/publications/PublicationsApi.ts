@@ -14,10 +14,9 @@ import {
   RevisionConflict,
   wire
 } from "../kernel/ApiError.js"
-import { Authentication, OperatorAccess } from "../kernel/Authentication.js"
 import { maxChars, RequestUuid, strict } from "../kernel/Common.js"
-import { operation } from "../kernel/Operation.js"
-import { Cursor, Limit } from "./OwnerCommandsApi.js"
+import { anyone, authenticated, authenticatedOrOperator } from "../kernel/Operation.js"
+import { Cursor, Limit, saveErrors } from "./OwnerCommandsApi.js"
 
 /** `q`: at most 4096 characters (spec). */
 const Query = Schema.String.pipe(maxChars(4096))
@@ -66,42 +65,31 @@ const createWidenedBy: Readonly<Record<string, string>> = Object.assign({}, ...P
 
 export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
   .add(
-    operation("GET", "getCatalog", "/api/v1/catalog", { summary: "The public catalog bootstrap: public profiles and publications" })
-      .addSuccess(Catalog)
+    anyone("GET", "getCatalog", "/api/v1/catalog", { summary: "The public catalog bootstrap: public profiles and publications" }).addSuccess(Catalog)
   )
   .add(
-    operation("GET", "listPublications", "/api/v1/publications", { summary: "Find publications (q: every term must start a word; case-insensitive, ё as е)" })
+    anyone("GET", "listPublications", "/api/v1/publications", { summary: "Find publications (q: every term must start a word; case-insensitive, ё as е)" })
       .setUrlParams(PublicationListParams)
       .addSuccess(page(Publication, "PublicationPage"))
   )
   .add(
-    operation("GET", "getPublication", "/api/v1/publications/:uuid", { summary: "A public publication (404 when absent or not public)" })
+    anyone("GET", "getPublication", "/api/v1/publications/:uuid", { summary: "A public publication (404 when absent or not public)" }, [wire(NotFound)])
       .setPath(Schema.Struct({ uuid: Schema.UUID }))
       .addSuccess(Publication)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("GET", "listProfiles", "/api/v1/profiles", { summary: "Find specialists (q: every term must start a word; case-insensitive, ё as е)" })
+    anyone("GET", "listProfiles", "/api/v1/profiles", { summary: "Find specialists (q: every term must start a word; case-insensitive, ё as е)" })
       .setUrlParams(ProfileListParams)
       .addSuccess(page(Profile, "ProfilePage"))
   )
   .add(
-    operation("POST", "publications.create", "/api/v1/publications", {
+    authenticated("POST", "publications.create", "/api/v1/publications", {
       extension: true,
       scopes: PublicationKind.literals.map((kind) => kinds[kind].scopes.write),
       invalidInput: createInvalidInput,
       widenedBy: createWidenedBy,
       summary: "Save a publication of any kind (the kind's own save, addressed by kind); the scope needed is the kind's write scope"
-    })
-      .middleware(Authentication)
-      .setPayload(PublicationCreate)
-      .addSuccess(OwnAnyPublication)
-      .addError(wire(InvalidTask))
-      .addError(wire(InvalidPublication))
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
-      .addError(wire(InvalidState))
+    }, [wire(InvalidTask), wire(InvalidPublication), ...saveErrors]).setPayload(PublicationCreate).addSuccess(OwnAnyPublication)
   )
   .annotate(OpenApi.Description, "Public reads: catalog, publications, profiles, search")
 
@@ -127,35 +115,25 @@ export const ModerationDecisionInput = Schema.Struct({
 
 export const ModerationApi = HttpApiGroup.make("moderation", { topLevel: true })
   .add(
-    operation("GET", "moderation.queue", "/api/v1/moderation/queue", {
+    authenticatedOrOperator("GET", "moderation.queue", "/api/v1/moderation/queue", {
       extension: true,
       scopes: ["moderation:read"],
       sessionOnly: true,
       summary: "Publications waiting for a moderator, oldest submission first (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
+    }, [wire(Forbidden)])
       .setUrlParams(ModerationQueueParams)
       .addSuccess(page(ModerationItem, "ModerationQueuePage"))
-      .addError(wire(Forbidden))
   )
   .add(
-    operation("POST", "moderation.decide", "/api/v1/moderation/decisions", {
+    authenticatedOrOperator("POST", "moderation.decide", "/api/v1/moderation/decisions", {
       extension: true,
       scopes: ["moderation:write"],
       sessionOnly: true,
       approval: true,
       summary: "Approve, return or reject a pending publication, with a reason (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
+    }, [wire(Forbidden), wire(NotFound), wire(InvalidState), wire(RevisionConflict), wire(RequestConflict)])
       .setPayload(ModerationDecisionInput)
       .addSuccess(ModerationResult)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Moderation of publications: the queue and decisions")
 

@@ -1,5 +1,5 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
-import { Context } from "effect"
+import { Context, type Schema } from "effect"
 import { InvalidReference } from "./RelationErrors.js"
 import { commandFields, type FieldName, queryFieldsOf, UsedFields } from "./RelationFields.js"
 import { RelationPage, RelationView } from "./Relation.js"
@@ -29,8 +29,12 @@ const Query = queryFieldsOf([])
 const MessagesQuery = queryFieldsOf(["threadUuid"])
 
 /** A read: GET with the shared field set as query parameters; `uses` are the fields it reads (any other is refused). */
-const read = <const Id extends string>(id: Id, policy: Declared, uses: ReadonlyArray<FieldName>) =>
-  authenticated("GET", id, path(id), policy).annotateContext(Context.make(UsedFields, uses))
+const read = <const Id extends string, const Errors extends ReadonlyArray<Schema.Schema.Any> = []>(
+  id: Id,
+  policy: Declared,
+  uses: ReadonlyArray<FieldName>,
+  errors?: Errors
+) => authenticated("GET", id, path(id), policy, errors).annotateContext(Context.make(UsedFields, uses))
 
 /** What any command may answer besides its own errors. */
 const commandErrors = [
@@ -44,19 +48,31 @@ const commandErrors = [
 
 /**
  * A command: POST with the shared field set as the body; idempotent by `requestUuid`. `uses` are
- * the fields it reads (any other is refused), `required` those of them it requires.
+ * the fields it reads (any other is refused), `required` those of them it requires, `errors` its own
+ * errors after the common ones.
  */
-const command = <const Id extends string, const U extends FieldName, const R extends U>(
+const command = <
+  const Id extends string,
+  const U extends FieldName,
+  const R extends U,
+  const Errors extends ReadonlyArray<Schema.Schema.Any> = []
+>(
   id: Id,
   policy: Declared,
   uses: ReadonlyArray<U>,
-  required: ReadonlyArray<R>
+  required: ReadonlyArray<R>,
+  errors?: Errors
 ) =>
-  authenticated("POST", id, path(id), policy, commandErrors)
+  authenticated("POST", id, path(id), policy, [...commandErrors, ...(errors ?? [])])
     .annotateContext(Context.make(UsedFields, uses))
     .setPayload(commandFields(required))
 
 const transitionFields = ["requestUuid", "relationUuid", "expectedRevision"] as const
+/** A get's own error: no such record for the caller. */
+const oneRecord = [wire(NotFound)] as const
+/** A command that writes to another profile (a response, an offer, an invitation, a message): rate-limited. */
+const rateLimited = [wire(RateLimited)] as const
+
 /** What every list and every get reads. */
 const listFields = ["cursor", "limit", "status", "publicationUuid"] as const
 const getFields = ["relationUuid"] as const
@@ -70,16 +86,15 @@ export const ResponsesApi = HttpApiGroup.make("responses", { topLevel: true })
       "responses.create",
       { ...responsesWrite, summary: "Respond to a publicly visible task of another profile" },
       ["requestUuid", "publicationUuid", "body", "budget", "deadline", "references"],
-      ["requestUuid", "publicationUuid", "body"]
-    ).addSuccess(RelationView).addError(wire(RateLimited))
+      ["requestUuid", "publicationUuid", "body"],
+      rateLimited
+    ).addSuccess(RelationView)
   )
   .add(
     read("responses.list", { ...responsesRead, summary: "Responses the acting profile sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
   )
   .add(
-    read("responses.get", { ...responsesRead, summary: "One response (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
-      .addSuccess(RelationView)
-      .addError(wire(NotFound))
+    read("responses.get", { ...responsesRead, summary: "One response (the most recently changed without relationUuid)" }, getFields, oneRecord).setUrlParams(Query).addSuccess(RelationView)
   )
   .add(
     command("responses.withdraw", { ...responsesWrite, summary: "The responder withdraws a pending or shortlisted response" }, [
@@ -107,15 +122,13 @@ export const OffersApi = HttpApiGroup.make("offers", { topLevel: true })
       "requestUuid",
       "recipientProfileUuid",
       "body"
-    ]).addSuccess(RelationView).addError(wire(RateLimited))
+    ], rateLimited).addSuccess(RelationView)
   )
   .add(
     read("offers.list", { ...offersRead, summary: "Offers the acting profile sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
   )
   .add(
-    read("offers.get", { ...offersRead, summary: "One offer (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
-      .addSuccess(RelationView)
-      .addError(wire(NotFound))
+    read("offers.get", { ...offersRead, summary: "One offer (the most recently changed without relationUuid)" }, getFields, oneRecord).setUrlParams(Query).addSuccess(RelationView)
   )
   .add(
     command("offers.accept", { ...offersWrite, summary: "The recipient accepts a pending offer: a deal starts (dealUuid)" }, [
@@ -141,9 +154,7 @@ export const DealsApi = HttpApiGroup.make("deals", { topLevel: true })
     read("deals.list", { ...dealsRead, summary: "The acting profile's deals, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
   )
   .add(
-    read("deals.get", { ...dealsRead, summary: "One deal (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
-      .addSuccess(RelationView)
-      .addError(wire(NotFound))
+    read("deals.get", { ...dealsRead, summary: "One deal (the most recently changed without relationUuid)" }, getFields, oneRecord).setUrlParams(Query).addSuccess(RelationView)
   )
   .add(
     command("deals.results", {
@@ -174,24 +185,22 @@ export const JobContactsApi = HttpApiGroup.make("job_contacts", { topLevel: true
       "job_responses.create",
       { ...responsesWrite, summary: "Respond to a publicly visible vacancy of another profile" },
       ["requestUuid", "publicationUuid", "body", "budget", "references"],
-      ["requestUuid", "publicationUuid", "body"]
-    ).addSuccess(RelationView).addError(wire(RateLimited))
+      ["requestUuid", "publicationUuid", "body"],
+      rateLimited
+    ).addSuccess(RelationView)
   )
   .add(
     command("job_invitations.create", {
       ...responsesWrite,
       summary: "Invite the owner of a publicly visible resume (references may name the employer's own vacancy)"
-    }, ["requestUuid", "publicationUuid", "body", "budget", "references"], ["requestUuid", "publicationUuid", "body"])
+    }, ["requestUuid", "publicationUuid", "body", "budget", "references"], ["requestUuid", "publicationUuid", "body"], rateLimited)
       .addSuccess(RelationView)
-      .addError(wire(RateLimited))
   )
   .add(
     read("job_contacts.list", { ...responsesRead, summary: "Job responses and invitations sent or received, most recently changed first" }, listFields).setUrlParams(Query).addSuccess(RelationPage)
   )
   .add(
-    read("job_contacts.get", { ...responsesRead, summary: "One job contact (the most recently changed without relationUuid)" }, getFields).setUrlParams(Query)
-      .addSuccess(RelationView)
-      .addError(wire(NotFound))
+    read("job_contacts.get", { ...responsesRead, summary: "One job contact (the most recently changed without relationUuid)" }, getFields, oneRecord).setUrlParams(Query).addSuccess(RelationView)
   )
   .add(
     command("job_contacts.status", {
@@ -209,9 +218,8 @@ export const ThreadsApi = HttpApiGroup.make("threads", { topLevel: true })
     command("threads.open", {
       ...threadsWrite,
       summary: "Find or start the thread of a relation, about a publication, or with a public profile, and post the first message"
-    }, ["requestUuid", "body", "relationUuid", "publicationUuid", "recipientProfileUuid", "references"], ["requestUuid", "body"])
+    }, ["requestUuid", "body", "relationUuid", "publicationUuid", "recipientProfileUuid", "references"], ["requestUuid", "body"], rateLimited)
       .addSuccess(ThreadOpened)
-      .addError(wire(RateLimited))
   )
   .add(
     read("threads.list", { ...threadsRead, summary: "The acting profile's threads, by last message, with unread counts" }, [
@@ -222,22 +230,21 @@ export const ThreadsApi = HttpApiGroup.make("threads", { topLevel: true })
     ]).setUrlParams(Query).addSuccess(ThreadPage)
   )
   .add(
-    read("threads.get", { ...threadsRead, summary: "One thread (the most recently active without threadUuid)" }, ["threadUuid"]).setUrlParams(Query)
-      .addSuccess(ThreadView)
-      .addError(wire(NotFound))
+    read("threads.get", { ...threadsRead, summary: "One thread (the most recently active without threadUuid)" }, ["threadUuid"], oneRecord).setUrlParams(Query).addSuccess(ThreadView)
   )
   .add(
     read("threads.messages", {
       ...threadsRead,
       summary: "A thread's messages, oldest first; moves the caller's read marker to the newest one returned"
-    }, ["threadUuid", "cursor", "limit"]).setUrlParams(MessagesQuery).addSuccess(MessagePage).addError(wire(NotFound))
+    }, ["threadUuid", "cursor", "limit"], oneRecord).setUrlParams(MessagesQuery).addSuccess(MessagePage)
   )
   .add(
     command(
       "messages.send",
       { ...threadsWrite, summary: "Post a message in a thread the acting profile takes part in" },
       ["requestUuid", "threadUuid", "body", "references"],
-      ["requestUuid", "threadUuid", "body"]
-    ).addSuccess(MessageView).addError(wire(RateLimited))
+      ["requestUuid", "threadUuid", "body"],
+      rateLimited
+    ).addSuccess(MessageView)
   )
   .annotate(OpenApi.Description, "Threads and messages between two profiles")

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bodyOf, codeOf, type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { only } from "../../test/learning.js"
 import { anonymous, type SessionActor } from "../kernel/Authentication.js"
 import type { ComplaintView } from "../complaints/Complaint.js"
 import type { FavoriteChange, FavoritePage } from "../favorites/Favorite.js"
@@ -54,7 +55,7 @@ const get = (id: string, caller: SessionActor | undefined, urlParams: Record<str
 
 const reviewHint = (answer: Parameters<typeof bodyOf>[0]) => bodyOf<{ review?: { windowEndsAt: string; ownReviewUuid?: string; canReview: boolean } }>(answer).review
 
-const count = async (table: string) => (await m.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n
+const count = async (table: string) => only(await m.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).n
 const eventsOf = (uuid: string) =>
   m.sql<{ type: string; data: Record<string, unknown>; context: Record<string, unknown> }>(
     "SELECT type, data, context FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY append_order", uuid
@@ -289,7 +290,7 @@ describe("double-blind reviews", () => {
     expect(codeOf(await post("reviews.create", c, { relationUuid: randomUUID(), rating: 5 }))).toBe("not_found")
     expect(await count("reviews")).toBe(before)
     // The deal's view tells each party its window and whether it may write now.
-    const completedAt = (await m.sql<{ at: Date }>("SELECT completed_at AS at FROM relations WHERE uuid = $1", deal))[0]!.at
+    const completedAt = only(await m.sql<{ at: Date }>("SELECT completed_at AS at FROM relations WHERE uuid = $1", deal)).at
     const windowEndsAt = new Date(completedAt.getTime() + 14 * day).toISOString()
     expect(reviewHint(await get("deals.get", a, { relationUuid: deal }))).toEqual({ windowEndsAt, canReview: true })
 
@@ -328,7 +329,7 @@ describe("double-blind reviews", () => {
     const review = bodyOf<ReviewView>(await post("reviews.create", c, { relationUuid: deal, rating: 3 }))
     expect(review.status).toBe("submitted")
     await m.runtime.runPromise(revealDueReviews())
-    expect((await m.sql<{ status: string }>("SELECT status FROM reviews WHERE uuid = $1", review.uuid))[0]!.status).toBe("submitted")
+    expect(only(await m.sql<{ status: string }>("SELECT status FROM reviews WHERE uuid = $1", review.uuid)).status).toBe("submitted")
     await m.sql("UPDATE reviews SET window_ends_at = now() - interval '1 second' WHERE uuid = $1", review.uuid)
     expect(await m.runtime.runPromise(revealDueReviews())).toBeGreaterThanOrEqual(1)
     const [row] = await m.sql<{ status: string }>("SELECT status FROM reviews WHERE uuid = $1", review.uuid)

@@ -26,8 +26,7 @@ import {
   ReviewView
 } from "./Review.js"
 import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication, OperatorAccess } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { anyone, authenticated, authenticatedOrOperator } from "../kernel/Operation.js"
 
 /**
  * Favorites, complaints, customers and reviews (spec section "Favorites, complaints, customers,
@@ -39,73 +38,60 @@ import { operation } from "../kernel/Operation.js"
 
 const path = <const Id extends string>(id: Id) => `/api/v1/commands/${id}` as const
 
+/** What a command on a record may answer; `revisionErrors` adds the refusal of a stale expectedRevision. */
+const commandErrors = [wire(Forbidden), wire(NotFound), wire(InvalidState), wire(RequestConflict)] as const
+const revisionErrors = [wire(Forbidden), wire(NotFound), wire(InvalidState), wire(RevisionConflict), wire(RequestConflict)] as const
+
+const favoritesWrite = { scopes: ["favorites:write"] }
+
 export const FavoritesApi = HttpApiGroup.make("favorites", { topLevel: true })
   .add(
-    operation("GET", "favorites.list", path("favorites.list"), {
+    authenticated("GET", "favorites.list", path("favorites.list"), {
       scopes: ["favorites:read"],
       summary: "The acting profile's favorites, newest first; entities no longer visible are marked available: false"
-    }).middleware(Authentication).setUrlParams(PageQuery).addSuccess(FavoritePage)
+    }).setUrlParams(PageQuery).addSuccess(FavoritePage)
   )
   .add(
-    operation("POST", "favorites.set", path("favorites.set"), {
-      scopes: ["favorites:write"],
+    authenticated("POST", "favorites.set", path("favorites.set"), {
+      ...favoritesWrite,
       summary: "Add a publicly visible profile or publication to favorites; setting it again changes nothing"
-    })
-      .middleware(Authentication)
-      .setPayload(FavoriteInput)
-      .addSuccess(FavoriteChange)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(RequestConflict))
+    }, [wire(Forbidden), wire(NotFound), wire(RequestConflict)]).setPayload(FavoriteInput).addSuccess(FavoriteChange)
   )
   .add(
-    operation("POST", "favorites.remove", path("favorites.remove"), {
-      scopes: ["favorites:write"],
+    authenticated("POST", "favorites.remove", path("favorites.remove"), {
+      ...favoritesWrite,
       summary: "Remove a profile or publication from favorites; removing an absent one changes nothing"
-    })
-      .middleware(Authentication)
-      .setPayload(FavoriteInput)
-      .addSuccess(FavoriteChange)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(RequestConflict))
+    }, [wire(Forbidden), wire(NotFound), wire(RequestConflict)]).setPayload(FavoriteInput).addSuccess(FavoriteChange)
   )
   .annotate(OpenApi.Description, "Favorites: profiles and publications a profile keeps, visible to it alone")
 
 export const ComplaintsApi = HttpApiGroup.make("complaints", { topLevel: true })
   .add(
-    operation("POST", "complaints.create", path("complaints.create"), {
+    authenticated("POST", "complaints.create", path("complaints.create"), {
       scopes: ["complaints:write"],
       approval: true,
       summary: "Complain about a profile, publication, message or relation the acting profile can see (never its own); the subject is never told"
-    })
-      .middleware(Authentication)
-      .setPayload(ComplaintInput)
-      .addSuccess(ComplaintView)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
+    }, commandErrors).setPayload(ComplaintInput).addSuccess(ComplaintView)
   )
   .add(
-    operation("GET", "complaints.get", path("complaints.get"), {
+    authenticated("GET", "complaints.get", path("complaints.get"), {
       scopes: ["complaints:read"],
       summary: "One complaint of the acting profile, with the moderator's decision and reason"
-    }).middleware(Authentication).setUrlParams(ComplaintQuery).addSuccess(ComplaintView).addError(wire(NotFound))
+    }, [wire(NotFound)]).setUrlParams(ComplaintQuery).addSuccess(ComplaintView)
   )
   .add(
-    operation("GET", "complaints.list", path("complaints.list"), {
+    authenticated("GET", "complaints.list", path("complaints.list"), {
       scopes: ["complaints:read"],
       summary: "The acting profile's complaints, newest first"
-    }).middleware(Authentication).setUrlParams(PageQuery).addSuccess(ComplaintPage)
+    }).setUrlParams(PageQuery).addSuccess(ComplaintPage)
   )
   .annotate(OpenApi.Description, "Complaints to moderators")
 
 export const CustomersApi = HttpApiGroup.make("customers", { topLevel: true })
   .add(
-    operation("GET", "customers.get", path("customers.get"), {
+    anyone("GET", "customers.get", path("customers.get"), {
       summary: "A customer's reputation by its alias: published reviews about it as a customer, with a summary (public)"
-    }).setUrlParams(CustomerQuery).addSuccess(CustomerReviews).addError(wire(NotFound))
+    }, [wire(NotFound)]).setUrlParams(CustomerQuery).addSuccess(CustomerReviews)
   )
   .annotate(OpenApi.Description, "Customers: reputation without a public profile")
 
@@ -114,56 +100,33 @@ const reviewsWrite = { scopes: ["reviews:write"], approval: true }
 
 export const ReviewsApi = HttpApiGroup.make("reviews", { topLevel: true })
   .add(
-    operation("GET", "reviews.list_own", path("reviews.list_own"), {
+    authenticated("GET", "reviews.list_own", path("reviews.list_own"), {
       ...reviewsRead,
       summary: "Reviews the acting profile received (default) or wrote, newest first; a sealed review received shows only that it exists"
-    }).middleware(Authentication).setUrlParams(OwnReviewsQuery).addSuccess(ReviewPage)
+    }).setUrlParams(OwnReviewsQuery).addSuccess(ReviewPage)
   )
   .add(
-    operation("POST", "reviews.create", path("reviews.create"), {
+    authenticated("POST", "reviews.create", path("reviews.create"), {
       ...reviewsWrite,
       summary: "Review the other party of a completed deal, within 14 days of completion, once; sealed until both wrote or the window closes"
-    })
-      .middleware(Authentication)
-      .setPayload(ReviewInput)
-      .addSuccess(ReviewView)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
+    }, commandErrors).setPayload(ReviewInput).addSuccess(ReviewView)
   )
   .add(
-    operation("GET", "reviews.list_public", path("reviews.list_public"), {
+    anyone("GET", "reviews.list_public", path("reviews.list_public"), {
       summary: "Published reviews of a public profile as a specialist, newest first, with the rating summary (public)"
-    }).setUrlParams(PublicReviewsQuery).addSuccess(PublicReviews).addError(wire(NotFound))
+    }, [wire(NotFound)]).setUrlParams(PublicReviewsQuery).addSuccess(PublicReviews)
   )
   .add(
-    operation("POST", "reviews.reply", path("reviews.reply"), {
+    authenticated("POST", "reviews.reply", path("reviews.reply"), {
       ...reviewsWrite,
       summary: "The reviewed profile replies once to a published review (expectedRevision replaces the reply)"
-    })
-      .middleware(Authentication)
-      .setPayload(ReplyInput)
-      .addSuccess(ReviewView)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+    }, revisionErrors).setPayload(ReplyInput).addSuccess(ReviewView)
   )
   .add(
-    operation("POST", "reviews.reply_remove", path("reviews.reply_remove"), {
+    authenticated("POST", "reviews.reply_remove", path("reviews.reply_remove"), {
       ...reviewsWrite,
       summary: "The reviewed profile removes its reply"
-    })
-      .middleware(Authentication)
-      .setPayload(ReplyRemoveInput)
-      .addSuccess(ReviewView)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+    }, revisionErrors).setPayload(ReplyRemoveInput).addSuccess(ReviewView)
   )
   .annotate(OpenApi.Description, "Double-blind reviews of completed deals")
 
@@ -171,61 +134,33 @@ const moderator = { extension: true, sessionOnly: true } as const
 
 export const MarketplaceModerationApi = HttpApiGroup.make("marketplace_moderation", { topLevel: true })
   .add(
-    operation("GET", "moderation.complaints.queue", "/api/v1/moderation/complaints", {
+    authenticatedOrOperator("GET", "moderation.complaints.queue", "/api/v1/moderation/complaints", {
       ...moderator,
       scopes: ["moderation:read"],
       summary: "Complaints, oldest first (open by default), each with the subject as filed and now, and the other open complaints on it (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
-      .setUrlParams(ComplaintQueueQuery)
-      .addSuccess(ComplaintQueuePage)
-      .addError(wire(Forbidden))
+    }, [wire(Forbidden)]).setUrlParams(ComplaintQueueQuery).addSuccess(ComplaintQueuePage)
   )
   .add(
-    operation("POST", "moderation.complaints.decide", "/api/v1/moderation/complaint-decisions", {
+    authenticatedOrOperator("POST", "moderation.complaints.decide", "/api/v1/moderation/complaint-decisions", {
       ...moderator,
       scopes: ["moderation:write"],
       approval: true,
       summary: "Uphold (with an action on the subject) or dismiss an open complaint; an uphold decides every open complaint on the subject (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
-      .setPayload(ComplaintDecisionInput)
-      .addSuccess(ComplaintDecisionResult)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+    }, revisionErrors).setPayload(ComplaintDecisionInput).addSuccess(ComplaintDecisionResult)
   )
   .add(
-    operation("GET", "moderation.reviews.list", "/api/v1/moderation/reviews", {
+    authenticatedOrOperator("GET", "moderation.reviews.list", "/api/v1/moderation/reviews", {
       ...moderator,
       scopes: ["moderation:read"],
       summary: "Reviews with the open complaints about their relation, newest first (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
-      .setUrlParams(ReviewModerationQuery)
-      .addSuccess(ModeratedReviewPage)
-      .addError(wire(Forbidden))
+    }, [wire(Forbidden)]).setUrlParams(ReviewModerationQuery).addSuccess(ModeratedReviewPage)
   )
   .add(
-    operation("POST", "moderation.reviews.decide", "/api/v1/moderation/review-decisions", {
+    authenticatedOrOperator("POST", "moderation.reviews.decide", "/api/v1/moderation/review-decisions", {
       ...moderator,
       scopes: ["moderation:write"],
       approval: true,
       summary: "Remove a published review or restore a removed one, with a reason (moderators only)"
-    })
-      .middleware(Authentication)
-      .middleware(OperatorAccess)
-      .setPayload(ReviewDecisionInput)
-      .addSuccess(ReviewView)
-      .addError(wire(Forbidden))
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
+    }, revisionErrors).setPayload(ReviewDecisionInput).addSuccess(ReviewView)
   )
   .annotate(OpenApi.Description, "Moderation of complaints and reviews")

@@ -3,6 +3,7 @@ import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
+import { only } from "../../test/learning.js"
 import { cancelPendingDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
 import { recordOutcomes } from "./WebhookDispatch.js"
 import { findOwnEndpoint } from "./WebhookEndpointRepository.js"
@@ -38,7 +39,7 @@ const until = async (check: () => Promise<boolean>, what: string) => {
   }
 }
 const lockWaiters = async () =>
-  (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]!.n
+  only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).n
 
 /** A failure's SQLSTATE (40P01: deadlock detected; 55P03: lock timeout) and cause, for the assertion's message. */
 const causeOf = (exit: Exit.Exit<unknown, unknown>) => {

@@ -16,10 +16,14 @@ import {
 } from "./WebhookEndpoint.js"
 import { SessionRequired } from "../keys/KeyErrors.js"
 import { Forbidden, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { Authentication } from "../kernel/Authentication.js"
-import { operation } from "../kernel/Operation.js"
+import { authenticated } from "../kernel/Operation.js"
 
 const EndpointPath = Schema.Struct({ uuid: Schema.UUID })
+
+const read = { scopes: ["webhooks:read"] }
+const write = { scopes: ["webhooks:write"] }
+/** Changes of what is sent where: a bearer key needs the owner's approval. */
+const approved = { ...write, approval: true }
 
 /**
  * Webhook endpoints (spec "Events and webhooks"): prepared → the owner approves the exact URL
@@ -29,131 +33,83 @@ const EndpointPath = Schema.Struct({ uuid: Schema.UUID })
  * for bearer keys (`x-approval`).
  */
 export const WebhooksApi = HttpApiGroup.make("webhooks", { topLevel: true })
+  .add(authenticated("GET", "webhooks.list", "/api/v1/webhook-endpoints", { ...read, summary: "The acting profile's webhook endpoints" }).addSuccess(WebhookEndpointList))
   .add(
-    operation("GET", "webhooks.list", "/api/v1/webhook-endpoints", {
-      scopes: ["webhooks:read"],
-      summary: "The acting profile's webhook endpoints"
-    })
-      .middleware(Authentication)
-      .addSuccess(WebhookEndpointList)
-  )
-  .add(
-    operation("POST", "webhooks.create", "/api/v1/webhook-endpoints", {
-      scopes: ["webhooks:write"],
-      approval: true,
+    authenticated("POST", "webhooks.create", "/api/v1/webhook-endpoints", {
+      ...approved,
       summary: "Prepare an endpoint; the answer shows its signing secret once, and approvalUrl where the owner approves the exact URL"
-    })
-      .middleware(Authentication)
-      .setPayload(WebhookCreate)
-      .addSuccess(WebhookEndpointWithSecret)
-      .addError(wire(Forbidden))
-      .addError(wire(RequestConflict))
+    }, [wire(Forbidden), wire(RequestConflict)]).setPayload(WebhookCreate).addSuccess(WebhookEndpointWithSecret)
   )
   .add(
-    operation("PATCH", "webhooks.update", "/api/v1/webhook-endpoints/:uuid", {
-      scopes: ["webhooks:write"],
-      approval: true,
+    authenticated("PATCH", "webhooks.update", "/api/v1/webhook-endpoints/:uuid", {
+      ...approved,
       summary: "Change an endpoint at expectedRevision; a new URL, events or payload mode needs a new approval and test; paused pauses or resumes"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(RevisionConflict), wire(RequestConflict)])
       .setPath(EndpointPath)
       .setPayload(WebhookUpdate)
       .addSuccess(WebhookEndpointResult)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("DELETE", "webhooks.delete", "/api/v1/webhook-endpoints/:uuid", {
-      scopes: ["webhooks:write"],
-      approval: true,
+    authenticated("DELETE", "webhooks.delete", "/api/v1/webhook-endpoints/:uuid", {
+      ...approved,
       summary: "Delete an endpoint; pending attempts are cancelled"
-    })
-      .middleware(Authentication)
-      .setPath(EndpointPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(wire(NotFound))
+    }, [wire(NotFound)]).setPath(EndpointPath).addSuccess(HttpApiSchema.NoContent)
   )
   .add(
-    operation("POST", "webhooks.approve", "/api/v1/webhook-endpoints/:uuid/approve", {
-      scopes: ["webhooks:write"],
+    authenticated("POST", "webhooks.approve", "/api/v1/webhook-endpoints/:uuid/approve", {
+      ...write,
       sessionOnly: true,
       sameOrigin: true,
       summary: "The owner, in a browser session, approves the endpoint's exact URL: prepared → awaiting_test"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(RevisionConflict), wire(InvalidState), wire(SessionRequired)])
       .setPath(EndpointPath)
       .setPayload(WebhookApprove)
       .addSuccess(WebhookEndpointResult)
-      .addError(wire(NotFound))
-      .addError(wire(RevisionConflict))
-      .addError(wire(InvalidState))
-      .addError(wire(SessionRequired))
   )
   .add(
-    operation("POST", "webhooks.test", "/api/v1/webhook-endpoints/:uuid/test", {
-      scopes: ["webhooks:write"],
+    authenticated("POST", "webhooks.test", "/api/v1/webhook-endpoints/:uuid/test", {
+      ...write,
       summary: "Queue a webhook.test delivery (one attempt); a 2xx answer makes an awaiting_test endpoint active"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(InvalidState), wire(RequestConflict)])
       .setPath(EndpointPath)
       .setPayload(WebhookCommand)
       .addSuccess(WebhookDeliveryResult)
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "webhooks.rotate", "/api/v1/webhook-endpoints/:uuid/rotate", {
-      scopes: ["webhooks:write"],
-      approval: true,
+    authenticated("POST", "webhooks.rotate", "/api/v1/webhook-endpoints/:uuid/rotate", {
+      ...approved,
       summary: "A new signing secret, shown once; the previous one keeps signing for 24 hours"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(RequestConflict)])
       .setPath(EndpointPath)
       .setPayload(WebhookCommand)
       .addSuccess(WebhookEndpointWithSecret)
-      .addError(wire(NotFound))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("GET", "webhooks.deliveries", "/api/v1/webhook-endpoints/:uuid/deliveries", {
-      scopes: ["webhooks:read"],
+    authenticated("GET", "webhooks.deliveries", "/api/v1/webhook-endpoints/:uuid/deliveries", {
+      ...read,
       summary: "Deliveries of an endpoint, newest first, unfinished ones included, each with its real attempts (kept 7 days)"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound)])
       .setPath(EndpointPath)
       .setUrlParams(WebhookDeliveryQuery)
       .addSuccess(WebhookDeliveryPage)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("POST", "webhooks.replay", "/api/v1/webhook-endpoints/deliveries/:uuid/replay", {
-      scopes: ["webhooks:write"],
-      approval: true,
+    authenticated("POST", "webhooks.replay", "/api/v1/webhook-endpoints/deliveries/:uuid/replay", {
+      ...approved,
       summary: "Send one finished delivery again, with the same webhook-id and a fresh retry schedule"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(InvalidState), wire(RequestConflict)])
       .setPath(EndpointPath)
       .setPayload(WebhookCommand)
       .addSuccess(WebhookDeliveryResult)
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .add(
-    operation("POST", "webhooks.recover", "/api/v1/webhook-endpoints/:uuid/recover", {
+    authenticated("POST", "webhooks.recover", "/api/v1/webhook-endpoints/:uuid/recover", {
+      ...approved,
       extension: true,
-      scopes: ["webhooks:write"],
-      approval: true,
       summary: "Send again every failed or cancelled event delivery of an active endpoint created since a time"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound), wire(InvalidState), wire(RequestConflict)])
       .setPath(EndpointPath)
       .setPayload(WebhookRecover)
       .addSuccess(WebhookRecoverResult)
-      .addError(wire(NotFound))
-      .addError(wire(InvalidState))
-      .addError(wire(RequestConflict))
   )
   .annotate(OpenApi.Description, "Signed webhooks (Standard Webhooks): endpoints, approval, tests, secrets and delivery history")

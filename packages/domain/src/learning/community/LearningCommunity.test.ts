@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addRun, command, enrollDirectly, publishedCourse, roleMatrix, type TestCourse } from "../../../test/learning.js"
+import { addRun, command, enrollDirectly, only, publishedCourse, roleMatrix, type TestCourse } from "../../../test/learning.js"
 import { bodyOf, type Marketplace, okBody as ok, openMarketplace, refusal as refused } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { canSeeEvent } from "../../events/EventVisibility.js"
@@ -442,11 +442,11 @@ describe("learning community: bounds", () => {
     expect(refused(await reply(a.profile, thread.uuid, { body: "" }))).toEqual([400, "invalid_request"])
 
     const file = async (profile: SessionActor, status = "ready") =>
-      (await m.sql<{ uuid: string }>(
+      only(await m.sql<{ uuid: string }>(
         `INSERT INTO files (profile_uuid, purpose, name, mime_type, size, status, upload_token_hash, upload_expires_at)
          VALUES ($1, 'publication_file', 'a.pdf', 'application/pdf', 10, $2, 'x', now()) RETURNING uuid`,
         profile.profileUuid, status
-      ))[0]!.uuid
+      )).uuid
     const mine = await Promise.all(Array.from({ length: 21 }, () => file(a.profile)))
     const twenty = ok<ThreadMessage>(await reply(a.profile, thread.uuid, { fileUuids: mine.slice(0, 20) }))
     expect(twenty.fileUuids).toEqual(mine.slice(0, 20))

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { acceptedStaff, enrollDirectly, ok, refused, step as textStep } from "../../../test/learning.js"
+import { acceptedStaff, enrollDirectly, ok, only, refused, step as textStep } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { appealTransitions } from "./Appeals.js"
@@ -428,7 +428,7 @@ describe("appeals and regrade plans", () => {
       for (const operation of operations) {
         for (const [role, actor] of Object.entries(roles)) {
           const submission = await submit(learner, enrollment, "quiz3", "0").catch(() => undefined)
-          const target = submission ?? (await m.sql<{ uuid: string }>("SELECT uuid FROM learning_submissions WHERE enrollment_uuid = $1 LIMIT 1", enrollment))[0]!
+          const target = submission ?? only(await m.sql<{ uuid: string }>("SELECT uuid FROM learning_submissions WHERE enrollment_uuid = $1 LIMIT 1", enrollment))
           await m.sql("UPDATE learning_appeals SET status = 'closed' WHERE enrollment_uuid = $1", enrollment)
           const uuid = randomUUID()
           await m.sql(`INSERT INTO learning_appeals (uuid, submission_uuid, course_uuid, run_uuid, enrollment_uuid, profile_uuid, node_key, reason,
@@ -547,8 +547,8 @@ describe("appeals and regrade plans", () => {
       payload: { requestUuid: randomUUID() }
     }))
     expect([committing.status, committing.progress]).toEqual(["committing", 0])
-    const progress = async () => (await m.sql<{ cursor: number; status: string }>("SELECT cursor, status FROM learning_regrade_plans WHERE uuid = $1", plan.uuid))[0]!
-    const planLayers = async () => (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_score_layers WHERE kind = 'plan' AND source_uuid = $1", plan.uuid))[0]!.n
+    const progress = async () => only(await m.sql<{ cursor: number; status: string }>("SELECT cursor, status FROM learning_regrade_plans WHERE uuid = $1", plan.uuid))
+    const planLayers = async () => only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_score_layers WHERE kind = 'plan' AND source_uuid = $1", plan.uuid)).n
     expect(await m.runtime.runPromise(advanceRegradePlans())).toBe(500)
     expect([await progress(), await planLayers()]).toEqual([{ cursor: 500, status: "committing" }, 500])
     // A worker dies in the middle of a chunk: its transaction never commits — no layer, cursor unchanged.

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addRun, enrollDirectly, ok, runningCourse } from "../../../test/learning.js"
+import { addRun, enrollDirectly, ok, only, runningCourse } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import type { RegradePlanT } from "./CorrectionsModel.js"
@@ -204,14 +204,14 @@ describe("regrade plan commits in batches", () => {
     }))
     expect(ok<RegradePlanT>(await m.invoke("learning.regrade_plans.commit", owner, { path: { course: course.uuid, plan: plan.uuid }, payload: { requestUuid: randomUUID() } })).status)
       .toBe("committing")
-    const state = async () => (await m.sql<{ cursor: number; status: string; done: number; layers: number; audit: number; events: number; revisions: number }>(`SELECT p.cursor,
+    const state = async () => only(await m.sql<{ cursor: number; status: string; done: number; layers: number; audit: number; events: number; revisions: number }>(`SELECT p.cursor,
         p.status,
         (SELECT count(*)::int FROM learning_regrade_plan_items i WHERE i.plan_uuid = p.uuid AND i.done_at IS NOT NULL) AS done,
         (SELECT count(*)::int FROM learning_score_layers l WHERE l.kind = 'plan' AND l.source_uuid = p.uuid) AS layers,
         (SELECT count(*)::int FROM learning_audit_events a WHERE a.action = 'score.plan' AND a.course_uuid = p.course_uuid) AS audit,
         (SELECT count(*)::int FROM outbox_events o JOIN learning_submissions s ON s.uuid = o.aggregate_uuid WHERE s.enrollment_uuid = $2) AS events,
         (SELECT sum(revision - 1)::int FROM learning_submissions s WHERE s.enrollment_uuid = $2) AS revisions
-      FROM learning_regrade_plans p WHERE p.uuid = $1`, plan.uuid, enrollment))[0]!
+      FROM learning_regrade_plans p WHERE p.uuid = $1`, plan.uuid, enrollment))
     expect(await m.runtime.runPromise(advanceRegradePlans())).toBe(500)
     // Each applied item: one layer, one audit entry, graded + accepted (two revisions: bump, accept).
     expect(await state()).toEqual({ cursor: 500, status: "committing", done: 500, layers: 500, audit: 500, events: 1000, revisions: 1000 })

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, refused, step } from "../../../test/learning.js"
+import { command, ok, only, refused, step } from "../../../test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
+import type { InputOf } from "../../operations/Operations.js"
 import type { CourseAuthor, CourseNode, Run } from "./Model.js"
 import type { Atom, StaffRole } from "../Permissions.js"
 import { Cause, Effect, Exit } from "effect"
@@ -141,13 +142,13 @@ describe("learning courses: draft, validate, publish, versions", () => {
     const scheduled = ok<Run>(await runCommand("learning.runs.update", owner, run, { publish: true }))
     expect(scheduled.status).toBe("scheduled")
     await m.runtime.runPromise(advanceRuns(new Date()))
-    const [running] = ok<{ items: Array<Run> }>(await m.invoke("learning.runs.list", owner, { path: { course: course.uuid } })).items
-    expect(running!.status).toBe("running")
+    const running = only((await m.call("learning.runs.list", owner, { path: { course: course.uuid } })).items)
+    expect(running.status).toBe("running")
     const archive = (revision: number) =>
       m.invoke("learning.courses.archive", owner, { path: { course: course.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: revision, reason: "Курс закрыт" } })
     expect(refused(await archive(course.revision))).toEqual([409, "invalid_state"])
     expect(ok<CourseAuthor>(await authorGet(owner, course.uuid)).status).toBe("published")
-    const finished = ok<Run>(await runCommand("learning.runs.finish", owner, running!))
+    const finished = ok<Run>(await runCommand("learning.runs.finish", owner, running))
     expect([finished.status, finished.gradesFrozenAt !== undefined]).toEqual(["finished", true])
     const archived = ok<CourseAuthor>(await archive(course.revision))
     expect(archived.status).toBe("archived")
@@ -332,41 +333,61 @@ describe("learning runs: the state machine as a table, every state × operation 
 describe("learning schedule plans", () => {
   it("previews without changing the run; applies exactly the plan; refuses a stale (409) and an expired (410) one", async () => {
     const course = await publishedCourse()
-    const run = await createRun(course)
-    const preview = (changes: ReadonlyArray<Record<string, unknown>>, extra: Record<string, unknown> = {}) =>
-      m.invoke("learning.schedule.preview", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), changes, ...extra } })
-    const apply = (plan: string) => m.invoke("learning.schedule.apply", owner, { path: { preview: plan }, payload: { requestUuid: randomUUID() } })
-    type PlanBody = { uuid: string; items: Array<{ field: string; nodeKey?: string; before?: string; after?: string }>; blocking: Array<{ code: string }>; baseRevisions: { run: number } }
+    const run = await m.call("learning.runs.create", owner, {
+      path: { course: course.uuid },
+      payload: command({
+        versionNumber: 1,
+        title: "Весенний поток",
+        pacing: "cohort",
+        startsAt: new Date(Date.now() + 86_400_000),
+        admission: "open",
+        waitlist: false,
+        enrollmentWindow: {},
+        pausePolicy: { maxDays: 14, maxCount: 2 }
+      })
+    })
+    type Change = InputOf<"learning.schedule.preview">["payload"]["changes"][number]
+    const previewInput = (changes: ReadonlyArray<Change>) => ({ path: { run: run.uuid }, payload: command({ changes }) })
+    const preview = (changes: ReadonlyArray<Change>) => m.call("learning.schedule.preview", owner, previewInput(changes))
+    /** Changes the schema refuses, untyped: what any client may send. */
+    const previewRaw = (changes: ReadonlyArray<Record<string, unknown>>) =>
+      m.invoke("learning.schedule.preview", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), changes } })
+    const applyInput = (plan: string) => ({ path: { preview: plan }, payload: command() })
+    const apply = (plan: string) => m.call("learning.schedule.apply", owner, applyInput(plan))
+    const applyRefusal = (plan: string) => m.refusalOf("learning.schedule.apply", owner, applyInput(plan))
 
-    const stale = ok<PlanBody>(await preview([{ shiftDays: 2 }]))
+    const stale = await preview([{ shiftDays: 2 }])
     expect(stale.baseRevisions).toEqual({ run: run.revision })
     expect(stale.items.map((item) => [item.field, item.nodeKey])).toEqual([["startsAt", undefined], ["unlockAt", "s1"], ["unlockAt", "s2"], ["dueAt", "s2"]])
-    const unchanged = ok<{ items: Array<Run> }>(await m.invoke("learning.runs.list", owner, { path: { course: course.uuid } })).items[0]!
+    const unchanged = only((await m.call("learning.runs.list", owner, { path: { course: course.uuid } })).items)
     expect([unchanged.revision, unchanged.startsAt]).toEqual([run.revision, run.startsAt])
     // A concurrent change to the run makes the plan stale.
-    const renamed = ok<Run>(await runCommand("learning.runs.update", owner, run, { title: "Переименован" }))
-    expect(refused(await apply(stale.uuid))).toEqual([409, "plan_stale"])
+    const renamed = await m.call("learning.runs.update", owner, {
+      path: { run: run.uuid },
+      payload: command({ expectedRevision: run.revision, title: "Переименован" })
+    })
+    expect(await applyRefusal(stale.uuid)).toEqual([409, "plan_stale"])
 
-    const due = new Date(Date.parse(renamed.startsAt as unknown as string) + 10 * 86_400_000).toISOString()
-    const plan = ok<PlanBody>(await preview([{ nodeKey: "s2", dueAt: due }]))
-    expect(plan.items).toEqual([{ nodeKey: "s2", field: "dueAt", before: expect.any(String), after: due }])
-    const applied = ok<{ run: Run; changedEnrollments: number }>(await apply(plan.uuid))
-    expect((applied.run.schedule as unknown as Record<string, { dueAt?: string }>)["s2"]?.dueAt).toBe(due)
+    const due = new Date(renamed.startsAt.getTime() + 10 * 86_400_000)
+    const plan = await preview([{ nodeKey: "s2", dueAt: due }])
+    expect(plan.items).toEqual([{ nodeKey: "s2", field: "dueAt", before: expect.any(Date), after: due }])
+    const applied = await apply(plan.uuid)
+    expect(applied.run.schedule["s2"]?.dueAt).toEqual(due)
     expect(applied.run.revision).toBe(renamed.revision + 1)
-    expect(refused(await apply(plan.uuid))).toEqual([409, "invalid_state"])
-    const audit = ok<{ items: Array<{ action: string }> }>(await m.invoke("learning.audit.list", owner, { path: { course: course.uuid }, urlParams: { action: "schedule.apply" } }))
+    expect(await applyRefusal(plan.uuid)).toEqual([409, "invalid_state"])
+    const audit = await m.call("learning.audit.list", owner, { path: { course: course.uuid }, urlParams: { action: "schedule.apply" } })
     expect(audit.items).toHaveLength(1)
 
-    const expired = ok<PlanBody>(await preview([{ shiftDays: 1 }]))
+    const expired = await preview([{ shiftDays: 1 }])
     await m.sql("UPDATE learning_plans SET expires_at = now() - interval '1 second' WHERE uuid = $1", expired.uuid)
-    expect(refused(await apply(expired.uuid))).toEqual([410, "plan_expired"])
+    expect(await applyRefusal(expired.uuid)).toEqual([410, "plan_expired"])
 
-    const blocked = ok<PlanBody>(await preview([{ nodeKey: "s2", dueAt: "2000-01-01T00:00:00.000Z" }]))
+    const blocked = await preview([{ nodeKey: "s2", dueAt: new Date("2000-01-01T00:00:00.000Z") }])
     expect(blocked.blocking.map((problem) => problem.code)).toEqual(["due_before_unlock"])
-    expect(refused(await apply(blocked.uuid))).toEqual([409, "invalid_state"])
-    expect(refused(await preview([{ nodeKey: "nope", shiftDays: 1 }]))).toEqual([400, "invalid_request"])
-    expect(refused(await preview([{ nodeKey: "s1" }]))).toEqual([400, "invalid_request"])
-    expect(refused(await preview([{ dueAt: due }]))).toEqual([400, "invalid_request"])
+    expect(await applyRefusal(blocked.uuid)).toEqual([409, "invalid_state"])
+    expect(refused(await previewRaw([{ nodeKey: "nope", shiftDays: 1 }]))).toEqual([400, "invalid_request"])
+    expect(refused(await previewRaw([{ nodeKey: "s1" }]))).toEqual([400, "invalid_request"])
+    expect(refused(await previewRaw([{ dueAt: due.toISOString() }]))).toEqual([400, "invalid_request"])
   })
 })
 
@@ -475,7 +496,7 @@ describe("learning jobs: exports, imports, analytics", () => {
   const work = () => m.runtime.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
   const job = async (uuid: string, actor: SessionActor = owner) => ok<JobBody>(await m.invoke("learning.exports.get", actor, { path: { export: uuid } }))
   const fileText = async (uuid: string) =>
-    (await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", uuid))[0]!.text
+    only(await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", uuid)).text
 
   it("exports a course as birzha-course/1 and imports it back into an identical tree", async () => {
     const course = await publishedCourse()
@@ -506,12 +527,12 @@ describe("learning jobs: exports, imports, analytics", () => {
     const pack = JSON.parse(await fileText(fileUuid)) as { course: { nodes: Array<Record<string, unknown>> } }
     pack.course.nodes.push({ ...pack.course.nodes[1], parentKey: "m1" })
     await m.sql("UPDATE file_blobs SET bytes = convert_to($1, 'UTF8') WHERE key = $2", JSON.stringify(pack), fileUuid)
-    const before = (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n
+    const before = only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses")).n
     const imported = ok<JobBody>(await m.invoke("learning.courses.import", owner, { payload: { requestUuid: randomUUID(), fileUuid, format: "birzha-course/1" } }))
     await work()
     const failed = await job(imported.uuid)
     expect([failed.status, failed.issues.map((issue) => issue.code)]).toEqual(["failed", ["invalid_tree"]])
-    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n).toBe(before)
+    expect(only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses")).n).toBe(before)
   })
 
   it("resumes a job whose worker crashed (lease lapsed)", async () => {

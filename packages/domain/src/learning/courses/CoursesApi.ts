@@ -49,7 +49,7 @@ import {
   Validation
 } from "./Model.js"
 import { InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { authenticated, operation, recordErrors } from "../../kernel/Operation.js"
+import { anyone, authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * The learning area's L1 operations: courses and versions, runs and their
@@ -70,7 +70,7 @@ const write = ["learning:write"]
 
 export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLevel: true })
   .add(
-    operation("GET", "learning.courses.list", `${base}/courses`, {
+    anyone("GET", "learning.courses.list", `${base}/courses`, {
       summary: "The public catalog: published, listed courses whose training publication is approved and visible; q, level, format"
     }).setUrlParams(CourseListQuery).addSuccess(CourseCardPage)
   )
@@ -80,9 +80,9 @@ export const LearningCoursesApi = HttpApiGroup.make("learning_courses", { topLev
       .addSuccess(CourseAuthor)
   )
   .add(
-    operation("GET", "learning.courses.get", `${base}/courses/:course`, {
+    anyone("GET", "learning.courses.get", `${base}/courses/:course`, {
       summary: "The learner and public view of the latest published version (outline) with its open runs"
-    }).setPath(CoursePath).addSuccess(Course).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).addSuccess(Course)
   )
   .add(
     authenticated("PATCH", "learning.courses.update", `${base}/courses/:course`, {
@@ -178,9 +178,9 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .addSuccess(Run)
   )
   .add(
-    operation("GET", "learning.runs.list", `${base}/courses/:course/runs`, {
+    anyone("GET", "learning.runs.list", `${base}/courses/:course/runs`, {
       summary: "Runs of a course: everyone sees scheduled and running ones, learners also theirs, staff all"
-    }).setPath(CoursePath).setUrlParams(RunListQuery).addSuccess(RunPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(RunListQuery).addSuccess(RunPage)
   )
   .add(
     authenticated("PATCH", "learning.runs.update", `${base}/runs/:run`, {
@@ -218,9 +218,9 @@ export const LearningRunsApi = HttpApiGroup.make("learning_runs", { topLevel: tr
       .addSuccess(Run)
   )
   .add(
-    operation("GET", "learning.admissions.preview", `${base}/runs/:run/admission-preview`, {
+    anyone("GET", "learning.admissions.preview", `${base}/runs/:run/admission-preview`, {
       summary: "What enrolling would do for the caller now: mode, eligibility and reasons, seats left; no side effects"
-    }).setPath(RunPath).addSuccess(AdmissionPreview).addError(recordErrors)
+    }, [recordErrors]).setPath(RunPath).addSuccess(AdmissionPreview)
   )
   .add(
     authenticated("POST", "learning.schedule.preview", `${base}/runs/:run/schedule-preview`, {

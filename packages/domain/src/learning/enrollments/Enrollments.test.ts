@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, refused, step } from "../../../test/learning.js"
+import { ok, only, refused, step } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import type { Answer } from "../../operations/Operations.js"
@@ -106,7 +106,7 @@ const runningRun = async (over: Record<string, unknown> = {}, nodes: ReadonlyArr
   return { course, run: { ...run, status: "running" } }
 }
 
-const statusOf = async (uuid: string) => (await m.sql<{ status: EnrollmentStatus }>("SELECT status FROM learning_enrollments WHERE uuid = $1", uuid))[0]!.status
+const statusOf = async (uuid: string) => only(await m.sql<{ status: EnrollmentStatus }>("SELECT status FROM learning_enrollments WHERE uuid = $1", uuid)).status
 const eventsOf = async (uuid: string) =>
   m.sql<{ type: string; data: { status: string; nodeKey?: string; nodeKeys?: Array<string> }; context: { audience?: Array<string> } }>(
     "SELECT type, data, context FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY occurred_at, type", uuid)
@@ -512,7 +512,7 @@ describe("the enrollment clock", () => {
     expect(await statusOf(paused.uuid)).toBe("active")
     expect((await eventsOf(paused.uuid)).map((e) => e.type)).toContain("learning.enrollment.resume")
 
-    const current = (await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", run.uuid))[0]!
+    const current = only(await m.sql<{ revision: number }>("SELECT revision FROM learning_runs WHERE uuid = $1", run.uuid))
     // The policy's bounds: 1 to 5 reminders, each 1 to 720 hours; grace 0 to 720 hours.
     const policy = (enrollmentPolicy: Record<string, unknown>) =>
       m.invoke("learning.runs.update", owner, { path: { run: run.uuid }, payload: { requestUuid: randomUUID(), expectedRevision: current.revision, enrollmentPolicy } })
@@ -537,7 +537,7 @@ describe("the enrollment clock", () => {
   })
 })
 
-const statusRevision = async (uuid: string) => (await m.sql<{ revision: number }>("SELECT revision FROM learning_enrollments WHERE uuid = $1", uuid))[0]!.revision
+const statusRevision = async (uuid: string) => only(await m.sql<{ revision: number }>("SELECT revision FROM learning_enrollments WHERE uuid = $1", uuid)).revision
 
 // ---- transfers, media, self-paced start, completion ----------------------------------------------------
 

@@ -52,13 +52,18 @@ const study = ["learning:study"]
 const teach = ["learning:teach"]
 const either = ["learning:study", "learning:teach"]
 
-/** A command on one enrollment at expectedRevision. */
-const enrollmentCommand = <const Id extends string, const Path extends `/${string}`>(
+/** A command on one enrollment at expectedRevision; `errors` its own after the common ones. */
+const enrollmentCommand = <
+  const Id extends string,
+  const Path extends `/${string}`,
+  const Errors extends ReadonlyArray<Schema.Schema.Any> = []
+>(
   id: Id,
   path: Path,
-  options: { readonly scopes: ReadonlyArray<string>; readonly approval?: boolean; readonly summary: string }
+  options: { readonly scopes: ReadonlyArray<string>; readonly approval?: boolean; readonly summary: string },
+  errors?: Errors
 ) =>
-  authenticated("POST", id, `${base}/enrollments/:enrollment${path}`, options, [recordErrors, changeErrors, wire(InvalidState)])
+  authenticated("POST", id, `${base}/enrollments/:enrollment${path}`, options, [recordErrors, changeErrors, wire(InvalidState), ...(errors ?? [])])
     .setPath(EnrollmentPath)
     .addSuccess(Enrollment)
 
@@ -117,11 +122,9 @@ export const LearningEnrollmentsApi = HttpApiGroup.make("learning_enrollments", 
       scopes: teach,
       approval: true,
       summary: "Approve (→ active, or offered with requireSeatConfirmation), reject or waitlist a request"
-    })
+    }, [wire(CapacityFull), wire(ConflictOfInterest)])
       .annotate(EnrollmentAccess, staffWith("roster_manage", { learner: false }))
       .setPayload(DecideInput)
-      .addError(wire(CapacityFull))
-      .addError(wire(ConflictOfInterest))
   )
   .add(
     authenticated("POST", "learning.enrollments.override", `${base}/enrollments/:enrollment/overrides`, {
@@ -138,10 +141,9 @@ export const LearningEnrollmentsApi = HttpApiGroup.make("learning_enrollments", 
     enrollmentCommand("learning.enrollments.pause", "/pause", {
       scopes: either,
       summary: "Pause within the run's limits: nothing unlocks or falls due while paused; resume shifts dates by the paused days"
-    })
+    }, [wire(WindowClosed)])
       .annotate(EnrollmentAccess, staffWith("roster_manage", { learner: true }))
       .setPayload(PauseInput)
-      .addError(wire(WindowClosed))
   )
   .add(
     enrollmentRead("learning.enrollments.pause_preview", "/pause-preview", "What a pause now would do: allowed, days left, due date shifts; no side effects")
@@ -154,12 +156,9 @@ export const LearningEnrollmentsApi = HttpApiGroup.make("learning_enrollments", 
       scopes: either,
       approval: true,
       summary: "Undo a withdrawal within the run's restoreDays: back to active or paused"
-    })
+    }, [wire(WindowClosed), wire(CapacityFull), wire(NotEligible)])
       .annotate(EnrollmentAccess, staffWith("roster_manage", { learner: true }))
       .setPayload(EnrollmentCommand)
-      .addError(wire(WindowClosed))
-      .addError(wire(CapacityFull))
-      .addError(wire(NotEligible))
   )
   .add(
     enrollmentCommand("learning.enrollments.resume", "/resume", { scopes: either, summary: "Resume a pause; dates shift by the paused days" })
@@ -167,10 +166,9 @@ export const LearningEnrollmentsApi = HttpApiGroup.make("learning_enrollments", 
       .setPayload(EnrollmentCommand)
   )
   .add(
-    enrollmentCommand("learning.enrollments.start", "/start", { scopes: study, summary: "The learner starts: anchors self-paced offsets; first steps become available" })
+    enrollmentCommand("learning.enrollments.start", "/start", { scopes: study, summary: "The learner starts: anchors self-paced offsets; first steps become available" }, [wire(NotEligible)])
       .annotate(EnrollmentAccess, learnerOnly)
       .setPayload(EnrollmentCommand)
-      .addError(wire(NotEligible))
   )
   .add(
     enrollmentCommand("learning.enrollments.withdraw", "/withdraw", {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, refused } from "../../../test/learning.js"
+import { ok, only, refused } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { assignStaff } from "../staff/Staff.js"
@@ -142,7 +142,7 @@ describe("learning checkers", () => {
       ok<{ issues: Array<{ severity: string; nodeKey?: string; code: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: courseUuid } }))
         .issues.filter((issue) => issue.severity === "error").map(({ code, nodeKey, severity }) => ({ code, nodeKey, severity }))
     expect(await issues()).toEqual([{ severity: "error", nodeKey: "q1", code: "checker_not_ready" }])
-    const versions = async () => (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_course_versions WHERE course_uuid = $1", courseUuid))[0]!.n
+    const versions = async () => only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_course_versions WHERE course_uuid = $1", courseUuid)).n
     const publish = () => m.invoke("learning.courses.publish", owner, {
       path: { course: courseUuid },
       payload: { requestUuid: randomUUID(), expectedRevision: draft.revision + 1, changelog: "" }

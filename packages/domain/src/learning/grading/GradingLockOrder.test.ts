@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok } from "../../../test/learning.js"
+import { ok, only } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { loadEnrollment } from "../enrollments/EnrollmentRepository.js"
@@ -63,9 +63,9 @@ const setup = async () => {
 
 /** Backends of the test database waiting for a row or transaction lock. */
 const lockWaiters = async () =>
-  (await m.sql<{ n: number }>(
+  only(await m.sql<{ n: number }>(
     "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-  ))[0]!.n
+  )).n
 
 /** A failure's SQLSTATE (40P01: deadlock detected) and cause, for the assertion's message. */
 const causeOf = (exit: Exit.Exit<unknown, unknown>) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { command, ok, refused, step } from "../../../test/learning.js"
+import { command, ok, only, refused, step } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { SqlClient } from "@effect/sql"
@@ -108,15 +108,14 @@ const learnerIn = async (runUuid: string, name = "Ученик") => {
 const submit = (learner: SessionActor, enrollment: string, node: string, reply: unknown) =>
   m.invoke("learning.submissions.create", learner, { path: { enrollment, node }, payload: command({ reply }) })
 
-const assignmentsOf = async (actor: SessionActor, submission: string) =>
-  ok<Array<ReviewAssignment>>(await m.invoke("learning.reviews.assignment", actor, { path: { submission } }))
+const assignmentsOf = (actor: SessionActor, submission: string) => m.call("learning.reviews.assignment", actor, { path: { submission } })
 
 /** The outbox events of one aggregate, in order (same transaction: by type). */
 const events = (uuid: string) =>
   m.sql<{ type: string; data: unknown }>("SELECT type, data FROM outbox_events WHERE aggregate_uuid = $1 ORDER BY occurred_at, type", uuid)
 
 const revisionOf = async (assignment: string) =>
-  (await m.sql<{ revision: number }>("SELECT revision FROM learning_review_assignments WHERE uuid = $1", assignment))[0]!.revision
+  only(await m.sql<{ revision: number }>("SELECT revision FROM learning_review_assignments WHERE uuid = $1", assignment)).revision
 
 const audit = async (submission: string) =>
   (await m.sql<{ action: string; before: { points: number; kind: string } | null; after: { points: number; kind: string; changedLayerKind: string } }>(
@@ -132,13 +131,13 @@ describe("staff review: claim, draft, decide, release", () => {
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "essay", "Моё эссе"))
     expect(submission.status).toBe("awaiting_review")
-    const [pooled] = await assignmentsOf(owner, submission.uuid)
-    expect([pooled!.status, pooled!.kind, pooled!.learnerProfileUuid]).toEqual(["pooled", "staff", learner.profileUuid])
-    expect((await events(pooled!.uuid)).map((event) => event.type)).toEqual(["learning.review.requested"])
+    const pooled = only(await assignmentsOf(owner, submission.uuid))
+    expect([pooled.status, pooled.kind, pooled.learnerProfileUuid]).toEqual(["pooled", "staff", learner.profileUuid])
+    expect((await events(pooled.uuid)).map((event) => event.type)).toEqual(["learning.review.requested"])
     // The learner sees the status of the assignment, nothing else.
-    expect(await assignmentsOf(learner, submission.uuid)).toEqual([{ uuid: pooled!.uuid, submissionUuid: submission.uuid, kind: "staff", status: "pooled" }])
+    expect(await assignmentsOf(learner, submission.uuid)).toEqual([{ uuid: pooled.uuid, submissionUuid: submission.uuid, kind: "staff", status: "pooled" }])
 
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     expect([claimed.status, claimed.reviewerProfileUuid, claimed.dueAt !== undefined]).toEqual(["claimed", reviewer.profile.profileUuid, true])
     expect(refused(await m.invoke("learning.reviews.claim", second.profile, { path: { submission: submission.uuid }, payload: command() })))
       .toEqual([409, "already_claimed"])
@@ -160,7 +159,7 @@ describe("staff review: claim, draft, decide, release", () => {
       path: { submission: submission.uuid },
       payload: command({ expectedRevision: 1, rubric: [], comment: "не мой" })
     }))).toEqual([403, "forbidden"])
-    const workspace = ok<ReviewWorkspace>(await m.invoke("learning.reviews.workspace", reviewer.profile, { path: { submission: submission.uuid } }))
+    const workspace = await m.call("learning.reviews.workspace", reviewer.profile, { path: { submission: submission.uuid } })
     expect([workspace.submission.reply, workspace.step.nodeKey, workspace.draft?.comment, workspace.learner.profileUuid])
       .toEqual(["Моё эссе", "essay", "Черновик", learner.profileUuid])
 
@@ -175,7 +174,7 @@ describe("staff review: claim, draft, decide, release", () => {
     const decided = ok<{ status: string; final: boolean; points: number }>(await decide(8))
     expect([decided.status, decided.final, decided.points]).toEqual(["decided", true, 8])
     // Unreleased: the learner sees no score and no layer; no graded event yet.
-    const hidden = ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } }))
+    const hidden = await m.call("learning.submissions.get", learner, { path: { submission: submission.uuid } })
     expect([hidden.status, hidden.score, hidden.layers]).toEqual(["awaiting_review", undefined, []])
     expect(JSON.stringify(await m.invoke("learning.reviews.assignment", learner, { path: { submission: submission.uuid } }))).not.toContain("Хорошо")
 
@@ -197,7 +196,7 @@ describe("staff review: claim, draft, decide, release", () => {
     }))
     expect([released.status, released.score?.points, released.score?.passed, released.layers.map((layer) => layer.kind)])
       .toEqual(["accepted", 8, true, ["review"]])
-    const seen = ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } }))
+    const seen = await m.call("learning.submissions.get", learner, { path: { submission: submission.uuid } })
     expect([seen.score?.points, seen.score?.feedback]).toEqual([8, "Хорошо"])
     expect((await events(submission.uuid)).map((event) => event.type)).toEqual(["learning.submission.accepted", "learning.submission.graded"])
     expect((await assignmentsOf(owner, submission.uuid)).map((a) => a.status)).toEqual(["released"])
@@ -209,7 +208,7 @@ describe("staff review: claim, draft, decide, release", () => {
     const instructor = await staffMember(course.courseUuid, "instructor", "Преподаватель")
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "moderated", "Работа"))
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     const body = (extra: Record<string, unknown>) => command({ expectedRevision: claimed.revision!, outcome: "revise", points: 3, rubric: [], comment: "Доработать", ...extra })
     expect(refused(await m.invoke("learning.reviews.decide", reviewer.profile, { path: { submission: submission.uuid }, payload: body({ final: true }) })))
       .toEqual([403, "forbidden"])
@@ -225,7 +224,7 @@ describe("staff review: claim, draft, decide, release", () => {
     }))
     // Released at once (the node's release is auto): the learner is asked for a revision.
     expect([final.final, final.status]).toEqual([true, "released"])
-    const seen = ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } }))
+    const seen = await m.call("learning.submissions.get", learner, { path: { submission: submission.uuid } })
     expect([seen.status, seen.score?.points, seen.score?.verdict]).toEqual(["revision_requested", 3, "revision_requested"])
     expect((await events(submission.uuid)).map((event) => event.type)).toEqual(["learning.revision.requested", "learning.submission.graded"])
   })
@@ -236,7 +235,7 @@ describe("staff review: claim, draft, decide, release", () => {
     const second = await staffMember(course.courseUuid, "reviewer", "Второй")
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "essay", "Текст"))
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     // The holder may only give it back to the pool.
     expect(refused(await m.invoke("learning.reviews.reassign", reviewer.profile, {
       path: { submission: submission.uuid },
@@ -283,7 +282,7 @@ describe("staff review: claim, draft, decide, release", () => {
     const reviewer = await staffMember(course.courseUuid, "reviewer")
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "essay", "Текст"))
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     const announce = () => m.runtime.runPromise(announceOverdueReviews(new Date()))
     await announce()
     expect((await events(claimed.uuid)).map((event) => event.type)).not.toContain("learning.review.overdue")
@@ -304,14 +303,14 @@ describe("staff review: claim, draft, decide, release", () => {
     const reviewer = await staffMember(course.courseUuid, "reviewer")
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "essay", "Эссе"))
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     ok(await m.invoke("learning.reviews.decide", reviewer.profile, {
       path: { submission: submission.uuid },
       payload: command({ expectedRevision: claimed.revision!, outcome: "accept", points: 8, rubric: [{ criterion: "Ясность", points: 8 }], comment: "Хорошо" })
     }))
     const assignmentRevision = await revisionOf(claimed.uuid)
     const waiting = async () =>
-      (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]!.n
+      only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).n
     const outcome = await m.runtime.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const held = yield* Deferred.make<void>()
@@ -375,14 +374,14 @@ describe("group-scoped review staff", () => {
     expect(await queue(reviewer)).toEqual([mine.uuid])
     expect((await queue(owner)).sort()).toEqual([mine.uuid, theirs.uuid].sort())
     // Decided reviews: the reviewer sees its own; the group's instructor every review of the group's learners.
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer, { path: { submission: mine.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer, { path: { submission: mine.uuid }, payload: command() })
     ok(await m.invoke("learning.reviews.decide", reviewer, {
       path: { submission: mine.uuid },
       payload: command({ expectedRevision: claimed.revision, outcome: "accept", points: 8, rubric: [{ criterion: "Ясность", points: 8 }], comment: "Хорошо" })
     }))
     // Another learner's submission is not the group reviewer's to see.
     expect(refused(await m.invoke("learning.reviews.claim", reviewer, { path: { submission: theirs.uuid }, payload: command() }))).toEqual([404, "not_found"])
-    const other = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", owner, { path: { submission: theirs.uuid }, payload: command() }))
+    const other = await m.call("learning.reviews.claim", owner, { path: { submission: theirs.uuid }, payload: command() })
     ok(await m.invoke("learning.reviews.decide", owner, {
       path: { submission: theirs.uuid },
       payload: command({ expectedRevision: other.revision, outcome: "accept", points: 7, rubric: [{ criterion: "Ясность", points: 7 }], comment: "Неплохо" })
@@ -410,7 +409,7 @@ describe("peer review", () => {
     // The peer's queue: the author's pooled assignment, pseudonymized; never their own.
     const queue = ok<{ items: Array<ReviewAssignment> }>(await m.invoke("learning.reviews.assignment_list", peer.learner, { path: { course: course.courseUuid } }))
     expect(queue.items.map((a) => a.submissionUuid)).toEqual([submission.uuid])
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", peer.learner, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", peer.learner, { path: { submission: submission.uuid }, payload: command() })
     expect([claimed.kind, claimed.status, claimed.learnerProfileUuid, claimed.pseudonym?.startsWith("learner-")]).toEqual(["peer", "claimed", undefined, true])
     const workspace = await m.invoke("learning.reviews.workspace", peer.learner, { path: { submission: submission.uuid } })
     const body = ok<ReviewWorkspace>(workspace)
@@ -444,8 +443,8 @@ describe("self review and bounds", () => {
     const course = await setup()
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "self", "Самооценка"))
-    const [own] = await assignmentsOf(owner, submission.uuid)
-    expect([own!.kind, own!.status, own!.reviewerProfileUuid]).toEqual(["self", "claimed", learner.profileUuid])
+    const own = only(await assignmentsOf(owner, submission.uuid))
+    expect([own.kind, own.status, own.reviewerProfileUuid]).toEqual(["self", "claimed", learner.profileUuid])
     const rubric = (n: number) => Array.from({ length: n }, (_, i) => ({ criterion: `Критерий ${i + 1}`, points: 0 }))
     expect(refused(await m.invoke("learning.reviews.draft", learner, { path: { submission: submission.uuid }, payload: command({ rubric: rubric(51), comment: "" }) })))
       .toEqual([400, "invalid_request"])
@@ -456,14 +455,14 @@ describe("self review and bounds", () => {
     const decide = (extra: Record<string, unknown>) =>
       m.invoke("learning.reviews.decide", learner, {
         path: { submission: submission.uuid },
-        payload: command({ expectedRevision: own!.revision, outcome: "accept", points: 6, rubric: [], comment: "Я справился", ...extra })
+        payload: command({ expectedRevision: own.revision, outcome: "accept", points: 6, rubric: [], comment: "Я справился", ...extra })
       })
     expect(refused(await decide({ final: true }))).toEqual([403, "forbidden"])
     expect(ok<{ final: boolean; status: string }>(await decide({}))).toMatchObject({ final: false, status: "decided" })
     // The learner releases nothing (no grades_release), and sees no score.
     expect(refused(await m.invoke("learning.reviews.release", learner, {
       path: { submission: submission.uuid },
-      payload: command({ expectedRevision: own!.revision! + 1 })
+      payload: command({ expectedRevision: own.revision! + 1 })
     }))).toEqual([403, "conflict_of_interest"])
     expect(ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } })).score).toBeUndefined()
     const unknown = await m.invoke("learning.reviews.assignment_list", owner, { path: { course: course.courseUuid }, urlParams: { sort: "x" } })
@@ -477,13 +476,13 @@ describe("Layers.ts (the contract other L3 parts write through)", () => {
     const course = await setup()
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "quiz", "41"))
-    const run = <A, E>(effect: Effect.Effect<A, E, never>) => m.runtime.runPromise(effect as never) as Promise<A>
+    const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => m.runtime.runPromise(effect)
     const append = (extra: Partial<Parameters<typeof appendScoreLayer>[0]>) =>
-      run(appendScoreLayer({ submissionUuid: submission.uuid, kind: "regrade", points: 0, verdict: "wrong", reason: "test", byProfileUuid: owner.profileUuid, ...extra }) as never)
-    const staffView = async () => (await run(effectiveScore(submission.uuid) as never) as { kind: string; points: number } | undefined)
-    const learnerView = async () => (await run(effectiveScore(submission.uuid, { learner: true }) as never) as { kind: string; points: number } | undefined)
+      run(appendScoreLayer({ submissionUuid: submission.uuid, kind: "regrade", points: 0, verdict: "wrong", reason: "test", byProfileUuid: owner.profileUuid, ...extra }))
+    const staffView = () => run(effectiveScore(submission.uuid))
+    const learnerView = () => run(effectiveScore(submission.uuid, { learner: true }))
     expect(await staffView()).toMatchObject({ kind: "auto", points: 0 })
-    const higher = await append({ points: 6, verdict: "partial", onlyIfHigher: true }) as { layer: { uuid: string } }
+    const higher = await append({ points: 6, verdict: "partial", onlyIfHigher: true })
     expect(await staffView()).toMatchObject({ kind: "regrade", points: 6 })
     // Lower than the layer below: an only-if-higher layer does not count.
     await append({ points: 3, verdict: "partial", onlyIfHigher: true })
@@ -495,9 +494,9 @@ describe("Layers.ts (the contract other L3 parts write through)", () => {
     expect([await staffView(), await learnerView()]).toMatchObject([{ kind: "plan", points: 9 }, { kind: "regrade", points: 6 }])
     expect(await graded()).toBe(before)
     await expect(append({ points: 11 })).rejects.toThrow(/between 0/)
-    const [first] = await m.sql<{ uuid: string }>("SELECT uuid FROM learning_score_layers WHERE submission_uuid = $1 AND kind = 'auto'", submission.uuid)
-    await expect(run(revokeScoreLayer(first!.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }) as never)).rejects.toThrow(/never revoked/)
-    await run(revokeScoreLayer(higher.layer.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }) as never)
+    const first = only(await m.sql<{ uuid: string }>("SELECT uuid FROM learning_score_layers WHERE submission_uuid = $1 AND kind = 'auto'", submission.uuid))
+    await expect(run(revokeScoreLayer(first.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }))).rejects.toThrow(/never revoked/)
+    await run(revokeScoreLayer(higher.layer.uuid, { byProfileUuid: owner.profileUuid, reason: "x" }))
     expect(await learnerView()).toMatchObject({ kind: "regrade", points: 3 })
   })
 })
@@ -509,15 +508,15 @@ describe("staff revocation", () => {
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const first = ok<Submission>(await submit(learner, enrollment, "essay", "Первая"))
     const second = ok<Submission>(await submit(learner, enrollment, "essay", "Вторая"))
-    const a = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: first.uuid }, payload: command() }))
-    const b = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: second.uuid }, payload: command() }))
+    const a = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: first.uuid }, payload: command() })
+    const b = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: second.uuid }, payload: command() })
     ok(await m.invoke("learning.staff.revoke", owner, {
       path: { course: course.courseUuid },
       payload: command({ assignmentUuid: reviewer.assignment.uuid, expectedRevision: reviewer.assignment.revision, reason: "уходит" })
     }))
     for (const [assignment, submission] of [[a, first], [b, second]] as const) {
-      const [row] = await assignmentsOf(owner, submission.uuid)
-      expect([row!.uuid, row!.status, row!.reviewerProfileUuid, row!.history?.at(-1)?.action]).toEqual([assignment.uuid, "pooled", undefined, "returned_to_pool"])
+      const row = only(await assignmentsOf(owner, submission.uuid))
+      expect([row.uuid, row.status, row.reviewerProfileUuid, row.history?.at(-1)?.action]).toEqual([assignment.uuid, "pooled", undefined, "returned_to_pool"])
       expect((await events(assignment.uuid)).map((event) => event.type)).toEqual(["learning.review.requested", "learning.review.requested"])
     }
     // The revoked reviewer no longer reaches them; another reviewer claims from the pool.
@@ -534,11 +533,11 @@ describe("score layers and automatic overrides", () => {
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const submission = ok<Submission>(await submit(learner, enrollment, "checked", "41"))
     expect([submission.status, submission.layers.map((layer) => [layer.kind, layer.points])]).toEqual(["awaiting_review", [["auto", 0]]])
-    const first = (await m.sql<Record<string, unknown>>("SELECT * FROM learning_score_layers WHERE submission_uuid = $1 AND kind = 'auto'", submission.uuid))[0]!
+    const first = only(await m.sql<Record<string, unknown>>("SELECT * FROM learning_score_layers WHERE submission_uuid = $1 AND kind = 'auto'", submission.uuid))
     const effective = () => m.runtime.runPromise(effectiveScore(submission.uuid))
 
     // 1. The review (released at once): 7 points over the automatic 0.
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: submission.uuid }, payload: command() })
     ok(await m.invoke("learning.reviews.decide", reviewer.profile, {
       path: { submission: submission.uuid },
       payload: command({ expectedRevision: claimed.revision, outcome: "accept", points: 7, rubric: [], comment: "Верно по сути" })
@@ -561,7 +560,7 @@ describe("score layers and automatic overrides", () => {
     }))
     expect([override.status, override.points, override.verdict]).toEqual(["active", 10, "accepted"])
     expect([(await effective())?.kind, (await effective())?.points]).toEqual(["override", 10])
-    const seen = ok<Submission>(await m.invoke("learning.submissions.get", learner, { path: { submission: submission.uuid } }))
+    const seen = await m.call("learning.submissions.get", learner, { path: { submission: submission.uuid } })
     expect([seen.score?.points, seen.layers.map((layer) => layer.kind)]).toEqual([10, ["auto", "review", "override"]])
     // The learner sees the active override and its reason, not who made it.
     const mine = ok<Array<AutomaticOverride>>(await m.invoke("learning.automatic_overrides.list", learner, { path: { submission: submission.uuid } }))
@@ -602,7 +601,7 @@ describe("score layers and automatic overrides", () => {
     const { enrollment, learner } = await learnerIn(course.runUuid)
     const quiz = ok<Submission>(await submit(learner, enrollment, "quiz", "41"))
     const essay = ok<Submission>(await submit(learner, enrollment, "essay", "Эссе"))
-    const claimed = ok<ReviewAssignment>(await m.invoke("learning.reviews.claim", reviewer.profile, { path: { submission: essay.uuid }, payload: command() }))
+    const claimed = await m.call("learning.reviews.claim", reviewer.profile, { path: { submission: essay.uuid }, payload: command() })
     const decided = ok<{ revision: number }>(await m.invoke("learning.reviews.decide", reviewer.profile, {
       path: { submission: essay.uuid },
       payload: command({ expectedRevision: claimed.revision, outcome: "accept", points: 9, rubric: [], comment: "" })
@@ -753,21 +752,21 @@ describe("the review assignment state machine (generated from its table × roles
       for (const state of states) {
         for (const person of persons) {
           const submission = ok<Submission>(await submit(learner, enrollment, "essay", `${trigger} ${state} ${person}`))
-          const [assignment] = await assignmentsOf(owner, submission.uuid)
-          await force(assignment!.uuid, state)
+          const assignment = only(await assignmentsOf(owner, submission.uuid))
+          await force(assignment.uuid, state)
           const answer = await m.invoke(operationOf(trigger), actorFor[person], {
             path: { submission: submission.uuid },
-            payload: payloadOf(trigger, assignment!.uuid, await revisionOf(assignment!.uuid))
+            payload: payloadOf(trigger, assignment.uuid, await revisionOf(assignment.uuid))
           })
           const allowedActor = actorsOf(person, state).some((actor) => (assignmentTransitions[trigger].who as ReadonlyArray<string>).includes(actor))
           const expected = !allowedActor ? 403 : assignmentAllows(trigger, state) ? 200 : 409
           cases++
           if (answer.status !== expected) mismatches.push(`${trigger} ${state} ${person}: ${answer.status} ${JSON.stringify(answer.body)} (expected ${expected})`)
           if (answer.status === 200 && trigger !== "learning.reviews.draft" && trigger !== "learning.reviews.report_issue") {
-            const [after] = await assignmentsOf(owner, submission.uuid)
+            const after = only(await assignmentsOf(owner, submission.uuid))
             const to = assignmentTransitions[trigger].to
             // decide releases at once only on auto-release nodes; the essay step releases by hand.
-            if (after!.status !== to) mismatches.push(`${trigger} ${state} ${person}: reached ${after!.status}, table says ${to}`)
+            if (after.status !== to) mismatches.push(`${trigger} ${state} ${person}: reached ${after.status}, table says ${to}`)
           }
         }
       }

@@ -31,7 +31,7 @@ import {
 } from "./StaffModel.js"
 import { PageQuery } from "../courses/Model.js"
 import { InvalidState, NotFound, RateLimited, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
-import { authenticated, operation, recordErrors } from "../../kernel/Operation.js"
+import { anyone, authenticated, recordErrors } from "../../kernel/Operation.js"
 
 /**
  * The people around a course: staff assignments,
@@ -207,9 +207,9 @@ export const LearningOwnershipApi = HttpApiGroup.make("learning_ownership", { to
 
 export const LearningCourseReviewsApi = HttpApiGroup.make("learning_course_reviews", { topLevel: true })
   .add(
-    operation("GET", "learning.course_reviews.list", `${base}/courses/:course/course-reviews`, {
+    anyone("GET", "learning.course_reviews.list", `${base}/courses/:course/course-reviews`, {
       summary: "Public reviews of a course, newest first, with the rating summary of all of them"
-    }).setPath(CoursePath).setUrlParams(CourseReviewQuery).addSuccess(CourseReviewPage).addError(recordErrors)
+    }, [recordErrors]).setPath(CoursePath).setUrlParams(CourseReviewQuery).addSuccess(CourseReviewPage)
   )
   .add(
     authenticated("GET", "learning.course_reviews.own", `${base}/enrollments/:enrollment/course-review`, {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ok, refused, step as textStep } from "../../../test/learning.js"
+import { ok, only, refused, step as textStep } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
 import { type Answer, Operations } from "../../operations/Operations.js"
@@ -375,7 +375,7 @@ describe("course packages and their checkers", () => {
     }))
     await work()
     const fileUuid = (await jobDone(exported.uuid)).fileUuid!
-    const text = (await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", fileUuid))[0]!.text
+    const text = only(await m.sql<{ text: string }>("SELECT convert_from(bytes, 'UTF8') AS text FROM file_blobs WHERE key = $1", fileUuid)).text
     expect(text).not.toContain("sealed-secret")
     const pack = JSON.parse(text) as { checkers: Array<{ uuid: string; url: string }>; course: { nodes: Array<CourseNode> } }
     expect(pack.checkers.map((checker) => [checker.uuid, checker.url])).toEqual([[course.checkerUuid, "https://grader.example/check"]])
@@ -397,7 +397,7 @@ describe("course packages and their checkers", () => {
     expect((await m.sql<{ url: string }>("SELECT url FROM learning_checkers WHERE course_uuid = $1", normalized.resultCourseUuid))[0]?.url)
       .toBe("https://grader.example/check")
     // A checker a service would refuse fails the import; nothing is created.
-    const before = (await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n
+    const before = only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses")).n
     for (const [checkers, message] of [
       [[{ ...pack.checkers[0], url: "http://127.0.0.1/grade" }], "checkers.0.url: not a public HTTPS URL"],
       [[pack.checkers[0], { ...pack.checkers[0], uuid: pack.checkers[0]!.uuid.toUpperCase() }], `checkers.1.uuid: ${pack.checkers[0]!.uuid.toUpperCase()} is in the package twice`],
@@ -406,7 +406,7 @@ describe("course packages and their checkers", () => {
       const failed = await importAs({ ...pack, checkers })
       expect([failed.status, failed.issues.map((issue) => issue.code), failed.issues[0]?.message]).toEqual(["failed", ["invalid_package"], message])
     }
-    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses"))[0]!.n).toBe(before)
+    expect(only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_courses")).n).toBe(before)
   })
 })
 
@@ -462,7 +462,7 @@ describe("copies and their checkers", () => {
     const [copied] = await m.sql<{ course_uuid: string; lineage_uuid: string; version: number; status: string; secret_sealed: string | null; url: string; name: string; concurrency: number }>(
       "SELECT course_uuid::text, lineage_uuid::text, version, status, secret_sealed, url, name, concurrency FROM learning_checkers WHERE uuid = $1", named[0])
     expect(copied).toEqual({ course_uuid: withCheckers.uuid, lineage_uuid: named[0], version: 1, status: "draft", secret_sealed: null, url: "https://grader.example/v2", name: "SQL", concurrency: 4 })
-    expect((await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_checkers WHERE course_uuid = $1", withCheckers.uuid))[0]!.n).toBe(1)
+    expect(only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_checkers WHERE course_uuid = $1", withCheckers.uuid)).n).toBe(1)
     const issues = async (uuid: string) =>
       ok<{ issues: Array<{ code: string; nodeKey?: string }> }>(await m.invoke("learning.courses.validate", owner, { path: { course: uuid } })).issues
     expect((await issues(withCheckers.uuid)).filter((issue) => issue.code === "unknown_checker")).toEqual([])
