@@ -70,7 +70,7 @@ const cycles = (graph: Map<string, Array<string>>): Array<Array<string>> => {
 }
 
 /** Bulk seeders of an empty database (`birzha demo`): they write many tables at once by design. */
-const seeders = ["demo/DemoData.ts", "demo/DemoLearning.ts", "demo/DemoRelations.ts"]
+const seeders = ["demo/DemoAccounts.ts", "demo/DemoData.ts", "demo/DemoLearning.ts", "demo/DemoRelations.ts"]
 
 const domainFiles = sourcesUnder(domainSrc).filter((file) => !file.includes("/store/migrations/"))
 const strip = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "")

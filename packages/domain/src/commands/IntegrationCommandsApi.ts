@@ -42,36 +42,30 @@ export const IntegrationCommandsApi = HttpApiGroup.make("integrationCommands", {
   // The owner's side (ours, not the spec's): the approval pages read and decide through these, in a
   // browser session only; a decision, as every change made with the cookie, needs the service's Origin.
   .add(
-    operation("GET", "integrationCommands.pending", "/api/v1/integration-commands", {
+    authenticated("GET", "integrationCommands.pending", "/api/v1/integration-commands", {
       extension: true,
       sessionOnly: true,
       summary: "The account's prepared commands waiting for its decision, soonest expiry first (at most 100)"
-    })
-      .middleware(Authentication)
-      .addSuccess(OwnerCommandList)
+    }, []).addSuccess(OwnerCommandList)
   )
   .add(
-    operation("GET", "integrationCommands.get", "/api/v1/integration-commands/:uuid", {
+    authenticated("GET", "integrationCommands.get", "/api/v1/integration-commands/:uuid", {
       extension: true,
       sessionOnly: true,
       summary: "A prepared command of the account as its owner decides on it: what will run, which key asks, the record it touches"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound)])
       .setPath(IntegrationCommandPath)
       .addSuccess(OwnerCommandAnswer)
-      .addError(wire(NotFound))
   )
   .add(
-    operation("POST", "integrationCommands.decide", "/api/v1/integration-commands/:uuid/decide", {
+    authenticated("POST", "integrationCommands.decide", "/api/v1/integration-commands/:uuid/decide", {
       extension: true,
       sessionOnly: true,
       sameOrigin: true,
       summary: "The owner approves or denies a pending command; a command no longer pending is answered as it stands"
-    })
-      .middleware(Authentication)
+    }, [wire(NotFound)])
       .setPath(IntegrationCommandPath)
       .setPayload(OwnerDecision)
       .addSuccess(OwnerCommandAnswer)
-      .addError(wire(NotFound))
   )
   .annotate(OpenApi.Description, "Prepare and commit operations that need the owner's approval")
