@@ -99,19 +99,22 @@ const makeKey = async (person: SignedIn, scopes: ReadonlyArray<string>, channel:
   return made.body.secret as string
 }
 
-/** The owner decides a prepared command over HTTP with their session: the approval page shows it, its form approves it. */
+/**
+ * The owner decides a prepared command over HTTP with their session: the approval page shows it,
+ * and the decision goes through the operation the page itself calls (integrationCommands.decide).
+ */
 const approve = async (owner: SignedIn, prepared: Body) => {
   const path = new URL(prepared.approvalUrl).pathname
   const page = await fetch(`${host.url}${path}?lang=en`, { headers: { cookie: owner.cookie } })
   expect(page.status).toBe(200)
   expect(await page.text()).toContain(prepared.operationId)
-  const decided = await fetch(`${host.url}${path}`, {
+  const decided = await fetch(`${host.url}/api/v1/integration-commands/${prepared.uuid}/decide`, {
     method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie: owner.cookie },
-    body: "decision=approve"
+    headers: { "content-type": "application/json", origin, cookie: owner.cookie },
+    body: JSON.stringify({ decision: "approve" })
   })
-  expect(decided.status).toBe(303)
+  expect(decided.status, await decided.clone().text()).toBe(200)
+  expect(((await decided.json()) as Body).command.state).toBe("approved")
 }
 
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>

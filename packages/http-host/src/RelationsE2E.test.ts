@@ -162,9 +162,9 @@ describe("a deal end to end through MCP with a bearer key", () => {
       const tab = await contractor.context.newPage()
       await tab.goto(`${prepared.approvalUrl}?lang=en`)
       expect(await tab.locator("#operation-id").textContent()).toBe(name)
+      // The page decides through the API (integrationCommands.decide) and shows the new state in place.
       await tab.getByRole("button", { name: "Approve", exact: true }).click()
-      await tab.waitForURL(`${prepared.approvalUrl}?lang=en`)
-      expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("approved")
+      await tab.locator('#command-state[data-state="approved"]').waitFor()
       await tab.close()
       const committed = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: prepared.uuid } })
       expect(committed.isError ?? false, JSON.stringify(committed)).toBe(false)

@@ -169,7 +169,7 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 
   it("answers a browser path nothing serves with the application's HTML 404, /api/* with the JSON envelope, and a bad query with a 400 page naming the field", async () => {
-    for (const path of ["/favorites", "/settings/nothing", "/jobs/a/b", "/p/a/b", "/tasks/a/b", "/messages/a/b"]) {
+    for (const path of ["/nothing-here", "/settings/nothing", "/jobs/a/b", "/p/a/b", "/tasks/a/b", "/messages/a/b"]) {
       const { response, html } = await page(`${path}?lang=en`)
       expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 404, "text/html; charset=utf-8"])
       expect(mainText(html)).toContain("There is no such page")
@@ -179,7 +179,7 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
     expect(api.status).toBe(404)
     expect(await api.json()).toMatchObject({ error: { code: "not_found" } })
     // A script that does not ask for HTML gets the envelope, wherever the path is.
-    const script = await fetch(`${origin}/favorites`, { headers: { accept: "application/json" } })
+    const script = await fetch(`${origin}/nothing-here`, { headers: { accept: "application/json" } })
     expect([script.status, await script.json()]).toEqual([404, { error: { code: "not_found", message: expect.any(String) } }])
     const absent = await page("/p/00000000-0000-4000-8000-000000000000?lang=en")
     expect(absent.response.status).toBe(404)

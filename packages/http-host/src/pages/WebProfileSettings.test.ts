@@ -60,7 +60,7 @@ describe("profile settings through the pages", { timeout: 300_000 }, () => {
     await stale.getByLabel("About").fill("Overwritten from an old page.")
     await stale.getByLabel("Public profile").uncheck()
     await stale.getByRole("button", { name: "Save the profile" }).click()
-    await stale.getByText("This has changed meanwhile. Reload the page and try again.").waitFor()
+    await stale.getByText("Someone saved this after you opened the page (in another tab, or a moderator decided on it). Nothing was saved: reload to see the current version.").waitFor()
     await stale.close()
     await v.reload()
     expect(await v.locator("main").innerText()).toContain("Front-end developer and designer.")
