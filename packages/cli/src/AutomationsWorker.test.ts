@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running the tests.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
@@ -29,7 +30,7 @@ let db: Pg.Client
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
   database = await createTestDatabase("cli_automations")
-  expect(await birzha(["migrate"], { DATABASE_URL: database.url }).exited).toBe(0)
+  expect((await runCli(["migrate"], { DATABASE_URL: database.url })).code).toBe(0)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })

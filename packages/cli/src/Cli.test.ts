@@ -169,7 +169,7 @@ describe("birzha serve", () => {
     try {
       const first = birzha(["serve"], { BIRZHA_PORT: "0", BIRZHA_DATA_DIR: dataDir })
       // A new directory: PGlite's initdb first, seconds of CPU, while other test files run beside it.
-      const [, port] = await first.waitFor(listening, 60_000)
+      const [, port] = await first.waitFor(listening)
       await first.waitFor(/migrations applied[\s\S]*1_foundation/)
       const ready = await fetch(`http://127.0.0.1:${port}/api/readyz`)
       expect(ready.status).toBe(200)
@@ -187,7 +187,7 @@ describe("birzha serve", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 120_000)
+  }, 240_000)
 })
 
 describe("birzha openapi", () => {
@@ -205,8 +205,8 @@ describe("birzha beside a running host on the embedded database", () => {
     const env = { BIRZHA_PORT: String(port), BIRZHA_DATA_DIR: dataDir }
     const host = birzha(["serve"], env)
     try {
-      await host.waitFor(listening, 60_000)
-      await host.waitFor(/migrations applied/, 60_000)
+      await host.waitFor(listening)
+      await host.waitFor(/migrations applied/)
       // The endpoint's address and token, readable by the data directory's owner only.
       expect(statSync(join(dataDir, "admin.json")).mode & 0o777).toBe(0o600)
 
@@ -272,7 +272,7 @@ describe("birzha beside a running host on the embedded database", () => {
       host.child.kill("SIGKILL")
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 180_000)
+  }, 300_000)
 
   it("names the process holding the embedded database, without suggesting a migration", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "birzha-held-"))

@@ -21,36 +21,21 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { type Finished, runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-// Each test runs the command, a second or more each (Node start, database connect); per suite,
-// because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
+// Filling a database takes seconds; per suite, because `vi.setConfig` does not reach a worker that
+// runs several files (isolate: false).
 const slow = { timeout: 300_000 }
-
-interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
 
 let database: TestDatabase
 let db: Pg.Client
 let host: RunningHost
 
+/** `birzha <args>` with `env` as its environment, run in this process (./testCli.ts). */
 const birzha = (args: ReadonlyArray<string>, env: Record<string, string> = { DATABASE_URL: database.url }): Promise<Finished> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: tmpdir(),
-      env: { PATH: process.env["PATH"] ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+  runCli(args, env)
 
 const kinds: ReadonlyArray<PublicationKind> = ["task", "service", "portfolio", "article", "vacancy", "resume", "training"]
 
@@ -314,7 +299,7 @@ describe("birzha demo", slow, () => {
       try {
         const port = await new Promise<string>((resolve, reject) => {
           let output = ""
-          const timer = setTimeout(() => reject(new Error(`serve did not listen:\n${output}`)), 30_000)
+          const timer = setTimeout(() => reject(new Error(`serve did not listen:\n${output}`)), 120_000)
           serve.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
             output += chunk
             const match = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)

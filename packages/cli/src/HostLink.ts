@@ -85,6 +85,36 @@ const isArgs = (value: unknown): value is ReadonlyArray<string> =>
   Array.isArray(value) && value.length <= 100 && value.every((arg) => typeof arg === "string" && arg.length <= 10_000)
 
 /**
+ * Runs one command of the CLI (`run`, argv as `process.argv`) in this process: what it prints goes
+ * to `write`, the exit code it would end with is the result (1 for a wrong argument or a failure,
+ * whose cause is written as `birzha: <failed>: …`). The host runs forwarded commands so, and the
+ * CLI's own tests run its commands so instead of starting Node for each.
+ */
+export const runCommandInProcess = <E>(
+  run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, CliApp.CliApp.Environment>,
+  args: ReadonlyArray<string>,
+  write: (stream: "out" | "err", text: string) => void,
+  failed = "the command failed"
+): Effect.Effect<number> => {
+  let exitCode = 0
+  return run(["node", "birzha", ...args]).pipe(
+    Effect.catchIf(ValidationError.isValidationError, () => Effect.sync(() => (exitCode = 1))),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => {
+        write("err", `birzha: ${failed}: ${Cause.pretty(cause)}\n`)
+        exitCode = 1
+      })
+    ),
+    Effect.provide(NodeContext.layer),
+    Effect.withConsole(textConsole(write)),
+    Effect.locally(exitCodeSink, (code) => {
+      exitCode = code
+    }),
+    Effect.map(() => exitCode)
+  )
+}
+
+/**
  * `birzha serve` on the embedded database: the loopback endpoint that runs the CLI's commands in
  * this process, on its database. `run` is the CLI (argv as `process.argv`); what the command prints
  * streams back line by line, then its exit code. A client that goes away interrupts the command.
@@ -96,27 +126,17 @@ export const HostCommandsLive = <E>(run: (argv: ReadonlyArray<string>) => Effect
     const runtime = yield* Effect.runtime<never>()
     const token = randomBytes(32).toString("base64url")
 
-    const runCommand = (args: ReadonlyArray<string>, send: (line: AnswerLine) => void) => {
-      let exitCode = 0
-      const write = (stream: "out" | "err", text: string) => send(stream === "out" ? { out: stripAnsi(text) } : { err: stripAnsi(text) })
-      return run(["node", "birzha", ...args]).pipe(
-        Effect.catchIf(ValidationError.isValidationError, () => Effect.sync(() => (exitCode = 1))),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => {
-            write("err", `birzha: the command failed on the host: ${Cause.pretty(cause)}\n`)
-            exitCode = 1
-          })
-        ),
-        Effect.provide(NodeContext.layer),
-        Effect.withConsole(textConsole(write)),
-        Effect.locally(exitCodeSink, (code) => {
-          exitCode = code
-        }),
+    const runCommand = (args: ReadonlyArray<string>, send: (line: AnswerLine) => void) =>
+      runCommandInProcess(
+        run,
+        args,
+        (stream, text) => send(stream === "out" ? { out: stripAnsi(text) } : { err: stripAnsi(text) }),
+        "the command failed on the host"
+      ).pipe(
         Effect.locally(hostDatabase, Option.some(database)),
         Effect.annotateLogs("cliCommand", args.slice(0, 2).join(" ")),
-        Effect.ensuring(Effect.sync(() => send({ exit: exitCode })))
+        Effect.flatMap((exit) => Effect.sync(() => send({ exit })))
       )
-    }
 
     const server: Server = createServer((req, res) => {
       const refuse = (status: number, message: string) => {

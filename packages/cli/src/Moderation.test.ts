@@ -6,24 +6,23 @@ import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { type Finished, runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-// Each test runs the command several times, a second or more each (Node start, database connect);
-// per suite, because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
+// Per suite, because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
 const slow = { timeout: 120_000 }
-
-interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
 
 let database: TestDatabase
 let db: Pg.Client
 let ownerProfile: string
 
+/** A command on the test's database, run in this process (./testCli.ts). */
 const birzha = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Finished> =>
+  runCli(args, { DATABASE_URL: database.url, ...env })
+
+/** `birzha serve`, started as an operator starts it: the built command in a process of its own. */
+const spawned = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Finished> =>
   new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: tmpdir(),
@@ -34,7 +33,7 @@ const birzha = (args: ReadonlyArray<string>, env: Record<string, string> = {}): 
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }))
   })
 
 let counter = 0
@@ -252,7 +251,7 @@ describe("BIRZHA_MODERATORS at start", slow, () => {
 
   it("stops birzha serve on a bad address with one line naming the variable", async () => {
     const before = await configured()
-    const run = await birzha(["serve"], { BIRZHA_PORT: "0", BIRZHA_MODERATORS: "ok@example.com, not-an-address" })
+    const run = await spawned(["serve"], { BIRZHA_PORT: "0", BIRZHA_MODERATORS: "ok@example.com, not-an-address" })
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('birzha: invalid configuration\nBIRZHA_MODERATORS: expected comma-separated email addresses, got "not-an-address"')
     expect(await configured()).toEqual(before)

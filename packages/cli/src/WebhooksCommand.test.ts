@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { type Receiver, startReceiver } from "../../../testing/webhookReceiver.js"
+import { runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running the tests.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
@@ -35,7 +36,7 @@ let receiver: Receiver
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
   database = await createTestDatabase("cli_webhooks")
-  expect(await birzha(["migrate"], { DATABASE_URL: database.url }).exited).toBe(0)
+  expect((await runCli(["migrate"], { DATABASE_URL: database.url })).code).toBe(0)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
   receiver = await startReceiver()
@@ -142,21 +143,22 @@ describe("webhook delivery by the worker process", () => {
       worker.child.kill("SIGTERM")
       expect(await worker.exited).toBe(0)
     }
+    // The listing runs in this process (./testCli.ts); the worker above is the built command.
     const env = { DATABASE_URL: database.url }
-    const listed = birzha(["webhooks", "deliveries", uuid], env)
-    expect(await listed.exited).toBe(0)
-    expect(listed.stdout()).toContain(`${receiver.url}  active`)
-    expect(listed.stdout()).toMatch(/pending\s+event\s+profile\.updated/)
-    expect(listed.stdout()).toMatch(/503\s+\d+ ms\s+down for maintenance/)
-    const json = birzha(["webhooks", "deliveries", uuid, "--json", "--status", "pending"], env)
-    expect(await json.exited).toBe(0)
-    const [line] = json.stdout().trim().split("\n").map((text) => JSON.parse(text) as { status: string; attempts: Array<{ statusCode: number }> })
+    const listed = await runCli(["webhooks", "deliveries", uuid], env)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(`${receiver.url}  active`)
+    expect(listed.stdout).toMatch(/pending\s+event\s+profile\.updated/)
+    expect(listed.stdout).toMatch(/503\s+\d+ ms\s+down for maintenance/)
+    const json = await runCli(["webhooks", "deliveries", uuid, "--json", "--status", "pending"], env)
+    expect(json.code).toBe(0)
+    const [line] = json.stdout.trim().split("\n").map((text) => JSON.parse(text) as { status: string; attempts: Array<{ statusCode: number }> })
     expect(line).toMatchObject({ status: "pending", attempts: [{ statusCode: 503 }] })
-    const unknown = birzha(["webhooks", "deliveries", crypto.randomUUID()], env)
-    expect(await unknown.exited).toBe(1)
-    expect(unknown.stderr()).toContain("birzha: no webhook endpoint")
-    const badStatus = birzha(["webhooks", "deliveries", uuid, "--status", "lost"], env)
-    expect(await badStatus.exited).toBe(1)
-    expect(badStatus.stderr()).toContain("--status must be")
-  }, 60_000)
+    const unknown = await runCli(["webhooks", "deliveries", crypto.randomUUID()], env)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("birzha: no webhook endpoint")
+    const badStatus = await runCli(["webhooks", "deliveries", uuid, "--status", "lost"], env)
+    expect(badStatus.code).toBe(1)
+    expect(badStatus.stderr).toContain("--status must be")
+  }, 120_000)
 })

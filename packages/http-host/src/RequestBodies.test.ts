@@ -119,24 +119,42 @@ const expectEnvelope = (answer: Exchange, status: number, code?: string) => {
   return parsed
 }
 
-/** Polls `GET /api/healthz` one request after another until stopped; the longest wait is the host's stall. */
+/**
+ * Polls `GET /api/healthz` one request after another until stopped, and watches the host's event
+ * loop (the host runs in this process) with a 5 ms ticker. A stall is a gap between two ticks in
+ * which this process was busy: the gap's wall time, but no more than the CPU time the process
+ * spent in it. Time the process waited for a core (a busy machine, a second suite beside this
+ * one) is not the host's doing and is not counted; parsing 500,000 members synchronously is.
+ */
 const pollHealth = () => {
   let stopped = false
-  let longest = 0
   let answered = 0
+  let longestAnswer = 0
+  let longestStall = 0
+  let lastWall = performance.now()
+  let lastCpu = process.cpuUsage()
+  const ticker = setInterval(() => {
+    const wall = performance.now()
+    const cpu = process.cpuUsage()
+    const busy = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000
+    longestStall = Math.max(longestStall, Math.min(wall - lastWall, busy))
+    lastWall = wall
+    lastCpu = cpu
+  }, 5)
   const done = (async () => {
     while (!stopped) {
       const started = performance.now()
       const response = await fetch(`${service.host.url}/api/healthz`)
       await response.arrayBuffer()
-      longest = Math.max(longest, performance.now() - started)
+      longestAnswer = Math.max(longestAnswer, performance.now() - started)
       if (response.status === 200) answered++
     }
   })()
   return async () => {
     stopped = true
     await done
-    return { longest, answered }
+    clearInterval(ticker)
+    return { longestStall, longestAnswer, answered }
   }
 }
 
@@ -155,7 +173,7 @@ describe("request bodies: bounded work per request", () => {
       { path: "/api/v1/commands/tasks.save", headers: { authorization: `Bearer ${bearer}` } }
     ]
     const stop = pollHealth()
-    let health = { answered: 0, longest: Infinity }
+    let health = { answered: 0, longestStall: Infinity, longestAnswer: Infinity }
     try {
       for (const target of targets) {
         for (const [name, data] of hostile) {
@@ -179,8 +197,10 @@ describe("request bodies: bounded work per request", () => {
       health = await stop()
     }
     expect(health.answered).toBeGreaterThan(0)
-    // A stall detector with a generous bound: parsing and walking the 500,000 members held the host for seconds.
-    expect(health.longest).toBeLessThan(250)
+    // Parsing and walking the 500,000 members held the host for seconds; now no piece of work holds
+    // it for 250 ms, and healthz, polled throughout, was answered every time within a liveness bound.
+    expect(health.longestStall).toBeLessThan(250)
+    expect(health.longestAnswer).toBeLessThan(10_000)
   }, 120_000)
 
   it("bounds each operation's body by its declared schema: kilobytes for sign-in, megabytes for a task with files", async () => {
