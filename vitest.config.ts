@@ -16,12 +16,13 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
-    // Two files at once on the two cores (the default, cores - 1, ran one file at a time while
-    // most of a test's time is waiting: Postgres, child processes, a browser, timers). A worker
-    // keeps its loaded modules from file to file instead of loading Effect and the whole domain
-    // again for each: every file makes its own database, service and scope. In such a worker
-    // `vi.setConfig` reaches only its first file, so slow suites pass `{ timeout }` to `describe`.
-    maxWorkers: 2,
+    // Four files at once on two cores: most of a test's time is waiting (Postgres, child
+    // processes, a browser, timers); a run of the suite used about a third of two cores with two
+    // files at a time. A worker keeps its loaded modules from file to file instead of loading
+    // Effect and the whole domain again for each: every file makes its own database, service and
+    // scope. In such a worker `vi.setConfig` reaches only its first file, so slow suites pass
+    // `{ timeout }` to `describe`. `BIRZHA_TEST_WORKERS` overrides the number.
+    maxWorkers: Number(process.env["BIRZHA_TEST_WORKERS"] ?? 4),
     isolate: false,
     sequence: { sequencer: SlowFirst },
     reporters: ["default"]

@@ -1,0 +1,44 @@
+// The README's test command (`pnpm test`): builds the JavaScript the tests run (the CLI and the
+// web application's bundles), then type-checks the whole repository while vitest runs every test.
+// The type check is a minute of CPU and the suite mostly waits (Postgres, browsers, child
+// processes, timers), so the two overlap instead of one after the other. Both always run to the
+// end; the command fails when either failed, and says which. Arguments go to vitest.
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const bin = (name) => join(root, "node_modules", ".bin", name)
+
+/** Runs a command in the repository's root; resolves with its exit code (1 when it could not start). */
+const run = (command, args, options = {}) =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: options.stdio ?? "inherit" })
+    let output = ""
+    child.stdout?.setEncoding("utf8").on("data", (chunk) => (output += chunk))
+    child.stderr?.setEncoding("utf8").on("data", (chunk) => (output += chunk))
+    child.on("error", (error) => {
+      output += `${error.message}\n`
+      resolve({ code: 1, output })
+    })
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal === null ? 1 : 128), output }))
+  })
+
+const started = Date.now()
+const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
+
+const built = await run("npx", ["-y", "pnpm@10.34.9", "run", "build:test"])
+if (built.code !== 0) {
+  process.stderr.write(`\npnpm test: the build failed (exit code ${built.code}); no test ran\n`)
+  process.exit(built.code)
+}
+
+// The type check's output is held and printed after vitest's, so the two do not interleave.
+const typecheck = run(bin("tsc"), ["-p", "tsconfig.json"], { stdio: ["ignore", "pipe", "pipe"] }).then((result) => ({ ...result, at: seconds() }))
+const tests = await run(bin("vitest"), ["run", ...process.argv.slice(2)])
+const checked = await typecheck
+
+process.stdout.write(`\ntypecheck (tsc -p tsconfig.json): ${checked.code === 0 ? "passed" : "FAILED"} after ${checked.at}\n`)
+if (checked.output.trim() !== "") process.stdout.write(checked.output)
+process.stdout.write(`tests (vitest run): ${tests.code === 0 ? "passed" : "FAILED"}; all done after ${seconds()}\n`)
+process.exit(checked.code !== 0 ? checked.code : tests.code)
