@@ -726,6 +726,8 @@ export interface CheckerView {
   readonly status: string
   readonly version: number
   readonly rules?: unknown
+  /** An external checker's grading service. */
+  readonly url?: string
   readonly referenceCases: ReadonlyArray<{ readonly name?: string; readonly reply: string; readonly expected: string }>
   readonly preflight?: PreflightView
 }

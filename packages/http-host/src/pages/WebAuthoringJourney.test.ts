@@ -143,6 +143,13 @@ describe("the author's journey through the pages", { timeout: 900_000 }, () => {
       "return x * 2 must be accepted → accepted · as expected",
       "return x + 2 must be refused → wrong · as expected"
     ])
+    // Suspended (new replies would wait) and resumed, each with its reason.
+    await checkerRow.getByLabel("Why suspend it").fill("Проверяем задачу ещё раз")
+    await checkerRow.getByRole("button", { name: "Suspend" }).click()
+    await poll(() => checkerRow.locator(".checker-status").textContent()).toBe("Suspended")
+    await checkerRow.getByLabel("Why resume it").fill("Задача верна")
+    await checkerRow.getByRole("button", { name: "Resume" }).click()
+    await poll(() => checkerRow.locator(".checker-status").textContent()).toBe("Ready")
     await a.getByRole("button", { name: "Check the draft" }).click()
     await poll(() => a.locator(".validation").textContent()).toBe("No problems: the course can be published.")
     expect(await codeNode.locator(".node-issues").count()).toBe(0)
@@ -174,6 +181,11 @@ describe("the author's journey through the pages", { timeout: 900_000 }, () => {
     const rows = await plan.locator("tbody tr td:first-child").allTextContents()
     expect(rows).toContain("The run: start")
     expect(rows).toContain("Проверка: умножение: due")
+    for (const width of [1280, 390]) {
+      await a.setViewportSize({ width, height: 900 })
+      await a.screenshot({ path: `/work/shots/h34a/authoring-runs-plan-en-${width}.png`, fullPage: true })
+    }
+    await a.setViewportSize({ width: 1280, height: 900 })
     await runRow.getByRole("button", { name: "Apply the plan" }).click()
     await poll(() => a.locator("li.run", { hasText: "Весенний поток" }).locator("p").nth(1).textContent()).not.toBe(startBefore)
     await a.getByRole("button", { name: "Open «Весенний поток» for enrollment" }).click()

@@ -53,7 +53,7 @@ export const checkerOf = (checker: unknown, preflight?: PreflightView): CheckerV
   const c = plain(checker)
   return {
     uuid: c["uuid"], revision: c["revision"], name: c["name"], kind: c["kind"], status: c["status"], version: c["version"],
-    ...optional("rules", c["rules"]),
+    ...optional("rules", c["rules"]), ...optional("url", c["url"]),
     referenceCases: (c["referenceCases"] as ReadonlyArray<Json>).map((x) => ({ reply: textOf(x["reply"]), expected: String(x["expected"]), ...optional("name", x["name"]) })),
     ...optional("preflight", preflight)
   }

@@ -111,6 +111,16 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
   const { busy, message, run } = useAuthoringAction()
   const [done, setDone] = useState<MessageKey | undefined>(undefined)
   const [kind, setKind] = useState<typeof ruleKinds[number]>("exact")
+  const [checkerKind, setCheckerKind] = useState<"declarative" | "http">("declarative")
+  /** Suspends a ready checker or resumes a suspended one, with the reason the control history keeps. */
+  const control = (checker: CheckerView, reason: string) =>
+    void run((api) => {
+      const input = { path: { course, checker: checker.uuid }, payload: { requestUuid: requestUuid(), expectedRevision: checker.revision, reason } }
+      return checker.status === "suspended" ? api["learning.checkers.resume"](input) : api["learning.checkers.suspend"](input)
+    }, (now) => {
+      setCheckers((all) => all.map((c) => c.uuid === now.uuid ? checkerOf(now, c.preflight) : c))
+      setDone(now.status === "suspended" ? "authoring.checker.suspended" : "authoring.checker.resumed")
+    })
   const preflight = (checker: CheckerView) =>
     void run(async (api) => {
       const job = await api["learning.checkers.preflight"]({ path: { course, checker: checker.uuid }, payload: { requestUuid: requestUuid() } })
@@ -138,6 +148,7 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
                 <span>{t("authoring.checkerVersion", { n: checker.version })}</span>
               </p>
               {checker.rules === undefined ? null : <p>{ruleSummary(texts, checker.rules)}</p>}
+              {checker.url === undefined ? null : <p className="checker__url">{t("authoring.checker.at", { url: checker.url })}</p>}
               <p className="muted">{t("authoring.tests")}</p>
               <ul>
                 {checker.referenceCases.map((c, index) => (
@@ -145,7 +156,24 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
                 ))}
               </ul>
               {checker.preflight === undefined ? null : <Preflight texts={texts} preflight={checker.preflight} checker={checker} />}
-              {checker.status === "draft" || checker.status === "preflight_failed" ? (
+              {checker.status === "ready" || checker.status === "suspended" ? (
+                <form className="checker-control" onSubmit={(event) => {
+                  event.preventDefault()
+                  const reason = String(new FormData(event.currentTarget).get("reason") ?? "").trim()
+                  if (reason !== "") control(checker, reason)
+                }}>
+                  <div className="field">
+                    <label htmlFor={`reason-${checker.uuid}`}>{t(checker.status === "ready" ? "authoring.checker.suspendWhy" : "authoring.checker.resumeWhy")}</label>
+                    <input id={`reason-${checker.uuid}`} name="reason" required maxLength={1000} />
+                  </div>
+                  <p>
+                    <button type="submit" className="button button--secondary button--small" disabled={!hydrated || busy}>
+                      {t(checker.status === "ready" ? "authoring.checker.suspend" : "authoring.checker.resume")}
+                    </button>
+                  </p>
+                </form>
+              ) : null}
+                            {checker.status === "draft" || checker.status === "preflight_failed" ? (
                 <p>
                   <button type="button" className="button button--small" disabled={!hydrated || busy} onClick={() => preflight(checker)}
                     aria-label={t("authoring.preflight.runOf", { name: checker.name })}>
@@ -166,20 +194,26 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
             event.preventDefault()
             const form = new FormData(event.currentTarget)
             const value = (name: string) => String(form.get(name) ?? "")
+            const replaces = value("replaces")
+            const timeoutMs = intOf(value("timeout"))
+            const common = {
+              requestUuid: requestUuid(), name: value("name").trim(),
+              referenceCases: [
+                ...linesOf(value("accept")).map((reply) => ({ reply, expected: "correct" as const })),
+                ...linesOf(value("refuse")).map((reply) => ({ reply, expected: "wrong" as const }))
+              ],
+              ...(replaces === "" ? {} : { replaces })
+            }
             const rules = kind === "exact"
               ? { kind, answers: linesOf(value("answers")) }
               : kind === "pattern"
               ? { kind, pattern: value("pattern").trim() }
               : { kind, value: Number(value("value")), tolerance: Number(value("tolerance") || "0") }
-            const cases = [
-              ...linesOf(value("accept")).map((reply) => ({ reply, expected: "correct" as const })),
-              ...linesOf(value("refuse")).map((reply) => ({ reply, expected: "wrong" as const }))
-            ]
+            const payload: CheckerPayload = checkerKind === "declarative"
+              ? { ...common, kind: "declarative", rules: rules as CheckerPayload["rules"] }
+              : { ...common, kind: "http", url: value("url").trim(), secret: value("secret"), ...(timeoutMs === undefined ? {} : { timeoutMs }) }
             const target = event.currentTarget
-            void run((api) => api["learning.checkers.create"]({
-              path: { course },
-              payload: { requestUuid: requestUuid(), name: value("name").trim(), kind: "declarative", rules: rules as CheckerPayload["rules"], referenceCases: cases }
-            }), (created) => {
+            void run((api) => api["learning.checkers.create"]({ path: { course }, payload }), (created) => {
               setCheckers((all) => [...all, checkerOf(created)])
               setDone("authoring.checker.created")
               target.reset()
@@ -190,6 +224,42 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
             <label htmlFor="checker-name">{t("authoring.checker.name")}</label>
             <input id="checker-name" name="name" required maxLength={120} />
           </div>
+          <div className="field">
+            <label htmlFor="checker-type">{t("authoring.checker.type")}</label>
+            <select id="checker-type" value={checkerKind} onChange={(event) => setCheckerKind(event.target.value as typeof checkerKind)}>
+              <option value="declarative">{labelOf(texts, "authoring.checkerKind", "declarative")}</option>
+              <option value="http">{labelOf(texts, "authoring.checkerKind", "http")}</option>
+            </select>
+          </div>
+          {checkers.length === 0 ? null : (
+            <div className="field">
+              <label htmlFor="checker-replaces">{t("authoring.checker.replaces")}</label>
+              <select id="checker-replaces" name="replaces" defaultValue="">
+                <option value="">{t("authoring.checker.replacesNone")}</option>
+                {checkers.filter((c) => c.status !== "superseded").map((c) => (
+                  <option key={c.uuid} value={c.uuid}>{t("authoring.checker.replacesOf", { name: c.name, n: c.version })}</option>
+                ))}
+              </select>
+            </div>
+          )}
+          {checkerKind === "http" ? (
+            <>
+              <div className="field">
+                <label htmlFor="checker-url">{t("authoring.checker.url")}</label>
+                <input id="checker-url" name="url" type="url" required maxLength={2000} placeholder="https://" />
+              </div>
+              <div className="field">
+                <label htmlFor="checker-secret">{t("authoring.checker.secret")}</label>
+                <input id="checker-secret" name="secret" type="password" autoComplete="new-password" minLength={24} maxLength={256} required aria-describedby="checker-secret-hint" />
+                <p className="hint" id="checker-secret-hint">{t("authoring.checker.secretHint")}</p>
+              </div>
+              <div className="field">
+                <label htmlFor="checker-timeout">{t("authoring.checker.timeout")}</label>
+                <input id="checker-timeout" name="timeout" type="number" min={100} max={30000} />
+              </div>
+            </>
+          ) : (
+          <>
           <div className="field">
             <label htmlFor="checker-kind">{t("authoring.checker.rule")}</label>
             <select id="checker-kind" value={kind} onChange={(event) => setKind(event.target.value as typeof kind)}>
@@ -217,6 +287,8 @@ const Checkers = ({ texts, course, checkers, setCheckers }: {
                 <input id="checker-tolerance" name="tolerance" type="number" step="any" min={0} />
               </div>
             </div>
+          )}
+          </>
           )}
           <div className="field">
             <label htmlFor="checker-accept">{t("authoring.checker.accept")}</label>

@@ -66,6 +66,20 @@ const Member = ({ texts, course, member }: { readonly texts: Texts; readonly cou
             </div>
             <p><button type="submit" className="button button--small" disabled={!hydrated || busy}>{t("authoring.rights.save")}</button></p>
           </form>
+          <form className="stack member__remove" onSubmit={(event) => {
+            event.preventDefault()
+            const reason = String(new FormData(event.currentTarget).get("reason") ?? "").trim()
+            void run((api) => api["learning.staff.revoke"]({
+              path: { course },
+              payload: { requestUuid: requestUuid(), assignmentUuid: member.uuid, expectedRevision: member.revision, reason }
+            }))
+          }}>
+            <div className="field">
+              <label htmlFor={id("reason")}>{t("authoring.member.removeWhy")}</label>
+              <input id={id("reason")} name="reason" maxLength={1000} />
+            </div>
+            <p><button type="submit" className="button button--secondary button--small" disabled={!hydrated || busy}>{t("authoring.member.remove")}</button></p>
+          </form>
         </details>
       )}
       <Status texts={texts} message={message} />
