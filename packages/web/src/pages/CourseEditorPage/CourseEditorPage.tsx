@@ -42,6 +42,14 @@ type Loose<A> = { [K in keyof A]?: A[K] | undefined }
 /** Without the keys whose value is undefined (what a cleared field of the form becomes). */
 const compact = <A extends object>(value: Loose<A>): A => JSON.parse(JSON.stringify(value)) as A
 
+/** A quiz's accepted answers as saved: trimmed, the blank lines of the text area left out (none left: no check). */
+const withCleanAnswers = (node: AuthoringNode): AuthoringNode => {
+  const check = node.grading?.check
+  if (node.grading === undefined || check === undefined || check["kind"] !== "exact" || !Array.isArray(check["answers"])) return node
+  const answers = (check["answers"] as Array<unknown>).map((answer) => String(answer).trim()).filter((answer) => answer !== "")
+  return { ...node, grading: compact<AuthoringGrading>({ ...node.grading, check: answers.length === 0 ? undefined : { ...check, answers } }) }
+}
+
 /** A node and every node under it. */
 const subtreeKeys = (nodes: ReadonlyArray<AuthoringNode>, root: string): ReadonlySet<string> => {
   const inside = new Set([root])
@@ -590,7 +598,7 @@ export default function CourseEditorPage({ state, data, texts }: PageProps<"cour
       path: { course },
       payload: {
         requestUuid: requestUuid(), expectedRevision: revision, title: settings.title.trim(), summary: settings.summary, visibility: settings.visibility as "listed",
-        nodes: JSON.parse(JSON.stringify(nodes)) as UpdatePayload["nodes"]
+        nodes: JSON.parse(JSON.stringify(nodes.map(withCleanAnswers))) as UpdatePayload["nodes"]
       }
     }).then((updated) => {
       const now = authoringCourseOf(updated)
