@@ -612,6 +612,26 @@ export type PageData =
     readonly entries: ReadonlyArray<CalendarEntry>
     readonly extensions: ReadonlyArray<ExtensionView>
   }
+  | { readonly page: "authoring"; readonly courses: ReadonlyArray<AuthoringCourseItem>; readonly trainings: ReadonlyArray<{ readonly uuid: string; readonly title: string }> }
+  | {
+    readonly page: "courseEditor"
+    readonly course: AuthoringCourse
+    readonly checkers: ReadonlyArray<CheckerView>
+    readonly versions: ReadonlyArray<VersionView>
+  }
+  | {
+    readonly page: "courseRuns"
+    readonly course: AuthoringCourseHead
+    readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
+    readonly runs: ReadonlyArray<AuthoringRun>
+  }
+  | {
+    readonly page: "courseStaff"
+    readonly course: AuthoringCourseHead
+    readonly staff: ReadonlyArray<StaffView>
+    readonly invitations: ReadonlyArray<EmailInvitationView>
+  }
+  | { readonly page: "staffInvitation"; readonly invitation: EmailInvitationView }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]
@@ -632,4 +652,140 @@ export interface AppState {
     readonly unread?: number
   }
   readonly data: PageData
+}
+
+// ---- the author's pages (/authoring, /authoring/courses/{uuid}…, /learning/staff-invitations/{uuid}) ----
+
+/** One of the author's courses (learning.courses.author_list). */
+export interface AuthoringCourseItem {
+  readonly uuid: string
+  readonly title: string
+  readonly status: string
+  readonly latestVersion: number
+  readonly errors: number
+  readonly warnings: number
+  readonly updatedAt: string
+}
+
+/** A step's grading as the course tree holds it (CourseNode.grading in @birzha/domain). */
+export interface AuthoringGrading {
+  readonly maxPoints: number
+  readonly passThreshold?: number
+  readonly attempts?: number
+  readonly check?: Readonly<Record<string, unknown>>
+  readonly checkerUuid?: string
+  readonly review?: { readonly mode: string; readonly count?: number; readonly release?: string; readonly moderated?: boolean; readonly dueHours?: number }
+  readonly latePolicy?: { readonly mode: string; readonly penaltyPercent?: number }
+  readonly selection?: string
+}
+
+/** A node of the draft's tree, as saved (fields the editor does not show are kept as they were). */
+export interface AuthoringNode {
+  readonly nodeKey: string
+  readonly parentKey?: string
+  readonly kind: "module" | "step"
+  readonly title: string
+  readonly stepType?: string
+  readonly body?: string
+  readonly grading?: AuthoringGrading
+  readonly unlockOffsetDays?: number
+  readonly dueOffsetDays?: number
+  readonly demo?: boolean
+  readonly variants?: unknown
+}
+
+/** The draft as its author edits it (learning.courses.author_get). */
+export interface AuthoringCourse {
+  readonly uuid: string
+  readonly revision: number
+  readonly title: string
+  readonly summary: string
+  readonly visibility: string
+  readonly status: string
+  readonly latestVersion: number
+  readonly nodes: ReadonlyArray<AuthoringNode>
+  /** How many problems validation finds (learning.courses.validate lists them: a POST, so the browser reads them). */
+  readonly validation: { readonly errors: number; readonly warnings: number }
+  readonly diff: { readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string>; readonly changed: ReadonlyArray<string> }
+}
+
+/** What the runs and staff pages show of their course. */
+export interface AuthoringCourseHead {
+  readonly uuid: string
+  readonly title: string
+  readonly status: string
+  readonly latestVersion: number
+}
+
+/** A course's checker (learning.checkers.list) with its latest preflight's results. */
+export interface CheckerView {
+  readonly uuid: string
+  readonly revision: number
+  readonly name: string
+  readonly kind: string
+  readonly status: string
+  readonly version: number
+  readonly rules?: unknown
+  /** An external checker's grading service. */
+  readonly url?: string
+  readonly referenceCases: ReadonlyArray<{ readonly name?: string; readonly reply: string; readonly expected: string }>
+  readonly preflight?: PreflightView
+}
+
+export interface PreflightView {
+  readonly jobUuid: string
+  readonly status: string
+  readonly passed?: boolean
+  readonly cases: ReadonlyArray<{ readonly index: number; readonly name?: string; readonly expected: string; readonly verdict?: string; readonly platformError?: string; readonly passed: boolean }>
+}
+
+/** One problem of the draft (learning.courses.validate), at its step when it has one. */
+export interface IssueView {
+  readonly severity: "error" | "warning"
+  readonly code: string
+  readonly message: string
+  readonly nodeKey?: string
+}
+
+export interface VersionView {
+  readonly number: number
+  readonly changelog: string
+  readonly publishedAt: string
+}
+
+/** A run of the course (learning.runs.list). */
+export interface AuthoringRun {
+  readonly uuid: string
+  readonly revision: number
+  readonly title: string
+  readonly versionNumber: number
+  readonly status: string
+  readonly pacing: string
+  readonly admission: string
+  readonly startsAt: string
+  readonly endsAt?: string
+  readonly capacity?: number
+}
+
+/** A staff assignment of the course (learning.staff.list). */
+export interface StaffView {
+  readonly uuid: string
+  readonly revision: number
+  readonly profileName: string
+  readonly role: string
+  readonly status: string
+  readonly grants: ReadonlyArray<string>
+  readonly denies: ReadonlyArray<string>
+}
+
+/** An email invitation to a course's staff (learning.staff.email_list, .email_get): the address masked. */
+export interface EmailInvitationView {
+  readonly uuid: string
+  readonly courseUuid: string
+  readonly courseTitle: string
+  readonly emailHint: string
+  readonly role: string
+  readonly message: string
+  readonly status: string
+  readonly expiresAt: string
 }

@@ -87,7 +87,8 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
     expect(controls, `${name}: controls in the content`).toBeGreaterThan(0)
     const reached = new Set<number>()
     await tab.locator("#main").focus()
-    for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
+    // A date field takes a Tab stop per part (day, month, year), so the presses may outnumber the controls.
+    for (let i = 0; i < controls * 3 + 5 && reached.size < controls; i++) {
       await tab.keyboard.press("Tab")
       const focused = await tab.evaluate(`(() => {
         const element = document.activeElement

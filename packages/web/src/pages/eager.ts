@@ -33,6 +33,11 @@ import * as CoursePage from "./CoursePage/CoursePage.js"
 import * as MyLearningPage from "./MyLearningPage/MyLearningPage.js"
 import * as PlayerPage from "./PlayerPage/PlayerPage.js"
 import * as LearningCalendarPage from "./LearningCalendarPage/LearningCalendarPage.js"
+import * as AuthoringPage from "./AuthoringPage/AuthoringPage.js"
+import * as CourseEditorPage from "./CourseEditorPage/CourseEditorPage.js"
+import * as CourseRunsPage from "./CourseRunsPage/CourseRunsPage.js"
+import * as CourseStaffPage from "./CourseStaffPage/CourseStaffPage.js"
+import * as StaffInvitationPage from "./StaffInvitationPage/StaffInvitationPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -68,5 +73,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   course: CoursePage as PageModule,
   myLearning: MyLearningPage as PageModule,
   player: PlayerPage as PageModule,
-  learningCalendar: LearningCalendarPage as PageModule
+  learningCalendar: LearningCalendarPage as PageModule,
+  authoring: AuthoringPage as PageModule,
+  courseEditor: CourseEditorPage as PageModule,
+  courseRuns: CourseRunsPage as PageModule,
+  courseStaff: CourseStaffPage as PageModule,
+  staffInvitation: StaffInvitationPage as PageModule
 }

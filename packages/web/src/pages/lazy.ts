@@ -35,5 +35,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   course: () => import("./CoursePage/CoursePage.js") as Promise<PageModule>,
   myLearning: () => import("./MyLearningPage/MyLearningPage.js") as Promise<PageModule>,
   player: () => import("./PlayerPage/PlayerPage.js") as Promise<PageModule>,
-  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>
+  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>,
+  authoring: () => import("./AuthoringPage/AuthoringPage.js") as Promise<PageModule>,
+  courseEditor: () => import("./CourseEditorPage/CourseEditorPage.js") as Promise<PageModule>,
+  courseRuns: () => import("./CourseRunsPage/CourseRunsPage.js") as Promise<PageModule>,
+  courseStaff: () => import("./CourseStaffPage/CourseStaffPage.js") as Promise<PageModule>,
+  staffInvitation: () => import("./StaffInvitationPage/StaffInvitationPage.js") as Promise<PageModule>
 }

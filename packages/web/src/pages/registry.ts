@@ -38,5 +38,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   course: "src/pages/CoursePage/CoursePage.tsx",
   myLearning: "src/pages/MyLearningPage/MyLearningPage.tsx",
   player: "src/pages/PlayerPage/PlayerPage.tsx",
-  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx"
+  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx",
+  authoring: "src/pages/AuthoringPage/AuthoringPage.tsx",
+  courseEditor: "src/pages/CourseEditorPage/CourseEditorPage.tsx",
+  courseRuns: "src/pages/CourseRunsPage/CourseRunsPage.tsx",
+  courseStaff: "src/pages/CourseStaffPage/CourseStaffPage.tsx",
+  staffInvitation: "src/pages/StaffInvitationPage/StaffInvitationPage.tsx"
 }
