@@ -44,6 +44,7 @@ export const webAppRoutes = [
   { method: "GET", path: "/catalog" },
   { method: "GET", path: "/p/{uuid}" },
   { method: "GET", path: "/u/{uuid}" },
+  { method: "GET", path: "/customers/{alias}" },
   { method: "GET", path: "/sign-in" },
   { method: "GET", path: "/auth/link" },
   { method: "GET", path: "/account" },
@@ -67,6 +68,9 @@ export const webAppRoutes = [
   { method: "GET", path: "/articles/{uuid}/edit" },
   { method: "GET", path: "/resumes/new" },
   { method: "GET", path: "/resumes/{uuid}/edit" },
+  { method: "GET", path: "/trainings/new" },
+  { method: "GET", path: "/trainings/{uuid}/edit" },
+  // The training editor's former addresses: 303 to /trainings (packages/web/src/server/loaders.ts).
   { method: "GET", path: "/learning/new" },
   { method: "GET", path: "/learning/{uuid}/edit" },
   { method: "GET", path: "/settings/integrations" },
@@ -215,7 +219,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/customers/:alias", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/trainings/new", "/trainings/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {
