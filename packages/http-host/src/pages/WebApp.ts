@@ -33,6 +33,8 @@ export interface WebApp {
   readonly clientDir: string
   readonly themeCss: string
   readonly themeProblems: ReadonlyArray<string>
+  /** The hashes of the pages' inline `<style>` (`'sha256-…'`), which their CSP's `style-src` allows. */
+  readonly styleSources?: ReadonlyArray<string>
 }
 
 /**
@@ -135,7 +137,23 @@ export const WebApplicationLive = Layer.effect(
   })
 )
 
-const pageHeaders = { ...pageSecurityHeaders }
+const headersByApp = new WeakMap<WebApp, Readonly<Record<string, string>>>()
+
+/**
+ * The application's pages' headers: the security headers, with the hashes of the pages' one
+ * inline `<style>` in `style-src` (nothing else inline is allowed; no `unsafe-inline`).
+ */
+export const pageHeadersOf = (app: WebApp): Readonly<Record<string, string>> => {
+  const known = headersByApp.get(app)
+  if (known !== undefined) return known
+  const sources = (app.styleSources ?? []).filter((source) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(source))
+  const headers = sources.length === 0 ? { ...pageSecurityHeaders } : {
+    ...pageSecurityHeaders,
+    "content-security-policy": pageSecurityHeaders["content-security-policy"].replace("style-src 'self'", `style-src 'self' ${sources.join(" ")}`)
+  }
+  headersByApp.set(app, headers)
+  return headers
+}
 
 /** The request as the application's render function takes it. */
 const pageRequest = (url: string, headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) => {
@@ -156,7 +174,7 @@ const pageRequest = (url: string, headers: Readonly<Record<string, string | Read
 export const writeNotFoundPage = (app: WebApp, req: IncomingMessage, res: ServerResponse): Promise<void> =>
   app.render(pageRequest(req.url ?? "/", req.headers)).then(
     (page) => {
-      res.writeHead(404, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+      res.writeHead(404, { ...pageHeadersOf(app), "content-type": "text/html; charset=utf-8" })
       res.end(req.method === "HEAD" ? undefined : page.html)
     },
     () => {
@@ -212,7 +230,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       if (rendered.location !== undefined) return seeOther(rendered.location)
       return HttpServerResponse.html(rendered.html).pipe(
         HttpServerResponse.setStatus(rendered.status),
-        HttpServerResponse.setHeaders(pageHeaders)
+        HttpServerResponse.setHeaders(pageHeadersOf(app))
       )
     })
     const lastSegment = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {

@@ -158,21 +158,22 @@ describe("customer reputation, publication lifecycle, moved training editor, hea
     await poll(() => row.count()).toBe(0)
     expect((await service.call("GET", `/api/v1/commands/tasks.get?publicationUuid=${ownTask["uuid"]}`, asCustomer)).status).toBe(404)
 
-    // The training editor lives at /trainings; the old address answers 303 there. The header links My learning.
+    // The training editor lives at /trainings; the old address answers 303 there. The person's menu links My learning.
     await c.getByRole("link", { name: "New training" }).click()
     await c.waitForURL(`${origin}/trainings/new?lang=en`)
     const moved = await fetch(`${origin}/learning/new?lang=en`, { redirect: "manual", headers: asCustomer })
     expect([moved.status, moved.headers.get("location")]).toEqual([303, "/trainings/new?lang=en"])
     const movedEdit = await fetch(`${origin}/learning/${ownTask["uuid"]}/edit?lang=ru`, { redirect: "manual", headers: asCustomer })
     expect([movedEdit.status, movedEdit.headers.get("location")]).toEqual([303, `/trainings/${ownTask["uuid"]}/edit?lang=ru`])
-    await c.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "My learning" }).click()
+    await c.locator(".site-menu summary").click()
+    await c.getByRole("link", { name: "My learning" }).click()
     await c.waitForURL(`${origin}/learning?lang=en`)
 
     // A visitor: the header's courses link and the home page's way into them.
     const visitorContext = await browser.newContext({ locale: "en-GB" })
     const v = await visitorContext.newPage()
     await v.goto(`${origin}/?lang=en`)
-    expect(await v.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "My learning" }).count()).toBe(0)
+    expect(await v.getByRole("link", { name: "My learning" }).count()).toBe(0)
     await v.getByRole("link", { name: "Browse courses" }).click()
     await v.waitForURL(`${origin}/courses?lang=en`)
     expect(await v.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Courses" }).getAttribute("aria-current")).toBe("page")

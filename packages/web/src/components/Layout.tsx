@@ -112,7 +112,6 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
       { path: "/responses", label: t("nav.responses"), pages: ["responses"] },
       { path: "/deals", label: t("nav.deals"), pages: ["deals"] },
       { path: "/messages", label: t("nav.messages"), pages: ["messages", "thread"] },
-      { path: "/learning", label: t("header.learning"), pages: ["myLearning", "player", "learningCalendar"] },
       ...(session.moderator === true
         ? [{ path: "/moderation", label: t("nav.moderation"), pages: ["moderation", "moderationComplaints", "moderationReviews"] as const }]
         : [])
@@ -121,6 +120,8 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
   const personal: ReadonlyArray<NavLink> = session === undefined
     ? []
     : [
+      // The learner's area, beside the person's own lists (the sections' row is full at 1280 px).
+      { path: "/learning", label: t("header.learning"), pages: ["myLearning", "player", "learningCalendar"] },
       { path: "/favorites", label: t("nav.favorites"), pages: ["favorites"] },
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
       { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] }

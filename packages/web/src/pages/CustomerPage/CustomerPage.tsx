@@ -17,7 +17,7 @@ export default function CustomerPage({ state, data, texts }: PageProps<"customer
     <>
       <header className="profile-head">
         <div>
-          <h1>{title({ data, texts })}</h1>
+          <h1>{t("customer.heading")} <span className="nowrap">{customer.alias}</span></h1>
           <p className="muted">{t("customer.about")}</p>
           {average === undefined ? null : (
             <p className="rating" id="rating">
