@@ -173,6 +173,9 @@ describe("customer reputation, publication lifecycle, moved training editor, hea
     const visitorContext = await browser.newContext({ locale: "en-GB" })
     const v = await visitorContext.newPage()
     await v.goto(`${origin}/?lang=en`)
+    // The page's styles are inline (no stylesheet request before the first paint), allowed by the CSP's hash: the theme's colour applies.
+    expect(await v.locator(".hero .button").first().evaluate((element) => getComputedStyle(element).backgroundColor)).toBe("rgb(29, 78, 216)")
+    expect(await v.locator("link[rel=stylesheet]").count()).toBe(0)
     expect(await v.getByRole("link", { name: "My learning" }).count()).toBe(0)
     await v.getByRole("link", { name: "Browse courses" }).click()
     await v.waitForURL(`${origin}/courses?lang=en`)

@@ -131,7 +131,7 @@ export default function MyPublicationsPage({ data, texts }: PageProps<"myPublica
                 {row.reason === "" ? null : <p className="reason">{t(row.status === "approved" ? "lifecycle.note" : "mine.reason", { reason: row.reason })}</p>}
                 {row.status === "returned" ? <p className="muted">{t("mine.returnedHint")}</p> : null}
                 <p className="row__actions">
-                  {row.live && row.hidden !== true ? <a href={href(`/p/${row.uuid}`, language)}>{t("mine.open", { title: row.title })}</a> : null}
+                  {row.live && row.hidden !== true ? <a href={href(`/p/${row.uuid}`, language)} aria-label={t("mine.open", { title: row.title })}>{t("lifecycle.open")}</a> : null}
                   <a href={href(`/${row.editor}/${row.uuid}/edit`, language)} aria-label={t("mine.editLabel", { title: row.title })}>{t("mine.edit")}</a>
                 </p>
               </div>
