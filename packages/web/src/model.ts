@@ -547,8 +547,11 @@ export type PageData =
     /** customers.get's summary: the alias, rating, completed deals as the customer, and the alias's month (`YYYY-MM`). */
     readonly customer: { readonly alias: string; readonly reviewCount: number; readonly ratingAverage: number | null; readonly completedDeals: number; readonly since: string }
     readonly reviews: Reviews
-    /** The reviewed profile (the reviews name it), so its owner may answer them here. */
-    readonly subjectProfileUuid?: string
+    /**
+     * Whether the signed-in visitor is the reviewed customer (who may answer the reviews here).
+     * The reviewed profile itself is never in the page: the alias stands for it.
+     */
+    readonly own: boolean
     readonly cursor: string
     readonly nextCursor?: string
   }

@@ -92,7 +92,10 @@ describe("customer reputation, publication lifecycle, moved training editor, hea
     // A stranger reads it too (public, rendered on the server); an unknown alias is the HTML 404.
     const anonymous = await fetch(`${origin}${customerPath}?lang=ru`)
     expect(anonymous.status).toBe(200)
-    expect(await anonymous.text()).toContain("Clear brief, paid on time.")
+    const html = await anonymous.text()
+    expect(html).toContain("Clear brief, paid on time.")
+    // The alias stands for the customer: the page never names their profile.
+    expect(html).not.toContain(accepted["recipientProfileUuid"] as string)
     expect((await fetch(`${origin}/customers/c-aaaaaaaaaa?lang=en`)).status).toBe(404)
 
     // The customer finds the page from their settings and answers the review there.

@@ -378,22 +378,22 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
   const customerAlias = segmentAfter(trimmed, "/customers/")
   if (customerAlias !== undefined) {
     const cursor = search.get("cursor") ?? ""
-    return answer(await api.run((client) =>
-      Effect.map(
-        client["customers.get"]({ urlParams: { customerAlias, limit: 20, ...(cursor === "" ? {} : { cursor }) } }),
-        (found): PageData => {
-          const subject = found.items[0]?.subjectProfileUuid
-          return {
-            page: "customer",
-            customer: { ...found.customer },
-            reviews: reviewsOf({ summary: { reviewCount: found.customer.reviewCount, ratingAverage: found.customer.ratingAverage }, items: found.items }),
-            ...(subject === undefined ? {} : { subjectProfileUuid: subject }),
-            cursor,
-            ...(found.nextCursor === undefined ? {} : { nextCursor: found.nextCursor })
-          }
-        }
-      )
-    ))
+    const [found, me] = await Promise.all([
+      api.run((client) => client["customers.get"]({ urlParams: { customerAlias, limit: 20, ...(cursor === "" ? {} : { cursor }) } })),
+      // Signed in: whether the visitor is the reviewed customer (who may answer the reviews here).
+      cookie === undefined ? Promise.resolve(undefined) : api.run((client) => client["auth.session"](), cookie)
+    ])
+    return answer(Either.map(found, (found): PageData => {
+      const subject = found.items[0]?.subjectProfileUuid
+      return {
+        page: "customer",
+        customer: { ...found.customer },
+        reviews: reviewsOf({ summary: { reviewCount: found.customer.reviewCount, ratingAverage: found.customer.ratingAverage }, items: found.items }),
+        own: subject !== undefined && me !== undefined && Either.isRight(me) && me.right.profile.uuid === subject,
+        cursor,
+        ...(found.nextCursor === undefined ? {} : { nextCursor: found.nextCursor })
+      }
+    }))
   }
   if (trimmed === "/sign-in") {
     // Where the page goes once signed in: a checked path of this site (an approval), else the account.

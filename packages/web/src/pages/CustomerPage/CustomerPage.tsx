@@ -12,7 +12,7 @@ export default function CustomerPage({ state, data, texts }: PageProps<"customer
   const { t, language } = texts
   const { customer, reviews } = data
   const average = customer.ratingAverage === null ? undefined : Math.round(customer.ratingAverage * 10) / 10
-  const own = state.session !== undefined && state.session.profileUuid === data.subjectProfileUuid
+  const own = data.own
   return (
     <>
       <header className="profile-head">
