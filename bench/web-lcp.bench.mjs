@@ -57,9 +57,22 @@ const visit = async (browser, url) => {
         waited += 250
         if (last === undefined && waited < 5000) return setTimeout(settle, 250)
         const paint = performance.getEntriesByName("first-contentful-paint")[0]
+        // Where the time went: the HTML's first and last byte, the render-blocking stylesheets'
+        // last byte, the scripts' last byte, first contentful paint, hydration done (the entry's mark).
+        const navigation = performance.getEntriesByType("navigation")[0]
+        const resources = performance.getEntriesByType("resource")
+        const lastEnd = (kind) => Math.max(0, ...resources.filter((r) => kind(r)).map((r) => r.responseEnd))
+        const phases = {
+          ttfb: navigation?.responseStart ?? 0,
+          html: navigation?.responseEnd ?? 0,
+          css: lastEnd((r) => r.initiatorType === "link" && r.name.endsWith(".css")),
+          js: lastEnd((r) => r.initiatorType === "script" || (r.initiatorType === "link" && r.name.endsWith(".js")) || r.initiatorType === "other"),
+          fcp: paint?.startTime ?? 0,
+          hydrated: performance.getEntriesByName("birzha:hydrated")[0]?.startTime ?? 0
+        }
         resolveLcp(last === undefined
           ? { ms: null, fcp: paint?.startTime ?? null, visibility: document.visibilityState, title: document.title }
-          : { ms: last.startTime, element: last.element?.tagName ?? "" })
+          : { ms: last.startTime, element: last.element?.tagName ?? "", phases })
       }
       setTimeout(settle, 500)
     })
@@ -96,12 +109,14 @@ export const run = async (ctx) => {
     await visit(browser, host.url + path)
     await visit(browser, bare.url + path)
     const results = { host: [], baseline: [] }
+    const phases = { host: [], baseline: [] }
     let element = ""
     for (let i = 0; i < VISITS; i++) {
       for (const [which, origin] of i % 2 === 0 ? [["host", host.url], ["baseline", bare.url]] : [["baseline", bare.url], ["host", host.url]]) {
         const lcp = await visit(browser, origin + path)
         if (lcp.ms === null) throw new Error(`no largest-contentful-paint entry on ${which}: ${JSON.stringify(lcp)}`)
         results[which].push(lcp.ms)
+        phases[which].push(lcp.phases)
         if (which === "host") element = lcp.element
       }
     }
@@ -113,8 +128,17 @@ export const run = async (ctx) => {
     log(`  ${"host (server render)".padEnd(34)} ${hostStats.p50.toFixed(0).padStart(11)} ${hostStats.p90.toFixed(0).padStart(8)} ${hostStats.max.toFixed(0).padStart(8)}`)
     log(`  ${"baseline (same HTML, node:http)".padEnd(34)} ${baseStats.p50.toFixed(0).padStart(11)} ${baseStats.p90.toFixed(0).padStart(8)} ${baseStats.max.toFixed(0).padStart(8)}`)
     log("")
+    log(`  where the time goes (p50 of each mark, ms from navigation start):`)
+    const marks = ["ttfb", "html", "css", "js", "fcp", "hydrated"]
+    log(`  ${"server".padEnd(34)} ${marks.map((mark) => mark.padStart(8)).join(" ")}`)
+    const phaseStats = {}
+    for (const which of ["host", "baseline"]) {
+      phaseStats[which] = Object.fromEntries(marks.map((mark) => [mark, stats(phases[which].map((p) => p[mark])).p50]))
+      log(`  ${which.padEnd(34)} ${marks.map((mark) => phaseStats[which][mark].toFixed(0).padStart(8)).join(" ")}`)
+    }
+    log("")
     log(`  publication page LCP p50: ${hostStats.p50.toFixed(0)} ms (budget ${BUDGET_MS} ms: ${hostStats.p90 <= BUDGET_MS ? "PASS" : "OVER"} at p90); ratio host/baseline ${(hostStats.p50 / baseStats.p50).toFixed(2)}`)
-    return { path, htmlBytes: captured.body.length, element, host: hostStats, baseline: baseStats, ratio: hostStats.p50 / baseStats.p50 }
+    return { path, htmlBytes: captured.body.length, element, host: hostStats, baseline: baseStats, ratio: hostStats.p50 / baseStats.p50, phases: phaseStats }
   } finally {
     await browser.close()
     await new Promise((done) => bare.server.close(done))

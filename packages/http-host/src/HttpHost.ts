@@ -8,7 +8,7 @@ import { makeAccessLog } from "./AccessLog.js"
 import { compileRoutes, makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
-import { pageSecurityHeaders } from "./pages/WebApp.js"
+import { pageHeadersOf } from "./pages/WebApp.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
 import { HostSettings } from "./HostSettings.js"
@@ -159,7 +159,7 @@ const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray
         const app = yield* w.app
         const request = yield* HttpServerRequest.HttpServerRequest
         const page = yield* Effect.promise(() => app.render({ path: new URL(request.url, "http://host").pathname, query: "", acceptLanguage: request.headers["accept-language"] }))
-        return HttpServerResponse.html(page.html).pipe(HttpServerResponse.setStatus(404), HttpServerResponse.setHeaders(pageSecurityHeaders))
+        return HttpServerResponse.html(page.html).pipe(HttpServerResponse.setStatus(404), HttpServerResponse.setHeaders(pageHeadersOf(app)))
       }))
     const fallback = yield* NodeHttpServer.makeHandler(withEnvelope(yield* HttpRouter.toHttpApp(router), notFoundPage))
     const isUnknownBrowserPath = unknownBrowserPath(compileRoutes([...(yield* Operations).entries.values()], extraRoutes))

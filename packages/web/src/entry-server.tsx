@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { renderToString } from "react-dom/server"
@@ -40,6 +41,8 @@ export interface WebApp {
   readonly themeCss: string
   /** What of the operator's theme was malformed and left at its default (for the host's log). */
   readonly themeProblems: ReadonlyArray<string>
+  /** The hashes (`'sha256-…'`) of the pages' inline `<style>`, for the pages' CSP `style-src`. */
+  readonly styleSources: ReadonlyArray<string>
 }
 
 export interface WebAppOptions {
@@ -67,8 +70,14 @@ const escapeHtml = (value: string) =>
 const scriptJson = (value: unknown) =>
   JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
 
-/** The `<head>` tags of a page: the entry's script and styles, and its page's chunk with what it imports, preloaded. */
-const assetTags = (manifest: Readonly<Record<string, ManifestChunk>>) => {
+/**
+ * The `<head>` tags of a page: the entry's script and styles, and its page's chunk with what it
+ * imports, preloaded. With `inlineStyle` (the entry's stylesheet and the theme's colours, read
+ * once) the styles are in the page itself: no stylesheet request holds up the first paint
+ * (bench/web-lcp.bench.mjs: they were the largest part of the publication page's LCP after the
+ * HTML); the page's CSP allows that one `<style>` by its hash (`styleSources`).
+ */
+const assetTags = (manifest: Readonly<Record<string, ManifestChunk>>, inlineStyle: string | undefined) => {
   const entry = Object.values(manifest).find((chunk) => chunk.isEntry === true)
   const chunkFiles = (key: string, seen: Set<string>): ReadonlyArray<string> => {
     if (seen.has(key)) return []
@@ -81,11 +90,12 @@ const assetTags = (manifest: Readonly<Record<string, ManifestChunk>>) => {
   const entryFiles = new Set(entryKey === undefined ? [] : chunkFiles(entryKey, new Set()))
   const tags = new Map<string, string>()
   for (const [page, source] of Object.entries(pageSources)) {
-    const css = [...(entry?.css ?? []), ...(manifest[source]?.css ?? [])]
+    const css = [...(inlineStyle === undefined ? entry?.css ?? [] : []), ...(manifest[source]?.css ?? [])]
     const preload = chunkFiles(source, new Set()).filter((file) => !entryFiles.has(file))
     tags.set(page, [
+      ...(inlineStyle === undefined ? [] : [`<style>${inlineStyle}</style>`]),
       ...css.map((file) => `<link rel="stylesheet" href="/app/${file}">`),
-      `<link rel="stylesheet" href="/app/theme.css">`,
+      ...(inlineStyle === undefined ? [`<link rel="stylesheet" href="/app/theme.css">`] : []),
       entry === undefined ? "" : `<script type="module" src="/app/${entry.file}"></script>`,
       ...preload.map((file) => `<link rel="modulepreload" href="/app/${file}">`)
     ].join("\n"))
@@ -99,7 +109,16 @@ export const createWebApp = (options: WebAppOptions): WebApp => {
   const api = options.api ?? makeServerApi(options.apiBaseUrl)
   const clientDir = fileURLToPath(new URL("../client/", import.meta.url))
   const manifestFile = `${clientDir}.vite/manifest.json`
-  const tags = assetTags(existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, ManifestChunk> : {})
+  const manifest = existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, ManifestChunk> : {}
+  const entryCss = Object.values(manifest).find((chunk) => chunk.isEntry === true)?.css ?? []
+  const entryStyles = entryCss.map((file) => `${clientDir}${file}`)
+  // "</style" would end the element early: then the stylesheets stay links (a build never makes one).
+  const inlineStyle = entryStyles.length > 0 && entryStyles.every((file) => existsSync(file))
+    ? [...entryStyles.map((file) => readFileSync(file, "utf8")), themeCss(theme)].join("\n")
+    : undefined
+  const inlined = inlineStyle !== undefined && !/<\/style/i.test(inlineStyle) ? inlineStyle : undefined
+  const tags = assetTags(manifest, inlined)
+  const styleSources = inlined === undefined ? [] : [`'sha256-${createHash("sha256").update(inlined, "utf8").digest("base64")}'`]
 
   const document = (state: AppState, loaded: Loaded, session: AppState["session"]): string => {
     const page = pages[loaded.data.page]
@@ -163,7 +182,7 @@ ${tags.get(loaded.data.page) ?? ""}
     }
   }
 
-  return { render, clientDir, themeCss: themeCss(theme), themeProblems: problems }
+  return { render, clientDir, themeCss: themeCss(theme), themeProblems: problems, styleSources }
 }
 
 export type { Theme as WebTheme }

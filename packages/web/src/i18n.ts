@@ -29,6 +29,8 @@ export interface Texts {
   readonly money: (amount: number, currency: string) => string
   /** A date (ISO string or `YYYY-MM-DD`) as the language writes it, in UTC so server and browser agree. */
   readonly date: (value: string) => string
+  /** A month (`YYYY-MM`, or any date) as the language names it with its year, in UTC. */
+  readonly month: (value: string) => string
 }
 
 const cache = new Map<Language, Texts>()
@@ -42,6 +44,7 @@ export const textsOf = (language: Language): Texts => {
   const rules = new Intl.PluralRules(locale)
   const numbers = new Intl.NumberFormat(locale)
   const dates = new Intl.DateTimeFormat(locale, { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
+  const months = new Intl.DateTimeFormat(locale, { month: "long", year: "numeric", timeZone: "UTC" })
   const moneys = new Map<string, Intl.NumberFormat>()
   const texts: Texts = {
     language,
@@ -68,6 +71,10 @@ export const textsOf = (language: Language): Texts => {
     date: (value) => {
       const parsed = new Date(value)
       return Number.isNaN(parsed.getTime()) ? value : dates.format(parsed)
+    },
+    month: (value) => {
+      const parsed = new Date(/^\d{4}-\d{2}$/.test(value) ? `${value}-01T00:00:00Z` : value)
+      return Number.isNaN(parsed.getTime()) ? value : months.format(parsed)
     }
   }
   cache.set(language, texts)

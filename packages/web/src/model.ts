@@ -83,6 +83,8 @@ export interface OwnProfileEdit {
   readonly networks: ReadonlyArray<{ readonly kind: string; readonly url: string }>
   readonly skills: ReadonlyArray<{ readonly name: string; readonly years?: number }>
   readonly structuredContacts: ReadonlyArray<{ readonly kind: "email" | "phone" | "telegram" | "whatsapp" | "website" | "other"; readonly value: string }>
+  /** The profile's customer alias, once it has been a deal's customer: its reputation at /customers/{alias}. */
+  readonly customerAlias?: string
 }
 
 export interface ReviewItem {
@@ -92,6 +94,8 @@ export interface ReviewItem {
   readonly body?: string
   readonly authorName?: string
   readonly authorUuid?: string
+  /** The author's customer alias, when the author was the deal's customer: their reputation at /customers/{alias}. */
+  readonly customerAlias?: string
   readonly reply?: string
   readonly publishedAt?: string
   /** The review's revision (a reply is replaced or removed at it). */
@@ -104,8 +108,19 @@ export interface Reviews {
   readonly items: ReadonlyArray<ReviewItem>
 }
 
+/**
+ * Where an own publication stands beyond its moderation status, as My publications shows it:
+ * whether an approved version is public (`live`), hidden by its owner, or (a task) closed. Absent
+ * when the owner's read does not say (a task's view has no `hidden`: the page reads it publicly).
+ */
+export interface OwnLifecycle {
+  readonly live?: boolean
+  readonly hidden?: boolean
+  readonly closed?: boolean
+}
+
 /** A task as its owner edits it (tasks.get): the whole draft, its revision and moderation status. */
-export interface OwnTaskView {
+export interface OwnTaskView extends OwnLifecycle {
   readonly uuid: string
   readonly revision: number
   readonly status: string
@@ -121,7 +136,7 @@ export interface OwnTaskView {
 }
 
 /** A vacancy as its owner edits it (jobs.get): the draft's fields the editor shows, its revision and status. */
-export interface OwnVacancyView {
+export interface OwnVacancyView extends OwnLifecycle {
   readonly uuid: string
   readonly revision: number
   readonly status: string
@@ -144,7 +159,7 @@ export interface OwnVacancyView {
 }
 
 /** A service as its owner edits it (services.get): the draft's fields the editor shows, its revision and status. */
-export interface OwnServiceView {
+export interface OwnServiceView extends OwnLifecycle {
   readonly uuid: string
   readonly revision: number
   readonly status: string
@@ -166,12 +181,23 @@ export interface OwnServiceView {
 export const mediaEditorKinds = { portfolio: "portfolio", articles: "article", resumes: "resume", learning: "training" } as const
 export type MediaEditorCommand = keyof typeof mediaEditorKinds
 export type MediaEditorKind = typeof mediaEditorKinds[MediaEditorCommand]
-/** The command prefix of a kind (its editor's path, as `/services` is the service editor's). */
+/** The command prefix of a kind (`learning` for a training: its operations are `learning.save`, …). */
 export const commandOf = (kind: MediaEditorKind): MediaEditorCommand =>
   (Object.keys(mediaEditorKinds) as ReadonlyArray<MediaEditorCommand>).find((command) => mediaEditorKinds[command] === kind)!
+/**
+ * The editor's first path segment by command prefix (`/portfolio/new`, as `/services` is the
+ * service editor's): the prefix itself, but a training's editor is `/trainings`, since `/learning`
+ * is the learner's area (My learning, the course player); `/learning/new` and
+ * `/learning/{uuid}/edit` answer a 303 here (server/loaders.ts).
+ */
+export const mediaEditorPaths: Readonly<Record<MediaEditorCommand, string>> = {
+  portfolio: "portfolio", articles: "articles", resumes: "resumes", learning: "trainings"
+}
+/** A media kind's editor path prefix (`/trainings` for a training). */
+export const editorPathOf = (kind: MediaEditorKind): string => mediaEditorPaths[commandOf(kind)]
 
 /** A publication of one of those kinds in its owner's list (<command>.list). */
-export interface OwnMediaItem {
+export interface OwnMediaItem extends OwnLifecycle {
   readonly kind: MediaEditorKind
   readonly uuid: string
   readonly revision: number
@@ -210,7 +236,8 @@ export interface RelationItem {
   readonly revision: number
   readonly role: string
   readonly publication: { readonly uuid: string; readonly title: string } | null
-  readonly counterpart: { readonly profileUuid: string; readonly name: string }
+  /** The other party; `customerAlias` when they are the relation's customer (their reputation at /customers/{alias}). */
+  readonly counterpart: { readonly profileUuid: string; readonly name: string; readonly customerAlias?: string }
   readonly body: string
   readonly budget?: string
   readonly deadline?: string
@@ -514,6 +541,19 @@ export type PageData =
     readonly publications: ReadonlyArray<Card>
     readonly reviews?: Reviews
     readonly favorite?: boolean
+  }
+  | {
+    readonly page: "customer"
+    /** customers.get's summary: the alias, rating, completed deals as the customer, and the alias's month (`YYYY-MM`). */
+    readonly customer: { readonly alias: string; readonly reviewCount: number; readonly ratingAverage: number | null; readonly completedDeals: number; readonly since: string }
+    readonly reviews: Reviews
+    /**
+     * Whether the signed-in visitor is the reviewed customer (who may answer the reviews here).
+     * The reviewed profile itself is never in the page: the alias stands for it.
+     */
+    readonly own: boolean
+    readonly cursor: string
+    readonly nextCursor?: string
   }
   | { readonly page: "signIn"; readonly next: string }
   | {

@@ -33,6 +33,8 @@ export interface WebApp {
   readonly clientDir: string
   readonly themeCss: string
   readonly themeProblems: ReadonlyArray<string>
+  /** The hashes of the pages' inline `<style>` (`'sha256-…'`), which their CSP's `style-src` allows. */
+  readonly styleSources?: ReadonlyArray<string>
 }
 
 /**
@@ -44,6 +46,7 @@ export const webAppRoutes = [
   { method: "GET", path: "/catalog" },
   { method: "GET", path: "/p/{uuid}" },
   { method: "GET", path: "/u/{uuid}" },
+  { method: "GET", path: "/customers/{alias}" },
   { method: "GET", path: "/sign-in" },
   { method: "GET", path: "/auth/link" },
   { method: "GET", path: "/account" },
@@ -67,6 +70,9 @@ export const webAppRoutes = [
   { method: "GET", path: "/articles/{uuid}/edit" },
   { method: "GET", path: "/resumes/new" },
   { method: "GET", path: "/resumes/{uuid}/edit" },
+  { method: "GET", path: "/trainings/new" },
+  { method: "GET", path: "/trainings/{uuid}/edit" },
+  // The training editor's former addresses: 303 to /trainings (packages/web/src/server/loaders.ts).
   { method: "GET", path: "/learning/new" },
   { method: "GET", path: "/learning/{uuid}/edit" },
   { method: "GET", path: "/settings/integrations" },
@@ -136,7 +142,23 @@ export const WebApplicationLive = Layer.effect(
   })
 )
 
-const pageHeaders = { ...pageSecurityHeaders }
+const headersByApp = new WeakMap<WebApp, Readonly<Record<string, string>>>()
+
+/**
+ * The application's pages' headers: the security headers, with the hashes of the pages' one
+ * inline `<style>` in `style-src` (nothing else inline is allowed; no `unsafe-inline`).
+ */
+export const pageHeadersOf = (app: WebApp): Readonly<Record<string, string>> => {
+  const known = headersByApp.get(app)
+  if (known !== undefined) return known
+  const sources = (app.styleSources ?? []).filter((source) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(source))
+  const headers = sources.length === 0 ? { ...pageSecurityHeaders } : {
+    ...pageSecurityHeaders,
+    "content-security-policy": pageSecurityHeaders["content-security-policy"].replace("style-src 'self'", `style-src 'self' ${sources.join(" ")}`)
+  }
+  headersByApp.set(app, headers)
+  return headers
+}
 
 /** The request as the application's render function takes it. */
 const pageRequest = (url: string, headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) => {
@@ -157,7 +179,7 @@ const pageRequest = (url: string, headers: Readonly<Record<string, string | Read
 export const writeNotFoundPage = (app: WebApp, req: IncomingMessage, res: ServerResponse): Promise<void> =>
   app.render(pageRequest(req.url ?? "/", req.headers)).then(
     (page) => {
-      res.writeHead(404, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+      res.writeHead(404, { ...pageHeadersOf(app), "content-type": "text/html; charset=utf-8" })
       res.end(req.method === "HEAD" ? undefined : page.html)
     },
     () => {
@@ -213,14 +235,14 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       if (rendered.location !== undefined) return seeOther(rendered.location)
       return HttpServerResponse.html(rendered.html).pipe(
         HttpServerResponse.setStatus(rendered.status),
-        HttpServerResponse.setHeaders(pageHeaders)
+        HttpServerResponse.setHeaders(pageHeadersOf(app))
       )
     })
     const lastSegment = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/learning/staff-invitations/:uuid", "/authoring", "/authoring/courses/:uuid", "/authoring/courses/:uuid/runs", "/authoring/courses/:uuid/staff"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/customers/:alias", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/trainings/new", "/trainings/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/learning/staff-invitations/:uuid", "/authoring", "/authoring/courses/:uuid", "/authoring/courses/:uuid/runs", "/authoring/courses/:uuid/staff"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

@@ -222,8 +222,8 @@ describe("the content editor's journey through the pages", { timeout: 600_000 },
     // A training with its format, level, duration and price.
     const trainingTitle = `Croissant class ${stamp}`
     await c.getByRole("link", { name: "New training" }).click()
-    await c.waitForURL(`${origin}/learning/new?lang=en`)
-    await checkPage(c, "training-editor", "/learning/new")
+    await c.waitForURL(`${origin}/trainings/new?lang=en`)
+    await checkPage(c, "training-editor", "/trainings/new")
     await c.getByLabel("Title", { exact: true }).fill(trainingTitle)
     await c.getByLabel("Format").selectOption("offline")
     await c.getByLabel("Level").selectOption("beginner")

@@ -1,4 +1,4 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useRef } from "react"
+import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react"
 import type { Texts } from "../i18n.js"
 import type { AppState } from "../model.js"
 
@@ -48,6 +48,48 @@ const useMenu = () => {
   return { menu, onKeyDown }
 }
 
+/** How often a signed-in page reads the unread count again while the tab is visible. */
+const unreadPollMs = 30_000
+
+/**
+ * The notifications' unread count, as the server rendered it and then read again every 30 s
+ * while the tab is visible (and at once when it becomes visible again), through the browser's
+ * client (loaded on demand, as the pages' commands load it): a hidden tab makes no calls, and a
+ * failed read keeps the last count. Anonymous pages never poll.
+ */
+const useUnread = (signedIn: boolean, initial: number) => {
+  const [unread, setUnread] = useState(initial)
+  useEffect(() => {
+    if (!signedIn) return
+    let stopped = false
+    let last = Date.now()
+    const read = async () => {
+      last = Date.now()
+      try {
+        const { api } = await import("../browserApi.js")
+        const page = await api["learning.notifications.list"]({ urlParams: { unread: "true", limit: 100 } })
+        if (!stopped) setUnread(page.items.length)
+      } catch {
+        // The badge keeps its last count; the next tick tries again.
+      }
+    }
+    const tick = () => {
+      if (document.visibilityState === "visible") void read()
+    }
+    const timer = setInterval(tick, unreadPollMs)
+    const onVisible = () => {
+      if (document.visibilityState === "visible" && Date.now() - last >= unreadPollMs) void read()
+    }
+    document.addEventListener("visibilitychange", onVisible)
+    return () => {
+      stopped = true
+      clearInterval(timer)
+      document.removeEventListener("visibilitychange", onVisible)
+    }
+  }, [signedIn])
+  return unread
+}
+
 /**
  * The page shell: skip link, header, main, footer. The header shows the sections in one row at a
  * wide width; at a narrow one they fold into the menu beside the notifications' badge (the same
@@ -63,6 +105,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
   const current = (link: NavLink) => link.pages.includes(state.data.page) ? "page" as const : undefined
   const sections: ReadonlyArray<NavLink> = [
     { path: "/catalog", label: t("nav.catalog"), pages: ["catalog"] },
+    { path: "/courses", label: t("header.courses"), pages: ["courses", "course"] },
     ...(session === undefined ? [{ path: "/api/docs", label: t("nav.apiDocs"), pages: [] }] : [
       { path: "/tasks/new", label: t("nav.newTask"), pages: ["taskEditor"] },
       { path: "/publications", label: t("nav.mine"), pages: ["myPublications"] },
@@ -77,6 +120,8 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
   const personal: ReadonlyArray<NavLink> = session === undefined
     ? []
     : [
+      // The learner's area, beside the person's own lists (the sections' row is full at 1280 px).
+      { path: "/learning", label: t("header.learning"), pages: ["myLearning", "player", "learningCalendar"] },
       { path: "/authoring", label: t("authoring.nav"), pages: ["authoring", "courseEditor", "courseRuns", "courseStaff"] },
       { path: "/favorites", label: t("nav.favorites"), pages: ["favorites"] },
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
@@ -92,7 +137,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
       {t("nav.language")}
     </a>
   )
-  const unread = session?.unread ?? 0
+  const unread = useUnread(session !== undefined, session?.unread ?? 0)
   return (
     <>
       <a className="skip-link" href="#main">{t("nav.skip")}</a>

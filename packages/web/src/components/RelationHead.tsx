@@ -44,6 +44,11 @@ export const RelationHead = ({ item, texts }: { readonly item: RelationItem; rea
         <span className="tag">{t(`relationStatus.${item.status}` as "relationStatus.pending")}</span>
         <span>{t(`role.${item.role}` as "role.customer")}</span>
         <span>{t("relation.with")} <a href={href(`/u/${item.counterpart.profileUuid}`, language)}>{item.counterpart.name}</a></span>
+        {item.counterpart.customerAlias === undefined ? null : (
+          <a href={href(`/customers/${item.counterpart.customerAlias}`, language)} aria-label={t("customer.linkOf", { name: item.counterpart.name })}>
+            {t("customer.link")}
+          </a>
+        )}
         {item.budget === undefined || item.budget === "" ? null : <span>{t("field.budget")}: {item.budget}</span>}
         {item.deadline === undefined || item.deadline === "" ? null : <span>{t("field.deadline")}: {item.deadline}</span>}
         {item.threadUuid === undefined ? null : <a href={href(`/messages/${item.threadUuid}`, language)}>{t("relation.thread")}</a>}

@@ -72,6 +72,6 @@ export const themeOf = (overrides: unknown): { readonly theme: Theme; readonly p
   return { theme, problems }
 }
 
-/** The theme's colours as CSS custom properties (served as a stylesheet: the CSP allows no inline style). */
+/** The theme's colours as CSS custom properties (in each page's inline style, allowed by its hash; also served as /app/theme.css). */
 export const themeCss = (theme: Theme): string =>
   `:root {\n${Object.entries(theme.colors).map(([key, value]) => `  --${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${value};`).join("\n")}\n}\n`

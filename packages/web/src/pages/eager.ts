@@ -5,6 +5,7 @@ import * as CatalogPage from "./CatalogPage/CatalogPage.js"
 import * as ErrorPage from "./ErrorPage/ErrorPage.js"
 import * as HomePage from "./HomePage/HomePage.js"
 import * as ProfilePage from "./ProfilePage/ProfilePage.js"
+import * as CustomerPage from "./CustomerPage/CustomerPage.js"
 import * as PublicationPage from "./PublicationPage/PublicationPage.js"
 import * as SignInLinkPage from "./SignInLinkPage/SignInLinkPage.js"
 import * as SignInPage from "./SignInPage/SignInPage.js"
@@ -45,6 +46,7 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   catalog: CatalogPage as PageModule,
   publication: PublicationPage as PageModule,
   profile: ProfilePage as PageModule,
+  customer: CustomerPage as PageModule,
   signIn: SignInPage as PageModule,
   account: AccountPage as PageModule,
   signInLink: SignInLinkPage as PageModule,

@@ -7,6 +7,7 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   catalog: () => import("./CatalogPage/CatalogPage.js") as Promise<PageModule>,
   publication: () => import("./PublicationPage/PublicationPage.js") as Promise<PageModule>,
   profile: () => import("./ProfilePage/ProfilePage.js") as Promise<PageModule>,
+  customer: () => import("./CustomerPage/CustomerPage.js") as Promise<PageModule>,
   signIn: () => import("./SignInPage/SignInPage.js") as Promise<PageModule>,
   account: () => import("./AccountPage/AccountPage.js") as Promise<PageModule>,
   signInLink: () => import("./SignInLinkPage/SignInLinkPage.js") as Promise<PageModule>,

@@ -10,6 +10,7 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   catalog: "src/pages/CatalogPage/CatalogPage.tsx",
   publication: "src/pages/PublicationPage/PublicationPage.tsx",
   profile: "src/pages/ProfilePage/ProfilePage.tsx",
+  customer: "src/pages/CustomerPage/CustomerPage.tsx",
   signIn: "src/pages/SignInPage/SignInPage.tsx",
   account: "src/pages/AccountPage/AccountPage.tsx",
   signInLink: "src/pages/SignInLinkPage/SignInLinkPage.tsx",

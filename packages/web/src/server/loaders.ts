@@ -211,6 +211,7 @@ const reviewsOf = (answer: unknown): Reviews => {
         ...(str(item, "body") === "" ? {} : { body: str(item, "body") }),
         ...(str(author, "name") === "" ? {} : { authorName: str(author, "name") }),
         ...(str(author, "profileUuid") === "" ? {} : { authorUuid: str(author, "profileUuid") }),
+        ...(str(author, "customerAlias") === "" ? {} : { customerAlias: str(author, "customerAlias") }),
         ...(reply === "" ? {} : { reply }),
         ...(str(item, "publishedAt") === "" ? {} : { publishedAt: str(item, "publishedAt") }),
         ...(typeof item["revision"] === "number" ? { revision: item["revision"] } : {})
@@ -287,6 +288,10 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
   // The settings' first section; integrations are /settings/integrations.
   if (trimmed === "/settings") return { redirect: "/settings/profile" }
+  // The training editor's former addresses (before /learning became the learner's area): to /trainings.
+  if (trimmed === "/learning/new") return { redirect: "/trainings/new" }
+  const movedTraining = /^\/learning\/([0-9a-fA-F-]{36})\/edit$/.exec(trimmed)
+  if (movedTraining !== null) return { redirect: `/trainings/${movedTraining[1]!.toLowerCase()}/edit` }
   if (trimmed === "/") {
     return answer(await api.run((client) =>
       client.listPublications({ urlParams: { limit: 12 } }).pipe(
@@ -329,15 +334,17 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
     const [found, viewer] = await Promise.all([
       api.run((client) =>
         client.getPublication({ path: { uuid: publicationUuid } }).pipe(
+          // The author's name as the catalog reads it (kept a minute): a popular author's page
+          // costs no second read in a row before its HTML can start (bench/web-lcp.bench.mjs).
           Effect.flatMap((found) =>
-            Effect.map(
-              Effect.option(client.getProfile({ path: { uuid: found.ownerUuid } })),
-              (author): PageData => ({
+            Effect.map(authorNames(api, client, [found]), (names): PageData => {
+              const name = names.get(found.ownerUuid)
+              return {
                 page: "publication",
                 publication: publicationOf(found),
-                ...(author._tag === "Some" ? { author: { uuid: author.value.uuid, name: author.value.name } } : {})
-              })
-            )
+                ...(name === undefined ? {} : { author: { uuid: found.ownerUuid, name } })
+              }
+            })
           )
         )
       ),
@@ -366,6 +373,27 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
       )
     ), viewerReads(api, cookie, undefined, profileUuid)])
     return answer(Either.map(found, (data) => ({ ...data, ...viewer })))
+  }
+  // A customer's reputation (customers.get, public): by the pseudonymous alias deals and reviews show, never by profile.
+  const customerAlias = segmentAfter(trimmed, "/customers/")
+  if (customerAlias !== undefined) {
+    const cursor = search.get("cursor") ?? ""
+    const [found, me] = await Promise.all([
+      api.run((client) => client["customers.get"]({ urlParams: { customerAlias, limit: 20, ...(cursor === "" ? {} : { cursor }) } })),
+      // Signed in: whether the visitor is the reviewed customer (who may answer the reviews here).
+      cookie === undefined ? Promise.resolve(undefined) : api.run((client) => client["auth.session"](), cookie)
+    ])
+    return answer(Either.map(found, (found): PageData => {
+      const subject = found.items[0]?.subjectProfileUuid
+      return {
+        page: "customer",
+        customer: { ...found.customer },
+        reviews: reviewsOf({ summary: { reviewCount: found.customer.reviewCount, ratingAverage: found.customer.ratingAverage }, items: found.items }),
+        own: subject !== undefined && me !== undefined && Either.isRight(me) && me.right.profile.uuid === subject,
+        cursor,
+        ...(found.nextCursor === undefined ? {} : { nextCursor: found.nextCursor })
+      }
+    }))
   }
   if (trimmed === "/sign-in") {
     // Where the page goes once signed in: a checked path of this site (an approval), else the account.

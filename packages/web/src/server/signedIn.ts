@@ -3,11 +3,13 @@ import { Effect, Either } from "effect"
 import {
   type MediaEditorCommand,
   mediaEditorKinds,
+  mediaEditorPaths,
   type MessageItem,
   type ApprovalView,
   type KeyView,
   type ModerationView,
   type OwnMediaItem,
+  type OwnLifecycle,
   type OwnMediaView,
   type OwnProfileEdit,
   type OwnServiceView,
@@ -49,15 +51,23 @@ const ownProfileOf = (profile: unknown): OwnProfileEdit => {
     uuid: p["uuid"], revision: p["revision"], name: p["name"], type: p["type"], isPublic: p["isPublic"], showContacts: p["showContacts"],
     ...(p["avatarUrl"] === undefined ? {} : { avatarUrl: p["avatarUrl"] }),
     about: p["about"], categories: p["categories"], contacts: p["contacts"], networks: p["networks"], skills: p["skills"],
-    structuredContacts: p["structuredContacts"]
+    structuredContacts: p["structuredContacts"],
+    ...(typeof p["customerAlias"] === "string" ? { customerAlias: p["customerAlias"] } : {})
   }
 }
+
+/** What an owner's view of a media kind, service or vacancy says of its lifecycle (ownPublication in @birzha/domain). */
+const lifecycleOf = (v: Json) => ({
+  ...(v["approved"] === undefined ? {} : { live: v["approved"] !== null && v["hidden"] !== true }),
+  ...(typeof v["hidden"] === "boolean" ? { hidden: v["hidden"] } : {}),
+  ...(typeof v["closed"] === "boolean" ? { closed: v["closed"] } : {})
+})
 
 const ownMediaItemOf = (command: MediaEditorCommand, publication: unknown): OwnMediaItem => {
   const v = plain(publication)
   return {
     kind: mediaEditorKinds[command], uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "",
-    updatedAt: v["updatedAt"], title: String((v["draft"] as Json)["title"] ?? "")
+    updatedAt: v["updatedAt"], title: String((v["draft"] as Json)["title"] ?? ""), ...lifecycleOf(v)
   }
 }
 
@@ -79,7 +89,7 @@ const ownVacancyOf = (publication: unknown, whole = false): OwnVacancyView => {
     uuid: v["uuid"], revision: v["revision"], status: v["status"], reason: v["reason"] ?? "", updatedAt: v["updatedAt"],
     title: d["title"], category: d["category"] ?? "", description: d["description"] ?? "", currency: details["currency"] ?? "RUB",
     ...optional("company"), ...optional("salaryFrom"), ...optional("salaryTo"), ...optional("employment"), ...optional("workplace"),
-    ...optional("location"), ...optional("experience"),
+    ...optional("location"), ...optional("experience"), ...lifecycleOf(v),
     ...(whole ? { draft: d } : {})
   }
 }
@@ -94,6 +104,7 @@ const ownServiceOf = (publication: unknown, whole = false): OwnServiceView => {
     currency: details["currency"] ?? "RUB", priceUnit: details["priceUnit"] ?? "fixed",
     ...(details["price"] === undefined ? {} : { price: details["price"] }),
     ...(details["deliveryDays"] === undefined ? {} : { deliveryDays: details["deliveryDays"] }),
+    ...lifecycleOf(v),
     ...(whole ? { draft: d } : {})
   }
 }
@@ -117,7 +128,10 @@ export const relationOf = (relation: unknown): RelationItem => {
   return {
     uuid: r["uuid"], kind: r["kind"], status: r["status"], revision: r["revision"], role: r["role"],
     publication: r["publication"] === null ? null : { uuid: r["publication"].uuid, title: r["publication"].title },
-    counterpart: { profileUuid: r["counterpart"].profileUuid, name: r["counterpart"].name },
+    counterpart: {
+      profileUuid: r["counterpart"].profileUuid, name: r["counterpart"].name,
+      ...(typeof r["counterpart"].customerAlias === "string" ? { customerAlias: r["counterpart"].customerAlias } : {})
+    },
     body: r["body"],
     ...(r["budget"] === undefined ? {} : { budget: r["budget"] }),
     ...(r["deadline"] === undefined ? {} : { deadline: r["deadline"] }),
@@ -180,6 +194,18 @@ const segment = (path: string, prefix: string, suffix = ""): string | undefined 
   return rest === "" || rest.includes("/") ? undefined : rest
 }
 
+/**
+ * A task's lifecycle, which its owner's view (OwnTask, the spec's fields and `reason`) does not
+ * carry: read as anyone reads it. Public: live, closed or not; 404: not public — hidden when its
+ * status is approved (an approved task is public unless hidden), else no approved version shows;
+ * another failure: unknown (the page then goes by the moderation status).
+ */
+const taskLifecycle = (client: BirzhaClient, uuid: string, status: string): Effect.Effect<OwnLifecycle> =>
+  client.getPublication({ path: { uuid } }).pipe(
+    Effect.map((found): OwnLifecycle => ({ live: true, hidden: false, closed: found.closed === true })),
+    Effect.catchAll((error) => Effect.succeed<OwnLifecycle>(error instanceof NotFound ? { live: false, ...(status === "approved" ? { hidden: true } : {}) } : {}))
+  )
+
 /** The acting profile (whose messages are "mine"): one read beside the page's own. */
 const me = (client: BirzhaClient) => Effect.map(client["auth.session"](), (session) => session.profile.uuid)
 
@@ -221,10 +247,11 @@ export const loadSignedIn = (
     return run((client) =>
       Effect.map(client["jobs.get"]({ urlParams: { publicationUuid: editingVacancy } }), (vacancy): PageData => ({ page: "vacancyEditor", vacancy: ownVacancyOf(vacancy, true) })))
   }
-  // Portfolio items, articles, resumes and trainings: one editor (pages/MediaEditorPage) at /<command>/new and /<command>/{uuid}/edit.
+  // Portfolio items, articles, resumes and trainings: one editor (pages/MediaEditorPage) at /<path>/new and /<path>/{uuid}/edit.
   for (const command of mediaCommands) {
-    if (path === `/${command}/new`) return run(() => Effect.succeed({ page: "mediaEditor", kind: mediaEditorKinds[command] }))
-    const editingMedia = segment(path, `/${command}/`, "/edit")
+    const editorPath = mediaEditorPaths[command]
+    if (path === `/${editorPath}/new`) return run(() => Effect.succeed({ page: "mediaEditor", kind: mediaEditorKinds[command] }))
+    const editingMedia = segment(path, `/${editorPath}/`, "/edit")
     if (editingMedia !== undefined) {
       return run((client) =>
         Effect.map(ownerRead(client, command, "get")({ urlParams: { publicationUuid: editingMedia } }), (found): PageData => ({
@@ -244,13 +271,14 @@ export const loadSignedIn = (
           Effect.map(ownerRead(client, command, "list")({ urlParams: { limit: 100 } }), (page) =>
             (page["items"] as ReadonlyArray<unknown>).map((item) => ownMediaItemOf(command, item))), { concurrency: "unbounded" })
       }, { concurrency: "unbounded" }).pipe(
-        Effect.map(({ tasks, vacancies, services, media }): PageData => ({
+        Effect.flatMap(({ tasks, vacancies, services, media }) =>
+          Effect.map(Effect.forEach(tasks.items, (task) => taskLifecycle(client, task.uuid, task.status), { concurrency: 8 }), (states): PageData => ({
           page: "myPublications",
-          tasks: tasks.items.map(ownTaskOf),
+          tasks: tasks.items.map((task, i) => ({ ...ownTaskOf(task), ...states[i] })),
           vacancies: vacancies.items.map((item) => ownVacancyOf(item)),
           services: services.items.map((item) => ownServiceOf(item)),
           media: media.flat()
-        }))
+        })))
       ))
   }
   if (path === "/moderation") {

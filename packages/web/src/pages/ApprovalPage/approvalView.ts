@@ -14,9 +14,17 @@ const titleOf = (data: Json): string | undefined => {
   return typeof title === "string" && title.trim() !== "" ? title : undefined
 }
 
-/** The kind an owner command acts on when no record is named (`tasks.save` → task), by the kinds' command prefixes. */
+/**
+ * The kind an owner command acts on when no record is named (`tasks.save` → task), by the kinds'
+ * command prefixes (a training's are `learning.save`, …; `learning.courses.…` and the other
+ * learning operations have three parts and name no publication kind).
+ */
 const commandKinds: Readonly<Record<string, string>> = {
-  tasks: "task", services: "service", portfolio: "portfolio", articles: "article", jobs: "vacancy", resumes: "resume", trainings: "training"
+  tasks: "task", services: "service", portfolio: "portfolio", articles: "article", jobs: "vacancy", resumes: "resume", learning: "training"
+}
+const kindOfCommand = (operationId: string): string | undefined => {
+  const parts = operationId.split(".")
+  return parts.length === 2 ? commandKinds[parts[0]!] : undefined
 }
 
 /** The data a save proposes (`arguments.data`), if the command carries one. */
@@ -26,7 +34,7 @@ export const proposedData = (command: ApprovalView): Json | undefined => isObjec
 export const recordLine = (texts: Texts, command: ApprovalView): { readonly heading: string; readonly title: string } | undefined => {
   const data = proposedData(command)
   if (command.record === undefined && data === undefined) return undefined
-  const kind = command.record?.kind ?? commandKinds[command.operationId.split(".")[0] ?? ""]
+  const kind = command.record?.kind ?? kindOfCommand(command.operationId)
   const label = kind === undefined ? "" : kindLabel(texts, kind)
   const heading = command.record === undefined ? (label === "" ? texts.t("approval.newDraft") : `${texts.t("approval.newDraft")} · ${label}`) : label
   const title = (data === undefined ? undefined : titleOf(data)) ?? command.record?.title ?? texts.t("approval.untitled")

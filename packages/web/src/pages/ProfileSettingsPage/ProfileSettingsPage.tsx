@@ -118,6 +118,11 @@ export default function ProfileSettingsPage({ state, data, texts }: PageProps<"p
         </div>
       </form>
       <p id="status" role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
+      {profile.customerAlias === undefined ? null : (
+        <p id="customer-reputation">
+          {t("customer.ownHint")} <a href={href(`/customers/${profile.customerAlias}`, language)}>{t("customer.ownLink")}</a>
+        </p>
+      )}
       <section aria-labelledby="profiles-heading">
         <h2 id="profiles-heading">{t("account.profiles")}</h2>
         <ul className="profiles">
