@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto"
 import type Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
+import { toolNameOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
@@ -131,10 +132,10 @@ const mcp: Transport = {
     const client = new Client({ name: "learning-e2e", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }))
     clients.push(client)
-    const commit = (uuid: string) => client.callTool({ name: "integrationCommands.commit", arguments: { uuid } })
+    const commit = (uuid: string) => client.callTool({ name: toolNameOf("integrationCommands.commit"), arguments: { uuid } })
     return async (id, args = {}) => {
       const entry = entryOf(id)
-      const answer = await client.callTool({ name: id, arguments: entry.method === "GET" ? args : { requestUuid: randomUUID(), ...args } })
+      const answer = await client.callTool({ name: toolNameOf(id), arguments: entry.method === "GET" ? args : { requestUuid: randomUUID(), ...args } })
       expect(answer.isError ?? false, `${id}: ${JSON.stringify(answer.content)}`).toBe(false)
       if (!entry.approval) return textOf(answer)
       const prepared = textOf(answer).command
