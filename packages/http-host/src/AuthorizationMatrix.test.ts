@@ -4,7 +4,8 @@ import { Option } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
-import { entryOfTool, toolNameOf } from "./handlers/McpTools.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { entryOfTool, toolNameOf, toolOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { startTestService, type TestService } from "./testService.js"
 
@@ -68,6 +69,8 @@ const refusals = new Set(["unauthenticated", "insufficient_scope", "approval_req
  * path parameters as random UUIDs, nothing else. The HTTP status of /mcp itself when it refuses
  * the key, otherwise the tool result's own error code (or none).
  */
+const outputs = new AjvJsonSchemaValidator()
+
 const sendMcp = async (entry: CatalogEntry, secret: string) => {
   const args = Object.fromEntries([...entry.path.matchAll(/\{(\w+)\}/g)].map((match) => [match[1], randomUUID()]))
   const response = await fetch(`${host.url}/mcp`, {
@@ -75,8 +78,17 @@ const sendMcp = async (entry: CatalogEntry, secret: string) => {
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}` },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: toolNameOf(entry.id), arguments: args } })
   })
-  const body = (await response.json()) as { error?: { code?: string }; result?: { isError?: boolean; content?: ReadonlyArray<{ text?: string }> } }
+  const body = (await response.json()) as {
+    error?: { code?: string }
+    result?: { isError?: boolean; content?: ReadonlyArray<{ text?: string }>; structuredContent?: unknown }
+  }
   if (response.status !== 200) return { status: response.status, code: body.error?.code }
+  // A successful structured answer fits the tool's outputSchema.
+  const output = entryOfTool(toolNameOf(entry.id)) === undefined ? undefined : toolOf(entry).outputSchema
+  if (body.result?.isError !== true && output !== undefined && body.result?.structuredContent !== undefined) {
+    const checked = outputs.getValidator(output as never)(body.result.structuredContent)
+    expect(checked.valid, `${entry.id}: ${checked.errorMessage ?? ""}`).toBe(true)
+  }
   const text = body.result?.content?.[0]?.text ?? "null"
   let code: string | undefined
   try {

@@ -96,7 +96,7 @@ export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
 
 export const ModerationQueueParams = Schema.Struct({
   kind: Schema.optional(PublicationKind),
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 })
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, field, MaxJsonBytes, maxChars, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
+import { AnyJson, DateTime, field, maxChars, MaxJsonBytes, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
 import { Verdict } from "../grading/Declarative.js"
 import { StepType } from "../courses/Model.js"
 
@@ -233,4 +233,4 @@ export const PortfolioCreate = Schema.Struct({
   includeFeedback: Schema.Boolean
 }).annotations({ identifier: "LearningPortfolioCreate", ...strict })
 
-export const SubmissionHistoryQuery = Schema.Struct({ cursor: Schema.optional(Schema.String.pipe(maxChars(200))), limit: Schema.optional(PageLimit) })
+export const SubmissionHistoryQuery = Schema.Struct({ cursor: optionalField(Schema.String.pipe(maxChars(200)), meanings.cursor), limit: Schema.optional(PageLimit) })
