@@ -49,6 +49,15 @@ describe("MCP tool names", () => {
     expect(entryOfTool("tasks.save")).toBeUndefined()
   })
 
+  it("every operation's tool builds: an object input schema, and an object output schema where it declares one", () => {
+    for (const entry of toolEntries) {
+      const tool = toolOf(entry)
+      expect(tool.inputSchema.type, entry.id).toBe("object")
+      if (tool.outputSchema !== undefined) expect(tool.outputSchema.type, entry.id).toBe("object")
+    }
+    expect(toolEntries.filter((entry) => toolOf(entry).outputSchema !== undefined).length).toBeGreaterThan(toolEntries.length / 2)
+  })
+
   it("leave out the health probes: they are for load balancers", () => {
     const health = catalog.filter((entry) => entry.group === "health")
     expect(health.length).toBeGreaterThan(0)

@@ -151,11 +151,16 @@ export const listed = (entry: CatalogEntry, selection: Selection) =>
 const generatedDescription = /^an? /
 
 const jsonOf = (ast: SchemaAST.AST): { readonly schema: JsonObject; readonly defs: JsonObject } | undefined => {
+  const made: unknown = JSONSchema.make(Schema.make(ast))
+  if (!isObject(made)) return undefined
+  const { $defs, $schema: _schema, ...top } = made
+  return { schema: top, defs: isObject($defs) ? $defs : {} }
+}
+
+/** `jsonOf` of an answer: one that has no JSON Schema (an empty answer) has no output schema. */
+const answerJsonOf = (ast: SchemaAST.AST) => {
   try {
-    const made: unknown = JSONSchema.make(Schema.make(ast))
-    if (!isObject(made)) return undefined
-    const { $defs, $schema: _schema, ...top } = made
-    return { schema: top, defs: isObject($defs) ? $defs : {} }
+    return jsonOf(ast)
   } catch {
     return undefined
   }
@@ -324,7 +329,7 @@ const bounded = (schema: unknown, defs: JsonObject, depth: number): unknown => {
 /** An operation's answer as an object schema, or `undefined` when it answers no object (204, a bare list). */
 const answerSchemaOf = (entry: CatalogEntry): Json | undefined => {
   if (entry.successStatus === 204) return undefined
-  const made = jsonOf(entry.schemas.success)
+  const made = answerJsonOf(entry.schemas.success)
   if (made === undefined) return undefined
   const ref = refName(made.schema["$ref"])
   const target = ref === undefined ? made.schema : made.defs[ref]
