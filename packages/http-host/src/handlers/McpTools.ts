@@ -398,14 +398,9 @@ export const descriptionOf = (entry: CatalogEntry): string => {
   return `${sentence(entry.summary)} ${changes}${approval}${widened}${scopes} (HTTP: ${entry.method} ${entry.path})`
 }
 
-const tools = new Map<string, Tool>()
-
-/** The tool of an operation (built once per operation). */
-export const toolOf = (entry: CatalogEntry): Tool => {
-  const known = tools.get(entry.id)
-  if (known !== undefined) return known
+const buildTool = (entry: CatalogEntry): Tool => {
   const output = outputSchemaOf(entry)
-  const tool: Tool = {
+  return {
     name: toolNameOf(entry.id),
     description: descriptionOf(entry),
     inputSchema: inputSchemaOf(entry),
@@ -416,9 +411,16 @@ export const toolOf = (entry: CatalogEntry): Tool => {
       idempotentHint: entry.method === "GET" || entry.method === "PUT" || entry.method === "DELETE"
     }
   }
-  tools.set(entry.id, tool)
-  return tool
 }
+
+/**
+ * Every tool, built once when the host loads: building them all takes a second or more of CPU on a
+ * busy machine, which inside a request would hold the event loop (and every other connection).
+ */
+const tools: ReadonlyMap<string, Tool> = new Map(toolEntries.map((entry) => [entry.id, buildTool(entry)]))
+
+/** The tool of an operation. */
+export const toolOf = (entry: CatalogEntry): Tool => tools.get(entry.id) ?? buildTool(entry)
 
 // ---------------------------------------------------------------------------------------------
 // Discovery
