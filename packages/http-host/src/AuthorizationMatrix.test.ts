@@ -4,6 +4,8 @@ import { Option } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { entryOfTool, toolNameOf, toolOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { startTestService, type TestService } from "./testService.js"
 
@@ -67,15 +69,26 @@ const refusals = new Set(["unauthenticated", "insufficient_scope", "approval_req
  * path parameters as random UUIDs, nothing else. The HTTP status of /mcp itself when it refuses
  * the key, otherwise the tool result's own error code (or none).
  */
+const outputs = new AjvJsonSchemaValidator()
+
 const sendMcp = async (entry: CatalogEntry, secret: string) => {
   const args = Object.fromEntries([...entry.path.matchAll(/\{(\w+)\}/g)].map((match) => [match[1], randomUUID()]))
   const response = await fetch(`${host.url}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}` },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: entry.id, arguments: args } })
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: toolNameOf(entry.id), arguments: args } })
   })
-  const body = (await response.json()) as { error?: { code?: string }; result?: { isError?: boolean; content?: ReadonlyArray<{ text?: string }> } }
+  const body = (await response.json()) as {
+    error?: { code?: string }
+    result?: { isError?: boolean; content?: ReadonlyArray<{ text?: string }>; structuredContent?: unknown }
+  }
   if (response.status !== 200) return { status: response.status, code: body.error?.code }
+  // A successful structured answer fits the tool's outputSchema.
+  const output = entryOfTool(toolNameOf(entry.id)) === undefined ? undefined : toolOf(entry).outputSchema
+  if (body.result?.isError !== true && output !== undefined && body.result?.structuredContent !== undefined) {
+    const checked = outputs.getValidator(output as never)(body.result.structuredContent)
+    expect(checked.valid, `${entry.id}: ${checked.errorMessage ?? ""}`).toBe(true)
+  }
   const text = body.result?.content?.[0]?.text ?? "null"
   let code: string | undefined
   try {
@@ -205,7 +218,9 @@ describe("the authorization matrix (generated from the catalog)", () => {
         const withoutOrigin = await send(entry, { cookie: spare.cookie, withoutOrigin: true })
         if (entry.method === "GET") expect(withoutOrigin.status, `${entry.id} as sessionWithoutOrigin`).toBe(anonymous.status)
         else expect({ status: withoutOrigin.status, code: withoutOrigin.code }, `${entry.id} as sessionWithoutOrigin`).toEqual({ status: 403, code: "forbidden_origin" })
-        checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), entry.sessionOnly ? "unknown_tool" : allowed)
+        // The health probes are no tools (handlers/McpTools.ts): their names are unknown over MCP.
+        const tool = entryOfTool(toolNameOf(entry.id)) !== undefined
+        checkMcp(entry, "keyWithScope", await sendMcp(entry, keys.with.secret), entry.sessionOnly || !tool ? "unknown_tool" : allowed)
         checkMcp(entry, "keyMcpDisabled", await sendMcp(entry, keys.mcpOff.secret), { status: 403, code: "key_mcp_disabled" })
         return
       }

@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto"
 import type Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { toolNameOf, toolOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
@@ -125,17 +127,25 @@ const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
  * approval answers a pending prepared command that cannot commit yet; the person approves it over
  * HTTP, then `integrationCommands.commit` runs it and answers the operation's result.
  */
+const outputs = new AjvJsonSchemaValidator()
+
 const mcp: Transport = {
   as: async (person, scopes) => {
     const secret = await makeKey(person, scopes, { httpEnabled: false, mcpEnabled: true })
     const client = new Client({ name: "learning-e2e", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }))
     clients.push(client)
-    const commit = (uuid: string) => client.callTool({ name: "integrationCommands.commit", arguments: { uuid } })
+    const commit = (uuid: string) => client.callTool({ name: toolNameOf("integrationCommands.commit"), arguments: { uuid } })
     return async (id, args = {}) => {
       const entry = entryOf(id)
-      const answer = await client.callTool({ name: id, arguments: entry.method === "GET" ? args : { requestUuid: randomUUID(), ...args } })
+      const answer = await client.callTool({ name: toolNameOf(id), arguments: entry.method === "GET" ? args : { requestUuid: randomUUID(), ...args } })
       expect(answer.isError ?? false, `${id}: ${JSON.stringify(answer.content)}`).toBe(false)
+      // Every structured answer of the flow fits its tool's outputSchema (the client checks only tools it listed).
+      const output = toolOf(entry).outputSchema
+      if (output !== undefined) {
+        const checked = outputs.getValidator(output as never)(answer.structuredContent)
+        expect(checked.valid, `${id}: ${checked.errorMessage ?? ""}`).toBe(true)
+      }
       if (!entry.approval) return textOf(answer)
       const prepared = textOf(answer).command
       expect(prepared).toMatchObject({ operationId: id, state: "pending" })

@@ -8,6 +8,7 @@ import type { Browser, BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchChromium } from "../../../testing/browser.js"
 import { signIn } from "../../../testing/signIn.js"
+import { toolNameOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
@@ -150,14 +151,14 @@ describe("a deal end to end through MCP with a bearer key", () => {
       requestInit: { headers: { authorization: `Bearer ${made.body.secret}` } }
     }))
     const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    expect(tools).toEqual(expect.arrayContaining(["responses.create", "deals.results", "deals.get", "integrationCommands.commit"]))
-    expect(tools).not.toContain("offers.create")
+    expect(tools).toEqual(expect.arrayContaining(["responses_create", "deals_results", "deals_get", "integration_commands_commit"]))
+    expect(tools).not.toContain("offers_create")
     const textOf = (result: Awaited<ReturnType<typeof client.callTool>>) =>
       JSON.parse((result.content as ReadonlyArray<{ text?: string }>)[0]?.text ?? "null") as Record<string, any>
 
     /** An approval tool: prepared, approved by the owner on the approval page in Chromium, committed. */
     const approved = async (name: string, args: Record<string, unknown>) => {
-      const prepared = textOf(await client.callTool({ name, arguments: args })).command
+      const prepared = textOf(await client.callTool({ name: toolNameOf(name), arguments: args })).command
       expect(prepared).toMatchObject({ operationId: name, state: "pending" })
       const tab = await contractor.context.newPage()
       await tab.goto(`${prepared.approvalUrl}?lang=en`)
@@ -166,7 +167,7 @@ describe("a deal end to end through MCP with a bearer key", () => {
       await tab.getByRole("button", { name: "Approve", exact: true }).click()
       await tab.locator('#command-state[data-state="approved"]').waitFor()
       await tab.close()
-      const committed = await client.callTool({ name: "integrationCommands.commit", arguments: { uuid: prepared.uuid } })
+      const committed = await client.callTool({ name: "integration_commands_commit", arguments: { uuid: prepared.uuid } })
       expect(committed.isError ?? false, JSON.stringify(committed)).toBe(false)
       const command = textOf(committed).command
       expect([command.state, command.result.status]).toEqual(["committed", 200])
@@ -176,7 +177,7 @@ describe("a deal end to end through MCP with a bearer key", () => {
     const response = await approved("responses.create", { publicationUuid: task, body: "Переведу за три дня" })
     expect(response.status).toBe("pending")
     const accepted = await command(customer, "responses.status", { relationUuid: response.uuid, expectedRevision: 1, status: "accepted" })
-    const deal = textOf(await client.callTool({ name: "deals.get", arguments: { relationUuid: accepted.dealUuid } }))
+    const deal = textOf(await client.callTool({ name: "deals_get", arguments: { relationUuid: accepted.dealUuid } }))
     expect([deal.status, deal.allowedActions]).toEqual(["active", ["deals.results", "deals.terminate"]])
     const handed = await approved("deals.results", { relationUuid: deal.uuid, expectedRevision: deal.revision, body: "Перевод во вложении" })
     expect(handed.status).toBe("results_submitted")

@@ -259,7 +259,7 @@ describe("request bodies: bounded work per request", () => {
 describe("request bodies over MCP", () => {
   it("counts a JSON-RPC body against the structural ceilings and the host's limit before parsing it", async () => {
     const headers = { authorization: `Bearer ${mcpBearer}`, accept: "application/json, text/event-stream" }
-    const members = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks.save","arguments":${hostile[0]![1].toString()}}}`)
+    const members = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_save","arguments":${hostile[0]![1].toString()}}}`)
     const refused = expectEnvelope(await exchange(requestHead("/mcp", { ...headers, "Content-Length": members.length }), [members]), 400, "invalid_request")
     expect(refused.error.message).toContain("members")
     const over = Buffer.alloc(maxBodyBytes + 1, 0x20)

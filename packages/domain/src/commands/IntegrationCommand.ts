@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars } from "../kernel/Common.js"
+import { AnyJson, DateTime, field, maxChars, minChars } from "../kernel/Common.js"
+import { stateDetails } from "../kernel/ApiError.js"
 
 /** Where a prepared command stands; `expired` is read from `expiresAt`, never stored. */
 export const IntegrationCommandState = Schema.Literal("pending", "approved", "denied", "running", "committed", "failed", "expired", "revoked")
@@ -11,7 +12,7 @@ export const IntegrationCommandPrepare = Schema.Struct({
   arguments: Schema.Record({ key: Schema.String, value: AnyJson })
 }).annotations({ identifier: "IntegrationCommandPrepare", parseOptions: { onExcessProperty: "error" } })
 
-export const IntegrationCommandPath = Schema.Struct({ uuid: Schema.UUID })
+export const IntegrationCommandPath = Schema.Struct({ uuid: field(Schema.UUID, "The prepared command's uuid (the uuid of the command an approval tool answered).") })
 
 /** The operation's own answer, stored once and returned by every later commit. */
 export const IntegrationCommandResult = Schema.Struct({
@@ -45,7 +46,7 @@ export class ApprovalNotRequired extends Schema.TaggedError<ApprovalNotRequired>
 }
 
 /** commit before the owner decided. */
-export class ApprovalPending extends Schema.TaggedError<ApprovalPending>()("ApprovalPending", { message: Schema.String }) {
+export class ApprovalPending extends Schema.TaggedError<ApprovalPending>()("ApprovalPending", { message: Schema.String, ...stateDetails }) {
   static readonly status = 409
   static readonly code = "approval_pending"
 }

@@ -75,12 +75,15 @@ export const commandStateOf = (row: CommandRow): IntegrationCommandState =>
     ? "expired"
     : row.state
 
+/** Where the owner approves a prepared command: an absolute address on the public origin. */
+export const approvalUrlOf = (publicOrigin: string, uuid: string) => `${publicOrigin}/approvals/${uuid}`
+
 export const toCommand = (row: CommandRow, publicOrigin: string, serverSecret: Redacted.Redacted<string>): IntegrationCommand => ({
   uuid: row.uuid,
   operationId: row.operation_id,
   arguments: objectOf(row.arguments),
   state: commandStateOf(row),
-  approvalUrl: `${publicOrigin}/approvals/${row.uuid}`,
+  approvalUrl: approvalUrlOf(publicOrigin, row.uuid),
   expiresAt: row.expires_at,
   createdAt: row.created_at,
   ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
@@ -196,7 +199,8 @@ export type Claim =
  */
 export const claimCommand = (
   keyUuid: string,
-  uuid: string
+  uuid: string,
+  publicOrigin: string
 ): Effect.Effect<
   Claim,
   NotFound | ApprovalPending | CommandDenied | CommandExpired | CommandFailed | CommandInProgress | SqlError,
@@ -222,7 +226,13 @@ export const claimCommand = (
         if (row.state === "running") {
           return yield* Effect.fail(new CommandInProgress({ message: "Another commit of this command is running; retry shortly" }))
         }
-        return yield* Effect.fail(new ApprovalPending({ message: `The owner has not approved this command yet: send them ${"/approvals/" + row.uuid}` }))
+        // The address in full: an agent passes it on as it is (the prepared command's approvalUrl, toCommand).
+        return yield* Effect.fail(new ApprovalPending({
+          message: `The owner has not approved this command yet: send them ${approvalUrlOf(publicOrigin, row.uuid)}`,
+          resource: "command",
+          uuid: row.uuid,
+          state: row.state
+        }))
     }
   })
 

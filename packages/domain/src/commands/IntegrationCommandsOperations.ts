@@ -117,7 +117,7 @@ export const IntegrationCommandsOperations = implementWith(
     Effect.gen(function*() {
       const key = yield* keyOf(actor)
       // Any body (`confirmed: true` included) is ignored: only the owner's approval lets it run.
-      const claim = yield* claimCommand(key.keyUuid, path.uuid)
+      const claim = yield* claimCommand(key.keyUuid, path.uuid, publicOrigin)
       if (claim._tag === "Done") return { command: toCommand(claim.row, publicOrigin, secret) }
       const operations = yield* Operations
       const entry = operations.entries.get(claim.row.operation_id)

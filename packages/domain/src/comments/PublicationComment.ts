@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { codePoints, DateTime, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
+import { codePoints, DateTime, meanings, optionalField, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
 
 /** Spec limit: a comment body has at most 5000 characters. */
 export const maxCommentBody = 5000
@@ -83,6 +83,6 @@ export const CommentCursor = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1
 
 // No identifier: OpenAPI lists query parameters only from an inline (not $ref) object schema.
 export const CommentListQuery = Schema.Struct({
-  cursor: Schema.optional(CommentCursor),
+  cursor: optionalField(CommentCursor, meanings.cursor),
   limit: Schema.optional(PageLimit)
 })

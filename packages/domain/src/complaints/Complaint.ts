@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
+import { AnyJson, DateTime, maxChars, meanings, minChars, optionalField, RequestUuid, strict } from "../kernel/Common.js"
 import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 
 /** Exactly the spec's four subject kinds. */
@@ -52,7 +52,7 @@ export const ComplaintPage = Schema.Struct({
 export const ComplaintQueueQuery = Schema.Struct({
   status: Schema.optional(ComplaintStatus),
   subjectKind: Schema.optional(ComplaintSubjectKind),
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 }).annotations(strict)
 

@@ -1,6 +1,6 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { maxChars, minChars, PageLimit } from "../kernel/Common.js"
+import { maxChars, minChars, optionalField, PageLimit } from "../kernel/Common.js"
 import { EventCatalog } from "./EventCatalog.js"
 import { EventEnvelope } from "./EventEnvelope.js"
 import { EventType } from "./EventType.js"
@@ -13,7 +13,7 @@ export const EventTypeList = Schema.Struct({
 
 export const EventListParams = Schema.Struct({
   /** `nextCursor` of an earlier page; absent: from the oldest event kept. */
-  cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
+  cursor: optionalField(Schema.String.pipe(maxChars(200)), "The previous page's nextCursor, to read on from there; absent: from the oldest event kept."),
   limit: Schema.optional(PageLimit).annotations({
     description: "Events per page, 1 to 100; 20 when absent"
   }),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, RequestUuid, strict } from "../kernel/Common.js"
+import { DateTime, meanings, optionalField, RequestUuid, strict } from "../kernel/Common.js"
 import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 import { ProfileType } from "../profiles/Profile.js"
 import { PublicationKind } from "../publications/Publication.js"
@@ -18,7 +18,7 @@ export type FavoriteInput = typeof FavoriteInput.Type
 
 /** `favorites.list` and `complaints.list` (spec): cursor, limit 1 to 100. */
 export const PageQuery = Schema.Struct({
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 }).annotations(strict)
 

@@ -58,8 +58,29 @@ export const Email = Schema.String.pipe(
  * Published as an integer with its bounds (the wire form is a query-string number).
  */
 export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20 }
+  // The JSON Schema annotation stands for the whole schema, its meaning included (a description
+  // annotation would also become what a parse error says it expected).
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "How many items one page holds at most (1 to 100; 20 when absent)." }
 })
+
+/**
+ * An input field with its meaning, one sentence: the description OpenAPI, the MCP tools and the
+ * SDK's documentation show for it. Written on the property, not on its type: a type's description
+ * is what a parse error says it expected ("Expected a Universally Unique Identifier, actual …").
+ */
+export const field = <S extends Schema.Schema.Any>(schema: S, meaning: string) => Schema.propertySignature(schema).annotations({ description: meaning })
+
+/** An optional input field with its meaning (as `field`). */
+export const optionalField = <S extends Schema.Schema.Any>(schema: S, meaning: string) => Schema.optional(schema).annotations({ description: meaning })
+
+/** The meanings of the fields every list and every change share. */
+export const meanings = {
+  cursor: "The previous page's nextCursor, to read the next page; absent for the first page.",
+  expectedRevision: "The record's revision as last read: the change is refused (409) when someone changed it since."
+} as const
+
+/** `expectedRevision` of a change: a revision, from 0. */
+export const Revision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 
 /** The client's id of one command, reused for its retries. */
 export const RequestUuid = Schema.UUID.annotations({

@@ -63,6 +63,14 @@ export interface InputErrorClass {
 
 export class Policy extends Context.Tag("@birzha/domain/api/Policy")<Policy, OperationPolicy>() {}
 
+/**
+ * The input fields an operation reads, for an operation declaring a shared field set of which it
+ * uses a part (the relation operations, relations/RelationsApi.ts): its handler refuses the others,
+ * and the MCP tools offer only these. An annotation of the endpoint only: the OpenAPI document keeps
+ * the spec's whole set.
+ */
+export class UsedFields extends Context.Tag("@birzha/domain/api/UsedFields")<UsedFields, ReadonlyArray<string>>() {}
+
 /** What a declaration states of its policy; the rest of `OperationPolicy` is derived. */
 export interface DeclaredPolicy {
   readonly scopes?: ReadonlyArray<string>
@@ -192,6 +200,8 @@ export interface CatalogEntry extends OperationPolicy {
    * `EnrollmentAccess` rule, learning/enrollments/EnrollmentRule.ts) without the kernel knowing it.
    */
   readonly annotations: Context.Context<never>
+  /** The input fields the operation reads when it declares them (`UsedFields`); absent: every declared input field. */
+  readonly usedFields: ReadonlyArray<string> | undefined
   /** The input schemas (path, query, body) the MCP tools and approval flow decode with. */
   readonly schemas: {
     readonly path: Option.Option<SchemaAST.AST>
@@ -248,6 +258,7 @@ export const catalogOf = <Api extends HttpApi.HttpApi.Any>(api: Api): ReadonlyAr
         summary: Option.getOrElse(Context.getOption(endpoint.annotations, OpenApi.Summary), () => endpoint.name),
         groupDescription: Option.getOrElse(Context.getOption(group.annotations, OpenApi.Description), () => ""),
         annotations: endpoint.annotations,
+        usedFields: Option.getOrUndefined(Context.getOption(endpoint.annotations, UsedFields)),
         schemas: {
           path: Option.map(endpoint.pathSchema, (schema) => schema.ast),
           urlParams: Option.map(endpoint.urlParamsSchema, (schema) => schema.ast),

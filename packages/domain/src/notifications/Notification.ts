@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, PageLimit } from "../kernel/Common.js"
+import { DateTime, maxChars, meanings, optionalField, PageLimit } from "../kernel/Common.js"
 import { eventTypes } from "../events/EventType.js"
 
 /** Where a notification came from: an automation rule's action, or the learning notifier. */
@@ -33,7 +33,7 @@ export const NotificationPage = Schema.Struct({
 export const NotificationQuery = Schema.Struct({
   unread: Schema.optional(Schema.Literal("true", "false")),
   source: Schema.optional(NotificationSource),
-  cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
+  cursor: optionalField(Schema.String.pipe(maxChars(200)), meanings.cursor),
   limit: Schema.optional(PageLimit)
 })
 

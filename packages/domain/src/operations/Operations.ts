@@ -79,16 +79,35 @@ const describe = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
   "The request does not match the operation's schema"
 
 /**
+ * One issue per member: an optional member's schema is a union with `undefined`, so a bad value
+ * fails both sides ("Expected a Universally Unique Identifier…" and "Expected undefined…"); only
+ * the member's own rule explains it. The first other issue of each path is kept, in order.
+ */
+export const oneIssuePerField = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): ReadonlyArray<ParseResult.ArrayFormatterIssue> => {
+  const key = (issue: ParseResult.ArrayFormatterIssue) => JSON.stringify(issue.path)
+  const optionalSide = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith("Expected undefined")
+  const explained = new Set(issues.filter((issue) => !optionalSide(issue)).map(key))
+  const seen = new Set<string>()
+  return issues.filter((issue) => {
+    const path = key(issue)
+    if (seen.has(path) || (optionalSide(issue) && explained.has(path))) return false
+    seen.add(path)
+    return true
+  })
+}
+
+/**
  * The declared error a schema violation answers with: the operation may name its own for a field
  * (invalid_email, invalid_code, ...), for a body kind (`kind=task`: invalid_task) or for any field
  * (`*`); `invalid_request` otherwise.
  */
 export const inputErrorOf = (
   entry: CatalogEntry,
-  issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>,
+  allIssues: ReadonlyArray<ParseResult.ArrayFormatterIssue>,
   payload: unknown,
   rule?: string
 ) => {
+  const issues = oneIssuePerField(allIssues)
   const fields = new Set(issues.map((issue) => String(issue.path[0] ?? "")))
   const invalidInput = entry.invalidInput
   const kind = typeof payload === "object" && payload !== null && "kind" in payload && typeof payload.kind === "string"

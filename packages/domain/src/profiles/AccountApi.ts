@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { OwnProfile, Profile, ProfileData, ProfileType } from "./Profile.js"
 import { Forbidden, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
 import { AuthSession } from "../auth/AuthApi.js"
-import { DateTime, Email, RequestUuid, strict } from "../kernel/Common.js"
+import { DateTime, Email, field, RequestUuid, strict } from "../kernel/Common.js"
 import { KeyKind } from "../keys/Key.js"
 import { anyone, authenticated } from "../kernel/Operation.js"
 
@@ -96,7 +96,7 @@ export const AccountApi = HttpApiGroup.make("account", { topLevel: true })
   )
   .add(
     anyone("GET", "getProfile", "/api/v1/profiles/:uuid", { summary: "A public profile" }, [wire(NotFound)])
-      .setPath(Schema.Struct({ uuid: Schema.UUID }))
+      .setPath(Schema.Struct({ uuid: field(Schema.UUID, "The profile's uuid (from listProfiles or a publication's owner).") }))
       .addSuccess(Profile)
   )
   .annotate(OpenApi.Description, "The account, its profiles and the caller's capabilities")

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { type ApiErrorClass, InvalidPublication, InvalidTask } from "../kernel/ApiError.js"
-import { codePoints } from "../kernel/Common.js"
+import { codePoints, optionalField } from "../kernel/Common.js"
 import { ownerCommandsGroup, type OwnerOperation, ownerOperations, saveInput } from "./OwnerCommandsApi.js"
 import type { EventType } from "../events/EventType.js"
 import { ArticleData, PortfolioData, referencedFiles, ResumeData, ServiceData, TrainingData, VacancyData } from "./MediaData.js"
@@ -115,7 +115,9 @@ export const kinds = {
     own: OwnTask,
     invalid: InvalidTask,
     invalidCoversInput: true,
-    saveAlso: { submit: Schema.optional(Schema.Boolean) },
+    saveAlso: {
+      submit: optionalField(Schema.Boolean, "When true, the saved draft is also submitted for publication (what tasks.submit does).")
+    },
     // Close (ours): the task stays readable, marked closed, and takes no new responses.
     operations: [...ownerOperations, "close"],
     closedEvent: "task.closed",

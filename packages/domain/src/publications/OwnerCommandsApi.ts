@@ -2,7 +2,7 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { page } from "./Publication.js"
 import { type ApiErrorClass, InvalidState, NotFound, RequestConflict, RevisionConflict, wire } from "../kernel/ApiError.js"
-import { maxChars, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
+import { field, maxChars, meanings, optionalField, PageLimit, RequestUuid, Revision, strict } from "../kernel/Common.js"
 import { authenticated, type InputErrorClass } from "../kernel/Operation.js"
 
 /** `limit` of a list operation: 1 to 100 (spec), from the query string. */
@@ -11,31 +11,35 @@ export const Cursor = Schema.String.pipe(maxChars(512))
 
 // Query schemas carry no identifier: a named one would be emitted as a $ref and its parameters lost from OpenAPI.
 export const ListParams = Schema.Struct({
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 })
 
 export const GetParams = Schema.Struct({
-  publicationUuid: Schema.optional(Schema.UUID)
+  publicationUuid: optionalField(Schema.UUID, "The publication to read (one of the acting profile's own); absent: the most recently changed.")
 })
 
 /** The input of submit, hide, restore and delete (and close of tasks): all three required. */
 export const PublicationCommandInput = Schema.Struct({
   requestUuid: RequestUuid,
-  publicationUuid: Schema.UUID,
-  expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+  publicationUuid: field(Schema.UUID, "The acting profile's own publication (its uuid from the kind's list or get)."),
+  expectedRevision: field(Revision, meanings.expectedRevision)
 }).annotations({ identifier: "PublicationCommandInput", ...strict })
 
 /** The fields of every save beside `data`: requestUuid, and for edits the publication and its revision. */
 export const saveFields = {
   requestUuid: RequestUuid,
-  publicationUuid: Schema.optional(Schema.UUID),
-  expectedRevision: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
+  publicationUuid: optionalField(Schema.UUID, "The draft to overwrite, for an edit; absent: a new draft is created."),
+  expectedRevision: optionalField(Revision, meanings.expectedRevision)
 }
 
 /** The save input of a kind (spec, articles): requestUuid, the whole draft, for edits its uuid and revision, and the kind's own extra fields. */
 export const saveInput = <A, I, const Extra extends Schema.Struct.Fields>(data: Schema.Schema<A, I>, extra: Extra, identifier: string) =>
-  Schema.Struct({ ...saveFields, data, ...extra }).annotations({ identifier, ...strict })
+  Schema.Struct({
+    ...saveFields,
+    data: field(data, "The whole draft: every field, as it should be saved."),
+    ...extra
+  }).annotations({ identifier, ...strict })
 
 /** What a change of a publication at expectedRevision may answer. */
 const changeErrors = [wire(NotFound), wire(RevisionConflict), wire(RequestConflict)] as const

@@ -14,26 +14,27 @@ import {
   RevisionConflict,
   wire
 } from "../kernel/ApiError.js"
-import { maxChars, RequestUuid, strict } from "../kernel/Common.js"
+import { field, maxChars, meanings, optionalField, RequestUuid, strict } from "../kernel/Common.js"
 import { anyone, authenticated, authenticatedOrOperator } from "../kernel/Operation.js"
 import { Cursor, Limit, saveErrors } from "./OwnerCommandsApi.js"
 
 /** `q`: at most 4096 characters (spec). */
 const Query = Schema.String.pipe(maxChars(4096))
+const searchMeaning = "Words to search for in titles and texts."
 
 export const PublicationListParams = Schema.Struct({
-  q: Schema.optional(Query),
-  kind: Schema.optional(PublicationKind),
-  category: Schema.optional(Schema.String.pipe(maxChars(80))),
-  ownerUuid: Schema.optional(Schema.UUID),
-  cursor: Schema.optional(Cursor),
+  q: optionalField(Query, searchMeaning),
+  kind: optionalField(PublicationKind, "Only publications of this kind."),
+  category: optionalField(Schema.String.pipe(maxChars(80)), "Only publications in this category (getCatalog lists them)."),
+  ownerUuid: optionalField(Schema.UUID, "Only publications of this profile."),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 })
 
 export const ProfileListParams = Schema.Struct({
-  q: Schema.optional(Query),
-  type: Schema.optional(ProfileType),
-  cursor: Schema.optional(Cursor),
+  q: optionalField(Query, searchMeaning),
+  type: optionalField(ProfileType, "Only profiles of this type."),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 })
 
@@ -74,7 +75,7 @@ export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
   )
   .add(
     anyone("GET", "getPublication", "/api/v1/publications/:uuid", { summary: "A public publication (404 when absent or not public)" }, [wire(NotFound)])
-      .setPath(Schema.Struct({ uuid: Schema.UUID }))
+      .setPath(Schema.Struct({ uuid: field(Schema.UUID, "The publication's uuid (from listPublications).") }))
       .addSuccess(Publication)
   )
   .add(
@@ -95,7 +96,7 @@ export const PublicApi = HttpApiGroup.make("publications", { topLevel: true })
 
 export const ModerationQueueParams = Schema.Struct({
   kind: Schema.optional(PublicationKind),
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 })
 

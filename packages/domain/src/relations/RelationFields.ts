@@ -1,5 +1,5 @@
-import { Context, Schema } from "effect"
-import { maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
+import { Schema } from "effect"
+import { maxChars, meanings, minChars, RequestUuid, strict } from "../kernel/Common.js"
 
 /**
  * The spec's shared field set of the relation operations ("Responses, offers, deals, job contacts,
@@ -55,6 +55,27 @@ const shared = {
   threadUuid: Schema.UUID
 }
 
+/**
+ * The shared fields' meanings, one sentence each, for every operation of the set that uses them
+ * (on the property: OpenAPI and the MCP tools show them, parse errors keep the type's own words).
+ */
+const fieldMeanings: Readonly<Record<FieldName, string>> = {
+  body: "The text: of the response, offer or message, or of the handed-over work (1 to 5000 characters).",
+  budget: "The price proposed, in words (\"25 000 ₽\", \"by the hour\").",
+  cursor: meanings.cursor,
+  deadline: "The time proposed, in words (\"two weeks\").",
+  expectedRevision: meanings.expectedRevision,
+  limit: "How many items one page holds at most (0 or absent: 20; above 100: 100).",
+  publicationUuid: "The publication concerned: the task, vacancy or resume answered, or the one a list or thread is about.",
+  reason: "Why, in words, shown to the other side (1 to 2000 characters).",
+  recipientProfileUuid: "The profile addressed (an offer's or a thread's other side).",
+  references: "Records attached by kind and uuid (a file, a publication, a relation); at most 20.",
+  relationUuid: "The response, offer, deal or job contact concerned (its uuid from the list).",
+  requestUuid: "Chosen by the client for one command and reused for its retries; the first result is returned again",
+  status: "For a list, only records in this status; for a status change, the new status (shortlisted, accepted or declined).",
+  threadUuid: "The message thread concerned (from threads.list or threads.open)."
+}
+
 /** Body fields of the POST operations. */
 const bodyFields = {
   ...shared,
@@ -84,7 +105,12 @@ type Required<F extends Record<FieldName, Schema.Schema.All>, R extends FieldNam
 const build = <F extends Record<FieldName, Schema.Schema.All>, const R extends FieldName>(fields: F, required: ReadonlyArray<R>) => {
   const all = required as ReadonlyArray<FieldName>
   const struct = Object.fromEntries(
-    fieldNames.map((name) => [name, all.includes(name) ? fields[name] : Schema.optional(fields[name])])
+    fieldNames.map((name) => [
+      name,
+      all.includes(name)
+        ? Schema.propertySignature(fields[name]).annotations({ description: fieldMeanings[name] })
+        : Schema.optional(fields[name]).annotations({ description: fieldMeanings[name] })
+    ])
   )
   return Schema.Struct(struct as unknown as Required<F, R>).annotations(strict)
 }
@@ -97,10 +123,10 @@ export const queryFieldsOf = <const R extends FieldName>(required: ReadonlyArray
 
 /**
  * The fields of the shared set an operation uses, declared with it (`RelationsApi.ts`'s `command`
- * and `read`): the handler refuses any other field sent (`RelationsOperations.ts`). An annotation
- * of the endpoint only, so the OpenAPI document does not show it.
+ * and `read`): the handler refuses any other field sent (`RelationsOperations.ts`), and the MCP
+ * tools offer only these. The kernel's annotation (kernel/Operation.ts), so every transport reads it.
  */
-export class UsedFields extends Context.Tag("@birzha/domain/relations/UsedFields")<UsedFields, ReadonlyArray<FieldName>>() {}
+export { UsedFields } from "../kernel/Operation.js"
 
 /** `limit` as the lists read it: absent or 0 is 20, more than 100 is 100. */
 export const pageSize = (limit: number | undefined): number =>

@@ -24,7 +24,7 @@ const usedFieldsOf = (groups: ReadonlyArray<Group>): Readonly<Record<string, Rea
     Object.values(group.endpoints).map((endpoint) => {
       const used = Context.getOption(endpoint.annotations, UsedFields)
       if (Option.isNone(used)) throw new Error(`${endpoint.name}: declares no used fields (RelationsApi.ts's command or read)`)
-      return [endpoint.name, used.value] as const
+      return [endpoint.name, used.value as ReadonlyArray<FieldName>] as const
     })
   ))
 

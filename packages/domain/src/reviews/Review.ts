@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, RequestUuid, strict } from "../kernel/Common.js"
+import { DateTime, maxChars, meanings, minChars, optionalField, RequestUuid, strict } from "../kernel/Common.js"
 import { Cursor, Limit } from "../publications/OwnerCommandsApi.js"
 import { ProfileType } from "../profiles/Profile.js"
 
@@ -44,20 +44,20 @@ export type ReplyRemoveInput = typeof ReplyRemoveInput.Type
 export const OwnReviewsQuery = Schema.Struct({
   role: Schema.optional(Schema.Literal("received", "written")),
   relationUuid: Schema.optional(Schema.UUID),
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 }).annotations(strict)
 
 /** reviews.list_public: R profileUuid (a public profile); O cursor, limit 1-100. */
 export const PublicReviewsQuery = Schema.Struct({
   profileUuid: Schema.UUID,
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 }).annotations(strict)
 
 /** customers.get (spec): query cursor, customerAlias, limit (integer min 0; 0 is the default 20, above 100 reads as 100). */
 export const CustomerQuery = Schema.Struct({
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   customerAlias: Schema.optional(Schema.String.pipe(maxChars(64))),
   limit: Schema.optional(
     Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(0)).annotations({ jsonSchema: { type: "integer", minimum: 0 } })
@@ -142,7 +142,7 @@ export type CustomerReviews = typeof CustomerReviews.Type
 export const ReviewModerationQuery = Schema.Struct({
   status: Schema.optional(ReviewStatus),
   profileUuid: Schema.optional(Schema.UUID),
-  cursor: Schema.optional(Cursor),
+  cursor: optionalField(Cursor, meanings.cursor),
   limit: Schema.optional(Limit)
 }).annotations(strict)
 

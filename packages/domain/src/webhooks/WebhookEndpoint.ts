@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
+import { DateTime, maxChars, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../kernel/Common.js"
 
 /** Bounds of ours (the spec shows no fields of webhook endpoints and deliveries; docs/decisions.md, Webhooks). */
 export const webhookLimits = {
@@ -188,7 +188,7 @@ export const WebhookDeliveryPage = Schema.Struct({
 
 export const WebhookDeliveryQuery = Schema.Struct({
   status: Schema.optional(DeliveryStatus),
-  cursor: Schema.optional(Schema.String.pipe(maxChars(200))),
+  cursor: optionalField(Schema.String.pipe(maxChars(200)), meanings.cursor),
   limit: Schema.optional(PageLimit).annotations({
     description: "Deliveries per page, 1 to 100; 20 when absent"
   })

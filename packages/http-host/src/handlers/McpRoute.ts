@@ -5,11 +5,26 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, JSONSchema, Option, Redacted, Runtime, Schema } from "effect"
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either, Option, Redacted, Runtime } from "effect"
 import { structuralCeilings } from "../BodyLimits.js"
 import { answerAndDrain, readBody } from "../CompiledApi.js"
 import { clientAddress, HostSettings } from "../HostSettings.js"
+import {
+  discoveryAnswer,
+  discoveryTool,
+  discoveryToolName,
+  entryOfTool,
+  listed,
+  runnable,
+  type Selection,
+  selectionOf,
+  serverFixed,
+  toolEntries,
+  toolNameOf,
+  toolOf,
+  toolsets
+} from "./McpTools.js"
 
 /** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
 export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
@@ -17,130 +32,42 @@ export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
 const refuse = (cls: { readonly status: number; readonly code: string }, message: string) =>
   HttpServerResponse.unsafeJson(envelope(cls, message), { status: cls.status, headers: { "cache-control": "no-store" } })
 
-const prepareId = "integrationCommands.prepare"
-const prepareEntry = catalog.find((entry) => entry.id === prepareId)
-
-const serverFixed: ReadonlyArray<string> = ["requestUuid", "profileUuid"]
-
-type JsonObject = { readonly [key: string]: unknown }
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
-
-/**
- * One input object from the operation's own schemas (path, query, body merged, as the approval
- * flow's flat `arguments`). Object parts contribute their properties; any other shape (a union
- * body) is kept whole under `allOf`.
- */
-export const inputSchemaOf = (entry: CatalogEntry): Tool["inputSchema"] => {
-  const properties: Record<string, object> = {}
-  const required: Array<string> = []
-  const allOf: Array<unknown> = []
-  let defs: Record<string, unknown> = {}
-  const parts = [entry.schemas.path, entry.schemas.urlParams, entry.schemas.payload]
-  for (const part of parts) {
-    if (Option.isNone(part)) continue
-    const made: unknown = JSONSchema.make(Schema.make(part.value))
-    if (!isObject(made)) continue
-    const { $defs, $schema: _schema, ...top } = made
-    if (isObject($defs)) defs = { ...defs, ...$defs }
-    // A named schema (a class, an identifier) comes as a reference to its definition: use the definition.
-    const ref = typeof top["$ref"] === "string" ? top["$ref"].replace("#/$defs/", "") : undefined
-    const target = ref === undefined ? undefined : defs[ref]
-    const json: JsonObject = isObject(target) ? target : top
-    if (json["type"] === "object" && isObject(json["properties"]) && json["anyOf"] === undefined) {
-      for (const [name, schema] of Object.entries(json["properties"])) if (isObject(schema)) properties[name] = schema
-      if (Array.isArray(json["required"])) required.push(...json["required"].filter((name): name is string => typeof name === "string"))
-    } else {
-      allOf.push(json)
-    }
-  }
-  // The server fixes these for a prepared command (prepare refuses them), so approval tools do not take them.
-  if (entry.approval) {
-    for (const name of serverFixed) delete properties[name]
-  }
-  const needed = entry.approval ? required.filter((name) => !serverFixed.includes(name)) : required
-  return {
-    type: "object",
-    properties,
-    ...(needed.length > 0 ? { required: needed } : {}),
-    ...(allOf.length > 0 ? { allOf } : {}),
-    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {})
-  }
-}
-
-const destructive = /\.(delete|remove|revoke|hide|archive|withdraw|cancel|close|terminate|decline|reply_remove)/i
-const destructiveOf = (entry: CatalogEntry) => entry.method === "DELETE" || destructive.test(entry.id)
-
-const sentence = (text: string) => /[.!?]$/.test(text) ? text : `${text}.`
-
-/**
- * A tool's description from its declaration: what it does (the declared summary), what it changes
- * (nothing for a read; otherwise its group, and whether it removes or hides something), whether it
- * needs the owner's approval, and the scopes it needs; the HTTP route last, for reference.
- */
-export const descriptionOf = (entry: CatalogEntry): string => {
-  const area = entry.groupDescription === "" ? entry.group : `${entry.group}: ${entry.groupDescription}`
-  const changes = entry.method === "GET"
-    ? "Read-only: changes nothing."
-    : `Changes data (${area})${destructiveOf(entry) ? "; removes, hides or ends something" : ""}.`
-  const approval = entry.approval
-    ? "Needs the owner's approval: calling this tool does not run it but prepares a command and returns it with its approvalUrl; " +
-      "the owner opens that page and approves, then call integrationCommands.commit with the command's uuid to run it."
-    : "No approval needed: runs at once."
-  const widenedNote = ", which needs the owner's approval: the call then returns a prepared command with its approvalUrl, " +
-    "to run with integrationCommands.commit once approved"
-  const widened = Object.entries(entry.widenedBy).map(([field, id]) => {
-    const other = catalog.find((candidate) => candidate.id === id)
-    return ` With ${field}: true it also does ${id}${other?.approval ? widenedNote : ""}.`
-  }).join("")
-  const scopes = entry.scopes.length === 0 ? "" : ` Needs the scope ${entry.scopes.join(" or ")}.`
-  return `${sentence(entry.summary)} ${changes} ${approval}${widened}${scopes} (HTTP: ${entry.method} ${entry.path})`
-}
-
-export const toolOf = (entry: CatalogEntry): Tool => ({
-  name: entry.id,
-  title: entry.summary,
-  description: descriptionOf(entry),
-  inputSchema: inputSchemaOf(entry),
-  annotations: {
-    title: entry.summary,
-    readOnlyHint: entry.method === "GET",
-    destructiveHint: destructiveOf(entry),
-    idempotentHint: entry.method === "GET" || entry.method === "PUT" || entry.method === "DELETE"
-  }
-})
+const prepareEntry = catalog.find((entry) => entry.id === "integrationCommands.prepare")
 
 /**
  * What the server tells an agent at initialize (MCP `instructions`): what the tools are, how to
- * narrow them with toolsets, and how the approval flow works.
+ * find and list more of them, and how the approval flow works.
  */
-export const instructionsFor = (toolsets: Option.Option<ReadonlySet<string>>) => [
+export const instructionsFor = (selection: Selection) => [
   "Birzha is a marketplace of publications (tasks, services, portfolios, articles, vacancies, resumes, trainings) with profiles, " +
-    "deals, messages, reviews and an event feed. Every tool is one operation of the Birzha API, run as the key's profile with the " +
-    "key's scopes: the same checks, answers and errors as the HTTP API (an error comes back as a tool error carrying " +
+    "deals, messages, reviews, an event feed and a learning service. Every tool is one operation of the Birzha API, run as the key's " +
+    "profile with the key's scopes: the same checks, answers and errors as the HTTP API (an error comes back as a tool error carrying " +
     "{\"error\":{\"code\",\"message\"}}).",
-  `Toolsets: the tools are grouped by operation group (${[...groups].join(", ")}). Connect to /mcp?toolsets=a,b to list only ` +
-    `those groups; the approval flow's tools (${approvalGroup}) are always listed. ` +
-    Option.match(toolsets, { onNone: () => "This connection lists every group the key may use.", onSome: (set) => `This connection lists: ${[...set].join(", ")}.` }),
+  `Toolsets: the tools are grouped by operation group (${toolsets.join(", ")}). By default a connection lists a small set for a ` +
+    `person's agent; ${discoveryToolName} lists every toolset and its tools, and answers one toolset's tools whole on demand. Any tool ` +
+    `the key may run can be called by name; to have a toolset listed, connect to /mcp?toolsets=default,a,b (all: every tool). ` +
+    `The approval flow's tools (${toolNameOf("integrationCommands.commit")}) are always listed. ` +
+    (selection.toolsets === undefined
+      ? "This connection lists the default set."
+      : `This connection lists: ${[...(selection.withDefault ? ["default"] : []), ...selection.toolsets].join(", ")}.`) +
+    (selection.readOnly ? " This connection is read-only: it lists and runs only tools that change nothing." : ""),
   "Approval: a tool whose description says it needs the owner's approval does not run when called. It returns a prepared command " +
     "(state pending) with an approvalUrl. Show that URL to the owner; they open it signed in and approve or decline. Then call " +
-    "integrationCommands.commit with the command's uuid: it runs the operation exactly as prepared and returns its result. Commit " +
-    "before the owner approved, or after the command expired, is refused; prepare again then. A declined command never runs.",
+    `${toolNameOf("integrationCommands.commit")} with the command's uuid: it runs the operation exactly as prepared and returns its ` +
+    "result. Commit before the owner approved, or after the command expired, is refused; prepare again then. A declined command never runs.",
   "Writes take a requestUuid where declared: reuse it to retry safely (the first result is returned again); use a new one for a new change."
 ].join("\n\n")
 
-/** The operations the key may run as tools (approval aside: those go through prepare), in the selected toolsets. */
-export const toolsFor = (key: KeyActor, toolsets: Option.Option<ReadonlySet<string>>) =>
-  catalog
-    .filter((entry) => Either.isRight(Effect.runSync(Effect.either(authorize(entry, key, true)))))
-    // The approval flow's own tools stay whatever the toolsets: an approval tool needs commit to finish.
-    .filter((entry) => entry.group === approvalGroup || Option.match(toolsets, { onNone: () => true, onSome: (set) => set.has(entry.group) }))
+/** The operations the key may run as tools (approval aside: those go through prepare) on this connection. */
+export const toolsFor = (key: KeyActor, selection: Selection) =>
+  toolEntries.filter((entry) => runnable(entry, selection) && Either.isRight(Effect.runSync(Effect.either(authorize(entry, key, true)))))
 
-const groups = new Set(catalog.map((entry) => entry.group))
-const approvalGroup = prepareEntry?.group ?? "integrationCommands"
-
-const resultOf = (status: number, body: unknown): CallToolResult => ({
+/** A tool's answer: the JSON as text, and as `structuredContent` when the tool declares an `outputSchema`. */
+const resultOf = (status: number, body: unknown, structured: boolean): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(body) }],
-  ...(status >= 400 ? { isError: true } : {})
+  ...(status >= 400 ? { isError: true } : structured && typeof body === "object" && body !== null && !Array.isArray(body)
+    ? { structuredContent: body as Record<string, unknown> }
+    : {})
 })
 
 const bearerOf = (header: string | undefined) => {
@@ -161,16 +88,9 @@ const handle = Effect.gen(function*() {
   if (!key.mcpEnabled) {
     return refuse(KeyMcpDisabled, "MCP access is turned off for this key; turn it on at /settings/integrations")
   }
-  const selected = new URL(request.url, publicOrigin).searchParams.get("toolsets")
-  let toolsets: Option.Option<ReadonlySet<string>> = Option.none()
-  if (selected !== null && selected.trim() !== "") {
-    const names = selected.split(",").map((name) => name.trim()).filter((name) => name !== "")
-    const unknown = names.filter((name) => !groups.has(name))
-    if (unknown.length > 0) {
-      return refuse(InvalidRequest, `toolsets: no toolset ${unknown.join(", ")}; known: ${[...groups].join(", ")}`)
-    }
-    toolsets = Option.some(new Set(names))
-  }
+  const selected = selectionOf(new URL(request.url, publicOrigin).searchParams)
+  if ("problem" in selected) return refuse(InvalidRequest, selected.problem)
+  const { selection } = selected
   // A tool call carries any operation's input: the host's limit and the structural ceilings bound
   // it (BodyLimits.ts), counted while it arrives and before JSON.parse, as an operation's own body is.
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
@@ -193,8 +113,8 @@ const handle = Effect.gen(function*() {
   const body = Either.try(() => JSON.parse(read.bytes.toString("utf8")) as unknown)
   if (Either.isLeft(body)) return refuse(InvalidRequest, "The body must be a JSON-RPC message")
 
-  const entries = toolsFor(key, toolsets)
-  const byName = new Map(entries.map((entry) => [entry.id, entry]))
+  const entries = toolsFor(key, selection)
+  const runnableNames = new Set(entries.map((entry) => entry.id))
   const operations = yield* Operations
   const runtime = yield* Effect.runtime<never>()
   const address = yield* clientAddress
@@ -202,24 +122,40 @@ const handle = Effect.gen(function*() {
   const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
     Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
 
-  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(toolsets) })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries.map(toolOf) }))
+  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(selection) })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [discoveryTool, ...entries.filter((entry) => listed(entry, selection)).map(toolOf)]
+  }))
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
-    const entry = byName.get(call.params.name)
-    if (entry === undefined) {
-      return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${call.params.name} for this key and toolsets`))
+    const name = call.params.name
+    if (name === discoveryToolName) {
+      const toolset = call.params.arguments?.["toolset"]
+      if (toolset !== undefined && (typeof toolset !== "string" || !toolsets.includes(toolset))) {
+        return resultOf(400, envelope(InvalidRequest, `toolset: no toolset ${String(toolset)}; known: ${toolsets.join(", ")}`), false)
+      }
+      return resultOf(200, discoveryAnswer(entries, selection, toolset), true)
     }
+    const entry = entryOfTool(name)
+    if (entry === undefined || !runnableNames.has(entry.id)) {
+      const renamed = entryOfTool(toolNameOf(name))
+      const hint = entry === undefined && renamed !== undefined ? ` (tool names use underscores: ${toolNameOf(name)})` : ""
+      const why = entry !== undefined && !runnable(entry, selection)
+        ? "this connection is read-only and the tool changes data"
+        : `no such tool for this key${hint}; ${discoveryToolName} lists the tools`
+      return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${name}: ${why}`), false)
+    }
+    const structured = toolOf(entry).outputSchema !== undefined
     const args: Record<string, unknown> = { ...call.params.arguments }
     // Approval tools never run directly: they prepare the command, exactly as a bearer client would
     // (so does a call whose flag widens it into one, tasks.save with submit: true).
     if (approvalOf(entry, args, operations.entries).needed && prepareEntry !== undefined) {
       // The server fixes these for a prepared command (a widened save's schema still lists requestUuid).
-      const fixedLeftOut = Object.fromEntries(Object.entries(args).filter(([name]) => !serverFixed.includes(name)))
+      const fixedLeftOut = Object.fromEntries(Object.entries(args).filter(([field]) => !serverFixed.includes(field)))
       const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: fixedLeftOut })
-      return resultOf(prepared.status, prepared.body)
+      return resultOf(prepared.status, prepared.body, structured)
     }
     const answer = await dispatch(entry, args)
-    return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body)
+    return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body, structured)
   })
   // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })

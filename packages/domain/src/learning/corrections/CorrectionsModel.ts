@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
+import { AnyJson, DateTime, maxChars, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
 import { NodeKey, page } from "../courses/Model.js"
 
 /**
@@ -11,7 +11,7 @@ import { NodeKey, page } from "../courses/Model.js"
 const command = { requestUuid: RequestUuid }
 const ExpectedRevision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 const Cursor = Schema.String.pipe(maxChars(200))
-const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) }
+const listing = { cursor: optionalField(Cursor, meanings.cursor), limit: Schema.optional(PageLimit) }
 const Reason = Schema.String.pipe(minChars(1), maxChars(1000))
 const Comment = Schema.String.pipe(maxChars(2000))
 const Points = Schema.Number.pipe(Schema.between(0, 100000))

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
+import { AnyJson, DateTime, maxChars, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
 import { NodeVariants, StepGradingFields } from "../steps/StepGrading.js"
 
 /**
@@ -334,7 +334,7 @@ export const AuditEventPage = page(AuditEvent, "LearningAuditEventPage")
 // ---- inputs (query schemas carry no identifier: a named one loses its parameters in OpenAPI) ----
 
 const Cursor = Schema.String.pipe(maxChars(200))
-export const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) }
+export const listing = { cursor: optionalField(Cursor, meanings.cursor), limit: Schema.optional(PageLimit) }
 
 export const CourseListQuery = Schema.Struct({
   q: Schema.optional(Schema.String.pipe(maxChars(200))),

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { EnrollmentGroup } from "../staff/GroupsModel.js"
-import { AnyJson, DateTime, maxChars, minChars, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
+import { AnyJson, DateTime, maxChars, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
 import { enrollmentStatuses } from "./EnrollmentRepository.js"
 import { NodeKey } from "../courses/Model.js"
 
@@ -13,7 +13,7 @@ import { NodeKey } from "../courses/Model.js"
 const command = { requestUuid: RequestUuid }
 const ExpectedRevision = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 const Cursor = Schema.String.pipe(maxChars(200))
-const listing = { cursor: Schema.optional(Cursor), limit: Schema.optional(PageLimit) }
+const listing = { cursor: optionalField(Cursor, meanings.cursor), limit: Schema.optional(PageLimit) }
 const page = <S extends Schema.Schema.Any>(item: S, identifier: string) =>
   Schema.Struct({ items: Schema.Array(item), nextCursor: Schema.optional(Schema.String) }).annotations({ identifier })
 
@@ -62,7 +62,10 @@ export const Invited = Schema.Struct({ enrollments: Schema.Array(Enrollment) }).
 
 // ---- inputs --------------------------------------------------------------------------------------
 
-export const EnrollmentListQuery = Schema.Struct({ status: Schema.optional(EnrollmentStatus), ...listing })
+export const EnrollmentListQuery = Schema.Struct({
+  status: optionalField(EnrollmentStatus, "Only enrollments in this status."),
+  ...listing
+})
 export const RosterQuery = Schema.Struct({
   runUuid: Schema.optional(Schema.UUID),
   groupUuid: Schema.optional(Schema.UUID),
@@ -76,7 +79,10 @@ export const Answers = Schema.Record({ key: Schema.String.pipe(minChars(1), maxC
 
 export const EnrollInput = Schema.Struct({
   ...command,
-  application: Schema.optional(Schema.Struct({ answers: Answers }).annotations({ ...strict }))
+  application: optionalField(
+    Schema.Struct({ answers: Answers }).annotations({ ...strict }),
+    "The answers to the run's application questions, by question key, where the run admits by application."
+  )
 }).annotations({ identifier: "EnrollInput", ...strict })
 
 export const InviteInput = Schema.Struct({

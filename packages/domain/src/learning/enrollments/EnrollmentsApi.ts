@@ -31,6 +31,7 @@ import {
 import { CapacityFull, ConflictOfInterest, GradeFrozen, NotEligible, PlanExpired, PlanStale, StepLocked, WindowClosed } from "../LearningErrors.js"
 import { NodeKey } from "../courses/Model.js"
 import { InvalidState, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
+import { field } from "../../kernel/Common.js"
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
 import { EnrollmentAccess, learnerOnly, learnerOrStaff, staffWith } from "./EnrollmentRule.js"
 
@@ -41,8 +42,8 @@ import { EnrollmentAccess, learnerOnly, learnerOrStaff, staffWith } from "./Enro
  * scopes and approval flags as the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
-const EnrollmentPath = Schema.Struct({ enrollment: Schema.UUID })
-const RunPath = Schema.Struct({ run: Schema.UUID })
+const EnrollmentPath = Schema.Struct({ enrollment: field(Schema.UUID, "The enrollment's uuid (from learning.enrollments.list).") })
+const RunPath = Schema.Struct({ run: field(Schema.UUID, "The course run's uuid (a training publication names its runs).") })
 const CoursePath = Schema.Struct({ course: Schema.UUID })
 
 const changeErrors = Schema.Union(wire(RevisionConflict), wire(RequestConflict))

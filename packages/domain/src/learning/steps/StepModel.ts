@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AnyJson, DateTime, MaxJsonBytes, maxChars, minChars, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
+import { AnyJson, DateTime, field, maxChars, MaxJsonBytes, meanings, minChars, optionalField, PageLimit, RequestUuid, strict } from "../../kernel/Common.js"
 import { Verdict } from "../grading/Declarative.js"
 import { StepType } from "../courses/Model.js"
 
@@ -194,16 +194,20 @@ const command = { requestUuid: RequestUuid }
 
 export const DraftSave = Schema.Struct({
   ...command,
-  /** Absent for the first save; then the draft's revision (stale → 409). */
-  expectedRevision: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
-  reply: Reply
+  expectedRevision: optionalField(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+    "The draft's revision as last read; absent for the first save (a stale one is refused, 409)."
+  ),
+  reply: field(Reply, "The reply being drafted: text, a number, option ids or an object; at most 64 KiB as JSON.")
 }).annotations({ identifier: "LearningDraftSave", ...strict })
 
 export const SubmissionCreate = Schema.Struct({
   ...command,
-  reply: Reply,
-  /** The draft revision the reply was taken from; a newer draft since answers 409 revision_conflict. */
-  draftRevision: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+  reply: field(Reply, "The reply submitted: text, a number, option ids or an object; at most 64 KiB as JSON."),
+  draftRevision: optionalField(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+    "The draft revision the reply was taken from; a newer draft since is refused (409 revision_conflict)."
+  )
 }).annotations({ identifier: "LearningSubmissionCreate", ...strict })
 
 export const SubmissionCancel = Schema.Struct({ ...command, expectedRevision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)) })
@@ -229,4 +233,4 @@ export const PortfolioCreate = Schema.Struct({
   includeFeedback: Schema.Boolean
 }).annotations({ identifier: "LearningPortfolioCreate", ...strict })
 
-export const SubmissionHistoryQuery = Schema.Struct({ cursor: Schema.optional(Schema.String.pipe(maxChars(200))), limit: Schema.optional(PageLimit) })
+export const SubmissionHistoryQuery = Schema.Struct({ cursor: optionalField(Schema.String.pipe(maxChars(200)), meanings.cursor), limit: Schema.optional(PageLimit) })

@@ -27,6 +27,7 @@ import {
 import { kinds } from "../../publications/Kinds.js"
 import { InvalidPublication, InvalidState, RateLimited, RequestConflict, RevisionConflict, wire } from "../../kernel/ApiError.js"
 import { authenticated, recordErrors } from "../../kernel/Operation.js"
+import { field } from "../../kernel/Common.js"
 import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/EnrollmentRule.js"
 
 /**
@@ -37,9 +38,13 @@ import { EnrollmentAccess, learnerOnly, learnerOrStaff } from "../enrollments/En
  * the role matrix (`learning/RoleMatrix.test.ts`) expects them.
  */
 const base = "/api/v1/learning"
-const StepPath = Schema.Struct({ enrollment: Schema.UUID, node: NodeKey })
-const EnrollmentPath = Schema.Struct({ enrollment: Schema.UUID })
-const SubmissionPath = Schema.Struct({ submission: Schema.UUID })
+const Enrollment = field(Schema.UUID, "The enrollment's uuid (from learning.enrollments.list).")
+const StepPath = Schema.Struct({
+  enrollment: Enrollment,
+  node: field(NodeKey, "The step's nodeKey in the course tree (from the enrollment's outline).")
+})
+const EnrollmentPath = Schema.Struct({ enrollment: Enrollment })
+const SubmissionPath = Schema.Struct({ submission: field(Schema.UUID, "The submission's uuid (from submitting or the step's history).") })
 const JobPath = Schema.Struct({ job: Schema.UUID })
 
 /** What an attempt (a submission, an applied demo try) can be refused for. */
