@@ -33,6 +33,14 @@ import * as CoursePage from "./CoursePage/CoursePage.js"
 import * as MyLearningPage from "./MyLearningPage/MyLearningPage.js"
 import * as PlayerPage from "./PlayerPage/PlayerPage.js"
 import * as LearningCalendarPage from "./LearningCalendarPage/LearningCalendarPage.js"
+import * as TeachingPage from "./TeachingPage/TeachingPage.js"
+import * as TeachingCoursePage from "./TeachingCoursePage/TeachingCoursePage.js"
+import * as TeachingReviewsPage from "./TeachingReviewsPage/TeachingReviewsPage.js"
+import * as ReviewWorkspacePage from "./ReviewWorkspacePage/ReviewWorkspacePage.js"
+import * as TeachingAppealsPage from "./TeachingAppealsPage/TeachingAppealsPage.js"
+import * as TeachingExtensionsPage from "./TeachingExtensionsPage/TeachingExtensionsPage.js"
+import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
+import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -68,5 +76,13 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   course: CoursePage as PageModule,
   myLearning: MyLearningPage as PageModule,
   player: PlayerPage as PageModule,
-  learningCalendar: LearningCalendarPage as PageModule
+  learningCalendar: LearningCalendarPage as PageModule,
+  teaching: TeachingPage as PageModule,
+  teachingCourse: TeachingCoursePage as PageModule,
+  teachingReviews: TeachingReviewsPage as PageModule,
+  reviewWorkspace: ReviewWorkspacePage as PageModule,
+  teachingAppeals: TeachingAppealsPage as PageModule,
+  teachingExtensions: TeachingExtensionsPage as PageModule,
+  teachingRoster: TeachingRosterPage as PageModule,
+  teachingRegrade: TeachingRegradePage as PageModule
 }

@@ -35,5 +35,13 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   course: () => import("./CoursePage/CoursePage.js") as Promise<PageModule>,
   myLearning: () => import("./MyLearningPage/MyLearningPage.js") as Promise<PageModule>,
   player: () => import("./PlayerPage/PlayerPage.js") as Promise<PageModule>,
-  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>
+  learningCalendar: () => import("./LearningCalendarPage/LearningCalendarPage.js") as Promise<PageModule>,
+  teaching: () => import("./TeachingPage/TeachingPage.js") as Promise<PageModule>,
+  teachingCourse: () => import("./TeachingCoursePage/TeachingCoursePage.js") as Promise<PageModule>,
+  teachingReviews: () => import("./TeachingReviewsPage/TeachingReviewsPage.js") as Promise<PageModule>,
+  reviewWorkspace: () => import("./ReviewWorkspacePage/ReviewWorkspacePage.js") as Promise<PageModule>,
+  teachingAppeals: () => import("./TeachingAppealsPage/TeachingAppealsPage.js") as Promise<PageModule>,
+  teachingExtensions: () => import("./TeachingExtensionsPage/TeachingExtensionsPage.js") as Promise<PageModule>,
+  teachingRoster: () => import("./TeachingRosterPage/TeachingRosterPage.js") as Promise<PageModule>,
+  teachingRegrade: () => import("./TeachingRegradePage/TeachingRegradePage.js") as Promise<PageModule>
 }

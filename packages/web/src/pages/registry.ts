@@ -38,5 +38,13 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   course: "src/pages/CoursePage/CoursePage.tsx",
   myLearning: "src/pages/MyLearningPage/MyLearningPage.tsx",
   player: "src/pages/PlayerPage/PlayerPage.tsx",
-  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx"
+  learningCalendar: "src/pages/LearningCalendarPage/LearningCalendarPage.tsx",
+  teaching: "src/pages/TeachingPage/TeachingPage.tsx",
+  teachingCourse: "src/pages/TeachingCoursePage/TeachingCoursePage.tsx",
+  teachingReviews: "src/pages/TeachingReviewsPage/TeachingReviewsPage.tsx",
+  reviewWorkspace: "src/pages/ReviewWorkspacePage/ReviewWorkspacePage.tsx",
+  teachingAppeals: "src/pages/TeachingAppealsPage/TeachingAppealsPage.tsx",
+  teachingExtensions: "src/pages/TeachingExtensionsPage/TeachingExtensionsPage.tsx",
+  teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
+  teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx"
 }

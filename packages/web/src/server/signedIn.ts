@@ -20,6 +20,7 @@ import {
 import type { Refusal, ServerApi } from "./api.js"
 import { socialPage } from "./social.js"
 import { loadLearning } from "./learning.js"
+import { loadTeaching } from "./teaching.js"
 
 type Json = Record<string, any>
 
@@ -358,6 +359,6 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return loadLearning(api, path, search, cookie)
+  return loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie)
 }
 
