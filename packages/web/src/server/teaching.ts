@@ -40,10 +40,18 @@ const headOf = (course: TeachingCourseItem): TeachingHead =>
  * Public names of profiles, read once each (the API has no read of many profiles at once); a
  * profile that is not public keeps its short label (`unnamed`).
  */
-const namesOf = (client: BirzhaClient, uuids: Iterable<string>) =>
-  Effect.forEach([...new Set(uuids)], (uuid) =>
+const namesOf = (client: BirzhaClient, uuids: Iterable<string>, known: ReadonlyMap<string, string> = new Map()) =>
+  Effect.forEach([...new Set(uuids)].filter((uuid) => !known.has(uuid)), (uuid) =>
     Effect.option(client.getProfile({ path: { uuid } })).pipe(Effect.map((found) => [uuid, Option.match(found, { onNone: () => unnamed(uuid), onSome: (p) => p.name })] as const)),
-  { concurrency: 8 }).pipe(Effect.map((entries) => new Map(entries)))
+  { concurrency: 8 }).pipe(Effect.map((entries) => new Map([...known, ...entries])))
+
+/** The course's staff by profile, with the names the staff list gives its members (staff are named to each other). */
+const staffOf = (client: BirzhaClient, course: string) =>
+  Effect.option(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } })).pipe(
+    Effect.map((found) => Option.match(found, { onNone: () => [], onSome: (page) => page.items.filter((s) => s.status === "active") }))
+  )
+const staffNames = (staff: ReadonlyArray<{ readonly profileUuid: string; readonly profileName: string }>) =>
+  new Map(staff.map((s) => [s.profileUuid, s.profileName]))
 
 /** Step titles of the course's published outline; a course not yet published answers none (the keys show). */
 const stepTitles = (client: BirzhaClient, course: string) =>
@@ -190,16 +198,17 @@ export const loadTeaching = (
     const cursor = search.get("cursor") ?? ""
     return run((client) =>
       Effect.gen(function*() {
-        const [item, queue, { titles }] = yield* Effect.all([
+        const [item, queue, { titles }, staff] = yield* Effect.all([
           head(client),
           client["learning.reviews.assignment_list"]({
             path: { course },
             urlParams: { limit: 50, ...(status === "" ? {} : { status }), ...(mine ? { mine: "true" as const } : {}), ...(cursor === "" ? {} : { cursor }) }
           }),
-          stepTitles(client, course)
+          stepTitles(client, course),
+          staffOf(client, course)
         ], { concurrency: "unbounded" })
         const items = queue.items.map(plain)
-        const names = yield* namesOf(client, items.flatMap((a) => [a["learnerProfileUuid"], a["reviewerProfileUuid"]].filter((u): u is string => typeof u === "string")))
+        const names = yield* namesOf(client, items.flatMap((a) => [a["learnerProfileUuid"], a["reviewerProfileUuid"]].filter((u): u is string => typeof u === "string")), staffNames(staff))
         const me = (yield* client.getMyCapabilities()).profile.uuid
         return {
           page: "teachingReviews",
@@ -227,7 +236,7 @@ export const loadTeaching = (
           client["learning.reviews.assignment"]({ path: { submission } }),
           // The workspace opens to the holder and to owners and instructors; before a claim the page shows the submission only.
           Effect.option(client["learning.reviews.workspace"]({ path: { submission } })),
-          Effect.option(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } })),
+          staffOf(client, course),
           stepTitles(client, course)
         ], { concurrency: "unbounded" })
         const w = Option.map(workspace, plain)
@@ -236,19 +245,15 @@ export const loadTeaching = (
           Option.getOrUndefined(Option.map(enrollment, (e) => e.profileUuid))
         const people = assignments.flatMap((a) => [a.reviewerProfileUuid, ...(a.history ?? []).flatMap((h) => [h.byProfileUuid, h.toProfileUuid])])
           .filter((u): u is string => u !== undefined)
-        const names = yield* namesOf(client, [...people, ...(learnerUuid === undefined ? [] : [learnerUuid])])
+        const names = yield* namesOf(client, [...people, ...(learnerUuid === undefined ? [] : [learnerUuid])], staffNames(staff))
         const step = Option.match(w, {
-          onNone: () => ({ nodeKey: found.nodeKey, title: titles.get(found.nodeKey) ?? found.nodeKey }),
+          onNone: () => ({ nodeKey: found.nodeKey, title: titles.get(found.nodeKey) ?? found.nodeKey, ...optional("maxPoints", found.score?.maxPoints) }),
           onSome: (ws) => ({
             nodeKey: ws["step"]["nodeKey"], title: ws["step"]["title"], ...optional("body", ws["step"]["body"]),
             maxPoints: ws["step"]["maxPoints"], ...optional("passThreshold", ws["step"]["passThreshold"])
           })
         })
-        const reviewers = Option.match(staff, {
-          onNone: () => [],
-          onSome: (page) => page.items.filter((s) => s.status === "active" && s.role !== "analyst" && s.role !== "assistant")
-            .map((s) => ({ profileUuid: s.profileUuid, name: s.profileName }))
-        })
+        const reviewers = staff.filter((s) => s.role !== "analyst" && s.role !== "assistant").map((s) => ({ profileUuid: s.profileUuid, name: s.profileName }))
         return {
           page: "reviewWorkspace",
           course: headOf(item),

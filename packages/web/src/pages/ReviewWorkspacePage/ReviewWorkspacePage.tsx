@@ -154,7 +154,7 @@ const ReviewForm = ({ data, texts, assignment, workspace }: {
         <label htmlFor="review-comment">{t("teaching.workspace.comment")}</label>
         <textarea id="review-comment" rows={5} maxLength={10000} value={comment} onChange={(event) => change({ comment: event.target.value })} />
       </div>
-      <p id="review-draft" role="status" aria-live="polite" className="status">
+      <p id="review-draft" role="status" aria-live="polite" className={draftState === "saved" || draftState === "saving" ? "hint" : "status"}>
         {draftState === "idle" ? "" : t(`teaching.workspace.draft.${draftState}` as "teaching.workspace.draft.saved")}
       </p>
       <fieldset>

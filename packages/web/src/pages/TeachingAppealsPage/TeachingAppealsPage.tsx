@@ -50,7 +50,8 @@ const Resolve = ({ appeal, texts }: { readonly appeal: TeachingAppealView; reado
           {appeal.options.map((option) => (
             <label key={option.key} className="check">
               <input type="radio" name={id("replacement")} value={option.key} />
-              {labelOf(texts, "teaching.replacement", option.kind)}: {t("teaching.pointsN", { n: points(texts, option.points) })} · {option.explanation}
+              {/* The option's explanation is the API's English text: the page says it in its own words. */}
+              <span className="check__text">{labelOf(texts, "teaching.replacement", option.kind)}: {t("teaching.pointsN", { n: points(texts, option.points) })}</span>
             </label>
           ))}
         </fieldset>
