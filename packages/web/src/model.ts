@@ -528,7 +528,7 @@ export interface ReviewQueueItem {
   readonly status: string
   readonly learner: string
   readonly reviewerName?: string
-  readonly mine: boolean
+  readonly reviewerProfileUuid?: string
   readonly dueAt?: string
   readonly overdue: boolean
   readonly issue?: string
@@ -616,6 +616,21 @@ export interface RosterItem {
   readonly totalSteps?: number
   readonly application?: ReadonlyArray<{ readonly question: string; readonly answer: string }>
   readonly waitlistPosition?: number
+}
+
+/** A count of the course's analytics, or suppressed (1 to `minCell` − 1 learners would be identifiable). */
+export interface AnalyticsCell {
+  readonly count?: number
+  readonly suppressed: boolean
+}
+
+/** The course's analytics (learning.analytics.get) as the page charts them. */
+export interface TeachingAnalyticsView {
+  readonly minCell: number
+  readonly funnel: ReadonlyArray<{ readonly stage: string; readonly cell: AnalyticsCell }>
+  readonly steps: ReadonlyArray<{ readonly title: string; readonly started: AnalyticsCell; readonly completed: AnalyticsCell }>
+  readonly scores: ReadonlyArray<{ readonly bucket: string; readonly learners: AnalyticsCell }>
+  readonly graderLoad: ReadonlyArray<{ readonly name: string; readonly pending: number; readonly decided: number }>
 }
 
 /** A regrade plan: its dry-run difference, learner by learner, before its commit. */
@@ -777,6 +792,7 @@ export type PageData =
   | { readonly page: "teachingAppeals"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingAppealView> }
   | { readonly page: "teachingExtensions"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingExtensionView> }
   | { readonly page: "teachingRoster"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<RosterItem> }
+  | { readonly page: "teachingAnalytics"; readonly course: TeachingHead; readonly analytics: TeachingAnalyticsView }
   | {
     readonly page: "teachingRegrade"
     readonly course: TeachingHead

@@ -139,6 +139,7 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     const analystHtml = await analystPage.text()
     expect(analystHtml).toContain("Your role on this course has no lists to work through.")
     for (const section of ["reviews", "appeals", "extensions", "roster", "regrades"]) expect(analystHtml).not.toContain(`/teaching/${course}/${section}?`)
+    expect(analystHtml).toContain(`/teaching/${course}/analytics?`)
 
     // Without a session the teaching pages send to sign-in; a learner of the course is answered the 404 page, not a dashboard.
     const anonymous = await fetch(`${service.host.url}/teaching/${course}?lang=en`, { redirect: "manual" })
@@ -208,7 +209,7 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     // The instructor: every section; the appeal from the dashboard's count, adjusted to the points asked.
     const i = instructor.tab
     await i.goto(`${origin}/teaching/${course}?lang=en`)
-    expect(await sections(i)).toEqual(["Dashboard", "Reviews", "Appeals", "Extensions", "Learners", "Regrading"])
+    expect(await sections(i)).toEqual(["Dashboard", "Reviews", "Appeals", "Extensions", "Learners", "Regrading", "Analytics"])
     await checkPage(i, "teaching-dashboard-instructor", `/teaching/${course}`)
     await i.getByRole("link", { name: "1 appeal waits for a decision" }).click()
     await i.waitForURL(/\/appeals\?.*status=open/)
@@ -265,6 +266,12 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     await i.waitForURL(/\/roster\?/)
     expect(await i.locator(`li.row[data-uuid="${enrollment.uuid}"] .enrollment-status`).textContent()).toBe("Learning")
     await checkPage(i, "teaching-roster", `/teaching/${course}/roster`)
+
+    // Analytics: one learner, so every count of the funnel is hidden, visibly.
+    await i.getByRole("link", { name: "Analytics" }).click()
+    await i.waitForURL(/\/analytics\?/)
+    expect(await i.locator("section[aria-labelledby=funnel]").textContent()).toContain("hidden: fewer than 5")
+    await checkPage(i, "teaching-analytics", `/teaching/${course}/analytics`)
 
     // A regrade plan: "20" accepted as well on the quiz; its difference (the learner, 0 → 10) before the commit.
     await i.getByRole("link", { name: "Regrading" }).click()

@@ -11,7 +11,8 @@ export const teachingSections = [
   { section: "appeals", label: "teaching.nav.appeals", needs: ["appeals_resolve"] },
   { section: "extensions", label: "teaching.nav.extensions", needs: ["dates_grant"] },
   { section: "roster", label: "teaching.nav.roster", needs: ["roster_manage"] },
-  { section: "regrades", label: "teaching.nav.regrades", needs: ["grades_adjust"] }
+  { section: "regrades", label: "teaching.nav.regrades", needs: ["grades_adjust"] },
+  { section: "analytics", label: "teaching.nav.analytics", needs: ["analytics_read"] }
 ] as const satisfies ReadonlyArray<{ readonly section: string; readonly label: MessageKey; readonly needs: ReadonlyArray<string> }>
 
 export type TeachingSection = typeof teachingSections[number]["section"]

@@ -41,6 +41,7 @@ import * as TeachingAppealsPage from "./TeachingAppealsPage/TeachingAppealsPage.
 import * as TeachingExtensionsPage from "./TeachingExtensionsPage/TeachingExtensionsPage.js"
 import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
 import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
+import * as TeachingAnalyticsPage from "./TeachingAnalyticsPage/TeachingAnalyticsPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -84,5 +85,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   teachingAppeals: TeachingAppealsPage as PageModule,
   teachingExtensions: TeachingExtensionsPage as PageModule,
   teachingRoster: TeachingRosterPage as PageModule,
-  teachingRegrade: TeachingRegradePage as PageModule
+  teachingRegrade: TeachingRegradePage as PageModule,
+  teachingAnalytics: TeachingAnalyticsPage as PageModule
 }

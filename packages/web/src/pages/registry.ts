@@ -46,5 +46,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   teachingAppeals: "src/pages/TeachingAppealsPage/TeachingAppealsPage.tsx",
   teachingExtensions: "src/pages/TeachingExtensionsPage/TeachingExtensionsPage.tsx",
   teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
-  teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx"
+  teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx",
+  teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx"
 }

@@ -22,7 +22,11 @@ const optional = <K extends string>(key: K, value: unknown): { readonly [P in K]
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** A learner the page cannot name (a profile that is not public): a stable short label the page words. */
+/**
+ * A learner as the teaching pages show them: a short label from their profile's uuid, the same on
+ * every page. Names are personal data (`pii_read`, docs/decisions.md "Teaching pages"), and a
+ * read of each learner's profile would cost a call per row.
+ */
 export const unnamed = (profileUuid: string) => `#${profileUuid.slice(0, 8)}`
 
 const courseItemOf = (course: unknown): TeachingCourseItem => {
@@ -36,14 +40,9 @@ const courseItemOf = (course: unknown): TeachingCourseItem => {
 const headOf = (course: TeachingCourseItem): TeachingHead =>
   ({ courseUuid: course.courseUuid, courseTitle: course.courseTitle, roles: course.roles, rights: course.rights })
 
-/**
- * Public names of profiles, read once each (the API has no read of many profiles at once); a
- * profile that is not public keeps its short label (`unnamed`).
- */
-const namesOf = (client: BirzhaClient, uuids: Iterable<string>, known: ReadonlyMap<string, string> = new Map()) =>
-  Effect.forEach([...new Set(uuids)].filter((uuid) => !known.has(uuid)), (uuid) =>
-    Effect.option(client.getProfile({ path: { uuid } })).pipe(Effect.map((found) => [uuid, Option.match(found, { onNone: () => unnamed(uuid), onSome: (p) => p.name })] as const)),
-  { concurrency: 8 }).pipe(Effect.map((entries) => new Map([...known, ...entries])))
+/** How the pages name the profiles `uuids`: staff by the names the staff list gives (`known`), learners by their label. */
+const namesOf = (uuids: Iterable<string>, known: ReadonlyMap<string, string> = new Map()): ReadonlyMap<string, string> =>
+  new Map([...new Set(uuids)].map((uuid) => [uuid, known.get(uuid) ?? unnamed(uuid)] as const))
 
 /** The course's staff by profile, with the names the staff list gives its members (staff are named to each other). */
 const staffOf = (client: BirzhaClient, course: string) =>
@@ -130,7 +129,7 @@ const ruleOf = (rule: Json): RegradePlanView["rule"] => {
 
 /**
  * A regrade plan with each item's learner: the items name submissions, so each is read
- * (`learning.submissions.get`, its enrollment) and the roster names the enrollment's learner.
+ * (`learning.submissions.get`, its enrollment) and then each enrollment (its learner).
  */
 const planOf = (client: BirzhaClient, course: string, planUuid: string, titles: ReadonlyMap<string, string>) =>
   Effect.gen(function*() {
@@ -138,9 +137,11 @@ const planOf = (client: BirzhaClient, course: string, planUuid: string, titles: 
     const items = plan["items"] as ReadonlyArray<Json>
     const submissions = yield* Effect.forEach(items, (item) =>
       Effect.option(client["learning.submissions.get"]({ path: { submission: item["submissionUuid"] } })), { concurrency: 8 })
-    const roster = yield* Effect.option(client["learning.enrollments.course_list"]({ path: { course }, urlParams: { limit: 100 } }))
-    const learnerOf = new Map(Option.match(roster, { onNone: () => [], onSome: (page) => page.items.map((e) => [e.uuid, e.profileUuid] as const) }))
-    const names = yield* namesOf(client, learnerOf.values())
+    const enrollments = [...new Set(submissions.flatMap((found) => Option.match(found, { onNone: () => [], onSome: (s) => [s.enrollmentUuid] })))]
+    const learners = yield* Effect.forEach(enrollments, (enrollment) =>
+      Effect.option(client["learning.enrollments.get"]({ path: { enrollment } })), { concurrency: 8 })
+    const learnerOf = new Map(learners.flatMap((found) => Option.match(found, { onNone: () => [], onSome: (e) => [[e.uuid, e.profileUuid] as const] })))
+    const names = namesOf(learnerOf.values())
     const view: RegradePlanView = {
       uuid: plan["uuid"], status: plan["status"], nodeKey: plan["nodeKey"], stepTitle: titles.get(plan["nodeKey"]) ?? plan["nodeKey"],
       rule: ruleOf(plan["rule"]), policy: plan["policy"], itemCount: plan["itemCount"], progress: plan["progress"], skipped: plan["skipped"],
@@ -208,8 +209,7 @@ export const loadTeaching = (
           staffOf(client, course)
         ], { concurrency: "unbounded" })
         const items = queue.items.map(plain)
-        const names = yield* namesOf(client, items.flatMap((a) => [a["learnerProfileUuid"], a["reviewerProfileUuid"]].filter((u): u is string => typeof u === "string")), staffNames(staff))
-        const me = (yield* client.getMyCapabilities()).profile.uuid
+        const names = namesOf(items.flatMap((a) => [a["learnerProfileUuid"], a["reviewerProfileUuid"]].filter((u): u is string => typeof u === "string")), staffNames(staff))
         return {
           page: "teachingReviews",
           course: headOf(item),
@@ -219,7 +219,7 @@ export const loadTeaching = (
             kind: a["kind"], status: a["status"],
             learner: typeof a["learnerProfileUuid"] === "string" ? names.get(a["learnerProfileUuid"])! : a["pseudonym"] ?? "",
             ...optional("reviewerName", typeof a["reviewerProfileUuid"] === "string" ? names.get(a["reviewerProfileUuid"]) : undefined),
-            mine: a["reviewerProfileUuid"] === me, ...optional("dueAt", a["dueAt"]), overdue: a["overdue"] === true,
+            ...optional("reviewerProfileUuid", a["reviewerProfileUuid"]), ...optional("dueAt", a["dueAt"]), overdue: a["overdue"] === true,
             ...optional("issue", a["issue"]?.kind)
           })),
           ...optional("nextCursor", queue.nextCursor)
@@ -245,7 +245,7 @@ export const loadTeaching = (
           Option.getOrUndefined(Option.map(enrollment, (e) => e.profileUuid))
         const people = assignments.flatMap((a) => [a.reviewerProfileUuid, ...(a.history ?? []).flatMap((h) => [h.byProfileUuid, h.toProfileUuid])])
           .filter((u): u is string => u !== undefined)
-        const names = yield* namesOf(client, [...people, ...(learnerUuid === undefined ? [] : [learnerUuid])], staffNames(staff))
+        const names = namesOf([...people, ...(learnerUuid === undefined ? [] : [learnerUuid])], staffNames(staff))
         const step = Option.match(w, {
           onNone: () => ({ nodeKey: found.nodeKey, title: titles.get(found.nodeKey) ?? found.nodeKey, ...optional("maxPoints", found.score?.maxPoints) }),
           onSome: (ws) => ({
@@ -284,7 +284,7 @@ export const loadTeaching = (
           Effect.forEach(found, (appeal) => Effect.option(client["learning.enrollments.get"]({ path: { enrollment: appeal["enrollmentUuid"] } })), { concurrency: 8 })
         ])
         const profiles = enrollments.map((e) => Option.getOrUndefined(Option.map(e, (x) => x.profileUuid)))
-        const names = yield* namesOf(client, profiles.filter((u): u is string => u !== undefined))
+        const names = namesOf(profiles.filter((u): u is string => u !== undefined))
         return {
           page: "teachingAppeals",
           course: headOf(item),
@@ -311,7 +311,7 @@ export const loadTeaching = (
           stepTitles(client, course)
         ], { concurrency: "unbounded" })
         const found = page.items.map(plain)
-        const names = yield* namesOf(client, found.map((x) => x["profileUuid"] as string))
+        const names = namesOf(found.map((x) => x["profileUuid"] as string))
         return {
           page: "teachingExtensions",
           course: headOf(item),
@@ -335,7 +335,7 @@ export const loadTeaching = (
           Effect.option(client["learning.runs.list"]({ path: { course } }))
         ], { concurrency: "unbounded" })
         const titles = new Map(Option.match(runs, { onNone: () => [], onSome: (r) => plain(r)["items"] as ReadonlyArray<Json> }).map((r) => [r["uuid"] as string, r["title"] as string]))
-        const names = yield* namesOf(client, page.items.map((e) => e.profileUuid))
+        const names = namesOf(page.items.map((e) => e.profileUuid))
         // The application's answers of those waiting for a decision (roster_manage).
         const applications = yield* Effect.forEach(page.items, (e) => e.status === "requested" || e.status === "waitlisted"
           ? Effect.option(client["learning.applications.get"]({ path: { enrollment: e.uuid } }))
@@ -353,6 +353,31 @@ export const loadTeaching = (
               ...optional("application", application === undefined ? undefined : Object.entries(application.answers).map(([question, answer]) => ({ question, answer })))
             }
           })
+        } satisfies PageData
+      }))
+  }
+  if (section === "analytics" && rest.length === 2) {
+    return run((client) =>
+      Effect.gen(function*() {
+        const [item, found, { titles }, staff] = yield* Effect.all([
+          head(client),
+          client["learning.analytics.get"]({ path: { course }, urlParams: {} }),
+          stepTitles(client, course),
+          staffOf(client, course)
+        ], { concurrency: "unbounded" })
+        const a = plain(found)
+        const cell = (c: Json) => ({ suppressed: c["suppressed"] === true, ...optional("count", c["count"]) })
+        const names = namesOf((a["graderLoad"] as ReadonlyArray<Json>).map((g) => g["reviewerUuid"] as string), staffNames(staff))
+        return {
+          page: "teachingAnalytics",
+          course: headOf(item),
+          analytics: {
+            minCell: a["minCell"],
+            funnel: (["enrolled", "active", "completed", "withdrawn"] as const).map((stage) => ({ stage, cell: cell(a["funnel"][stage]) })),
+            steps: (a["steps"] as ReadonlyArray<Json>).map((s) => ({ title: titles.get(s["nodeKey"]) ?? s["nodeKey"], started: cell(s["started"]), completed: cell(s["completed"]) })),
+            scores: (a["scores"] as ReadonlyArray<Json>).map((s) => ({ bucket: s["bucket"], learners: cell(s["learners"]) })),
+            graderLoad: (a["graderLoad"] as ReadonlyArray<Json>).map((g) => ({ name: names.get(g["reviewerUuid"])!, pending: g["pending"], decided: g["decided"] }))
+          }
         } satisfies PageData
       }))
   }

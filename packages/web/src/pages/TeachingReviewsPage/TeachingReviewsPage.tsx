@@ -11,7 +11,13 @@ export const title = ({ data, texts }: Pick<PageProps<"teachingReviews">, "data"
 type Texts = PageProps<"teachingReviews">["texts"]
 
 /** One waiting review: the step, the learner, who holds it and until when; a pooled one can be claimed here, then opens in the workspace. */
-const QueueRow = ({ item, course, texts, canClaim }: { readonly item: ReviewQueueItem; readonly course: string; readonly texts: Texts; readonly canClaim: boolean }) => {
+const QueueRow = ({ item, course, texts, canClaim, me }: {
+  readonly item: ReviewQueueItem
+  readonly course: string
+  readonly texts: Texts
+  readonly canClaim: boolean
+  readonly me: string | undefined
+}) => {
   const { t, language } = texts
   const hydrated = useHydrated()
   const { busy, message, run } = useAction()
@@ -26,7 +32,7 @@ const QueueRow = ({ item, course, texts, canClaim }: { readonly item: ReviewQueu
         {item.overdue ? <span className="tag tag--warning">{t("teaching.reviews.overdue")}</span> : null}
         {item.issue === undefined ? null : <span className="tag tag--warning">{labelOf(texts, "teaching.issue", item.issue)}</span>}
         <span>{t("teaching.learnerIs", { name: item.learner })}</span>
-        {item.reviewerName === undefined ? null : <span>{item.mine ? t("teaching.reviews.heldByMe") : t("teaching.reviews.heldBy", { name: item.reviewerName })}</span>}
+        {item.reviewerName === undefined ? null : <span>{item.reviewerProfileUuid !== undefined && item.reviewerProfileUuid === me ? t("teaching.reviews.heldByMe") : t("teaching.reviews.heldBy", { name: item.reviewerName })}</span>}
         {item.dueAt === undefined ? null : <span>{t("teaching.reviews.dueAt", { date: texts.date(item.dueAt) })}</span>}
       </p>
       {item.status === "pooled" && item.kind === "staff" && canClaim ? (
@@ -42,7 +48,7 @@ const QueueRow = ({ item, course, texts, canClaim }: { readonly item: ReviewQueu
 }
 
 /** The review queue: pooled, claimed, overdue and flagged reviews of the course in the caller's scope. */
-export default function TeachingReviewsPage({ data, texts }: PageProps<"teachingReviews">) {
+export default function TeachingReviewsPage({ data, texts, state }: PageProps<"teachingReviews">) {
   const { t, language } = texts
   const path = `/teaching/${data.course.courseUuid}/reviews`
   const canClaim = may(data.course, "review")
@@ -54,7 +60,7 @@ export default function TeachingReviewsPage({ data, texts }: PageProps<"teaching
       <p><a href={href(path, language, { status: "claimed", mine: "true" })} aria-current={data.status === "mine" ? "page" : undefined}>{t("teaching.reviews.mine")}</a></p>
       {data.items.length === 0 ? <p>{t("teaching.reviews.none")}</p> : (
         <ul className="rows review-queue">
-          {data.items.map((item) => <QueueRow key={item.uuid} item={item} course={data.course.courseUuid} texts={texts} canClaim={canClaim} />)}
+          {data.items.map((item) => <QueueRow key={item.uuid} item={item} course={data.course.courseUuid} texts={texts} canClaim={canClaim} me={state.session?.profileUuid} />)}
         </ul>
       )}
       {data.nextCursor === undefined ? null : (
