@@ -633,6 +633,26 @@ export interface TeachingAnalyticsView {
   readonly graderLoad: ReadonlyArray<{ readonly name: string; readonly pending: number; readonly decided: number }>
 }
 
+/** An incident of a run with its affected learners and its latest compensation plan (learning.incidents.list). */
+export interface TeachingIncidentView {
+  readonly uuid: string
+  readonly runTitle: string
+  readonly kind: string
+  readonly status: string
+  readonly from: string
+  readonly to: string
+  readonly description: string
+  readonly steps: ReadonlyArray<string>
+  readonly affected: ReadonlyArray<{ readonly learner: string; readonly steps: ReadonlyArray<string> }>
+  readonly plan?: {
+    readonly uuid: string
+    readonly status: string
+    readonly expiresAt: string
+    readonly items: ReadonlyArray<{ readonly kind: string; readonly learner: string; readonly step: string; readonly dueBefore?: string; readonly dueAfter?: string; readonly attempts?: number }>
+    readonly blocking: ReadonlyArray<string>
+  }
+}
+
 /** A regrade plan: its dry-run difference, learner by learner, before its commit. */
 export interface RegradePlanView {
   readonly uuid: string
@@ -792,6 +812,13 @@ export type PageData =
   | { readonly page: "teachingAppeals"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingAppealView> }
   | { readonly page: "teachingExtensions"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingExtensionView> }
   | { readonly page: "teachingRoster"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<RosterItem> }
+  | {
+    readonly page: "teachingIncidents"
+    readonly course: TeachingHead
+    readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
+    readonly items: ReadonlyArray<TeachingIncidentView>
+  }
   | { readonly page: "teachingAnalytics"; readonly course: TeachingHead; readonly analytics: TeachingAnalyticsView }
   | {
     readonly page: "teachingRegrade"

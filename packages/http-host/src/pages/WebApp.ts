@@ -92,6 +92,7 @@ export const webAppRoutes = [
   { method: "GET", path: "/teaching/{uuid}/roster" },
   { method: "GET", path: "/teaching/{uuid}/regrades" },
   { method: "GET", path: "/teaching/{uuid}/analytics" },
+  { method: "GET", path: "/teaching/{uuid}/incidents" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -224,7 +225,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/teaching", "/teaching/:uuid", "/teaching/:uuid/reviews", "/teaching/:uuid/reviews/:submission", "/teaching/:uuid/appeals", "/teaching/:uuid/extensions", "/teaching/:uuid/roster", "/teaching/:uuid/regrades", "/teaching/:uuid/analytics"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/teaching", "/teaching/:uuid", "/teaching/:uuid/reviews", "/teaching/:uuid/reviews/:submission", "/teaching/:uuid/appeals", "/teaching/:uuid/extensions", "/teaching/:uuid/roster", "/teaching/:uuid/regrades", "/teaching/:uuid/analytics", "/teaching/:uuid/incidents"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

@@ -209,7 +209,7 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     // The instructor: every section; the appeal from the dashboard's count, adjusted to the points asked.
     const i = instructor.tab
     await i.goto(`${origin}/teaching/${course}?lang=en`)
-    expect(await sections(i)).toEqual(["Dashboard", "Reviews", "Appeals", "Extensions", "Learners", "Regrading", "Analytics"])
+    expect(await sections(i)).toEqual(["Dashboard", "Reviews", "Appeals", "Extensions", "Learners", "Regrading", "Incidents", "Analytics"])
     await checkPage(i, "teaching-dashboard-instructor", `/teaching/${course}`)
     await i.getByRole("link", { name: "1 appeal waits for a decision" }).click()
     await i.waitForURL(/\/appeals\?.*status=open/)
@@ -298,6 +298,25 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     await l.goto(`${origin}${playerPath}?lang=en&step=quiz`)
     expect(await l.locator(".attempt").first().locator(".score__total").textContent()).toContain("10 of 10 points")
     expect(await l.locator(".attempt").first().locator(".layers").textContent()).toContain("Recalculation")
+
+    // An outage during the quiz: recorded, its compensation previewed (the learner's due date before → after), then applied.
+    await i.goto(`${origin}/teaching/${course}/incidents?lang=en`)
+    await i.getByText("Record an incident").click()
+    const utc = (at: number) => new Date(at).toISOString().slice(0, 16)
+    await i.getByLabel("From (UTC)").fill(utc(Date.now() - 3_600_000))
+    await i.getByLabel("To (UTC)").fill(utc(Date.now() + 600_000))
+    await i.getByLabel("Сложность сортировки").check()
+    await i.getByLabel("Description", { exact: true }).fill("Сервер проверки не отвечал")
+    await i.getByRole("button", { name: "Record", exact: true }).click()
+    const incident = i.locator("li.row", { hasText: "Сервер проверки не отвечал" })
+    await poll(() => incident.textContent()).toContain("1 learner affected")
+    await incident.getByLabel("Move due dates by days").fill("2")
+    await incident.getByRole("button", { name: "Preview the compensation" }).click()
+    await poll(() => i.locator("li.row", { hasText: "Сервер проверки не отвечал" }).locator(".compensation-plan tbody tr").count()).toBe(1)
+    expect(await i.locator(".compensation-plan tbody tr").first().textContent()).toContain("More time")
+    await checkPage(i, "teaching-incidents", `/teaching/${course}/incidents`)
+    await i.getByRole("button", { name: "Apply the compensation" }).click()
+    await poll(() => i.locator("li.row", { hasText: "Сервер проверки не отвечал" }).locator(".incident-status").textContent()).toBe("Resolved")
 
     expect([...reviewer.errors, ...instructor.errors, ...learner.errors]).toEqual([])
     await Promise.all([reviewer.context.close(), instructor.context.close(), learner.context.close()])

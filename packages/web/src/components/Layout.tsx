@@ -77,7 +77,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
   const personal: ReadonlyArray<NavLink> = session === undefined
     ? []
     : [
-      { path: "/teaching", label: t("teaching.nav"), pages: ["teaching", "teachingCourse", "teachingReviews", "reviewWorkspace", "teachingAppeals", "teachingExtensions", "teachingRoster", "teachingRegrade", "teachingAnalytics"] },
+      { path: "/teaching", label: t("teaching.nav"), pages: ["teaching", "teachingCourse", "teachingReviews", "reviewWorkspace", "teachingAppeals", "teachingExtensions", "teachingRoster", "teachingRegrade", "teachingAnalytics", "teachingIncidents"] },
       { path: "/favorites", label: t("nav.favorites"), pages: ["favorites"] },
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
       { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] }

@@ -12,6 +12,7 @@ export const teachingSections = [
   { section: "extensions", label: "teaching.nav.extensions", needs: ["dates_grant"] },
   { section: "roster", label: "teaching.nav.roster", needs: ["roster_manage"] },
   { section: "regrades", label: "teaching.nav.regrades", needs: ["grades_adjust"] },
+  { section: "incidents", label: "teaching.nav.incidents", needs: ["runs_manage"] },
   { section: "analytics", label: "teaching.nav.analytics", needs: ["analytics_read"] }
 ] as const satisfies ReadonlyArray<{ readonly section: string; readonly label: MessageKey; readonly needs: ReadonlyArray<string> }>
 

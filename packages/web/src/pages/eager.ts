@@ -42,6 +42,7 @@ import * as TeachingExtensionsPage from "./TeachingExtensionsPage/TeachingExtens
 import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
 import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
 import * as TeachingAnalyticsPage from "./TeachingAnalyticsPage/TeachingAnalyticsPage.js"
+import * as TeachingIncidentsPage from "./TeachingIncidentsPage/TeachingIncidentsPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -86,5 +87,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   teachingExtensions: TeachingExtensionsPage as PageModule,
   teachingRoster: TeachingRosterPage as PageModule,
   teachingRegrade: TeachingRegradePage as PageModule,
-  teachingAnalytics: TeachingAnalyticsPage as PageModule
+  teachingAnalytics: TeachingAnalyticsPage as PageModule,
+  teachingIncidents: TeachingIncidentsPage as PageModule
 }

@@ -44,5 +44,6 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   teachingExtensions: () => import("./TeachingExtensionsPage/TeachingExtensionsPage.js") as Promise<PageModule>,
   teachingRoster: () => import("./TeachingRosterPage/TeachingRosterPage.js") as Promise<PageModule>,
   teachingRegrade: () => import("./TeachingRegradePage/TeachingRegradePage.js") as Promise<PageModule>,
-  teachingAnalytics: () => import("./TeachingAnalyticsPage/TeachingAnalyticsPage.js") as Promise<PageModule>
+  teachingAnalytics: () => import("./TeachingAnalyticsPage/TeachingAnalyticsPage.js") as Promise<PageModule>,
+  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>
 }

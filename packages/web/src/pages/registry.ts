@@ -47,5 +47,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   teachingExtensions: "src/pages/TeachingExtensionsPage/TeachingExtensionsPage.tsx",
   teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
   teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx",
-  teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx"
+  teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx",
+  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx"
 }

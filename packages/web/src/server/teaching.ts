@@ -356,6 +356,46 @@ export const loadTeaching = (
         } satisfies PageData
       }))
   }
+  if (section === "incidents" && rest.length === 2) {
+    return run((client) =>
+      Effect.gen(function*() {
+        const [item, runs, { titles, steps }] = yield* Effect.all([
+          head(client),
+          client["learning.runs.list"]({ path: { course }, urlParams: {} }),
+          stepTitles(client, course)
+        ], { concurrency: "unbounded" })
+        const runList = (plain(runs)["items"] as ReadonlyArray<Json>).map((r) => ({ uuid: r["uuid"] as string, title: r["title"] as string }))
+        const runTitle = new Map(runList.map((r) => [r.uuid, r.title]))
+        const pages = yield* Effect.forEach(runList, (r) => client["learning.incidents.list"]({ path: { run: r.uuid }, urlParams: { limit: 20 } }), { concurrency: 4 })
+        const incidents = pages.flatMap((page) => page.items.map(plain)).sort((x, y) => String(y["createdAt"]).localeCompare(String(x["createdAt"])))
+        const title = (key: string) => titles.get(key) ?? key
+        return {
+          page: "teachingIncidents",
+          course: headOf(item),
+          runs: runList,
+          steps: steps.map((step) => ({ nodeKey: step.nodeKey, title: step.title })),
+          items: incidents.map((x) => {
+            const affected = x["affected"] as ReadonlyArray<Json>
+            const learnerOf = new Map(affected.map((a) => [a["enrollmentUuid"] as string, unnamed(a["profileUuid"])]))
+            const plan = x["plan"] as Json | undefined
+            return {
+              uuid: x["uuid"], runTitle: runTitle.get(x["runUuid"]) ?? "", kind: x["kind"], status: x["status"],
+              from: x["window"]["from"], to: x["window"]["to"], description: x["description"],
+              steps: (x["nodeKeys"] as ReadonlyArray<string>).map(title),
+              affected: affected.map((a) => ({ learner: unnamed(a["profileUuid"]), steps: (a["nodeKeys"] as ReadonlyArray<string>).map(title) })),
+              ...optional("plan", plan === undefined ? undefined : {
+                uuid: plan["uuid"], status: plan["status"], expiresAt: plan["expiresAt"],
+                items: (plan["items"] as ReadonlyArray<Json>).map((i) => ({
+                  kind: i["kind"], learner: learnerOf.get(i["enrollmentUuid"]) ?? unnamed(i["enrollmentUuid"]), step: title(i["nodeKey"]),
+                  ...optional("dueBefore", i["dueBefore"]), ...optional("dueAfter", i["dueAfter"]), ...optional("attempts", i["attempts"])
+                })),
+                blocking: (plan["blocking"] as ReadonlyArray<Json>).map((b) => b["code"] as string)
+              })
+            }
+          })
+        } satisfies PageData
+      }))
+  }
   if (section === "analytics" && rest.length === 2) {
     return run((client) =>
       Effect.gen(function*() {
