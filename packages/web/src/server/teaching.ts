@@ -367,7 +367,12 @@ export const loadTeaching = (
         const runList = (plain(runs)["items"] as ReadonlyArray<Json>).map((r) => ({ uuid: r["uuid"] as string, title: r["title"] as string }))
         const runTitle = new Map(runList.map((r) => [r.uuid, r.title]))
         const pages = yield* Effect.forEach(runList, (r) => client["learning.incidents.list"]({ path: { run: r.uuid }, urlParams: { limit: 20 } }), { concurrency: 4 })
-        const incidents = pages.flatMap((page) => page.items.map(plain)).sort((x, y) => String(y["createdAt"]).localeCompare(String(x["createdAt"])))
+        const listed = pages.flatMap((page) => page.items).sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime())
+        // The list leaves the compensation plan out: an open incident with one is read whole.
+        const incidents = yield* Effect.forEach(listed, (incident) =>
+          incident.status === "open" && incident.planUuid !== undefined
+            ? Effect.map(client["learning.incidents.get"]({ path: { incident: incident.uuid } }), plain)
+            : Effect.succeed(plain(incident)), { concurrency: 4 })
         const title = (key: string) => titles.get(key) ?? key
         return {
           page: "teachingIncidents",
