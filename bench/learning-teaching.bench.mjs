@@ -92,9 +92,13 @@ const seed = async (client, log, { course, runs, owner }) => {
   }
 }
 
-export const run = async (ctx) => {
+/**
+ * The course of this benchmark, made through a started host by a signed-in owner and seeded:
+ * also the scene of `web-teaching.bench.mjs` (the teaching pages over the same data).
+ */
+export const teachingScene = async (ctx, label = "teaching") => {
   const { log } = ctx
-  const database = await benchDatabase(ctx, "teaching")
+  const database = await benchDatabase(ctx, label)
   const host = await ctx.startHost({ env: { DATABASE_URL: database.url, BIRZHA_PUBLIC_ORIGIN: ORIGIN } })
   const owner = await signInOnHost(host.url, database.url, ORIGIN)
   let course = await call(host.url, owner.cookie, "POST", "/api/v1/learning/courses", { requestUuid: crypto.randomUUID(), title: "Курс на 5000 учащихся", kind: "single" })
@@ -114,6 +118,12 @@ export const run = async (ctx) => {
     const { rows: [row] } = await client.query("SELECT owner_profile_uuid FROM learning_courses WHERE uuid = $1", [course.uuid])
     return { ownerProfile: row.owner_profile_uuid, expected: await seed(client, log, { course: course.uuid, runs, owner: row.owner_profile_uuid }) }
   })
+  return { database, host, owner, course, runs, ownerProfile, expected }
+}
+
+export const run = async (ctx) => {
+  const { log } = ctx
+  const { database, host, owner, course, ownerProfile, expected } = await teachingScene(ctx)
 
   const port = await freePort()
   const baseline = await startProcess({

@@ -469,6 +469,18 @@ export interface StepData {
   readonly grading?: { readonly maxPoints: number; readonly passThreshold?: number; readonly checkedBy: string; readonly review: string }
   readonly draft?: { readonly reply: string; readonly revision: number; readonly updatedAt: string }
   readonly submissions: ReadonlyArray<SubmissionView>
+  /** The appeals of the latest attempt (learning.appeals.list_for_submission), oldest first. */
+  readonly appeals?: ReadonlyArray<LearnerAppealView>
+}
+
+/** A learner's appeal of a grade, as the player shows it. */
+export interface LearnerAppealView {
+  readonly uuid: string
+  readonly status: string
+  readonly reason: string
+  readonly outcome?: string
+  readonly resolvedPoints?: number
+  readonly comment: string
 }
 
 export interface EnrollmentView {
@@ -513,6 +525,175 @@ export interface LearningItem {
   readonly percent: number
   readonly completedAt?: string
   readonly next?: { readonly nodeKey: string; readonly title: string; readonly dueAt?: string }
+}
+
+
+/** The caller's standing on a course they teach (learning.teaching.get): what the pages may offer. */
+export interface TeachingHead {
+  readonly courseUuid: string
+  readonly courseTitle: string
+  /** Highest first: owner, instructor, reviewer, assistant, analyst. */
+  readonly roles: ReadonlyArray<string>
+  /** The rights (atoms) the caller's assignments hold on the course, as the API returns them. */
+  readonly rights: ReadonlyArray<string>
+}
+
+/** A course on the teaching dashboard with its to-do counts (a count is absent when the work is not the caller's). */
+export interface TeachingCourseItem extends TeachingHead {
+  readonly courseStatus: string
+  readonly counts: Readonly<Record<string, number>>
+  readonly todo: number
+}
+
+/** One review assignment of the queue (learning.reviews.assignment_list). */
+export interface ReviewQueueItem {
+  readonly uuid: string
+  readonly submissionUuid: string
+  readonly nodeKey: string
+  readonly stepTitle: string
+  readonly kind: string
+  readonly status: string
+  readonly learner: string
+  readonly reviewerName?: string
+  readonly reviewerProfileUuid?: string
+  readonly dueAt?: string
+  readonly overdue: boolean
+  readonly issue?: string
+}
+
+/** A review assignment as the workspace shows it, with its history. */
+export interface ReviewAssignmentView {
+  readonly uuid: string
+  readonly revision: number
+  readonly kind: string
+  readonly status: string
+  readonly reviewerProfileUuid?: string
+  readonly reviewerName?: string
+  readonly dueAt?: string
+  readonly issue?: { readonly kind: string; readonly note: string }
+  readonly decision?: {
+    readonly outcome: string
+    readonly points: number
+    readonly comment: string
+    readonly final: boolean
+    readonly rubric: ReadonlyArray<{ readonly criterion: string; readonly points: number; readonly comment?: string }>
+  }
+  readonly history: ReadonlyArray<{ readonly at: string; readonly action: string; readonly by?: string; readonly to?: string; readonly reason?: string }>
+}
+
+/** A learner's reply as a reviewer reads it: its text and the files it names. */
+export interface ReplyView {
+  readonly text: string
+  readonly files: ReadonlyArray<{ readonly name: string; readonly url?: string }>
+}
+
+export interface ReviewWorkspaceView {
+  readonly reply: ReplyView
+  readonly attemptNo: number
+  readonly submittedAt: string
+  readonly checkerOutput?: { readonly verdict: string; readonly points: number; readonly feedback: string }
+  readonly draft?: {
+    readonly revision: number
+    readonly comment: string
+    readonly points?: number
+    readonly savedAt: string
+    readonly rubric: ReadonlyArray<{ readonly criterion: string; readonly points: number; readonly comment?: string }>
+  }
+  readonly earlierAttempts: ReadonlyArray<{ readonly uuid: string; readonly attemptNo: number; readonly submittedAt: string; readonly status: string; readonly reply: ReplyView; readonly points?: number }>
+}
+
+export interface TeachingAppealView {
+  readonly uuid: string
+  readonly revision: number
+  readonly submissionUuid: string
+  readonly status: string
+  readonly stepTitle: string
+  readonly learner: string
+  readonly reason: string
+  readonly requestedPoints?: number
+  readonly initialPoints: number
+  readonly resolvedPoints?: number
+  readonly outcome?: string
+  readonly comment: string
+  readonly createdAt: string
+  readonly options: ReadonlyArray<{ readonly key: string; readonly kind: string; readonly points: number; readonly explanation: string }>
+}
+
+export interface TeachingExtensionView {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly learner: string
+  readonly stepTitle?: string
+  readonly originalDueAt: string
+  readonly requestedDueAt: string
+  readonly grantedDueAt?: string
+  readonly reason: string
+  readonly comment: string
+  readonly autoApproved: boolean
+}
+
+export interface RosterItem {
+  readonly uuid: string
+  readonly revision: number
+  readonly status: string
+  readonly learner: string
+  readonly runTitle: string
+  readonly completedSteps?: number
+  readonly totalSteps?: number
+  readonly application?: ReadonlyArray<{ readonly question: string; readonly answer: string }>
+  readonly waitlistPosition?: number
+}
+
+/** A count of the course's analytics, or suppressed (1 to `minCell` − 1 learners would be identifiable). */
+export interface AnalyticsCell {
+  readonly count?: number
+  readonly suppressed: boolean
+}
+
+/** The course's analytics (learning.analytics.get) as the page charts them. */
+export interface TeachingAnalyticsView {
+  readonly minCell: number
+  readonly funnel: ReadonlyArray<{ readonly stage: string; readonly cell: AnalyticsCell }>
+  readonly steps: ReadonlyArray<{ readonly title: string; readonly started: AnalyticsCell; readonly completed: AnalyticsCell }>
+  readonly scores: ReadonlyArray<{ readonly bucket: string; readonly learners: AnalyticsCell }>
+  readonly graderLoad: ReadonlyArray<{ readonly name: string; readonly pending: number; readonly decided: number }>
+}
+
+/** An incident of a run with its affected learners and its latest compensation plan (learning.incidents.list). */
+export interface TeachingIncidentView {
+  readonly uuid: string
+  readonly runTitle: string
+  readonly kind: string
+  readonly status: string
+  readonly from: string
+  readonly to: string
+  readonly description: string
+  readonly steps: ReadonlyArray<string>
+  readonly affected: ReadonlyArray<{ readonly learner: string; readonly steps: ReadonlyArray<string> }>
+  readonly plan?: {
+    readonly uuid: string
+    readonly status: string
+    readonly expiresAt: string
+    readonly items: ReadonlyArray<{ readonly kind: string; readonly learner: string; readonly step: string; readonly dueBefore?: string; readonly dueAfter?: string; readonly attempts?: number }>
+    readonly blocking: ReadonlyArray<string>
+  }
+}
+
+/** A regrade plan: its dry-run difference, learner by learner, before its commit. */
+export interface RegradePlanView {
+  readonly uuid: string
+  readonly status: string
+  readonly nodeKey: string
+  readonly stepTitle: string
+  readonly rule: { readonly kind: string; readonly value?: string }
+  readonly policy: string
+  readonly itemCount: number
+  readonly progress: number
+  readonly skipped: { readonly frozen: number; readonly unchanged: number; readonly stale: number }
+  readonly items: ReadonlyArray<{ readonly n: number; readonly learner: string; readonly attemptNo?: number; readonly old?: number; readonly new?: number; readonly maxPoints: number; readonly skipped?: string; readonly applied: boolean }>
+  readonly expiresAt: string
+  readonly committedAt?: string
 }
 
 export type PageData =
@@ -672,6 +853,39 @@ export type PageData =
     readonly invitations: ReadonlyArray<EmailInvitationView>
   }
   | { readonly page: "staffInvitation"; readonly invitation: EmailInvitationView }
+  | { readonly page: "teaching"; readonly courses: ReadonlyArray<TeachingCourseItem> }
+  | { readonly page: "teachingCourse"; readonly course: TeachingCourseItem }
+  | { readonly page: "teachingReviews"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<ReviewQueueItem>; readonly nextCursor?: string }
+  | {
+    readonly page: "reviewWorkspace"
+    readonly course: TeachingHead
+    readonly submissionUuid: string
+    readonly learner: string
+    readonly step: { readonly nodeKey: string; readonly title: string; readonly body?: string; readonly maxPoints?: number; readonly passThreshold?: number }
+    readonly submission: SubmissionView
+    readonly assignments: ReadonlyArray<ReviewAssignmentView>
+    /** Absent until the caller holds the review (or may read it as an owner or instructor). */
+    readonly workspace?: ReviewWorkspaceView
+    /** Who a review may be handed to: the course's active staff holding reviews. */
+    readonly reviewers: ReadonlyArray<{ readonly profileUuid: string; readonly name: string }>
+  }
+  | { readonly page: "teachingAppeals"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingAppealView> }
+  | { readonly page: "teachingExtensions"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<TeachingExtensionView> }
+  | { readonly page: "teachingRoster"; readonly course: TeachingHead; readonly status: string; readonly items: ReadonlyArray<RosterItem> }
+  | {
+    readonly page: "teachingIncidents"
+    readonly course: TeachingHead
+    readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
+    readonly items: ReadonlyArray<TeachingIncidentView>
+  }
+  | { readonly page: "teachingAnalytics"; readonly course: TeachingHead; readonly analytics: TeachingAnalyticsView }
+  | {
+    readonly page: "teachingRegrade"
+    readonly course: TeachingHead
+    readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
+    readonly plan?: RegradePlanView
+  }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]

@@ -123,6 +123,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
       // The learner's area, beside the person's own lists (the sections' row is full at 1280 px).
       { path: "/learning", label: t("header.learning"), pages: ["myLearning", "player", "learningCalendar"] },
       { path: "/authoring", label: t("authoring.nav"), pages: ["authoring", "courseEditor", "courseRuns", "courseStaff"] },
+      { path: "/teaching", label: t("teaching.nav"), pages: ["teaching", "teachingCourse", "teachingReviews", "reviewWorkspace", "teachingAppeals", "teachingExtensions", "teachingRoster", "teachingRegrade", "teachingAnalytics", "teachingIncidents"] },
       { path: "/favorites", label: t("nav.favorites"), pages: ["favorites"] },
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
       { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] }

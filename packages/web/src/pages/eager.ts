@@ -39,6 +39,16 @@ import * as CourseEditorPage from "./CourseEditorPage/CourseEditorPage.js"
 import * as CourseRunsPage from "./CourseRunsPage/CourseRunsPage.js"
 import * as CourseStaffPage from "./CourseStaffPage/CourseStaffPage.js"
 import * as StaffInvitationPage from "./StaffInvitationPage/StaffInvitationPage.js"
+import * as TeachingPage from "./TeachingPage/TeachingPage.js"
+import * as TeachingCoursePage from "./TeachingCoursePage/TeachingCoursePage.js"
+import * as TeachingReviewsPage from "./TeachingReviewsPage/TeachingReviewsPage.js"
+import * as ReviewWorkspacePage from "./ReviewWorkspacePage/ReviewWorkspacePage.js"
+import * as TeachingAppealsPage from "./TeachingAppealsPage/TeachingAppealsPage.js"
+import * as TeachingExtensionsPage from "./TeachingExtensionsPage/TeachingExtensionsPage.js"
+import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
+import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
+import * as TeachingAnalyticsPage from "./TeachingAnalyticsPage/TeachingAnalyticsPage.js"
+import * as TeachingIncidentsPage from "./TeachingIncidentsPage/TeachingIncidentsPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -80,5 +90,15 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   courseEditor: CourseEditorPage as PageModule,
   courseRuns: CourseRunsPage as PageModule,
   courseStaff: CourseStaffPage as PageModule,
-  staffInvitation: StaffInvitationPage as PageModule
+  staffInvitation: StaffInvitationPage as PageModule,
+  teaching: TeachingPage as PageModule,
+  teachingCourse: TeachingCoursePage as PageModule,
+  teachingReviews: TeachingReviewsPage as PageModule,
+  reviewWorkspace: ReviewWorkspacePage as PageModule,
+  teachingAppeals: TeachingAppealsPage as PageModule,
+  teachingExtensions: TeachingExtensionsPage as PageModule,
+  teachingRoster: TeachingRosterPage as PageModule,
+  teachingRegrade: TeachingRegradePage as PageModule,
+  teachingAnalytics: TeachingAnalyticsPage as PageModule,
+  teachingIncidents: TeachingIncidentsPage as PageModule
 }

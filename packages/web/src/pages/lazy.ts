@@ -41,5 +41,15 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   courseEditor: () => import("./CourseEditorPage/CourseEditorPage.js") as Promise<PageModule>,
   courseRuns: () => import("./CourseRunsPage/CourseRunsPage.js") as Promise<PageModule>,
   courseStaff: () => import("./CourseStaffPage/CourseStaffPage.js") as Promise<PageModule>,
-  staffInvitation: () => import("./StaffInvitationPage/StaffInvitationPage.js") as Promise<PageModule>
+  staffInvitation: () => import("./StaffInvitationPage/StaffInvitationPage.js") as Promise<PageModule>,
+  teaching: () => import("./TeachingPage/TeachingPage.js") as Promise<PageModule>,
+  teachingCourse: () => import("./TeachingCoursePage/TeachingCoursePage.js") as Promise<PageModule>,
+  teachingReviews: () => import("./TeachingReviewsPage/TeachingReviewsPage.js") as Promise<PageModule>,
+  reviewWorkspace: () => import("./ReviewWorkspacePage/ReviewWorkspacePage.js") as Promise<PageModule>,
+  teachingAppeals: () => import("./TeachingAppealsPage/TeachingAppealsPage.js") as Promise<PageModule>,
+  teachingExtensions: () => import("./TeachingExtensionsPage/TeachingExtensionsPage.js") as Promise<PageModule>,
+  teachingRoster: () => import("./TeachingRosterPage/TeachingRosterPage.js") as Promise<PageModule>,
+  teachingRegrade: () => import("./TeachingRegradePage/TeachingRegradePage.js") as Promise<PageModule>,
+  teachingAnalytics: () => import("./TeachingAnalyticsPage/TeachingAnalyticsPage.js") as Promise<PageModule>,
+  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>
 }

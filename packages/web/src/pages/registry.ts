@@ -44,5 +44,15 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   courseEditor: "src/pages/CourseEditorPage/CourseEditorPage.tsx",
   courseRuns: "src/pages/CourseRunsPage/CourseRunsPage.tsx",
   courseStaff: "src/pages/CourseStaffPage/CourseStaffPage.tsx",
-  staffInvitation: "src/pages/StaffInvitationPage/StaffInvitationPage.tsx"
+  staffInvitation: "src/pages/StaffInvitationPage/StaffInvitationPage.tsx",
+  teaching: "src/pages/TeachingPage/TeachingPage.tsx",
+  teachingCourse: "src/pages/TeachingCoursePage/TeachingCoursePage.tsx",
+  teachingReviews: "src/pages/TeachingReviewsPage/TeachingReviewsPage.tsx",
+  reviewWorkspace: "src/pages/ReviewWorkspacePage/ReviewWorkspacePage.tsx",
+  teachingAppeals: "src/pages/TeachingAppealsPage/TeachingAppealsPage.tsx",
+  teachingExtensions: "src/pages/TeachingExtensionsPage/TeachingExtensionsPage.tsx",
+  teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
+  teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx",
+  teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx",
+  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx"
 }

@@ -34,7 +34,8 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
     return field === "" ? { status: 400 } : { status: 400, field }
   }
   const status = typeof error === "object" && error !== null && "constructor" in error ? (error.constructor as { readonly status?: unknown }).status : undefined
-  if (status === 404) return { status: 404 }
+  // A record the visitor may not act on (a teaching list without its right) reads as not there, not as an outage.
+  if (status === 404 || status === 403) return { status: 404 }
   if (status === 400) return { status: 400 }
   if (status === 401) return { status: 401 }
   return { status: 503 }

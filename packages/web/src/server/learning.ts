@@ -75,7 +75,13 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
     step: client["learning.steps.get"]({ path: { enrollment, node } }),
     history: client["learning.submissions.history"]({ path: { enrollment, node }, urlParams: { limit: 20 } })
   }, { concurrency: "unbounded" }).pipe(
-    Effect.map(({ step, history }): StepData => {
+    // The latest attempt's appeals (a failed read leaves them out, not the step).
+    Effect.flatMap(({ step, history }) => {
+      const latest = history.items[0]
+      return (latest === undefined ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
+        .pipe(Effect.map((appeals) => ({ step, history, appeals })))
+    }),
+    Effect.map(({ step, history, appeals }): StepData => {
       const s = plain(step)
       const grading = s["grading"] as Json | undefined
       const draft = s["draft"] as Json | undefined
@@ -87,7 +93,14 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
           maxPoints: grading["maxPoints"], checkedBy: grading["checkedBy"], review: grading["review"], ...optional("passThreshold", grading["passThreshold"])
         }),
         ...optional("draft", draft === undefined ? undefined : { reply: replyText(draft["reply"]), revision: draft["revision"], updatedAt: draft["updatedAt"] }),
-        submissions: history.items.map(submissionOf)
+        submissions: history.items.map(submissionOf),
+        ...optional("appeals", Option.getOrUndefined(Option.map(appeals, (list) => list.map((appeal) => {
+          const a = plain(appeal)
+          return {
+            uuid: a["uuid"], status: a["status"], reason: a["reason"], comment: a["comment"],
+            ...optional("outcome", a["outcome"]), ...optional("resolvedPoints", a["resolvedPoints"] ?? a["closedPoints"])
+          }
+        }))))
       }
     })
   )

@@ -23,6 +23,7 @@ import type { Refusal, ServerApi } from "./api.js"
 import { socialPage } from "./social.js"
 import { loadLearning } from "./learning.js"
 import { loadAuthoring } from "./authoring.js"
+import { loadTeaching } from "./teaching.js"
 
 type Json = Record<string, any>
 
@@ -387,6 +388,6 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return loadAuthoring(api, path, cookie) ?? loadLearning(api, path, search, cookie)
+  return loadAuthoring(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie)
 }
 

@@ -8,7 +8,7 @@ import { decodeCursor, pageOf } from "../../store/Cursor.js"
 import { rowsDecoder } from "../../store/Rows.js"
 import { storedArray } from "../courses/StoredJson.js"
 import { unansweredCondition } from "../community/Community.js"
-import { type Assignment, type Atom, atomScope, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "../Permissions.js"
+import { type Assignment, type Atom, atoms, atomScope, atomsOf, courseNotFound, decide, type StaffRole, staffRoles, standingOn } from "../Permissions.js"
 import { queueStatusCondition } from "../reviews/Reviews.js"
 import type { TeachingCounts, TeachingCourse, TeachingListQuery } from "./TeachingModel.js"
 
@@ -205,6 +205,7 @@ const teachingView = (row: CourseRow): TeachingCourse => {
         ...(assignment.groupUuid !== null ? { groupUuid: assignment.groupUuid } : {})
       }
     })),
+    rights: atoms.filter((atom) => row.assignments.some((assignment) => atomsOf(assignment).has(atom))),
     counts,
     todo: Object.values(counts).reduce((sum, n) => sum + n, 0)
   }

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { CourseStatus, listing, page } from "../courses/Model.js"
-import { StaffRoleSchema, StaffScope } from "../staff/StaffModel.js"
+import { AtomSchema, StaffRoleSchema, StaffScope } from "../staff/StaffModel.js"
 
 /**
  * Wire shapes of the teaching dashboards: per
@@ -45,6 +45,12 @@ export const TeachingCourse = Schema.Struct({
   /** The caller's roles on the course, highest first. */
   roles: Schema.Array(StaffRoleSchema),
   assignments: Schema.Array(TeachingAssignment),
+  /**
+   * The rights the caller's assignments hold somewhere on the course (role defaults, plus grants,
+   * minus denies), in the order of `Permissions.ts`' atoms: what a client may offer; each operation
+   * still checks its own scope (a run-scoped right is listed, and refused outside its run).
+   */
+  rights: Schema.Array(AtomSchema),
   counts: TeachingCounts,
   /** The sum of the counts present. */
   todo: Schema.Int

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "react"
 import { href } from "../../components/Layout.js"
+import { Appeal } from "../../components/Appeal.js"
 import { labelOf, points, Progress, StepState, submissionOf } from "../../components/learning.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
-import type { StepData, SubmissionView } from "../../model.js"
+import type { LearnerAppealView, StepData, SubmissionView } from "../../model.js"
 import type { PageProps } from "../types.js"
 
 export const title = ({ data }: Pick<PageProps<"player">, "data">) => data.step === undefined ? data.courseTitle : `${data.step.title} · ${data.courseTitle}`
@@ -18,7 +19,13 @@ const draftDelayMs = 800
 const pending = new Set(["submitted", "checking", "awaiting_review"])
 
 /** One attempt: its state, the effective score, and every score layer with what made it. */
-const Attempt = ({ submission, texts, latest }: { readonly submission: SubmissionView; readonly texts: Texts; readonly latest: boolean }) => {
+const Attempt = ({ submission, texts, latest, appeals }: {
+  readonly submission: SubmissionView
+  readonly texts: Texts
+  readonly latest: boolean
+  /** The latest attempt's appeals, when it has a released grade to appeal. */
+  readonly appeals?: ReadonlyArray<LearnerAppealView> | undefined
+}) => {
   const { t } = texts
   const score = submission.score
   return (
@@ -59,6 +66,9 @@ const Attempt = ({ submission, texts, latest }: { readonly submission: Submissio
           </ol>
         </details>
       )}
+      {latest && appeals !== undefined && score !== undefined && !pending.has(submission.status) && submission.layers.some((layer) => layer.kind === "review")
+        ? <Appeal submission={submission.uuid} appeals={appeals} maxPoints={score.maxPoints} texts={texts} />
+        : null}
     </li>
   )
 }
@@ -256,7 +266,7 @@ const Step = ({ step, enrollment, texts, canStudy }: { readonly step: StepData; 
         <section aria-labelledby="attempts-title">
           <h3 id="attempts-title">{t("learning.attempts")}</h3>
           <ol className="attempts" aria-live="polite">
-            {submissions.map((submission, index) => <Attempt key={submission.uuid} submission={submission} texts={texts} latest={index === 0} />)}
+            {submissions.map((submission, index) => <Attempt key={submission.uuid} submission={submission} texts={texts} latest={index === 0} appeals={index === 0 && submission.uuid === step.submissions[0]?.uuid ? step.appeals : undefined} />)}
           </ol>
         </section>
       )}
