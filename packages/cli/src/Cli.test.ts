@@ -74,12 +74,13 @@ beforeAll(() => {
 
 describe("configuration errors", () => {
   it("stop the host with one line naming each bad variable, exit code 1 and no stack", async () => {
-    const run = birzha(["serve"], { BIRZHA_PORT: "eighty", DATABASE_URL: "mysql://localhost/x" })
+    const run = birzha(["serve"], { BIRZHA_PORT: "eighty", DATABASE_URL: "mysql://localhost/x", BIRZHA_METRICS_PORT: "70000" })
     expect(await run.exited).toBe(1)
     const lines = run.output().trim().split("\n")
     expect(lines[0]).toBe("birzha: invalid configuration")
     expect(lines.slice(1).some((line) => line.startsWith("BIRZHA_PORT: "))).toBe(true)
     expect(lines.slice(1).some((line) => line.startsWith("DATABASE_URL: expected a postgres:// or postgresql:// URL"))).toBe(true)
+    expect(lines.slice(1).some((line) => line.startsWith("BIRZHA_METRICS_PORT: expected a TCP port"))).toBe(true)
     expect(run.output()).not.toMatch(/\n\s+at /)
   })
 

@@ -5,6 +5,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
+import { withRequestMetrics } from "./Metrics.js"
 import { compileRoutes, makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
@@ -157,7 +158,8 @@ interface Pages<E, R> {
 const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray<{ readonly method: string; readonly path: string }>) =>
   Effect.gen(function*() {
     const extraRoutes = [...documentRoutes, ...routesOfPages]
-    const accessLog = yield* makeAccessLog
+    // Every answer logged is also counted (Metrics.ts), with or without the log.
+    const accessLog = withRequestMetrics(yield* makeAccessLog)
     const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
     const router = yield* HttpApiBuilder.Router.router
     const web = yield* Effect.serviceOption(WebApplication)
