@@ -52,9 +52,14 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
   ),
   trustProxy: booleanFlag("BIRZHA_TRUST_PROXY"),
   connections: ConnectionLimitsConfig,
-  metricsPort: Config.option(Config.integer("BIRZHA_METRICS_PORT").pipe(
-    requireSetting("BIRZHA_METRICS_PORT", "expected a TCP port, an integer from 0 to 65535", (n: number) => n >= 0 && n <= 65535)
-  ))
+  // Checked outside `Config.option`: inside it the variable's name would be doubled in the message.
+  metricsPort: Config.option(Config.integer("BIRZHA_METRICS_PORT")).pipe(
+    requireSetting(
+      "BIRZHA_METRICS_PORT",
+      "expected a TCP port, an integer from 0 to 65535",
+      (port: Option.Option<number>) => Option.isNone(port) || (port.value >= 0 && port.value <= 65535)
+    )
+  )
 }).pipe(
   Config.map(({ metricsPort, publicOrigin, ...rest }) => ({
     ...rest,

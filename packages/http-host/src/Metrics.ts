@@ -101,7 +101,8 @@ export const renderMetrics = (gauges: ReadonlyArray<GaugeSample>): string => {
     const labels = pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
     const state = pair.metricState
     if (MetricKeyType.isCounterKey(keyType) && MetricState.isCounterState(state)) {
-      family(name, "counter", help).samples.push(`${name}${labelText(labels)} ${number(state.count)}`)
+      // A counter that may go down (Effect's own `effect_fiber_active`) is a gauge to Prometheus.
+      family(name, keyType.incremental ? "counter" : "gauge", help).samples.push(`${name}${labelText(labels)} ${number(state.count)}`)
     } else if (MetricKeyType.isGaugeKey(keyType) && MetricState.isGaugeState(state)) {
       family(name, "gauge", help).samples.push(`${name}${labelText(labels)} ${number(state.value)}`)
     } else if (MetricKeyType.isHistogramKey(keyType) && MetricState.isHistogramState(state)) {
