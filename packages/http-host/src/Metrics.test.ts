@@ -84,3 +84,24 @@ describe("the metrics endpoint", () => {
     expect((await fetch(`${service.host.url}/metrics`)).status).toBe(404)
   })
 })
+
+describe("the exposition-format reader the test relies on (testing/prometheus.ts)", () => {
+  it("refuses what a scraper would refuse or misread", () => {
+    const valid = "# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\"} 2\n"
+    expect(sampleValue(parsePrometheusText(valid), "a_total", { x: "1" })).toBe(2)
+    for (const broken of [
+      "a_total 2", // no final line feed
+      "# TYPE a counter\na{x=1} 2\n", // unquoted label value
+      "# TYPE a counter\na 2\n# TYPE a counter\n", // typed twice
+      "a 1\n# TYPE a counter\n", // TYPE after samples
+      "# TYPE a gauge\na{x=\"1\"} 1\na{x=\"1\"} 2\n", // the same series twice
+      "# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\na 2\n", // interleaved families
+      "# TYPE a gauge\na one\n", // not a number
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n", // not cumulative
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n", // +Inf differs from _count
+      "# TYPE a gauge\na{x=\"a\\q\"} 1\n" // unknown escape
+    ]) {
+      expect(() => parsePrometheusText(broken), broken).toThrow()
+    }
+  })
+})
