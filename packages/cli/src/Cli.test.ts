@@ -1,4 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { Command } from "@effect/cli"
+import { Effect } from "effect"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
@@ -9,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { taskDraft } from "../../../testing/drafts.js"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { birzha as birzhaCommand } from "./Cli.js"
 
 // These tests run the built command, as an operator would; `pnpm test` builds before running them.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
@@ -71,12 +74,13 @@ beforeAll(() => {
 
 describe("configuration errors", () => {
   it("stop the host with one line naming each bad variable, exit code 1 and no stack", async () => {
-    const run = birzha(["serve"], { BIRZHA_PORT: "eighty", DATABASE_URL: "mysql://localhost/x" })
+    const run = birzha(["serve"], { BIRZHA_PORT: "eighty", DATABASE_URL: "mysql://localhost/x", BIRZHA_METRICS_PORT: "70000" })
     expect(await run.exited).toBe(1)
     const lines = run.output().trim().split("\n")
     expect(lines[0]).toBe("birzha: invalid configuration")
     expect(lines.slice(1).some((line) => line.startsWith("BIRZHA_PORT: "))).toBe(true)
     expect(lines.slice(1).some((line) => line.startsWith("DATABASE_URL: expected a postgres:// or postgresql:// URL"))).toBe(true)
+    expect(lines.slice(1).some((line) => line.startsWith("BIRZHA_METRICS_PORT: expected a TCP port"))).toBe(true)
     expect(run.output()).not.toMatch(/\n\s+at /)
   })
 
@@ -163,6 +167,21 @@ describe("birzha serve", () => {
       silent.close()
     }
   })
+
+  it("stops on Ctrl-C (SIGINT) with exit code 0 and nothing but its info lines", async () => {
+    const database = await createTestDatabase("cli_sigint")
+    try {
+      const run = birzha(["serve"], { BIRZHA_PORT: "0", DATABASE_URL: database.url })
+      await run.waitFor(listening)
+      await run.waitFor(/migrations applied/)
+      run.child.kill("SIGINT")
+      expect(await run.exited).toBe(0)
+      const lines = run.output().trim().split("\n")
+      expect(lines.every((line) => line.includes(" level=INFO "))).toBe(true)
+    } finally {
+      await database.drop()
+    }
+  }, 120_000)
 
   it("serves on the embedded database, which keeps its data across restarts", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "birzha-serve-"))
@@ -296,5 +315,35 @@ describe("birzha --help", () => {
     expect(await run.exited).toBe(0)
     expect(run.output()).toContain("moderation")
     expect(run.output()).not.toContain("\u001b[")
+  })
+
+  it("through ./birzha lists every command once, one aligned line each, and a command's --help stays detailed", async () => {
+    // The runnable commands by @effect/cli's public API: the paths of its bash completions that
+    // lead to no further command.
+    const completions = (await Effect.runPromise(Command.getBashCompletions(birzhaCommand, "birzha"))).join("\n")
+    const all = [...completions.matchAll(/^\s*birzha,([a-z,-]+)\)$/gm)].map((match) => match[1]!.split(",").join(" "))
+    const expected = all.filter((path) => !all.some((other) => other.startsWith(`${path} `)))
+    expect(expected).toContain("moderation complaint uphold")
+
+    const script = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "birzha")
+    const help = spawnSync(script, ["--help"], { env: { PATH: process.env["PATH"] ?? "" }, encoding: "utf8" })
+    expect(help.status).toBe(0)
+    const lines = help.stdout.split("\n")
+    const listed = lines.slice(lines.indexOf("Commands:") + 1, lines.indexOf("", lines.indexOf("Commands:")))
+    const rows = listed.map((line) => /^ {2}(\S+(?: \S+)*?)( {2,})(\S.*)$/.exec(line))
+    expect(rows.every((row) => row !== null)).toBe(true)
+    const paths = rows.map((row) => row![1]!)
+    expect([...paths].sort()).toEqual([...expected].sort())
+    expect(new Set(paths).size).toBe(paths.length)
+    for (const path of paths) expect(path.split(" ").every((word, index, words) => word !== words[index - 1])).toBe(true)
+    // One column for the descriptions, two spaces after the longest path, each a single clause.
+    const column = new Set(rows.map((row) => row![1]!.length + row![2]!.length))
+    expect([...column]).toEqual([Math.max(...paths.map((path) => path.length)) + 2])
+    for (const row of rows) expect(row![3]).not.toMatch(/[.;:]\s/)
+
+    const detailed = spawnSync(script, ["moderation", "approve", "--help"], { env: { PATH: process.env["PATH"] ?? "" }, encoding: "utf8" })
+    expect(detailed.status).toBe(0)
+    expect(detailed.stdout).toContain("--reason")
+    expect(detailed.stdout).toContain("Approve a pending publication: its draft becomes the public data.")
   })
 })

@@ -9,6 +9,7 @@ import { eventsCommand } from "./EventsCommand.js"
 import { CommandDatabase, HostCommandsLive, setExitCode } from "./HostLink.js"
 import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
+import { overview } from "./Overview.js"
 import { databaseProblem, reportingConfigErrors } from "./Reporting.js"
 import { serve } from "./Serve.js"
 import { version } from "./version.js"
@@ -107,4 +108,16 @@ export const birzha = Command.make("birzha").pipe(
   Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
 )
 
-export const run = Command.run(birzha, { name: "birzha", version })
+const runCommand = Command.run(birzha, { name: "birzha", version })
+
+/**
+ * The CLI, argv as `process.argv`. `birzha`, `birzha --help` and `birzha -h` print the aligned
+ * list of commands (Overview.ts); everything else, `birzha <command> --help` included, goes to
+ * @effect/cli.
+ */
+export const run = (argv: ReadonlyArray<string>): ReturnType<typeof runCommand> => {
+  const args = argv.slice(2)
+  return args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))
+    ? Console.log(overview(birzha, "birzha", version))
+    : runCommand(argv)
+}

@@ -21,6 +21,7 @@ import { type BodyLimits, bodyLimitsOf, minBodyBytes } from "./BodyLimits.js"
 import { clientAddressOf } from "./HostSettings.js"
 import { jsonBody } from "./JsonBody.js"
 import { JsonShapeScanner } from "./JsonShape.js"
+import { requestIdHeader, requestIdOf } from "./RequestId.js"
 
 /**
  * The catalog served straight from `node:http`: the route table, decoders and encoders are
@@ -316,6 +317,7 @@ export const answerAndClose = (req: IncomingMessage, res: ServerResponse, status
   }
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
+      (requestIdOf(req) === undefined ? "" : `${requestIdHeader}: ${requestIdOf(req)}\r\n`) +
       `cache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   )
   let drained = 0
@@ -442,7 +444,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         facts.session === undefined ? undefined : sessionCookieHeader(facts.session),
         facts.retryAfterSeconds !== undefined && status === 429 ? String(facts.retryAfterSeconds) : undefined
       )
-      accessLog.write(req.method ?? "", req.url ?? "", status, started, entry.id)
+      accessLog.write(req.method ?? "", req.url ?? "", status, started, entry.id, requestIdOf(req))
     }
 
     const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
@@ -456,7 +458,9 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
           Effect.catchAllCause((cause) => answerOfCause(cause, {}, { operationId: entry.id }))
         )
         : invoke(caller)
-      Runtime.runCallback(runtime)(program, {
+      // Every log line of the call (a defect's, the database's) names the request (RequestId.ts).
+      const requestId = requestIdOf(req)
+      Runtime.runCallback(runtime)(requestId === undefined ? program : Effect.annotateLogs(program, "requestId", requestId), {
         onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })
     }
@@ -505,7 +509,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         const allowed = routes.allowedMethods(path)
         if (allowed.length > 0) refuseUnread(req, res, expectsContinue, MethodNotAllowed, `${method} is not allowed on ${path}`, { allow: allowed.join(", ") })
         else refuseUnread(req, res, expectsContinue, NotFound, `No operation at ${method} ${path}`)
-        accessLog.write(method, url, allowed.length > 0 ? 405 : 404, started, undefined)
+        accessLog.write(method, url, allowed.length > 0 ? 405 : 404, started, undefined, requestIdOf(req))
         return true
       }
       const { entry } = match
@@ -515,13 +519,13 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const declared = Number(req.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > maxBytes) {
         refuseUnread(req, res, expectsContinue, PayloadTooLarge, `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes`)
-        accessLog.write(method, url, PayloadTooLarge.status, started, entry.id)
+        accessLog.write(method, url, PayloadTooLarge.status, started, entry.id, requestIdOf(req))
         return true
       }
       if (entry.sameOrigin && req.headers.origin !== publicOrigin) {
         // Before the body is read or anything is looked up: nothing changes for a foreign page.
         refuseUnread(req, res, expectsContinue, ForbiddenOrigin, "This request must come from the service's own pages")
-        accessLog.write(method, url, ForbiddenOrigin.status, started, entry.id)
+        accessLog.write(method, url, ForbiddenOrigin.status, started, entry.id, requestIdOf(req))
         return true
       }
       const query = queryOf(at < 0 ? "" : url.slice(at + 1))
@@ -539,7 +543,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       }
       if (refusesMediaType(req)) {
         refuseUnread(req, res, expectsContinue, UnsupportedMediaType, "Send the request body as JSON (Content-Type: application/json)")
-        accessLog.write(method, url, UnsupportedMediaType.status, started, entry.id)
+        accessLog.write(method, url, UnsupportedMediaType.status, started, entry.id, requestIdOf(req))
         return true
       }
       if (expectsContinue) res.writeContinue()
@@ -551,7 +555,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
             ? { cls: PayloadTooLarge, message: `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes` }
             : { cls: malformed, message: `The request body is refused before parsing: ${read.problem}` }
           refuseRead(req, res, refusal.cls, refusal.message)
-          accessLog.write(method, url, refusal.cls.status, started, entry.id)
+          accessLog.write(method, url, refusal.cls.status, started, entry.id, requestIdOf(req))
           return
         }
         let payload: unknown
@@ -559,7 +563,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
           payload = JSON.parse(read.bytes.toString("utf8"))
         } catch {
           writeEnvelope(res, malformed, "The request body is not valid JSON")
-          accessLog.write(method, url, malformed.status, started, entry.id)
+          accessLog.write(method, url, malformed.status, started, entry.id, requestIdOf(req))
           return
         }
         run(req, res, entry, { path: match.path, urlParams: query, payload }, started)

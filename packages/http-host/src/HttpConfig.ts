@@ -19,6 +19,8 @@ export interface HttpSettings {
   readonly redirectLoopbackNavigations?: boolean
   /** Timeouts for slow and silent clients, the connection caps (global and per address); absent: `defaultConnectionLimits`. */
   readonly connections?: ConnectionLimits
+  /** `BIRZHA_METRICS_PORT`: Prometheus text at `GET /metrics` on this port of `host` (Metrics.ts); absent: no metrics listener. */
+  readonly metricsPort?: number
 }
 
 const port = Config.integer("BIRZHA_PORT").pipe(
@@ -49,10 +51,19 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
     requireSetting("BIRZHA_MAX_BODY_BYTES", "expected a positive number of bytes", (n: number) => n > 0)
   ),
   trustProxy: booleanFlag("BIRZHA_TRUST_PROXY"),
-  connections: ConnectionLimitsConfig
+  connections: ConnectionLimitsConfig,
+  // Checked outside `Config.option`: inside it the variable's name would be doubled in the message.
+  metricsPort: Config.option(Config.integer("BIRZHA_METRICS_PORT")).pipe(
+    requireSetting(
+      "BIRZHA_METRICS_PORT",
+      "expected a TCP port, an integer from 0 to 65535",
+      (port: Option.Option<number>) => Option.isNone(port) || (port.value >= 0 && port.value <= 65535)
+    )
+  )
 }).pipe(
-  Config.map(({ publicOrigin, ...rest }) => ({
+  Config.map(({ metricsPort, publicOrigin, ...rest }) => ({
     ...rest,
+    ...(Option.isSome(metricsPort) ? { metricsPort: metricsPort.value } : {}),
     publicOrigin: Option.getOrElse(publicOrigin, () => `http://localhost:${rest.port}`),
     redirectLoopbackNavigations: Option.isNone(publicOrigin)
   }))

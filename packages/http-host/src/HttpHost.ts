@@ -5,10 +5,12 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
+import { withRequestMetrics } from "./Metrics.js"
 import { compileRoutes, makeCompiledApi } from "./CompiledApi.js"
 import { applyConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 import { renderDocsPage } from "./DocsPage.js"
 import { pageHeadersOf } from "./pages/WebApp.js"
+import { assignRequestId, requestIdHeader, requestIdOf } from "./RequestId.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
 import { HostSettings } from "./HostSettings.js"
@@ -53,6 +55,7 @@ const wantsHtml = (accept: string | undefined) => accept !== undefined && accept
 /**
  * Whatever a page, file or MCP route fails with still answers with the one envelope, mapped as an
  * operation's failure is (`answerOfCause`: 503 for the database, 500 with a correlation id otherwise).
+ * Every log line of a route names its request (`requestId`, RequestId.ts).
  */
 const withEnvelope = <E, R>(
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
@@ -73,6 +76,11 @@ const withEnvelope = <E, R>(
         ? Effect.failCause(cause)
         : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(answerOfCause(cause, {}, { method: request.method, url: request.url }), (answer) => json(answer.status, answer.body))))
+  ).pipe((handled) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const requestId = request.headers[requestIdHeader]
+      return requestId === undefined ? handled : Effect.annotateLogs(handled, "requestId", requestId)
+    })
   )
 
 /**
@@ -150,7 +158,8 @@ interface Pages<E, R> {
 const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray<{ readonly method: string; readonly path: string }>) =>
   Effect.gen(function*() {
     const extraRoutes = [...documentRoutes, ...routesOfPages]
-    const accessLog = yield* makeAccessLog
+    // Every answer logged is also counted (Metrics.ts), with or without the log.
+    const accessLog = withRequestMetrics(yield* makeAccessLog)
     const handleOperation = yield* makeCompiledApi(settings, extraRoutes, accessLog)
     const router = yield* HttpApiBuilder.Router.router
     const web = yield* Effect.serviceOption(WebApplication)
@@ -165,12 +174,13 @@ const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray
     const isUnknownBrowserPath = unknownBrowserPath(compileRoutes([...(yield* Operations).entries.values()], extraRoutes))
     const runtime = yield* Effect.runtime<never>()
     const handle = (req: IncomingMessage, res: ServerResponse) => {
+      assignRequestId(req, res)
       if (Option.isSome(web) && wantsHtml(req.headers.accept) && isUnknownBrowserPath(req)) {
         const started = performance.now()
         Runtime.runPromise(runtime, web.value.app).then((app) => writeNotFoundPage(app, req, res)).catch(() => {
           if (!res.headersSent) res.writeHead(500, { "cache-control": "no-store" })
           res.end()
-        }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined))
+        }).finally(() => accessLog.write(req.method ?? "GET", req.url ?? "/", res.statusCode, started, undefined, requestIdOf(req)))
         return
       }
       if (!handleOperation(req, res)) fallback(req, res)
@@ -178,6 +188,7 @@ const makeNodeHandler = (settings: HandlerSettings, routesOfPages: ReadonlyArray
     // `Expect: 100-continue`: an operation decides before the client sends its body (a body over
     // the operation's bound is answered 413, never `100 Continue` first); other routes continue.
     const handleContinue = (req: IncomingMessage, res: ServerResponse) => {
+      assignRequestId(req, res)
       if (handleOperation(req, res, true)) return
       res.writeContinue()
       fallback(req, res)
@@ -210,6 +221,7 @@ export const makeHttpServer = <E2 = never, R2 = never>(
         const limits = settings.connections ?? defaultConnectionLimits
         const redirect = settings.redirectLoopbackNavigations === true
         const server = createServer({ maxHeaderSize, ...serverOptions(limits) }, (req, res) => {
+          assignRequestId(req, res)
           if (redirect && redirectedToLocalhost(req, res)) return
           handle(req, res)
         })

@@ -7,6 +7,7 @@ import { type ConfigError, Context, Effect, Layer } from "effect"
 import { BirzhaHandler, type HandlerSettings, HttpHandlerLive } from "./HttpHandler.js"
 import type { HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive, Operations } from "./HttpHost.js"
+import { MetricsServerLive } from "./Metrics.js"
 import { Readiness } from "./Readiness.js"
 
 const ReadinessLive = Layer.effect(Readiness, Effect.map(Database, (database) => ({ check: database.readiness })))
@@ -38,7 +39,12 @@ const around = <A, E1, R1, E, R>(front: Layer.Layer<A, E1, R1>, options: Service
  * worker host's layer on the embedded database, this package does not depend on it).
  */
 export const ServiceLive = <E = never, R = never>(settings: HttpSettings, options: ServiceOptions<E, R>) =>
-  around(HttpServerLive(settings), options)
+  around(
+    settings.metricsPort === undefined
+      ? HttpServerLive(settings)
+      : Layer.merge(HttpServerLive(settings), MetricsServerLive({ host: settings.host, port: settings.metricsPort })),
+    options
+  )
 
 /**
  * The whole service as handlers to mount in another server (`BirzhaHandler`: `node` and `fetch`),

@@ -41,6 +41,7 @@ export const startTestService = async (
     readonly trustProxy?: boolean
     readonly publicOrigin?: string
     readonly connections?: ConnectionLimits
+    readonly metricsPort?: number
   } = {}
 ): Promise<TestService> => {
   const database = await createTestDatabase(name)
@@ -51,7 +52,8 @@ export const startTestService = async (
     port,
     publicOrigin: origin,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
-    ...(options.connections === undefined ? {} : { connections: options.connections })
+    ...(options.connections === undefined ? {} : { connections: options.connections }),
+    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort })
   })
   await untilReady(host)
   const db = new Pg.Client({ connectionString: database.url })

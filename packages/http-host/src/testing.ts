@@ -32,6 +32,7 @@ export const startService = async (
     readonly trustProxy?: boolean
     readonly logLevel?: LogLevel.LogLevel
     readonly connections?: ConnectionLimits
+    readonly metricsPort?: number
   }
 ): Promise<RunningHost> => {
   const settings = {
@@ -40,7 +41,8 @@ export const startService = async (
     publicOrigin: options.publicOrigin ?? "http://localhost:8080",
     maxBodyBytes: 10 * 1024 * 1024,
     trustProxy: options.trustProxy ?? false,
-    ...(options.connections === undefined ? {} : { connections: options.connections })
+    ...(options.connections === undefined ? {} : { connections: options.connections }),
+    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort })
   }
   return startHost(
     ServiceLive(settings, { workers: false }).pipe(

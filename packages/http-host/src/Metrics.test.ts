@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { taskDraft } from "../../../testing/drafts.js"
+import { freePort } from "../../../testing/net.js"
+import { type Family, parsePrometheusText, sampleValue } from "../../../testing/prometheus.js"
+import { signIn } from "../../../testing/signIn.js"
+import { startTestService, type TestService } from "./testService.js"
+
+let service: TestService
+let metricsUrl: string
+
+beforeAll(async () => {
+  const metricsPort = await freePort()
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  service = await startTestService("metrics", { trustProxy: true, metricsPort })
+})
+afterAll(() => service?.close())
+
+const scrape = async (): Promise<Map<string, Family>> => {
+  const response = await fetch(metricsUrl)
+  expect(response.status).toBe(200)
+  expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8")
+  return parsePrometheusText(await response.text())
+}
+
+describe("the metrics endpoint", () => {
+  it("parses as Prometheus text, and counts each request by operation and status with its latency", async () => {
+    const before = await scrape()
+    const live = { operation: "health.live", status: "200" }
+    const counted = sampleValue(before, "birzha_http_requests_total", live) ?? 0
+    const timed = sampleValue(before, "birzha_http_request_duration_seconds_count", { operation: "health.live" }) ?? 0
+    for (let i = 0; i < 3; i++) expect((await fetch(`${service.host.url}/api/healthz`)).status).toBe(200)
+    expect((await fetch(`${service.host.url}/api/v1/publications/not-a-uuid`)).status).toBe(400)
+    expect((await fetch(`${service.host.url}/api/v1/no-such-thing`)).status).toBe(404)
+
+    const after = await scrape()
+    expect(after.get("birzha_http_requests_total")?.type).toBe("counter")
+    expect(after.get("birzha_http_request_duration_seconds")?.type).toBe("histogram")
+    expect(sampleValue(after, "birzha_http_requests_total", live)).toBe(counted + 3)
+    expect(sampleValue(after, "birzha_http_request_duration_seconds_count", { operation: "health.live" })).toBe(timed + 3)
+    expect(sampleValue(after, "birzha_http_request_duration_seconds_bucket", { operation: "health.live", le: "+Inf" })).toBe(timed + 3)
+    expect(sampleValue(after, "birzha_http_requests_total", { operation: "getPublication", status: "400" })).toBeGreaterThanOrEqual(1)
+    expect(sampleValue(after, "birzha_http_requests_total", { operation: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1)
+    // Bounded labels: operation ids and status codes only, never what a request named.
+    for (const sample of after.get("birzha_http_requests_total")!.samples) {
+      expect(Object.keys(sample.labels).sort()).toEqual(["operation", "status"])
+      expect(sample.labels["operation"]).toMatch(/^(?:[a-zA-Z]+(?:[._][a-zA-Z_]+)*|unmatched)$/)
+    }
+    expect(JSON.stringify([...after.values()])).not.toContain("not-a-uuid")
+  })
+
+  it("shows the outbox filling while no sequencer runs, and the queues' other gauges as the database counts them", async () => {
+    const before = await scrape()
+    expect(sampleValue(before, "birzha_database_up")).toBe(1)
+    const depth = sampleValue(before, "birzha_outbox_depth")!
+    expect(depth).toBeGreaterThanOrEqual(0)
+
+    // A task saved and submitted writes events; this service runs no worker to number them.
+    const user = await signIn({ url: service.host.url, origin: service.origin, db: service.db })
+    const saved = await service.call<{ uuid: string; revision: number }>("POST", "/api/v1/commands/tasks.save", user, { requestUuid: crypto.randomUUID(), data: taskDraft })
+    expect(saved.status).toBe(200)
+    const submitted = await service.call("POST", "/api/v1/commands/tasks.submit", user, {
+      requestUuid: crypto.randomUUID(),
+      publicationUuid: saved.body.uuid,
+      expectedRevision: saved.body.revision
+    })
+    expect(submitted.status).toBe(200)
+
+    const after = await scrape()
+    const { rows } = await service.db.query<{ depth: string }>("SELECT count(*) AS depth FROM outbox_events WHERE position IS NULL")
+    expect(Number(rows[0]!.depth)).toBeGreaterThan(depth)
+    expect(sampleValue(after, "birzha_outbox_depth")).toBe(Number(rows[0]!.depth))
+    expect(sampleValue(after, "birzha_event_sequencing_lag_seconds")).toBeGreaterThan(0)
+    for (const status of ["pending", "succeeded", "failed", "cancelled"]) {
+      expect(sampleValue(after, "birzha_webhook_deliveries", { status })).toBe(0)
+    }
+    for (const status of ["queued", "running", "succeeded", "failed", "cancelled"]) {
+      expect(sampleValue(after, "birzha_grading_jobs", { status })).toBe(0)
+    }
+  })
+
+  it("serves nothing but GET /metrics on its port", async () => {
+    const other = await fetch(metricsUrl.replace("/metrics", "/api/healthz"))
+    expect(other.status).toBe(404)
+    expect((await fetch(`${service.host.url}/metrics`)).status).toBe(404)
+  })
+})
+
+describe("the exposition-format reader the test relies on (testing/prometheus.ts)", () => {
+  it("refuses what a scraper would refuse or misread", () => {
+    const valid = "# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\"} 2\n"
+    expect(sampleValue(parsePrometheusText(valid), "a_total", { x: "1" })).toBe(2)
+    for (const broken of [
+      "a_total 2", // no final line feed
+      "# TYPE a counter\na{x=1} 2\n", // unquoted label value
+      "# TYPE a counter\na 2\n# TYPE a counter\n", // typed twice
+      "a 1\n# TYPE a counter\n", // TYPE after samples
+      "# TYPE a gauge\na{x=\"1\"} 1\na{x=\"1\"} 2\n", // the same series twice
+      "# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\na 2\n", // interleaved families
+      "# TYPE a gauge\na one\n", // not a number
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n", // not cumulative
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n", // +Inf differs from _count
+      "# TYPE a gauge\na{x=\"a\\q\"} 1\n" // unknown escape
+    ]) {
+      expect(() => parsePrometheusText(broken), broken).toThrow()
+    }
+  })
+})

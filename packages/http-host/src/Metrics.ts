@@ -1,0 +1,222 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Metric, MetricBoundaries, MetricKeyType, MetricLabel, MetricState, Option, Runtime } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AccessLog } from "./AccessLog.js"
+
+/**
+ * Prometheus metrics (`BIRZHA_METRICS_PORT`, off by default): the host's requests as Effect
+ * metrics, recorded where each answer is logged, and the state of the database's queues read at
+ * each scrape, served as Prometheus text on a listener of its own.
+ */
+
+/** Requests answered, by operation id (`unmatched` for a path no operation takes) and status. */
+export const httpRequests = Metric.counter("birzha_http_requests_total", {
+  description: "HTTP requests answered, by operation id and status code.",
+  incremental: true
+})
+
+/** Time from the request's arrival to its answer, by operation id. */
+export const httpRequestDuration = Metric.histogram(
+  "birzha_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "Time from a request's arrival to its answer, by operation id."
+)
+
+// The label arrays of each operation and status, made once: recording allocates nothing new.
+const labelsOf = new Map<string, { readonly counter: ReadonlyArray<MetricLabel.MetricLabel>; readonly histogram: ReadonlyArray<MetricLabel.MetricLabel> }>()
+
+/**
+ * Records one answered request. Labels are operation ids of the catalog and status codes, never
+ * anything the request names (uuids, addresses): the series stay bounded.
+ */
+export const recordRequest = (operationId: string | undefined, status: number, started: number) => {
+  const operation = operationId ?? "unmatched"
+  const key = `${operation} ${status}`
+  let labels = labelsOf.get(key)
+  if (labels === undefined) {
+    const op = MetricLabel.make("operation", operation)
+    labels = { counter: [op, MetricLabel.make("status", String(status))], histogram: [op] }
+    labelsOf.set(key, labels)
+  }
+  httpRequests.unsafeUpdate(1, labels.counter)
+  httpRequestDuration.unsafeUpdate((performance.now() - started) / 1000, labels.histogram)
+}
+
+/** The access log, with every answered request also counted (recorded whether or not the log is on). */
+export const withRequestMetrics = (log: AccessLog): AccessLog => ({
+  write: (method, url, status, started, operationId, requestId) => {
+    recordRequest(operationId, status, started)
+    log.write(method, url, status, started, operationId, requestId)
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// Prometheus text exposition format 0.0.4
+
+const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
+const escapeHelp = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
+
+const number = (value: number | bigint) =>
+  typeof value === "bigint"
+    ? value.toString()
+    : Number.isNaN(value)
+    ? "NaN"
+    : value === Number.POSITIVE_INFINITY
+    ? "+Inf"
+    : value === Number.NEGATIVE_INFINITY
+    ? "-Inf"
+    : String(value)
+
+const labelText = (labels: ReadonlyArray<readonly [string, string]>) =>
+  labels.length === 0 ? "" : `{${labels.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(",")}}`
+
+interface Family {
+  readonly help: string
+  readonly type: "counter" | "gauge" | "histogram"
+  readonly samples: Array<string>
+}
+
+/** A gauge read from the database at a scrape: one sample per label set. */
+export interface GaugeSample {
+  readonly name: string
+  readonly help: string
+  readonly labels: ReadonlyArray<readonly [string, string]>
+  readonly value: number
+}
+
+/** The Prometheus text of Effect's metrics (counters, gauges, histograms) and the given gauges. */
+export const renderMetrics = (gauges: ReadonlyArray<GaugeSample>): string => {
+  const families = new Map<string, Family>()
+  const family = (name: string, type: Family["type"], help: string) => {
+    let found = families.get(name)
+    if (found === undefined) {
+      found = { help, type, samples: [] }
+      families.set(name, found)
+    }
+    return found
+  }
+  for (const pair of Metric.unsafeSnapshot()) {
+    const { keyType, name } = pair.metricKey
+    const help = Option.getOrElse(pair.metricKey.description, () => name)
+    const labels = pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
+    const state = pair.metricState
+    if (MetricKeyType.isCounterKey(keyType) && MetricState.isCounterState(state)) {
+      // A counter that may go down (Effect's own `effect_fiber_active`) is a gauge to Prometheus.
+      family(name, keyType.incremental ? "counter" : "gauge", help).samples.push(`${name}${labelText(labels)} ${number(state.count)}`)
+    } else if (MetricKeyType.isGaugeKey(keyType) && MetricState.isGaugeState(state)) {
+      family(name, "gauge", help).samples.push(`${name}${labelText(labels)} ${number(state.value)}`)
+    } else if (MetricKeyType.isHistogramKey(keyType) && MetricState.isHistogramState(state)) {
+      const samples = family(name, "histogram", help).samples
+      let infinite = false
+      for (const [bound, count] of state.buckets) {
+        infinite ||= bound === Number.POSITIVE_INFINITY
+        samples.push(`${name}_bucket${labelText([...labels, ["le", number(bound)]])} ${count}`)
+      }
+      if (!infinite) samples.push(`${name}_bucket${labelText([...labels, ["le", "+Inf"]])} ${state.count}`)
+      samples.push(`${name}_sum${labelText(labels)} ${number(state.sum)}`)
+      samples.push(`${name}_count${labelText(labels)} ${state.count}`)
+    }
+    // Frequencies and summaries: none recorded by the service.
+  }
+  for (const gauge of gauges) family(gauge.name, "gauge", gauge.help).samples.push(`${gauge.name}${labelText(gauge.labels)} ${number(gauge.value)}`)
+  let text = ""
+  for (const [name, { help, samples, type }] of families) {
+    text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n${samples.join("\n")}\n`
+  }
+  return text
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database's queues, read at each scrape
+
+const gauge = (name: string, help: string, value: number, labels: ReadonlyArray<readonly [string, string]> = []): GaugeSample => ({ name, help, labels, value })
+
+/**
+ * The queues' state from the database: events waiting for a position and the age of the oldest,
+ * webhook deliveries by status, grading jobs by status. Each read is a count over a partial index
+ * or a small table; a database that does not answer gives `birzha_database_up 0` and nothing else.
+ */
+export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [outbox] = yield* sql<{ depth: string; lag: string | null }>`
+    SELECT count(*) AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at)) AS lag
+    FROM outbox_events WHERE position IS NULL`
+  const deliveries = yield* sql<{ status: string; count: string }>`
+    SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`
+  const jobs = yield* sql<{ status: string; count: string }>`
+    SELECT status, count(*) AS count FROM learning_grading_jobs GROUP BY status`
+  const deliveryCounts = new Map(deliveries.map((row) => [row.status, Number(row.count)]))
+  const jobCounts = new Map(jobs.map((row) => [row.status, Number(row.count)]))
+  return [
+    gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 1),
+    gauge("birzha_outbox_depth", "Committed events waiting for the sequencer to number them.", Number(outbox?.depth ?? 0)),
+    gauge("birzha_event_sequencing_lag_seconds", "Age of the oldest event waiting for a position (0 when none waits).", Number(outbox?.lag ?? 0)),
+    // Every status, zero included, so a series exists before its first delivery or job.
+    ...["pending", "succeeded", "failed", "cancelled"].map((status) =>
+      gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried).", deliveryCounts.get(status) ?? 0, [["status", status]])
+    ),
+    ...["queued", "running", "succeeded", "failed", "cancelled"].map((status) =>
+      gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status.", jobCounts.get(status) ?? 0, [["status", status]])
+    )
+  ]
+}).pipe(
+  Effect.catchAllCause(() =>
+    Effect.succeed([gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 0)])
+  )
+)
+
+// ---------------------------------------------------------------------------------------------
+// The listener
+
+const listen = (server: Server, port: number, host: string) =>
+  Effect.async<void, Error>((resume) => {
+    const onError = (error: Error) => resume(Effect.fail(error))
+    server.once("error", onError)
+    server.listen(port, host, () => {
+      server.off("error", onError)
+      resume(Effect.void)
+    })
+  })
+
+/** Where the metrics listener answers (tests read its port). */
+export interface MetricsAddress {
+  readonly url: string
+}
+
+/**
+ * `GET /metrics` on `host:port` (`BIRZHA_METRICS_PORT`, the bind address of `BIRZHA_HOST`):
+ * Prometheus text, version 0.0.4. Anything else is 404; nothing else is served there, so the port
+ * can be left to operators (a firewall, a private network) apart from the service's.
+ */
+export const MetricsServerLive = (settings: { readonly host: string; readonly port: number }, onListening?: (address: MetricsAddress) => void) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const path = (req.url ?? "/").split("?")[0]
+      if ((req.method !== "GET" && req.method !== "HEAD") || path !== "/metrics") {
+        res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not found: metrics are at GET /metrics\n")
+        return
+      }
+      Runtime.runPromise(
+        runtime,
+        Effect.map(readQueueGauges, renderMetrics).pipe(Effect.tapErrorCause((cause) => Effect.logError("metrics scrape failed", cause)))
+      ).then((body) => {
+        res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" })
+        res.end(req.method === "HEAD" ? undefined : body)
+      }, () => {
+        if (res.headersSent) return res.destroy()
+        res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics unavailable\n")
+      })
+    })
+    yield* listen(server, settings.port, settings.host)
+    yield* Effect.addFinalizer(() => Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+      server.closeAllConnections()
+    }))
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : settings.port
+    const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host
+    const url = `http://${host}:${port}/metrics`
+    onListening?.({ url })
+    yield* Effect.logInfo(`Metrics on ${url}`)
+  }))
