@@ -7,9 +7,10 @@
 //   … --only domain,http-host              just these reports
 //
 // Run after `npx -y pnpm@10.34.9 run build` (declarations included). A change to an exported
-// signature shows in the report's diff, which review then sees; `test` runs `--check`, so a surface
-// changed without its report fails. Only the public entries are reported: the `internal` subpaths
-// carry no compatibility promise (docs/embedding.md, "What is public").
+// signature shows in the report's diff, which review then sees; the release checks
+// (scripts/release-dry-run.mjs, `test:release`, run by CI) run `--check` on the declarations their
+// packs built, so a surface changed without its report fails. Only the public entries are
+// reported: the `internal` subpaths carry no compatibility promise (docs/embedding.md, "What is public").
 import { Extractor, ExtractorConfig } from "@microsoft/api-extractor"
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
