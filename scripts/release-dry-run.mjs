@@ -160,8 +160,9 @@ console.log("client ok: " + Object.keys(birzha).length + " operations")
 `
   )
 
-  // The hosts and the CLI install together (each names the others at the released version).
-  const servers = published.map(({ manifest }) => manifest.name).filter((name) => name !== "@birzha/client")
+  // The hosts and the CLI install together (each names the others at the released version; the
+  // web application's pages use the client, so the client's tarball comes along).
+  const servers = published.map(({ manifest }) => manifest.name)
   const serversProject = consumer(
     "servers",
     servers,
