@@ -7,14 +7,16 @@
 //   … --only domain,http-host              just these reports
 //
 // Run after `npx -y pnpm@10.34.9 run build` (declarations included). A change to an exported
-// signature shows in the report's diff, which review then sees; `test` runs `--check`, so a surface
-// changed without its report fails. Only the public entries are reported: the `internal` subpaths
-// carry no compatibility promise (docs/embedding.md, "What is public").
+// signature shows in the report's diff, which review then sees; the release checks
+// (scripts/release-dry-run.mjs, `test:release`, run by CI) run `--check` on the declarations their
+// packs built, so a surface changed without its report fails. Only the public entries are
+// reported: the `internal` subpaths carry no compatibility promise (docs/embedding.md, "What is public").
 import { Extractor, ExtractorConfig } from "@microsoft/api-extractor"
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import ts from "typescript"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -28,6 +30,32 @@ const entries = [
   { folder: "cli", declarations: "dist/index.d.ts", report: "cli" },
   { folder: "client-sdk", declarations: "dist/index.d.ts", report: "client" }
 ]
+
+/**
+ * A report's declarations with the order of object members and of union members made canonical.
+ * The declarations tsup writes spell inferred types as the compiler prints them, members in the
+ * order the compiler happened to create their types, which follows the order the bundler asked for
+ * each file's declarations: two builds of the same sources can list `avatarUrl` before or after
+ * `name`. Neither order means anything to a caller, so reports that differ only in it are the same
+ * surface (docs/decisions.md, "Release checks in CI").
+ */
+const canonical = (report) => {
+  const code = report.slice(report.indexOf("```ts") + 5, report.lastIndexOf("```"))
+  const source = ts.createSourceFile("report.d.ts", code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  const printer = ts.createPrinter({ removeComments: true })
+  const text = (node) => printer.printNode(ts.EmitHint.Unspecified, node, source)
+  const sorted = (nodes) => [...nodes].map((node) => [text(node), node]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, node]) => node)
+  const [file] = ts.transform(source, [(context) => (root) => {
+    const visit = (node) => {
+      const visited = ts.visitEachChild(node, visit, context)
+      if (ts.isTypeLiteralNode(visited)) return context.factory.updateTypeLiteralNode(visited, context.factory.createNodeArray(sorted(visited.members)))
+      if (ts.isUnionTypeNode(visited)) return context.factory.updateUnionTypeNode(visited, context.factory.createNodeArray(sorted(visited.types)))
+      return visited
+    }
+    return ts.visitNode(root, visit)
+  }]).transformed
+  return printer.printFile(file)
+}
 
 const mode = process.argv.includes("--update") ? "update" : process.argv.includes("--check") ? "check" : undefined
 if (mode === undefined) {
@@ -94,8 +122,16 @@ try {
       configObjectFullPath: join(projectFolder, "api-extractor.json"),
       packageJsonFullPath: join(projectFolder, "package.json")
     })
+    const reportFile = join(projectFolder, "api", `${entry.report}.api.md`)
+    const before = existsSync(reportFile) ? readFileSync(reportFile, "utf8") : undefined
     const result = Extractor.invoke(config, { localBuild: mode === "update", showVerboseMessages: false, showDiagnostics: false })
-    if (!result.succeeded) {
+    const made = result.apiReportChanged ? readFileSync(mode === "update" ? reportFile : join(temp, entry.report, `${entry.report}.api.md`), "utf8") : undefined
+    const reordered = made !== undefined && before !== undefined && result.errorCount === 0 && canonical(made) === canonical(before)
+    if (reordered) {
+      // The same surface in another order: the committed report stands.
+      if (mode === "update") writeFileSync(reportFile, before)
+      console.log(`${entry.report}: report unchanged (members in another order)`)
+    } else if (!result.succeeded) {
       problems.push(
         mode === "check" && result.apiReportChanged
           ? `${entry.report}: the surface differs from packages/${entry.folder}/api/${entry.report}.api.md; review the change, then run node scripts/api-report.mjs --update`

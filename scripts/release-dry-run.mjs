@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// A release without publishing, as a registry user would meet it: on a clean copy of the
-// repository (its tracked files and new unignored ones, no node_modules, no dist), apply the
-// pending changesets (`changeset version`, nothing committed), pack every published package (each
-// `prepack` builds what it packs), lint each tarball with publint and @arethetypeswrong/cli
-// (types resolve under node16 and bundler), then install the tarballs with npm into empty
-// projects (the client alone; the others together, as they depend on each other at the released
-// versions), type-check a small consumer of each under `strict` and run it.
+// The release checks, as a release without publishing meets them (`pnpm test:release`, which CI
+// runs after the test command): on a clean copy of the repository (its tracked files and new
+// unignored ones, no node_modules, no dist), apply the pending changesets (`changeset version`,
+// nothing committed), pack every published package (each `prepack` builds what it packs, its
+// declarations included: the one declaration build of the run), check the API reports against
+// those declarations (scripts/api-report.mjs --check), lint each tarball with publint and
+// @arethetypeswrong/cli (types resolve under node16 and bundler), install the tarballs with npm
+// into empty projects (the client alone; the others together, as they depend on each other at the
+// released versions), type-check a small consumer of each under `strict` and run it; last, the
+// packed-client example (examples/packed-client) on the same client tarball, against the `birzha`
+// command installed from the same server tarballs.
 // Exits non-zero on the first problem. `--keep` leaves the temporary folder for inspection.
 import { execFileSync } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -79,6 +83,10 @@ try {
     }
   }
 
+  // The declarations the packs just built are the ones published: the reports are checked on them.
+  step("API reports (scripts/api-report.mjs --check)")
+  run(process.execPath, [join("scripts", "api-report.mjs"), "--check"], copy)
+
   for (const [name, file] of tarballOf) {
     step(`publint ${name}`)
     run(join(root, "node_modules", ".bin", "publint"), ["run", file, "--strict", "--level", "warning"], work)
@@ -108,7 +116,7 @@ try {
     mkdirSync(project)
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: `consumer-${name}`, private: true, type: "module" }))
     step(`${name}: npm install ${packages.join(" ")}`)
-    run("npm", ["install", "--no-package-lock", "@types/node@20.19.43", ...packages.map((p) => tarballOf.get(p))], project)
+    run("npm", ["install", "--no-package-lock", "--prefer-offline", "@types/node@20.19.43", ...packages.map((p) => tarballOf.get(p))], project)
     const installed = readdirSync(join(project, "node_modules", "@birzha")).sort()
     const expected = packages.map((p) => p.replace("@birzha/", "")).sort()
     if (JSON.stringify(installed) !== JSON.stringify(expected)) {
@@ -122,6 +130,7 @@ try {
     step(`${name}: run`)
     const output = run(process.execPath, ["main.mjs"], project).trim()
     step(`${name}: ${output}`)
+    return project
   }
 
   // The client stands alone: nothing of @birzha/domain comes with it, and its results are typed
@@ -151,9 +160,10 @@ console.log("client ok: " + Object.keys(birzha).length + " operations")
 `
   )
 
-  // The hosts and the CLI install together (each names the others at the released version).
-  const servers = published.map(({ manifest }) => manifest.name).filter((name) => name !== "@birzha/client")
-  consumer(
+  // The hosts and the CLI install together (each names the others at the released version; the
+  // web application's pages use the client, so the client's tarball comes along).
+  const servers = published.map(({ manifest }) => manifest.name)
+  const serversProject = consumer(
     "servers",
     servers,
     `import { catalog } from "@birzha/domain"
@@ -175,6 +185,15 @@ if (!help.includes("serve")) throw new Error("birzha --help names no serve comma
 console.log("servers ok: " + catalog.length + " operations in the catalog; the birzha command answers")
 `
   )
+
+  // The third-party script of examples/packed-client on the client tarball above, against the host
+  // as released (the `birzha` command of the server tarballs installed above) on Postgres.
+  step("examples/packed-client on the packed client and the packed host")
+  run(join(copy, "node_modules", ".bin", "vitest"), ["run", "examples/packed-client"], copy, {
+    BIRZHA_RELEASE_CHECKS: "1",
+    BIRZHA_PACKED_CLIENT: tarballOf.get("@birzha/client"),
+    BIRZHA_PACKED_HOST: join(serversProject, "node_modules", "@birzha", "cli", "dist", "bin.js")
+  })
   step("release dry run passed")
 } catch (error) {
   const out = [error.stdout, error.stderr].filter(Boolean).join("\n")

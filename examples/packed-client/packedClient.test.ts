@@ -10,14 +10,19 @@ import { freePort } from "../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../testing/postgres.js"
 import { signIn } from "../../testing/signIn.js"
 
-// The published shape, not the workspace: pack @birzha/client as `pnpm publish` would (its
-// `prepack` builds it), install the tarball alone into an empty npm project (its dependencies from
-// the registry), build this folder's script there with strict tsc and run it against a host: the
-// `birzha serve` command of the workspace's build (`build:js`, which the test command runs first) on
-// Postgres, in its own process, as a third party would reach a deployed one.
+// The published shape, not the workspace: the packed @birzha/client (as `pnpm publish` would pack
+// it), installed alone into an empty npm project (its dependencies from the registry), this folder's
+// script built there with strict tsc and run against a host on Postgres, in its own process, as a
+// third party would reach a deployed one.
+// In the release checks (scripts/release-dry-run.mjs) the tarball is the one the dry run packed
+// (BIRZHA_PACKED_CLIENT) and the host is the `birzha` command installed from the packed servers
+// (BIRZHA_PACKED_HOST): nothing is packed or built twice. Run alone, the test packs the client
+// itself (its `prepack` builds it) and serves with the workspace's build (`build:js`).
 const example = dirname(fileURLToPath(import.meta.url))
 const root = join(example, "..", "..")
 const packageDir = join(root, "packages", "client-sdk")
+const packedClient = process.env["BIRZHA_PACKED_CLIENT"]
+const hostBin = process.env["BIRZHA_PACKED_HOST"] ?? join(root, "packages", "cli", "dist", "bin.js")
 const work = mkdtempSync(join(tmpdir(), "birzha-packed-client-"))
 let database: TestDatabase
 let host: ChildProcess
@@ -29,7 +34,7 @@ beforeAll(async () => {
   const port = await freePort()
   origin = `http://localhost:${port}`
   url = `http://127.0.0.1:${port}`
-  host = spawn(process.execPath, [join(root, "packages", "cli", "dist", "bin.js"), "serve"], {
+  host = spawn(process.execPath, [hostBin, "serve"], {
     env: { ...process.env, DATABASE_URL: database.url, BIRZHA_PORT: String(port), BIRZHA_PUBLIC_ORIGIN: origin, BIRZHA_TRUST_PROXY: "1" },
     stdio: "ignore"
   })
@@ -65,8 +70,8 @@ const run = async (command: string, args: ReadonlyArray<string>, cwd: string, en
 describe("examples/packed-client", { timeout: 1_800_000 }, () => {
   it("installs the packed client alone with npm, type-checks under strict and runs against a host", async () => {
     const tarballs = join(work, "tarballs")
-    await run("npx", ["-y", "pnpm@10.34.9", "pack", "--pack-destination", tarballs], packageDir)
-    const [tarball, ...more] = readdirSync(tarballs).map((file) => join(tarballs, file))
+    if (packedClient === undefined) await run("npx", ["-y", "pnpm@10.34.9", "pack", "--pack-destination", tarballs], packageDir)
+    const [tarball, ...more] = packedClient === undefined ? readdirSync(tarballs).map((file) => join(tarballs, file)) : [packedClient]
     expect(more).toEqual([])
     const manifest = JSON.parse(await run("tar", ["-xzOf", tarball!, "package/package.json"], work)) as {
       dependencies: Record<string, string>
@@ -82,7 +87,7 @@ describe("examples/packed-client", { timeout: 1_800_000 }, () => {
     const project = join(work, "project")
     mkdirSync(project)
     for (const file of ["package.json", "tsconfig.json", "main.ts", "types.ts"]) copyFileSync(join(example, file), join(project, file))
-    await run("npm", ["install", "--no-package-lock", tarball!, "@types/node@20.19.43"], project)
+    await run("npm", ["install", "--no-package-lock", "--prefer-offline", tarball!, "@types/node@20.19.43"], project)
     expect(readdirSync(join(project, "node_modules", "@birzha"))).toEqual(["client"])
     expect(existsSync(join(project, "node_modules", "@birzha", "domain"))).toBe(false)
     await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], project)

@@ -2,7 +2,7 @@ import { openApiDocument } from "@birzha/domain"
 import { deleteAccount, liveAccountByEmail } from "@birzha/domain/internal"
 import { DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
 import { work } from "@birzha/worker-host"
-import { Args, type CliApp, Command, Options } from "@effect/cli"
+import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { demoCommand } from "./DemoCommand.js"
 import { eventsCommand } from "./EventsCommand.js"
@@ -103,7 +103,7 @@ const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.string
   Command.withDescription("Print the OpenAPI 3.1 document of the API.")
 )
 
-export const birzha = Command.make("birzha").pipe(
+const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
   Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
 )
@@ -111,11 +111,17 @@ export const birzha = Command.make("birzha").pipe(
 const runCommand = Command.run(birzha, { name: "birzha", version })
 
 /**
- * The CLI, argv as `process.argv`. `birzha`, `birzha --help` and `birzha -h` print the aligned
- * list of commands (Overview.ts); everything else, `birzha <command> --help` included, goes to
- * @effect/cli.
+ * Runs the `birzha` command on an argument list as `process.argv` gives it (the Node executable and
+ * the script first). `birzha`, `birzha --help` and `birzha -h` print the aligned list of commands
+ * (Overview.ts); everything else, `birzha <command> --help` included, goes to @effect/cli. A
+ * refused command prints its reason and sets the exit code; the effect fails with a
+ * `ValidationError` for a wrong argument or option (already printed), or with the error a command
+ * did not handle. This and `version` are the package's programmatic surface (the command tree
+ * itself is not: its type changes with every option), pinned by packages/cli/api/cli.api.md.
  */
-export const run = (argv: ReadonlyArray<string>): ReturnType<typeof runCommand> => {
+export const run = (
+  argv: ReadonlyArray<string>
+): Effect.Effect<void, ValidationError.ValidationError | Error | { readonly _tag: string; readonly message: string }, CliApp.CliApp.Environment> => {
   const args = argv.slice(2)
   return args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))
     ? Console.log(overview(birzha, "birzha", version))
