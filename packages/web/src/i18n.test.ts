@@ -33,8 +33,9 @@ describe("the translations", () => {
 })
 
 describe("what keys and approvals say", () => {
-  it("every approval-flagged operation of the catalog has its summary in both languages", () => {
-    const flagged = catalog.filter((entry) => entry.approval)
+  it("every operation an approval page can show (approval-flagged, or widened into one by an input flag) has its summary in both languages", () => {
+    const approval = new Set(catalog.filter((entry) => entry.approval).map((entry) => entry.id))
+    const flagged = catalog.filter((entry) => entry.approval || Object.values(entry.widenedBy).some((id) => approval.has(id)))
     expect(flagged.length).toBeGreaterThan(0)
     for (const entry of flagged) {
       const key = `approval.summary.${entry.id}`

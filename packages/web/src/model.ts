@@ -264,7 +264,8 @@ export interface ApprovalView {
   readonly decidedAt?: string
   readonly summary: string
   readonly also: ReadonlyArray<{ readonly operationId: string; readonly summary: string }>
-  readonly key: { readonly uuid: string; readonly name: string }
+  /** The asking key; `createdAt` from the account's keys (keys.list), absent when the key is no longer listed. */
+  readonly key: { readonly uuid: string; readonly name: string; readonly createdAt?: string }
   readonly record?: { readonly uuid: string; readonly kind: string; readonly title?: string; readonly draft?: Readonly<Record<string, unknown>> }
 }
 
@@ -560,7 +561,8 @@ export type PageData =
     readonly limits: { readonly nameMaxLength: number; readonly lifetimeDaysMax: number; readonly lifetimeDaysDefault: number }
   }
   | { readonly page: "approvals"; readonly items: ReadonlyArray<ApprovalView> }
-  | { readonly page: "approval"; readonly command: ApprovalView }
+  /** `email`: the signed-in account, the only one that can decide its commands (integrationCommands.decide). */
+  | { readonly page: "approval"; readonly command: ApprovalView; readonly email: string }
   | {
     readonly page: "webhookApproval"
     readonly endpoint: {

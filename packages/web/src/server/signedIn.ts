@@ -168,8 +168,15 @@ const keyOf = (key: unknown): KeyView => {
   }
 }
 
-/** The owner's view of a prepared command as the approval pages render it (plain JSON). */
-const approvalOf = (command: unknown): ApprovalView => plain(command) as ApprovalView
+/**
+ * The owner's view of a prepared command as the approval pages render it (plain JSON), with when
+ * the asking key was made, from the account's own keys (keys.list).
+ */
+const approvalOf = (command: unknown, keys: ReadonlyArray<unknown> = []): ApprovalView => {
+  const view = plain(command) as ApprovalView
+  const made = keys.map((key) => plain(key)).find((key) => key["uuid"] === view.key.uuid)?.["createdAt"]
+  return typeof made === "string" ? { ...view, key: { ...view.key, createdAt: made } } : view
+}
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -332,12 +339,20 @@ export const loadSignedIn = (
   }
   if (path === "/approvals") {
     return run((client) =>
-      Effect.map(client["integrationCommands.pending"](), (pending): PageData => ({ page: "approvals", items: pending.items.map(approvalOf) })))
+      Effect.all({ pending: client["integrationCommands.pending"](), keys: client["keys.list"]() }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ keys, pending }): PageData => ({ page: "approvals", items: pending.items.map((command) => approvalOf(command, keys.items)) }))
+      ))
   }
   const commandUuid = segment(path, "/approvals/")
   if (commandUuid !== undefined) {
     return run((client) =>
-      Effect.map(client["integrationCommands.get"]({ path: { uuid: commandUuid } }), (found): PageData => ({ page: "approval", command: approvalOf(found.command) })))
+      Effect.all({
+        found: client["integrationCommands.get"]({ path: { uuid: commandUuid } }),
+        keys: client["keys.list"](),
+        session: client["auth.session"]()
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ found, keys, session }): PageData => ({ page: "approval", command: approvalOf(found.command, keys.items), email: session.user.email }))
+      ))
   }
   const endpointUuid = segment(path, "/webhooks/", "/approve")
   if (endpointUuid !== undefined) {
