@@ -70,6 +70,7 @@ export const webAppRoutes = [
   { method: "GET", path: "/learning/new" },
   { method: "GET", path: "/learning/{uuid}/edit" },
   { method: "GET", path: "/settings/integrations" },
+  { method: "GET", path: "/settings/events" },
   { method: "GET", path: "/approvals" },
   { method: "GET", path: "/approvals/{uuid}" },
   { method: "GET", path: "/webhooks/{uuid}/approve" },
@@ -215,7 +216,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/settings/events", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

@@ -1,3 +1,7 @@
+import { sequencePending } from "@birzha/worker-host/internal"
+import { PgClient } from "@effect/sql-pg"
+import { ManagedRuntime, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { openJourney, poll } from "./webJourney.js"
 
@@ -120,6 +124,66 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     await context.close()
   })
 
+  it("the event log: the person's events newest first, filtered by type, each with its envelope, and the cursor to resume after them", async () => {
+    const person = await world.person(`events.${Date.now()}@example.com`)
+    const { tab, context } = person
+    const session = (await context.cookies()).find((c) => c.name === "__Host-birzha_session")!
+    const cookie = `${session.name}=${session.value}`
+    const task = { category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+    const first = await world.service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Первая задача" } })
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    const submitted = await world.service.call("POST", "/api/v1/commands/tasks.submit", { cookie }, { requestUuid: randomUUID(), publicationUuid: first.body.uuid, expectedRevision: first.body.revision })
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200)
+    const second = await world.service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Вторая задача" } })
+    expect(second.status, JSON.stringify(second.body)).toBe(200)
+    // What the worker's sequencer does (this journey runs no worker), then what the API gives the same person, oldest first.
+    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 1 }))
+    const unsequenced = async () => (await world.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL")).rows[0]!.n
+    await poll(async () => {
+      await worker.runPromise(sequencePending(1000))
+      return unsequenced()
+    }).toBe(0)
+    await worker.dispose()
+    type Listed = Array<{ uuid: string; type: string; aggregate: { uuid: string } }>
+    const events = (await world.service.call("GET", "/api/v1/events?limit=100", { cookie })).body.items as Listed
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(["publication.draft_saved", "publication.submitted"]))
+
+    await tab.goto(`${world.origin}/settings/integrations?lang=en`)
+    await tab.getByRole("link", { name: "Event log" }).click()
+    await tab.waitForURL(`${world.origin}/settings/events?lang=en`)
+    expect(await tab.title()).toBe("Event log · Birzha")
+    const rows = tab.locator("#events > li")
+    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute("data-uuid")))).toEqual(events.map((event) => event.uuid).reverse())
+    expect(await rows.first().locator(".row__title").textContent()).toBe("A draft was saved publication.draft_saved")
+    await rows.first().locator("summary").click()
+    const envelope = JSON.parse((await rows.first().locator("pre").textContent()) ?? "{}") as { uuid: string; aggregate: { uuid: string }; data: { objectUuid: string } }
+    expect(envelope.uuid).toBe(events.at(-1)!.uuid)
+    expect(envelope.aggregate.uuid).toBe(second.body.uuid)
+    // The cursor after them: the API given it answers nothing older; a new event appears after it.
+    const cursor = (await tab.locator("#resume-cursor").textContent()) ?? ""
+    const after = await world.service.call("GET", `/api/v1/events?cursor=${encodeURIComponent(cursor)}`, { cookie })
+    expect(after.body.items).toEqual([])
+
+    // Filtered by type.
+    await tab.getByLabel("Event type").selectOption("publication.submitted")
+    await tab.getByRole("button", { name: "Show", exact: true }).click()
+    await tab.waitForURL(/type=publication.submitted/)
+    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute("data-type")))).toEqual(["publication.submitted"])
+    expect(await rows.first().getAttribute("data-uuid")).toBe(events.find((event) => event.type === "publication.submitted")!.uuid)
+    // Resuming after the cursor shows only what came later.
+    await tab.locator("#after").click()
+    await tab.locator("#no-events").waitFor()
+    expect(await tab.locator("#no-events").textContent()).toBe("No events of this type.")
+    // A cursor the log no longer keeps, or one never issued, is said plainly, never a failure.
+    const refused = await tab.goto(`${world.origin}/settings/events?lang=en&cursor=${encodeURIComponent("not a cursor")}`)
+    expect(refused!.status()).toBe(200)
+    expect(await tab.locator("#cursor-problem").textContent()).toBe("This is not a cursor of your event log. From the oldest kept")
+
+    await world.checkPage(tab, "event-log", "/settings/events")
+    expect(person.errors).toEqual([])
+    await context.close()
+  })
+
   it("speaks Russian, sends an anonymous visitor to sign in and back, and passes axe-core at both widths", async () => {
     const anonymous = await world.browser.newContext()
     const page = await anonymous.newPage()
@@ -144,7 +208,7 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     expect(await person.tab.locator("#custom-scopes .scope-group > legend").allTextContents()).toEqual([
       "Профиль и аккаунт", "Публикации", "Отклики, предложения, сделки и переписка", "Обучение", "Файлы", "События, вебхуки и автоматизация"
     ])
-    expect(await person.tab.getByLabel("Читать ваши задачи, включая черновики.").isChecked()).toBe(true)
+    expect(await person.tab.locator("#create-form").getByLabel("Читать ваши задачи, включая черновики.").isChecked()).toBe(true)
     for (const width of [1280, 390]) {
       await person.tab.setViewportSize({ width, height: 900 })
       await person.tab.screenshot({ path: `/tmp/web-keys-shots/integrations-custom-ru-${width}.png`, fullPage: true })

@@ -5,6 +5,7 @@ import {
   mediaEditorKinds,
   type MessageItem,
   type ApprovalView,
+  type EventLogItem,
   type KeyView,
   type ModerationView,
   type OwnMediaItem,
@@ -166,6 +167,14 @@ const keyOf = (key: unknown): KeyView => {
     ...(k["expiresAt"] === undefined ? {} : { expiresAt: k["expiresAt"] }),
     ...(k["lastUsedAt"] === undefined ? {} : { lastUsedAt: k["lastUsedAt"] })
   }
+}
+
+/** How many pages of events.list (100 each) the event log page reads at once. */
+const eventLogPages = 5
+
+const eventLogItemOf = (event: unknown): EventLogItem => {
+  const e = plain(event)
+  return { uuid: e["uuid"], type: e["type"], occurredAt: e["occurredAt"], aggregate: e["aggregate"], envelope: JSON.stringify(e, null, 2) }
 }
 
 /**
@@ -335,6 +344,35 @@ export const loadSignedIn = (
           scopes: scopes.items.filter((scope) => scope.grantable).map((scope) => ({ name: scope.name, operations: scope.operations })),
           limits: keyLimits
         }))
+      ))
+  }
+  if (path === "/settings/events") {
+    const cursor = (search.get("cursor") ?? "").slice(0, 200)
+    return run((client) =>
+      Effect.gen(function*() {
+        const known = (yield* client["events.types"]()).types.map(String)
+        const wanted = search.get("type") ?? ""
+        const type = known.includes(wanted) ? wanted : ""
+        // events.list reads forward from a cursor; the page reads up to eventLogPages pages and shows them newest first.
+        const read = (from: string) => client["events.list"]({ urlParams: { limit: 100, ...(from === "" ? {} : { cursor: from }), ...(type === "" ? {} : { types: type }) } })
+        const items: Array<EventLogItem> = []
+        let next = cursor
+        let more = true
+        for (let page = 0; page < eventLogPages && more; page++) {
+          const got = yield* read(next)
+          items.push(...got.items.map(eventLogItemOf))
+          next = got.nextCursor
+          more = got.hasMore
+        }
+        return { page: "eventLog", types: known, type, cursor, nextCursor: next, hasMore: more, cursorProblem: "", items: items.reverse() } satisfies PageData
+      }).pipe(
+        Effect.catchIf(
+          (error) => cursor !== "" && ["ResyncRequired", "InvalidRequest"].includes(String((error as { readonly _tag?: unknown })._tag)),
+          (error) => Effect.succeed<PageData>({
+            page: "eventLog", types: [], type: "", cursor, nextCursor: "", hasMore: false, items: [],
+            cursorProblem: (error as { readonly _tag?: unknown })._tag === "ResyncRequired" ? "expired" : "invalid"
+          })
+        )
       ))
   }
   if (path === "/approvals") {
