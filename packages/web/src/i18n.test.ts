@@ -1,5 +1,7 @@
+import { catalog, scopeCatalog } from "@birzha/domain"
 import { describe, expect, it } from "vitest"
-import { factsOf, profileTypeLabel } from "./components/format.js"
+import { factsOf, keyNameOf, operationSummary, profileTypeLabel } from "./components/format.js"
+import { presets, scopeGroups, scopeSentence } from "./pages/IntegrationsPage/keyPresets.js"
 import { languageOf, textsOf } from "./i18n.js"
 import en from "./translations/en.json" with { type: "json" }
 import ru from "./translations/ru.json" with { type: "json" }
@@ -27,6 +29,37 @@ describe("the translations", () => {
     expect(languageOf(new URLSearchParams(""), "en-GB,en;q=0.9,ru;q=0.8")).toBe("en")
     expect(languageOf(new URLSearchParams(""), "ru-RU,en;q=0.5")).toBe("ru")
     expect(languageOf(new URLSearchParams("lang=de"), undefined)).toBe("ru")
+  })
+})
+
+describe("what keys and approvals say", () => {
+  it("every operation an approval page can show (approval-flagged, or widened into one by an input flag) has its summary in both languages", () => {
+    const approval = new Set(catalog.filter((entry) => entry.approval).map((entry) => entry.id))
+    const flagged = catalog.filter((entry) => entry.approval || Object.values(entry.widenedBy).some((id) => approval.has(id)))
+    expect(flagged.length).toBeGreaterThan(0)
+    for (const entry of flagged) {
+      const key = `approval.summary.${entry.id}`
+      expect(en[key as keyof typeof en], key).toBeTypeOf("string")
+      expect(ru[key as keyof typeof ru], key).toBeTypeOf("string")
+      expect(operationSummary(textsOf("ru"), entry.id, entry.summary ?? "")).toMatch(/^[А-ЯЁ]/u)
+      expect(operationSummary(textsOf("ru"), entry.id, entry.summary ?? "")).not.toBe(entry.summary)
+    }
+    // The translations name no operation the catalog lacks.
+    const ids = new Set(catalog.map((entry) => entry.id))
+    expect(Object.keys(en).filter((key) => key.startsWith("approval.summary.") && !ids.has(key.slice("approval.summary.".length)))).toEqual([])
+  })
+
+  it("every scope a key may be given has a sentence in both languages, an area, and presets ask only for grantable scopes", () => {
+    const grantable = scopeCatalog.filter((scope) => scope.grantable).map((scope) => scope.name)
+    for (const scope of grantable) {
+      for (const language of ["en", "ru"] as const) expect(scopeSentence(textsOf(language), scope), `${language} ${scope}`).not.toBe(scope)
+    }
+    const grouped = scopeGroups(grantable)
+    expect(grouped.flatMap((group) => group.scopes).sort()).toEqual([...grantable].sort())
+    expect(grouped.map((group) => group.id)).not.toContain("other")
+    for (const preset of presets) for (const scope of preset.scopes) expect(grantable, `${preset.id} ${scope}`).toContain(scope)
+    expect(keyNameOf(textsOf("ru"), "Personal key")).toBe("Личный ключ")
+    expect(keyNameOf(textsOf("ru"), "CI bot")).toBe("CI bot")
   })
 })
 

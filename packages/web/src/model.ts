@@ -291,8 +291,18 @@ export interface ApprovalView {
   readonly decidedAt?: string
   readonly summary: string
   readonly also: ReadonlyArray<{ readonly operationId: string; readonly summary: string }>
-  readonly key: { readonly uuid: string; readonly name: string }
+  /** The asking key; `createdAt` from the account's keys (keys.list), absent when the key is no longer listed. */
+  readonly key: { readonly uuid: string; readonly name: string; readonly createdAt?: string }
   readonly record?: { readonly uuid: string; readonly kind: string; readonly title?: string; readonly draft?: Readonly<Record<string, unknown>> }
+}
+
+/** One event of the caller's event log (events.list): the envelope as the API gives it. */
+export interface EventLogItem {
+  readonly uuid: string
+  readonly type: string
+  readonly occurredAt: string
+  readonly aggregate: { readonly kind: string; readonly uuid: string; readonly revision: number }
+  readonly envelope: string
 }
 
 /** A favorite as its owner sees it now (favorites.list): what it points at, when the entity is still public. */
@@ -781,7 +791,8 @@ export type PageData =
     readonly limits: { readonly nameMaxLength: number; readonly lifetimeDaysMax: number; readonly lifetimeDaysDefault: number }
   }
   | { readonly page: "approvals"; readonly items: ReadonlyArray<ApprovalView> }
-  | { readonly page: "approval"; readonly command: ApprovalView }
+  /** `email`: the signed-in account, the only one that can decide its commands (integrationCommands.decide). */
+  | { readonly page: "approval"; readonly command: ApprovalView; readonly email: string }
   | {
     readonly page: "webhookApproval"
     readonly endpoint: {
@@ -795,6 +806,20 @@ export type PageData =
     }
   }
   | { readonly page: "favorites"; readonly items: ReadonlyArray<FavoriteItem> }
+  | {
+    readonly page: "eventLog"
+    /** Every event type of the catalog (events.types), for the filter; `type`: the one chosen, "" for all. */
+    readonly types: ReadonlyArray<string>
+    readonly type: string
+    /** Where this read started ("" from the oldest kept), and where to resume after it. */
+    readonly cursor: string
+    readonly nextCursor: string
+    readonly hasMore: boolean
+    /** The cursor given is older than the log keeps (410 resync_required) or not one the log issued (400): start again from the oldest. */
+    readonly cursorProblem: "" | "expired" | "invalid"
+    /** Newest first. */
+    readonly items: ReadonlyArray<EventLogItem>
+  }
   | { readonly page: "complaints"; readonly items: ReadonlyArray<ComplaintItem> }
   | { readonly page: "notifications"; readonly items: ReadonlyArray<NotificationItem>; readonly cursor: string; readonly nextCursor?: string }
   | { readonly page: "moderationComplaints"; readonly allowed: boolean; readonly status: string; readonly items: ReadonlyArray<QueuedComplaint> }

@@ -277,7 +277,7 @@ describe("the approval flow for bearer clients", () => {
     const tab = await device.newPage()
     await signInThroughPage(tab, { origin, db, email, from: `${command.approvalUrl}?lang=en`, until: `${origin}/approvals/${command.uuid}?lang=en` })
     expect(await tab.getByRole("heading", { name: "What it does" }).isVisible()).toBe(true)
-    expect(await tab.locator("#operation-summary").textContent()).toBe("Send the draft to moderation")
+    expect(await tab.locator("#operation-summary").textContent()).toBe("Send the task draft to moderation")
     expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать сайт»")
     expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("pending")
     // Which key asks, and the expiry in the reader's own time.
@@ -324,7 +324,7 @@ describe("the approval flow for bearer clients", () => {
     const command = prepared.body.command
     const tab = await owner.context.newPage()
     await tab.goto(`${command.approvalUrl}?lang=en`)
-    expect(await tab.locator(".also").textContent()).toBe("Also: Send the draft to moderation (tasks.submit)")
+    expect(await tab.locator(".also").textContent()).toBe("Also: Send the task draft to moderation")
     expect(await tab.locator("#record").textContent()).toBe("Task: «Сделать новый сайт»")
     const rows = await tab.locator("#changes tbody tr").evaluateAll((trs) =>
       trs.map((tr) => [tr.querySelector("th code")?.textContent, tr.querySelector("td del")?.textContent, tr.querySelector("td ins")?.textContent]))
@@ -355,7 +355,7 @@ describe("the approval flow for bearer clients", () => {
     await tab.goto(`${origin}/approvals?lang=en`)
     const items = tab.locator("#pending li")
     expect(await items.count()).toBe(1)
-    const link = items.first().getByRole("link", { name: "Send the draft to moderation" })
+    const link = items.first().getByRole("link", { name: "Send the task draft to moderation" })
     expect(await link.getAttribute("href")).toBe(`/approvals/${pending.uuid}?lang=en`)
     expect(await items.first().locator(".record").textContent()).toBe(" — Task «Сделать сайт»")
     expect(await items.first().textContent()).toContain("asked by the key “agent”")

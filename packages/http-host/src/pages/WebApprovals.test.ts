@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { openJourney, type Person } from "./webJourney.js"
+import { openJourney, type Person, poll } from "./webJourney.js"
 
 // The approval pages of the web application (packages/web: ApprovalsPage, ApprovalPage,
 // WebhookApprovalPage) in real headless Chromium: what they show to whom, that opening one never
@@ -105,6 +105,95 @@ describe("the webhook URL approval page", { timeout: 400_000 }, () => {
     expect(await owner.tab.locator("#record").textContent()).toBe("Задача: «Сделать новый сайт»")
     expect(await owner.tab.getByRole("button", { name: "Подтвердить", exact: true }).count()).toBe(1)
     expect(await owner.tab.getByRole("button", { name: "Отклонить", exact: true }).count()).toBe(1)
+    // What will happen, in Russian: the save and what its submit flag adds.
+    expect(await owner.tab.locator("#operation-summary").textContent()).toBe("Сохранить черновик задачи целиком (новый черновик, если задача не указана); сохранение ничего не публикует")
+    expect(await owner.tab.locator(".also").textContent()).toBe("Заодно: Отправить черновик задачи на модерацию")
+    expect(owner.errors).toEqual([])
+    await owner.context.close()
+  })
+})
+
+describe("an agent's request, approved on its page", { timeout: 400_000 }, () => {
+  it("a key made from the agent preset prepares tasks.submit; the page says in Russian which key asks, what happens to which task, when it expires; the owner approves before the JSON; the commit succeeds and the page shows who decided and when", async () => {
+    const email = `approvals.agent.${Date.now()}@example.com`
+    const owner = await world.person(email)
+    const { tab } = owner
+    const cookie = await cookieOf(owner)
+
+    // The key, from its preset on the integrations page.
+    await tab.goto(`${world.origin}/settings/integrations?lang=ru`)
+    await tab.locator("#create-form").getByLabel("Название").fill("Помощник")
+    await tab.getByLabel("Агент, который работает от моего имени через MCP").check()
+    await tab.getByRole("button", { name: "Создать ключ" }).click()
+    const secret = (await tab.locator("#secret-value").textContent()) ?? ""
+    expect(secret).toMatch(/^birzha_pk_/)
+    const made = await world.service.call("GET", "/api/v1/keys", { cookie })
+    const agent = (made.body.items as Array<{ name: string; scopes: Array<string>; mcpEnabled: boolean; httpEnabled: boolean }>).find((key) => key.name === "Помощник")!
+    expect(agent.mcpEnabled).toBe(true)
+    expect(agent.scopes).toEqual(expect.arrayContaining(["tasks:write", "tasks:submit", "threads:write", "events:read"]))
+
+    const saved = await world.service.call("POST", "/api/v1/commands/tasks.save", { bearer: secret }, {
+      requestUuid: randomUUID(),
+      data: { title: "Логотип для пекарни", category: "Логотипы и графика", description: "Нужен простой логотип для семейной пекарни и вывески", budget: "до 15 000 ₽", deadline: "неделя", files: [] }
+    })
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+    const prepared = await world.service.call("POST", "/api/v1/integration-commands/prepare", { bearer: secret }, {
+      operationId: "tasks.submit",
+      arguments: { publicationUuid: saved.body.uuid, expectedRevision: saved.body.revision }
+    })
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200)
+    const path = `/approvals/${prepared.body.command.uuid}`
+    expect(prepared.body.command.approvalUrl).toBe(`${world.origin}${path}`)
+
+    // Signed out, the link sends to sign-in and back to the approval.
+    const anonymous = await fetch(`${world.service.host.url}${path}?lang=ru`, { redirect: "manual" })
+    expect(anonymous.status).toBe(303)
+    expect(anonymous.headers.get("location")).toBe(`/sign-in?lang=ru&next=${encodeURIComponent(`${path}?lang=ru`)}`)
+
+    await tab.setViewportSize({ width: 390, height: 900 })
+    const shown = await tab.goto(`${world.origin}${path}?lang=ru`)
+    // The gate for everything an agent does: never framed, scripts only its own.
+    const policy = shown!.headers()["content-security-policy"] ?? ""
+    for (const part of ["default-src 'none'", "script-src 'self'", "form-action 'self'", "frame-ancestors 'none'"]) expect(policy).toContain(part)
+    expect(policy).not.toContain("unsafe")
+
+    expect(await tab.locator("#operation-summary").textContent()).toBe("Отправить черновик задачи на модерацию")
+    expect(await tab.locator("#record").textContent()).toBe("Задача: «Логотип для пекарни»")
+    expect(await tab.locator("#command-key").textContent()).toBe("Помощник")
+    expect(await tab.locator("#key-made").textContent()).toMatch(/создан \d{1,2} [а-я]+ \d{4}/u)
+    await poll(() => tab.locator("#command-expires").textContent()).toMatch(/\(через \d+ минут[аы]?\)$/u)
+    expect(await tab.locator("#command-expires").textContent()).not.toContain("UTC")
+    expect(await tab.locator("#decided-by").count()).toBe(0)
+    // The decision is seen first: on a phone's first screen, above the parameters and the JSON.
+    const approve = tab.getByRole("button", { name: "Подтвердить", exact: true })
+    const box = (await approve.boundingBox())!
+    expect(box.y + box.height).toBeLessThanOrEqual(900)
+    expect(box.y).toBeLessThan((await tab.locator("#parameters").boundingBox())!.y)
+    expect(box.y).toBeLessThan((await tab.locator("#raw-arguments").boundingBox())!.y)
+    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-agent-ru-390.png", fullPage: true })
+
+    await approve.click()
+    await poll(() => tab.locator("#command-state").getAttribute("data-state")).toBe("approved")
+    expect(await tab.locator("#decided-by").textContent()).toBe(`вы (${email})`)
+    expect(await tab.locator("#key-made").count()).toBe(1)
+
+    const committed = await world.service.call("POST", `/api/v1/integration-commands/${prepared.body.command.uuid}/commit`, { bearer: secret })
+    expect(committed.status, JSON.stringify(committed.body)).toBe(200)
+    expect(committed.body.command.state).toBe("committed")
+    expect(committed.body.command.result.status).toBe(200)
+
+    // Decided and run: the page says who decided and when, and offers no decision any more.
+    await tab.reload()
+    expect(await tab.locator("#command-state").getAttribute("data-state")).toBe("committed")
+    expect(await tab.locator("#decided-by").textContent()).toBe(`вы (${email})`)
+    expect(await tab.locator("#decided-at").getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+    expect(await approve.count()).toBe(0)
+    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-decided-ru-390.png", fullPage: true })
+    await tab.setViewportSize({ width: 1280, height: 900 })
+    await tab.goto(`${world.origin}${path}?lang=en`)
+    expect(await tab.locator("#operation-summary").textContent()).toBe("Send the task draft to moderation")
+    expect(await tab.locator("#decided-by").textContent()).toBe(`you (${email})`)
+    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-decided-en-1280.png", fullPage: true })
     expect(owner.errors).toEqual([])
     await owner.context.close()
   })

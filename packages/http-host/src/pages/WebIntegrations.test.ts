@@ -1,3 +1,7 @@
+import { sequencePending } from "@birzha/worker-host/internal"
+import { PgClient } from "@effect/sql-pg"
+import { ManagedRuntime, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { openJourney, poll } from "./webJourney.js"
 
@@ -12,7 +16,7 @@ const bearerGet = (path: string, secret: string) => fetch(`${world.origin}${path
 const ageSessions = "UPDATE sessions SET created_at = now() - $2::interval WHERE account_uuid = (SELECT uuid FROM accounts WHERE email = $1 AND deleted_at IS NULL)"
 
 describe("the integrations page", { timeout: 300_000 }, () => {
-  it("creates a key with chosen permissions and reveals its secret once; the page never holds it again; HTTP off and revoke apply at once", async () => {
+  it("creates a key from a preset said in words, narrowed one by one; reveals its secret once with a copy button; the page never holds it again; HTTP off and revoke apply at once", async () => {
     const person = await world.person(`keys.${Date.now()}@example.com`)
     const { tab, context } = person
     const served = await tab.goto(`${world.origin}/settings/integrations?lang=en`)
@@ -22,21 +26,37 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     expect(await tab.title()).toBe("Integrations · Birzha")
     // The automatic personal key is listed, without a secret yet.
     expect(await tab.locator("form.key").count()).toBe(1)
-    expect(await tab.locator("form.key legend").textContent()).toContain("personal")
+    expect(await tab.locator("form.key > fieldset > legend").textContent()).toContain("Personal key · personal")
     expect(await tab.locator("#secret-box").count()).toBe(0)
+    // A key without a secret offers to issue one, never to "show" what does not exist.
+    expect(await tab.locator("form.key .facts-line").textContent()).toContain("no secret issued yet")
+    expect(await tab.getByRole("button", { name: "Show secret" }).count()).toBe(0)
+    expect(await tab.getByRole("button", { name: "Issue the secret" }).count()).toBe(1)
 
     const create = tab.locator("#create-form")
     await create.getByLabel("Name").fill("CI bot")
-    await create.locator("summary").click()
-    await create.locator("input[name=scope][value='tasks:read']").check()
+    // A preset ticks the permissions it says in words; the exact choice stays one click away.
+    await create.getByLabel("Publish and manage my tasks").check()
+    await create.locator("#custom-scopes > summary").click()
+    for (const scope of ["tasks:read", "tasks:write", "tasks:submit", "profiles:read"]) expect(await create.locator(`input[name=scope][value='${scope}']`).isChecked(), scope).toBe(true)
+    expect(await create.locator("input[name=scope][value='services:read']").isChecked()).toBe(false)
+    expect(await create.getByLabel("Read your tasks, drafts included.").isChecked()).toBe(true)
+    await create.locator("input[name=scope][value='profiles:read']").uncheck()
+    expect(await create.getByLabel("Choose permissions one by one").isChecked()).toBe(true)
     await create.getByRole("button", { name: "Create key" }).click()
     await tab.locator("#secret-box").waitFor({ state: "visible" })
     const secret = (await tab.locator("#secret-value").textContent()) ?? ""
     expect(secret).toMatch(new RegExp(`^${secretPattern.source}$`))
+    expect(await tab.locator("#shown-once").textContent()).toContain("Shown once")
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.origin })
+    await tab.getByRole("button", { name: "Copy" }).click()
+    await poll(() => tab.locator("#copy-status").textContent()).toBe("Copied to the clipboard.")
+    expect(await tab.evaluate(() => navigator.clipboard.readText())).toBe(secret)
 
-    // It works, with exactly the chosen permission.
+    // It works, with exactly the chosen permissions: the preset's, less the one taken away.
     expect((await bearerGet("/api/v1/commands/tasks.list", secret)).status).toBe(200)
     expect((await bearerGet("/api/v1/commands/profiles.get_own", secret)).status).toBe(403)
+    expect((await bearerGet("/api/v1/commands/services.list", secret)).status).toBe(403)
 
     await tab.getByRole("button", { name: "I have saved the secret" }).click()
     await tab.locator("form.key").nth(1).waitFor()
@@ -44,7 +64,7 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     expect(await tab.content()).not.toContain(secret.slice(10, 42))
     expect(await tab.locator("#secret-box").count()).toBe(0)
     const listed = tab.locator("form.key").nth(1)
-    expect(await listed.locator("legend").textContent()).toContain("CI bot")
+    expect(await listed.locator(":scope > fieldset > legend").textContent()).toContain("CI bot")
     expect(await listed.locator(".facts-line").textContent()).toContain(`birzha_pk_…${secret.slice(-4)}`)
     const raw = await context.request.get(`${world.origin}/settings/integrations?lang=en`)
     expect(await raw.text()).not.toContain(secret.slice(10, 42))
@@ -72,12 +92,12 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     expect(await tab.locator("#reauth").isVisible()).toBe(true)
     expect(await tab.getByRole("link", { name: "Sign in again" }).getAttribute("href")).toBe("/sign-in?lang=en")
     expect(await tab.locator("#create-form").count()).toBe(0)
-    expect(await tab.getByRole("button", { name: "Show secret" }).count()).toBe(0)
+    expect(await tab.getByRole("button", { name: "Issue the secret" }).count()).toBe(0)
 
     await world.db.query(ageSessions, [email, "0 minutes"])
     await tab.reload()
     expect(await tab.locator("#reauth").count()).toBe(0)
-    await tab.getByRole("button", { name: "Show secret" }).click()
+    await tab.getByRole("button", { name: "Issue the secret" }).click()
     await tab.locator("#secret-box").waitFor({ state: "visible" })
     const secret = (await tab.locator("#secret-value").textContent()) ?? ""
     expect(secret).toMatch(secretPattern)
@@ -104,6 +124,66 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     await context.close()
   })
 
+  it("the event log: the person's events newest first, filtered by type, each with its envelope, and the cursor to resume after them", async () => {
+    const person = await world.person(`events.${Date.now()}@example.com`)
+    const { tab, context } = person
+    const session = (await context.cookies()).find((c) => c.name === "__Host-birzha_session")!
+    const cookie = `${session.name}=${session.value}`
+    const task = { category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
+    const first = await world.service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Первая задача" } })
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    const submitted = await world.service.call("POST", "/api/v1/commands/tasks.submit", { cookie }, { requestUuid: randomUUID(), publicationUuid: first.body.uuid, expectedRevision: first.body.revision })
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200)
+    const second = await world.service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Вторая задача" } })
+    expect(second.status, JSON.stringify(second.body)).toBe(200)
+    // What the worker's sequencer does (this journey runs no worker), then what the API gives the same person, oldest first.
+    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 1 }))
+    const unsequenced = async () => (await world.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL")).rows[0]!.n
+    await poll(async () => {
+      await worker.runPromise(sequencePending(1000))
+      return unsequenced()
+    }).toBe(0)
+    await worker.dispose()
+    type Listed = Array<{ uuid: string; type: string; aggregate: { uuid: string } }>
+    const events = (await world.service.call("GET", "/api/v1/events?limit=100", { cookie })).body.items as Listed
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(["publication.draft_saved", "publication.submitted"]))
+
+    await tab.goto(`${world.origin}/settings/integrations?lang=en`)
+    await tab.getByRole("link", { name: "Event log" }).click()
+    await tab.waitForURL(`${world.origin}/settings/events?lang=en`)
+    expect(await tab.title()).toBe("Event log · Birzha")
+    const rows = tab.locator("#events > li")
+    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute("data-uuid")))).toEqual(events.map((event) => event.uuid).reverse())
+    expect(await rows.first().locator(".row__title").textContent()).toBe("A draft was saved publication.draft_saved")
+    await rows.first().locator("summary").click()
+    const envelope = JSON.parse((await rows.first().locator("pre").textContent()) ?? "{}") as { uuid: string; aggregate: { uuid: string }; data: { objectUuid: string } }
+    expect(envelope.uuid).toBe(events.at(-1)!.uuid)
+    expect(envelope.aggregate.uuid).toBe(second.body.uuid)
+    // The cursor after them: the API given it answers nothing older; a new event appears after it.
+    const cursor = (await tab.locator("#resume-cursor").textContent()) ?? ""
+    const after = await world.service.call("GET", `/api/v1/events?cursor=${encodeURIComponent(cursor)}`, { cookie })
+    expect(after.body.items).toEqual([])
+
+    // Filtered by type.
+    await tab.getByLabel("Event type").selectOption("publication.submitted")
+    await tab.getByRole("button", { name: "Show", exact: true }).click()
+    await tab.waitForURL(/type=publication.submitted/)
+    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute("data-type")))).toEqual(["publication.submitted"])
+    expect(await rows.first().getAttribute("data-uuid")).toBe(events.find((event) => event.type === "publication.submitted")!.uuid)
+    // Resuming after the cursor shows only what came later.
+    await tab.locator("#after").click()
+    await tab.locator("#no-events").waitFor()
+    expect(await tab.locator("#no-events").textContent()).toBe("No events of this type.")
+    // A cursor the log no longer keeps, or one never issued, is said plainly, never a failure.
+    const refused = await tab.goto(`${world.origin}/settings/events?lang=en&cursor=${encodeURIComponent("not a cursor")}`)
+    expect(refused!.status()).toBe(200)
+    expect(await tab.locator("#cursor-problem").textContent()).toBe("This is not a cursor of your event log. From the oldest kept")
+
+    await world.checkPage(tab, "event-log", "/settings/events")
+    expect(person.errors).toEqual([])
+    await context.close()
+  })
+
   it("speaks Russian, sends an anonymous visitor to sign in and back, and passes axe-core at both widths", async () => {
     const anonymous = await world.browser.newContext()
     const page = await anonymous.newPage()
@@ -115,7 +195,24 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     await person.tab.goto(`${world.origin}/settings/integrations?lang=ru`)
     expect(await person.tab.title()).toBe("Интеграции · Биржа")
     expect(await person.tab.getByRole("button", { name: "Создать ключ" }).count()).toBe(1)
+    // The automatic key's name, the presets and the permissions' sentences in Russian.
+    expect(await person.tab.locator("form.key > fieldset > legend").textContent()).toContain("Личный ключ · личный")
+    expect(await person.tab.getByLabel("Агент, который работает от моего имени через MCP").count()).toBe(1)
+    await person.tab.getByLabel("Агент, который работает от моего имени через MCP").check()
+    expect(await person.tab.locator("#new-mcp").isChecked()).toBe(true)
+    expect(await person.tab.locator("#custom-scopes > summary").textContent()).toBe("Разрешения по одному (выбрано: 18)")
     await world.checkPage(person.tab, "integrations", "/settings/integrations")
+    // The permissions one by one, grouped by area with a sentence each (looked at in the screenshots).
+    await person.tab.goto(`${world.origin}/settings/integrations?lang=ru`)
+    await person.tab.locator("#custom-scopes > summary").click()
+    expect(await person.tab.locator("#custom-scopes .scope-group > legend").allTextContents()).toEqual([
+      "Профиль и аккаунт", "Публикации", "Отклики, предложения, сделки и переписка", "Обучение", "Файлы", "События, вебхуки и автоматизация"
+    ])
+    expect(await person.tab.locator("#create-form").getByLabel("Читать ваши задачи, включая черновики.").isChecked()).toBe(true)
+    for (const width of [1280, 390]) {
+      await person.tab.setViewportSize({ width, height: 900 })
+      await person.tab.screenshot({ path: `/tmp/web-keys-shots/integrations-custom-ru-${width}.png`, fullPage: true })
+    }
     expect(person.errors).toEqual([])
     await person.context.close()
   })

@@ -17,6 +17,23 @@ export const profileTypeLabel = (texts: Texts, type: string) => {
   return key === undefined ? type : texts.t(key)
 }
 
+/** The name the service gives every account's automatic key (packages/domain/src/keys/KeyRepository.ts), said in the page's language. */
+const personalKeyName = "Personal key"
+
+/** A key's name as the person reads it: the automatic key's stored English name in the page's language, any other as written. */
+export const keyNameOf = (texts: Texts, name: string) => name === personalKeyName ? texts.t("keys.personalName") : name
+
+/**
+ * What an operation does, in the page's language (`approval.summary.<operationId>`, a translation
+ * for every approval-flagged operation, tested in packages/web/src/i18n.test.ts); the declared
+ * English summary when there is none.
+ */
+export const operationSummary = (texts: Texts, operationId: string, declared: string) => {
+  const key = `approval.summary.${operationId}` as MessageKey
+  const said = texts.t(key)
+  return said === key ? declared : said
+}
+
 /** A card's headline figure: a task's budget as written, else `amount currency` as money of the locale. */
 export const priceOf = (texts: Texts, kind: string, price: string) => {
   if (kind === "task") return price

@@ -27,6 +27,7 @@ import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.
 import * as FavoritesPage from "./FavoritesPage/FavoritesPage.js"
 import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
 import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
+import * as EventLogPage from "./EventLogPage/EventLogPage.js"
 import * as ModerationComplaintsPage from "./ModerationComplaintsPage/ModerationComplaintsPage.js"
 import * as ModerationReviewsPage from "./ModerationReviewsPage/ModerationReviewsPage.js"
 import * as CoursesPage from "./CoursesPage/CoursesPage.js"
@@ -77,6 +78,7 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   approval: ApprovalPage as PageModule,
   webhookApproval: WebhookApprovalPage as PageModule,
   favorites: FavoritesPage as PageModule,
+  eventLog: EventLogPage as PageModule,
   complaints: ComplaintsPage as PageModule,
   notifications: NotificationsPage as PageModule,
   moderationComplaints: ModerationComplaintsPage as PageModule,

@@ -27,6 +27,7 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   approvals: () => import("./ApprovalsPage/ApprovalsPage.js") as Promise<PageModule>,
   approval: () => import("./ApprovalPage/ApprovalPage.js") as Promise<PageModule>,
   webhookApproval: () => import("./WebhookApprovalPage/WebhookApprovalPage.js") as Promise<PageModule>,
+  eventLog: () => import("./EventLogPage/EventLogPage.js") as Promise<PageModule>,
   favorites: () => import("./FavoritesPage/FavoritesPage.js") as Promise<PageModule>,
   complaints: () => import("./ComplaintsPage/ComplaintsPage.js") as Promise<PageModule>,
   notifications: () => import("./NotificationsPage/NotificationsPage.js") as Promise<PageModule>,

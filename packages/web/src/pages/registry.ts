@@ -27,6 +27,7 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   serviceEditor: "src/pages/ServiceEditorPage/ServiceEditorPage.tsx",
   mediaEditor: "src/pages/MediaEditorPage/MediaEditorPage.tsx",
   integrations: "src/pages/IntegrationsPage/IntegrationsPage.tsx",
+  eventLog: "src/pages/EventLogPage/EventLogPage.tsx",
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
   webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",

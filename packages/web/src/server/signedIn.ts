@@ -6,6 +6,7 @@ import {
   mediaEditorPaths,
   type MessageItem,
   type ApprovalView,
+  type EventLogItem,
   type KeyView,
   type ModerationView,
   type OwnMediaItem,
@@ -184,8 +185,23 @@ const keyOf = (key: unknown): KeyView => {
   }
 }
 
-/** The owner's view of a prepared command as the approval pages render it (plain JSON). */
-const approvalOf = (command: unknown): ApprovalView => plain(command) as ApprovalView
+/** How many pages of events.list (100 each) the event log page reads at once. */
+const eventLogPages = 5
+
+const eventLogItemOf = (event: unknown): EventLogItem => {
+  const e = plain(event)
+  return { uuid: e["uuid"], type: e["type"], occurredAt: e["occurredAt"], aggregate: e["aggregate"], envelope: JSON.stringify(e, null, 2) }
+}
+
+/**
+ * The owner's view of a prepared command as the approval pages render it (plain JSON), with when
+ * the asking key was made, from the account's own keys (keys.list).
+ */
+const approvalOf = (command: unknown, keys: ReadonlyArray<unknown> = []): ApprovalView => {
+  const view = plain(command) as ApprovalView
+  const made = keys.map((key) => plain(key)).find((key) => key["uuid"] === view.key.uuid)?.["createdAt"]
+  return typeof made === "string" ? { ...view, key: { ...view.key, createdAt: made } } : view
+}
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -360,14 +376,51 @@ export const loadSignedIn = (
         }))
       ))
   }
+  if (path === "/settings/events") {
+    const cursor = (search.get("cursor") ?? "").slice(0, 200)
+    return run((client) =>
+      Effect.gen(function*() {
+        const known = (yield* client["events.types"]()).types.map(String)
+        const wanted = search.get("type") ?? ""
+        const type = known.includes(wanted) ? wanted : ""
+        // events.list reads forward from a cursor; the page reads up to eventLogPages pages and shows them newest first.
+        const read = (from: string) => client["events.list"]({ urlParams: { limit: 100, ...(from === "" ? {} : { cursor: from }), ...(type === "" ? {} : { types: type }) } })
+        const items: Array<EventLogItem> = []
+        let next = cursor
+        let more = true
+        for (let page = 0; page < eventLogPages && more; page++) {
+          const got = yield* read(next)
+          items.push(...got.items.map(eventLogItemOf))
+          next = got.nextCursor
+          more = got.hasMore
+        }
+        return { page: "eventLog", types: known, type, cursor, nextCursor: next, hasMore: more, cursorProblem: "", items: items.reverse() } satisfies PageData
+      }).pipe(
+        Effect.catchIf(
+          (error) => cursor !== "" && ["ResyncRequired", "InvalidRequest"].includes(String((error as { readonly _tag?: unknown })._tag)),
+          (error) => Effect.succeed<PageData>({
+            page: "eventLog", types: [], type: "", cursor, nextCursor: "", hasMore: false, items: [],
+            cursorProblem: (error as { readonly _tag?: unknown })._tag === "ResyncRequired" ? "expired" : "invalid"
+          })
+        )
+      ))
+  }
   if (path === "/approvals") {
     return run((client) =>
-      Effect.map(client["integrationCommands.pending"](), (pending): PageData => ({ page: "approvals", items: pending.items.map(approvalOf) })))
+      Effect.all({ pending: client["integrationCommands.pending"](), keys: client["keys.list"]() }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ keys, pending }): PageData => ({ page: "approvals", items: pending.items.map((command) => approvalOf(command, keys.items)) }))
+      ))
   }
   const commandUuid = segment(path, "/approvals/")
   if (commandUuid !== undefined) {
     return run((client) =>
-      Effect.map(client["integrationCommands.get"]({ path: { uuid: commandUuid } }), (found): PageData => ({ page: "approval", command: approvalOf(found.command) })))
+      Effect.all({
+        found: client["integrationCommands.get"]({ path: { uuid: commandUuid } }),
+        keys: client["keys.list"](),
+        session: client["auth.session"]()
+      }, { concurrency: "unbounded" }).pipe(
+        Effect.map(({ found, keys, session }): PageData => ({ page: "approval", command: approvalOf(found.command, keys.items), email: session.user.email }))
+      ))
   }
   const endpointUuid = segment(path, "/webhooks/", "/approve")
   if (endpointUuid !== undefined) {

@@ -1,6 +1,7 @@
 import { useState } from "react"
 import { href } from "../../components/Layout.js"
 import { LocalTime } from "../../components/LocalTime.js"
+import { keyNameOf, operationSummary } from "../../components/format.js"
 import { useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
 import type { MessageKey } from "../../i18n.js"
@@ -13,8 +14,8 @@ export const title = ({ texts }: Pick<PageProps<"approval">, "texts">) => texts.
 const states = new Set(["pending", "approved", "denied", "running", "committed", "failed", "expired", "revoked"])
 
 /**
- * One prepared command for its owner: what it does and the record it touches first, the decision
- * right below, then the exact parameters. The decision is the API's (`integrationCommands.decide`,
+ * One prepared command for its owner: what it does in the page's language, the record it touches
+ * and the key that asks first, the decision right below, then the exact parameters. The decision is the API's (`integrationCommands.decide`,
  * same origin only); opening the page never decides anything.
  */
 export default function ApprovalPage({ data, texts }: PageProps<"approval">) {
@@ -28,26 +29,41 @@ export default function ApprovalPage({ data, texts }: PageProps<"approval">) {
   const decide = (decision: "approve" | "deny") =>
     void run(
       (api) => api["integrationCommands.decide"]({ path: { uuid: command.uuid }, payload: { decision } }),
-      (answer) => setCommand(JSON.parse(JSON.stringify(answer.command)) as ApprovalView)
+      (answer) => {
+        const decided = JSON.parse(JSON.stringify(answer.command)) as ApprovalView
+        setCommand({ ...decided, key: { ...decided.key, ...(command.key.createdAt === undefined ? {} : { createdAt: command.key.createdAt }) } })
+      }
     )
+  const keyName = keyNameOf(texts, command.key.name)
   const stateKey = (states.has(command.state) ? `approval.state.${command.state}` : "approval.state.pending") as MessageKey
   return (
     <div className="approval">
       <h1>{t("approval.title")}</h1>
-      <p className="lead">{t("approval.explain", { key: command.key.name })}</p>
+      <p className="lead">{t("approval.explain", { key: keyName })}</p>
       <section className="panel" aria-labelledby="what-heading">
         <h2 id="what-heading">{t("approval.what")}</h2>
-        <p id="operation-summary" lang={language === "en" ? undefined : "en"}>{command.summary}</p>
+        <p id="operation-summary" className="summary">{operationSummary(texts, command.operationId, command.summary)}</p>
         {command.also.map((other) => (
-          <p key={other.operationId} className="also">{t("approval.also")}: <span lang={language === "en" ? undefined : "en"}>{other.summary}</span> (<code>{other.operationId}</code>)</p>
+          <p key={other.operationId} className="also">{t("approval.also")}: {operationSummary(texts, other.operationId, other.summary)}</p>
         ))}
         {record === undefined ? null : (
           <p id="record">{record.heading}{record.heading === "" ? "" : ": "}«<span id="record-title">{record.title}</span>»</p>
         )}
         <dl className="facts facts--inline">
-          <div><dt>{t("approval.key")}</dt><dd id="command-key">{command.key.name}</dd></div>
+          <div>
+            <dt>{t("approval.key")}</dt>
+            <dd><span id="command-key">{keyName}</span>{command.key.createdAt === undefined ? null : (
+              <span id="key-made" className="muted">{" · "}{t("approval.keyMade", { date: texts.date(command.key.createdAt) })}</span>
+            )}</dd>
+          </div>
           <div><dt>{t("approval.expires")}</dt><dd><LocalTime value={command.expiresAt} texts={texts} relative={command.state === "pending"} id="command-expires" /></dd></div>
           <div><dt>{t("approval.state")}</dt><dd id="command-state" data-state={command.state}>{t(stateKey)}</dd></div>
+          {command.decidedAt === undefined ? null : (
+            <>
+              <div><dt>{t("approval.decidedBy")}</dt><dd id="decided-by">{t("approval.you", { email: data.email })}</dd></div>
+              <div><dt>{t("approval.decidedAt")}</dt><dd><LocalTime value={command.decidedAt} texts={texts} id="decided-at" /></dd></div>
+            </>
+          )}
         </dl>
         {command.state === "pending"
           ? (

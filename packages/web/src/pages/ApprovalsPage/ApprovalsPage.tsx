@@ -1,5 +1,6 @@
 import { href } from "../../components/Layout.js"
 import { LocalTime } from "../../components/LocalTime.js"
+import { keyNameOf, operationSummary } from "../../components/format.js"
 import type { PageProps } from "../types.js"
 import { recordLine } from "../ApprovalPage/approvalView.js"
 
@@ -20,11 +21,11 @@ export default function ApprovalsPage({ data, texts }: PageProps<"approvals">) {
               return (
                 <li key={command.uuid} className="row row--stacked" data-uuid={command.uuid}>
                   <p className="row__title">
-                    <a href={href(`/approvals/${command.uuid}`, language)} lang={language === "en" ? undefined : "en"}>{command.summary}</a>
+                    <a href={href(`/approvals/${command.uuid}`, language)}>{operationSummary(texts, command.operationId, command.summary)}</a>
                     {record === undefined ? null : <span className="record"> — {record.heading === "" ? "" : `${record.heading} `}«{record.title}»</span>}
                   </p>
                   <p className="card__meta">
-                    <span>{t("approvals.key", { name: command.key.name })}</span>
+                    <span>{t("approvals.key", { name: keyNameOf(texts, command.key.name) })}</span>
                     <span>{t("approval.expires")}: <LocalTime value={command.expiresAt} texts={texts} relative /></span>
                   </p>
                 </li>
