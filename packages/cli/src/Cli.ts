@@ -103,7 +103,8 @@ const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.string
   Command.withDescription("Print the OpenAPI 3.1 document of the API.")
 )
 
-const birzha = Command.make("birzha").pipe(
+/** The command tree (the package exports `run`, not this: its type changes with every option; tests read it). */
+export const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
   Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
 )
