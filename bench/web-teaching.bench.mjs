@@ -11,7 +11,7 @@ export const name = "web-teaching"
 export const description = "teaching dashboard and review queue pages (SSR) at 5,000 learners, vs the API reads they start from"
 export const pin = true
 
-/** The budget of issue 34: the teaching dashboard and the review queue render in 300 ms or less. */
+/** The budget: the teaching dashboard and the review queue render in 300 ms or less. */
 const TARGET_MS = 300
 
 export const run = async (ctx) => {

@@ -95,10 +95,16 @@ export const renderMetrics = (gauges: ReadonlyArray<GaugeSample>): string => {
     }
     return found
   }
+  // One series per name and labels: a process that holds two copies of Effect (a bundle beside the
+  // sources, as in a test run) registers Effect's own metrics once per copy; the first one stands.
+  const seen = new Set<string>()
   for (const pair of Metric.unsafeSnapshot()) {
     const { keyType, name } = pair.metricKey
     const help = Option.getOrElse(pair.metricKey.description, () => name)
     const labels = pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
+    const series = `${name}${labelText(labels)}`
+    if (seen.has(series)) continue
+    seen.add(series)
     const state = pair.metricState
     if (MetricKeyType.isCounterKey(keyType) && MetricState.isCounterState(state)) {
       // A counter that may go down (Effect's own `effect_fiber_active`) is a gauge to Prometheus.
