@@ -179,7 +179,7 @@ describe("the author's journey through the pages", { timeout: 900_000 }, () => {
     const plan = runRow.locator(".plan")
     await poll(() => plan.locator("tbody tr").count()).toBeGreaterThanOrEqual(3)
     const rows = await plan.locator("tbody tr td:first-child").allTextContents()
-    expect(rows).toContain("The run: start")
+    expect(rows).toContain("The run: start date")
     expect(rows).toContain("Проверка: умножение: due")
     for (const width of [1280, 390]) {
       await a.setViewportSize({ width, height: 900 })
