@@ -8,19 +8,12 @@ import type {
   PreflightView,
   StaffView
 } from "../model.js"
+import { type Json, plain, optional } from "./json.js"
 
 /**
  * The author's pages' views of the API's answers (server/authoring.ts reads them, the pages map
  * the answers of their commands with the same functions): plain JSON, dates as ISO strings.
  */
-
-type Json = Record<string, any>
-
-/** The decoded answer as plain JSON (dates as ISO strings), the same on the server and in the browser. */
-const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
-
-const optional = <K extends string>(key: K, value: unknown): { readonly [P in K]?: any } =>
-  value === undefined || value === null ? {} : { [key]: value } as { [P in K]: any }
 
 /** A reply or rule value as the editor shows it: text as is, anything else as JSON. */
 const textOf = (value: unknown): string => typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value)

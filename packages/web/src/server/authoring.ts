@@ -3,13 +3,9 @@ import { Effect, Either, Option } from "effect"
 import { authoringCourseOf, checkerOf, headOf, invitationOf, preflightOf, runOf, staffOf } from "../components/authoringViews.js"
 import type { PageData } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
-
-type Json = Record<string, any>
+import { type Json, plain, uuidPattern } from "../components/json.js"
 
 /** The decoded answer as plain JSON (dates as ISO strings). */
-const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The course's checkers, each with its latest preflight (a failed read of one leaves its results out). */
 const checkersOf = (client: BirzhaClient, course: string) =>

@@ -25,11 +25,7 @@ import { socialPage } from "./social.js"
 import { loadLearning } from "./learning.js"
 import { loadAuthoring } from "./authoring.js"
 import { loadTeaching } from "./teaching.js"
-
-type Json = Record<string, any>
-
-/** The decoded answer as plain JSON (dates as ISO strings), the same on the server and in the browser. */
-const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
+import { type Json, plain } from "../components/json.js"
 
 /** The task categories tasks.save accepts (TaskData in @birzha/domain), in its order. */
 export const taskCategories = [

@@ -1,14 +1,10 @@
 import type { BirzhaClient } from "@birzha/client"
 import { Effect } from "effect"
 import type { CommentItem, ComplaintItem, FavoriteItem, ModeratedReviewItem, NotificationItem, PageData, QueuedComplaint } from "../model.js"
+import { type Json, plain } from "../components/json.js"
 
 // The social pages' data (favorites, complaints, notifications, comments, the moderators' queues of
 // complaints and reviews), read through the client and turned into the plain JSON the pages render.
-
-type Json = Record<string, any>
-
-/** The decoded answer as plain JSON (dates as ISO strings), the same on the server and in the browser. */
-const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
 
 const optional = <K extends string>(key: K, value: unknown) => value === undefined || value === null ? {} : { [key]: value }
 

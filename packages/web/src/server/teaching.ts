@@ -11,16 +11,7 @@ import type {
   TeachingHead
 } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
-
-type Json = Record<string, any>
-
-/** The decoded answer as plain JSON (dates as ISO strings), the same on the server and in the browser. */
-const plain = <A>(value: A): Json => JSON.parse(JSON.stringify(value)) as Json
-
-const optional = <K extends string>(key: K, value: unknown): { readonly [P in K]?: any } =>
-  value === undefined || value === null ? {} : { [key]: value } as { [P in K]: any }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
 /**
  * A learner as the teaching pages show them: a short label from their profile's uuid, the same on
