@@ -58,7 +58,7 @@ export const startReceiver = async (port = 0) => {
       answer = next
     },
     /** Waits until `check` holds for what was received, or fails after `timeoutMs`. */
-    until: async (check: (received: ReadonlyArray<Received>) => boolean, timeoutMs = 10_000) => {
+    until: async (check: (received: ReadonlyArray<Received>) => boolean, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs
       while (!check(received)) {
         const left = deadline - Date.now()

@@ -92,7 +92,7 @@ describe("webhook delivery by the worker process", () => {
     const events = await emit(profileUuid, 300)
     let second: ReturnType<typeof birzha> | undefined
     try {
-      await receiver.until((all) => all.length >= 60, 30_000)
+      await receiver.until((all) => all.length >= 60, 120_000)
       first.child.kill("SIGKILL")
       expect(await first.exited).toBe(null)
       const atKill = new Set(receiver.ids())
@@ -110,7 +110,7 @@ describe("webhook delivery by the worker process", () => {
         const { rows } = await db.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_uuid = $1 AND status = 'succeeded'", [uuid])
         return rows[0]!.n === 300
-      }, "every delivery to succeed", 30_000)
+      }, "every delivery to succeed", 120_000)
       // Every message, first or repeated, is genuine: the independent library verifies each one.
       const verifier = new Webhook(signingSecret)
       for (const request of receiver.received) {
@@ -123,7 +123,7 @@ describe("webhook delivery by the worker process", () => {
       await second?.exited
     }
     expect(second!.stderr()).not.toMatch(/uncaught|unhandled/i)
-  }, 150_000)
+  }, 300_000)
 
   it("birzha webhooks deliveries prints an endpoint's deliveries and attempts, newest first", async () => {
     const signingSecret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
@@ -138,7 +138,7 @@ describe("webhook delivery by the worker process", () => {
       await until(async () => {
         const { rows } = await db.query<{ n: number }>("SELECT attempt_count AS n FROM webhook_deliveries WHERE endpoint_uuid = $1", [uuid])
         return rows[0]?.n === 1
-      }, "the first attempt", 20_000)
+      }, "the first attempt", 120_000)
     } finally {
       worker.child.kill("SIGTERM")
       expect(await worker.exited).toBe(0)
