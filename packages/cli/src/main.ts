@@ -1,6 +1,8 @@
 // The `birzha` command itself, loaded by bin.ts for everything but the overview and the version.
 import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+// Its modules by path: the package index also loads its HTTP client (undici), which no command needs at start.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 import { run } from "./Cli.js"
 import { processConsole } from "./CommandConsole.js"
