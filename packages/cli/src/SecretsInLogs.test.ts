@@ -62,7 +62,7 @@ beforeAll(async () => {
   const env = { DATABASE_URL: database.url, BIRZHA_SECRET: secret, BIRZHA_PORT: String(port), BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" }
   host = start(["serve"], env)
   worker = start(["worker"], env)
-  await until(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready")
+  await until(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready", 150_000)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })
