@@ -177,7 +177,7 @@ describe("birzha serve", () => {
       run.child.kill("SIGINT")
       expect(await run.exited).toBe(0)
       const lines = run.output().trim().split("\n")
-      expect(lines.every((line) => line.includes(" level=INFO "))).toBe(true)
+      expect(lines.every((line) => line.includes(" level=INFO ")), run.output()).toBe(true)
     } finally {
       await database.drop()
     }

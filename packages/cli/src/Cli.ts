@@ -1,7 +1,6 @@
 import { openApiDocument } from "@birzha/domain"
 import { deleteAccount, liveAccountByEmail } from "@birzha/domain/internal"
 import { DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
-import { work } from "@birzha/worker-host"
 import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { demoCommand } from "./DemoCommand.js"
@@ -11,19 +10,22 @@ import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
 import { overview } from "./Overview.js"
 import { databaseProblem, reportingConfigErrors } from "./Reporting.js"
-import { serve } from "./Serve.js"
 import { version } from "./version.js"
 
 // On the embedded database the host runs the CLI's database commands for a CLI beside it (HostLink).
 const runOnHost = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown, CliApp.CliApp.Environment> => run(argv)
 
-const serveCommand = Command.make("serve", {}, () => reportingConfigErrors(serve(HostCommandsLive(runOnHost)))).pipe(
+// The hosts are loaded when their command runs: every other command starts without the HTTP host,
+// the web application's server, MCP and the workers (bin.ts, docs/operations.md).
+const serveCommand = Command.make("serve", {}, () =>
+  Effect.flatMap(Effect.promise(() => import("./Serve.js")), ({ serve }) => reportingConfigErrors(serve(HostCommandsLive(runOnHost))))).pipe(
   Command.withDescription(
     "Serve the HTTP API, pages and MCP. Without DATABASE_URL it uses the embedded database in BIRZHA_DATA_DIR and runs the background workers in the same process."
   )
 )
 
-const workerCommand = Command.make("worker", {}, () => reportingConfigErrors(work)).pipe(
+const workerCommand = Command.make("worker", {}, () =>
+  Effect.flatMap(Effect.promise(() => import("@birzha/worker-host")), ({ work }) => reportingConfigErrors(work))).pipe(
   Command.withDescription("Run the background workers alone (any number of them may share one Postgres).")
 )
 

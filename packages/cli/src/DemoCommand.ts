@@ -1,5 +1,4 @@
 import { demoEmailDomain, demoSignInAccounts, maxDemoPublications, PostgresBlobStore, publicationKinds, seedDemoData } from "@birzha/domain/internal"
-import { HttpConfig } from "@birzha/http-host"
 import * as Store from "@birzha/domain/internal"
 import { validateSettings } from "@birzha/infrastructure"
 import { Command, Options } from "@effect/cli"
@@ -23,6 +22,8 @@ const roleWords = {
 const printAccounts = Effect.gen(function*() {
   const accounts = yield* demoSignInAccounts(demoEmailDomain).pipe(Effect.provide(CommandDatabase))
   if (accounts.length === 0) return
+  // Loaded here: the HTTP host's package is large, and every other command starts without it (bin.ts).
+  const { HttpConfig } = yield* Effect.promise(() => import("@birzha/http-host"))
   const { publicOrigin } = yield* HttpConfig
   yield* Console.log(`\nSign in as one of these at ${publicOrigin}/sign-in (birzha serve running):`)
   for (const account of accounts) yield* Console.log(`  ${account.email}  (${account.profileName}) — ${roleWords[account.role]}`)

@@ -1,6 +1,6 @@
 import { DatabaseConfig, DatabaseLive, isProcessRunning } from "@birzha/infrastructure"
 import { type CliApp, ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Fiber, FiberRef, Layer, Option, Runtime } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs"

@@ -1,5 +1,5 @@
 import { HttpConfig, ServiceLive } from "@birzha/http-host"
-import { DatabaseConfig, MailConfig, ServiceConfig } from "@birzha/infrastructure"
+import { DatabaseConfig, MailConfig, ServiceConfig, TracingConfig } from "@birzha/infrastructure"
 import { WorkerHostLive } from "@birzha/worker-host"
 import { Config, Effect, Layer, Option } from "effect"
 
@@ -12,6 +12,6 @@ import { Config, Effect, Layer, Option } from "effect"
 export const serve = <E, R>(embeddedOnly: Layer.Layer<never, E, R>) =>
   Effect.gen(function*() {
     // One read of every setting, so a start reports each bad variable, not only the first.
-    const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig])
+    const [settings, { url }] = yield* Config.all([HttpConfig, DatabaseConfig, ServiceConfig, MailConfig, TracingConfig])
     return yield* Layer.launch(ServiceLive(settings, { workers: Option.isNone(url) ? Layer.merge(WorkerHostLive, embeddedOnly) : false }))
   })

@@ -2,26 +2,27 @@
 // A young generation of 64 MB semi-spaces (Node's default: 16): the host allocates per request, and
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). bench/run.mjs starts the host with the flags of this line.
-import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
-import { run } from "./Cli.js"
-import { processConsole } from "./CommandConsole.js"
-import { besideRunningHost, setExitCode } from "./HostLink.js"
+import { readFileSync } from "node:fs"
+import { version } from "./version.js"
 
-// runMain turns SIGINT and SIGTERM into interruption: layers close in order, the HTTP listener
-// stops accepting and drains, workers finish their current run. Logs are pretty on a terminal
-// and one logfmt line per entry otherwise (files, journald, containers): cheaper and greppable.
-// A database command while `birzha serve` holds the embedded database runs in that host
-// (HostLink); help and output carry colour only on a terminal without NO_COLOR.
-besideRunningHost(
-  process.argv.slice(2),
-  run(process.argv).pipe(
-    // A wrong argument or option: @effect/cli has already printed what is wrong, so exit 1 without a logged stack.
-    Effect.catchIf(ValidationError.isValidationError, () => setExitCode(1))
-  )
-).pipe(
-  Effect.withConsole(processConsole()),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: process.stdout.isTTY !== true })
-)
+// `birzha`, `birzha --help` and `birzha --version` (or `version`) answer without loading the
+// service: the overview is the text main.js prints for `--help` (Overview.ts), written next to it at
+// build time (tsup.config.ts), so it is the same text without compiling the whole command. Any other
+// command loads main.js, built as one module with its dependencies inside.
+const args = process.argv.slice(2)
+const asked = args.length === 0 ? "--help" : args.length === 1 ? args[0] : undefined
+
+const quickAnswer = (): string | undefined => {
+  if (asked === "--version" || asked === "version") return `${version}\n`
+  if (asked !== "--help" && asked !== "-h") return undefined
+  try {
+    return readFileSync(new URL("./help.txt", import.meta.url), "utf8")
+  } catch {
+    // Not written (a build that stopped early): the command prints it.
+    return undefined
+  }
+}
+
+const answer = quickAnswer()
+if (answer === undefined) await import("./main.js")
+else process.stdout.write(answer)

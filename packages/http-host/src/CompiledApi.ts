@@ -11,7 +11,19 @@ import {
   sessionCookieName,
   UnsupportedMediaType
 } from "@birzha/domain"
-import { actorForKey, answerOfCause, authorize, type Answer, EncodedJson, makeSessionLookup, Operations, type RawInput, ServerSecret } from "@birzha/domain/internal"
+import {
+  actorForKey,
+  answerOfCause,
+  authorize,
+  type Answer,
+  EncodedJson,
+  makeSessionLookup,
+  Operations,
+  type RawInput,
+  ServerSecret,
+  spanOfTraceParent,
+  tracingOn
+} from "@birzha/domain/internal"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
@@ -361,15 +373,42 @@ export const answerAndDrain = (
 /**
  * The runtime each request's fiber starts on: the registry's services as its context, so no call
  * merges a context; without Effect's fiber metrics (counters and a lifetime histogram per fiber)
- * and with the tracer off (spans of every SQL statement built and dropped): the service installs
- * no metrics reader and no tracer. Logging is the host's own, unchanged.
+ * and with the tracer off (spans of every SQL statement built and dropped) unless the service
+ * exports traces (`tracingOn`, kernel/Tracing.ts). Logging is the host's own, unchanged.
  */
 const requestRuntime = (host: Runtime.Runtime<never>, context: Context.Context<never>): Runtime.Runtime<never> =>
   Runtime.make({
     context,
-    fiberRefs: FiberRefs.updateAs(host.fiberRefs, { fiberId: FiberId.none, fiberRef: FiberRef.currentTracerEnabled, value: false }),
+    fiberRefs: FiberRefs.updateAs(host.fiberRefs, {
+      fiberId: FiberId.none,
+      fiberRef: FiberRef.currentTracerEnabled,
+      value: FiberRefs.getOrDefault(host.fiberRefs, tracingOn)
+    }),
     runtimeFlags: RuntimeFlags.disable(host.runtimeFlags, RuntimeFlags.RuntimeMetrics)
   })
+
+/**
+ * The request as the trace's server span (`POST /api/v1/…` by its declared route), continuing a
+ * W3C `traceparent` the client sent; the operation's own span (`Operations.invoke`) and the
+ * credential lookups are its children. Attributes are the route and status, never the URL's query.
+ */
+const withRequestSpan = (req: IncomingMessage, entry: CatalogEntry, program: Effect.Effect<Answer>, requestId: string | undefined) => {
+  const given = req.headers["traceparent"]
+  const parent = spanOfTraceParent(typeof given === "string" ? given : undefined)
+  return program.pipe(
+    Effect.tap((answer) => Effect.annotateCurrentSpan("http.response.status_code", answer.status)),
+    Effect.withSpan(`${entry.method} ${entry.path}`, {
+      kind: "server",
+      attributes: {
+        "http.request.method": entry.method,
+        "http.route": entry.path,
+        "birzha.operation": entry.id,
+        ...(requestId === undefined ? {} : { "birzha.request_id": requestId })
+      },
+      ...(parent === undefined ? { root: true } : { parent })
+    })
+  )
+}
 
 /**
  * Builds the request listener. `fallback` serves everything outside the catalog.
@@ -381,6 +420,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
     const keyServices = yield* Effect.context<SqlClient.SqlClient | ServerSecret>()
     const hostRuntime = yield* Effect.runtime<never>()
     const runtime = requestRuntime(hostRuntime, operations.context)
+    const tracing = FiberRefs.getOrDefault(hostRuntime.fiberRefs, tracingOn)
     const routes = compileRoutes([...operations.entries.values()], extraRoutes)
     const { maxBodyBytes, publicOrigin } = settings
     // Each operation's body bound and structural limits, from its declared body schema (BodyLimits.ts).
@@ -460,7 +500,8 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
         : invoke(caller)
       // Every log line of the call (a defect's, the database's) names the request (RequestId.ts).
       const requestId = requestIdOf(req)
-      Runtime.runCallback(runtime)(requestId === undefined ? program : Effect.annotateLogs(program, "requestId", requestId), {
+      const traced = tracing ? withRequestSpan(req, entry, program, requestId) : program
+      Runtime.runCallback(runtime)(requestId === undefined ? traced : Effect.annotateLogs(traced, "requestId", requestId), {
         onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })
     }

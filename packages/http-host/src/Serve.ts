@@ -1,6 +1,6 @@
 import { PostgresBlobStore } from "@birzha/domain/internal"
 import type { PooledReads } from "@birzha/domain/server"
-import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive } from "@birzha/infrastructure"
+import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, TracingLive } from "@birzha/infrastructure"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type ConfigError, Context, Effect, Layer } from "effect"
@@ -25,13 +25,15 @@ interface ServiceOptions<E, R> {
 /**
  * The service around an HTTP front (a listener, or a handler): migrations applied in the
  * background (readyz says when), the workers given, on one database; the server secret and mail
- * from the settings (`BIRZHA_SECRET`, `BIRZHA_SMTP_URL`, …, read through the `ConfigProvider`).
+ * from the settings (`BIRZHA_SECRET`, `BIRZHA_SMTP_URL`, …, read through the `ConfigProvider`);
+ * traces exported when the standard `OTEL_*` variables name an endpoint (`TracingLive`).
  */
 const around = <A, E1, R1, E, R>(front: Layer.Layer<A, E1, R1>, options: ServiceOptions<E, R>) =>
   Layer.mergeAll(front, MigrationsAtStart, options.workers === false ? Layer.empty : options.workers).pipe(
     Layer.provide(ReadinessLive),
     Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive, PostgresBlobStore)),
-    Layer.provideMerge(options.database ?? DatabaseLive)
+    Layer.provideMerge(options.database ?? DatabaseLive),
+    Layer.provide(TracingLive)
   )
 
 /**

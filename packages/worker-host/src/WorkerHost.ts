@@ -1,6 +1,6 @@
 import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/internal"
 import { WebhookSettings } from "@birzha/domain/internal"
-import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, validateSettings } from "@birzha/infrastructure"
+import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, TracingLive, validateSettings } from "@birzha/infrastructure"
 import { Config, Duration, Effect, Layer, Predicate, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
@@ -111,5 +111,5 @@ export const WorkerHostLive = WorkerLoop.pipe(
 /** `birzha worker`: the workers alone, until SIGTERM. */
 export const work = Effect.gen(function*() {
   yield* validateSettings
-  return yield* Layer.launch(Layer.mergeAll(WorkerHostLive, MigrationsAtStart).pipe(Layer.provide(DatabaseLive)))
+  return yield* Layer.launch(Layer.mergeAll(WorkerHostLive, MigrationsAtStart).pipe(Layer.provide(DatabaseLive), Layer.provide(TracingLive)))
 })

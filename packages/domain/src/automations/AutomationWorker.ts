@@ -5,6 +5,8 @@ import type { AutomationActor } from "../kernel/Authentication.js"
 import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
 import { eventDescription } from "../events/EventCatalog.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"
+import { eventCauses } from "../events/OutboxEventRepository.js"
+import { jobSpan, type TraceCause } from "../kernel/Tracing.js"
 import { insertNotification, insertNotifications } from "../notifications/NotificationRepository.js"
 import { Operations } from "../operations/Operations.js"
 import { currentAutomationCause } from "../store/Outbox.js"
@@ -320,10 +322,22 @@ export const runExecutions = (claimed: ReadonlyArray<Claimed>): Effect.Effect<vo
         )
       }
     }
+    // Each execution joins the trace of the request that wrote its trigger event, and its log lines name that request.
+    const causes = others.length === 0 ? new Map<string, TraceCause>() : yield* eventCauses(others.map(({ execution }) => execution.event_uuid))
     yield* Effect.forEach(others, ({ execution, objectUuid, rule }) =>
       act(rule, execution, { objectUuid }).pipe(
         Effect.catchIf(isTransient, (error) => Effect.succeed(transientOutcome(error))),
-        Effect.map((outcome) => outcomes.set(execution.uuid, outcome))
+        Effect.tap((outcome) => Effect.annotateCurrentSpan("birzha.automation.outcome", outcome.status)),
+        Effect.map((outcome) => outcomes.set(execution.uuid, outcome)),
+        jobSpan("automations.execution", {
+          attributes: {
+            "birzha.automation.rule_uuid": rule.uuid,
+            "birzha.automation.execution_uuid": execution.uuid,
+            "birzha.automation.action": (rule.action as RuleAction).type,
+            "birzha.event.type": execution.event_type
+          },
+          cause: causes.get(execution.event_uuid)
+        })
       ), { concurrency: 8, discard: true })
     yield* recordAll(claimed, outcomes, started, rules)
   })

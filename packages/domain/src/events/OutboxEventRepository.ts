@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Int8Text, rowsDecoder, selectList, Timestamp } from "../store/Rows.js"
+import type { TraceCause } from "../kernel/Tracing.js"
 import type { EventType } from "./EventType.js"
 
 /**
@@ -44,6 +45,8 @@ export interface NewOutboxEvent {
   readonly aggregate: { readonly kind: string; readonly uuid: string; readonly revision: number }
   readonly data: unknown
   readonly context: unknown
+  /** The request it came from (kernel/Tracing.ts); not part of the envelope. */
+  readonly trace?: TraceCause
 }
 
 
@@ -65,13 +68,15 @@ export const insertOutboxEvents = (
       aggregate_uuid: event.aggregate.uuid,
       aggregate_revision: event.aggregate.revision,
       data: event.data,
-      context: event.context
+      context: event.context,
+      trace_parent: event.trace?.traceParent ?? null,
+      request_id: event.trace?.requestId ?? null
     }))
     yield* sql`
-      INSERT INTO outbox_events (uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context)
-      SELECT uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context
+      INSERT INTO outbox_events (uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context, trace_parent, request_id)
+      SELECT uuid, type, schema_version, aggregate_kind, aggregate_uuid, aggregate_revision, data, context, trace_parent, request_id
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(ord int, uuid uuid, type text, schema_version integer,
-        aggregate_kind text, aggregate_uuid uuid, aggregate_revision integer, data jsonb, context jsonb)
+        aggregate_kind text, aggregate_uuid uuid, aggregate_revision integer, data jsonb, context jsonb, trace_parent text, request_id text)
       ORDER BY ord`
     return rows.map((row) => row.uuid)
   })
@@ -225,3 +230,19 @@ export const sequenceBatch = (batchSize: number): Effect.Effect<number, SqlError
       })
     )
   })
+
+const CauseRow = Schema.Struct({ uuid: Schema.String, trace_parent: Schema.NullOr(Schema.String), request_id: Schema.NullOr(Schema.String) })
+const decodeCauses = rowsDecoder(CauseRow)
+
+/** The requests the events came from (kernel/Tracing.ts), by event uuid; events without one are absent. */
+export const eventCauses = (uuids: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, TraceCause>, SqlError, SqlClient.SqlClient> =>
+  uuids.length === 0
+    ? Effect.succeed(new Map())
+    : Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* decodeCauses(
+        yield* sql`SELECT uuid, trace_parent, request_id FROM outbox_events
+          WHERE uuid = ANY(${`{${uuids.join(",")}}`}::uuid[]) AND (trace_parent IS NOT NULL OR request_id IS NOT NULL)`
+      )
+      return new Map(rows.map((row) => [row.uuid, { traceParent: row.trace_parent, requestId: row.request_id }]))
+    })

@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { detailsOf, envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
@@ -15,6 +15,7 @@ import { authorizeKey } from "../keys/KeyAccess.js"
 import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } from "../keys/KeyErrors.js"
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
 import { currentCommandPath } from "../store/Idempotency.js"
+import { currentRequestId, tracingOn } from "../kernel/Tracing.js"
 import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
 import { type InputProblem, unsafeValueProblem } from "./InputSafety.js"
 import { firstViolation } from "./Violation.js"
@@ -454,10 +455,14 @@ const makeService = (
     const facts: Facts = {}
     const operation = compiled.get(operationId)
     if (operation === undefined) return answerOfCause(Cause.fail(unknownOperation(operationId)), facts, { operationId })
-    return Effect.matchCauseEffect(executeCompiled(operation, caller, raw, options, facts), {
+    const answered = Effect.matchCauseEffect(executeCompiled(operation, caller, raw, options, facts), {
       onSuccess: (value) => encoded(operation, value, facts),
       onFailure: (cause) => answerOfCause(cause, facts, { operationId })
     })
+    // Decided per call from the fiber, so a host without tracing builds no span (kernel/Tracing.ts).
+    return Effect.withFiberRuntime((fiber) =>
+      fiber.getFiberRef(tracingOn) && fiber.getFiberRef(FiberRef.currentTracerEnabled) ? withOperationSpan(operation.entry, caller, answered) : answered
+    )
   }
 
   return {
@@ -478,6 +483,32 @@ const makeService = (
       )
   }
 }
+
+/**
+ * The call as a span named by its operation id: who called (`birzha.actor.kind`: anonymous,
+ * session, key, mcp, automation, system), the answer's status and error code. Never an input, an
+ * account, an email or a credential: those stay out of traces as out of logs.
+ */
+const withOperationSpan = (entry: CatalogEntry, caller: Caller, answered: Effect.Effect<Answer>): Effect.Effect<Answer> =>
+  Effect.flatMap(currentRequestId, (requestId) =>
+    answered.pipe(
+      Effect.tap((answer) =>
+        Effect.annotateCurrentSpan(
+          answer.errorCode === undefined
+            ? { "birzha.status": answer.status }
+            : { "birzha.status": answer.status, "birzha.error.code": answer.errorCode }
+        )
+      ),
+      Effect.withSpan(entry.id, {
+        kind: "internal",
+        attributes: {
+          "birzha.operation": entry.id,
+          "birzha.actor.kind": caller.via,
+          "birzha.channel": channelOf(caller),
+          ...(requestId === null ? {} : { "birzha.request_id": requestId })
+        }
+      })
+    ))
 
 /** A database failure answered as `cls`: its cause goes to the log only, never to the body. */
 const databaseAnswer = (

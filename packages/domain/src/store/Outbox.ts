@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, FiberRef } from "effect"
 import type { EventType } from "../events/EventType.js"
 import { insertOutboxEvents } from "../events/OutboxEventRepository.js"
+import { currentTraceCause } from "../kernel/Tracing.js"
 
 export interface NewEvent {
   readonly type: EventType
@@ -42,11 +43,12 @@ export const appendEvent = (event: NewEvent): Effect.Effect<string, SqlError, Sq
 
 /** `appendEvent` for several events in one statement (a group commit's batch); their uuids in order. */
 export const appendEvents = (events: ReadonlyArray<NewEvent>): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(FiberRef.get(currentAutomationCause), (cause) =>
+  Effect.flatMap(Effect.zip(FiberRef.get(currentAutomationCause), currentTraceCause), ([cause, trace]) =>
     insertOutboxEvents(events.map((event) => ({
       type: event.type,
       schemaVersion: event.schemaVersion ?? 1,
       aggregate: event.aggregate,
       data: event.data,
-      context: cause === undefined ? event.context ?? {} : { ...event.context, automation: cause }
+      context: cause === undefined ? event.context ?? {} : { ...event.context, automation: cause },
+      trace
     }))))

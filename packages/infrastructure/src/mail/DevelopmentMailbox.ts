@@ -66,7 +66,7 @@ export const DevelopmentMailboxLive: Layer.Layer<DevelopmentMailbox, never, SqlC
 )
 
 /**
- * The `Mailer` when no SMTP server is configured: each message is logged and kept in
+ * The `Mailer` when no SMTP server is configured: each message is kept in
  * `development_mailbox`, so sign-in works locally and `birzha mail list` shows what was sent.
  * `send` succeeds once the row is stored; a database that does not answer fails it with
  * `MailNotAccepted`, as a refusing SMTP server would.
@@ -80,14 +80,10 @@ export const DevelopmentMailer: Layer.Layer<Mailer, never, SqlClient.SqlClient> 
         sql`INSERT INTO development_mailbox (to_address, subject, text_body, html_body)
             VALUES (${message.to}, ${message.subject}, ${message.text}, ${message.html})`.pipe(
           Effect.mapError((error) => new MailNotAccepted({ message: `The development mailbox could not keep the message: ${error.message}` })),
-          // The text body goes to the log on purpose, sign-in code and link included: this mailer
-          // only runs without SMTP, that is on a developer's machine, who needs the code to sign in.
-          // Production (BIRZHA_SMTP_URL set) never logs a body.
-          Effect.zipRight(
-            Effect.logInfo(`development mailbox: mail to ${message.to}: ${message.subject}`).pipe(
-              Effect.annotateLogs({ text: message.text })
-            )
-          )
+          // Neither the address, the subject (a sign-in mail's names its code) nor the body goes
+          // to the log: logs are shipped and kept where codes and links must not be. The developer
+          // reads the message where it is kept.
+          Effect.zipRight(Effect.logInfo("development mailbox: a message was kept; read it with `birzha mail list`"))
         )
     })
   })

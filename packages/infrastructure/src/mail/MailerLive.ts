@@ -24,7 +24,7 @@ export const MailConfig: Config.Config<MailSettings> = Config.all({
 
 /**
  * The `Mailer` from the configuration: SMTP when `BIRZHA_SMTP_URL` is set, otherwise the
- * development mailbox (logged and kept in the database). It needs `SqlClient` only for the
+ * development mailbox (kept in the database, never logged). It needs `SqlClient` only for the
  * latter. `DevelopmentMailbox` (the reader behind `birzha mail list`) is a separate layer,
  * `DevelopmentMailboxLive`, usable in either mode: with SMTP it shows what was kept before.
  */

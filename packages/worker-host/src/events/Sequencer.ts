@@ -1,7 +1,7 @@
-import { sequenceBatch } from "@birzha/domain/internal"
+import { sequenceBatch, tracingOn } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Clock, Duration, Effect, Ref } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Ref } from "effect"
 import type { WorkerJob } from "../WorkerLoop.js"
 
 /** The numbering itself is the events area's (it writes `outbox_events` and `event_sequence`); this module schedules it. */
@@ -20,6 +20,25 @@ export const sequencePending = (batchSize: number, maxBatches = 20): Effect.Effe
       if (numbered < batchSize) break
     }
     return total
+  })
+
+/**
+ * A run that numbered events as a span (`events.sequence`, with how many), when tracing is on.
+ * The sequencer polls every 20 ms: a poll that finds nothing leaves no span, so the span is
+ * made first and exported (ended) only when the run numbered something or failed.
+ */
+const withSequencingSpan = <E, R>(run: Effect.Effect<number, E, R>): Effect.Effect<number, E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    if (!fiber.getFiberRef(tracingOn)) return run
+    return Effect.gen(function*() {
+      const span = yield* Effect.withTracerEnabled(Effect.makeSpan("events.sequence", { kind: "internal", root: true }), true)
+      const exit = yield* Effect.exit(run)
+      if (Exit.isFailure(exit) || exit.value > 0) {
+        if (Exit.isSuccess(exit)) span.attribute("birzha.events.numbered", exit.value)
+        span.end(yield* Clock.currentTimeNanos, exit)
+      }
+      return yield* exit
+    })
   })
 
 export interface SequencerOptions {
@@ -50,7 +69,7 @@ export const makeSequencerJob = (options: SequencerOptions = {}): Effect.Effect<
       const now = yield* Clock.currentTimeMillis
       const state = yield* Ref.get(failing)
       if (state !== undefined && now < state.retryAt) return false
-      return yield* sequencePending(batchSize).pipe(
+      return yield* withSequencingSpan(sequencePending(batchSize)).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.matchCauseEffect({
           onSuccess: (numbered) =>

@@ -4,6 +4,7 @@ import {
   claimGradingCalls,
   finishGradingCalls,
   type GradingCall,
+  jobSpan,
   openSecret,
   ServerSecret
 } from "@birzha/domain/internal"
@@ -160,6 +161,14 @@ export const makeLearningGradingJob = (
           inFlight++
           yield* Effect.forkScoped(
             gradeCall(sender, serverSecret, call, keys).pipe(
+              jobSpan("learning.grading.call", {
+                attributes: {
+                  "birzha.grading.job_uuid": call.jobUuid,
+                  "birzha.checker.uuid": call.checkerUuid,
+                  "birzha.checker.kind": call.checkerKind,
+                  "birzha.grading.cases": call.cases.length
+                }
+              }),
               Effect.flatMap((reports) => Queue.offer(finisherOf(call), { call, reports })),
               Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("learning grading call failed", cause), Queue.offer(applied, 1)))
             )

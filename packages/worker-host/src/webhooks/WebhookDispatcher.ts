@@ -11,7 +11,7 @@ import {
   signatureHeader,
   signingKey
 } from "@birzha/domain/internal"
-import { rowsDecoder } from "@birzha/domain/internal"
+import { eventCauses, jobSpan, rowsDecoder, type TraceCause } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"
@@ -212,16 +212,36 @@ export const makeWebhookJob = (
           const visible = yield* withSql(visibleEnvelopes(profileUuid, uuids))
           for (const [uuid, envelope] of visible) envelopes.set(`${profileUuid}|${uuid}`, envelope)
         }
+        // The requests the events came from: each attempt joins its event's trace and names its request in its logs.
+        const causes: ReadonlyMap<string, TraceCause> = yield* withSql(
+          eventCauses([...new Set(claimed.filter((delivery) => delivery.kind === "event").map((delivery) => delivery.event_uuid))])
+        )
         for (const delivery of claimed) {
           const envelope = delivery.kind === "event" ? envelopes.get(`${delivery.profile_uuid}|${delivery.event_uuid}`) : undefined
           yield* FiberSet.run(
             fibers,
             // Forked from an uninterruptible run: made interruptible so a stopping worker can end it.
             Effect.interruptible(attempt(delivery, envelope)).pipe(
+              Effect.tap((outcome) =>
+                Effect.annotateCurrentSpan({
+                  "birzha.webhook.result": outcome.result,
+                  ...(outcome.attempt?.result.statusCode === undefined ? {} : { "http.response.status_code": outcome.attempt.result.statusCode })
+                })
+              ),
               Effect.catchAllCause((cause) =>
                 // A defect or a database failure while preparing: the lease runs out and the delivery is tried again.
                 Effect.logError("webhook attempt failed before sending", cause).pipe(Effect.as(undefined))
               ),
+              jobSpan("webhooks.attempt", {
+                attributes: {
+                  "birzha.webhook.endpoint_uuid": delivery.endpoint_uuid,
+                  "birzha.webhook.delivery_uuid": delivery.uuid,
+                  "birzha.webhook.kind": delivery.kind,
+                  "birzha.event.type": delivery.event_type,
+                  "birzha.webhook.attempt": delivery.round_attempts + 1
+                },
+                cause: causes.get(delivery.event_uuid)
+              }),
               Effect.flatMap((outcome) =>
                 outcome === undefined ? Effect.void : Effect.zipRight(Effect.sync(() => finished.push(outcome)), Queue.offer(doorbell, true))
               ),
