@@ -6,6 +6,7 @@
  * compatibility promise. The surface is pinned by `packages/domain/api/*.api.md`
  * (`node scripts/api-report.mjs`).
  */
+export * from "./admin/index.js"
 export * from "./api/index.js"
 export * from "./automations/index.js"
 export * from "./comments/index.js"

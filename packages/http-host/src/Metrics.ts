@@ -1,6 +1,6 @@
-import { rowsDecoder } from "@birzha/domain/internal"
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Metric, MetricBoundaries, MetricKeyType, MetricLabel, MetricState, Option, Runtime, Schema } from "effect"
+import { deliveryStatuses, gradingJobStatuses, readQueueState } from "@birzha/domain/internal"
+import type { SqlClient } from "@effect/sql"
+import { Effect, Layer, Metric, MetricBoundaries, MetricKeyType, MetricLabel, MetricState, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
 
@@ -138,39 +138,24 @@ export const renderMetrics = (gauges: ReadonlyArray<GaugeSample>): string => {
 
 const gauge = (name: string, help: string, value: number, labels: ReadonlyArray<readonly [string, string]> = []): GaugeSample => ({ name, help, labels, value })
 
-/** The queue gauges' rows, decoded as every repository's are (store/Rows.ts of the domain). */
-const decodeOutboxRows = rowsDecoder(Schema.Struct({ depth: Schema.Int, lag: Schema.NullOr(Schema.Number) }))
-const decodeStatusCounts = rowsDecoder(Schema.Struct({ status: Schema.String, count: Schema.Int }))
-
 /**
- * The queues' state from the database: events waiting for a position and the age of the oldest,
- * webhook deliveries by status, grading jobs by status. Each read is a count over a partial index
- * or a small table; a database that does not answer gives `birzha_database_up 0` and nothing else.
+ * The queues' state from the database (`readQueueState`, the same reads the admin area's health
+ * view shows): events waiting for a position and the age of the oldest, webhook deliveries by
+ * status, grading jobs by status. A database that does not answer gives `birzha_database_up 0`
+ * and nothing else.
  */
-export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const [outbox] = yield* decodeOutboxRows(yield* sql`
-    SELECT count(*)::int AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at))::float8 AS lag
-    FROM outbox_events WHERE position IS NULL`)
-  const deliveries = yield* decodeStatusCounts(yield* sql`
-    SELECT status, count(*)::int AS count FROM webhook_deliveries GROUP BY status`)
-  const jobs = yield* decodeStatusCounts(yield* sql`
-    SELECT status, count(*)::int AS count FROM learning_grading_jobs GROUP BY status`)
-  const deliveryCounts = new Map(deliveries.map((row) => [row.status, row.count]))
-  const jobCounts = new Map(jobs.map((row) => [row.status, row.count]))
-  return [
-    gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 1),
-    gauge("birzha_outbox_depth", "Committed events waiting for the sequencer to number them.", outbox?.depth ?? 0),
-    gauge("birzha_event_sequencing_lag_seconds", "Age of the oldest event waiting for a position (0 when none waits).", outbox?.lag ?? 0),
-    // Every status, zero included, so a series exists before its first delivery or job.
-    ...["pending", "succeeded", "failed", "cancelled"].map((status) =>
-      gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried).", deliveryCounts.get(status) ?? 0, [["status", status]])
-    ),
-    ...["queued", "running", "succeeded", "failed", "cancelled"].map((status) =>
-      gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status.", jobCounts.get(status) ?? 0, [["status", status]])
-    )
-  ]
-}).pipe(
+export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, SqlClient.SqlClient> = Effect.map(readQueueState, (state) => [
+  gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 1),
+  gauge("birzha_outbox_depth", "Committed events waiting for the sequencer to number them.", state.outboxDepth),
+  gauge("birzha_event_sequencing_lag_seconds", "Age of the oldest event waiting for a position (0 when none waits).", state.sequencingLagSeconds),
+  // Every status, zero included, so a series exists before its first delivery or job.
+  ...deliveryStatuses.map((status) =>
+    gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried).", state.webhookDeliveries[status], [["status", status]])
+  ),
+  ...gradingJobStatuses.map((status) =>
+    gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status.", state.gradingJobs[status], [["status", status]])
+  )
+]).pipe(
   Effect.catchAllCause(() =>
     Effect.succeed([gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 0)])
   )

@@ -18,19 +18,26 @@ export const booleanFlag = (name: string): Config.Config<boolean> =>
 const isEmail = Schema.is(Email)
 
 /**
- * `BIRZHA_MODERATORS`: comma-separated addresses (blanks around commas and empty entries are
- * ignored), each an `Email` as the API accepts it, lower-cased as accounts compare them.
+ * A list of addresses from one variable: comma-separated (blanks around commas and empty entries
+ * are ignored), each an `Email` as the API accepts it, lower-cased as accounts compare them.
  */
-export const ModeratorsConfig: Config.Config<ReadonlyArray<string>> = Config.string("BIRZHA_MODERATORS").pipe(
-  Config.withDefault(""),
-  Config.mapOrFail((value) => {
-    const list = [...new Set(value.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0))]
-    const bad = list.find((s) => !isEmail(s))
-    return bad === undefined
-      ? Either.right(list)
-      : Either.left(invalidSetting("BIRZHA_MODERATORS", `expected comma-separated email addresses, got ${JSON.stringify(bad)}`))
-  })
-)
+const addressList = (name: string): Config.Config<ReadonlyArray<string>> =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((value) => {
+      const list = [...new Set(value.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0))]
+      const bad = list.find((s) => !isEmail(s))
+      return bad === undefined
+        ? Either.right(list)
+        : Either.left(invalidSetting(name, `expected comma-separated email addresses, got ${JSON.stringify(bad)}`))
+    })
+  )
+
+/** `BIRZHA_MODERATORS`: the addresses granted the moderator role at start. */
+export const ModeratorsConfig: Config.Config<ReadonlyArray<string>> = addressList("BIRZHA_MODERATORS")
+
+/** `BIRZHA_OPERATORS`: the addresses granted the operator role (the admin area) at start. */
+export const OperatorsConfig: Config.Config<ReadonlyArray<string>> = addressList("BIRZHA_OPERATORS")
 
 /** Settings every host shares, beside the database and HTTP ones. */
 export interface ServiceSettings {
@@ -40,6 +47,7 @@ export interface ServiceSettings {
   readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
   readonly webhookAllowHttpLoopback: boolean
   readonly moderators: ReadonlyArray<string>
+  readonly operators: ReadonlyArray<string>
 }
 
 export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
@@ -58,5 +66,6 @@ export const ServiceConfig: Config.Config<ServiceSettings> = Config.all({
     )
   ),
   webhookAllowHttpLoopback: booleanFlag("BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK"),
-  moderators: ModeratorsConfig
+  moderators: ModeratorsConfig,
+  operators: OperatorsConfig
 })

@@ -707,6 +707,16 @@ export interface RegradePlanView {
 }
 
 export type PageData =
+  | { readonly page: "adminHealth"; readonly health: AdminHealthView }
+  | { readonly page: "adminAccounts"; readonly email: string; readonly items: ReadonlyArray<AdminAccountItem> }
+  | { readonly page: "adminAccount"; readonly view: AdminAccountView }
+  | {
+    readonly page: "adminRoles"
+    readonly me: string
+    readonly moderators: ReadonlyArray<AdminRoleHolder>
+    readonly operators: ReadonlyArray<AdminRoleHolder>
+    readonly audit: ReadonlyArray<AdminActionItem>
+  }
   | { readonly page: "home"; readonly latest: ReadonlyArray<Card> }
   | {
     readonly page: "catalog"
@@ -927,6 +937,8 @@ export interface AppState {
     readonly name: string
     readonly profileUuid?: string
     readonly moderator?: boolean
+    /** Holds the operator role: the header links the admin area. */
+    readonly operator?: boolean
     /** Unread notifications (the header's badge); 100 stands for "100 or more". */
     readonly unread?: number
   }
@@ -1067,4 +1079,73 @@ export interface EmailInvitationView {
   readonly message: string
   readonly status: string
   readonly expiresAt: string
+}
+
+// ---- the admin area (/admin, /admin/accounts, /admin/accounts/{uuid}, /admin/roles), operators only ----
+
+/** admin.health as the health page shows it (AdminHealth in @birzha/domain). */
+export interface AdminHealthView {
+  readonly readiness: { readonly database: boolean; readonly migrations: boolean }
+  readonly events: { readonly outboxDepth: number; readonly sequencingLagSeconds: number }
+  readonly webhookDeliveries: { readonly pending: number; readonly succeeded: number; readonly failed: number; readonly cancelled: number }
+  readonly gradingJobs: { readonly queued: number; readonly running: number; readonly succeeded: number; readonly failed: number; readonly cancelled: number }
+  readonly failingEndpoints: ReadonlyArray<{
+    readonly uuid: string
+    readonly host: string
+    readonly state: string
+    readonly failingSince?: string
+    readonly disabledReason?: string
+    readonly pendingDeliveries: number
+  }>
+  readonly suspendedCheckers: ReadonlyArray<{
+    readonly uuid: string
+    readonly name: string
+    readonly courseTitle: string
+    readonly suspendedAt: string
+    readonly automatic: boolean
+  }>
+}
+
+export interface AdminAccountItem {
+  readonly uuid: string
+  readonly email: string
+  readonly createdAt: string
+  readonly deletedAt?: string
+}
+
+/** admin.accounts.get: one account with its roles, profiles, sessions and keys (never a secret). */
+export interface AdminAccountView {
+  readonly account: AdminAccountItem
+  readonly roles: ReadonlyArray<"moderator" | "operator">
+  readonly profiles: ReadonlyArray<{ readonly uuid: string; readonly name: string; readonly type: string }>
+  readonly sessions: ReadonlyArray<{ readonly uuid: string; readonly profileName: string; readonly createdAt: string; readonly expiresAt: string }>
+  readonly keys: ReadonlyArray<{
+    readonly uuid: string
+    readonly name: string
+    readonly kind: string
+    readonly profileName: string
+    readonly scopes: ReadonlyArray<string>
+    readonly httpEnabled: boolean
+    readonly mcpEnabled: boolean
+    readonly state: "live" | "unissued" | "expired" | "revoked"
+    readonly lastUsedAt?: string
+    readonly expiresAt?: string
+  }>
+  /** The signed-in operator's own account: it is deleted from the account page, not here. */
+  readonly self: boolean
+}
+
+export interface AdminRoleHolder {
+  readonly email: string
+  readonly source: "cli" | "config"
+  readonly grantedAt: string
+}
+
+export interface AdminActionItem {
+  readonly uuid: string
+  readonly operator: string
+  readonly operation: string
+  readonly target: string
+  readonly detail: Readonly<Record<string, string | boolean>>
+  readonly createdAt: string
 }

@@ -2,6 +2,7 @@ import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema } from "effect"
 import { ErrorEnvelope, InternalError, InvalidRequest, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType, wire } from "../kernel/ApiError.js"
 import { AccountApi } from "../profiles/AccountApi.js"
+import { AdminApi } from "../admin/AdminApi.js"
 import { AuthApi } from "../auth/AuthApi.js"
 import { AutomationsApi } from "../automations/AutomationsApi.js"
 import { NotificationsApi } from "../notifications/NotificationsApi.js"
@@ -162,6 +163,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(LearningCommunityApi)
   .add(LearningTeachingApi)
   .add(LearningGroupsApi)
+  .add(AdminApi)
   .addError(wire(InvalidRequest))
   .addError(wire(PayloadTooLarge))
   .addError(wire(UnsupportedMediaType))

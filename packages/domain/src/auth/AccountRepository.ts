@@ -48,3 +48,25 @@ export const softDeleteAccount = (accountUuid: string): Effect.Effect<boolean, S
         WHERE uuid = ${accountUuid} AND deleted_at IS NULL RETURNING uuid`,
       (rows) => rows.length > 0
     ))
+
+const decodeAccounts = rowsDecoder(AccountRow)
+
+/**
+ * Accounts whose address contains `fragment` (lower-cased), live ones first, then by address: the
+ * admin area's search. `position` rather than LIKE, so `%` and `_` in the fragment match themselves.
+ */
+export const accountsMatching = (fragment: string, limit: number): Effect.Effect<ReadonlyArray<AccountRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`SELECT ${sql.literal(accountColumns)} FROM accounts WHERE position(${fragment} in email) > 0
+        ORDER BY (deleted_at IS NULL) DESC, email, created_at DESC LIMIT ${limit}`,
+      decodeAccounts
+    ))
+
+/** One account by uuid, deleted or not. */
+export const accountRowByUuid = (accountUuid: string): Effect.Effect<Option.Option<AccountRow>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      Effect.flatMap(sql`SELECT ${sql.literal(accountColumns)} FROM accounts WHERE uuid = ${accountUuid}`, decodeAccounts),
+      (rows) => Option.fromNullable(rows[0])
+    ))

@@ -111,3 +111,24 @@ export const sessionCreatedWithin = (sessionUuid: string, seconds: number): Effe
 export const revokeBySessionUuid = (sessionUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE sessions SET revoked_at = now() WHERE uuid = ${sessionUuid} AND revoked_at IS NULL`.pipe(Effect.asVoid))
+
+/** A usable session of an account as the admin area lists it: never its token's hash. */
+export const AccountSessionRow = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  profile_name: Schema.String,
+  created_at: Schema.DateFromSelf,
+  expires_at: Schema.DateFromSelf
+})
+const decodeAccountSessions = rowsDecoder(AccountSessionRow)
+
+/** The account's sessions that still work (not revoked, not expired), newest first. */
+export const liveSessionsOfAccount = (accountUuid: string): Effect.Effect<ReadonlyArray<typeof AccountSessionRow.Type>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`SELECT s.uuid, s.profile_uuid, p.name AS profile_name, s.created_at, s.expires_at
+        FROM sessions s JOIN profiles p ON p.uuid = s.profile_uuid
+        WHERE s.account_uuid = ${accountUuid} AND s.revoked_at IS NULL AND s.expires_at > now()
+        ORDER BY s.created_at DESC, s.uuid LIMIT 100`,
+      decodeAccountSessions
+    ))

@@ -1,4 +1,5 @@
 import { catalog } from "../api/BirzhaApi.js"
+import { AdminOperations } from "../admin/AdminOperations.js"
 import { AutomationsOperations } from "../automations/AutomationsOperations.js"
 import { NotificationsOperations } from "../notifications/NotificationsOperations.js"
 import { AuthOperations } from "../auth/AuthOperations.js"
@@ -32,7 +33,8 @@ export const serviceImplementations = [
   ...ReviewsAreaOperations,
   AutomationsOperations,
   NotificationsOperations,
-  ...LearningOperations
+  ...LearningOperations,
+  AdminOperations
 ] as const
 
 /** The registry over the whole catalog; needs the database, the server key, mail and the settings the areas read. */

@@ -7,6 +7,7 @@ import { SessionRequired } from "../keys/KeyErrors.js"
 import { allScopes, isGrantableScope } from "../keys/Scopes.js"
 import { implement } from "../operations/Implementation.js"
 import { isModerator } from "../publications/Moderation.js"
+import { isOperator } from "../admin/Operators.js"
 import { createProfile, ownProfiles, profileIdOf, publicProfile, switchProfile, updateProfile } from "./Profiles.js"
 
 export const AccountOperations = implement(AccountApi)({
@@ -18,11 +19,13 @@ export const AccountOperations = implement(AccountApi)({
         profile: { uuid: actor.profileUuid, id: yield* profileIdOf(actor.profileUuid), name: actor.profileName, type: actor.profileType },
         expiresAt: actor.expiresAt
       }
-      // A session holds every scope on its own records (moderation ones only with the moderator role);
-      // a key only its own that still exist and may be held.
+      // A session holds every scope on its own records (moderation ones only with the moderator role,
+      // admin ones only with the operator role); a key only its own that still exist and may be held.
       if (actor.via === "session") {
         const moderator = yield* isModerator(actor.email)
-        const scopes = moderator ? allScopes : allScopes.filter((scope) => !scope.startsWith("moderation:"))
+        const operator = yield* isOperator(actor.email)
+        const scopes = allScopes.filter((scope) =>
+          (moderator || !scope.startsWith("moderation:")) && (operator || !scope.startsWith("admin:")))
         return { ...base, authentication: actor.via, scopes }
       }
       return {

@@ -31,6 +31,7 @@ import { learningTeaching } from "./migrations/0029_learning_teaching.js"
 import { dueMoments } from "./migrations/0030_due_moments.js"
 import { regradeCommitWakeup } from "./migrations/0031_regrade_commit_wakeup.js"
 import { outboxTrace } from "./migrations/0032_outbox_trace.js"
+import { operators } from "./migrations/0033_operators.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -70,7 +71,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [29, "learning_teaching", learningTeaching],
   [30, "due_moments", dueMoments],
   [31, "regrade_commit_wakeup", regradeCommitWakeup],
-  [32, "outbox_trace", outboxTrace]
+  [32, "outbox_trace", outboxTrace],
+  [33, "operators", operators]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

@@ -129,6 +129,8 @@ export interface JourneyWorld extends ReturnType<typeof journey> {
 export const openJourney = (options: {
   readonly label: string
   readonly moderators?: ReadonlyArray<string>
+  /** Addresses granted the operator role at start (`BIRZHA_OPERATORS`). */
+  readonly operators?: ReadonlyArray<string>
   readonly shots: string
   readonly subnet: number
 }): JourneyWorld => {
@@ -137,7 +139,8 @@ export const openJourney = (options: {
     const service = await startTestService(options.label, {
       env: {
         BIRZHA_SECRET: `${options.label} journey tests: a server secret of 32+ characters`,
-        ...(options.moderators === undefined ? {} : { BIRZHA_MODERATORS: options.moderators.join(",") })
+        ...(options.moderators === undefined ? {} : { BIRZHA_MODERATORS: options.moderators.join(",") }),
+        ...(options.operators === undefined ? {} : { BIRZHA_OPERATORS: options.operators.join(",") })
       },
       trustProxy: true
     })

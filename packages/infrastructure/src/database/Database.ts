@@ -1,4 +1,4 @@
-import { syncConfiguredModerators } from "@birzha/domain/internal"
+import { syncConfiguredModerators, syncConfiguredOperators } from "@birzha/domain/internal"
 import * as Store from "@birzha/domain/internal"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -8,7 +8,7 @@ import { Cause, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedul
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
-import { ModeratorsConfig } from "../Settings.js"
+import { ModeratorsConfig, OperatorsConfig } from "../Settings.js"
 import { DatabaseConfig } from "./DatabaseConfig.js"
 import { makePgliteClient } from "./PgliteClient.js"
 import { PreparingClient } from "./PreparingClient.js"
@@ -140,7 +140,7 @@ const databaseContext = (database: {
 }) =>
   Effect.gen(function*() {
     const { sql } = database
-    // Not ready before this process re-applied BIRZHA_MODERATORS: a request in between would see
+    // Not ready before this process re-applied BIRZHA_MODERATORS and BIRZHA_OPERATORS: a request in between would see
     // the grants of the previous start (another host may have applied the migrations already).
     const started = yield* Ref.make(false)
     const readiness = Effect.zipWith(readinessOf(sql), Ref.get(started), (report, done) => ({
@@ -234,13 +234,15 @@ const describeServer = (url: string): string => {
 
 /**
  * Pending migrations, then what every start re-applies from the settings: the moderators of
- * `BIRZHA_MODERATORS` become exactly the `config` grants (CLI grants are kept). Returns the ids
+ * `BIRZHA_MODERATORS` and the operators of `BIRZHA_OPERATORS` become exactly the `config` grants
+ * of their role (grants by hand are kept). Returns the ids
  * applied now. `serve`, `worker` and `migrate` all run this.
  */
-export const migrateAndSync = (moderators: ReadonlyArray<string>) =>
+export const migrateAndSync = (moderators: ReadonlyArray<string>, operators: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
     const applied = yield* Store.runMigrations
     yield* syncConfiguredModerators(moderators)
+    yield* syncConfiguredOperators(operators)
     return applied
   })
 
@@ -252,7 +254,7 @@ export const migrateAndSync = (moderators: ReadonlyArray<string>) =>
  */
 export const migrateNow = Effect.gen(function*() {
   const database = yield* Database
-  const applied = yield* migrateAndSync(yield* ModeratorsConfig)
+  const applied = yield* migrateAndSync(yield* ModeratorsConfig, yield* OperatorsConfig)
   yield* database.markStarted
   return applied
 })
@@ -266,13 +268,15 @@ export const MigrationsAtStart = Layer.scopedDiscard(
     const database = yield* Database
     // Read here too, since tests build the service layer without `validateSettings`: a bad value stops the start.
     const moderators = yield* ModeratorsConfig
+    const operators = yield* OperatorsConfig
     yield* Effect.logInfo("database").pipe(Effect.annotateLogs({ mode: database.mode, location: database.location }))
-    const attempt = migrateAndSync(moderators).pipe(
+    const attempt = migrateAndSync(moderators, operators).pipe(
       Effect.tap((applied) =>
         Effect.logInfo("migrations applied").pipe(
           Effect.annotateLogs({
             applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none pending",
-            configuredModerators: moderators.length
+            configuredModerators: moderators.length,
+            configuredOperators: operators.length
           })
         )
       ),

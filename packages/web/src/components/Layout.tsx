@@ -126,7 +126,10 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
       { path: "/teaching", label: t("teaching.nav"), pages: ["teaching", "teachingCourse", "teachingReviews", "reviewWorkspace", "teachingAppeals", "teachingExtensions", "teachingRoster", "teachingRegrade", "teachingAnalytics", "teachingIncidents"] },
       { path: "/favorites", label: t("nav.favorites"), pages: ["favorites"] },
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
-      { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] }
+      { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] },
+      ...(session.operator === true
+        ? [{ path: "/admin", label: t("admin.nav"), pages: ["adminHealth", "adminAccounts", "adminAccount", "adminRoles"] as const }]
+        : [])
     ]
   const link = (item: NavLink) => (
     <li key={item.path}>

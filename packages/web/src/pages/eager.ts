@@ -50,6 +50,10 @@ import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
 import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
 import * as TeachingAnalyticsPage from "./TeachingAnalyticsPage/TeachingAnalyticsPage.js"
 import * as TeachingIncidentsPage from "./TeachingIncidentsPage/TeachingIncidentsPage.js"
+import * as AdminHealthPage from "./AdminHealthPage/AdminHealthPage.js"
+import * as AdminAccountsPage from "./AdminAccountsPage/AdminAccountsPage.js"
+import * as AdminAccountPage from "./AdminAccountPage/AdminAccountPage.js"
+import * as AdminRolesPage from "./AdminRolesPage/AdminRolesPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -102,5 +106,9 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   teachingRoster: TeachingRosterPage as PageModule,
   teachingRegrade: TeachingRegradePage as PageModule,
   teachingAnalytics: TeachingAnalyticsPage as PageModule,
-  teachingIncidents: TeachingIncidentsPage as PageModule
+  teachingIncidents: TeachingIncidentsPage as PageModule,
+  adminHealth: AdminHealthPage as PageModule,
+  adminAccounts: AdminAccountsPage as PageModule,
+  adminAccount: AdminAccountPage as PageModule,
+  adminRoles: AdminRolesPage as PageModule
 }

@@ -52,5 +52,9 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   teachingRoster: () => import("./TeachingRosterPage/TeachingRosterPage.js") as Promise<PageModule>,
   teachingRegrade: () => import("./TeachingRegradePage/TeachingRegradePage.js") as Promise<PageModule>,
   teachingAnalytics: () => import("./TeachingAnalyticsPage/TeachingAnalyticsPage.js") as Promise<PageModule>,
-  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>
+  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>,
+  adminHealth: () => import("./AdminHealthPage/AdminHealthPage.js") as Promise<PageModule>,
+  adminAccounts: () => import("./AdminAccountsPage/AdminAccountsPage.js") as Promise<PageModule>,
+  adminAccount: () => import("./AdminAccountPage/AdminAccountPage.js") as Promise<PageModule>,
+  adminRoles: () => import("./AdminRolesPage/AdminRolesPage.js") as Promise<PageModule>
 }

@@ -55,5 +55,9 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
   teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx",
   teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx",
-  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx"
+  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx",
+  adminHealth: "src/pages/AdminHealthPage/AdminHealthPage.tsx",
+  adminAccounts: "src/pages/AdminAccountsPage/AdminAccountsPage.tsx",
+  adminAccount: "src/pages/AdminAccountPage/AdminAccountPage.tsx",
+  adminRoles: "src/pages/AdminRolesPage/AdminRolesPage.tsx"
 }

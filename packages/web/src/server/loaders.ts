@@ -425,13 +425,13 @@ export const load = async (api: ServerApi, path: string, search: URLSearchParams
 }
 
 /**
- * The signed-in person for the header: name, profile, and whether the moderation link shows (a
- * session holds the moderation scopes only with the moderator role), when the cookie names a usable session.
+ * The signed-in person for the header: name, profile, and whether the moderation and admin links show
+ * (a session holds the moderation scopes only with the moderator role, the admin ones only with the operator role), when the cookie names a usable session.
  */
 export const sessionOf = async (
   api: ServerApi,
   cookie: string
-): Promise<{ readonly name: string; readonly profileUuid: string; readonly moderator: boolean; readonly unread?: number } | undefined> => {
+): Promise<{ readonly name: string; readonly profileUuid: string; readonly moderator: boolean; readonly operator: boolean; readonly unread?: number } | undefined> => {
   const result = await api.run((client) =>
     Effect.all({
       capabilities: client.getMyCapabilities(),
@@ -444,6 +444,8 @@ export const sessionOf = async (
     name: capabilities.profile.name,
     profileUuid: capabilities.profile.uuid,
     moderator: capabilities.scopes.some((scope) => scope.startsWith("moderation:")),
+    // Likewise the admin scopes only with the operator role.
+    operator: capabilities.scopes.some((scope) => scope.startsWith("admin:")),
     ...(unread._tag === "Some" ? { unread: unread.value } : {})
   }
 }

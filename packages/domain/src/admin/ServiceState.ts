@@ -1,0 +1,93 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schema } from "effect"
+import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
+
+/**
+ * The state of the service's queues, read from the database: what the Prometheus endpoint exports
+ * at each scrape (packages/http-host/src/Metrics.ts) and the admin area's health view shows, read
+ * by these queries only. Each is a count over a partial index or a small table.
+ */
+export const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"] as const
+export const gradingJobStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const
+
+export interface QueueState {
+  /** Committed events waiting for the sequencer to number them. */
+  readonly outboxDepth: number
+  /** Age of the oldest event waiting for a position, in seconds (0 when none waits). */
+  readonly sequencingLagSeconds: number
+  readonly webhookDeliveries: { readonly [S in (typeof deliveryStatuses)[number]]: number }
+  readonly gradingJobs: { readonly [S in (typeof gradingJobStatuses)[number]]: number }
+}
+
+const decodeOutbox = rowsDecoder(Schema.Struct({ depth: Int8Text, lag: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)) }))
+const decodeCounts = rowsDecoder(Schema.Struct({ status: Schema.String, count: Int8Text }))
+
+const countsBy = <const S extends ReadonlyArray<string>>(statuses: S, rows: ReadonlyArray<{ readonly status: string; readonly count: string }>) => {
+  const found = new Map(rows.map((row) => [row.status, Number(row.count)]))
+  // Every status, zero included, so a series exists before its first delivery or job.
+  return Object.fromEntries(statuses.map((status) => [status, found.get(status) ?? 0])) as { readonly [K in S[number]]: number }
+}
+
+export const readQueueState: Effect.Effect<QueueState, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [outbox] = yield* decodeOutbox(yield* sql`
+    SELECT count(*) AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at)) AS lag
+    FROM outbox_events WHERE position IS NULL`)
+  const deliveries = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`)
+  const jobs = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM learning_grading_jobs GROUP BY status`)
+  return {
+    outboxDepth: Number(outbox?.depth ?? 0),
+    sequencingLagSeconds: Number(outbox?.lag ?? 0),
+    webhookDeliveries: countsBy(deliveryStatuses, deliveries),
+    gradingJobs: countsBy(gradingJobStatuses, jobs)
+  }
+})
+
+/** A webhook endpoint whose deliveries fail (or that was disabled for failing): an operator's worry. */
+export const FailingEndpointRow = Schema.Struct({
+  uuid: Schema.String,
+  profile_uuid: Schema.String,
+  url: Schema.String,
+  state: Schema.String,
+  failing_since: Schema.NullOr(Timestamp),
+  disabled_reason: Schema.NullOr(Schema.String),
+  pending: Int8Text
+})
+const decodeFailingEndpoints = rowsDecoder(FailingEndpointRow)
+
+/** The endpoints failing now or disabled for failing, longest failing first (at most `limit`). */
+export const failingEndpoints = (limit: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeFailingEndpoints(yield* sql`
+      SELECT e.uuid, e.profile_uuid, e.url, e.state, e.failing_since, e.disabled_reason,
+        (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_uuid = e.uuid AND d.status = 'pending') AS pending
+      FROM webhook_endpoints e
+      WHERE e.deleted_at IS NULL AND (e.failing_since IS NOT NULL OR e.disabled_reason = 'failing')
+      ORDER BY e.failing_since NULLS LAST, e.uuid LIMIT ${limit}`)
+  })
+
+/** A checker suspended by its staff or by the circuit breaker: its learners' work waits ungraded. */
+export const SuspendedCheckerRow = Schema.Struct({
+  uuid: Schema.String,
+  name: Schema.String,
+  course_uuid: Schema.String,
+  course_title: Schema.String,
+  suspended_at: Timestamp,
+  automatic: Schema.Boolean
+})
+const decodeSuspendedCheckers = rowsDecoder(SuspendedCheckerRow)
+
+/** The suspended checkers, most recently suspended first (at most `limit`). */
+export const suspendedCheckers = (limit: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeSuspendedCheckers(yield* sql`
+      SELECT c.uuid, c.name, c.course_uuid, co.title AS course_title, c.updated_at AS suspended_at,
+        coalesce((SELECT k.action = 'auto_suspend' FROM learning_checker_controls k
+          WHERE k.checker_uuid = c.uuid ORDER BY k.created_at DESC, k.uuid DESC LIMIT 1), false) AS automatic
+      FROM learning_checkers c JOIN learning_courses co ON co.uuid = c.course_uuid
+      WHERE c.status = 'suspended'
+      ORDER BY c.updated_at DESC, c.uuid LIMIT ${limit}`)
+  })

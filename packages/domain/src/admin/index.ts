@@ -1,0 +1,2 @@
+export * from "./Admin.js"
+export * from "./AdminApi.js"
