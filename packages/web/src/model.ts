@@ -911,6 +911,32 @@ export type PageData =
     readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
     readonly plan?: RegradePlanView
   }
+  | {
+    readonly page: "courseAdmin"
+    readonly course: AuthoringCourseHead & { readonly revision: number; readonly kind: string; readonly owner: boolean }
+    readonly nodes: ReadonlyArray<{ readonly nodeKey: string; readonly title: string; readonly kind: string }>
+    readonly library: ReadonlyArray<LibraryItemView>
+    /** The caller's published single courses, which a bundle may hold, and those this one holds now. */
+    readonly bundleable: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly required: boolean }>
+    readonly candidates: ReadonlyArray<{ readonly profileUuid: string; readonly name: string; readonly source: string }>
+    readonly transfers: ReadonlyArray<OwnershipView>
+  }
+  | {
+    readonly page: "authorLibrary"
+    readonly items: ReadonlyArray<LibraryItemView>
+    readonly offers: ReadonlyArray<OwnershipView>
+  }
+  | {
+    readonly page: "teachingGroups"
+    readonly course: TeachingHead
+    readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly groups: ReadonlyArray<GroupView>
+    readonly learners: ReadonlyArray<{ readonly enrollmentUuid: string; readonly runUuid: string; readonly learner: string }>
+    readonly staff: ReadonlyArray<{ readonly assignmentUuid: string; readonly name: string; readonly role: string }>
+  }
+  | { readonly page: "teachingExports"; readonly course: TeachingHead; readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }> }
+  | { readonly page: "learningJob"; readonly job: LearningJobView }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]
@@ -1067,4 +1093,58 @@ export interface EmailInvitationView {
   readonly message: string
   readonly status: string
   readonly expiresAt: string
+}
+
+// ---- course administration (/authoring/courses/{uuid}/admin, /authoring/library, /teaching/{course}/groups|exports, /learning/jobs/{uuid}) ----
+
+/** A saved part of a course in the author's library (learning.library.list). */
+export interface LibraryItemView {
+  readonly uuid: string
+  readonly title: string
+  readonly modules: number
+  readonly steps: number
+  readonly createdAt: string
+}
+
+/** An invitation to take a course's ownership (learning.ownership.invitations). */
+export interface OwnershipView {
+  readonly uuid: string
+  readonly courseUuid: string
+  readonly courseTitle: string
+  readonly toProfileName: string
+  readonly previousOwnerRole: string
+  readonly message: string
+  readonly status: string
+  readonly expiresAt: string
+}
+
+/** A group of a run with its members and staff as the teaching pages show them. */
+export interface GroupView {
+  readonly uuid: string
+  readonly revision: number
+  readonly runUuid: string
+  readonly name: string
+  readonly kind: string
+  readonly visibility: string
+  readonly assignment: string
+  readonly capacity?: number
+  readonly status: string
+  readonly memberCount: number
+  readonly members: ReadonlyArray<{ readonly enrollmentUuid: string; readonly learner: string }>
+  readonly staff: ReadonlyArray<{ readonly assignmentUuid: string; readonly name: string; readonly role: string }>
+}
+
+/** An export, import or analytics export of the caller (learning.exports.get). */
+export interface LearningJobView {
+  readonly uuid: string
+  readonly kind: string
+  readonly status: string
+  readonly courseUuid?: string
+  readonly enrollmentUuid?: string
+  readonly fileUuid?: string
+  readonly resultCourseUuid?: string
+  readonly issues: ReadonlyArray<{ readonly code: string; readonly message: string }>
+  readonly createdAt: string
+  readonly finishedAt?: string
+  readonly expiresAt?: string
 }

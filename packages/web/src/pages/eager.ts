@@ -50,6 +50,11 @@ import * as TeachingRosterPage from "./TeachingRosterPage/TeachingRosterPage.js"
 import * as TeachingRegradePage from "./TeachingRegradePage/TeachingRegradePage.js"
 import * as TeachingAnalyticsPage from "./TeachingAnalyticsPage/TeachingAnalyticsPage.js"
 import * as TeachingIncidentsPage from "./TeachingIncidentsPage/TeachingIncidentsPage.js"
+import * as CourseAdminPage from "./CourseAdminPage/CourseAdminPage.js"
+import * as AuthorLibraryPage from "./AuthorLibraryPage/AuthorLibraryPage.js"
+import * as TeachingGroupsPage from "./TeachingGroupsPage/TeachingGroupsPage.js"
+import * as TeachingExportsPage from "./TeachingExportsPage/TeachingExportsPage.js"
+import * as LearningJobPage from "./LearningJobPage/LearningJobPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -102,5 +107,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   teachingRoster: TeachingRosterPage as PageModule,
   teachingRegrade: TeachingRegradePage as PageModule,
   teachingAnalytics: TeachingAnalyticsPage as PageModule,
-  teachingIncidents: TeachingIncidentsPage as PageModule
+  teachingIncidents: TeachingIncidentsPage as PageModule,
+  courseAdmin: CourseAdminPage as PageModule,
+  authorLibrary: AuthorLibraryPage as PageModule,
+  teachingGroups: TeachingGroupsPage as PageModule,
+  teachingExports: TeachingExportsPage as PageModule,
+  learningJob: LearningJobPage as PageModule
 }

@@ -52,5 +52,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   teachingRoster: () => import("./TeachingRosterPage/TeachingRosterPage.js") as Promise<PageModule>,
   teachingRegrade: () => import("./TeachingRegradePage/TeachingRegradePage.js") as Promise<PageModule>,
   teachingAnalytics: () => import("./TeachingAnalyticsPage/TeachingAnalyticsPage.js") as Promise<PageModule>,
-  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>
+  teachingIncidents: () => import("./TeachingIncidentsPage/TeachingIncidentsPage.js") as Promise<PageModule>,
+  courseAdmin: () => import("./CourseAdminPage/CourseAdminPage.js") as Promise<PageModule>,
+  authorLibrary: () => import("./AuthorLibraryPage/AuthorLibraryPage.js") as Promise<PageModule>,
+  teachingGroups: () => import("./TeachingGroupsPage/TeachingGroupsPage.js") as Promise<PageModule>,
+  teachingExports: () => import("./TeachingExportsPage/TeachingExportsPage.js") as Promise<PageModule>,
+  learningJob: () => import("./LearningJobPage/LearningJobPage.js") as Promise<PageModule>
 }

@@ -55,5 +55,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   teachingRoster: "src/pages/TeachingRosterPage/TeachingRosterPage.tsx",
   teachingRegrade: "src/pages/TeachingRegradePage/TeachingRegradePage.tsx",
   teachingAnalytics: "src/pages/TeachingAnalyticsPage/TeachingAnalyticsPage.tsx",
-  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx"
+  teachingIncidents: "src/pages/TeachingIncidentsPage/TeachingIncidentsPage.tsx",
+  courseAdmin: "src/pages/CourseAdminPage/CourseAdminPage.tsx",
+  authorLibrary: "src/pages/AuthorLibraryPage/AuthorLibraryPage.tsx",
+  teachingGroups: "src/pages/TeachingGroupsPage/TeachingGroupsPage.tsx",
+  teachingExports: "src/pages/TeachingExportsPage/TeachingExportsPage.tsx",
+  learningJob: "src/pages/LearningJobPage/LearningJobPage.tsx"
 }
