@@ -921,6 +921,32 @@ export type PageData =
     readonly steps: ReadonlyArray<{ readonly nodeKey: string; readonly title: string }>
     readonly plan?: RegradePlanView
   }
+  | {
+    readonly page: "courseAdmin"
+    readonly course: AuthoringCourseHead & { readonly revision: number; readonly kind: string; readonly owner: boolean }
+    readonly nodes: ReadonlyArray<{ readonly nodeKey: string; readonly title: string; readonly kind: string }>
+    readonly library: ReadonlyArray<LibraryItemView>
+    /** The caller's published single courses, which a bundle may hold, and those this one holds now. */
+    readonly bundleable: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly members: ReadonlyArray<{ readonly courseUuid: string; readonly required: boolean }>
+    readonly candidates: ReadonlyArray<{ readonly profileUuid: string; readonly name: string; readonly source: string }>
+    readonly transfers: ReadonlyArray<OwnershipView>
+  }
+  | {
+    readonly page: "authorLibrary"
+    readonly items: ReadonlyArray<LibraryItemView>
+    readonly offers: ReadonlyArray<OwnershipView>
+  }
+  | {
+    readonly page: "teachingGroups"
+    readonly course: TeachingHead
+    readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }>
+    readonly groups: ReadonlyArray<GroupView>
+    readonly learners: ReadonlyArray<{ readonly enrollmentUuid: string; readonly runUuid: string; readonly learner: string }>
+    readonly staff: ReadonlyArray<{ readonly assignmentUuid: string; readonly name: string; readonly role: string }>
+  }
+  | { readonly page: "teachingExports"; readonly course: TeachingHead; readonly runs: ReadonlyArray<{ readonly uuid: string; readonly title: string }> }
+  | { readonly page: "learningJob"; readonly job: LearningJobView }
   | { readonly page: "error"; readonly status: 400 | 404 | 503; readonly field?: string }
 
 export type PageName = PageData["page"]
@@ -1149,3 +1175,46 @@ export interface AdminActionItem {
   readonly detail: Readonly<Record<string, string | boolean>>
   readonly createdAt: string
 }
+// ---- course administration (/authoring/courses/{uuid}/admin, /authoring/library, /teaching/{course}/groups|exports, /learning/jobs/{uuid}) ----
+
+/** A saved part of a course in the author's library (learning.library.list). */
+export interface LibraryItemView {
+  readonly title: string
+  readonly modules: number
+  readonly steps: number
+
+/** An invitation to take a course's ownership (learning.ownership.invitations). */
+export interface OwnershipView {
+  readonly courseUuid: string
+  readonly courseTitle: string
+  readonly toProfileName: string
+  readonly previousOwnerRole: string
+  readonly message: string
+  readonly status: string
+  readonly expiresAt: string
+
+/** A group of a run with its members and staff as the teaching pages show them. */
+export interface GroupView {
+  readonly revision: number
+  readonly runUuid: string
+  readonly name: string
+  readonly kind: string
+  readonly visibility: string
+  readonly assignment: string
+  readonly capacity?: number
+  readonly status: string
+  readonly memberCount: number
+  readonly members: ReadonlyArray<{ readonly enrollmentUuid: string; readonly learner: string }>
+  readonly staff: ReadonlyArray<{ readonly assignmentUuid: string; readonly name: string; readonly role: string }>
+
+/** An export, import or analytics export of the caller (learning.exports.get). */
+export interface LearningJobView {
+  readonly kind: string
+  readonly status: string
+  readonly courseUuid?: string
+  readonly enrollmentUuid?: string
+  readonly fileUuid?: string
+  readonly resultCourseUuid?: string
+  readonly issues: ReadonlyArray<{ readonly code: string; readonly message: string }>
+  readonly finishedAt?: string
+  readonly expiresAt?: string

@@ -109,6 +109,11 @@ export const webAppRoutes = [
   { method: "GET", path: "/admin/accounts" },
   { method: "GET", path: "/admin/accounts/{uuid}" },
   { method: "GET", path: "/admin/roles" },
+  { method: "GET", path: "/authoring/library" },
+  { method: "GET", path: "/authoring/courses/{uuid}/admin" },
+  { method: "GET", path: "/teaching/{uuid}/groups" },
+  { method: "GET", path: "/teaching/{uuid}/exports" },
+  { method: "GET", path: "/learning/jobs/{uuid}" },
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }

@@ -47,12 +47,13 @@ export const Status = ({ texts, message, done }: { readonly texts: Texts; readon
 )
 
 /** A course's author pages: its heading, state and the tabs between the editor, the runs and the staff. */
-export const CourseHead = ({ texts, course, current }: { readonly texts: Texts; readonly course: AuthoringCourseHead; readonly current: "editor" | "runs" | "staff" }) => {
+export const CourseHead = ({ texts, course, current }: { readonly texts: Texts; readonly course: AuthoringCourseHead; readonly current: "editor" | "runs" | "staff" | "admin" }) => {
   const { t, language } = texts
   const tabs = [
     { key: "editor", path: `/authoring/courses/${course.uuid}`, label: t("authoring.tab.editor") },
     { key: "runs", path: `/authoring/courses/${course.uuid}/runs`, label: t("authoring.tab.runs") },
-    { key: "staff", path: `/authoring/courses/${course.uuid}/staff`, label: t("authoring.tab.staff") }
+    { key: "staff", path: `/authoring/courses/${course.uuid}/staff`, label: t("authoring.tab.staff") },
+    { key: "admin", path: `/authoring/courses/${course.uuid}/admin`, label: t("authmore.tab.admin") }
   ] as const
   return (
     <>

@@ -54,6 +54,11 @@ import * as AdminHealthPage from "./AdminHealthPage/AdminHealthPage.js"
 import * as AdminAccountsPage from "./AdminAccountsPage/AdminAccountsPage.js"
 import * as AdminAccountPage from "./AdminAccountPage/AdminAccountPage.js"
 import * as AdminRolesPage from "./AdminRolesPage/AdminRolesPage.js"
+import * as CourseAdminPage from "./CourseAdminPage/CourseAdminPage.js"
+import * as AuthorLibraryPage from "./AuthorLibraryPage/AuthorLibraryPage.js"
+import * as TeachingGroupsPage from "./TeachingGroupsPage/TeachingGroupsPage.js"
+import * as TeachingExportsPage from "./TeachingExportsPage/TeachingExportsPage.js"
+import * as LearningJobPage from "./LearningJobPage/LearningJobPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -110,5 +115,10 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   adminHealth: AdminHealthPage as PageModule,
   adminAccounts: AdminAccountsPage as PageModule,
   adminAccount: AdminAccountPage as PageModule,
-  adminRoles: AdminRolesPage as PageModule
+  adminRoles: AdminRolesPage as PageModule,
+  courseAdmin: CourseAdminPage as PageModule,
+  authorLibrary: AuthorLibraryPage as PageModule,
+  teachingGroups: TeachingGroupsPage as PageModule,
+  teachingExports: TeachingExportsPage as PageModule,
+  learningJob: LearningJobPage as PageModule
 }

@@ -56,5 +56,10 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   adminHealth: () => import("./AdminHealthPage/AdminHealthPage.js") as Promise<PageModule>,
   adminAccounts: () => import("./AdminAccountsPage/AdminAccountsPage.js") as Promise<PageModule>,
   adminAccount: () => import("./AdminAccountPage/AdminAccountPage.js") as Promise<PageModule>,
-  adminRoles: () => import("./AdminRolesPage/AdminRolesPage.js") as Promise<PageModule>
+  adminRoles: () => import("./AdminRolesPage/AdminRolesPage.js") as Promise<PageModule>,
+  courseAdmin: () => import("./CourseAdminPage/CourseAdminPage.js") as Promise<PageModule>,
+  authorLibrary: () => import("./AuthorLibraryPage/AuthorLibraryPage.js") as Promise<PageModule>,
+  teachingGroups: () => import("./TeachingGroupsPage/TeachingGroupsPage.js") as Promise<PageModule>,
+  teachingExports: () => import("./TeachingExportsPage/TeachingExportsPage.js") as Promise<PageModule>,
+  learningJob: () => import("./LearningJobPage/LearningJobPage.js") as Promise<PageModule>
 }

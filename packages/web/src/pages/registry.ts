@@ -59,5 +59,10 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   adminHealth: "src/pages/AdminHealthPage/AdminHealthPage.tsx",
   adminAccounts: "src/pages/AdminAccountsPage/AdminAccountsPage.tsx",
   adminAccount: "src/pages/AdminAccountPage/AdminAccountPage.tsx",
-  adminRoles: "src/pages/AdminRolesPage/AdminRolesPage.tsx"
+  adminRoles: "src/pages/AdminRolesPage/AdminRolesPage.tsx",
+  courseAdmin: "src/pages/CourseAdminPage/CourseAdminPage.tsx",
+  authorLibrary: "src/pages/AuthorLibraryPage/AuthorLibraryPage.tsx",
+  teachingGroups: "src/pages/TeachingGroupsPage/TeachingGroupsPage.tsx",
+  teachingExports: "src/pages/TeachingExportsPage/TeachingExportsPage.tsx",
+  learningJob: "src/pages/LearningJobPage/LearningJobPage.tsx"
 }

@@ -26,6 +26,7 @@ import { loadLearning } from "./learning.js"
 import { loadAuthoring } from "./authoring.js"
 import { loadTeaching } from "./teaching.js"
 import { loadAdmin } from "./admin.js"
+import { loadCourseAdmin } from "./courseAdmin.js"
 import { type Json, plain } from "../components/json.js"
 
 /** The task categories tasks.save accepts (TaskData in @birzha/domain), in its order. */
@@ -438,7 +439,7 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return loadAuthoring(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie) ??
+  return loadCourseAdmin(api, path, cookie) ?? loadAuthoring(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie) ??
     loadAdmin(api, path, search, cookie)
 }
 

@@ -20,7 +20,7 @@ import { type Json, plain, optional, uuidPattern } from "../components/json.js"
  */
 export const unnamed = (profileUuid: string) => `#${profileUuid.slice(0, 8)}`
 
-const courseItemOf = (course: unknown): TeachingCourseItem => {
+export const courseItemOf = (course: unknown): TeachingCourseItem => {
   const c = plain(course)
   return {
     courseUuid: c["courseUuid"], courseTitle: c["courseTitle"], courseStatus: c["courseStatus"],
@@ -28,7 +28,7 @@ const courseItemOf = (course: unknown): TeachingCourseItem => {
   }
 }
 
-const headOf = (course: TeachingCourseItem): TeachingHead =>
+export const headOf = (course: TeachingCourseItem): TeachingHead =>
   ({ courseUuid: course.courseUuid, courseTitle: course.courseTitle, roles: course.roles, rights: course.rights })
 
 /** How the pages name the profiles `uuids`: staff by the names the staff list gives (`known`), learners by their label. */

@@ -23,6 +23,7 @@ export default function AuthoringPage({ data, texts }: PageProps<"authoring">) {
     <div className="authoring">
       <h1>{t("authoring.title")}</h1>
       <p className="lead">{t("authoring.lead")}</p>
+      <p><a href={href("/authoring/library", language)}>{t("authmore.libraryPage.link")}</a></p>
       <section aria-labelledby="trainings">
         <h2 id="trainings">{t("authoring.trainings")}</h2>
         {data.trainings.length === 0 ? (

@@ -1,6 +1,25 @@
 import { href } from "../../components/Layout.js"
 import { labelOf, Progress } from "../../components/learning.js"
+import { jobPath } from "../../components/courseAdmin.js"
+import { requestUuid, useAction } from "../../components/useAction.js"
+import { useHydrated } from "../../hydrated.js"
 import type { PageProps } from "../types.js"
+
+/** The learner's data of one enrollment as a JSON file (learning.exports.enrollment): a job followed on its page. */
+const ExportData = ({ enrollment, course, texts }: { readonly enrollment: string; readonly course: string; readonly texts: PageProps<"myLearning">["texts"] }) => {
+  const hydrated = useHydrated()
+  const { busy, message, run } = useAction()
+  return (
+    <>
+      <button type="button" className="button button--secondary button--small" disabled={!hydrated || busy}
+        onClick={() => void run((api) => api["learning.exports.enrollment"]({ path: { enrollment }, payload: { requestUuid: requestUuid(), format: "json" } }),
+          (job) => location.assign(href(jobPath(job.uuid), texts.language)))}>
+        {texts.t("authmore.enrollmentExport")}<span className="visually-hidden">: {course}</span>
+      </button>
+      {message === undefined ? null : <span role="status" className="status">{texts.t(message)}</span>}
+    </>
+  )
+}
 
 export const title = ({ texts }: Pick<PageProps<"myLearning">, "texts">) => texts.t("learning.mine.title")
 
@@ -33,6 +52,7 @@ export default function MyLearningPage({ data, texts }: PageProps<"myLearning">)
               <p className="row__actions">
                 <a href={href(`/learning/${item.enrollmentUuid}/calendar`, language)}>{t("learning.calendar")}</a>
                 <a href={href(`/courses/${item.courseUuid}`, language)}>{t("learning.coursePage")}</a>
+                <ExportData enrollment={item.enrollmentUuid} course={item.courseTitle} texts={texts} />
               </p>
             </li>
           ))}
