@@ -177,6 +177,36 @@ describe("the webhook pages", { timeout: 600_000 }, () => {
     expect(verifies(firstSecret, replayed[0]!)).toBe(true)
     expect(JSON.parse(replayed[0]!.body)).toMatchObject({ type: "publication.draft_saved", data: { objectUuid: saved.body.uuid } })
 
+    // Recovery: another event refused, its delivery cancelled by a pause; everything since yesterday is sent again.
+    receiver.answerWith((_request, response) => {
+      response.statusCode = 503
+      response.end("still down")
+    })
+    const again = await service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Второй лендинг" } })
+    expect(again.status, JSON.stringify(again.body)).toBe(200)
+    const eventRows = tab.locator("li.delivery[data-kind=event]")
+    await poll(async () => {
+      await tab.locator("#refresh").click()
+      return eventRows.first().locator("li.attempt[data-code='503']").count()
+    }).toBeGreaterThan(0)
+    await tab.getByRole("button", { name: "Pause" }).click()
+    await poll(async () => {
+      await tab.locator("#refresh").click()
+      return eventRows.first().getAttribute("data-status")
+    }).toBe("cancelled")
+    await tab.getByRole("button", { name: "Resume" }).click()
+    await poll(() => tab.locator("#webhook-state").getAttribute("data-state")).toBe("active")
+    receiver.answerWith((_request, response) => response.end("ok"))
+    const yesterday = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 16)
+    await tab.getByLabel("Since").fill(yesterday)
+    await tab.getByRole("button", { name: "Send them again" }).click()
+    await poll(() => tab.locator("#recovered").textContent()).toBe("1 delivery queued again.")
+    await poll(async () => {
+      await tab.locator("#refresh").click()
+      return eventRows.first().getAttribute("data-status")
+    }).toBe("succeeded")
+    expect(await eventRows.first().locator("li.attempt").last().getAttribute("data-code")).toBe("200")
+
     // The secret rotated: the new one shown once; the page shows the 24-hour overlap; the next delivery carries both signatures.
     tab.once("dialog", (dialog) => void dialog.accept())
     await tab.getByRole("button", { name: "Rotate the secret" }).click()

@@ -193,7 +193,7 @@ export default function WebhookPage({ data, texts }: PageProps<"webhook">) {
       <p className="lead"><code id="webhook-url" className="wrap">{endpoint.url}</code></p>
       {endpoint.description === "" ? null : <p>{endpoint.description}</p>}
 
-      <section className="panel" aria-labelledby="state-heading">
+      <section className="panel webhook-panel" aria-labelledby="state-heading">
         <h2 id="state-heading">{t("hooks.stateTitle")}: <span id="webhook-state" data-state={endpoint.state}>{endpointStateLabel(texts, endpoint.state)}</span></h2>
         <p id="next-step">
           {t(`hooks.next.${endpoint.state}` as MessageKey)}
