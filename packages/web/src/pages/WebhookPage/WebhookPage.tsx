@@ -102,11 +102,10 @@ export default function WebhookPage({ data, texts }: PageProps<"webhook">) {
   const uuid = endpoint.uuid
   const disabled = !hydrated || busy
 
+  // The deliveries first, then the endpoint: a finished test is then never shown beside the state from before it.
   const read = async (api: Api) => {
-    const [list, page] = await Promise.all([
-      api["webhooks.list"](),
-      api["webhooks.deliveries"]({ path: { uuid }, urlParams: { limit: shown } })
-    ])
+    const page = await api["webhooks.deliveries"]({ path: { uuid }, urlParams: { limit: shown } })
+    const list = await api["webhooks.list"]()
     const found = list.items.find((item) => item.uuid === uuid)
     if (found !== undefined) setEndpoint(asJson<WebhookEndpointView>(found))
     const items = asJson<ReadonlyArray<WebhookDeliveryView>>(page.items)
