@@ -706,6 +706,64 @@ export interface RegradePlanView {
   readonly committedAt?: string
 }
 
+/** A webhook endpoint as its owner sees it (WebhookEndpoint in @birzha/domain, dates as ISO strings). */
+export interface WebhookEndpointView {
+  readonly uuid: string
+  readonly revision: number
+  readonly url: string
+  readonly description: string
+  readonly eventTypes: ReadonlyArray<string>
+  readonly payloadMode: "reference" | "current"
+  readonly state: "prepared" | "awaiting_test" | "active" | "paused" | "disabled"
+  readonly approvalUrl?: string
+  readonly approvedAt?: string
+  readonly verifiedAt?: string
+  readonly pausedAt?: string
+  readonly disabledAt?: string
+  readonly disabledReason?: "gone" | "failing"
+  readonly failingSince?: string
+  readonly secretRotatedAt?: string
+  /** Until then the secret before the last rotation still signs too. */
+  readonly previousSecretExpiresAt?: string
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+/** One real HTTP attempt of a delivery (WebhookAttempt in @birzha/domain). */
+export interface WebhookAttemptView {
+  readonly uuid: string
+  readonly attemptedAt: string
+  readonly durationMs: number
+  readonly url: string
+  readonly statusCode?: number
+  readonly responseExcerpt: string
+  readonly error?: string
+  readonly succeeded: boolean
+}
+
+/** One delivery of an endpoint (WebhookDelivery in @birzha/domain). */
+export interface WebhookDeliveryView {
+  readonly uuid: string
+  readonly endpointUuid: string
+  readonly kind: "event" | "test"
+  readonly eventUuid: string
+  readonly eventType: string
+  readonly status: "pending" | "delivering" | "succeeded" | "failed" | "cancelled"
+  readonly attemptCount: number
+  readonly nextAttemptAt?: string
+  readonly cancelReason?: string
+  readonly createdAt: string
+  readonly finishedAt?: string
+  readonly attempts: ReadonlyArray<WebhookAttemptView>
+}
+
+/** An event type a webhook may receive, from the catalog: its record kind and a sample envelope (JSON text). */
+export interface WebhookEventTypeView {
+  readonly type: string
+  readonly aggregateKind: string
+  readonly sample: string
+}
+
 export type PageData =
   | { readonly page: "adminHealth"; readonly health: AdminHealthView }
   | { readonly page: "adminAccounts"; readonly email: string; readonly items: ReadonlyArray<AdminAccountItem> }
@@ -814,6 +872,20 @@ export type PageData =
       readonly state: string
       readonly approved: boolean
     }
+  }
+  | {
+    readonly page: "webhooks"
+    readonly endpoints: ReadonlyArray<WebhookEndpointView>
+    /** The event catalog (events.catalog): each type with its record kind and a sample envelope. */
+    readonly catalog: ReadonlyArray<WebhookEventTypeView>
+    /** Endpoints a profile may have (webhookLimits in @birzha/domain). */
+    readonly limit: number
+  }
+  | {
+    readonly page: "webhook"
+    readonly endpoint: WebhookEndpointView
+    /** Newest first (webhooks.deliveries), each with its real attempts. */
+    readonly deliveries: ReadonlyArray<WebhookDeliveryView>
   }
   | { readonly page: "favorites"; readonly items: ReadonlyArray<FavoriteItem> }
   | {

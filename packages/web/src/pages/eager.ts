@@ -24,6 +24,8 @@ import * as IntegrationsPage from "./IntegrationsPage/IntegrationsPage.js"
 import * as ApprovalsPage from "./ApprovalsPage/ApprovalsPage.js"
 import * as ApprovalPage from "./ApprovalPage/ApprovalPage.js"
 import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.js"
+import * as WebhooksPage from "./WebhooksPage/WebhooksPage.js"
+import * as WebhookPage from "./WebhookPage/WebhookPage.js"
 import * as FavoritesPage from "./FavoritesPage/FavoritesPage.js"
 import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
 import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
@@ -86,6 +88,8 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   approvals: ApprovalsPage as PageModule,
   approval: ApprovalPage as PageModule,
   webhookApproval: WebhookApprovalPage as PageModule,
+  webhooks: WebhooksPage as PageModule,
+  webhook: WebhookPage as PageModule,
   favorites: FavoritesPage as PageModule,
   eventLog: EventLogPage as PageModule,
   complaints: ComplaintsPage as PageModule,

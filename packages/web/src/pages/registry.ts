@@ -31,6 +31,8 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
   webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",
+  webhooks: "src/pages/WebhooksPage/WebhooksPage.tsx",
+  webhook: "src/pages/WebhookPage/WebhookPage.tsx",
   favorites: "src/pages/FavoritesPage/FavoritesPage.tsx",
   complaints: "src/pages/ComplaintsPage/ComplaintsPage.tsx",
   notifications: "src/pages/NotificationsPage/NotificationsPage.tsx",

@@ -1,4 +1,5 @@
 import { useState } from "react"
+import { href } from "../../components/Layout.js"
 import { useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
 import type { MessageKey } from "../../i18n.js"
@@ -13,7 +14,7 @@ const states = new Set(["prepared", "awaiting_test", "active", "paused", "disabl
  * shown): the URL first, the button right below it. Opening the page approves nothing.
  */
 export default function WebhookApprovalPage({ data, texts }: PageProps<"webhookApproval">) {
-  const { t } = texts
+  const { t, language } = texts
   const hydrated = useHydrated()
   const { busy, message, run } = useAction()
   const [endpoint, setEndpoint] = useState(data.endpoint)
@@ -31,7 +32,7 @@ export default function WebhookApprovalPage({ data, texts }: PageProps<"webhookA
         <h2 id="url-heading">{t("webhookApproval.url")}</h2>
         <p><code id="webhook-url" className="wrap">{endpoint.url}</code></p>
         {endpoint.approved
-          ? <p id="approved">{t("webhookApproval.approved")}</p>
+          ? <p id="approved">{t("webhookApproval.approved")} <a href={href(`/settings/webhooks/${endpoint.uuid}`, language)}>{t("hooks.backToWebhook")}</a></p>
           : (
             <div className="actions">
               <button type="button" id="approve" className="button" disabled={!hydrated || busy} onClick={approve}>{t("webhookApproval.approve")}</button>
