@@ -25,6 +25,7 @@ import { socialPage } from "./social.js"
 import { loadLearning } from "./learning.js"
 import { loadAuthoring } from "./authoring.js"
 import { loadTeaching } from "./teaching.js"
+import { loadRules } from "./rules.js"
 import { type Json, plain } from "../components/json.js"
 
 /** The task categories tasks.save accepts (TaskData in @birzha/domain), in its order. */
@@ -437,6 +438,6 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return loadAuthoring(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie)
+  return loadRules(api, path, cookie) ?? loadAuthoring(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie)
 }
 
