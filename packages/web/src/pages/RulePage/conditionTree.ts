@@ -39,6 +39,10 @@ export type Node = Leaf | Group
 let nextId = 1
 /** A fresh node id (React keys and element ids). */
 export const newId = () => nextId++
+/** Numbers nodes from 1 again: the server's render and the browser's first one give the same ids. */
+export const resetIds = () => {
+  nextId = 1
+}
 
 export const newLeaf = (): Leaf => ({ kind: "leaf", id: newId(), field: "data.status", op: "eq", value: "" })
 export const newGroup = (mode: "all" | "any" = "any"): Group => ({ kind: "group", id: newId(), mode, children: [newLeaf()] })
