@@ -163,7 +163,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     expect(await executions.first().locator(".attempt").count()).toBe(1)
     expect(await executions.first().locator(".attempt").getAttribute("data-outcome")).toBe("succeeded")
     expect(await tab.locator("#used-today-text").textContent()).toBe("Used today: 1 of 5")
-    const notifications = await service.call("GET", "/api/v1/notifications?limit=100", { cookie })
+    const notifications = await service.call("GET", "/api/v1/learning/notifications", { cookie })
     expect(JSON.stringify(notifications.body)).toContain("Draft saved: tell me")
 
     // The list shows it on, with today's use.

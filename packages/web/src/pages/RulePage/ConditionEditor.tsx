@@ -109,7 +109,11 @@ export const GroupEditor = (props: EditorProps & { readonly group: Group; readon
         : (
           <div className="field">
             <label htmlFor={`c${group.id}-mode`}>{t("rules.modeLabel")}</label>
-            <select id={`c${group.id}-mode`} value={group.mode} disabled={disabled} onChange={(event) => onChange(group.id, (found) => ({ ...(found as Group), mode: event.currentTarget.value as "all" | "any" }))}>
+            <select id={`c${group.id}-mode`} value={group.mode} disabled={disabled} onChange={(event) => {
+              // Read now: the event's target is gone by the time the state update runs.
+              const mode = event.currentTarget.value as "all" | "any"
+              onChange(group.id, (found) => ({ ...(found as Group), mode }))
+            }}>
               <option value="all">{t("rules.mode.all")}</option>
               <option value="any">{t("rules.mode.any")}</option>
             </select>
