@@ -63,7 +63,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     await tab.locator("#save:not([disabled])").waitFor()
 
     // The builder: all of (1) status equals draft and (2) any of (2.1) kind equals publication, (2.2) revision at least 100.
-    await tab.getByLabel("Rule name").fill("Draft saved: tell me")
+    await tab.getByLabel("Rule name").fill("Черновик сохранён: сообщить мне")
     await tab.getByLabel("When this event happens").selectOption("publication.draft_saved")
     await tab.getByRole("button", { name: "Add a condition", exact: true }).click()
     const first = tab.locator("fieldset[data-number='1']")
@@ -93,7 +93,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     await tab.getByRole("button", { name: "Save the rule (switched off)" }).click()
     await tab.waitForURL(/\/settings\/rules\/[0-9a-f-]{36}\?lang=en$/)
     const ruleUuid = /rules\/([0-9a-f-]{36})/.exec(tab.url())![1]!
-    expect(await tab.title()).toBe("Draft saved: tell me · Birzha")
+    expect(await tab.title()).toBe("Черновик сохранён: сообщить мне · Birzha")
     expect(await tab.locator("#rule-state").getAttribute("data-state")).toBe("disabled")
     const saved = (await service.call("GET", "/api/v1/automations", { cookie })).body.items as Array<{ uuid: string; trigger: unknown; enabled: boolean }>
     expect(saved.map((rule) => rule.uuid)).toEqual([ruleUuid])
@@ -164,7 +164,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     expect(await executions.first().locator(".attempt").getAttribute("data-outcome")).toBe("succeeded")
     expect(await tab.locator("#used-today-text").textContent()).toBe("Used today: 1 of 5")
     const notifications = await service.call("GET", "/api/v1/learning/notifications", { cookie })
-    expect(JSON.stringify(notifications.body)).toContain("Draft saved: tell me")
+    expect(JSON.stringify(notifications.body)).toContain("Черновик сохранён: сообщить мне")
 
     // The list shows it on, with today's use.
     await tab.goto(`${origin}/settings/rules?lang=en`)

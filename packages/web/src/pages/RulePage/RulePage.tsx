@@ -292,7 +292,8 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
     void run((api) => api["automations.backtest"]({ payload: { rule: body, limit: 100 } }), (answer) => setBacktest(answer))
   }
 
-  const typeOption = (type: string) => <option key={type} value={type}>{eventTypeLabel(texts, type)} ({type})</option>
+  // The type's name only: its code is shown beside the field (a Russian page's options hold no English words).
+  const typeOption = (type: string) => <option key={type} value={type}>{eventTypeLabel(texts, type)}</option>
 
   if (rule === undefined && data.deleted) {
     return (
@@ -341,6 +342,7 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
           <select id="rule-event-type" value={draft.eventType} disabled={disabled} onChange={(event) => set({ eventType: event.currentTarget.value })}>
             {data.eventTypes.map(typeOption)}
           </select>
+          <code className="scope-name">{draft.eventType}</code>
         </div>
         <GroupEditor group={root} number="" depth={1} texts={texts} disabled={disabled} problems={problems.tree} onChange={change} />
         <fieldset className="rule-action">
