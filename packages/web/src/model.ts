@@ -305,6 +305,65 @@ export interface EventLogItem {
   readonly envelope: string
 }
 
+/**
+ * A condition of an automation rule as the API gives and takes it (Condition in
+ * packages/domain/src/automations/Rule.ts): a group (all, any) or a leaf (field, op, value).
+ */
+export interface RuleCondition {
+  readonly all?: ReadonlyArray<RuleCondition>
+  readonly any?: ReadonlyArray<RuleCondition>
+  readonly field?: string
+  readonly op?: string
+  readonly value?: string | number | boolean | ReadonlyArray<string | number>
+}
+
+/** One of a rule's three actions (RuleAction in packages/domain/src/automations/Rule.ts). */
+export type RuleActionView =
+  | { readonly type: "notification.create" }
+  | { readonly type: "webhook.deliver"; readonly endpointUuid: string }
+  | {
+    readonly type: "command.execute"
+    readonly operationId: string
+    readonly arguments: { readonly data: Readonly<Record<string, unknown>>; readonly publicationUuid?: string; readonly expectedRevision?: number }
+  }
+
+/** An automation rule as its owner sees it (automations.list). */
+export interface RuleView {
+  readonly uuid: string
+  readonly revision: number
+  readonly name: string
+  readonly trigger: { readonly eventType: string; readonly filter?: RuleCondition }
+  readonly action: RuleActionView
+  readonly limits: { readonly maxRunsPerDay: number }
+  readonly enabled: boolean
+  /** active, disabled, suspended (its key or profile lost the right), paused (after failures in a row), deleted. */
+  readonly state: string
+  readonly suspendedReason?: string
+  /** Runs counted against today's limit (UTC day). */
+  readonly runsToday: number
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly deletedAt?: string
+}
+
+/** One execution of a rule (automations.executions), with every attempt. */
+export interface RuleExecutionView {
+  readonly uuid: string
+  readonly ruleRevision: number
+  readonly eventUuid: string
+  readonly eventType: string
+  readonly status: string
+  readonly cancelReason?: string
+  readonly attempts: ReadonlyArray<{
+    readonly attemptedAt: string
+    readonly durationMs: number
+    readonly outcome: string
+    readonly error?: { readonly status: number; readonly code: string; readonly message: string }
+  }>
+  readonly createdAt: string
+  readonly finishedAt?: string
+}
+
 /** A favorite as its owner sees it now (favorites.list): what it points at, when the entity is still public. */
 export interface FavoriteItem {
   readonly uuid: string
@@ -901,6 +960,23 @@ export type PageData =
     readonly cursorProblem: "" | "expired" | "invalid"
     /** Newest first. */
     readonly items: ReadonlyArray<EventLogItem>
+  }
+  /** The acting profile's automation rules (`/settings/rules`), oldest first. */
+  | { readonly page: "rules"; readonly rules: ReadonlyArray<RuleView> }
+  | {
+    /** A rule's builder, dry run, backtest and history (`/settings/rules/{uuid}`); a new rule (`/settings/rules/new`) has no `rule`. */
+    readonly page: "rule"
+    readonly rule?: RuleView
+    /** The rule at this address was deleted: only its history is shown. */
+    readonly deleted: boolean
+    /** Newest first; also for a deleted rule, whose history is kept. */
+    readonly executions: ReadonlyArray<RuleExecutionView>
+    /** Every event type of the catalog (events.types), for the trigger and a synthetic event. */
+    readonly eventTypes: ReadonlyArray<string>
+    /** The latest stored events the profile may read, newest first, for a dry run against one. */
+    readonly events: ReadonlyArray<{ readonly uuid: string; readonly type: string; readonly occurredAt: string; readonly aggregateKind: string }>
+    /** The profile's webhook endpoints, for the webhook.deliver action. */
+    readonly webhooks: ReadonlyArray<{ readonly uuid: string; readonly url: string; readonly state: string }>
   }
   | { readonly page: "complaints"; readonly items: ReadonlyArray<ComplaintItem> }
   | { readonly page: "notifications"; readonly items: ReadonlyArray<NotificationItem>; readonly cursor: string; readonly nextCursor?: string }

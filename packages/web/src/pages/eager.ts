@@ -30,6 +30,8 @@ import * as FavoritesPage from "./FavoritesPage/FavoritesPage.js"
 import * as ComplaintsPage from "./ComplaintsPage/ComplaintsPage.js"
 import * as NotificationsPage from "./NotificationsPage/NotificationsPage.js"
 import * as EventLogPage from "./EventLogPage/EventLogPage.js"
+import * as RulesPage from "./RulesPage/RulesPage.js"
+import * as RulePage from "./RulePage/RulePage.js"
 import * as ModerationComplaintsPage from "./ModerationComplaintsPage/ModerationComplaintsPage.js"
 import * as ModerationReviewsPage from "./ModerationReviewsPage/ModerationReviewsPage.js"
 import * as CoursesPage from "./CoursesPage/CoursesPage.js"
@@ -92,6 +94,8 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   webhook: WebhookPage as PageModule,
   favorites: FavoritesPage as PageModule,
   eventLog: EventLogPage as PageModule,
+  rules: RulesPage as PageModule,
+  rule: RulePage as PageModule,
   complaints: ComplaintsPage as PageModule,
   notifications: NotificationsPage as PageModule,
   moderationComplaints: ModerationComplaintsPage as PageModule,

@@ -28,6 +28,8 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   mediaEditor: "src/pages/MediaEditorPage/MediaEditorPage.tsx",
   integrations: "src/pages/IntegrationsPage/IntegrationsPage.tsx",
   eventLog: "src/pages/EventLogPage/EventLogPage.tsx",
+  rules: "src/pages/RulesPage/RulesPage.tsx",
+  rule: "src/pages/RulePage/RulePage.tsx",
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
   webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",

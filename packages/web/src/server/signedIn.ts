@@ -28,6 +28,7 @@ import { loadTeaching } from "./teaching.js"
 import { loadAdmin } from "./admin.js"
 import { loadCourseAdmin } from "./courseAdmin.js"
 import { loadWebhooks } from "./webhooks.js"
+import { loadRules } from "./rules.js"
 import { type Json, plain } from "../components/json.js"
 
 /** The task categories tasks.save accepts (TaskData in @birzha/domain), in its order. */
@@ -440,7 +441,7 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
-  return loadCourseAdmin(api, path, cookie) ?? loadAuthoring(api, path, cookie) ?? loadWebhooks(api, path, cookie) ?? loadTeaching(api, path, search, cookie) ??
-    loadLearning(api, path, search, cookie) ?? loadAdmin(api, path, search, cookie)
+  return loadCourseAdmin(api, path, cookie) ?? loadAuthoring(api, path, cookie) ?? loadWebhooks(api, path, cookie) ?? loadRules(api, path, cookie) ??
+    loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie) ?? loadAdmin(api, path, search, cookie)
 }
 
