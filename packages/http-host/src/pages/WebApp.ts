@@ -38,10 +38,10 @@ export interface WebApp {
 }
 
 /**
- * The web application's pages (packages/web), rendered on the server by its own build. Listed for
- * the route table (405 on another method) beside the other pages.
+ * The web application's pages (packages/web), rendered on the server by its own build: the one
+ * list the router serves them from and the route table (405 on another method) shows.
  */
-export const webAppRoutes = [
+const pageRoutes = [
   { method: "GET", path: "/" },
   { method: "GET", path: "/catalog" },
   { method: "GET", path: "/p/{uuid}" },
@@ -119,6 +119,11 @@ export const webAppRoutes = [
   { method: "GET", path: "/teaching/{uuid}/groups" },
   { method: "GET", path: "/teaching/{uuid}/exports" },
   { method: "GET", path: "/learning/jobs/{uuid}" },
+] as const
+
+/** The pages and the files of the application's build. */
+export const webAppRoutes = [
+  ...pageRoutes,
   { method: "GET", path: "/app/{name}" },
   { method: "GET", path: "/app/assets/{name}" },
   { method: "GET", path: "/favicon.ico" }
@@ -267,9 +272,8 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/customers/:alias", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/trainings/new", "/trainings/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/learning/staff-invitations/:uuid", "/authoring", "/authoring/courses/:uuid", "/authoring/courses/:uuid/runs", "/authoring/courses/:uuid/staff", "/teaching", "/teaching/:uuid", "/teaching/:uuid/reviews", "/teaching/:uuid/reviews/:submission", "/teaching/:uuid/appeals", "/teaching/:uuid/extensions", "/teaching/:uuid/roster", "/teaching/:uuid/regrades", "/teaching/:uuid/analytics", "/teaching/:uuid/incidents", "/settings/events", "/admin", "/admin/accounts", "/admin/accounts/:uuid", "/admin/roles", "/settings/webhooks", "/settings/webhooks/:uuid"] as const) yield* router.get(path, page)
-    // Automation rules (packages/web/src/server/rules.ts).
-    for (const path of ["/settings/rules", "/settings/rules/new", "/settings/rules/:uuid"] as const) yield* router.get(path, page)
+    // Each page's path in the router's syntax: `{uuid}` as `:uuid`.
+    for (const route of pageRoutes) yield* router.get(route.path.replace(/\{(\w+)\}/g, ":$1") as `/${string}`, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {
