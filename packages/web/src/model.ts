@@ -1327,12 +1327,16 @@ export interface AdminActionItem {
 
 /** A saved part of a course in the author's library (learning.library.list). */
 export interface LibraryItemView {
+  readonly uuid: string
   readonly title: string
   readonly modules: number
   readonly steps: number
+  readonly createdAt: string
+}
 
 /** An invitation to take a course's ownership (learning.ownership.invitations). */
 export interface OwnershipView {
+  readonly uuid: string
   readonly courseUuid: string
   readonly courseTitle: string
   readonly toProfileName: string
@@ -1340,9 +1344,11 @@ export interface OwnershipView {
   readonly message: string
   readonly status: string
   readonly expiresAt: string
+}
 
 /** A group of a run with its members and staff as the teaching pages show them. */
 export interface GroupView {
+  readonly uuid: string
   readonly revision: number
   readonly runUuid: string
   readonly name: string
@@ -1354,9 +1360,11 @@ export interface GroupView {
   readonly memberCount: number
   readonly members: ReadonlyArray<{ readonly enrollmentUuid: string; readonly learner: string }>
   readonly staff: ReadonlyArray<{ readonly assignmentUuid: string; readonly name: string; readonly role: string }>
+}
 
 /** An export, import or analytics export of the caller (learning.exports.get). */
 export interface LearningJobView {
+  readonly uuid: string
   readonly kind: string
   readonly status: string
   readonly courseUuid?: string
@@ -1364,5 +1372,7 @@ export interface LearningJobView {
   readonly fileUuid?: string
   readonly resultCourseUuid?: string
   readonly issues: ReadonlyArray<{ readonly code: string; readonly message: string }>
+  readonly createdAt: string
   readonly finishedAt?: string
   readonly expiresAt?: string
+}
