@@ -71,8 +71,8 @@ describe("the admin area through the pages", { timeout: 900_000 }, () => {
     await o.goto(`${origin}/admin/roles?lang=en`)
     await o.getByRole("button", { name: `Revoke the role from ${memberEmail}` }).click()
     await poll(() => o.locator("#admin-moderator-list li", { hasText: memberEmail }).count()).toBe(0)
-    await expect.poll(() => o.locator("#admin-audit-list").innerText()).toContain(`moderator role revoked from ${memberEmail}`)
-    expect(await o.locator("#admin-audit-list").innerText()).toContain(`moderator role granted to ${memberEmail}`)
+    await expect.poll(() => o.locator("#admin-audit-list").innerText()).toContain(`Revoked the moderator role from ${memberEmail}`)
+    expect(await o.locator("#admin-audit-list").innerText()).toContain(`Granted the moderator role to ${memberEmail}`)
     // The operator's own operator role offers no revoke button.
     expect(await o.locator(`#admin-operator-list li[data-email="${operatorEmail}"] button`).count()).toBe(0)
     await u.goto(`${origin}/moderation?lang=en`)
