@@ -710,6 +710,7 @@ export type PageData =
   | { readonly page: "adminHealth"; readonly health: AdminHealthView }
   | { readonly page: "adminAccounts"; readonly email: string; readonly items: ReadonlyArray<AdminAccountItem> }
   | { readonly page: "adminAccount"; readonly view: AdminAccountView }
+  | { readonly page: "adminMail"; readonly to: string; readonly available: boolean; readonly items: ReadonlyArray<AdminMailItem> }
   | {
     readonly page: "adminRoles"
     readonly me: string
@@ -1147,5 +1148,14 @@ export interface AdminActionItem {
   readonly operation: string
   readonly target: string
   readonly detail: Readonly<Record<string, string | boolean>>
+  readonly createdAt: string
+}
+
+/** A message of the development mailbox (admin.mail.list). */
+export interface AdminMailItem {
+  readonly uuid: string
+  readonly to: string
+  readonly subject: string
+  readonly text: string
   readonly createdAt: string
 }

@@ -54,6 +54,7 @@ import * as AdminHealthPage from "./AdminHealthPage/AdminHealthPage.js"
 import * as AdminAccountsPage from "./AdminAccountsPage/AdminAccountsPage.js"
 import * as AdminAccountPage from "./AdminAccountPage/AdminAccountPage.js"
 import * as AdminRolesPage from "./AdminRolesPage/AdminRolesPage.js"
+import * as AdminMailPage from "./AdminMailPage/AdminMailPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -110,5 +111,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   adminHealth: AdminHealthPage as PageModule,
   adminAccounts: AdminAccountsPage as PageModule,
   adminAccount: AdminAccountPage as PageModule,
-  adminRoles: AdminRolesPage as PageModule
+  adminRoles: AdminRolesPage as PageModule,
+  adminMail: AdminMailPage as PageModule
 }

@@ -56,5 +56,6 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   adminHealth: () => import("./AdminHealthPage/AdminHealthPage.js") as Promise<PageModule>,
   adminAccounts: () => import("./AdminAccountsPage/AdminAccountsPage.js") as Promise<PageModule>,
   adminAccount: () => import("./AdminAccountPage/AdminAccountPage.js") as Promise<PageModule>,
-  adminRoles: () => import("./AdminRolesPage/AdminRolesPage.js") as Promise<PageModule>
+  adminRoles: () => import("./AdminRolesPage/AdminRolesPage.js") as Promise<PageModule>,
+  adminMail: () => import("./AdminMailPage/AdminMailPage.js") as Promise<PageModule>
 }

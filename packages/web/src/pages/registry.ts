@@ -59,5 +59,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   adminHealth: "src/pages/AdminHealthPage/AdminHealthPage.tsx",
   adminAccounts: "src/pages/AdminAccountsPage/AdminAccountsPage.tsx",
   adminAccount: "src/pages/AdminAccountPage/AdminAccountPage.tsx",
-  adminRoles: "src/pages/AdminRolesPage/AdminRolesPage.tsx"
+  adminRoles: "src/pages/AdminRolesPage/AdminRolesPage.tsx",
+  adminMail: "src/pages/AdminMailPage/AdminMailPage.tsx"
 }
