@@ -8,6 +8,7 @@ import { eventsCommand } from "./EventsCommand.js"
 import { CommandDatabase, HostCommandsLive, setExitCode } from "./HostLink.js"
 import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
+import { operatorsCommand } from "./Operators.js"
 import { overview } from "./Overview.js"
 import { databaseProblem, reportingConfigErrors } from "./Reporting.js"
 import { version } from "./version.js"
@@ -108,7 +109,7 @@ const openapiCommand = Command.make("openapi", {}, () => Console.log(JSON.string
 /** The command tree (the package exports `run`, not this: its type changes with every option; tests read it). */
 export const birzha = Command.make("birzha").pipe(
   Command.withDescription("Birzha: marketplace and learning service."),
-  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
+  Command.withSubcommands([serveCommand, workerCommand, migrateCommand, accountsCommand, mailCommand, moderationCommand, operatorsCommand, eventsCommand, webhooksCommand, demoCommand, openapiCommand])
 )
 
 const runCommand = Command.run(birzha, { name: "birzha", version })

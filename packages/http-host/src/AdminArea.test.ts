@@ -45,7 +45,8 @@ const validCalls = (target: string): Record<string, { readonly path: string; rea
   "admin.roles.list": { path: "/api/v1/admin/roles" },
   "admin.roles.grant": { path: "/api/v1/admin/roles/grant", body: { role: "operator", email: "sneaky@example.com" } },
   "admin.roles.revoke": { path: "/api/v1/admin/roles/revoke", body: { role: "operator", email: "boss@example.com" } },
-  "admin.audit.list": { path: "/api/v1/admin/audit" }
+  "admin.audit.list": { path: "/api/v1/admin/audit" },
+  "admin.mail.list": { path: "/api/v1/admin/mail" }
 })
 
 beforeAll(async () => {
@@ -78,13 +79,14 @@ describe("the admin area", () => {
     const key = await call("POST", "/api/v1/keys", { cookie: stranger.cookie }, {
       requestUuid: randomUUID(), kind: "application", name: "probe", scopes: ["profiles:read"], httpEnabled: true, mcpEnabled: false
     })
-    const bearer = key.status === 201 || key.status === 200 ? String(key.json.secret) : undefined
+    expect(key.status, key.text).toBe(201)
+    const bearer = String(key.json.secret)
     for (const entry of admin) {
       const request = validCalls(boss.accountUuid)[entry.id]!
       const refused = await call(entry.method, request.path, { cookie: stranger.cookie }, request.body)
       expect([entry.id, refused.status, refused.json?.error?.code]).toEqual([entry.id, 404, "not_found"])
       expect((await call(entry.method, request.path, {}, request.body)).status, entry.id).toBe(401)
-      if (bearer !== undefined) expect((await call(entry.method, request.path, { bearer }, request.body)).status, entry.id).toBe(403)
+      expect((await call(entry.method, request.path, { bearer }, request.body)).status, entry.id).toBe(403)
     }
     const { rows } = await db.query("SELECT email FROM operators ORDER BY email")
     expect(rows).toEqual([{ email: "boss@example.com" }])
@@ -103,6 +105,12 @@ describe("the admin area", () => {
     expect(Object.keys(health.json.webhookDeliveries).sort()).toEqual(["cancelled", "failed", "pending", "succeeded"])
     expect(health.json.failingEndpoints).toEqual([])
     expect(health.json.suspendedCheckers).toEqual([])
+
+    // No SMTP configured: the development mailbox holds the stranger's sign-in message.
+    const mail = await call("GET", `/api/v1/admin/mail?to=${encodeURIComponent(stranger.email.toUpperCase())}`, { cookie: boss.cookie })
+    expect(mail.json.available).toBe(true)
+    expect(mail.json.items.length).toBeGreaterThanOrEqual(1)
+    expect(mail.json.items.every((item: { to: string }) => item.to === stranger.email)).toBe(true)
 
     const found = await call("GET", `/api/v1/admin/accounts?email=${encodeURIComponent(stranger.email.toUpperCase())}`, { cookie: boss.cookie })
     expect(found.json.items.map((item: { uuid: string }) => item.uuid)).toEqual([stranger.accountUuid])

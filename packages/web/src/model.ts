@@ -827,6 +827,7 @@ export type PageData =
   | { readonly page: "adminHealth"; readonly health: AdminHealthView }
   | { readonly page: "adminAccounts"; readonly email: string; readonly items: ReadonlyArray<AdminAccountItem> }
   | { readonly page: "adminAccount"; readonly view: AdminAccountView }
+  | { readonly page: "adminMail"; readonly to: string; readonly available: boolean; readonly items: ReadonlyArray<AdminMailItem> }
   | {
     readonly page: "adminRoles"
     readonly me: string
@@ -1375,4 +1376,13 @@ export interface LearningJobView {
   readonly createdAt: string
   readonly finishedAt?: string
   readonly expiresAt?: string
+}
+
+/** A message of the development mailbox (admin.mail.list). */
+export interface AdminMailItem {
+  readonly uuid: string
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+  readonly createdAt: string
 }

@@ -116,3 +116,20 @@ export const RoleChange = Schema.Struct({
 }).annotations({ identifier: "RoleChange", ...strict })
 
 export const AuditQuery = Schema.Struct({ limit: Schema.optional(PageLimit) }).annotations({ identifier: "AuditQuery" })
+
+export const MailboxQuery = Schema.Struct({
+  to: Schema.optional(field(Schema.String.pipe(Schema.maxLength(254)), "Only messages to this address (compared lower-cased).")),
+  limit: Schema.optional(PageLimit)
+}).annotations({ identifier: "MailboxQuery" })
+
+export const AdminMailbox = Schema.Struct({
+  /** false when mail really goes out (BIRZHA_SMTP_URL): there is no development mailbox to show. */
+  available: Schema.Boolean,
+  items: Schema.Array(Schema.Struct({
+    uuid: Schema.UUID,
+    to: Schema.String,
+    subject: Schema.String,
+    text: Schema.String,
+    createdAt: DateTime
+  }))
+}).annotations({ identifier: "AdminMailbox" })

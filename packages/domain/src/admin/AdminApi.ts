@@ -9,8 +9,10 @@ import {
   AdminAccountList,
   AdminActionList,
   AdminHealth,
+  AdminMailbox,
   AdminRoles,
   AuditQuery,
+  MailboxQuery,
   RoleChange
 } from "./Admin.js"
 
@@ -72,4 +74,10 @@ export const AdminApi = HttpApiGroup.make("admin", { topLevel: true })
       summary: "The admin area's audit trail, newest first: who did what to which account or address (operators only)"
     }, [wire(NotFound)]).setUrlParams(AuditQuery).addSuccess(AdminActionList)
   )
-  .annotate(OpenApi.Description, "The admin area: health, accounts, roles and the audit trail, for operators only")
+  .add(
+    authenticated("GET", "admin.mail.list", "/api/v1/admin/mail", {
+      ...read,
+      summary: "The development mailbox (no BIRZHA_SMTP_URL): the messages the service would have mailed, newest first (operators only)"
+    }, [wire(NotFound)]).setUrlParams(MailboxQuery).addSuccess(AdminMailbox)
+  )
+  .annotate(OpenApi.Description, "The admin area: health, accounts, roles, the audit trail and the development mailbox, for operators only")

@@ -7,6 +7,7 @@ import { Forbidden, NotFound } from "../kernel/ApiError.js"
 import { keysOfAccount, type KeyRow } from "../keys/KeyRepository.js"
 import { implementWith } from "../operations/Implementation.js"
 import { Readiness } from "../operations/Readiness.js"
+import { Mailer } from "../mail/Mailer.js"
 import { liveProfilesOfAccount } from "../profiles/ProfileRepository.js"
 import { grantModerator, isModerator, listModerators, revokeModerator } from "../publications/Moderation.js"
 import type { AdminHealth, RoleName } from "./Admin.js"
@@ -14,7 +15,7 @@ import { insertAdminAction, recentAdminActions } from "./AdminActionRepository.j
 import { AdminApi } from "./AdminApi.js"
 import type { AccountRow } from "../auth/AccountRepository.js"
 import { grantOperator, isOperator, listOperators, type Operator, operatorOf, revokeOperator } from "./Operators.js"
-import { failingEndpoints, readQueueState, suspendedCheckers } from "./ServiceState.js"
+import { failingEndpoints, mailboxMessages, readQueueState, suspendedCheckers } from "./ServiceState.js"
 
 const accountOf = (row: AccountRow) => ({ uuid: row.uuid, email: row.email, createdAt: row.created_at, deletedAt: row.deleted_at })
 
@@ -44,7 +45,7 @@ const grant = (role: RoleName, email: string) => role === "moderator" ? grantMod
  * The admin area: each operation first asks `operatorOf` (404 to anyone but an operator), and every
  * change is written with its row in `admin_actions`, in one transaction.
  */
-export const AdminOperations = implementWith(AdminApi, Readiness)((readiness) => ({
+export const AdminOperations = implementWith(AdminApi, Effect.all([Readiness, Mailer]))(([readiness, mailer]) => ({
   "admin.health": (_, actor) =>
     Effect.gen(function*() {
       yield* operatorOf(actor)
@@ -143,6 +144,18 @@ export const AdminOperations = implementWith(AdminApi, Readiness)((readiness) =>
       }))
       if (!revoked) return yield* new NotFound({ message: `${email} does not hold the ${payload.role} role` })
       return yield* roles
+    }),
+  "admin.mail.list": ({ urlParams }, actor) =>
+    Effect.gen(function*() {
+      yield* operatorOf(actor)
+      // Only the development mailer keeps messages; with SMTP the table stays empty and says nothing.
+      if (mailer.keepsMessages !== true) return { available: false, items: [] }
+      const to = urlParams.to?.trim().toLowerCase()
+      const rows = yield* mailboxMessages(to === "" ? undefined : to, urlParams.limit ?? 50)
+      return {
+        available: true,
+        items: rows.map((row) => ({ uuid: row.uuid, to: row.to_address, subject: row.subject, text: row.text_body, createdAt: row.created_at }))
+      }
     }),
   "admin.audit.list": ({ urlParams }, actor) =>
     Effect.gen(function*() {

@@ -91,3 +91,23 @@ export const suspendedCheckers = (limit: number) =>
       WHERE c.status = 'suspended'
       ORDER BY c.updated_at DESC, c.uuid LIMIT ${limit}`)
   })
+
+/** A message of the development mailbox (written by the development mailer, packages/infrastructure/src/mail/DevelopmentMailbox.ts). */
+export const MailboxRow = Schema.Struct({
+  uuid: Schema.String,
+  to_address: Schema.String,
+  subject: Schema.String,
+  text_body: Schema.String,
+  created_at: Timestamp
+})
+const decodeMailbox = rowsDecoder(MailboxRow)
+
+/** The development mailbox, newest first, to one address when given (compared lower-cased). */
+export const mailboxMessages = (to: string | undefined, limit: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* decodeMailbox(yield* (to === undefined
+      ? sql`SELECT uuid, to_address, subject, text_body, created_at FROM development_mailbox ORDER BY created_at DESC LIMIT ${limit}`
+      : sql`SELECT uuid, to_address, subject, text_body, created_at FROM development_mailbox
+          WHERE lower(to_address) = ${to} ORDER BY created_at DESC LIMIT ${limit}`))
+  })

@@ -20,4 +20,9 @@ export class MailNotAccepted extends Schema.TaggedError<MailNotAccepted>()("Mail
  */
 export class Mailer extends Context.Tag("@birzha/domain/Mailer")<Mailer, {
   readonly send: (message: MailMessage) => Effect.Effect<void, MailNotAccepted>
+  /**
+   * `true` for the development mailbox (messages kept in `development_mailbox`, not sent): the
+   * admin area then shows them (admin.mail.list). Absent: a mailer that really sends.
+   */
+  readonly keepsMessages?: boolean
 }>() {}

@@ -5,14 +5,14 @@ import { openJourney, poll } from "./webJourney.js"
 // The admin area through the web application's pages (packages/web/src/pages/Admin*): an operator
 // (BIRZHA_OPERATORS) sees the service's health with a failing webhook endpoint, finds an account by
 // its address, sees its sessions and keys, grants it the moderator role and revokes it, and reads
-// the audit trail; the account itself, before and after, gets the "not found" page on every admin
+// the audit trail, and reads the development mailbox; the account itself, before and after, gets the "not found" page on every admin
 // address, and no link to the area.
 
 const operatorEmail = "operator.web-admin@example.com"
 
 const world = openJourney({ label: "web_admin", operators: [operatorEmail], shots: "/tmp/web-admin-shots", subnet: 143 })
 
-const adminPaths = (accountUuid: string) => ["/admin", "/admin/accounts", `/admin/accounts?email=example`, `/admin/accounts/${accountUuid}`, "/admin/roles"]
+const adminPaths = (accountUuid: string) => ["/admin", "/admin/accounts", `/admin/accounts?email=example`, `/admin/accounts/${accountUuid}`, "/admin/roles", "/admin/mail"]
 
 describe("the admin area through the pages", { timeout: 900_000 }, () => {
   it("health → find an account → its sessions and keys → grant and revoke a role → audit; a non-operator gets 404 everywhere", async () => {
@@ -71,13 +71,20 @@ describe("the admin area through the pages", { timeout: 900_000 }, () => {
     await o.goto(`${origin}/admin/roles?lang=en`)
     await o.getByRole("button", { name: `Revoke the role from ${memberEmail}` }).click()
     await poll(() => o.locator("#admin-moderator-list li", { hasText: memberEmail }).count()).toBe(0)
-    await expect.poll(() => o.locator("#admin-audit-list").innerText()).toContain(`moderator role revoked from ${memberEmail}`)
-    expect(await o.locator("#admin-audit-list").innerText()).toContain(`moderator role granted to ${memberEmail}`)
+    await expect.poll(() => o.locator("#admin-audit-list").innerText()).toContain(`Revoked the moderator role from ${memberEmail}`)
+    expect(await o.locator("#admin-audit-list").innerText()).toContain(`Granted the moderator role to ${memberEmail}`)
     // The operator's own operator role offers no revoke button.
     expect(await o.locator(`#admin-operator-list li[data-email="${operatorEmail}"] button`).count()).toBe(0)
     await u.goto(`${origin}/moderation?lang=en`)
     await expect.poll(() => u.locator("main").innerText()).toContain("This page is for moderators.")
     expect((await u.goto(`${origin}/admin/roles?lang=en`))?.status()).toBe(404)
+
+    // The development mailbox (no SMTP in the test service): the member's sign-in message.
+    await o.goto(`${origin}/admin/mail?lang=en`)
+    await o.getByLabel("Only messages to this address").fill(memberEmail)
+    await o.getByRole("button", { name: "Show the messages" }).click()
+    await poll(() => o.locator("#admin-mail-list li").count()).toBeGreaterThanOrEqual(1)
+    await checkPage(o, "admin-mail", `/admin/mail?to=${encodeURIComponent(memberEmail)}`)
 
     // The header links the area for the operator only.
     expect(await o.locator("header a", { hasText: "Admin area" }).count()).toBeGreaterThan(0)

@@ -119,6 +119,7 @@ const pageRoutes = [
   { method: "GET", path: "/teaching/{uuid}/groups" },
   { method: "GET", path: "/teaching/{uuid}/exports" },
   { method: "GET", path: "/learning/jobs/{uuid}" },
+  { method: "GET", path: "/admin/mail" },
 ] as const
 
 /** The pages and the files of the application's build. */

@@ -76,6 +76,7 @@ export const DevelopmentMailer: Layer.Layer<Mailer, never, SqlClient.SqlClient> 
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return Mailer.of({
+      keepsMessages: true,
       send: (message) =>
         sql`INSERT INTO development_mailbox (to_address, subject, text_body, html_body)
             VALUES (${message.to}, ${message.subject}, ${message.text}, ${message.html})`.pipe(

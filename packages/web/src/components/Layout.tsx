@@ -128,7 +128,7 @@ export const Layout = ({ state, texts, children }: { readonly state: AppState; r
       { path: "/complaints", label: t("nav.complaints"), pages: ["complaints"] },
       { path: "/settings/profile", label: t("nav.settings"), pages: ["profileSettings"] },
       ...(session.operator === true
-        ? [{ path: "/admin", label: t("admin.nav"), pages: ["adminHealth", "adminAccounts", "adminAccount", "adminRoles"] as const }]
+        ? [{ path: "/admin", label: t("admin.nav"), pages: ["adminHealth", "adminAccounts", "adminAccount", "adminRoles", "adminMail"] as const }]
         : [])
     ]
   const link = (item: NavLink) => (

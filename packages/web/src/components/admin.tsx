@@ -1,13 +1,14 @@
 import type { Texts } from "../i18n.js"
 import { href } from "./Layout.js"
 
-/** The admin area's sections, one link each (health, accounts, roles). */
-export const AdminTabs = ({ current, texts }: { readonly current: "health" | "accounts" | "roles"; readonly texts: Texts }) => {
+/** The admin area's sections, one link each (health, accounts, roles, the development mailbox). */
+export const AdminTabs = ({ current, texts }: { readonly current: "health" | "accounts" | "roles" | "mail"; readonly texts: Texts }) => {
   const { t, language } = texts
   const tabs = [
     { key: "health", path: "/admin", label: t("admin.tabs.health") },
     { key: "accounts", path: "/admin/accounts", label: t("admin.tabs.accounts") },
-    { key: "roles", path: "/admin/roles", label: t("admin.tabs.roles") }
+    { key: "roles", path: "/admin/roles", label: t("admin.tabs.roles") },
+    { key: "mail", path: "/admin/mail", label: t("admin.tabs.mail") }
   ] as const
   return (
     <nav aria-label={t("admin.tabs.label")} className="tabs">

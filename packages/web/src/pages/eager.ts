@@ -63,6 +63,7 @@ import * as AuthorLibraryPage from "./AuthorLibraryPage/AuthorLibraryPage.js"
 import * as TeachingGroupsPage from "./TeachingGroupsPage/TeachingGroupsPage.js"
 import * as TeachingExportsPage from "./TeachingExportsPage/TeachingExportsPage.js"
 import * as LearningJobPage from "./LearningJobPage/LearningJobPage.js"
+import * as AdminMailPage from "./AdminMailPage/AdminMailPage.js"
 
 /** The server's page modules, all loaded at once. */
 export const pages: Readonly<Record<PageName, PageModule>> = {
@@ -128,5 +129,6 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   authorLibrary: AuthorLibraryPage as PageModule,
   teachingGroups: TeachingGroupsPage as PageModule,
   teachingExports: TeachingExportsPage as PageModule,
-  learningJob: LearningJobPage as PageModule
+  learningJob: LearningJobPage as PageModule,
+  adminMail: AdminMailPage as PageModule
 }

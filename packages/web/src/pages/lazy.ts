@@ -65,5 +65,6 @@ export const pageModules: Readonly<Record<PageName, () => Promise<PageModule>>> 
   authorLibrary: () => import("./AuthorLibraryPage/AuthorLibraryPage.js") as Promise<PageModule>,
   teachingGroups: () => import("./TeachingGroupsPage/TeachingGroupsPage.js") as Promise<PageModule>,
   teachingExports: () => import("./TeachingExportsPage/TeachingExportsPage.js") as Promise<PageModule>,
-  learningJob: () => import("./LearningJobPage/LearningJobPage.js") as Promise<PageModule>
+  learningJob: () => import("./LearningJobPage/LearningJobPage.js") as Promise<PageModule>,
+  adminMail: () => import("./AdminMailPage/AdminMailPage.js") as Promise<PageModule>
 }

@@ -68,5 +68,6 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   authorLibrary: "src/pages/AuthorLibraryPage/AuthorLibraryPage.tsx",
   teachingGroups: "src/pages/TeachingGroupsPage/TeachingGroupsPage.tsx",
   teachingExports: "src/pages/TeachingExportsPage/TeachingExportsPage.tsx",
-  learningJob: "src/pages/LearningJobPage/LearningJobPage.tsx"
+  learningJob: "src/pages/LearningJobPage/LearningJobPage.tsx",
+  adminMail: "src/pages/AdminMailPage/AdminMailPage.tsx"
 }

@@ -48,7 +48,8 @@ const holdersOf = (list: ReadonlyArray<unknown>) =>
 
 /**
  * The admin pages: health (`/admin`), accounts found by email (`/admin/accounts?email=`), one
- * account (`/admin/accounts/{uuid}`), and the roles with the audit trail (`/admin/roles`).
+ * account (`/admin/accounts/{uuid}`), the roles with the audit trail (`/admin/roles`) and the
+ * development mailbox (`/admin/mail`).
  * `undefined`: not one of these paths.
  */
 export const loadAdmin = (
@@ -78,6 +79,19 @@ export const loadAdmin = (
       Effect.all({ detail: client["admin.accounts.get"]({ path: { uuid: uuid.toLowerCase() } }), me: client.getMyCapabilities() }).pipe(
         Effect.map(({ detail, me }): PageData => ({ page: "adminAccount", view: accountViewOf(detail, me.account.uuid) }))
       ))
+  }
+  if (path === "/admin/mail") {
+    const to = (search.get("to") ?? "").trim().slice(0, 254)
+    return run((client) =>
+      Effect.map(client["admin.mail.list"]({ urlParams: { limit: 50, ...(to === "" ? {} : { to }) } }), (mail): PageData => ({
+        page: "adminMail",
+        to,
+        available: mail.available,
+        items: mail.items.map((item) => {
+          const m = plain(item)
+          return { uuid: m["uuid"], to: m["to"], subject: m["subject"], text: m["text"], createdAt: m["createdAt"] }
+        })
+      })))
   }
   if (path === "/admin/roles") {
     return run((client) =>
