@@ -30,10 +30,7 @@ const Copy = ({ data, texts }: Props) => {
           <label htmlFor="copy-title">{t("authmore.copy.title")}</label>
           <input id="copy-title" required maxLength={160} value={name} onChange={(event) => setName(event.target.value)} />
         </div>
-        <div className="check">
-          <input id="copy-checkers" type="checkbox" checked={checkers} onChange={(event) => setCheckers(event.target.checked)} />
-          <label htmlFor="copy-checkers">{t("authmore.withCheckers")}</label>
-        </div>
+        <label className="check"><input id="copy-checkers" type="checkbox" checked={checkers} onChange={(event) => setCheckers(event.target.checked)} /> <span className="check__text">{t("authmore.withCheckers")}</span></label>
         <p><button type="submit" className="button" disabled={!hydrated || busy}>{t("authmore.copy.make")}</button></p>
         <Status texts={texts} message={message} />
       </form>
@@ -56,10 +53,7 @@ const Package = ({ data, texts }: Props) => {
         void run((api) => api["learning.exports.course"]({ path: { course: data.course.uuid }, payload: { requestUuid: requestUuid(), includeCheckers: checkers } }),
           (job) => location.assign(href(jobPath(job.uuid), language)))
       }}>
-        <div className="check">
-          <input id="package-checkers" type="checkbox" checked={checkers} onChange={(event) => setCheckers(event.target.checked)} />
-          <label htmlFor="package-checkers">{t("authmore.withCheckers")}</label>
-        </div>
+        <label className="check"><input id="package-checkers" type="checkbox" checked={checkers} onChange={(event) => setCheckers(event.target.checked)} /> <span className="check__text">{t("authmore.withCheckers")}</span></label>
         <p><button type="submit" className="button" disabled={!hydrated || busy}>{t("authmore.package.make")}</button></p>
         <Status texts={texts} message={message} />
       </form>

@@ -27,7 +27,7 @@ export default function LearningJobPage({ data, texts }: PageProps<"learningJob"
   }, [job.uuid, job.status, waiting])
   const back = job.kind === "export_enrollment" ? { path: "/learning", label: t("learning.mine.title") }
     : job.kind === "analytics_export" && job.courseUuid !== undefined ? { path: `/teaching/${job.courseUuid}/exports`, label: t("authmore.nav.exports") }
-    : job.courseUuid !== undefined ? { path: `/authoring/courses/${job.courseUuid}/admin`, label: t("authmore.tab.admin") }
+    : job.courseUuid !== undefined ? { path: `/authoring/courses/${job.courseUuid}/admin`, label: t("authmore.job.backAdmin") }
     : { path: "/authoring/library", label: t("authmore.libraryPage.title") }
   return (
     <div className="learning-job">
@@ -40,10 +40,10 @@ export default function LearningJobPage({ data, texts }: PageProps<"learningJob"
       </p>
       <p role="status" aria-live="polite" className="notice">{waiting ? t("authmore.job.waiting") : ""}</p>
       {job.fileUuid === undefined || job.kind === "import" ? null : (
-        <p>
-          <a className="button" href={`/api/v1/files/${job.fileUuid}/content`} download>{t("authmore.job.download")}</a>
-          {job.expiresAt === undefined ? null : <span className="hint"> {t("authmore.job.kept", { date: texts.date(job.expiresAt) })}</span>}
-        </p>
+        <>
+          <p><a className="button" href={`/api/v1/files/${job.fileUuid}/content`} download>{t("authmore.job.download")}</a></p>
+          {job.expiresAt === undefined ? null : <p className="hint">{t("authmore.job.kept", { date: texts.date(job.expiresAt) })}</p>}
+        </>
       )}
       {job.resultCourseUuid === undefined ? null : (
         <p><a className="button" href={href(`/authoring/courses/${job.resultCourseUuid}`, language)}>{t("authmore.job.openCourse")}</a></p>

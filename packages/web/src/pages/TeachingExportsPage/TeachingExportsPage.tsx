@@ -39,10 +39,7 @@ export default function TeachingExportsPage({ data, texts }: PageProps<"teaching
         <fieldset className="stack">
           <legend>{t("authmore.exports.kind")}</legend>
           {kinds.map((k) => (
-            <div className="check" key={k}>
-              <input type="radio" id={`export-${k}`} name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} />
-              <label htmlFor={`export-${k}`}>{labelOf(texts, "authmore.exportKind", k)}</label>
-            </div>
+            <label className="check" key={k}><input type="radio" id={`export-${k}`} name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> <span className="check__text">{labelOf(texts, "authmore.exportKind", k)}</span></label>
           ))}
         </fieldset>
         <div className="field">
@@ -53,10 +50,7 @@ export default function TeachingExportsPage({ data, texts }: PageProps<"teaching
           </select>
         </div>
         {named ? (
-          <div className="check">
-            <input type="checkbox" id="export-names" checked={names} onChange={(event) => setNames(event.target.checked)} />
-            <label htmlFor="export-names">{t("authmore.exports.names")}</label>
-          </div>
+          <label className="check"><input type="checkbox" id="export-names" checked={names} onChange={(event) => setNames(event.target.checked)} /> <span className="check__text">{t("authmore.exports.names")}</span></label>
         ) : <p className="hint">{t("authmore.exports.pseudonyms")}</p>}
         <p><button type="submit" className="button" disabled={!hydrated || busy}>{t("authmore.exports.make")}</button></p>
         <p role="status" aria-live="polite" className="status">{message === undefined ? "" : t(message)}</p>
