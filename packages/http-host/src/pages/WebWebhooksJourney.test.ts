@@ -220,7 +220,7 @@ describe("the webhook pages", { timeout: 600_000 }, () => {
     expect(await tab.content()).not.toContain(secondSecret.slice(6))
     const beforeTest = receiver.received.length
     await tab.getByRole("button", { name: "Send a test delivery" }).click()
-    await poll(() => receiver.received.length).toBeGreaterThan(beforeTest)
+    await poll(async () => receiver.received.length).toBeGreaterThan(beforeTest)
     const overlapped = receiver.received[beforeTest]!
     expect(String(overlapped.headers["webhook-signature"]).split(" ")).toHaveLength(2)
     expect(verifies(firstSecret, overlapped)).toBe(true)
