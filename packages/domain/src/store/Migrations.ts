@@ -30,6 +30,7 @@ import { learningGroups } from "./migrations/0028_learning_groups.js"
 import { learningTeaching } from "./migrations/0029_learning_teaching.js"
 import { dueMoments } from "./migrations/0030_due_moments.js"
 import { regradeCommitWakeup } from "./migrations/0031_regrade_commit_wakeup.js"
+import { oauth } from "./migrations/0032_oauth.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -68,7 +69,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [28, "learning_groups", learningGroups],
   [29, "learning_teaching", learningTeaching],
   [30, "due_moments", dueMoments],
-  [31, "regrade_commit_wakeup", regradeCommitWakeup]
+  [31, "regrade_commit_wakeup", regradeCommitWakeup],
+  [32, "oauth", oauth]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

@@ -79,6 +79,8 @@ export const webAppRoutes = [
   { method: "GET", path: "/settings/events" },
   { method: "GET", path: "/approvals" },
   { method: "GET", path: "/approvals/{uuid}" },
+  { method: "GET", path: "/oauth/consent/{uuid}" },
+  { method: "GET", path: "/settings/agents" },
   { method: "GET", path: "/webhooks/{uuid}/approve" },
   { method: "GET", path: "/favorites" },
   { method: "GET", path: "/complaints" },
@@ -253,7 +255,7 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
       const path = new URL(request.url, "http://host").pathname
       return path.slice(path.lastIndexOf("/") + 1)
     })
-    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/customers/:alias", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/trainings/new", "/trainings/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/learning/staff-invitations/:uuid", "/authoring", "/authoring/courses/:uuid", "/authoring/courses/:uuid/runs", "/authoring/courses/:uuid/staff", "/teaching", "/teaching/:uuid", "/teaching/:uuid/reviews", "/teaching/:uuid/reviews/:submission", "/teaching/:uuid/appeals", "/teaching/:uuid/extensions", "/teaching/:uuid/roster", "/teaching/:uuid/regrades", "/teaching/:uuid/analytics", "/teaching/:uuid/incidents", "/settings/events"] as const) yield* router.get(path, page)
+    for (const path of ["/", "/catalog", "/p/:uuid", "/u/:uuid", "/customers/:alias", "/sign-in", "/auth/link", "/account", "/tasks/new", "/tasks/:uuid/edit", "/publications", "/moderation", "/responses", "/deals", "/messages", "/messages/:uuid", "/settings", "/settings/profile", "/jobs/new", "/jobs/:uuid/edit", "/services/new", "/services/:uuid/edit", "/portfolio/new", "/portfolio/:uuid/edit", "/articles/new", "/articles/:uuid/edit", "/resumes/new", "/resumes/:uuid/edit", "/trainings/new", "/trainings/:uuid/edit", "/learning/new", "/learning/:uuid/edit", "/settings/integrations", "/approvals", "/approvals/:uuid", "/oauth/consent/:uuid", "/settings/agents", "/webhooks/:uuid/approve", "/favorites", "/complaints", "/notifications", "/moderation/complaints", "/moderation/reviews", "/courses", "/courses/:uuid", "/learning", "/learning/:uuid", "/learning/:uuid/calendar", "/learning/staff-invitations/:uuid", "/authoring", "/authoring/courses/:uuid", "/authoring/courses/:uuid/runs", "/authoring/courses/:uuid/staff", "/teaching", "/teaching/:uuid", "/teaching/:uuid/reviews", "/teaching/:uuid/reviews/:submission", "/teaching/:uuid/appeals", "/teaching/:uuid/extensions", "/teaching/:uuid/roster", "/teaching/:uuid/regrades", "/teaching/:uuid/analytics", "/teaching/:uuid/incidents", "/settings/events"] as const) yield* router.get(path, page)
     yield* router.get(
       "/app/:name",
       Effect.gen(function*() {

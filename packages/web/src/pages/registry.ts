@@ -30,6 +30,8 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   eventLog: "src/pages/EventLogPage/EventLogPage.tsx",
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
+  oauthConsent: "src/pages/OAuthConsentPage/OAuthConsentPage.tsx",
+  agents: "src/pages/AgentsPage/AgentsPage.tsx",
   webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",
   favorites: "src/pages/FavoritesPage/FavoritesPage.tsx",
   complaints: "src/pages/ComplaintsPage/ComplaintsPage.tsx",
