@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto"
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { defaultAgentScopes } from "@birzha/domain/internal"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signIn, type SignedIn } from "../../../testing/signIn.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
+import { sdkProvider } from "./testOAuth.js"
 import { startTestService, type TestService } from "./testService.js"
 
 let service: TestService
@@ -117,7 +117,7 @@ describe("MCP authorization: discovery", () => {
     })
     expect(response.status).toBe(401)
     const challenge = response.headers.get("www-authenticate") ?? ""
-    expect(challenge).toBe(`Bearer resource_metadata="${service.origin}/.well-known/oauth-protected-resource/mcp"`)
+    expect(challenge).toBe(`Bearer resource_metadata="${service.origin}/.well-known/oauth-protected-resource/mcp", scope="${defaultAgentScopes.join(" ")}"`)
     const resource = await (await fetch(`${service.host.url}/.well-known/oauth-protected-resource/mcp`)).json() as Record<string, any>
     expect(resource).toMatchObject({ resource: resourceOf(), authorization_servers: [service.origin], bearer_methods_supported: ["header"] })
     const server = await (await fetch(`${service.host.url}/.well-known/oauth-authorization-server`)).json() as Record<string, any>
@@ -301,38 +301,6 @@ describe("MCP authorization: refusals", () => {
   })
 })
 
-/** The official SDK's OAuth client, in memory; the consent is given by `consent` (a browser, or the page's API). */
-export const sdkProvider = (redirectUrl: string, consent: (url: URL) => Promise<string>) => {
-  let client: OAuthClientInformationMixed | undefined
-  let saved: OAuthTokens | undefined
-  let verifier = ""
-  let pendingCode: Promise<string> | undefined
-  const provider: OAuthClientProvider = {
-    get redirectUrl() {
-      return redirectUrl
-    },
-    get clientMetadata(): OAuthClientMetadata {
-      return { client_name: "SDK agent", redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
-    },
-    clientInformation: () => client,
-    saveClientInformation: (info) => {
-      client = info
-    },
-    tokens: () => saved,
-    saveTokens: (tokens) => {
-      saved = tokens
-    },
-    redirectToAuthorization: (url) => {
-      pendingCode = consent(url)
-    },
-    saveCodeVerifier: (value) => {
-      verifier = value
-    },
-    codeVerifier: () => verifier
-  }
-  return { provider, code: () => pendingCode!, tokens: () => saved }
-}
-
 describe("MCP authorization with the official SDK client", () => {
   it("discovers from the 401, registers, is authorized, lists and calls tools", async () => {
     const consentThroughApi = async (url: URL) => {
@@ -350,8 +318,8 @@ describe("MCP authorization with the official SDK client", () => {
     const client = new Client({ name: "sdk", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: sdk.provider }))
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toContain("profiles_get_own")
-    const own = await client.callTool({ name: "profiles_get_own", arguments: {} })
+    expect(tools.map((tool) => tool.name)).toContain("get_my_capabilities")
+    const own = await client.callTool({ name: "get_my_capabilities", arguments: {} })
     expect(own.isError).toBeFalsy()
     await client.close()
   })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { keyedHash, sameHash, ServerSecret } from "../auth/ServerSecret.js"
 import { InvalidState, NotFound } from "../kernel/ApiError.js"
@@ -41,9 +41,16 @@ import {
 export const mcpResourceOf = (origin: string): string => `${origin}/mcp`
 export const mcpResource = Effect.map(PublicOrigin, mcpResourceOf)
 
-/** What an agent gets when it asks for no scope: reading profiles and publications (the keys' "read" preset). */
-export const defaultAgentScopes: ReadonlyArray<string> = ["profiles:read", "tasks:read", "services:read", "portfolio:read", "articles:read", "jobs:read", "resumes:read"]
-  .filter((scope) => grantableScopes.includes(scope))
+/**
+ * What an agent is offered when it asks for no scope, and what the MCP endpoint's 401 names
+ * (`scope`, which the MCP clients ask for first): the work of a person's agent, as the keys' "agent"
+ * preset (packages/web/src/pages/IntegrationsPage/keyPresets.ts) and the default tool set serve it.
+ */
+export const defaultAgentScopes: ReadonlyArray<string> = [
+  "profiles:read", "tasks:read", "tasks:write", "tasks:submit", "services:read", "services:write", "services:submit",
+  "responses:read", "responses:write", "offers:read", "offers:write", "deals:read", "deals:write",
+  "threads:read", "threads:write", "files:read", "files:write", "events:read"
+].filter((scope) => grantableScopes.includes(scope)).sort()
 
 const purposes = { code: "oauth_code", access: "oauth_access", refresh: "oauth_refresh" } as const
 
@@ -84,7 +91,7 @@ const withParams = (base: string, params: Record<string, string | undefined>) =>
  * never redirected), then the rest (PKCE S256 only, the resource, the scopes; refused to the client's
  * redirect address), and keeps the request for the person's decision on the consent page.
  */
-export const authorize = (
+export const oauthAuthorize = (
   params: Readonly<Record<string, string | undefined>>,
   resolver: ClientResolver
 ): Effect.Effect<AuthorizeOutcome, SqlError, SqlClient.SqlClient | PublicOrigin> =>
@@ -145,7 +152,7 @@ export const authorizationRequest = (
 ): Effect.Effect<{ readonly request: AuthorizationRequestView }, NotFound | SqlError, SqlClient.SqlClient | PublicOrigin> =>
   Effect.gen(function*() {
     const row = yield* requestOf(uuid, false)
-    const client = yield* findClient(row.client_id, Number.MAX_SAFE_INTEGER)
+    const client = yield* findClient(row.client_id, oauthLimits.clientMetadataSeconds)
     if (Option.isNone(client)) return yield* new NotFound({ message: `No client ${row.client_id}` })
     return {
       request: {
@@ -251,7 +258,7 @@ const exchangeCode = (form: Readonly<Record<string, string | undefined>>) =>
     if (!verifierPattern.test(verifier) || !sameHash(challengeOf(verifier), row.code_challenge)) {
       return yield* refuse("invalid_grant", "code_verifier does not match the code_challenge")
     }
-    const client = yield* findClient(row.client_id, Number.MAX_SAFE_INTEGER)
+    const client = yield* findClient(row.client_id, oauthLimits.clientMetadataSeconds)
     if (Option.isNone(client)) return yield* refuse("invalid_client", "The client is not known")
     const keyUuid = yield* insertAgentKey({ accountUuid: row.account_uuid, profileUuid: row.profile_uuid, name: client.value.name, scopes: row.scopes })
     yield* insertAgentClient(keyUuid, row.client_id)
@@ -281,16 +288,24 @@ const refreshTokens = (form: Readonly<Record<string, string | undefined>>) =>
     return yield* issueTokens(row.key_uuid, row.client_id, row.resource, row.scopes)
   })
 
-/** POST /oauth/token, in one transaction. */
-export const token = (
+/**
+ * POST /oauth/token, in one transaction that commits a refusal's effects too: the spent code, the
+ * disconnected family (the refusal is carried out of the transaction as a value, then failed).
+ */
+export const oauthToken = (
   form: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<TokenAnswer, OAuthRefusal | SqlError, SqlClient.SqlClient | ServerSecret> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const committed = (grant: Effect.Effect<TokenAnswer, OAuthRefusal | SqlError, SqlClient.SqlClient | ServerSecret>) =>
+      Effect.flatten(sql.withTransaction(grant.pipe(
+        Effect.map(Either.right),
+        Effect.catchTag("OAuthRefusal", (refusal) => Effect.succeed(Either.left(refusal)))
+      )))
     switch (form["grant_type"]) {
       case "authorization_code":
-        return sql.withTransaction(exchangeCode(form))
+        return committed(exchangeCode(form))
       case "refresh_token":
-        return sql.withTransaction(refreshTokens(form))
+        return committed(refreshTokens(form))
       default:
         return refuse("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
     }
@@ -300,7 +315,7 @@ export const token = (
  * POST /oauth/revoke (RFC 7009): a refresh token disconnects its connection, an access token stops
  * alone; an unknown token is no error.
  */
-export const revoke = (form: Readonly<Record<string, string | undefined>>): Effect.Effect<void, SqlError, SqlClient.SqlClient | ServerSecret> =>
+export const oauthRevoke = (form: Readonly<Record<string, string | undefined>>): Effect.Effect<void, SqlError, SqlClient.SqlClient | ServerSecret> =>
   Effect.gen(function*() {
     const raw = form["token"]
     if (raw === undefined) return

@@ -48,7 +48,7 @@ export const clientMetadataOf = (body: unknown, fallbackName: string): ClientMet
   }
   for (const uri of uris) {
     const problem = redirectUriProblem(uri)
-    if (problem !== undefined) return problem
+    if (problem !== undefined) return `redirect_uris: ${problem}`
   }
   const method = fields["token_endpoint_auth_method"]
   if (method !== undefined && method !== "none") return "token_endpoint_auth_method must be none: clients here are public and prove themselves with PKCE"
@@ -106,7 +106,7 @@ export const registerClient = (body: unknown): Effect.Effect<Record<string, unkn
   Effect.gen(function*() {
     const metadata = clientMetadataOf(body, "Agent")
     if (typeof metadata === "string") {
-      return yield* refuse(metadata.includes("redirect") ? "invalid_redirect_uri" : "invalid_client_metadata", metadata)
+      return yield* refuse(metadata.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", metadata)
     }
     const clientId = `birzha_client_${randomUUID()}`
     yield* saveClient({ clientId, kind: "registered", ...metadata })

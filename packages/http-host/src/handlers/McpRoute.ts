@@ -1,5 +1,5 @@
 import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForAccessToken, actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, PublicOrigin, ServerSecret } from "@birzha/domain/internal"
+import { actorForAccessToken, actorForKey, approvalOf, defaultAgentScopes, authorize, EncodedJson, inputOfArguments, Operations, PublicOrigin, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -89,7 +89,7 @@ const handle = Effect.gen(function*() {
   if (Option.isNone(found)) {
     // The MCP authorization specification: the 401 names the protected resource's metadata (RFC 9728 §5.1).
     const linkBase = yield* PublicOrigin
-    const challenge = `Bearer resource_metadata="${resourceMetadataUrlOf(linkBase)}"` +
+    const challenge = `Bearer resource_metadata="${resourceMetadataUrlOf(linkBase)}", scope="${defaultAgentScopes.join(" ")}"` +
       (token === undefined ? "" : `, error="invalid_token", error_description="The token is unknown, expired or revoked"`)
     return refuse(Unauthenticated, "Sign in through OAuth (see WWW-Authenticate), or send a key with MCP access as Authorization: Bearer <key>").pipe(
       HttpServerResponse.setHeader("www-authenticate", challenge)

@@ -1,4 +1,4 @@
-import { addressProblem, authorize, type ClientResolver, grantableScopes, ipBytes, mcpResourceOf, PublicOrigin, registerClient, revoke, ServerSecret, token, WebhookSettings } from "@birzha/domain/internal"
+import { addressProblem, type ClientResolver, grantableScopes, ipBytes, mcpResourceOf, oauthAuthorize, oauthRevoke, oauthToken, PublicOrigin, registerClient, ServerSecret, WebhookSettings } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -9,8 +9,8 @@ import { request as httpsRequest } from "node:https"
 /**
  * The OAuth 2.1 endpoints of the MCP authorization specification (docs/decisions.md "MCP
  * authorization"): the metadata documents (RFC 9728, RFC 8414), authorize, token, register
- * (RFC 7591) and revoke (RFC 7009). The rules are the domain's (packages/domain/src/oauth/
- * AuthorizationServer.ts); this file speaks the protocol's forms and JSON.
+ * (RFC 7591) and revoke (RFC 7009). The rules are the domain's
+ * (packages/domain/src/oauth/AuthorizationServer.ts); this file speaks the protocol's forms and JSON.
  */
 export const oauthRoutes = [
   { method: "GET", path: "/.well-known/oauth-protected-resource" },
@@ -134,7 +134,8 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     const resolver = metadataFetcher((yield* WebhookSettings).allowHttpLoopback)
     const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ServerSecret | PublicOrigin>) =>
       Effect.provide(effect, services).pipe(
-        Effect.catchTag("SqlError" as never, () => Effect.succeed(protocolError("temporarily_unavailable", "The service is temporarily unavailable", 503)))
+        Effect.catchTag("SqlError" as never, (error) =>
+          Effect.as(Effect.logError("OAuth endpoint", error), protocolError("temporarily_unavailable", "The service is temporarily unavailable", 503)))
       )
     const resourceMetadata = Effect.succeed(json(metadataOfResource(origin)))
     yield* router.get("/.well-known/oauth-protected-resource", resourceMetadata)
@@ -143,7 +144,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.get("/oauth/authorize", run(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const params = Object.fromEntries(new URL(request.url, origin).searchParams)
-      const outcome = yield* authorize(params, resolver)
+      const outcome = yield* oauthAuthorize(params, resolver)
       return outcome._tag === "Problem"
         ? page(outcome.message)
         : HttpServerResponse.empty({ status: 302, headers: { location: outcome.location, "cache-control": "no-store" } })
@@ -151,7 +152,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/oauth/token", run(Effect.gen(function*() {
       const text = yield* bodyText
       if (text === undefined) return protocolError("invalid_request", "The body is too large")
-      return yield* token(formOf(text)).pipe(
+      return yield* oauthToken(formOf(text)).pipe(
         Effect.map((answer) => json(answer)),
         Effect.catchTag("OAuthRefusal", (refusal) => Effect.succeed(protocolError(refusal.error, refusal.message)))
       )
@@ -173,7 +174,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/oauth/revoke", run(Effect.gen(function*() {
       const text = yield* bodyText
       if (text === undefined) return protocolError("invalid_request", "The body is too large")
-      yield* revoke(formOf(text))
+      yield* oauthRevoke(formOf(text))
       return json({})
     })))
   })
