@@ -1,6 +1,7 @@
 import { addressProblem, type ClientResolver, grantableScopes, ipBytes, mcpResourceOf, oauthAuthorize, oauthRevoke, oauthToken, PublicOrigin, registerClient, ServerSecret, WebhookSettings } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { lookup } from "node:dns/promises"
 import { request as httpRequest } from "node:http"
@@ -132,9 +133,11 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | PublicOrigin | WebhookSettings>()
     const origin = yield* PublicOrigin
     const resolver = metadataFetcher((yield* WebhookSettings).allowHttpLoopback)
-    const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | ServerSecret | PublicOrigin>) =>
+    const run = (
+      effect: Effect.Effect<HttpServerResponse.HttpServerResponse, SqlError, SqlClient.SqlClient | ServerSecret | PublicOrigin | HttpServerRequest.HttpServerRequest>
+    ) =>
       Effect.provide(effect, services).pipe(
-        Effect.catchTag("SqlError" as never, (error) =>
+        Effect.catchTag("SqlError", (error) =>
           Effect.as(Effect.logError("OAuth endpoint", error), protocolError("temporarily_unavailable", "The service is temporarily unavailable", 503)))
       )
     const resourceMetadata = Effect.succeed(json(metadataOfResource(origin)))
