@@ -13,6 +13,8 @@ import { type ClientRow, findClient, saveClient } from "./OAuthRepository.js"
  */
 export interface ClientResolver {
   readonly fetchDocument: (url: URL) => Promise<unknown>
+  /** `http://` client ids on loopback too (`BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK`: tests, local development). */
+  readonly allowHttpLoopback: boolean
 }
 
 const refuse = (error: string, message: string) => Effect.fail(new OAuthRefusal({ error, message }))
@@ -67,10 +69,11 @@ export const clientMetadataOf = (body: unknown, fallbackName: string): ClientMet
   }
 }
 
-const isMetadataDocumentId = (clientId: string) => {
+const isMetadataDocumentId = (clientId: string, allowHttpLoopback: boolean) => {
   try {
     const url = new URL(clientId)
-    return url.protocol === "https:" && url.pathname !== "/"
+    const scheme = url.protocol === "https:" || (allowHttpLoopback && url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname))
+    return scheme && url.pathname !== "/"
   } catch {
     return false
   }
@@ -87,7 +90,7 @@ export const resolveClient = (
   Effect.gen(function*() {
     const stored = yield* findClient(clientId, oauthLimits.clientMetadataSeconds)
     if (Option.isSome(stored) && (stored.value.kind === "registered" || !stored.value.stale)) return stored.value
-    if (!isMetadataDocumentId(clientId)) return yield* refuse("invalid_client", "no client is registered with this client_id")
+    if (!isMetadataDocumentId(clientId, resolver.allowHttpLoopback)) return yield* refuse("invalid_client", "no client is registered with this client_id")
     const document = yield* Effect.tryPromise({
       try: () => resolver.fetchDocument(new URL(clientId)),
       catch: (error) => new OAuthRefusal({ error: "invalid_client", message: `its metadata document could not be fetched: ${error instanceof Error ? error.message : String(error)}` })

@@ -84,6 +84,7 @@ const documentTimeoutMs = 5000
  * the checked address, no redirect is followed, 64 KB and 5 seconds at most.
  */
 export const metadataFetcher = (allowLoopback: boolean): ClientResolver => ({
+  allowHttpLoopback: allowLoopback,
   fetchDocument: async (url) => {
     if (url.protocol !== "https:" && !(allowLoopback && url.protocol === "http:")) throw new Error("the address must be https")
     const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
