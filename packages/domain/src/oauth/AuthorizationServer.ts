@@ -99,7 +99,11 @@ export const oauthAuthorize = (
     const origin = yield* PublicOrigin
     const clientId = params["client_id"]
     if (clientId === undefined || clientId === "") return { _tag: "Problem", message: "client_id is missing" } as const
-    const client = yield* Effect.either(resolveClient(clientId, resolver))
+    // Only the client's refusal is shown; a database failure stays one.
+    const client = yield* resolveClient(clientId, resolver).pipe(
+      Effect.map(Either.right),
+      Effect.catchTag("OAuthRefusal", (refusal) => Effect.succeed(Either.left(refusal)))
+    )
     if (client._tag === "Left") return { _tag: "Problem", message: `The client ${clientId} is not known: ${client.left.message}` } as const
     const redirectUris = client.right.redirect_uris
     const redirectUri = params["redirect_uri"] ?? (redirectUris.length === 1 ? redirectUris[0] : undefined)
