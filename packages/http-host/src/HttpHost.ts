@@ -13,6 +13,7 @@ import { pageHeadersOf } from "./pages/WebApp.js"
 import { assignRequestId, requestIdHeader, requestIdOf } from "./RequestId.js"
 import { FileRoutes, fileRoutes } from "./handlers/FileRoutes.js"
 import { McpRoutes, mcpRoutes } from "./handlers/McpRoute.js"
+import { OAuthRoutes, oauthRoutes } from "./handlers/OAuthRoutes.js"
 import { HostSettings } from "./HostSettings.js"
 import type { HttpSettings } from "./HttpConfig.js"
 import { WebApplication, WebApplicationLive, WebAppRoutes, webAppRoutes, writeNotFoundPage } from "./pages/WebApp.js"
@@ -249,14 +250,14 @@ export const makeHttpServer = <E2 = never, R2 = never>(
 
 /** The pages, file bytes and MCP endpoint served beside the catalog. */
 const ServicePages = {
-  layer: Layer.mergeAll(WebAppRoutes, FileRoutes, McpRoutes),
-  routes: [...webAppRoutes, ...fileRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(WebAppRoutes, FileRoutes, McpRoutes, OAuthRoutes),
+  routes: [...webAppRoutes, ...fileRoutes, ...mcpRoutes, ...oauthRoutes]
 }
 
 /** The same without the web application, whose pages read the API over the host's own listener (a mounted handler has none). */
 export const ServicePagesWithoutWebApp = {
-  layer: Layer.mergeAll(FileRoutes, McpRoutes),
-  routes: [...fileRoutes, ...mcpRoutes]
+  layer: Layer.mergeAll(FileRoutes, McpRoutes, OAuthRoutes),
+  routes: [...fileRoutes, ...mcpRoutes, ...oauthRoutes]
 }
 
 /**

@@ -281,6 +281,37 @@ export interface KeyView {
 }
 
 /** A prepared command as its owner decides on it (integrationCommands.get and .pending). */
+/** Who asks, on the consent page and in the connected agents (oauth.* texts). */
+export interface OAuthClientItem {
+  readonly clientId: string
+  readonly name: string
+  readonly kind: "registered" | "metadata_document"
+  readonly clientUri?: string
+}
+
+/** oauthRequests.get as the consent page renders it (plain JSON). */
+export interface ConsentView {
+  readonly uuid: string
+  readonly client: OAuthClientItem
+  readonly redirectOrigin: string
+  readonly scopes: ReadonlyArray<string>
+  readonly resource: string
+  readonly profile: { readonly uuid: string; readonly name: string; readonly type: string }
+  readonly state: "pending" | "allowed" | "denied" | "expired"
+  readonly expiresAt: string
+}
+
+/** agents.list's item as the connected agents page renders it (plain JSON). */
+export interface AgentItem {
+  readonly uuid: string
+  readonly client: OAuthClientItem
+  readonly profile: { readonly uuid: string; readonly name: string; readonly type: string }
+  readonly scopes: ReadonlyArray<string>
+  readonly connectedAt: string
+  readonly lastUsedAt?: string
+  readonly revokedAt?: string
+}
+
 export interface ApprovalView {
   readonly uuid: string
   readonly operationId: string
@@ -919,6 +950,10 @@ export type PageData =
     readonly limits: { readonly nameMaxLength: number; readonly lifetimeDaysMax: number; readonly lifetimeDaysDefault: number }
   }
   | { readonly page: "approvals"; readonly items: ReadonlyArray<ApprovalView> }
+  /** An agent's authorization request (MCP authorization) for the signed-in person to allow or deny. */
+  | { readonly page: "oauthConsent"; readonly request: ConsentView; readonly email: string }
+  /** The account's agents connected by signing in, beside its keys. */
+  | { readonly page: "agents"; readonly items: ReadonlyArray<AgentItem> }
   /** `email`: the signed-in account, the only one that can decide its commands (integrationCommands.decide). */
   | { readonly page: "approval"; readonly command: ApprovalView; readonly email: string }
   | {

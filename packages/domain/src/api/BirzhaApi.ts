@@ -11,6 +11,7 @@ import { EventsApi } from "../events/EventsApi.js"
 import { FilesApi } from "../files/FilesApi.js"
 import { HealthApi } from "../operations/HealthApi.js"
 import { KeysApi } from "../keys/KeysApi.js"
+import { OAuthApi } from "../oauth/OAuthApi.js"
 import { LearningCoursesApi, LearningJobsApi, LearningLibraryApi, LearningRunsApi } from "../learning/courses/CoursesApi.js"
 import { LearningEnrollmentsApi } from "../learning/enrollments/EnrollmentsApi.js"
 import { LearningCorrectionsApi } from "../learning/corrections/CorrectionsApi.js"
@@ -133,6 +134,7 @@ export class BirzhaApi extends HttpApi.make("birzha")
   .add(FilesApi)
   .add(CommentsApi)
   .add(KeysApi)
+  .add(OAuthApi)
   .add(IntegrationCommandsApi)
   .add(WebhooksApi)
   .add(ResponsesApi)

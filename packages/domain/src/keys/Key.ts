@@ -5,9 +5,11 @@ import { ProfileType } from "../profiles/Profile.js"
 /**
  * `personal`: the one key every account has (made automatically, bound to its individual profile);
  * `application`: made by the owner for a program, bound to one of their profiles;
- * `company`: the same, bound to a company profile (`Компания`).
+ * `company`: the same, bound to a company profile (`Компания`);
+ * `agent`: a connection an agent made by signing in (OAuth, `oauth/`): no secret of its own, its
+ * short-lived tokens act with its scopes; listed and disconnected as a connected agent, not as a key.
  */
-export const KeyKind = Schema.Literal("personal", "application", "company").annotations({ identifier: "KeyKind" })
+export const KeyKind = Schema.Literal("personal", "application", "company", "agent").annotations({ identifier: "KeyKind" })
 export type KeyKind = typeof KeyKind.Type
 
 /**

@@ -48,7 +48,7 @@ const selectKeys = (where: (sql: SqlClient.SqlClient) => ReturnType<SqlClient.Sq
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT ${sql.literal(keyRowList)}
       FROM api_keys k JOIN profiles p ON p.uuid = k.profile_uuid
-      WHERE ${where(sql)}
+      WHERE ${where(sql)} AND k.kind <> 'agent'
       ORDER BY (k.kind = 'personal') DESC, k.created_at, k.uuid
       ${lock ? sql`FOR UPDATE OF k` : sql``}`.pipe(Effect.flatMap((rows) => Effect.orDie(decodeKeyRows(rows)))))
 
@@ -79,7 +79,7 @@ const decodeUuids = rowsDecoder(Schema.Struct({ uuid: Schema.String }))
 
 export const countLiveKeys = (accountUuid: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.flatMap(sql`SELECT count(*)::int AS n FROM api_keys WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL`, decodeCount)).pipe(
+    Effect.flatMap(sql`SELECT count(*)::int AS n FROM api_keys WHERE account_uuid = ${accountUuid} AND revoked_at IS NULL AND kind <> 'agent'`, decodeCount)).pipe(
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
 
@@ -142,6 +142,39 @@ export const storeSecret = (
       (rows) => rows.length > 0
     )
   })
+
+/**
+ * A connected agent's key (kind `agent`, `oauth/`): MCP only, no secret (its tokens are in
+ * `oauth_tokens`), alive until disconnected; returns its uuid.
+ */
+export const insertAgentKey = (agent: {
+  readonly accountUuid: string
+  readonly profileUuid: string
+  readonly name: string
+  readonly scopes: ReadonlyArray<string>
+}): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const values: ApiKeyColumns = {
+      account_uuid: agent.accountUuid,
+      profile_uuid: agent.profileUuid,
+      kind: "agent",
+      name: agent.name,
+      scopes: JSON.stringify(agent.scopes),
+      http_enabled: false,
+      mcp_enabled: true,
+      lifetime_days: keyLimits.lifetimeDaysMax
+    }
+    return Effect.map(
+      Effect.flatMap(sql`INSERT INTO api_keys ${sql.insert(values)} RETURNING uuid`, decodeUuids),
+      (rows) => rows[0]!.uuid
+    )
+  })
+
+/** Disconnects an agent whatever its account (a refresh token or code presented twice: the family is revoked). */
+export const revokeAgentKey = (keyUuid: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE api_keys SET revoked_at = now(), revision = revision + 1, updated_at = now()
+      WHERE uuid = ${keyUuid} AND kind = 'agent' AND revoked_at IS NULL`.pipe(Effect.asVoid))
 
 /** Replaces a key's editable settings and bumps its revision. */
 export const updateSettings = (

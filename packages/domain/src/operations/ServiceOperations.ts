@@ -8,6 +8,7 @@ import { CommentsOperations } from "../comments/CommentsOperations.js"
 import { EventsOperations } from "../events/EventsOperations.js"
 import { FilesOperations } from "../files/FilesOperations.js"
 import { KeysOperations } from "../keys/KeysOperations.js"
+import { OAuthOperations } from "../oauth/OAuthOperations.js"
 import { LearningOperations } from "../learning/courses/CoursesOperations.js"
 import { AccountOperations } from "../profiles/AccountOperations.js"
 import { PublicationsOperations } from "../publications/PublicationsOperations.js"
@@ -26,6 +27,7 @@ export const serviceImplementations = [
   CommentsOperations,
   FilesOperations,
   KeysOperations,
+  OAuthOperations,
   IntegrationCommandsOperations,
   WebhooksOperations,
   ...PublicationsOperations,

@@ -32,6 +32,7 @@ import { dueMoments } from "./migrations/0030_due_moments.js"
 import { regradeCommitWakeup } from "./migrations/0031_regrade_commit_wakeup.js"
 import { outboxTrace } from "./migrations/0032_outbox_trace.js"
 import { operators } from "./migrations/0033_operators.js"
+import { oauth } from "./migrations/0034_oauth.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -72,7 +73,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [30, "due_moments", dueMoments],
   [31, "regrade_commit_wakeup", regradeCommitWakeup],
   [32, "outbox_trace", outboxTrace],
-  [33, "operators", operators]
+  [33, "operators", operators],
+  [34, "oauth", oauth]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */

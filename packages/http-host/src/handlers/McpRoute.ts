@@ -1,5 +1,5 @@
 import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForKey, approvalOf, authorize, EncodedJson, inputOfArguments, Operations, ServerSecret } from "@birzha/domain/internal"
+import { actorForAccessToken, actorForKey, approvalOf, defaultAgentScopes, authorize, EncodedJson, inputOfArguments, Operations, PublicOrigin, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -10,6 +10,7 @@ import { Effect, Either, Option, Redacted, Runtime } from "effect"
 import { structuralCeilings } from "../BodyLimits.js"
 import { answerAndDrain, readBody } from "../CompiledApi.js"
 import { clientAddress, HostSettings } from "../HostSettings.js"
+import { resourceMetadataUrlOf } from "./OAuthRoutes.js"
 import {
   discoveryAnswer,
   discoveryTool,
@@ -79,9 +80,20 @@ const handle = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { maxBodyBytes, publicOrigin } = yield* HostSettings
   const token = bearerOf(request.headers["authorization"])
-  const found = token === undefined ? Option.none() : yield* actorForKey(Redacted.make(token), "mcp")
+  // An OAuth access token (birzha_at_…, bound to this resource) or a key with MCP access.
+  const found = token === undefined
+    ? Option.none()
+    : token.startsWith("birzha_at_")
+    ? yield* actorForAccessToken(Redacted.make(token))
+    : yield* actorForKey(Redacted.make(token), "mcp")
   if (Option.isNone(found)) {
-    return refuse(Unauthenticated, "Send a valid key with MCP access as Authorization: Bearer <key>")
+    // The MCP authorization specification: the 401 names the protected resource's metadata (RFC 9728 §5.1).
+    const linkBase = yield* PublicOrigin
+    const challenge = `Bearer resource_metadata="${resourceMetadataUrlOf(linkBase)}", scope="${defaultAgentScopes.join(" ")}"` +
+      (token === undefined ? "" : `, error="invalid_token", error_description="The token is unknown, expired or revoked"`)
+    return refuse(Unauthenticated, "Sign in through OAuth (see WWW-Authenticate), or send a key with MCP access as Authorization: Bearer <key>").pipe(
+      HttpServerResponse.setHeader("www-authenticate", challenge)
+    )
   }
   const key = found.value
   // Refused before any JSON-RPC; every tool call checks it again through authorizeKey (channel "mcp").
@@ -178,7 +190,7 @@ const handle = Effect.gen(function*() {
 /** `POST /mcp`, on the database, server key and host settings the host runs with. */
 export const McpRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | HostSettings | Operations>()
+    const services = yield* Effect.context<SqlClient.SqlClient | ServerSecret | HostSettings | Operations | PublicOrigin>()
     yield* router.post("/mcp", Effect.provide(handle, services))
   })
 )

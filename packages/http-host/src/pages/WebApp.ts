@@ -84,6 +84,8 @@ const pageRoutes = [
   { method: "GET", path: "/settings/rules/{uuid}" },
   { method: "GET", path: "/approvals" },
   { method: "GET", path: "/approvals/{uuid}" },
+  { method: "GET", path: "/oauth/consent/{uuid}" },
+  { method: "GET", path: "/settings/agents" },
   { method: "GET", path: "/webhooks/{uuid}/approve" },
   { method: "GET", path: "/favorites" },
   { method: "GET", path: "/complaints" },

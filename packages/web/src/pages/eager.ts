@@ -23,6 +23,8 @@ import * as MediaEditorPage from "./MediaEditorPage/MediaEditorPage.js"
 import * as IntegrationsPage from "./IntegrationsPage/IntegrationsPage.js"
 import * as ApprovalsPage from "./ApprovalsPage/ApprovalsPage.js"
 import * as ApprovalPage from "./ApprovalPage/ApprovalPage.js"
+import * as OAuthConsentPage from "./OAuthConsentPage/OAuthConsentPage.js"
+import * as AgentsPage from "./AgentsPage/AgentsPage.js"
 import * as WebhookApprovalPage from "./WebhookApprovalPage/WebhookApprovalPage.js"
 import * as WebhooksPage from "./WebhooksPage/WebhooksPage.js"
 import * as WebhookPage from "./WebhookPage/WebhookPage.js"
@@ -90,6 +92,8 @@ export const pages: Readonly<Record<PageName, PageModule>> = {
   integrations: IntegrationsPage as PageModule,
   approvals: ApprovalsPage as PageModule,
   approval: ApprovalPage as PageModule,
+  oauthConsent: OAuthConsentPage as PageModule,
+  agents: AgentsPage as PageModule,
   webhookApproval: WebhookApprovalPage as PageModule,
   webhooks: WebhooksPage as PageModule,
   webhook: WebhookPage as PageModule,

@@ -32,6 +32,8 @@ export const pageSources: Readonly<Record<PageName, string>> = {
   rule: "src/pages/RulePage/RulePage.tsx",
   approvals: "src/pages/ApprovalsPage/ApprovalsPage.tsx",
   approval: "src/pages/ApprovalPage/ApprovalPage.tsx",
+  oauthConsent: "src/pages/OAuthConsentPage/OAuthConsentPage.tsx",
+  agents: "src/pages/AgentsPage/AgentsPage.tsx",
   webhookApproval: "src/pages/WebhookApprovalPage/WebhookApprovalPage.tsx",
   webhooks: "src/pages/WebhooksPage/WebhooksPage.tsx",
   webhook: "src/pages/WebhookPage/WebhookPage.tsx",

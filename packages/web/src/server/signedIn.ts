@@ -22,6 +22,7 @@ import {
 } from "../model.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { socialPage } from "./social.js"
+import { agentsPage } from "./agents.js"
 import { loadLearning } from "./learning.js"
 import { loadAuthoring } from "./authoring.js"
 import { loadTeaching } from "./teaching.js"
@@ -441,6 +442,8 @@ export const loadSignedIn = (
   }
   const social = socialPage(path, search)
   if (social !== undefined) return run(social)
+  const agents = agentsPage(path)
+  if (agents !== undefined) return run(agents)
   return loadCourseAdmin(api, path, cookie) ?? loadAuthoring(api, path, cookie) ?? loadWebhooks(api, path, cookie) ?? loadRules(api, path, cookie) ??
     loadTeaching(api, path, search, cookie) ?? loadLearning(api, path, search, cookie) ?? loadAdmin(api, path, search, cookie)
 }
