@@ -34,7 +34,7 @@ export default function AdminMailPage({ data, texts }: PageProps<"adminMail">) {
                     <span className="wrap">{t("admin.mail.sentTo", { email: item.to })}</span>
                     <span><LocalTime value={item.createdAt} texts={texts} /></span>
                   </p>
-                  {/* Closed until asked for: a body may hold a sign-in code, and it is written in the recipient's language. */}
+                  {/* Closed until asked for: a body is written in the recipient's language, not the page's. */}
                   <details>
                     <summary>{t("admin.mail.body")}</summary>
                     <pre className="raw">{item.text}</pre>
