@@ -77,9 +77,9 @@ describe("the admin area", () => {
       expect(entry.scopes.every((scope) => scope.startsWith("admin:")), entry.id).toBe(true)
     }
     const key = await call("POST", "/api/v1/keys", { cookie: stranger.cookie }, {
-      requestUuid: randomUUID(), kind: "application", name: "probe", scopes: ["profiles:read"], httpEnabled: true, mcpEnabled: false
+      requestUuid: randomUUID(), name: "probe", scopes: ["profiles:read"], httpEnabled: true, mcpEnabled: false
     })
-    expect(key.status, key.text).toBe(201)
+    expect(key.status, key.text).toBe(200)
     const bearer = String(key.json.secret)
     for (const entry of admin) {
       const request = validCalls(boss.accountUuid)[entry.id]!
@@ -108,6 +108,7 @@ describe("the admin area", () => {
 
     // No SMTP configured: the development mailbox holds the stranger's sign-in message.
     const mail = await call("GET", `/api/v1/admin/mail?to=${encodeURIComponent(stranger.email.toUpperCase())}`, { cookie: boss.cookie })
+    expect(mail.status, mail.text).toBe(200)
     expect(mail.json.available).toBe(true)
     expect(mail.json.items.length).toBeGreaterThanOrEqual(1)
     expect(mail.json.items.every((item: { to: string }) => item.to === stranger.email)).toBe(true)

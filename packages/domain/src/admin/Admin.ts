@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTime, Email, field, PageLimit, strict } from "../kernel/Common.js"
+import { DateTime, Email, field, optionalField, PageLimit, strict } from "../kernel/Common.js"
 
 /** The wire shapes of the admin area (admin/AdminApi.ts). */
 
@@ -118,7 +118,7 @@ export const RoleChange = Schema.Struct({
 export const AuditQuery = Schema.Struct({ limit: Schema.optional(PageLimit) }).annotations({ identifier: "AuditQuery" })
 
 export const MailboxQuery = Schema.Struct({
-  to: Schema.optional(field(Schema.String.pipe(Schema.maxLength(254)), "Only messages to this address (compared lower-cased).")),
+  to: optionalField(Schema.String.pipe(Schema.maxLength(254)), "Only messages to this address (compared lower-cased)."),
   limit: Schema.optional(PageLimit)
 }).annotations({ identifier: "MailboxQuery" })
 

@@ -34,7 +34,11 @@ export default function AdminMailPage({ data, texts }: PageProps<"adminMail">) {
                     <span className="wrap">{t("admin.mail.sentTo", { email: item.to })}</span>
                     <span><LocalTime value={item.createdAt} texts={texts} /></span>
                   </p>
-                  <pre className="raw">{item.text}</pre>
+                  {/* Closed until asked for: a body is written in the recipient's language, not the page's. */}
+                  <details>
+                    <summary>{t("admin.mail.body")}</summary>
+                    <pre className="raw">{item.text}</pre>
+                  </details>
                 </li>
               ))}
             </ul>
