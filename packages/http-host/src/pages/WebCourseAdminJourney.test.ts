@@ -178,8 +178,8 @@ describe("course administration through the pages", { timeout: 900_000 }, () => 
 
       // Groups: a cohort of two places, both learners in it, the instructor its staff.
       const groupsPath = `/teaching/${course}/groups`
-      await o.goto(`${origin}/teaching/${course}?lang=en`)
-      await o.getByRole("navigation", { name: "Course sections" }).getByRole("link", { name: "Groups" }).click()
+      await o.goto(`${origin}/teaching/${course}/roster?lang=en`)
+      await o.getByRole("link", { name: "Groups of the runs: members, staff and capacity" }).click()
       await o.waitForURL(new RegExp(`${groupsPath}\\?lang=en$`))
       await o.getByLabel("Group name").fill("Группа А")
       await o.getByLabel("Capacity", { exact: true }).fill("2")
@@ -197,7 +197,9 @@ describe("course administration through the pages", { timeout: 900_000 }, () => 
       expect(groups.items.map((g: Body) => [g.name, g.memberCount, g.capacity])).toEqual([["Группа А", 2, 2]])
 
       // Exports: the grades as CSV, learners as pseudonyms or names.
-      await o.goto(`${origin}/teaching/${course}/exports?lang=en`)
+      await o.goto(`${origin}/teaching/${course}/analytics?lang=en`)
+      await o.getByRole("link", { name: "Export learners' grades, roster or activity as CSV" }).click()
+      await o.waitForURL(new RegExp(`/teaching/${course}/exports\\?lang=en$`))
       await checkPage(o, "teaching-exports", `/teaching/${course}/exports`)
       await o.goto(`${origin}/teaching/${course}/exports?lang=en`)
       await o.getByLabel("Grades: each learner's course score").check()

@@ -13,9 +13,7 @@ export const teachingSections = [
   { section: "roster", label: "teaching.nav.roster", needs: ["roster_manage"] },
   { section: "regrades", label: "teaching.nav.regrades", needs: ["grades_adjust"] },
   { section: "incidents", label: "teaching.nav.incidents", needs: ["runs_manage"] },
-  { section: "analytics", label: "teaching.nav.analytics", needs: ["analytics_read"] },
-  { section: "groups", label: "authmore.nav.groups", needs: ["roster_manage"] },
-  { section: "exports", label: "authmore.nav.exports", needs: ["analytics_read"] }
+  { section: "analytics", label: "teaching.nav.analytics", needs: ["analytics_read"] }
 ] as const satisfies ReadonlyArray<{ readonly section: string; readonly label: MessageKey; readonly needs: ReadonlyArray<string> }>
 
 export type TeachingSection = typeof teachingSections[number]["section"]

@@ -26,7 +26,7 @@ export default function LearningJobPage({ data, texts }: PageProps<"learningJob"
     return () => clearInterval(timer)
   }, [job.uuid, job.status, waiting])
   const back = job.kind === "export_enrollment" ? { path: "/learning", label: t("learning.mine.title") }
-    : job.kind === "analytics_export" && job.courseUuid !== undefined ? { path: `/teaching/${job.courseUuid}/exports`, label: t("authmore.nav.exports") }
+    : job.kind === "analytics_export" && job.courseUuid !== undefined ? { path: `/teaching/${job.courseUuid}/exports`, label: t("authmore.exports.title") }
     : job.courseUuid !== undefined ? { path: `/authoring/courses/${job.courseUuid}/admin`, label: t("authmore.job.backAdmin") }
     : { path: "/authoring/library", label: t("authmore.libraryPage.title") }
   return (

@@ -1,3 +1,4 @@
+import { href } from "../../components/Layout.js"
 import { labelOf } from "../../components/learning.js"
 import { TeachingHeader } from "../../components/teaching.js"
 import type { AnalyticsCell } from "../../model.js"
@@ -32,6 +33,7 @@ export default function TeachingAnalyticsPage({ data, texts }: PageProps<"teachi
   return (
     <div className="analytics">
       <TeachingHeader course={data.course} texts={texts} current="analytics">{t("teaching.analytics.title")}: {data.course.courseTitle}</TeachingHeader>
+      <p><a href={href(`/teaching/${data.course.courseUuid}/exports`, texts.language)}>{t("authmore.exports.link")}</a></p>
       <p className="hint">{t("teaching.analytics.hint", { n: a.minCell })}</p>
       <section aria-labelledby="funnel">
         <h2 id="funnel">{t("teaching.analytics.funnel")}</h2>

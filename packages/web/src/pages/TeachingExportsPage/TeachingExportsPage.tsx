@@ -27,7 +27,7 @@ export default function TeachingExportsPage({ data, texts }: PageProps<"teaching
   const named = may(course, "pii_read")
   return (
     <div>
-      <TeachingHeader course={course} texts={texts} current="exports">{t("authmore.exports.title")}: {course.courseTitle}</TeachingHeader>
+      <TeachingHeader course={course} texts={texts} current="analytics">{t("authmore.exports.title")}: {course.courseTitle}</TeachingHeader>
       <p className="hint">{t("authmore.exports.hint")}</p>
       <form className="stack narrow" onSubmit={(event) => {
         event.preventDefault()

@@ -214,7 +214,7 @@ export default function TeachingGroupsPage(props: Props) {
   const { t } = texts
   return (
     <div className="teaching-groups">
-      <TeachingHeader course={data.course} texts={texts} current="groups">{t("authmore.groups.title")}: {data.course.courseTitle}</TeachingHeader>
+      <TeachingHeader course={data.course} texts={texts} current="roster">{t("authmore.groups.title")}: {data.course.courseTitle}</TeachingHeader>
       {data.runs.map((r) => {
         const groups = data.groups.filter((g) => g.runUuid === r.uuid)
         return (

@@ -1,3 +1,4 @@
+import { href } from "../../components/Layout.js"
 import { labelOf } from "../../components/learning.js"
 import { fieldValue, may, StatusFilter, TeachingHeader } from "../../components/teaching.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
@@ -52,6 +53,7 @@ export default function TeachingRosterPage({ data, texts }: PageProps<"teachingR
   return (
     <div>
       <TeachingHeader course={course} texts={texts} current="roster">{t("teaching.roster.title")}: {course.courseTitle}</TeachingHeader>
+      {decides ? <p><a href={href(`/teaching/${course.courseUuid}/groups`, texts.language)}>{t("authmore.groups.link")}</a></p> : null}
       <StatusFilter texts={texts} path={`/teaching/${course.courseUuid}/roster`} statuses={["requested", "waitlisted", "active", "paused", "completed", "withdrawn"]}
         current={data.status} prefix="learning.enrollmentStatus" label={t("teaching.roster.filter")} />
       {data.items.length === 0 ? <p>{t("teaching.roster.none")}</p> : (
