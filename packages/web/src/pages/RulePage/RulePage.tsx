@@ -348,7 +348,7 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
         <fieldset className="rule-action">
           <legend>{t("rules.actionHeading")}</legend>
           {actionTypes.map((type) => (
-            <div key={type} className="check">
+            <div key={type} className="preset check">
               <input type="radio" id={`action-${type}`} name="action" value={type} checked={draft.actionType === type} disabled={disabled} onChange={() => set({ actionType: type })} aria-describedby={`action-${type}-help`} />{" "}
               <label htmlFor={`action-${type}`}>{t(`rules.actionType.${type}` as MessageKey)}</label>
               <small id={`action-${type}-help`} className="muted"> {t(`rules.actionHelp.${type}` as MessageKey)}</small>
@@ -417,11 +417,11 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
         <p>{t("rules.dryRunExplain")}</p>
         <fieldset className="presets">
           <legend>{t("rules.dry.source")}</legend>
-          <div className="check">
+          <div className="preset check">
             <input type="radio" id="source-stored" name="source" value="stored" checked={source === "stored"} disabled={disabled} onChange={() => setSource("stored")} />{" "}
             <label htmlFor="source-stored">{t("rules.dry.stored")}</label>
           </div>
-          <div className="check">
+          <div className="preset check">
             <input type="radio" id="source-synthetic" name="source" value="synthetic" checked={source === "synthetic"} disabled={disabled} onChange={() => setSource("synthetic")} />{" "}
             <label htmlFor="source-synthetic">{t("rules.dry.synthetic")}</label>
           </div>
