@@ -192,4 +192,17 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     expect(person.errors).toEqual([])
     await context.close()
   })
+
+  it("sends an anonymous visitor to sign in and back; a rule the profile never had is not found", async () => {
+    const { origin } = world
+    const anonymous = await world.browser.newContext()
+    const page = await anonymous.newPage()
+    await page.goto(`${origin}/settings/rules/new?lang=ru`)
+    expect(page.url()).toBe(`${origin}/sign-in?lang=ru&next=${encodeURIComponent("/settings/rules/new?lang=ru")}`)
+    await anonymous.close()
+    const person = await world.person(`rules.stranger.${Date.now()}@example.com`)
+    expect((await person.tab.goto(`${origin}/settings/rules/${randomUUID()}?lang=en`))!.status()).toBe(404)
+    expect((await person.tab.goto(`${origin}/settings/rules/not-a-rule?lang=en`))!.status()).toBe(404)
+    await person.context.close()
+  })
 })
