@@ -70,24 +70,24 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     expect(await first.locator("legend").textContent()).toBe("Condition 1")
     await first.getByLabel("What to check").selectOption("data.status")
     await first.getByLabel("How to compare").selectOption("eq")
-    await first.getByLabel("Value").fill("draft")
+    await first.getByLabel("Value to compare with").fill("draft")
     await tab.getByRole("button", { name: "Add a group of conditions", exact: true }).click()
     const group = tab.locator("fieldset[data-number='2']")
     expect(await group.locator(":scope > legend").textContent()).toBe("Group of conditions 2")
     await group.getByLabel("The event must meet").selectOption("any")
     const kind = tab.locator("fieldset[data-number='2.1']")
     await kind.getByLabel("What to check").selectOption("aggregate.kind")
-    await kind.getByLabel("Value").fill("publication")
+    await kind.getByLabel("Value to compare with").fill("publication")
     await tab.getByRole("button", { name: "Add a condition to group 2" }).click()
     const revision = tab.locator("fieldset[data-number='2.2']")
     await revision.getByLabel("What to check").selectOption("aggregate.revision")
     await revision.getByLabel("How to compare").selectOption("gte")
     // A value in the wrong shape is named at its condition before anything is sent.
-    await revision.getByLabel("Value").fill("many")
+    await revision.getByLabel("Value to compare with").fill("many")
     await tab.getByRole("button", { name: "Save the rule (switched off)" }).click()
     await poll(() => revision.locator(".status").textContent()).toBe("The revision is compared with whole numbers only.")
     expect(await tab.locator("#status").textContent()).toBe("Some fields need fixing first; they are marked.")
-    await revision.getByLabel("Value").fill("100")
+    await revision.getByLabel("Value to compare with").fill("100")
     await tab.getByLabel("Send me a notification").check()
     await tab.getByLabel("Runs a day at most").fill("5")
     await tab.getByRole("button", { name: "Save the rule (switched off)" }).click()
@@ -107,7 +107,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
       }
     })
     // The builder reads the saved rule back as it was built.
-    expect(await tab.locator("fieldset[data-number='2.2']").getByLabel("Value").inputValue()).toBe("100")
+    expect(await tab.locator("fieldset[data-number='2.2']").getByLabel("Value to compare with").inputValue()).toBe("100")
 
     // Dry run against the stored event: a verdict per condition, the whole first.
     await tab.locator("#dry-run:not([disabled])").waitFor()
@@ -126,7 +126,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
       ["trigger.filter.all.1.any.1", "false"]
     ])
     expect(await tab.locator("#verdicts > li").nth(4).textContent()).toBe("✗ Condition 2.2: not met · aggregate.revision is at least · in the event: 1")
-    expect(await tab.locator("#verdicts > li").nth(1).textContent()).toBe("✓ Condition 1: met · data.status equals · in the event: draft")
+    expect(await tab.locator("#verdicts > li").nth(1).textContent()).toBe("✓ Condition 1: met · data.status is equal to · in the event: draft")
     // Nothing was run or recorded.
     expect((await service.call("GET", `/api/v1/automations/${ruleUuid}/executions`, { cookie })).body.items).toEqual([])
     for (const width of [1280, 390]) {
@@ -191,5 +191,36 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     await checkPage(tab, "rule-deleted", `/settings/rules/${ruleUuid}`)
     expect(person.errors).toEqual([])
     await context.close()
+  })
+
+  it("sends an anonymous visitor to sign in and back; a rule the profile never had is not found; a rule that saves a draft is built in Russian", async () => {
+    const { origin } = world
+    const anonymous = await world.browser.newContext()
+    const page = await anonymous.newPage()
+    await page.goto(`${origin}/settings/rules/new?lang=ru`)
+    expect(page.url()).toBe(`${origin}/sign-in?lang=ru&next=${encodeURIComponent("/settings/rules/new?lang=ru")}`)
+    await anonymous.close()
+    const person = await world.person(`rules.stranger.${Date.now()}@example.com`)
+    expect((await person.tab.goto(`${origin}/settings/rules/${randomUUID()}?lang=en`))!.status()).toBe(404)
+    expect((await person.tab.goto(`${origin}/settings/rules/not-a-rule?lang=en`))!.status()).toBe(404)
+    // The other two actions, in Russian: no webhook yet is said with the way to make one; a draft's
+    // title out of bounds is named before anything is sent; the rule is saved with its command.
+    const tab = person.tab
+    await tab.goto(`${origin}/settings/rules/new?lang=ru`)
+    await tab.locator("#save:not([disabled])").waitFor()
+    await tab.getByLabel("Доставить событие на мой вебхук").check()
+    expect(await tab.locator("#no-webhooks").count()).toBe(1)
+    await tab.getByLabel("Сохранить черновик публикации").check()
+    await tab.getByLabel("Название правила").fill("Черновик по событию")
+    await tab.getByLabel("Заголовок черновика").fill("ab")
+    await tab.getByRole("button", { name: "Сохранить правило (выключенным)" }).click()
+    await poll(() => tab.locator("#title-problem").textContent()).toBe("Заголовок черновика — от 3 до 160 символов.")
+    await tab.getByLabel("Заголовок черновика").fill("Ответ на новый черновик")
+    await tab.getByRole("button", { name: "Сохранить правило (выключенным)" }).click()
+    await tab.waitForURL(/\/settings\/rules\/[0-9a-f-]{36}\?lang=ru$/)
+    expect(await tab.locator("#rule-state").getAttribute("data-state")).toBe("disabled")
+    expect(await tab.getByLabel("Заголовок черновика").inputValue()).toBe("Ответ на новый черновик")
+    expect(person.errors).toEqual([])
+    await person.context.close()
   })
 })

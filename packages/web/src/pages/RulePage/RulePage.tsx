@@ -22,6 +22,9 @@ type BacktestAnswer = Awaited<ReturnType<Api["automations.backtest"]>>
 const commandOperations = ["tasks.save", "services.save", "jobs.save", "portfolio.save", "articles.save", "resumes.save", "learning.save"] as const
 const actionTypes = ["notification.create", "webhook.deliver", "command.execute"] as const
 type ActionType = (typeof actionTypes)[number]
+const webhookStates = new Set(["prepared", "awaiting_test", "active", "paused", "disabled"])
+/** A webhook endpoint's state in words, as its approval page says it. */
+const webhookStateKey = (state: string) => (webhookStates.has(state) ? `webhookApproval.state.${state}` : "webhookApproval.state.prepared") as MessageKey
 const limits = { nameMax: 160, runsMin: 1, runsMax: 1000, titleMin: 3, titleMax: 160 } as const
 
 const locales = { ru: "ru-RU", en: "en-GB" } as const
@@ -348,7 +351,7 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
         <fieldset className="rule-action">
           <legend>{t("rules.actionHeading")}</legend>
           {actionTypes.map((type) => (
-            <div key={type} className="check">
+            <div key={type} className="preset check">
               <input type="radio" id={`action-${type}`} name="action" value={type} checked={draft.actionType === type} disabled={disabled} onChange={() => set({ actionType: type })} aria-describedby={`action-${type}-help`} />{" "}
               <label htmlFor={`action-${type}`}>{t(`rules.actionType.${type}` as MessageKey)}</label>
               <small id={`action-${type}-help`} className="muted"> {t(`rules.actionHelp.${type}` as MessageKey)}</small>
@@ -361,7 +364,7 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
                 <div className="field">
                   <label htmlFor="action-endpoint">{t("rules.endpoint")}</label>
                   <select id="action-endpoint" value={draft.endpointUuid} disabled={disabled} onChange={(event) => set({ endpointUuid: event.currentTarget.value })}>
-                    {data.webhooks.map((w) => <option key={w.uuid} value={w.uuid}>{w.url} · {w.state}</option>)}
+                    {data.webhooks.map((w) => <option key={w.uuid} value={w.uuid}>{w.url} · {t(webhookStateKey(w.state))}</option>)}
                   </select>
                   {problemText("endpoint", "endpoint-problem")}
                 </div>
@@ -373,8 +376,9 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
                 <div className="field">
                   <label htmlFor="action-operation">{t("rules.operation")}</label>
                   <select id="action-operation" value={draft.operationId} disabled={disabled} onChange={(event) => set({ operationId: event.currentTarget.value })}>
-                    {commandOperations.map((op) => <option key={op} value={op}>{t(`rules.operation.${op}` as MessageKey)} ({op})</option>)}
+                    {commandOperations.map((op) => <option key={op} value={op}>{t(`rules.operation.${op}` as MessageKey)}</option>)}
                   </select>
+                  <code className="scope-name">{draft.operationId}</code>
                 </div>
                 <div className="field">
                   <label htmlFor="action-title">{t("rules.draftTitle")}</label>
@@ -417,11 +421,11 @@ export default function RulePage({ data, texts }: PageProps<"rule">) {
         <p>{t("rules.dryRunExplain")}</p>
         <fieldset className="presets">
           <legend>{t("rules.dry.source")}</legend>
-          <div className="check">
+          <div className="preset check">
             <input type="radio" id="source-stored" name="source" value="stored" checked={source === "stored"} disabled={disabled} onChange={() => setSource("stored")} />{" "}
             <label htmlFor="source-stored">{t("rules.dry.stored")}</label>
           </div>
-          <div className="check">
+          <div className="preset check">
             <input type="radio" id="source-synthetic" name="source" value="synthetic" checked={source === "synthetic"} disabled={disabled} onChange={() => setSource("synthetic")} />{" "}
             <label htmlFor="source-synthetic">{t("rules.dry.synthetic")}</label>
           </div>
