@@ -52,6 +52,10 @@ export const submissionOf = (submission: unknown): SubmissionView => {
   }
 }
 
+/** Whether a submission's grade can be appealed on the player: a reviewer's layer is among its layers (the only ones the player offers to appeal). */
+export const appealable = (submission: unknown): boolean =>
+  ((plain(submission)["layers"] ?? []) as ReadonlyArray<Json>).some((layer) => layer["kind"] === "review")
+
 /**
  * The open step as the player shows it, from learning.steps.get, the step's learning.submissions.history
  * (newest first) and the latest attempt's learning.appeals.list_for_submission (absent when not

@@ -9,7 +9,7 @@ import type {
   PageData,
   StepData
 } from "../model.js"
-import { completionOf, stepDataOf, treeWithProgress } from "../components/learning.js"
+import { appealable, completionOf, stepDataOf, treeWithProgress } from "../components/learning.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
@@ -65,10 +65,10 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
     step: client["learning.steps.get"]({ path: { enrollment, node } }),
     history: client["learning.submissions.history"]({ path: { enrollment, node }, urlParams: { limit: 20 } })
   }, { concurrency: "unbounded" }).pipe(
-    // The latest attempt's appeals (a failed read leaves them out, not the step).
+    // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
     Effect.flatMap(({ step, history }) => {
       const latest = history.items[0]
-      return (latest === undefined ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
+      return (latest === undefined || !appealable(latest) ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
         .pipe(Effect.map((appeals) => ({ step, history, appeals })))
     }),
     Effect.map(({ step, history, appeals }): StepData => stepDataOf(step, history.items, Option.getOrUndefined(appeals)))

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react"
 import { flushSync } from "react-dom"
 import { href } from "../../components/Layout.js"
 import { Appeal } from "../../components/Appeal.js"
-import { completionOf, labelOf, points, Progress, StepState, stepDataOf, submissionOf, treeWithProgress } from "../../components/learning.js"
+import { appealable, completionOf, labelOf, points, Progress, StepState, stepDataOf, submissionOf, treeWithProgress } from "../../components/learning.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
 import type { LearnerAppealView, OutlineItem, StepData, SubmissionView } from "../../model.js"
@@ -202,8 +202,9 @@ const readStep = async (enrollment: string, node: string, outline: ReadonlyArray
     api["learning.submissions.history"]({ path, urlParams: { limit: 20 } })
   ])
   const latest = history.items[0]
-  // The latest attempt's appeals (a failed read leaves them out, not the step).
-  const appeals = latest === undefined ? undefined : await api["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } }).catch(() => undefined)
+  // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
+  const appeals = latest === undefined || !appealable(latest) ? undefined
+    : await api["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } }).catch(() => undefined)
   return { step: stepDataOf(step, history.items, appeals), progress }
 }
 
