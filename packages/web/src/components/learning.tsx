@@ -89,7 +89,9 @@ export const treeWithProgress = (outline: ReadonlyArray<OutlineItem>, calendar: 
   const entries = new Map((plain(calendar)["items"] as ReadonlyArray<Json>).map((item) => [item["nodeKey"] as string, item]))
   return outline.map((node) => {
     const entry = entries.get(node.nodeKey)
-    return entry === undefined ? node : { ...node, status: entry["status"], ...optional("dueAt", entry["dueAt"]) }
+    // A node whose state and date are as they were stays the same object (the player re-renders only what changed).
+    if (entry === undefined || (entry["status"] === node.status && (entry["dueAt"] ?? undefined) === node.dueAt)) return node
+    return { ...node, status: entry["status"], ...optional("dueAt", entry["dueAt"]) }
   })
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react"
+import { memo, useCallback, useEffect, useRef, useState } from "react"
 import { flushSync } from "react-dom"
 import { href } from "../../components/Layout.js"
 import { Appeal } from "../../components/Appeal.js"
@@ -336,6 +336,25 @@ const CourseReview = ({ data, texts }: { readonly data: PageProps<"player">["dat
   )
 }
 
+/** A step in the player's tree: an ordinary link the page opens in place once its script runs (a click with a modifier stays a link). */
+const StepLink = memo(({ node, url, current, hydrated, texts, onOpen }: {
+  readonly node: OutlineItem
+  readonly url: string
+  readonly current: boolean
+  readonly hydrated: boolean
+  readonly texts: Texts
+  readonly onOpen: (nodeKey: string, url: string) => void
+}) => (
+  <li>
+    <a href={url} aria-current={current ? "step" : undefined} onClick={(event) => {
+      if (!hydrated || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      event.preventDefault()
+      onOpen(node.nodeKey, url)
+    }}>{node.title}</a>
+    <StepState texts={texts} status={node.status ?? "locked"} />
+  </li>
+))
+
 /** The course player: the module and step tree with states, the open step, progress and completion, leaving and coming back. */
 export default function PlayerPage({ data, texts }: PageProps<"player">) {
   const { t, language } = texts
@@ -391,19 +410,12 @@ export default function PlayerPage({ data, texts }: PageProps<"player">) {
     addEventListener("popstate", back)
     return () => removeEventListener("popstate", back)
   }, [])
-  const stepLink = (node: OutlineItem) => {
-    const url = href(base, language, { step: node.nodeKey })
-    return (
-      <li key={node.nodeKey}>
-        <a href={url} aria-current={step?.nodeKey === node.nodeKey ? "step" : undefined} onClick={(event) => {
-          if (!hydrated || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
-          event.preventDefault()
-          void open(node.nodeKey, url, true)
-        }}>{node.title}</a>
-        <StepState texts={texts} status={node.status ?? "locked"} />
-      </li>
-    )
-  }
+  // One stable handler for every link, so a switch re-renders only the two links whose state changed.
+  const openLink = useCallback((nodeKey: string, url: string) => void latestOpen.current(nodeKey, url, true), [])
+  const stepLink = (node: OutlineItem) => (
+    <StepLink key={node.nodeKey} node={node} url={href(base, language, { step: node.nodeKey })} current={step?.nodeKey === node.nodeKey}
+      hydrated={hydrated} texts={texts} onOpen={openLink} />
+  )
   return (
     <div className="player">
       <p className="card__meta">
