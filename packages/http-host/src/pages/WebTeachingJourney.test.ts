@@ -174,6 +174,8 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     await r.getByLabel("Criterion 2", { exact: true }).fill("Пример")
     await r.getByLabel("Points for criterion 2").fill("2")
     await r.getByLabel("Comment to the learner").fill("Верно, но не хватает примера с числами")
+    // "Saved" stands for the latest edit (the page says "saving" from the first keystroke until the
+    // save of the last one answers), so the pages loaded again below read the whole draft.
     await poll(() => r.locator("#review-draft").textContent()).toBe("The draft of your review is saved.")
     const workspacePath = `/teaching/${course}/reviews/${essay.uuid}`
     await checkPage(r, "teaching-workspace", workspacePath)

@@ -1,5 +1,6 @@
 import type { MessageKey, Texts } from "../i18n.js"
-import type { SubmissionView } from "../model.js"
+import type { OutlineItem, StepData, SubmissionView } from "../model.js"
+import { type Json, optional, plain } from "./json.js"
 
 /** A value's label under `prefix` (`learning.stepType.quiz`), or the value itself when the catalogs have none. */
 export const labelOf = (texts: Texts, prefix: string, value: string) => {
@@ -31,8 +32,6 @@ export const Progress = ({ texts, percent, label }: { readonly texts: Texts; rea
   </div>
 )
 
-type Json = Record<string, any>
-
 /** A reply as the page shows it: text as is, anything else as JSON. */
 export const replyText = (reply: unknown): string => typeof reply === "string" ? reply : reply === undefined || reply === null ? "" : JSON.stringify(reply)
 
@@ -50,5 +49,59 @@ export const submissionOf = (submission: unknown): SubmissionView => {
       kind: layer["kind"], points: layer["points"], maxPoints: layer["maxPoints"], verdict: layer["verdict"], feedback: layer["feedback"],
       passed: layer["passed"], late: layer["late"], revoked: layer["revokedAt"] !== undefined, createdAt: layer["createdAt"]
     }))
+  }
+}
+
+/** Whether a submission's grade can be appealed on the player: a reviewer's layer is among its layers (the only ones the player offers to appeal). */
+export const appealable = (submission: unknown): boolean =>
+  ((plain(submission)["layers"] ?? []) as ReadonlyArray<Json>).some((layer) => layer["kind"] === "review")
+
+/**
+ * The open step as the player shows it, from learning.steps.get, the step's learning.submissions.history
+ * (newest first) and the latest attempt's learning.appeals.list_for_submission (absent when not
+ * read): the same on the server (the page's first load) and in the browser (a step switch).
+ */
+export const stepDataOf = (step: unknown, history: ReadonlyArray<unknown>, appeals: ReadonlyArray<unknown> | undefined): StepData => {
+  const s = plain(step)
+  const grading = s["grading"] as Json | undefined
+  const draft = s["draft"] as Json | undefined
+  return {
+    nodeKey: s["nodeKey"], title: s["title"], status: s["status"], attempts: s["attempts"],
+    ...optional("stepType", s["stepType"]), ...optional("body", s["body"]),
+    ...optional("dueAt", s["dates"]?.dueAt), ...optional("unlockAt", s["dates"]?.unlockAt),
+    ...optional("grading", grading === undefined ? undefined : {
+      maxPoints: grading["maxPoints"], checkedBy: grading["checkedBy"], review: grading["review"], ...optional("passThreshold", grading["passThreshold"])
+    }),
+    ...optional("draft", draft === undefined ? undefined : { reply: replyText(draft["reply"]), revision: draft["revision"], updatedAt: draft["updatedAt"] }),
+    submissions: history.map(submissionOf),
+    ...optional("appeals", appeals?.map((appeal) => {
+      const a = plain(appeal)
+      return {
+        uuid: a["uuid"], status: a["status"], reason: a["reason"], comment: a["comment"],
+        ...optional("outcome", a["outcome"]), ...optional("resolvedPoints", a["resolvedPoints"] ?? a["closedPoints"])
+      }
+    }))
+  }
+}
+
+/** The course's outline with each step's state and due date from the enrollment's learning.calendar.get (the player's tree). */
+export const treeWithProgress = (outline: ReadonlyArray<OutlineItem>, calendar: unknown): ReadonlyArray<OutlineItem> => {
+  const entries = new Map((plain(calendar)["items"] as ReadonlyArray<Json>).map((item) => [item["nodeKey"] as string, item]))
+  return outline.map((node) => {
+    const entry = entries.get(node.nodeKey)
+    // A node whose state and date are as they were stays the same object (the player re-renders only what changed).
+    if (entry === undefined || (entry["status"] === node.status && (entry["dueAt"] ?? undefined) === node.dueAt)) return node
+    return { ...node, status: entry["status"], ...optional("dueAt", entry["dueAt"]) }
+  })
+}
+
+/** The enrollment's progress (learning.completion.get) as the player's head shows it. */
+export const completionOf = (completion: unknown): {
+  readonly percent: number; readonly requiredSteps: number; readonly completedRequiredSteps: number; readonly criteriaMet: boolean; readonly completedAt?: string
+} => {
+  const c = plain(completion)
+  return {
+    percent: c["percent"], requiredSteps: c["requiredSteps"], completedRequiredSteps: c["completedRequiredSteps"], criteriaMet: c["criteriaMet"],
+    ...optional("completedAt", c["completedAt"])
   }
 }

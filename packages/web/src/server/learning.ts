@@ -6,11 +6,10 @@ import type {
   EnrollmentView,
   ExtensionView,
   LearningItem,
-  OutlineItem,
   PageData,
   StepData
 } from "../model.js"
-import { replyText, submissionOf } from "../components/learning.js"
+import { appealable, completionOf, stepDataOf, treeWithProgress } from "../components/learning.js"
 import type { Refusal, ServerApi } from "./api.js"
 import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
@@ -66,34 +65,13 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
     step: client["learning.steps.get"]({ path: { enrollment, node } }),
     history: client["learning.submissions.history"]({ path: { enrollment, node }, urlParams: { limit: 20 } })
   }, { concurrency: "unbounded" }).pipe(
-    // The latest attempt's appeals (a failed read leaves them out, not the step).
+    // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
     Effect.flatMap(({ step, history }) => {
       const latest = history.items[0]
-      return (latest === undefined ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
+      return (latest === undefined || !appealable(latest) ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
         .pipe(Effect.map((appeals) => ({ step, history, appeals })))
     }),
-    Effect.map(({ step, history, appeals }): StepData => {
-      const s = plain(step)
-      const grading = s["grading"] as Json | undefined
-      const draft = s["draft"] as Json | undefined
-      return {
-        nodeKey: s["nodeKey"], title: s["title"], status: s["status"], attempts: s["attempts"],
-        ...optional("stepType", s["stepType"]), ...optional("body", s["body"]),
-        ...optional("dueAt", s["dates"]?.dueAt), ...optional("unlockAt", s["dates"]?.unlockAt),
-        ...optional("grading", grading === undefined ? undefined : {
-          maxPoints: grading["maxPoints"], checkedBy: grading["checkedBy"], review: grading["review"], ...optional("passThreshold", grading["passThreshold"])
-        }),
-        ...optional("draft", draft === undefined ? undefined : { reply: replyText(draft["reply"]), revision: draft["revision"], updatedAt: draft["updatedAt"] }),
-        submissions: history.items.map(submissionOf),
-        ...optional("appeals", Option.getOrUndefined(Option.map(appeals, (list) => list.map((appeal) => {
-          const a = plain(appeal)
-          return {
-            uuid: a["uuid"], status: a["status"], reason: a["reason"], comment: a["comment"],
-            ...optional("outcome", a["outcome"]), ...optional("resolvedPoints", a["resolvedPoints"] ?? a["closedPoints"])
-          }
-        }))))
-      }
-    })
+    Effect.map(({ step, history, appeals }): StepData => stepDataOf(step, history.items, Option.getOrUndefined(appeals)))
   )
 
 /** The public course pages: the learning catalog and a course's page (the visitor's enrollment read with their session). */
@@ -253,26 +231,18 @@ export const loadLearning = (
         client["learning.completion.get"]({ path: { enrollment } }),
         Effect.option(client["learning.course_reviews.own"]({ path: { enrollment } }))
       ], { concurrency: "unbounded" })
-      const entries = new Map(calendarOf(calendar).map((entry) => [entry.nodeKey, entry]))
-      const tree: ReadonlyArray<OutlineItem> = courseOf(course).outline.map((node) => {
-        const entry = entries.get(node.nodeKey)
-        return entry === undefined ? node : { ...node, status: entry.status, ...optional("dueAt", entry.dueAt) }
-      })
+      const tree = treeWithProgress(courseOf(course).outline, calendar)
       const steps = tree.filter((node) => node.kind === "step")
       const asked = search.get("step") ?? ""
       const open = steps.find((node) => node.nodeKey === asked) ?? steps.find((node) => node.status !== "completed" && node.status !== "locked") ?? steps[0]
       const step = open === undefined ? undefined : yield* stepOf(client, enrollment, open.nodeKey)
-      const c = plain(completion)
       const own = Option.map(review, plain)
       return {
         page: "player",
         enrollment: enrollmentOf(found),
         courseTitle: course.title,
         tree,
-        completion: {
-          percent: c["percent"], requiredSteps: c["requiredSteps"], completedRequiredSteps: c["completedRequiredSteps"], criteriaMet: c["criteriaMet"],
-          ...optional("completedAt", c["completedAt"])
-        },
+        completion: completionOf(completion),
         ...optional("step", step),
         review: Option.match(own, {
           onNone: () => ({ eligible: false }),

@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from "react"
+import { memo, useCallback, useEffect, useRef, useState } from "react"
+import { flushSync } from "react-dom"
 import { href } from "../../components/Layout.js"
 import { Appeal } from "../../components/Appeal.js"
-import { labelOf, points, Progress, StepState, submissionOf } from "../../components/learning.js"
+import { appealable, completionOf, labelOf, points, Progress, StepState, stepDataOf, submissionOf, treeWithProgress } from "../../components/learning.js"
 import { requestUuid, useAction } from "../../components/useAction.js"
 import { useHydrated } from "../../hydrated.js"
-import type { LearnerAppealView, StepData, SubmissionView } from "../../model.js"
+import type { LearnerAppealView, OutlineItem, StepData, SubmissionView } from "../../model.js"
 import type { PageProps } from "../types.js"
 
 export const title = ({ data }: Pick<PageProps<"player">, "data">) => data.step === undefined ? data.courseTitle : `${data.step.title} · ${data.courseTitle}`
@@ -181,6 +182,32 @@ const Reply = ({ step, enrollment, texts, onSubmitted }: {
   )
 }
 
+/**
+ * A step read in the browser for a switch in the tree (the reads the server's loader makes for the
+ * open step, packages/web/src/server/learning.ts, mapped by the same function), and beside it, not
+ * waited for, the tree's states and the progress as they are now (a step done since the page was
+ * loaded shows so).
+ */
+const readStep = async (enrollment: string, node: string, outline: ReadonlyArray<OutlineItem>) => {
+  const { api } = await import("../../browserApi.js")
+  const path = { enrollment, node }
+  const progress = Promise.all([
+    api["learning.calendar.get"]({ path: { enrollment }, urlParams: {} }),
+    api["learning.completion.get"]({ path: { enrollment } })
+  ]).then(([calendar, completion]) => ({ tree: treeWithProgress(outline, calendar), completion: completionOf(completion) }))
+  // Not left unhandled while the step is read; a failed read keeps the tree as it was.
+  progress.catch(() => undefined)
+  const [step, history] = await Promise.all([
+    api["learning.steps.get"]({ path }),
+    api["learning.submissions.history"]({ path, urlParams: { limit: 20 } })
+  ])
+  const latest = history.items[0]
+  // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
+  const appeals = latest === undefined || !appealable(latest) ? undefined
+    : await api["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } }).catch(() => undefined)
+  return { step: stepDataOf(step, history.items, appeals), progress }
+}
+
 /** The open step: its content, dates and attempts, the reply, and every attempt with its score (refreshed while one waits). */
 const Step = ({ step, enrollment, texts, canStudy }: { readonly step: StepData; readonly enrollment: string; readonly texts: Texts; readonly canStudy: boolean }) => {
   const { t } = texts
@@ -226,7 +253,7 @@ const Step = ({ step, enrollment, texts, canStudy }: { readonly step: StepData; 
         <StepState texts={texts} status={step.status} />
         {step.dueAt === undefined ? null : <span>{t("learning.dueOn", { date: texts.date(step.dueAt) })}</span>}
       </p>
-      <h2 id="step-title">{step.title}</h2>
+      <h2 id="step-title" tabIndex={-1}>{step.title}</h2>
       {step.status === "locked"
         ? <p>{step.unlockAt === undefined ? t("learning.locked") : t("learning.lockedUntil", { date: texts.date(step.unlockAt) })}</p>
         : step.body === undefined || step.body === "" ? null : <div className="step__body">{step.body}</div>}
@@ -309,6 +336,25 @@ const CourseReview = ({ data, texts }: { readonly data: PageProps<"player">["dat
   )
 }
 
+/** A step in the player's tree: an ordinary link the page opens in place once its script runs (a click with a modifier stays a link). */
+const StepLink = memo(({ node, url, current, hydrated, texts, onOpen }: {
+  readonly node: OutlineItem
+  readonly url: string
+  readonly current: boolean
+  readonly hydrated: boolean
+  readonly texts: Texts
+  readonly onOpen: (nodeKey: string, url: string) => void
+}) => (
+  <li>
+    <a href={url} aria-current={current ? "step" : undefined} onClick={(event) => {
+      if (!hydrated || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      event.preventDefault()
+      onOpen(node.nodeKey, url)
+    }}>{node.title}</a>
+    <StepState texts={texts} status={node.status ?? "locked"} />
+  </li>
+))
+
 /** The course player: the module and step tree with states, the open step, progress and completion, leaving and coming back. */
 export default function PlayerPage({ data, texts }: PageProps<"player">) {
   const { t, language } = texts
@@ -316,9 +362,12 @@ export default function PlayerPage({ data, texts }: PageProps<"player">) {
   const { busy, message, run } = useAction()
   const { enrollment } = data
   const base = `/learning/${enrollment.uuid}`
-  const modules = data.tree.filter((node) => node.kind === "module")
-  const stepsOf = (parent: string | undefined) => data.tree.filter((node) => node.kind === "step" && node.parentKey === parent)
-  const loose = data.tree.filter((node) => node.kind === "step" && (node.parentKey === undefined || !modules.some((m) => m.nodeKey === node.parentKey)))
+  // The open step, the tree's states and the progress: from the page's data, then from each switch.
+  const [view, setView] = useState({ step: data.step, tree: data.tree, completion: data.completion })
+  const { step, tree, completion } = view
+  const modules = tree.filter((node) => node.kind === "module")
+  const stepsOf = (parent: string | undefined) => tree.filter((node) => node.kind === "step" && node.parentKey === parent)
+  const loose = tree.filter((node) => node.kind === "step" && (node.parentKey === undefined || !modules.some((m) => m.nodeKey === node.parentKey)))
   const canStudy = enrollment.status === "active" && enrollment.startedAt !== undefined
   const command = (operation: "learning.enrollments.start" | "learning.enrollments.restore") =>
     void run((api) => api[operation]({ path: { enrollment: enrollment.uuid }, payload: { requestUuid: requestUuid(), expectedRevision: enrollment.revision } }))
@@ -329,11 +378,43 @@ export default function PlayerPage({ data, texts }: PageProps<"player">) {
       payload: { requestUuid: requestUuid(), expectedRevision: enrollment.revision, ...(reason === "" ? {} : { reason }) }
     }))
   }
-  const stepLink = (node: (typeof data.tree)[number]) => (
-    <li key={node.nodeKey}>
-      <a href={href(base, language, { step: node.nodeKey })} aria-current={data.step?.nodeKey === node.nodeKey ? "step" : undefined}>{node.title}</a>
-      <StepState texts={texts} status={node.status ?? "locked"} />
-    </li>
+  // A step chosen in the tree opens in place: its reads made from the browser, the page's address
+  // pushed (back and forward open their step again), focus on the step's title. A click with a
+  // modifier, or before the script runs, is an ordinary link (the server renders the step).
+  const asked = useRef<string | undefined>(undefined)
+  const open = async (nodeKey: string, url: string, push: boolean) => {
+    asked.current = nodeKey
+    try {
+      const next = await readStep(enrollment.uuid, nodeKey, tree)
+      if (asked.current !== nodeKey) return
+      const before = step === undefined ? data.courseTitle : title({ data: { ...data, step } })
+      flushSync(() => setView((now) => ({ ...now, step: next.step })))
+      if (push) history.pushState({ step: nodeKey }, "", url)
+      document.title = document.title.replace(before, title({ data: { ...data, step: next.step } }))
+      document.getElementById("step-title")?.focus()
+      next.progress.then((progress) => setView((now) => ({ ...now, ...progress })), () => undefined)
+    } catch {
+      location.assign(url)
+    }
+  }
+  const latestOpen = useRef(open)
+  latestOpen.current = open
+  useEffect(() => {
+    // The browser's client loaded ahead, so the first switch does not wait for it.
+    void import("../../browserApi.js")
+    const back = () => {
+      const node = new URLSearchParams(location.search).get("step")
+      if (node === null) location.reload()
+      else void latestOpen.current(node, location.href, false)
+    }
+    addEventListener("popstate", back)
+    return () => removeEventListener("popstate", back)
+  }, [])
+  // One stable handler for every link, so a switch re-renders only the two links whose state changed.
+  const openLink = useCallback((nodeKey: string, url: string) => void latestOpen.current(nodeKey, url, true), [])
+  const stepLink = (node: OutlineItem) => (
+    <StepLink key={node.nodeKey} node={node} url={href(base, language, { step: node.nodeKey })} current={step?.nodeKey === node.nodeKey}
+      hydrated={hydrated} texts={texts} onOpen={openLink} />
   )
   return (
     <div className="player">
@@ -345,12 +426,12 @@ export default function PlayerPage({ data, texts }: PageProps<"player">) {
       <h1>{data.courseTitle}</h1>
       <div className="player__status">
         <span className="tag">{labelOf(texts, "learning.enrollmentStatus", enrollment.status)}</span>
-        <Progress texts={texts} percent={data.completion.percent} label={t("learning.progressOf", { course: data.courseTitle })} />
-        <span>{t("learning.requiredDone", { done: data.completion.completedRequiredSteps, total: data.completion.requiredSteps })}</span>
+        <Progress texts={texts} percent={completion.percent} label={t("learning.progressOf", { course: data.courseTitle })} />
+        <span>{t("learning.requiredDone", { done: completion.completedRequiredSteps, total: completion.requiredSteps })}</span>
       </div>
-      {data.completion.completedAt !== undefined || enrollment.completedAt !== undefined
-        ? <p className="notice completion">{t("learning.completedOn", { date: texts.date((data.completion.completedAt ?? enrollment.completedAt)!) })}</p>
-        : data.completion.criteriaMet ? <p className="notice completion">{t("learning.criteriaMet")}</p> : null}
+      {completion.completedAt !== undefined || enrollment.completedAt !== undefined
+        ? <p className="notice completion">{t("learning.completedOn", { date: texts.date((completion.completedAt ?? enrollment.completedAt)!) })}</p>
+        : completion.criteriaMet ? <p className="notice completion">{t("learning.criteriaMet")}</p> : null}
       {enrollment.status === "active" && enrollment.startedAt === undefined ? (
         <p className="panel">{t("learning.notStarted")} <button type="button" className="button" disabled={!hydrated || busy} onClick={() => command("learning.enrollments.start")}>{t("learning.start")}</button></p>
       ) : null}
@@ -372,7 +453,7 @@ export default function PlayerPage({ data, texts }: PageProps<"player">) {
           {loose.length === 0 ? null : <ol className="player__steps">{loose.map(stepLink)}</ol>}
         </nav>
         <div className="player__main">
-          {data.step === undefined ? <p>{t("learning.noSteps")}</p> : <Step key={data.step.nodeKey} step={data.step} enrollment={enrollment.uuid} texts={texts} canStudy={canStudy} />}
+          {step === undefined ? <p>{t("learning.noSteps")}</p> : <Step key={step.nodeKey} step={step} enrollment={enrollment.uuid} texts={texts} canStudy={canStudy} />}
           <CourseReview data={data} texts={texts} />
           {enrollment.status === "active" || enrollment.status === "paused" ? (
             <details className="withdraw">

@@ -61,11 +61,18 @@ const ReviewForm = ({ data, texts, assignment, workspace }: {
   const sum = rows(rubric).reduce((n, row) => n + row.points, 0)
   const effective = total.trim() === "" ? sum : Number(total)
 
+  // "Saved" means what is on the screen is saved: the state turns to "saving" at the first keystroke
+  // (not when the pause ends), the saves run one after another (each at the revision the one before
+  // it answered, so two never race to a stale revision), and only the save of the latest edit says
+  // "saved".
+  const edits = useRef(0)
+  const queue = useRef<Promise<void>>(Promise.resolve())
   const saveDraft = (next: { readonly rubric: ReadonlyArray<RubricRow>; readonly comment: string; readonly total: string }) => {
     if (timer.current !== undefined) clearTimeout(timer.current)
+    const edit = ++edits.current
+    setDraftState("saving")
     timer.current = setTimeout(() => {
-      setDraftState("saving")
-      void import("../../browserApi.js").then(async ({ api, messageOf }) => {
+      queue.current = queue.current.then(() => import("../../browserApi.js").then(async ({ api, messageOf }) => {
         try {
           const draft = await api["learning.reviews.draft"]({
             path: { submission: data.submissionUuid },
@@ -77,11 +84,11 @@ const ReviewForm = ({ data, texts, assignment, workspace }: {
             }
           })
           revision.current = draft.revision
-          setDraftState("saved")
+          if (edit === edits.current) setDraftState("saved")
         } catch (error) {
           setDraftState(messageOf(error) === "error.stale" ? "stale" : "failed")
         }
-      })
+      }))
     }, draftDelayMs)
   }
   const change = (next: { readonly rubric?: ReadonlyArray<RubricRow>; readonly comment?: string; readonly total?: string }) => {
