@@ -33,6 +33,16 @@ export const createTestDatabase = async (label: string): Promise<TestDatabase> =
   return {
     url: url.toString(),
     name,
-    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined)
+    drop: () =>
+      admin(async (client) => {
+        // A pool's end() resolves before its connections have closed: give them a moment, so that
+        // FORCE does not terminate one mid-close (an unhandled 'error' on a client nobody listens to).
+        for (let wait = 0; wait < 10; wait++) {
+          const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [name])
+          if (rows[0]?.n === 0) break
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      })
   }
 }

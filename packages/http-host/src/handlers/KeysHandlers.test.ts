@@ -378,11 +378,17 @@ describe("capabilities", () => {
     expect(session.status).toBe(200)
     expect(session.body).toMatchObject({ authentication: "session", account: { uuid: owner.accountUuid }, profile: { uuid: owner.profileUuid } })
     expect(session.body.key).toBeUndefined()
-    // A session holds every scope but moderation's, which need the moderator role.
-    expect(session.body.scopes).toEqual(allScopes.filter((scope) => !scope.startsWith("moderation:")))
+    // A session holds every scope but moderation's and the admin area's, which need the moderator
+    // and the operator role.
+    const roleScopes = (scope: string) => scope.startsWith("moderation:") || scope.startsWith("admin:")
+    expect(session.body.scopes).toEqual(allScopes.filter((scope) => !roleScopes(scope)))
     await db.query("INSERT INTO moderators (email, source) VALUES ($1, 'cli')", [owner.email])
+    expect((await call("GET", "/api/v1/me/capabilities", owner)).body.scopes).toEqual(allScopes.filter((scope) => !scope.startsWith("admin:")))
+    await db.query("INSERT INTO operators (email, source) VALUES ($1, 'cli')", [owner.email])
     expect((await call("GET", "/api/v1/me/capabilities", owner)).body.scopes).toEqual(allScopes)
     await db.query("DELETE FROM moderators WHERE email = $1", [owner.email])
+    await db.query("DELETE FROM operators WHERE email = $1", [owner.email])
+    expect((await call("GET", "/api/v1/me/capabilities", owner)).body.scopes).toEqual(allScopes.filter((scope) => !roleScopes(scope)))
     const { key, secret } = await created(owner, { name: "Бот", scopes: ["tasks:read", "profiles:read"], mcpEnabled: true })
     const viaKey = await call("GET", "/api/v1/me/capabilities", { bearer: secret })
     expect(viaKey.status).toBe(200)
