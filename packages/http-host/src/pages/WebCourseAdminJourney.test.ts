@@ -61,7 +61,7 @@ describe("course administration through the pages", { timeout: 900_000 }, () => 
     const finishJob = async (tab: Page) => {
       await tab.waitForURL(/\/learning\/jobs\//)
       await work()
-      await poll(() => tab.locator(".job-status").textContent()).toMatch(/ready|готово/)
+      await poll(() => tab.locator(".job-status").textContent()).toMatch(/finished|готово/)
     }
     /** The bytes a page's download link leads to, fetched with the person's session. */
     const download = async (who: Person, tab: Page) => {

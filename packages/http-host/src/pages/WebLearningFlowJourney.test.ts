@@ -5,8 +5,8 @@ import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { openJourney, type Person, poll } from "./webJourney.js"
 
-// The learning flow from end to end, through the web application's pages only (issue 34's
-// acceptance journey). Each person signs in through the sign-in page in a browser context of their
+// The learning flow from end to end, through the web application's pages only (the learning
+// area's whole journey). Each person signs in through the sign-in page in a browser context of their
 // own; the test reads nothing from the service but the mail (development_mailbox) and the sign-in
 // codes, as webJourney.ts does. An author writes a training, a moderator approves it on the
 // moderation page, the author turns it into a course with a quiz, a code step checked by a
