@@ -194,8 +194,7 @@ export default function IntegrationsPage({ data, texts }: PageProps<"integration
       <h1>{t("integrations.title")}</h1>
       <p className="lead">{t("integrations.intro")}</p>
       <p>{t("integrations.signedInAs")} <strong>{data.email}</strong></p>
-      <p><a href={href("/approvals", language)}>{t("account.approvals")}</a> · <a href={href("/settings/events", language)}>{t("eventLog.title")}</a> · <a href={href("/settings/webhooks", language)}>{t("hooks.title")}</a> · <a href={href("/settings/agents", language)}>{t("oauth.agents.link")}</a></p>
-      <p><a id="rules-link" href={href("/settings/rules", language)}>{t("account.rules")}</a></p>
+      <p><a href={href("/approvals", language)}>{t("account.approvals")}</a> · <a href={href("/settings/events", language)}>{t("eventLog.title")}</a> · <a href={href("/settings/webhooks", language)}>{t("hooks.title")}</a> · <a href={href("/settings/agents", language)}>{t("oauth.agents.link")}</a> · <a href={href("/settings/rules", language)}>{t("account.rules")}</a></p>
       {recent ? null : (
         <p id="reauth" className="panel">{t("integrations.reauth")} <a href={href("/sign-in", language)}>{t("integrations.reauthLink")}</a></p>
       )}
