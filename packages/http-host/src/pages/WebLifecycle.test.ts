@@ -1,11 +1,6 @@
-import { fanOutAutomations } from "@birzha/domain/internal"
-import { sequencePending } from "@birzha/worker-host/internal"
-import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAll, describe, expect, it } from "vitest"
-import { openJourney, type Person, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, type Person, poll, eventWorker } from "./webJourney.js"
 
 // The web application's last pieces (packages/web), three people in one real Chromium: a
 // customer's reputation by alias (/customers/{alias}, public), reached from the specialist's deals
@@ -20,20 +15,7 @@ const world = openJourney({ label: "web_lifecycle", moderators: [moderatorEmail]
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered,
 // then fanned out to the automation rules, whose notification.create writes the inbox's entry.
-let worker: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
-const runWorker = async () => {
-  worker ??= ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 2 }))
-  await worker.runPromise(Effect.gen(function*() {
-    for (;;) {
-      const sequenced = yield* sequencePending(1000)
-      const { covered } = yield* fanOutAutomations
-      if (sequenced === 0 && covered === 0) return
-    }
-  }))
-}
-afterAll(async () => {
-  await worker?.dispose()
-})
+const runWorker = eventWorker(world)
 
 const cookieOf = async (person: Person) => {
   const session = (await person.context.cookies()).find((cookie) => cookie.name === "__Host-birzha_session")!

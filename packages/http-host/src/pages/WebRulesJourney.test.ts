@@ -1,11 +1,6 @@
-import { fanOutAutomations } from "@birzha/domain/internal"
-import { sequencePending } from "@birzha/worker-host/internal"
-import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAll, describe, expect, it } from "vitest"
-import { openJourney, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll, eventWorker } from "./webJourney.js"
 
 // The automation rule pages of the web application (packages/web, RulesPage and RulePage) in real
 // headless Chromium: a rule built with a nested condition, dry-run against a stored event with a
@@ -16,20 +11,7 @@ const world = openJourney({ label: "web_rules", shots: "/tmp/web-rules-shots", s
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered, then
 // fanned out to the automation rules, whose notification.create action runs right there.
-let worker: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
-const runWorker = async () => {
-  worker ??= ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 2 }))
-  await worker.runPromise(Effect.gen(function*() {
-    for (;;) {
-      const sequenced = yield* sequencePending(1000)
-      const { covered } = yield* fanOutAutomations
-      if (sequenced === 0 && covered === 0) return
-    }
-  }))
-}
-afterAll(async () => {
-  await worker?.dispose()
-})
+const runWorker = eventWorker(world)
 
 const task = (title: string) => ({
   requestUuid: randomUUID(),

@@ -1,11 +1,6 @@
-import { fanOutAutomations } from "@birzha/domain/internal"
-import { sequencePending } from "@birzha/worker-host/internal"
-import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { afterAll, describe, expect, it } from "vitest"
-import { openJourney, poll } from "./webJourney.js"
+import { describe, expect, it } from "vitest"
+import { openJourney, poll, eventWorker } from "./webJourney.js"
 
 // Favorites, comments, complaints and notifications through the web application's pages
 // (packages/web), three people at once in one real Chromium: an author publishes a task, a
@@ -20,20 +15,7 @@ const world = openJourney({ label: "web_social", moderators: [moderatorEmail], s
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered,
 // then fanned out to the automation rules, whose notification.create writes the inbox's entry.
-let worker: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
-const runWorker = async () => {
-  worker ??= ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 2 }))
-  await worker.runPromise(Effect.gen(function*() {
-    for (;;) {
-      const sequenced = yield* sequencePending(1000)
-      const { covered } = yield* fanOutAutomations
-      if (sequenced === 0 && covered === 0) return
-    }
-  }))
-}
-afterAll(async () => {
-  await worker?.dispose()
-})
+const runWorker = eventWorker(world)
 
 // Six pages checked in both languages and widths: longer than a journey of three on a busy machine.
 describe("favorites, comments, complaints and notifications through the pages", { timeout: 900_000 }, () => {

@@ -1,6 +1,11 @@
+import { fanOutAutomations } from "@birzha/domain/internal"
+import { sequencePending } from "@birzha/worker-host/internal"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, ManagedRuntime, Redacted } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import type Pg from "pg"
+import type { SqlClient } from "@effect/sql"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, expect, type ExpectStatic } from "vitest"
 import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
@@ -152,4 +157,26 @@ export const openJourney = (options: {
     await world.service?.close()
   })
   return world
+}
+
+/**
+ * A worker's event steps for a journey whose service runs none: each call numbers the events the
+ * pages' commands wrote and fans them out to the automation rules (notifications included), until
+ * nothing is left. Its database connections close after the file's tests.
+ */
+export const eventWorker = (world: JourneyWorld): () => Promise<void> => {
+  let worker: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
+  afterAll(async () => {
+    await worker?.dispose()
+  })
+  return async () => {
+    worker ??= ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 2 }))
+    await worker.runPromise(Effect.gen(function*() {
+      for (;;) {
+        const sequenced = yield* sequencePending(1000)
+        const { covered } = yield* fanOutAutomations
+        if (sequenced === 0 && covered === 0) return
+      }
+    }))
+  }
 }
