@@ -1,12 +1,58 @@
+import { mkdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import type Pg from "pg"
-import { chromium, type Page } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { inject } from "vitest"
+import { chromiumOptions } from "./chromium.js"
 
-/** Debian's Chromium (or `BIRZHA_CHROMIUM`), headless, with the flags every page test uses. */
-export const launchChromium = () =>
-  chromium.launch({
-    executablePath: process.env["BIRZHA_CHROMIUM"] ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+/**
+ * The run's one Chromium (started by testing/globalSetup.ts when the run has page tests), which
+ * every test file connects to and works in with contexts of its own; closing the returned
+ * browser disconnects this file only. Outside such a run (a bench, a script) a Chromium of its own.
+ */
+export const launchChromium = (): Promise<Browser> => {
+  const endpoint = inject("chromiumEndpoint")
+  return endpoint === undefined ? chromium.launch(chromiumOptions) : chromium.connect(endpoint)
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/**
+ * axe-core's serious and critical violations on the page as it is now, as `rule: targets`. Its
+ * source is run through the debugging protocol (the pages' CSP allows no inline script), once per
+ * document. Rules whose every finding is moderate or minor (axe-core fixes a rule's impact when it
+ * declares one) are not run: they could not report what is looked for here.
+ */
+export const axeViolations = async (tab: Page): Promise<Array<string>> => {
+  if (!(await tab.evaluate(() => "axe" in window))) await tab.evaluate(axeSource)
+  return tab.evaluate(async () => {
+    type Rule = { readonly id: string; readonly impact?: string | null }
+    type Violation = { readonly id: string; readonly impact: string; readonly nodes: Array<{ readonly target: Array<string> }> }
+    const axe = (window as unknown as {
+      axe: {
+        _audit: { rules: Array<Rule> }
+        run: (context: Document, options: object) => Promise<{ violations: Array<Violation> }>
+      }
+    }).axe
+    const lesser = axe._audit.rules.filter((rule) => rule.impact === "moderate" || rule.impact === "minor")
+    const result = await axe.run(document, { rules: Object.fromEntries(lesser.map((rule) => [rule.id, { enabled: false }])), resultTypes: ["violations"] })
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
   })
+}
+
+/**
+ * A screenshot of the page (the whole page unless `fullPage: false`), written to
+ * `$BIRZHA_SCREENSHOTS/<name>.png` when that variable names a directory: pictures to look at, not
+ * evidence a test asserts on, so a run without the variable spends nothing on them.
+ */
+export const screenshot = async (tab: Page, name: string, options: { readonly fullPage?: boolean } = {}): Promise<void> => {
+  const directory = process.env["BIRZHA_SCREENSHOTS"]
+  if (directory === undefined || directory === "") return
+  const path = join(directory, `${name}.png`)
+  mkdirSync(dirname(path), { recursive: true })
+  await tab.screenshot({ path, fullPage: options.fullPage ?? true })
+}
 
 /**
  * Signs in through the service's real sign-in page in `tab` (the code read from the development

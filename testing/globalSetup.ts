@@ -1,17 +1,29 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { chromium } from "playwright-core"
 import type { TestProject } from "vitest/node"
+import { chromiumOptions } from "./chromium.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** A directory for this run's shared test fixtures (the PGlite template), removed at the end. */
     readonly runDir: string
+    /** The run's one Chromium, which page tests connect to (testing/browser.ts); absent when the run has none. */
+    readonly chromiumEndpoint: string | undefined
   }
 }
 
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
   const runDir = mkdtempSync(join(tmpdir(), "birzha-test-run-"))
   project.provide("runDir", runDir)
-  return () => rmSync(runDir, { recursive: true, force: true })
+  // One Chromium for the whole run (when the machine has it: without it page tests fail on their
+  // own launch, saying so): each file works in contexts of its own, in parallel with the other
+  // workers' files. Idle, it costs nothing measurable.
+  const browserServer = existsSync(chromiumOptions.executablePath!) ? await chromium.launchServer(chromiumOptions) : undefined
+  project.provide("chromiumEndpoint", browserServer?.wsEndpoint())
+  return async () => {
+    await browserServer?.close()
+    rmSync(runDir, { recursive: true, force: true })
+  }
 }

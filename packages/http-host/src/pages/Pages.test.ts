@@ -1,5 +1,5 @@
 import type { Browser } from "playwright-core"
-import { launchChromium } from "../../../../testing/browser.js"
+import { axeViolations, launchChromium } from "../../../../testing/browser.js"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestService, type TestService } from "../testService.js"
@@ -112,5 +112,22 @@ describe("the pages in a browser", () => {
     expect(html).toContain('<html lang="ru">')
     expect(html).toContain("<h1>Вход</h1>")
     expect(html).not.toMatch(/<script(?![^>]*\b(?:src=|type="application\/json"))[^>]*>/)
+  })
+})
+
+describe("the accessibility check every page test runs (testing/browser.ts)", () => {
+  it("reports serious and critical violations, and only those", async () => {
+    const context = await browser.newContext()
+    const tab = await context.newPage()
+    // An image without a text alternative (image-alt: critical), a field without a label (label:
+    // critical), and content outside every landmark (region: moderate, not looked for).
+    await tab.setContent(`<!doctype html><html lang="en"><head><title>t</title></head><body><p>outside</p><main><h1>x</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><input type="text"></main></body></html>`)
+    const violations = await axeViolations(tab)
+    expect(violations.map((violation) => violation.slice(0, violation.indexOf(":")))).toEqual(["image-alt", "label"])
+    // Run again on the same document (axe-core is injected once): the same answer.
+    expect(await axeViolations(tab)).toEqual(violations)
+    await tab.setContent(`<!doctype html><html lang="en"><head><title>t</title></head><body><main><h1>x</h1><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><label>Name <input type="text"></label></main></body></html>`)
+    expect(await axeViolations(tab)).toEqual([])
+    await context.close()
   })
 })

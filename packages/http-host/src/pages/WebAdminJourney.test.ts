@@ -10,7 +10,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 const operatorEmail = "operator.web-admin@example.com"
 
-const world = openJourney({ label: "web_admin", operators: [operatorEmail], shots: "/tmp/web-admin-shots", subnet: 143 })
+const world = openJourney({ label: "web_admin", operators: [operatorEmail], shots: "web-admin", subnet: 143 })
 
 const adminPaths = (accountUuid: string) => ["/admin", "/admin/accounts", `/admin/accounts?email=example`, `/admin/accounts/${accountUuid}`, "/admin/roles", "/admin/mail"]
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
 
 // The approval pages of the web application (packages/web: ApprovalsPage, ApprovalPage,
@@ -7,7 +8,7 @@ import { openJourney, type Person, poll } from "./webJourney.js"
 // decides anything, and that they pass axe-core in both languages at both widths. The approval
 // flow itself (prepare → approve → commit) is handlers/IntegrationCommandsHandlers.test.ts.
 
-const world = openJourney({ label: "web_approvals", shots: "/tmp/web-approval-shots", subnet: 111 })
+const world = openJourney({ label: "web_approvals", shots: "web-approval", subnet: 111 })
 
 const cookieOf = async (person: Person) => {
   const session = (await person.context.cookies()).find((c) => c.name === "__Host-birzha_session")!
@@ -170,7 +171,7 @@ describe("an agent's request, approved on its page", { timeout: 400_000 }, () =>
     expect(box.y + box.height).toBeLessThanOrEqual(900)
     expect(box.y).toBeLessThan((await tab.locator("#parameters").boundingBox())!.y)
     expect(box.y).toBeLessThan((await tab.locator("#raw-arguments").boundingBox())!.y)
-    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-agent-ru-390.png", fullPage: true })
+    await screenshot(tab, "web-approval/approval-agent-ru-390")
 
     await approve.click()
     await poll(() => tab.locator("#command-state").getAttribute("data-state")).toBe("approved")
@@ -188,12 +189,12 @@ describe("an agent's request, approved on its page", { timeout: 400_000 }, () =>
     expect(await tab.locator("#decided-by").textContent()).toBe(`вы (${email})`)
     expect(await tab.locator("#decided-at").getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/)
     expect(await approve.count()).toBe(0)
-    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-decided-ru-390.png", fullPage: true })
+    await screenshot(tab, "web-approval/approval-decided-ru-390")
     await tab.setViewportSize({ width: 1280, height: 900 })
     await tab.goto(`${world.origin}${path}?lang=en`)
     expect(await tab.locator("#operation-summary").textContent()).toBe("Send the task draft to moderation")
     expect(await tab.locator("#decided-by").textContent()).toBe(`you (${email})`)
-    await tab.screenshot({ path: "/tmp/web-approval-shots/approval-decided-en-1280.png", fullPage: true })
+    await screenshot(tab, "web-approval/approval-decided-en-1280")
     expect(owner.errors).toEqual([])
     await owner.context.close()
   })

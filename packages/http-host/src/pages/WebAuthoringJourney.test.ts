@@ -1,6 +1,7 @@
 import { catalog } from "@birzha/domain"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { signIn } from "../../../../testing/signIn.js"
 import type { Caller } from "../testService.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
@@ -16,7 +17,7 @@ import { openJourney, type Person, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-authoring@example.com"
 
-const world = openJourney({ label: "web_authoring", moderators: [moderatorEmail], shots: "/work/shots/h34a", subnet: 134 })
+const world = openJourney({ label: "web_authoring", moderators: [moderatorEmail], shots: "course-admin", subnet: 134 })
 
 type Body = Record<string, any>
 
@@ -183,7 +184,7 @@ describe("the author's journey through the pages", { timeout: 900_000 }, () => {
     expect(rows).toContain("Проверка: умножение: due")
     for (const width of [1280, 390]) {
       await a.setViewportSize({ width, height: 900 })
-      await a.screenshot({ path: `/work/shots/h34a/authoring-runs-plan-en-${width}.png`, fullPage: true })
+      await screenshot(a, `course-admin/authoring-runs-plan-en-${width}`)
     }
     await a.setViewportSize({ width: 1280, height: 900 })
     await runRow.getByRole("button", { name: "Apply the plan" }).click()

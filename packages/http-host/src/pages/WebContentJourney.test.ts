@@ -1,6 +1,7 @@
 import { deflateSync } from "node:zlib"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, poll } from "./webJourney.js"
 
 // The content editor's journey through the web application's pages (packages/web): an author
@@ -12,7 +13,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 // Two moderators: one email signs in once a minute at most (the resend cooldown).
 const moderatorEmails = ["moderator.web-content@example.com", "moderator2.web-content@example.com"]
-const shots = "/tmp/web-content-shots"
+const shots = "web-content"
 
 const world = openJourney({ label: "web_content", moderators: moderatorEmails, shots, subnet: 117 })
 
@@ -150,7 +151,7 @@ describe("the content editor's journey through the pages", { timeout: 600_000 },
     await a.getByRole("button", { name: "Save draft" }).click()
     await a.getByText("This draft was saved elsewhere after you opened it").waitFor()
     expect(a.url()).toBe(`${origin}${editPath}?lang=en`)
-    await a.screenshot({ path: `${shots}/article-stale-en-1280.png`, fullPage: true })
+    await screenshot(a, `${shots}/article-stale-en-1280`)
     await a.getByRole("button", { name: "Reload the current draft" }).click()
     await poll(() => a.getByLabel("Title", { exact: true }).inputValue()).toBe(`${title} (v2)`)
     // Now at the current revision: sent to moderation.

@@ -19,7 +19,7 @@ import { openJourney, type Person, poll } from "./webJourney.js"
 // and 390 px.
 
 const moderatorEmail = "moderator.web-course-admin@example.com"
-const shots = "/work/shots/h34a"
+const shots = "course-admin"
 
 const world = openJourney({ label: "web_course_admin", moderators: [moderatorEmail], shots, subnet: 145 })
 

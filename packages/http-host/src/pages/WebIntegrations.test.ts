@@ -3,13 +3,14 @@ import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, poll } from "./webJourney.js"
 
 // The integrations page of the web application (packages/web, IntegrationsPage) in real headless
 // Chromium: keys made, changed, reissued and revoked through the page; a secret shown once, never
 // rendered by the server.
 
-const world = openJourney({ label: "web_keys", shots: "/tmp/web-keys-shots", subnet: 110 })
+const world = openJourney({ label: "web_keys", shots: "web-keys", subnet: 110 })
 
 const secretPattern = /birzha_pk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/
 const bearerGet = (path: string, secret: string) => fetch(`${world.origin}${path}`, { headers: { authorization: `Bearer ${secret}` } })
@@ -211,7 +212,7 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     expect(await person.tab.locator("#create-form").getByLabel("Читать ваши задачи, включая черновики.").isChecked()).toBe(true)
     for (const width of [1280, 390]) {
       await person.tab.setViewportSize({ width, height: 900 })
-      await person.tab.screenshot({ path: `/tmp/web-keys-shots/integrations-custom-ru-${width}.png`, fullPage: true })
+      await screenshot(person.tab, `web-keys/integrations-custom-ru-${width}`)
     }
     expect(person.errors).toEqual([])
     await person.context.close()

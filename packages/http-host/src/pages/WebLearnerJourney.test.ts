@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { openJourney, poll } from "./webJourney.js"
 
@@ -18,7 +19,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-learner@example.com"
 
-const world = openJourney({ label: "web_learner", moderators: [moderatorEmail], shots: "/tmp/web-learning-shots", subnet: 107 })
+const world = openJourney({ label: "web_learner", moderators: [moderatorEmail], shots: "web-learning", subnet: 107 })
 
 type Body = Record<string, any>
 
@@ -213,7 +214,7 @@ describe("the learner's journey through the pages", { timeout: 600_000 }, () => 
     // The attempt's state arrives with the page's next read of the history, not always with the score.
     await poll(() => latest.locator(".tag").first().textContent()).toBe("Accepted")
     expect(await latest.locator(".layers").textContent()).toContain("The grade a reviewer gave your work.")
-    await l.screenshot({ path: "/tmp/web-learning-shots/learning-graded-en-1280.png", fullPage: true })
+    await screenshot(l, "web-learning/learning-graded-en-1280")
 
     // The learner's review of the course, shown on its public page.
     await l.getByLabel("4 stars").check()

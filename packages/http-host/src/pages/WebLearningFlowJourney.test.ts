@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
 
 // The learning flow from end to end, through the web application's pages only (the learning
@@ -24,7 +25,7 @@ import { openJourney, type Person, poll } from "./webJourney.js"
 // packages/worker-host/src/learning/GradingJob.ts does). The test host itself runs no workers.
 
 const moderatorEmail = "moderator.web-learnflow@example.com"
-const shots = "/work/shots/learnflow"
+const shots = "learning-flow"
 
 const world = openJourney({ label: "web_learnflow", moderators: [moderatorEmail], shots, subnet: 144 })
 
@@ -175,7 +176,7 @@ describe("the learning flow through the pages, from a training to a completed co
       await a.getByLabel("What changed (shown with the version)").fill("Первый выпуск: тест, код и эссе")
       await a.getByRole("button", { name: "Publish a new version" }).click()
       await poll(() => a.locator("section[aria-labelledby=publish] .status").textContent()).toBe("A step's checker has not passed its preflight: run it, then publish.")
-      await a.screenshot({ path: `${shots}/editor-unpreflighted-en-1280.png`, fullPage: true })
+      await screenshot(a, `${shots}/editor-unpreflighted-en-1280`)
 
       // The preflight fixes it: validation clean, the course published.
       await a.goto(`${origin}${editorPath}?lang=en`)
@@ -386,7 +387,7 @@ describe("the learning flow through the pages, from a training to a completed co
       expect(everyone.flatMap((someone) => someone.errors)).toEqual([])
     } catch (error) {
       // What each person's page showed when the journey stopped, beside the other screenshots.
-      for (const [n, someone] of everyone.entries()) await someone.tab.screenshot({ path: `${shots}/failed-${n}.png`, fullPage: true }).catch(() => undefined)
+      for (const [n, someone] of everyone.entries()) await screenshot(someone.tab, `${shots}/failed-${n}`).catch(() => undefined)
       throw error
     } finally {
       await Promise.all(everyone.map((someone) => someone.context.close()))

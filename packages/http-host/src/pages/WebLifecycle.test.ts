@@ -11,7 +11,7 @@ import { openJourney, type Person, poll, eventWorker } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-lifecycle@example.com"
 
-const world = openJourney({ label: "web_lifecycle", moderators: [moderatorEmail], shots: "/tmp/web-lifecycle-shots", subnet: 121 })
+const world = openJourney({ label: "web_lifecycle", moderators: [moderatorEmail], shots: "web-lifecycle", subnet: 121 })
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered,
 // then fanned out to the automation rules, whose notification.create writes the inbox's entry.

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { Client, StreamableHTTPClientTransport } from "../testMcp.js"
 import { sdkProvider } from "../testOAuth.js"
 import { openJourney } from "./webJourney.js"
@@ -10,7 +11,7 @@ import { openJourney } from "./webJourney.js"
 // against the running host (discovery from the 401, registration, the consent page, the token),
 // then tools, the approval flow and disconnecting. The protocol's refusals are OAuth.test.ts.
 
-const world = openJourney({ label: "web_oauth", shots: "/tmp/web-oauth-shots", subnet: 142 })
+const world = openJourney({ label: "web_oauth", shots: "web-oauth", subnet: 142 })
 
 /** The agent's redirect listener on loopback: it answers a plain page and hands over the code. */
 let callback: Server
@@ -61,7 +62,7 @@ describe("an agent signs in with the official SDK's OAuth client", { timeout: 40
       expect(await tab.locator("#oauth-redirect").textContent()).toBe(new URL(callbackUrl).origin)
       expect(await tab.locator("#oauth-account").textContent()).toBe(email)
       expect(await tab.locator("[data-scope='tasks:submit']").count()).toBe(1)
-      await tab.screenshot({ path: "/tmp/web-oauth-shots/consent-flow.png", fullPage: true })
+      await screenshot(tab, "web-oauth/consent-flow")
       await tab.locator("#oauth-allow").click()
       await tab.waitForURL((at) => at.toString().startsWith(callbackUrl))
       return code

@@ -1,13 +1,12 @@
 import { PostgresBlobStore, seedDemoData } from "@birzha/domain/internal"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
-import { mkdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
-import { createRequire } from "node:module"
 import Pg from "pg"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
+import { axeViolations, launchChromium, screenshot, signInThroughPage } from "../../../../testing/browser.js"
 import { signIn } from "../../../../testing/signIn.js"
 import { startTestService, type TestService } from "../testService.js"
 
@@ -19,8 +18,7 @@ let db: Pg.Client
 let origin: string
 let browser: Browser
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const shots = "/tmp/web-shots"
+const shots = "web"
 
 /** The publication the journeys open: the newest public service with two or more pictures. */
 let target: { uuid: string; title: string; owner: string; ownerName: string; word: string }
@@ -71,7 +69,6 @@ beforeAll(async () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
   }
   browser = await launchChromium()
-  mkdirSync(shots, { recursive: true })
 }, 120_000)
 afterAll(async () => {
   await browser?.close()
@@ -211,19 +208,6 @@ describe("the web application's HTML, without JavaScript", { timeout: 120_000 },
   })
 })
 
-/**
- * axe-core's serious and critical violations on the page, as `rule: targets`. Its source is run
- * through the debugging protocol (the page's CSP allows no inline script).
- */
-const axeViolations = async (tab: Page) => {
-  await tab.evaluate(axeSource)
-  return tab.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
-    const result = await axe.run(document)
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-  })
-}
-
 /** Fails the test on any error the page's script reports (a hydration mismatch is one). */
 const watchErrors = (tab: Page) => {
   const errors: Array<string> = []
@@ -308,13 +292,13 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
         expect(await tab.locator("#signed-in-email").textContent()).toBe(email)
         expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `account ${language} ${width}`).toBe(true)
         expect(await axeViolations(tab), `account ${language} ${width}`).toEqual([])
-        await tab.screenshot({ path: `${shots}/account-${language}-${width}.png`, fullPage: true })
+        await screenshot(tab, `${shots}/account-${language}-${width}`)
       }
     }
     await context.close()
   })
 
-  it("passes axe-core (no serious or critical violation) and is usable at 1280 and 390 px, in both languages; screenshots in /tmp/web-shots", async () => {
+  it("passes axe-core (no serious or critical violation) and is usable at 1280 and 390 px, in both languages", async () => {
     const paths: ReadonlyArray<readonly [string, string]> = [
       ["home", "/"],
       ["catalog", "/catalog"],
@@ -335,8 +319,8 @@ describe("the web application in a browser", { timeout: 180_000 }, () => {
         // The page fits the width: nothing scrolls sideways.
         expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${language} ${width}`).toBe(true)
         expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
-        await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
-        await tab.screenshot({ path: `${shots}/${name}-${language}-${width}-top.png` })
+        await screenshot(tab, `${shots}/${name}-${language}-${width}`)
+        await screenshot(tab, `${shots}/${name}-${language}-${width}-top`, { fullPage: false })
       }
       // Keyboard: the first Tab reaches the skip link, visibly focused, and it leads to the content.
       await tab.goto(`${origin}/catalog?lang=${language}`)

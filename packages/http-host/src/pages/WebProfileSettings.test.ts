@@ -5,7 +5,7 @@ import { openJourney, poll } from "./webJourney.js"
 // profile (name, type, about, skills, contacts, public), a visitor then sees it at /u/{uuid};
 // a stale save is refused and changes nothing; another profile is created and switched to.
 
-const world = openJourney({ label: "web_profile", shots: "/tmp/web-more-shots", subnet: 101 })
+const world = openJourney({ label: "web_profile", shots: "web-more", subnet: 101 })
 
 describe("profile settings through the pages", { timeout: 300_000 }, () => {
   it("edit the acting profile → public page shows it → a stale save is refused → another profile, switched to", async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, poll, eventWorker } from "./webJourney.js"
 
 // The automation rule pages of the web application (packages/web, RulesPage and RulePage) in real
@@ -7,7 +8,7 @@ import { openJourney, poll, eventWorker } from "./webJourney.js"
 // verdict per condition, backtested, switched on; it fires once on the next event and its
 // execution shows in the history; paused, deleted, its history kept.
 
-const world = openJourney({ label: "web_rules", shots: "/tmp/web-rules-shots", subnet: 141 })
+const world = openJourney({ label: "web_rules", shots: "web-rules", subnet: 141 })
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered, then
 // fanned out to the automation rules, whose notification.create action runs right there.
@@ -113,7 +114,7 @@ describe("the automation rule pages", { timeout: 900_000 }, () => {
     expect((await service.call("GET", `/api/v1/automations/${ruleUuid}/executions`, { cookie })).body.items).toEqual([])
     for (const width of [1280, 390]) {
       await tab.setViewportSize({ width, height: 900 })
-      await tab.screenshot({ path: `/tmp/web-rules-shots/rule-dry-run-en-${width}.png`, fullPage: true })
+      await screenshot(tab, `web-rules/rule-dry-run-en-${width}`)
     }
     await tab.setViewportSize({ width: 1280, height: 900 })
 

@@ -9,7 +9,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-service@example.com"
 
-const world = openJourney({ label: "web_service", moderators: [moderatorEmail], shots: "/tmp/web-more-shots", subnet: 103 })
+const world = openJourney({ label: "web_service", moderators: [moderatorEmail], shots: "web-more", subnet: 103 })
 
 describe("the service journey through the pages", { timeout: 300_000 }, () => {
   it("publish a service with a price → moderate → offer → declined → offer again → counter-offer → accepted → a deal on /deals", async () => {

@@ -11,7 +11,7 @@ import { openJourney, poll, eventWorker } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-social@example.com"
 
-const world = openJourney({ label: "web_social", moderators: [moderatorEmail], shots: "/tmp/web-social-shots", subnet: 105 })
+const world = openJourney({ label: "web_social", moderators: [moderatorEmail], shots: "web-social", subnet: 105 })
 
 // The worker's steps, on demand (the test host runs no in-process workers): events numbered,
 // then fanned out to the automation rules, whose notification.create writes the inbox's entry.

@@ -9,7 +9,7 @@ import { openJourney, poll } from "./webJourney.js"
 // Every step is a click or a keystroke on a page; only the moderator role comes from the setting.
 
 const moderatorEmail = "moderator.web-task@example.com"
-const shots = "/tmp/web-task-shots"
+const shots = "web-task"
 
 // Two real PNG pictures (1×1), different bytes.
 const pngs = [
@@ -17,7 +17,7 @@ const pngs = [
   Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64")
 ]
 
-const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots: shots, subnet: 100 })
+const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots, subnet: 100 })
 
 describe("the task journey through the pages", { timeout: 600_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {

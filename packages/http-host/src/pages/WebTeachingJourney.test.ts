@@ -5,6 +5,7 @@ import { ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
+import { screenshot } from "../../../../testing/browser.js"
 import { signIn } from "../../../../testing/signIn.js"
 import type { Caller } from "../testService.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
@@ -22,7 +23,7 @@ import { openJourney, type Person, poll } from "./webJourney.js"
 // page is checked in both languages at 1280 and 390 px.
 
 const moderatorEmail = "moderator.web-teaching@example.com"
-const shots = "/work/shots/h34t"
+const shots = "teaching"
 
 const world = openJourney({ label: "web_teaching", moderators: [moderatorEmail], shots, subnet: 108 })
 
@@ -193,7 +194,7 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
     await poll(() => r.locator(".assignment-status").textContent()).toBe("Released to the learner")
     await r.locator(".history summary").click()
     expect(await r.locator(".history").textContent()).toContain("Released")
-    await r.screenshot({ path: `${shots}/teaching-workspace-released-en-1280.png`, fullPage: true })
+    await screenshot(r, `${shots}/teaching-workspace-released-en-1280`)
 
     // The learner sees the score and the comment, and appeals it.
     const l = learner.tab

@@ -8,7 +8,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 const moderatorEmail = "moderator.web-vacancy@example.com"
 
-const world = openJourney({ label: "web_vacancy", moderators: [moderatorEmail], shots: "/tmp/web-more-shots", subnet: 102 })
+const world = openJourney({ label: "web_vacancy", moderators: [moderatorEmail], shots: "web-more", subnet: 102 })
 
 describe("the vacancy journey through the pages", { timeout: 300_000 }, () => {
   it("publish a vacancy → moderate → find and respond → the employer accepts → both see it accepted", async () => {

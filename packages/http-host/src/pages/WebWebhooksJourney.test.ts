@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import type { Browser } from "playwright-core"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium } from "../../../../testing/browser.js"
+import { launchChromium, screenshot } from "../../../../testing/browser.js"
 import { type Received, type Receiver, startReceiver } from "../../../../testing/webhookReceiver.js"
 import { startTestService, type TestService } from "../testService.js"
 import { journey, poll } from "./webJourney.js"
@@ -16,7 +16,7 @@ import { journey, poll } from "./webJourney.js"
 // tested on the pages; a refused delivery is replayed from its row; the secret is rotated and the
 // receiver verifies both signatures during the overlap.
 
-const shots = "/tmp/web-webhooks-shots"
+const shots = "web-webhooks"
 const secret = "web webhooks journey tests: a server secret of 32+ characters"
 let service: TestService
 let browser: Browser
@@ -101,7 +101,7 @@ describe("the webhook pages", { timeout: 600_000 }, () => {
     for (const width of [1280, 390]) {
       await tab.setViewportSize({ width, height: 900 })
       expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `secret box ${width}`).toBe(true)
-      await tab.screenshot({ path: `${shots}/webhook-secret-en-${width}.png`, fullPage: true })
+      await screenshot(tab, `${shots}/webhook-secret-en-${width}`)
     }
     await tab.setViewportSize({ width: 1280, height: 900 })
 
@@ -251,7 +251,7 @@ describe("the webhook pages", { timeout: 600_000 }, () => {
     await tab.locator("#secret-box").waitFor({ state: "visible" })
     for (const width of [1280, 390]) {
       await tab.setViewportSize({ width, height: 900 })
-      await tab.screenshot({ path: `${shots}/webhook-secret-ru-${width}.png`, fullPage: true })
+      await screenshot(tab, `${shots}/webhook-secret-ru-${width}`)
     }
     await tab.setViewportSize({ width: 1280, height: 900 })
     await tab.getByRole("link", { name: "Открыть вебхук" }).click()

@@ -2,20 +2,17 @@ import { fanOutAutomations } from "@birzha/domain/internal"
 import { sequencePending } from "@birzha/worker-host/internal"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, ManagedRuntime, Redacted } from "effect"
-import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { readFileSync } from "node:fs"
 import type Pg from "pg"
 import type { SqlClient } from "@effect/sql"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, expect, type ExpectStatic } from "vitest"
-import { launchChromium, signInThroughPage } from "../../../../testing/browser.js"
+import { axeViolations, launchChromium, screenshot, signInThroughPage } from "../../../../testing/browser.js"
 import { startTestService, type TestService } from "../testService.js"
 
 // What the journeys through the web application's pages share (WebTaskJourney.test.ts,
 // WebProfileSettings.test.ts, …): people signed in through the pages, each in their own browser
 // context, and the check every page passes (axe-core, widths, languages, keyboard).
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 /** Waits for what a page shows after a command (it loads itself again): a generous liveness bound. */
 export const poll: <T>(read: () => Promise<T>) => ReturnType<ExpectStatic["poll"]> = (read) => expect.poll(read, { timeout: 30_000 })
@@ -24,15 +21,6 @@ export interface Person {
   readonly context: BrowserContext
   readonly tab: Page
   readonly errors: Array<string>
-}
-
-const axeViolations = async (tab: Page) => {
-  await tab.evaluate(axeSource)
-  return tab.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }> }> } }).axe
-    const result = await axe.run(document)
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-  })
 }
 
 const english = JSON.parse(readFileSync(new URL("../../../web/src/translations/en.json", import.meta.url), "utf8")) as Record<string, string>
@@ -46,11 +34,11 @@ const englishWords = Object.entries(english)
 /**
  * A journey's browser and service: `person` signs someone in through the sign-in page in a
  * context of their own (an address of their own, so sign-in limits do not meet), `checkPage`
- * checks a page and leaves its screenshots in `shots`.
+ * checks a page and takes its screenshots into the folder `shots` (when `BIRZHA_SCREENSHOTS` is set:
+ * testing/browser.ts's `screenshot`).
  */
 export const journey = (options: { readonly browser: Browser; readonly origin: string; readonly db: Pg.Client; readonly shots: string; readonly subnet: number }) => {
   const { browser, origin, db, shots } = options
-  mkdirSync(shots, { recursive: true })
   let ip = 0
 
   const person = async (email: string): Promise<Person> => {
@@ -87,7 +75,7 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
           const text = await tab.evaluate(() => `${document.querySelector("header")?.textContent ?? ""} ${document.querySelector("main")?.innerText ?? ""}`)
           expect(englishWords.filter((words) => text.includes(words)), `${name}: English on the Russian page`).toEqual([])
         }
-        await tab.screenshot({ path: `${shots}/${name}-${language}-${width}.png`, fullPage: true })
+        await screenshot(tab, `${shots}/${name}-${language}-${width}`)
       }
     }
     // Keyboard: Tab reaches every visible control of the page's content in turn (a radio group
