@@ -7,7 +7,7 @@ import { inject } from "vitest"
 import { chromiumOptions } from "./chromium.js"
 
 /**
- * The run's one Chromium (started by testing/globalSetup.ts when the run has page tests), which
+ * The run's one Chromium (started by testing/globalSetup.ts when the machine has it), which
  * every test file connects to and works in with contexts of its own; closing the returned
  * browser disconnects this file only. Outside such a run (a bench, a script) a Chromium of its own.
  */

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium } from "playwright-core"
 import type { TestProject } from "vitest/node"
+import { migrateDatabase } from "../packages/domain/test/migrateDatabase.js"
 import { chromiumOptions } from "./chromium.js"
+import { admin, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,6 +13,8 @@ declare module "vitest" {
     readonly runDir: string
     /** The run's one Chromium, which page tests connect to (testing/browser.ts); absent when the run has none. */
     readonly chromiumEndpoint: string | undefined
+    /** A database with every migration applied, which `createTestDatabase(label, { migrated: true })` copies (testing/postgres.ts). */
+    readonly migratedDatabase: string
   }
 }
 
@@ -22,7 +26,16 @@ export default async function setup(project: TestProject) {
   // workers' files. Idle, it costs nothing measurable.
   const browserServer = existsSync(chromiumOptions.executablePath!) ? await chromium.launchServer(chromiumOptions) : undefined
   project.provide("chromiumEndpoint", browserServer?.wsEndpoint())
+  // The migrations applied once for the run; files copy the result. Nothing stays connected to
+  // it (Postgres copies only a database nobody is connected to).
+  const migrated = testDatabaseName("migrated")
+  await admin((client) => client.query(`CREATE DATABASE "${migrated}"`))
+  const url = new URL(testPostgresUrl)
+  url.pathname = `/${migrated}`
+  await migrateDatabase(url.toString())
+  project.provide("migratedDatabase", migrated)
   return async () => {
+    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${migrated}" WITH (FORCE)`))
     await browserServer?.close()
     rmSync(runDir, { recursive: true, force: true })
   }

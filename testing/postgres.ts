@@ -1,11 +1,7 @@
-import { randomBytes } from "node:crypto"
-import Pg from "pg"
+import { inject } from "vitest"
+import { admin, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
 
-/**
- * The Postgres server tests run against. CI sets `BIRZHA_TEST_POSTGRES_URL` to a database made
- * for the run; each test file creates its own database beside it and drops it afterwards.
- */
-export const testPostgresUrl = process.env["BIRZHA_TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
+export { testPostgresUrl }
 
 export interface TestDatabase {
   readonly url: string
@@ -13,21 +9,16 @@ export interface TestDatabase {
   readonly drop: () => Promise<void>
 }
 
-const admin = async <A>(run: (client: Pg.Client) => Promise<A>): Promise<A> => {
-  const client = new Pg.Client({ connectionString: testPostgresUrl })
-  await client.connect()
-  try {
-    return await run(client)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A fresh, empty database on the test server, named after the run and the test file. */
-export const createTestDatabase = async (label: string): Promise<TestDatabase> => {
-  const base = new URL(testPostgresUrl).pathname.slice(1) || "postgres"
-  const name = `${base}_${label}_${randomBytes(4).toString("hex")}`.toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(-63)
-  await admin((client) => client.query(`CREATE DATABASE "${name}"`))
+/**
+ * A fresh database on the test server, named after the run and the test file: empty, or, with
+ * `migrated`, a copy of the run's migrated database (testing/globalSetup.ts; every migration
+ * applied once per run, not once per file: a copy is a file copy in Postgres). Code that applies
+ * migrations at start finds none pending, as on a server that has run before.
+ */
+export const createTestDatabase = async (label: string, options: { readonly migrated?: boolean } = {}): Promise<TestDatabase> => {
+  const name = testDatabaseName(label)
+  const template = options.migrated === true ? inject("migratedDatabase") : undefined
+  await admin((client) => client.query(`CREATE DATABASE "${name}"${template === undefined ? "" : ` TEMPLATE "${template}"`}`))
   const url = new URL(testPostgresUrl)
   url.pathname = `/${name}`
   return {

@@ -7,7 +7,7 @@ import { BirzhaOnPool, saveSubmitAndReadEvents } from "./main.js"
 let database: TestDatabase
 let pool: Pg.Pool
 beforeAll(async () => {
-  database = await createTestDatabase("example_in_process")
+  database = await createTestDatabase("example_in_process", { migrated: true })
   pool = new Pg.Pool({ connectionString: database.url, max: 4 })
 })
 afterAll(async () => {

@@ -15,7 +15,7 @@ let close: () => Promise<void>
 let origin: string
 let base: string
 beforeAll(async () => {
-  database = await createTestDatabase("example_express")
+  database = await createTestDatabase("example_express", { migrated: true })
   pool = new Pg.Pool({ connectionString: database.url, max: 6 })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()

@@ -29,7 +29,7 @@ let database: TestDatabase
 let db: Pg.Client
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
-  database = await createTestDatabase("cli_automations")
+  database = await createTestDatabase("cli_automations", { migrated: true })
   expect((await runCli(["migrate"], { DATABASE_URL: database.url })).code).toBe(0)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()

@@ -115,7 +115,7 @@ describe("birzha migrate", () => {
 
 describe("birzha accounts delete", () => {
   it("deletes the live account of an address with its profiles and sessions, and says so when there is none", async () => {
-    const database = await createTestDatabase("cli_accounts")
+    const database = await createTestDatabase("cli_accounts", { migrated: true })
     try {
       expect(await birzha(["migrate"], { DATABASE_URL: database.url }).exited).toBe(0)
       const client = new Pg.Client({ connectionString: database.url })

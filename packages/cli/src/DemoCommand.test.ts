@@ -115,7 +115,7 @@ const holding = async (terms: ReadonlyArray<string>, raw = false) =>
 
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
-  database = await createTestDatabase("cli_demo")
+  database = await createTestDatabase("cli_demo", { migrated: true })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })

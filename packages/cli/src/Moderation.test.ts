@@ -63,7 +63,7 @@ const moderatedEvents = async (uuid: string) =>
 
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
-  database = await createTestDatabase("cli_moderation")
+  database = await createTestDatabase("cli_moderation", { migrated: true })
   const migrated = await birzha(["migrate"])
   expect(migrated.code).toBe(0)
   db = new Pg.Client({ connectionString: database.url })

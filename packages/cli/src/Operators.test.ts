@@ -12,7 +12,7 @@ const birzha = (args: ReadonlyArray<string>, env: Record<string, string> = {}): 
 const operators = async () => (await db.query<{ email: string; source: string }>("SELECT email, source FROM operators ORDER BY email")).rows
 
 beforeAll(async () => {
-  database = await createTestDatabase("cli_operators")
+  database = await createTestDatabase("cli_operators", { migrated: true })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })

@@ -55,7 +55,7 @@ const secret = "secrets in logs: a server secret of at least 32 characters"
 
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
-  database = await createTestDatabase("secrets_in_logs")
+  database = await createTestDatabase("secrets_in_logs", { migrated: true })
   receiver = await startReceiver()
   const port = await freePort()
   url = `http://localhost:${port}`

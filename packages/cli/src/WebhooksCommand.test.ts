@@ -35,7 +35,7 @@ let db: Pg.Client
 let receiver: Receiver
 beforeAll(async () => {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run the build first (pnpm test does)`)
-  database = await createTestDatabase("cli_webhooks")
+  database = await createTestDatabase("cli_webhooks", { migrated: true })
   expect((await runCli(["migrate"], { DATABASE_URL: database.url })).code).toBe(0)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()

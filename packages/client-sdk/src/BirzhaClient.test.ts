@@ -19,7 +19,7 @@ const startService = (databaseUrl: string) =>
 let database: TestDatabase
 let host: RunningHost
 beforeAll(async () => {
-  database = await createTestDatabase("client")
+  database = await createTestDatabase("client", { migrated: true })
   host = await startService(database.url)
   // Migrations run in the background at start; wait until the host says it is ready.
   for (let i = 0; i < 150 && (await fetch(`${host.url}/api/readyz`)).status !== 200; i++) {

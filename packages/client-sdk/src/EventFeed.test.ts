@@ -16,7 +16,7 @@ let db: Pg.Client
 let worker: Scope.CloseableScope
 
 beforeAll(async () => {
-  database = await createTestDatabase("client_events")
+  database = await createTestDatabase("client_events", { migrated: true })
   host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
   await untilReady(host)
   db = new Pg.Client({ connectionString: database.url })

@@ -59,7 +59,7 @@ export interface MarketplaceOptions {
 }
 
 export const openMarketplace = async (label: string, options: MarketplaceOptions = {}): Promise<Marketplace> => {
-  const database = await createTestDatabase(label)
+  const database = await createTestDatabase(label, { migrated: true })
   const services = Layer.mergeAll(
     PgClient.layer({ url: Redacted.make(database.url), maxConnections: 24 }),
     Layer.succeed(ServerSecret, Redacted.make("marketplace-test-secret-of-32-characters")),

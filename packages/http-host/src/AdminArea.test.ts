@@ -50,7 +50,7 @@ const validCalls = (target: string): Record<string, { readonly path: string; rea
 })
 
 beforeAll(async () => {
-  database = await createTestDatabase("admin_area")
+  database = await createTestDatabase("admin_area", { migrated: true })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
   host = await startService({

@@ -29,7 +29,7 @@ const moderators = async () =>
   (await db.query<{ email: string; source: string }>("SELECT email, source FROM moderators ORDER BY email")).rows
 
 beforeAll(async () => {
-  database = await createTestDatabase("configured_moderators")
+  database = await createTestDatabase("configured_moderators", { migrated: true })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })

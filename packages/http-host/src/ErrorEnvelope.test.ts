@@ -67,7 +67,7 @@ let host: RunningHost
 let database: TestDatabase
 
 beforeAll(async () => {
-  database = await createTestDatabase("error_envelope")
+  database = await createTestDatabase("error_envelope", { migrated: true })
   host = await startHost(
     makeHttpServer({ port: 0, host: "127.0.0.1", maxBodyBytes, publicOrigin, trustProxy: false }).pipe(
       Layer.provide(Operations.layer(catalogOf(ProbeApi), [ProbeOperations])),

@@ -14,7 +14,7 @@ let handler: RunningHandler
 let server: Server
 let plainNode: string
 beforeAll(async () => {
-  database = await createTestDatabase("mounted_handler")
+  database = await createTestDatabase("mounted_handler", { migrated: true })
   pool = new Pg.Pool({ connectionString: database.url, max: 4 })
   handler = await startHandler(
     ServiceHandlerLive({ publicOrigin: origin, basePath: "/birzha", maxBodyBytes: 64 * 1024 }, { database: DatabaseFromPool(pool), workers: false }).pipe(

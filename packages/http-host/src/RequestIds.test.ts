@@ -51,7 +51,7 @@ beforeAll(async () => {
     }
     return write(chunk, ...rest)
   })
-  database = await createTestDatabase("request_ids")
+  database = await createTestDatabase("request_ids", { migrated: true })
   host = await startHost(
     makeHttpServer({ port: 0, host: "127.0.0.1", maxBodyBytes: 1024, publicOrigin: "http://localhost:8080", trustProxy: false }).pipe(
       Layer.provide(Operations.layer(catalogOf(ProbeApi), [ProbeOperations])),

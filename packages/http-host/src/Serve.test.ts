@@ -38,7 +38,7 @@ describe("the service on a Postgres server", () => {
   let host: RunningHost
 
   beforeAll(async () => {
-    database = await createTestDatabase("serve")
+    database = await createTestDatabase("serve", { migrated: true })
     host = await startService({ DATABASE_URL: database.url })
   })
   afterAll(async () => {

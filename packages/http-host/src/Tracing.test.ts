@@ -83,7 +83,7 @@ let origin: string
 beforeAll(async () => {
   collector = await startCollector()
   webhooks = await startReceiver()
-  database = await createTestDatabase("tracing")
+  database = await createTestDatabase("tracing", { migrated: true })
   const port = await freePort()
   origin = `http://localhost:${port}`
   const env = {

@@ -44,7 +44,7 @@ export const startTestService = async (
     readonly metricsPort?: number
   } = {}
 ): Promise<TestService> => {
-  const database = await createTestDatabase(name)
+  const database = await createTestDatabase(name, { migrated: true })
   const port = await freePort()
   const origin = options.publicOrigin ?? `http://localhost:${port}`
   const host = await startService({

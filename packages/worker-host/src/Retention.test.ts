@@ -19,7 +19,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | BlobStore |
 let actor: Actor
 
 beforeAll(async () => {
-  database = await createTestDatabase("retention")
+  database = await createTestDatabase("retention", { migrated: true })
   const sql = PgClient.layer({ url: Redacted.make(database.url), maxConnections: 5 })
   runtime = ManagedRuntime.make(Layer.mergeAll(
     PostgresBlobStore,

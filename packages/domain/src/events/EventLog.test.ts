@@ -15,7 +15,7 @@ let database: TestDatabase
 let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
 
 beforeAll(async () => {
-  database = await createTestDatabase("eventlog")
+  database = await createTestDatabase("eventlog", { migrated: true })
   runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 2 }))
   await runtime.runPromise(runMigrations)
 })

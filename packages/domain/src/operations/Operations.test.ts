@@ -29,7 +29,7 @@ let database: TestDatabase
 let runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | ServerSecret, unknown>
 
 beforeAll(async () => {
-  database = await createTestDatabase("operations")
+  database = await createTestDatabase("operations", { migrated: true })
   const services = Layer.mergeAll(
     PgClient.layer({ url: Redacted.make(database.url) }),
     Layer.succeed(ServerSecret, Redacted.make("operations-test-secret-of-32-characters")),

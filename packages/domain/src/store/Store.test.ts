@@ -19,7 +19,7 @@ const failure = <A, E>(result: Exit.Exit<A, E>): unknown =>
   Exit.isFailure(result) && result.cause._tag === "Fail" ? result.cause.error : undefined
 
 beforeAll(async () => {
-  database = await createTestDatabase("store")
+  database = await createTestDatabase("store", { migrated: true })
   runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 30 }))
   await run(runMigrations)
   await run(Effect.gen(function*() {

@@ -17,7 +17,7 @@ let db: Pg.Client
 let worker: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
 
 beforeAll(async () => {
-  database = await createTestDatabase("events")
+  database = await createTestDatabase("events", { migrated: true })
   host = await startService({ env: { DATABASE_URL: database.url }, publicOrigin: origin, trustProxy: true })
   await untilReady(host)
   db = new Pg.Client({ connectionString: database.url })

@@ -28,7 +28,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve))
   const port = (smtp.server.address() as { port: number }).port
-  database = await createTestDatabase("mail")
+  database = await createTestDatabase("mail", { migrated: true })
   host = await startService({
     env: { DATABASE_URL: database.url, BIRZHA_SMTP_URL: `smtp://127.0.0.1:${port}`, BIRZHA_MAIL_FROM: "Birzha <sign-in@birzha.test>" },
     publicOrigin: origin

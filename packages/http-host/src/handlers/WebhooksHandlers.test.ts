@@ -22,7 +22,7 @@ const receivers: Array<Receiver> = []
 const secret = "webhook tests: a server secret of at least 32 characters"
 
 beforeAll(async () => {
-  database = await createTestDatabase("webhooks")
+  database = await createTestDatabase("webhooks", { migrated: true })
   const port = await freePort()
   origin = `http://localhost:${port}`
   const env = { DATABASE_URL: database.url, BIRZHA_SECRET: secret, BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" }

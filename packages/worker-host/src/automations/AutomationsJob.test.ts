@@ -33,7 +33,7 @@ let jobs: ReadonlyArray<WorkerJob>
 let scope: Scope.CloseableScope
 
 beforeAll(async () => {
-  database = await createTestDatabase("automations_job")
+  database = await createTestDatabase("automations_job", { migrated: true })
   const services = Layer.mergeAll(
     PgClient.layer({ url: Redacted.make(database.url), maxConnections: 8 }),
     Layer.succeed(ServerSecret, Redacted.make("automations-job-test-secret-of-32-chars")),

@@ -16,7 +16,7 @@ let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
 const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.runPromise(effect)
 
 beforeAll(async () => {
-  database = await createTestDatabase("sequencer")
+  database = await createTestDatabase("sequencer", { migrated: true })
   runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 30 }))
   await run(Store.runMigrations)
 })
