@@ -1,3 +1,4 @@
+import { makePgliteClient } from "@birzha/infrastructure"
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
@@ -10,6 +11,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { taskDraft } from "../../../testing/drafts.js"
 import { freePort } from "../../../testing/net.js"
+import { embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { birzha as birzhaCommand } from "./Cli.js"
 
@@ -219,7 +221,9 @@ describe("birzha openapi", () => {
 
 describe("birzha beside a running host on the embedded database", () => {
   it("runs mail list, moderation queue and approve inside the host, on the data the host serves", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "birzha-beside-"))
+    // Initialised (PGlite's initdb done) but empty; `birzha serve` on a new directory is tested above.
+    const data = await embeddedDataDir("beside", (dir) => Effect.runPromise(Effect.scoped(makePgliteClient(dir))))
+    const dataDir = data.home
     const port = await freePort()
     const env = { BIRZHA_PORT: String(port), BIRZHA_DATA_DIR: dataDir }
     const host = birzha(["serve"], env)
@@ -289,7 +293,7 @@ describe("birzha beside a running host on the embedded database", () => {
       expect(alone.output()).toContain("No publications are waiting for moderation.")
     } finally {
       host.child.kill("SIGKILL")
-      rmSync(dataDir, { recursive: true, force: true })
+      data.remove()
     }
   }, 300_000)
 
