@@ -4,9 +4,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Fiber, FiberRef, Layer, Option, Runtime } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingMessage, request, type Server } from "node:http"
-import { join, resolve } from "node:path"
+import { createServer, type IncomingMessage, type Server } from "node:http"
 import { stripAnsi, textConsole } from "./CommandConsole.js"
+import { type AdminFile, adminFile, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"
+
+export { isForwardable }
 
 /*
  * The CLI beside a running host (docs/decisions.md, "The CLI beside a running host"). PGlite is
@@ -16,15 +18,6 @@ import { stripAnsi, textConsole } from "./CommandConsole.js"
  * `BIRZHA_DATA_DIR/admin.json` (mode 0600) with a random token; whoever can read that file could
  * open the database directory anyway.
  */
-
-/** The commands a host runs for the CLI: those that need the database. */
-const forwardedCommands = new Set(["moderation", "mail", "accounts", "webhooks", "events", "demo"])
-
-/** Help, the wizard and the version are answered by the CLI itself. */
-const localFlags = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
-
-export const isForwardable = (args: ReadonlyArray<string>): boolean =>
-  args.length > 0 && forwardedCommands.has(args[0]!) && !args.some((arg) => localFlags.has(arg))
 
 type DatabaseServices = Layer.Layer.Success<typeof DatabaseLive>
 
@@ -46,14 +39,6 @@ const exitCodeSink = FiberRef.unsafeMake<(code: number) => void>((code) => {
 
 /** Ends the command with this exit code (once it returns). */
 export const setExitCode = (code: number) => Effect.flatMap(FiberRef.get(exitCodeSink), (sink) => Effect.sync(() => sink(code)))
-
-interface AdminFile {
-  readonly url: string
-  readonly token: string
-  readonly pid: number
-}
-
-const adminFile = (dataDir: string) => join(resolve(dataDir), "admin.json")
 
 /** One line of a forwarded command's answer (NDJSON): output, then the exit code. */
 type AnswerLine = { readonly out: string } | { readonly err: string } | { readonly exit: number }
@@ -201,68 +186,6 @@ export const HostCommandsLive = <E>(run: (argv: ReadonlyArray<string>) => Effect
     yield* Effect.logInfo("CLI commands on the embedded database run in this process").pipe(Effect.annotateLogs("adminFile", file))
   }))
 
-/** The running host's endpoint, when the command should go there: embedded database, a live host. */
-const runningHost = Effect.gen(function*() {
-  const settings = yield* Effect.option(DatabaseConfig)
-  if (Option.isNone(settings) || Option.isSome(settings.value.url)) return Option.none<AdminFile>()
-  try {
-    const found = JSON.parse(readFileSync(adminFile(settings.value.dataDir), "utf8")) as AdminFile
-    return typeof found.url === "string" && typeof found.token === "string" && typeof found.pid === "number" &&
-        found.pid !== process.pid && isProcessRunning(found.pid)
-      ? Option.some(found)
-      : Option.none<AdminFile>()
-  } catch {
-    return Option.none<AdminFile>()
-  }
-})
-
-/**
- * Sends the command to the host and relays its answer: output to this process's streams, its exit
- * code as this one's. `none` when the host could not be reached (it has just stopped): the command
- * then runs here.
- */
-const sendToHost = (host: AdminFile, args: ReadonlyArray<string>, write: (stream: "out" | "err", text: string) => void) =>
-  Effect.async<Option.Option<number>>((resume) => {
-    const body = JSON.stringify({ args })
-    const req = request(`${host.url}/commands`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${host.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
-    }, (res) => {
-      if (res.statusCode !== 200) {
-        let message = ""
-        res.setEncoding("utf8")
-        res.on("data", (chunk: string) => (message += chunk))
-        res.on("end", () => {
-          write("err", `birzha: the running host (process ${host.pid}) refused the command: ${res.statusCode} ${message}\n`)
-          resume(Effect.succeed(Option.some(1)))
-        })
-        return
-      }
-      let pending = ""
-      let exit: number | undefined
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => {
-        pending += chunk
-        let newline: number
-        while ((newline = pending.indexOf("\n")) >= 0) {
-          const line = JSON.parse(pending.slice(0, newline)) as Partial<{ out: string; err: string; exit: number }>
-          pending = pending.slice(newline + 1)
-          if (line.out !== undefined) write("out", line.out)
-          if (line.err !== undefined) write("err", line.err)
-          if (line.exit !== undefined) exit = line.exit
-        }
-      })
-      res.on("end", () => {
-        if (exit === undefined) write("err", `birzha: the running host (process ${host.pid}) stopped before the command finished\n`)
-        resume(Effect.succeed(Option.some(exit ?? 1)))
-      })
-      res.on("error", () => resume(Effect.succeed(Option.some(1))))
-    })
-    req.on("error", () => resume(Effect.succeed(Option.none())))
-    req.end(body)
-    return Effect.sync(() => req.destroy())
-  })
-
 /**
  * Runs `local` unless a host on the embedded database is running and the command needs the
  * database: then the host runs it and this process relays the output and the exit code.
@@ -270,11 +193,10 @@ const sendToHost = (host: AdminFile, args: ReadonlyArray<string>, write: (stream
 export const besideRunningHost = <A, E, R>(args: ReadonlyArray<string>, local: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     if (!isForwardable(args)) return yield* local
-    const host = yield* runningHost
-    if (Option.isNone(host)) return yield* local
-    const exit = yield* sendToHost(host.value, args, (stream, text) => {
-      ;(stream === "out" ? process.stdout : process.stderr).write(text)
-    })
-    if (Option.isNone(exit)) return yield* local
-    process.exitCode = exit.value
+    const settings = yield* Effect.option(DatabaseConfig)
+    const host = Option.isSome(settings) && Option.isNone(settings.value.url) ? runningHostIn(settings.value.dataDir, isProcessRunning) : undefined
+    if (host === undefined) return yield* local
+    const exit = yield* Effect.promise(() => sendToHost(host, args, writeToProcess))
+    if (exit === undefined) return yield* local
+    process.exitCode = exit
   }).pipe(Effect.asVoid)

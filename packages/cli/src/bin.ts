@@ -3,12 +3,15 @@
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). bench/run.mjs starts the host with the flags of this line.
 import { readFileSync } from "node:fs"
+import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"
 import { version } from "./version.js"
 
 // `birzha`, `birzha --help` and `birzha --version` (or `version`) answer without loading the
 // service: the overview is the text main.js prints for `--help` (Overview.ts), written next to it at
-// build time (tsup.config.ts), so it is the same text without compiling the whole command. Any other
-// command loads main.js, built as one module with its dependencies inside.
+// build time (tsup.config.ts), so it is the same text without compiling the whole command. A
+// database command beside a host that holds the embedded database goes to that host from here
+// (HostClient.ts), as main.js would send it. Any other command loads main.js, built as one module
+// with its dependencies inside.
 const args = process.argv.slice(2)
 const asked = args.length === 0 ? "--help" : args.length === 1 ? args[0] : undefined
 
@@ -23,6 +26,17 @@ const quickAnswer = (): string | undefined => {
   }
 }
 
+/** The exit code of the command run by a host beside this process, or `undefined` when none ran it. */
+const forwarded = async (): Promise<number | undefined> => {
+  const dataDir = isForwardable(args) ? embeddedDataDirOf(process.env) : undefined
+  const host = dataDir === undefined ? undefined : runningHostIn(dataDir, () => true)
+  return host === undefined ? undefined : sendToHost(host, args, writeToProcess)
+}
+
 const answer = quickAnswer()
-if (answer === undefined) await import("./main.js")
-else process.stdout.write(answer)
+if (answer !== undefined) process.stdout.write(answer)
+else {
+  const exit = await forwarded()
+  if (exit === undefined) await import("./main.js")
+  else process.exitCode = exit
+}
