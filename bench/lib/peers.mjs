@@ -128,7 +128,7 @@ export const reportPeers = (ctx, { runs, rowsOf, means }, { extraRows = [] } = {
   }
   const fastify = ratios.fastify.cpuPerRequest
   if (fastify !== undefined) {
-    log(`  host/Fastify CPU per request: ${fastify.toFixed(2)}× ${fastify <= 1 ? "AT OR BELOW FASTIFY" : "ABOVE FASTIFY"} (issue 38: ≤ 1.00)`)
+    log(`  host/Fastify CPU per request: ${fastify.toFixed(2)}× ${fastify <= 1 ? "AT OR BELOW FASTIFY" : "ABOVE FASTIFY"} (target ≤ 1.00)`)
   }
   if (h.non2xx > 0 || h.errors > 0) log(`  warning: the host had ${h.non2xx} non-2xx answers and ${h.errors} errors during the run`)
   for (const name of peerNames) {
