@@ -66,7 +66,7 @@ export const checkRequestId = "bench-answer-check"
 export const assertPeersAnswerAsHost = async (ctx, { what, path, hostAnswer, peers, headers = {}, quiet = false }) => {
   for (const name of peerNames) {
     const answer = await get(peers[name].url + path, { headers: { ...headers, "x-request-id": checkRequestId } })
-    assertSameAnswer(`${what} (${displayNames[name]})`, hostAnswer, answer, quiet ? () => {} : ctx.log)
+    assertSameAnswer(what, hostAnswer, answer, quiet ? () => {} : ctx.log, { name: displayNames[name] })
   }
 }
 
