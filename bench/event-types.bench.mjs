@@ -1,15 +1,20 @@
-// GET /api/v1/event-types through the whole host vs a bare node:http server answering the same
-// bytes with the same headers (replayed from the host's answer; node adds Date and Connection on
-// both sides). Same connections, same pipelining, loopback. Order: baseline, host, baseline; the
-// baseline row is the mean of both. Headline: server CPU per request, baseline/host (bench/README.md, "Host overhead").
+// GET /api/v1/event-types through the whole host vs its peers, bare node:http, Fastify and Hono
+// (bench/lib/peers.mjs), each answering the host's bytes with the host's headers (replayed from
+// the host's answer; node adds Date and Connection on every side; `x-request-id` made per request
+// as the host makes it). Same connections, same pipelining, loopback. Order: bare, Fastify, Hono,
+// host, Hono, Fastify, bare; each peer's row is the mean of its two. Headline: server CPU per
+// request, bare/host, and host/Fastify (bench/README.md, "Host overhead" and "Peers").
 // The host runs on a Postgres database made for the run (as in production; the read does not touch
 // it), so that no embedded database opens in the background of the measurement.
 
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { benchDatabase } from "./lib/database.mjs"
-import { assertSameAnswer, replayableHeaders } from "./lib/responses.mjs"
+import { assertPeersAnswerAsHost, checkRequestId, measurePeers, peersResult, reportPeers, startPeers } from "./lib/peers.mjs"
+import { replayableHeaders } from "./lib/responses.mjs"
 
 export const name = "event-types"
-export const description = "GET /api/v1/event-types: whole host vs bare node:http with the same bytes and headers"
+export const description = "GET /api/v1/event-types: whole host vs bare node:http, Fastify and Hono with the same bytes and headers"
 export const pin = true
 
 const PATH = "/api/v1/event-types"
@@ -24,7 +29,7 @@ export const run = async (ctx) => {
   const host = await ctx.startHost({ env: { DATABASE_URL: database.url } })
 
   // The exact bytes and headers the host answers with, fetched once.
-  const sample = await ctx.get(host.url + PATH)
+  const sample = await ctx.get(host.url + PATH, { headers: { "x-request-id": checkRequestId } })
   if (sample.status !== 200) {
     throw new Error(`host answered ${sample.status} to GET ${PATH}: ${sample.body.toString("utf8").slice(0, 500)}`)
   }
@@ -33,45 +38,31 @@ export const run = async (ctx) => {
   const typeCount = Array.isArray(parsed.types) ? parsed.types.length : "?"
   log(`  host answers ${sample.body.length} bytes, content-type ${contentType}, ${typeCount} types`)
 
-  const baseline = await ctx.startBaseline({ body: sample.body, headers: replayableHeaders(sample) })
-  assertSameAnswer(`GET ${PATH}`, sample, await ctx.get(baseline.url + PATH), log)
+  const bodyFile = join(ctx.workDir, "event-types-body")
+  writeFileSync(bodyFile, sample.body)
+  const peers = await startPeers(ctx, { answer: "constant", path: PATH, bodyFile, headers: replayableHeaders(sample) })
+  await assertPeersAnswerAsHost(ctx, { what: `GET ${PATH}`, path: PATH, hostAnswer: sample, peers })
 
-  const rows = []
-  rows.push(await ctx.measure({ label: "baseline #1", url: baseline.url + PATH, server: baseline }))
-  rows.push(await ctx.measure({ label: "host", url: host.url + PATH, server: host }))
-  rows.push(await ctx.measure({ label: "baseline #2", url: baseline.url + PATH, server: baseline }))
-
-  const [b1, h, b2] = rows
-  const base = ctx.meanRow("baseline (mean)", [b1, b2])
-  const ratio = h.requestsPerSecond / base.requestsPerSecond
-  const p99Ratio = h.latencyP99 / base.latencyP99
-
-  log("")
-  ctx.printTable([b1, b2, base, h])
-  log("")
-  log(`  ratio host/baseline req/s: ${ratio.toFixed(2)} (informational: the baseline may be client-bound)`)
-  log(`  p99 latency host/baseline: ${p99Ratio.toFixed(2)}×`)
-  const drift = Math.abs(b1.serverCpuPerRequest - b2.serverCpuPerRequest) / base.serverCpuPerRequest
-  if (drift > 0.1) log(`  note: the two baseline runs differ by ${(drift * 100).toFixed(0)}% in CPU per request: the machine is noisy, rerun`)
-  if (base.loadgenCpu !== undefined && base.loadgenCpu > 0.9) {
+  const measured = await measurePeers(ctx, { host, peers, target: (server) => ({ url: server.url + PATH }) })
+  const ratios = reportPeers(ctx, measured)
+  const { bare, host: h } = measured.means
+  if (bare.loadgenCpu !== undefined && bare.loadgenCpu > 0.9) {
     log(
-      `  note: the load generator used ${Math.round(base.loadgenCpu * 100)}% of a core during the baseline runs, so the` +
-        ` baseline is client-bound and its req/s understates the bare server; compare CPU per request.`
+      `  note: the load generator used ${Math.round(bare.loadgenCpu * 100)}% of a core during the bare runs, so the` +
+        ` bare server is client-bound and its req/s understates it; compare CPU per request.`
     )
   }
-  if (h.non2xx > 0 || h.errors > 0) log(`  warning: the host had ${h.non2xx} non-2xx answers and ${h.errors} errors during the run`)
-  const cpuRatio = ctx.cpuVerdict({ host: h, baseline: base, target: TARGET })
+  const cpuRatio = ctx.cpuVerdict({ host: h, baseline: bare, target: TARGET, baselineLabel: "bare" })
 
   return {
     path: PATH,
     responseBytes: sample.body.length,
     contentType,
-    baseline: base,
-    baselineRuns: [b1, b2],
-    host: h,
+    ...peersResult(measured, ratios),
+    baseline: bare,
     ratio: cpuRatio,
-    requestsPerSecondRatio: ratio,
-    p99Ratio,
+    requestsPerSecondRatio: h.requestsPerSecond / bare.requestsPerSecond,
+    p99Ratio: h.latencyP99 / bare.latencyP99,
     target: TARGET,
     pass: cpuRatio !== undefined && cpuRatio >= TARGET
   }

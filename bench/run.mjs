@@ -244,31 +244,6 @@ const makeContext = (options, workDir, profileDir, pinned) => {
       return handle
     },
 
-    /**
-     * Starts the bare node:http server answering every request with `body` and `contentType`, or
-     * with `headers` (raw name/value pairs, as `rawHeaders`) when given.
-     */
-    startBaseline: async ({ body, contentType, headers }) => {
-      const port = await freePort()
-      const bodyFile = join(workDir, `baseline-body-${port}`)
-      writeFileSync(bodyFile, body)
-      const headersFile = join(workDir, `baseline-headers-${port}.json`)
-      writeFileSync(headersFile, JSON.stringify(headers ?? ["content-type", contentType]))
-      const handle = await startProcess({
-        label: "baseline",
-        entry: join(benchDir, "lib", "bare-server.mjs"),
-        args: [String(port), "127.0.0.1", bodyFile, headersFile],
-        port,
-        readyPath: "/__ready",
-        readyTimeoutMs: 10_000,
-        workDir,
-        core
-      })
-      handle.stopAndReport = stopAndReport(handle)
-      defer(handle.stopAndReport)
-      return handle
-    },
-
     /** Warm-up then a measured autocannon run with the runner's concurrency settings. */
     measure: async (args) => {
       // Pinned only from the first measurement on, so that setup (demo data, sign-in) may use every core.

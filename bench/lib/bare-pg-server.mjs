@@ -1,9 +1,8 @@
-// The baseline of the publication benchmarks: a bare node:http server with a node-postgres pool
-// (the host's size, 10) answering the host's public reads with the same SQL and the same JSON,
-// and nothing else: no router, no schemas, no fibers, no logging.
+// The baseline of the catalog benchmark: a bare node:http server with a node-postgres pool (the
+// host's size, 10) answering getCatalog with the same SQL and the same JSON, and nothing else: no
+// router, no schemas, no fibers, no logging. (getPublication's peers are bench/lib/peer-server.mjs.)
 //
 // Usage: node bench/lib/bare-pg-server.mjs <port> <host> <database-url>
-//   GET /api/v1/publications/<uuid>  getPublication (404 {"error":...} when absent or not public)
 //   GET /api/v1/catalog              getCatalog
 //   GET /__ready                     200 once the database answers
 //   GET /__memory                    this process's memory: { rss, heapUsed, peakRss, peakHeapUsed }
@@ -27,7 +26,6 @@ const publiclyVisible = `p.approved IS NOT NULL AND NOT p.hidden AND p.deleted_a
 const profileColumns = `p.uuid, p.id, p.name, p.type, p.is_public, p.show_contacts, p.avatar_url, p.about, p.categories,
   p.contacts, p.networks, p.skills, p.structured_contacts, p.revision, p.created_at, p.updated_at`
 
-const byUuid = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE p.uuid = $1 AND ${publiclyVisible}`
 const catalogProfiles = `SELECT ${profileColumns} FROM profiles p LEFT JOIN accounts a ON a.uuid = p.account_uuid
   WHERE p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL ORDER BY p.created_at DESC, p.uuid DESC`
 const catalogPublications = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE ${publiclyVisible} ORDER BY p.approved_at DESC, p.uuid DESC`
@@ -81,8 +79,6 @@ const send = (res, status, value) => {
   res.end(body)
 }
 
-const notFound = { error: { code: "not_found", message: "No such publication" } }
-
 let peakRss = 0
 let peakHeapUsed = 0
 const sample = () => {
@@ -96,11 +92,6 @@ setInterval(sample, 10).unref()
 const server = http.createServer((req, res) => {
   const url = req.url ?? "/"
   const handle = async () => {
-    if (url.startsWith("/api/v1/publications/")) {
-      const uuid = url.slice("/api/v1/publications/".length)
-      const { rows } = await pool.query(byUuid, [uuid])
-      return rows.length === 0 ? send(res, 404, notFound) : send(res, 200, publication(rows[0]))
-    }
     if (url === "/api/v1/catalog") {
       const profiles = await pool.query(catalogProfiles)
       const publications = await pool.query(catalogPublications)

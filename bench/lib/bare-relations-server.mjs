@@ -1,7 +1,7 @@
 // The baseline of the relations benchmark: a bare node:http server with a node-postgres pool (the
 // host's size, 10, statements prepared per connection) running the host's statements for
 // deals.list and threads.messages, and nothing else: no router, no schemas, no fibers, no logging.
-// Per request: the session lookup of the cookie (as bare-session-server.mjs), then
+// Per request: the session lookup of the cookie (as the session answer of headline-answers.mjs), then
 //   GET /api/v1/commands/deals.list        the page of relationPageRows (RelationRepository.ts) and
 //                                          its history (historyRows), as JSON rows
 //   GET /api/v1/commands/threads.messages  isParticipant, messagePageRows and markRead (ThreadRepository.ts)

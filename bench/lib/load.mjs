@@ -7,6 +7,7 @@
 
 import autocannon from "autocannon"
 import { cpus } from "node:os"
+import { watchMemory } from "./processes.mjs"
 
 /**
  * One autocannon run; resolves with autocannon's result. With `latencies`, every 2xx response
@@ -47,11 +48,13 @@ class Samples {
  * Warm-up (discarded), then a measured run against `url` with fixed concurrency.
  * `server` is a process handle (for its CPU use); `label` names the row. `databaseCpu`, if given,
  * is an async function returning the CPU seconds the database has used so far (for Postgres CPU
- * per request).
+ * per request). The server's memory is watched over warm-up and measured run together: `rss` at
+ * the start, `peakRss` the highest in between (bytes; bench/lib/processes.mjs watchMemory).
  */
 export const measure = async ({ label, url, server, connections, pipelining, warmupSeconds, durationSeconds, log, headers, requests, databaseCpu }) => {
   // `requests`: autocannon's request list, e.g. a `setupRequest` choosing each request's path.
   const common = { url, connections, pipelining, timeout: 10, ...(headers ? { headers } : {}), ...(requests ? { requests } : {}) }
+  const memory = server?.pid === undefined ? undefined : watchMemory(server.pid)
   if (warmupSeconds > 0) {
     log(`  ${label}: warm-up ${warmupSeconds} s`)
     await cannon({ ...common, duration: warmupSeconds })
@@ -66,6 +69,7 @@ export const measure = async ({ label, url, server, connections, pipelining, war
   const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9
   const selfCpu = process.cpuUsage(selfCpu0)
   const serverCpu1 = server?.cpuSeconds()
+  const { rss, peakRss } = memory?.stop() ?? {}
   const databaseCpu1 = databaseCpu ? await databaseCpu() : undefined
 
   const [p50, p95, p99, max] = latencies.percentiles([50, 95, 99, 100])
@@ -98,7 +102,9 @@ export const measure = async ({ label, url, server, connections, pipelining, war
     loadgenCpu: (selfCpu.user + selfCpu.system) / 1e6 / wallSeconds,
     serverCpu: serverCpuSeconds === undefined ? undefined : serverCpuSeconds / wallSeconds,
     serverCpuPerRequest: serverCpuSeconds === undefined ? undefined : serverCpuSeconds / answered,
-    databaseCpuPerRequest: databaseCpuSeconds === undefined ? undefined : databaseCpuSeconds / answered
+    databaseCpuPerRequest: databaseCpuSeconds === undefined ? undefined : databaseCpuSeconds / answered,
+    rss,
+    peakRss
   }
 }
 
@@ -109,11 +115,29 @@ export const micros = (seconds) =>
 const pct = (x) => (x === undefined ? "n/a" : `${Math.round(x * 100)}%`)
 const num = (x, digits = 0) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(digits))
 
+/** Bytes as MiB. */
+export const mib = (bytes) => (bytes === undefined || Number.isNaN(bytes) ? "n/a" : (bytes / 1024 / 1024).toFixed(0))
+
 /** Prints rows of `measure` results as an aligned table. */
 export const printTable = (rows, out = console.log) => {
   // The Postgres column only when some row measured it.
   const withDatabase = rows.some((r) => r.databaseCpuPerRequest !== undefined)
-  const header = ["", "req/s", "p50 ms", "p99 ms", "max ms", "2xx", "non-2xx/err", "server CPU", "loadgen CPU", "server CPU/req", ...(withDatabase ? ["Postgres CPU/req"] : [])]
+  // The memory columns only when some row watched the server's memory.
+  const withMemory = rows.some((r) => r.peakRss !== undefined)
+  const header = [
+    "",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "max ms",
+    "2xx",
+    "non-2xx/err",
+    "server CPU",
+    "loadgen CPU",
+    "server CPU/req",
+    ...(withDatabase ? ["Postgres CPU/req"] : []),
+    ...(withMemory ? ["RSS MiB", "peak RSS MiB"] : [])
+  ]
   const lines = rows.map((r) => [
     r.label,
     num(r.requestsPerSecond),
@@ -125,7 +149,8 @@ export const printTable = (rows, out = console.log) => {
     pct(r.serverCpu),
     pct(r.loadgenCpu),
     micros(r.serverCpuPerRequest),
-    ...(withDatabase ? [micros(r.databaseCpuPerRequest)] : [])
+    ...(withDatabase ? [micros(r.databaseCpuPerRequest)] : []),
+    ...(withMemory ? [mib(r.rss), mib(r.peakRss)] : [])
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
@@ -133,7 +158,10 @@ export const printTable = (rows, out = console.log) => {
   for (const line of lines) out(fmt(line))
 }
 
-/** Mean of several measurements of the same target (for the baseline before and after). */
+/**
+ * Mean of several measurements of the same target (for the baseline before and after); of memory,
+ * the first run's starting RSS and the highest peak.
+ */
 export const meanRow = (label, rows) => {
   const avg = (key) => {
     const values = rows.map((r) => r[key]).filter((v) => v !== undefined)
@@ -148,7 +176,9 @@ export const meanRow = (label, rows) => {
     serverCpu: avg("serverCpu"),
     loadgenCpu: avg("loadgenCpu"),
     serverCpuPerRequest: avg("serverCpuPerRequest"),
-    databaseCpuPerRequest: avg("databaseCpuPerRequest")
+    databaseCpuPerRequest: avg("databaseCpuPerRequest"),
+    rss: rows.find((r) => r.rss !== undefined)?.rss,
+    peakRss: rows.some((r) => r.peakRss !== undefined) ? Math.max(...rows.map((r) => r.peakRss ?? 0)) : undefined
   }
 }
 

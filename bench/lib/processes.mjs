@@ -6,7 +6,7 @@
 // process that logs, not the load generator.
 
 import { spawn } from "node:child_process"
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import net from "node:net"
 import { tmpdir } from "node:os"
@@ -91,6 +91,53 @@ export const childCpuSeconds = (pid) => {
     return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
   } catch {
     return undefined
+  }
+}
+
+/** A process's resident set now and its peak since start or the last `resetPeakRss` (bytes), from /proc; undefined off Linux. */
+export const residentMemory = (pid) => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024
+    return { rss: kb("VmRSS"), peakRss: kb("VmHWM") }
+  } catch {
+    return undefined
+  }
+}
+
+/** Sets a process's peak RSS (VmHWM) to its RSS now (`5` to /proc/<pid>/clear_refs, Linux ≥ 4.0); false when that is not possible. */
+export const resetPeakRss = (pid) => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5")
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Watches a process's memory from now until `stop()`, which returns `{ rss, peakRss }` in bytes:
+ * the RSS at the start and the highest RSS in between. The peak is the kernel's own high-water
+ * mark, reset at the start, so no short spike is missed; where it cannot be reset, RSS is sampled
+ * every 20 ms instead. Undefined readings off Linux.
+ */
+export const watchMemory = (pid) => {
+  const start = residentMemory(pid)
+  if (start === undefined) return { stop: () => ({ rss: undefined, peakRss: undefined }) }
+  if (resetPeakRss(pid)) {
+    return { stop: () => ({ rss: start.rss, peakRss: residentMemory(pid)?.peakRss ?? undefined }) }
+  }
+  let peak = start.rss
+  const timer = setInterval(() => {
+    const now = residentMemory(pid)
+    if (now !== undefined) peak = Math.max(peak, now.rss)
+  }, 20)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      const now = residentMemory(pid)
+      return { rss: start.rss, peakRss: Math.max(peak, now?.rss ?? 0) }
+    }
   }
 }
 

@@ -24,10 +24,10 @@ const headerLines = (res) => {
 }
 
 /** Header lines one answer has and the other lacks (Date aside); empty when the headers are the same. */
-export const headerDifferences = (host, baseline) => {
+export const headerDifferences = (host, baseline, name = "baseline") => {
   const a = headerLines(host)
   const b = headerLines(baseline)
-  return [...a.filter((line) => !b.includes(line)).map((line) => `host only: ${line}`), ...b.filter((line) => !a.includes(line)).map((line) => `baseline only: ${line}`)]
+  return [...a.filter((line) => !b.includes(line)).map((line) => `host only: ${line}`), ...b.filter((line) => !a.includes(line)).map((line) => `${name} only: ${line}`)]
 }
 
 /** The header names of an answer, in order, for the log. */
@@ -39,16 +39,17 @@ export const headerNames = (res) => {
 
 /**
  * Throws unless the baseline answers the same status, bytes and headers as the host (Date aside;
- * `allowedDifferences`: header names that may differ, each said in the log).
+ * `allowedDifferences`: header names that may differ, each said in the log; `name`: what the
+ * messages call the baseline).
  */
-export const assertSameAnswer = (what, host, baseline, log, { allowedDifferences = [] } = {}) => {
-  if (host.status !== baseline.status) throw new Error(`${what}: host answered ${host.status}, baseline ${baseline.status}`)
+export const assertSameAnswer = (what, host, baseline, log, { allowedDifferences = [], name = "baseline" } = {}) => {
+  if (host.status !== baseline.status) throw new Error(`${what}: host answered ${host.status}, ${name} ${baseline.status}`)
   if (!host.body.equals(baseline.body)) {
-    throw new Error(`${what}: host and baseline answer different bytes:\n  host:     ${host.body.toString("utf8").slice(0, 600)}\n  baseline: ${baseline.body.toString("utf8").slice(0, 600)}`)
+    throw new Error(`${what}: host and ${name} answer different bytes:\n  host:     ${host.body.toString("utf8").slice(0, 600)}\n  ${name}: ${baseline.body.toString("utf8").slice(0, 600)}`)
   }
-  const differences = headerDifferences(host, baseline)
+  const differences = headerDifferences(host, baseline, name)
   const allowed = differences.filter((line) => allowedDifferences.some((name) => line.includes(`: ${name}: `)))
   const other = differences.filter((line) => !allowed.includes(line))
-  if (other.length > 0) throw new Error(`${what}: host and baseline headers differ:\n  ${other.join("\n  ")}`)
-  log(`  ${what}: host and baseline answer the same ${host.body.length} bytes and headers (${headerNames(host)})${allowed.length > 0 ? `; allowed differences: ${allowed.join("; ")}` : ""}`)
+  if (other.length > 0) throw new Error(`${what}: host and ${name} headers differ:\n  ${other.join("\n  ")}`)
+  log(`  ${what}: host and ${name} answer the same ${host.body.length} bytes and headers (${headerNames(host)})${allowed.length > 0 ? `; allowed differences: ${allowed.join("; ")}` : ""}`)
 }
