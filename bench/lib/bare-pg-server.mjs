@@ -11,6 +11,7 @@
 
 import http from "node:http"
 import Pg from "pg"
+import { publicationOf } from "./headline-answers.mjs"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
 // The session settings of the host (packages/infrastructure Database.ts): no JIT.
@@ -30,27 +31,11 @@ const catalogProfiles = `SELECT ${profileColumns} FROM profiles p LEFT JOIN acco
   WHERE p.is_public AND p.deleted_at IS NULL AND a.deleted_at IS NULL ORDER BY p.created_at DESC, p.uuid DESC`
 const catalogPublications = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE ${publiclyVisible} ORDER BY p.approved_at DESC, p.uuid DESC`
 
-const publication = (row) => ({
-  uuid: row.uuid,
-  id: row.id,
-  ownerId: row.owner_id,
-  ownerUuid: row.owner_uuid,
-  kind: row.kind,
-  approved: row.approved,
-  draft: row.approved,
-  status: "approved",
-  hidden: false,
-  history: [],
-  reason: "",
-  closed: row.closed,
-  createdAt: row.created_at,
-  updatedAt: row.approved_at
-})
 
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const catalogPublication = (row) => {
-  const { draft: _draft, ...rest } = publication(row)
+  const { draft: _draft, ...rest } = publicationOf(row)
   const content = row.approved.content
   const portfolio = row.approved.portfolio
   const canonical = isObject(content) && Array.isArray(content.assets) && Array.isArray(content.blocks)

@@ -17,6 +17,7 @@
 import { createHash, createHmac } from "node:crypto"
 import http from "node:http"
 import Pg from "pg"
+import { sessionLookup } from "./headline-answers.mjs"
 
 const [port, host, databaseUrl] = process.argv.slice(2)
 const secret = process.env.BENCH_SERVER_SECRET
@@ -26,14 +27,6 @@ const pool = new Pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMi
 const cookieName = "__Host-birzha_session"
 
 const keyedHash = (value) => createHmac("sha256", secret).update(`session\n${value}`).digest("base64url")
-const lookup = {
-  name: "bench_session_lookup",
-  text: `SELECT s.uuid AS session_uuid, s.expires_at, a.uuid AS account_uuid, a.email, p.uuid AS profile_uuid, p.name, p.type
-    FROM sessions s
-    JOIN accounts a ON a.uuid = s.account_uuid AND a.deleted_at IS NULL
-    JOIN profiles p ON p.uuid = s.profile_uuid AND p.account_uuid = a.uuid AND p.deleted_at IS NULL
-        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`
-}
 
 // RelationRepository.ts relationPageRows (kinds = deal, no filters, first page) and historyRows, copied.
 const relationColumns = `r.uuid, r.kind, r.status, r.initiator_profile_uuid, r.recipient_profile_uuid, r.initiator_role, r.publication_uuid,
@@ -194,7 +187,7 @@ const server = http.createServer((req, res) => {
       return send(res, 200, { ready: true })
     }
     const token = sessionToken(req.headers.cookie)
-    const { rows: sessions } = token === "" ? { rows: [] } : await pool.query({ ...lookup, values: [keyedHash(token)] })
+    const { rows: sessions } = token === "" ? { rows: [] } : await pool.query({ ...sessionLookup, values: [keyedHash(token)] })
     if (sessions.length === 0) return send(res, 401, { error: { code: "unauthenticated", message: "Sign in first" } })
     const me = sessions[0].profile_uuid
     if (url.pathname === "/api/v1/commands/messages.send" && req.method === "POST") {

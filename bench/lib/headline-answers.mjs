@@ -76,7 +76,7 @@ const constant = ({ path, bodyFile, headers }) => {
   return { routes: [{ path, answer: ({ requestId }) => answer(200, requestId, fixed, body, length) }, ready(undefined)], close: async () => {} }
 }
 
-const sessionLookup = {
+export const sessionLookup = {
   name: "bench_session_lookup",
   text: `SELECT s.uuid AS session_uuid, s.expires_at, a.uuid AS account_uuid, a.email, p.uuid AS profile_uuid, p.name, p.type
     FROM sessions s
@@ -140,6 +140,24 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const noSuchPublication = JSON.stringify({ error: { code: "not_found", message: "No such publication" } })
 
 /** GET /api/v1/publications/{uuid}: the public read, the spec's Publication (draft = approved). */
+/** A publication row as the host's `GET /api/v1/publications/{uuid}` answers it (publications/PublicReads.ts). */
+export const publicationOf = (row) => ({
+  uuid: row.uuid,
+  id: row.id,
+  ownerId: row.owner_id,
+  ownerUuid: row.owner_uuid,
+  kind: row.kind,
+  approved: row.approved,
+  draft: row.approved,
+  status: "approved",
+  hidden: false,
+  history: [],
+  reason: "",
+  closed: row.closed,
+  createdAt: row.created_at,
+  updatedAt: row.approved_at
+})
+
 const publication = ({ path, databaseUrl, headers }) => {
   const pool = hostPool(databaseUrl)
   const fixed = replayed(headers)
@@ -151,22 +169,7 @@ const publication = ({ path, databaseUrl, headers }) => {
       const { rows } = await pool.query({ ...publicationByUuid, values: [params.uuid] })
       if (rows.length === 0) return answer(404, requestId, jsonHeaders, noSuchPublication)
       const row = rows[0]
-      const body = JSON.stringify({
-        uuid: row.uuid,
-        id: row.id,
-        ownerId: row.owner_id,
-        ownerUuid: row.owner_uuid,
-        kind: row.kind,
-        approved: row.approved,
-        draft: row.approved,
-        status: "approved",
-        hidden: false,
-        history: [],
-        reason: "",
-        closed: row.closed,
-        createdAt: row.created_at,
-        updatedAt: row.approved_at
-      })
+      const body = JSON.stringify(publicationOf(row))
       return answer(200, requestId, fixed, body)
     }
   }
