@@ -72,7 +72,9 @@ const itemSchemaOf = (ast: SchemaAST.AST): Schema.Schema<unknown, unknown> => {
  * The JSON text of a struct whose array fields come as streams of their items (read page by page),
  * in chunks: byte for byte `JSON.stringify(Schema.encodeSync(schema)(value))` of the collected
  * value. Fields are written in the schema's order; each item is encoded with the array's item
- * schema (the declared schema stays the allowlist), one chunk per chunk of items.
+ * schema (the declared schema stays the allowlist), one chunk per chunk of items. The text between
+ * items (`{"schemaVersion":1,"profiles":[`) goes out with the next items, so nothing is written
+ * before the first page has been read: a failure there is still answered in the envelope.
  */
 export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
   schema: Schema.Struct<Fields>,
@@ -81,7 +83,7 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
   const ast = schema.ast
   if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) throw new Error("streamedStruct takes a struct of plain fields")
   const fields = value as Readonly<Record<PropertyKey, unknown>>
-  const parts: Array<string | Stream.Stream<string, CommonFailure, R>> = []
+  const parts: Array<string | { readonly items: Stream.Stream<unknown, CommonFailure, R>; readonly encode: (item: unknown) => unknown }> = []
   let text = ""
   for (const field of ast.propertySignatures) {
     const given = fields[field.name]
@@ -91,23 +93,32 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
       text += JSON.stringify(Schema.encodeSync(Schema.make(field.type))(given))
       continue
     }
-    const encode = Schema.encodeSync(itemSchemaOf(field.type))
-    parts.push(`${text}[`)
+    parts.push(`${text}[`, { items: given as Stream.Stream<unknown, CommonFailure, R>, encode: Schema.encodeSync(itemSchemaOf(field.type)) })
     text = "]"
-    parts.push(Stream.suspend(() => {
-      // Per run of the stream: the first item written opens the array, every later chunk follows a comma.
+  }
+  parts.push(text === "" ? "{}" : `${text}}`)
+  return new StreamedJson(Stream.suspend(() => {
+    // Per run of the stream: the text not yet written, and whether an array has had its first item.
+    let pending = ""
+    const pieces = parts.map((part) => {
+      if (typeof part === "string") {
+        return Stream.suspend(() => {
+          pending += part
+          return Stream.empty
+        })
+      }
       let first = true
-      return Stream.mapChunks(given as Stream.Stream<unknown, CommonFailure, R>, (items) => {
-        if (Chunk.isEmpty(items)) return Chunk.empty()
-        const json = Chunk.toReadonlyArray(items).map((item) => JSON.stringify(encode(item))).join(",")
-        const chunk = first ? json : `,${json}`
+      return Stream.mapChunks(part.items, (items) => {
+        if (Chunk.isEmpty(items)) return Chunk.empty<string>()
+        const json = Chunk.toReadonlyArray(items).map((item) => JSON.stringify(part.encode(item))).join(",")
+        const chunk = `${pending}${first ? "" : ","}${json}`
+        pending = ""
         first = false
         return Chunk.of(chunk)
       })
-    }))
-  }
-  parts.push(text === "" ? "{}" : `${text}}`)
-  return new StreamedJson(Stream.flatMap(Stream.fromIterable(parts), (part) => typeof part === "string" ? Stream.succeed(part) : part))
+    })
+    return Stream.concat(Stream.concatAll(Chunk.fromIterable(pieces)), Stream.suspend(() => Stream.succeed(pending)))
+  }))
 }
 
 /** Errors any implementation may fail with beside its declared ones; the registry answers them (a `SqlError` is 503). */
