@@ -37,15 +37,15 @@ describe("streamedStruct", () => {
   })
 
   it("writes nothing before the first items are read, and fails with the stream's failure after the chunks already read", async () => {
-    const early = streamedStruct(Document, { version: 2, title: "x", items: Stream.fail("database down") as never, tags: [] })
+    const early = streamedStruct(Document, { version: 2, title: "x", items: Stream.fail("database down") as unknown as Stream.Stream<typeof Item.Type, never, never>, tags: [] })
     const before: Array<string> = []
-    const failed = await Effect.runPromiseExit(Stream.runForEach(early.chunks, (chunk) => Effect.sync(() => before.push(chunk))))
+    const failed = await Effect.runPromiseExit(Stream.runForEach(early.chunks as Stream.Stream<string, unknown>, (chunk) => Effect.sync(() => before.push(chunk))))
     expect([failed._tag, before]).toEqual(["Failure", []])
 
     const failing = Stream.concat(paged([[item(1)]]), Stream.fail("database down"))
-    const streamed = streamedStruct(Document, { version: 2, title: "x", items: failing as never, tags: [] })
+    const streamed = streamedStruct(Document, { version: 2, title: "x", items: failing as unknown as Stream.Stream<typeof Item.Type, never, never>, tags: [] })
     const seen: Array<string> = []
-    const exit = await Effect.runPromiseExit(Stream.runForEach(streamed.chunks, (chunk) => Effect.sync(() => seen.push(chunk))))
+    const exit = await Effect.runPromiseExit(Stream.runForEach(streamed.chunks as Stream.Stream<string, unknown>, (chunk) => Effect.sync(() => seen.push(chunk))))
     expect(exit._tag).toBe("Failure")
     expect(seen.join("")).toBe(`{"version":2,"title":"x","items":[${JSON.stringify(Schema.encodeSync(Item)(item(1)))}`)
   })

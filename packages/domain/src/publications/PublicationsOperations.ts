@@ -19,7 +19,7 @@ import {
   type SaveInput
 } from "./Publications.js"
 import { makePooledRead } from "../store/PooledReads.js"
-import { catalogAnswer, getPublicationWith, listProfiles, listPublications } from "./PublicReads.js"
+import { catalogAnswerWith, getPublicationWith, listProfiles, listPublications } from "./PublicReads.js"
 
 /**
  * The owner operations of a kind by their short names, over the kind's domain commands: typed in
@@ -78,8 +78,11 @@ const saveOfKind = <K extends PublicationKind>(
 ): Effect.Effect<{ readonly [P in K]: OwnRecord<DataOf<P>> }[K], SaveError<InvalidOf<K>>, SqlClient.SqlClient> =>
   byKind[kind].save(actor, input)
 
-const PublicOperations = implementWith(PublicApi, Effect.map(makePooledRead, getPublicationWith))((getPublication) => ({
-  getCatalog: () => Effect.succeed(catalogAnswer),
+const PublicOperations = implementWith(
+  PublicApi,
+  Effect.map(makePooledRead, (read) => ({ getPublication: getPublicationWith(read), catalog: catalogAnswerWith(read) }))
+)(({ catalog, getPublication }) => ({
+  getCatalog: () => Effect.succeed(catalog),
   listPublications: ({ urlParams }) => listPublications(urlParams),
   getPublication: ({ path }) =>
     Effect.flatMap(getPublication(path.uuid), Option.match({
