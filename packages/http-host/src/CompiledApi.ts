@@ -22,11 +22,12 @@ import {
   type RawInput,
   ServerSecret,
   spanOfTraceParent,
+  StreamedJson,
   tracingOn
 } from "@birzha/domain/internal"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
+import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags, Stream } from "effect"
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
 import { type BodyLimits, bodyLimitsOf, minBodyBytes } from "./BodyLimits.js"
@@ -179,9 +180,28 @@ export const writeEnvelope = (
 ) => writeJson(res, cls.status, JSON.stringify(envelope(cls, message)), headers)
 
 /**
- * Writes an operation's answer: one `writeHead` with the headers as a flat array and one `end`,
- * the same headers in the same order as `writeJson`. The hot path of every operation.
+ * The headers of an operation's answer as a flat array, in the order `writeJson` writes them:
+ * `length` is the body's size, `undefined` without a body, `"chunked"` for a body written while it
+ * is read (no `content-length`: node sends it with chunked transfer coding).
  */
+const answerHeaders = (
+  length: number | "chunked" | undefined,
+  noStore: boolean,
+  setCookie: string | undefined,
+  retryAfter: string | undefined
+): Array<string> => {
+  const headers: Array<string> = length === undefined
+    ? ["x-content-type-options", "nosniff"]
+    : length === "chunked"
+    ? ["content-type", "application/json", "x-content-type-options", "nosniff"]
+    : ["content-type", "application/json", "x-content-type-options", "nosniff", "content-length", String(length)]
+  if (setCookie !== undefined) headers.push("set-cookie", setCookie)
+  if (retryAfter !== undefined) headers.push("retry-after", retryAfter)
+  if (noStore) headers.push("cache-control", "no-store")
+  return headers
+}
+
+/** Writes an operation's answer: one `writeHead` with the headers as a flat array and one `end`. The hot path of every operation. */
 const writeAnswer = (
   res: ServerResponse,
   status: number,
@@ -190,13 +210,8 @@ const writeAnswer = (
   setCookie: string | undefined,
   retryAfter: string | undefined
 ) => {
-  const headers: Array<string> = body === undefined
-    ? ["x-content-type-options", "nosniff"]
-    : ["content-type", "application/json", "x-content-type-options", "nosniff", "content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.length)]
-  if (setCookie !== undefined) headers.push("set-cookie", setCookie)
-  if (retryAfter !== undefined) headers.push("retry-after", retryAfter)
-  if (noStore) headers.push("cache-control", "no-store")
-  res.writeHead(status, headers)
+  const length = body === undefined ? undefined : typeof body === "string" ? Buffer.byteLength(body) : body.length
+  res.writeHead(status, answerHeaders(length, noStore, setCookie, retryAfter))
   res.end(body)
 }
 
@@ -471,7 +486,55 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       return lookUpCaller(entry, cookie, bearer)
     }
 
-    const respond = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, started: number) => {
+    /**
+     * Writes an answer read while it is sent (`StreamedJson`, the catalog): the headers with the
+     * first chunk, each next chunk once the socket has taken the one before, so the process holds
+     * about one chunk per reader whatever the document's size. A failure before the first chunk is
+     * answered like any failure (the envelope); after it the connection is destroyed, so the client
+     * sees a broken answer, never a short one that looks complete. A client that leaves stops the reading.
+     */
+    const respondStreamed = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, body: StreamedJson, started: number) => {
+      const headers = () =>
+        answerHeaders("chunked", entry.noStore, answer.facts.session === undefined ? undefined : sessionCookieHeader(answer.facts.session), undefined)
+      const write = (chunk: string) =>
+        Effect.async<void>((resume) => {
+          if (!res.headersSent) res.writeHead(answer.status, headers())
+          if (res.write(chunk)) return resume(Effect.void)
+          const drained = () => resume(Effect.void)
+          res.once("drain", drained)
+          return Effect.sync(() => res.off("drain", drained))
+        })
+      const requestId = requestIdOf(req)
+      const annotated = <A>(effect: Effect.Effect<A, unknown>) => requestId === undefined ? effect : Effect.annotateLogs(effect, "requestId", requestId)
+      const logged = () => accessLog.write(req.method ?? "", req.url ?? "", answer.status, started, entry.id, requestId)
+      const left = () => {
+        if (!res.writableFinished) cancel()
+      }
+      const cancel = Runtime.runCallback(runtime)(annotated(Stream.runForEach(body.chunks, write)), {
+        onExit: (exit) => {
+          res.off("close", left)
+          if (Exit.isSuccess(exit)) {
+            if (!res.headersSent) res.writeHead(answer.status, headers())
+            res.end()
+            return logged()
+          }
+          if (Exit.isInterrupted(exit)) return logged()
+          Runtime.runCallback(runtime)(annotated(answerOfCause(exit.cause, answer.facts, { operationId: entry.id })), {
+            onExit: (failed) => {
+              if (!Exit.isSuccess(failed)) return
+              if (!res.headersSent) return respond(req, res, entry, failed.value, started)
+              res.destroy()
+              logged()
+            }
+          })
+        }
+      })
+      res.once("close", left)
+    }
+
+    const respond = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, started: number): void => {
+      // The registry gave the chunks its services (Operations.invoke with `streamed`).
+      if (answer.body instanceof StreamedJson) return respondStreamed(req, res, entry, answer, answer.body as StreamedJson, started)
       const { facts, status } = answer
       const body = answer.body === undefined || status === 204
         ? undefined
@@ -488,7 +551,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
     }
 
     const run = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, input: RawInput, started: number) => {
-      const options = { clientAddress: clientAddressOf(req, settings.trustProxy) }
+      const options = { clientAddress: clientAddressOf(req, settings.trustProxy), streamed: true }
       const invoke = (caller: Caller) =>
         isCrossSiteChange(req, caller, publicOrigin) ? Effect.succeed(forbiddenOrigin) : operations.invoke(entry.id, caller, input, options)
       const caller = callerFor(entry, req)

@@ -1,6 +1,6 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Chunk, Effect, Schema, SchemaAST, Stream } from "effect"
 import type { InvalidRequest, ServiceUnavailable } from "../kernel/ApiError.js"
 import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../kernel/Authentication.js"
 
@@ -41,6 +41,86 @@ export class EncodedJson {
 export const encodedOnce = <A, I>(schema: Schema.Schema<A, I>, value: A): EncodedJson =>
   new EncodedJson(JSON.stringify(Schema.encodeSync(schema)(value)))
 
+/**
+ * An answer written while it is read (the public catalog: 26 MiB of JSON at 10k publications): its
+ * JSON text in chunks, pulled only as fast as the transport sends them, so no process holds the
+ * whole document. HTTP writes the chunks to the socket with backpressure; every other caller gets
+ * them collected into one `EncodedJson` (`Operations.invoke`). The registry provides the stream
+ * with its services (`R`), as it does an implementation's effect.
+ */
+export class StreamedJson<R = never> {
+  constructor(readonly chunks: Stream.Stream<string, CommonFailure, R>) {}
+}
+
+/** A struct's value with any of its array fields given as a stream of the array's items. */
+export type StreamedFields<Fields extends Schema.Struct.Fields, R> = {
+  readonly [K in keyof Schema.Struct.Type<Fields>]: Schema.Struct.Type<Fields>[K] extends ReadonlyArray<infer A>
+    ? Schema.Struct.Type<Fields>[K] | Stream.Stream<A, CommonFailure, R>
+    : Schema.Struct.Type<Fields>[K]
+}
+
+const isStream = (value: unknown): value is Stream.Stream<unknown, unknown, unknown> =>
+  typeof value === "object" && value !== null && Stream.StreamTypeId in value
+
+/** The item schema of an array field (`Schema.Array(item)`); anything else cannot be streamed. */
+const itemSchemaOf = (ast: SchemaAST.AST): Schema.Schema<unknown, unknown> => {
+  if (SchemaAST.isTupleType(ast) && ast.elements.length === 0 && ast.rest.length === 1) return Schema.make(ast.rest[0]!.type)
+  throw new Error("only an array field of a struct can be given as a stream")
+}
+
+/**
+ * The JSON text of a struct whose array fields come as streams of their items (read page by page),
+ * in chunks: byte for byte `JSON.stringify(Schema.encodeSync(schema)(value))` of the collected
+ * value. Fields are written in the schema's order; each item is encoded with the array's item
+ * schema (the declared schema stays the allowlist), one chunk per chunk of items. The text between
+ * items (`{"schemaVersion":1,"profiles":[`) goes out with the next items, so nothing is written
+ * before the first page has been read: a failure there is still answered in the envelope.
+ */
+export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
+  schema: Schema.Struct<Fields>,
+  value: StreamedFields<Fields, R>
+): StreamedJson<R> => {
+  const ast = schema.ast
+  if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) throw new Error("streamedStruct takes a struct of plain fields")
+  const fields = value as Readonly<Record<PropertyKey, unknown>>
+  const parts: Array<string | { readonly items: Stream.Stream<unknown, CommonFailure, R>; readonly encode: (item: unknown) => unknown }> = []
+  let text = ""
+  for (const field of ast.propertySignatures) {
+    const given = fields[field.name]
+    if (given === undefined) continue
+    text += `${text === "" ? "{" : ","}${JSON.stringify(field.name)}:`
+    if (!isStream(given)) {
+      text += JSON.stringify(Schema.encodeSync(Schema.make(field.type))(given))
+      continue
+    }
+    parts.push(`${text}[`, { items: given as Stream.Stream<unknown, CommonFailure, R>, encode: Schema.encodeSync(itemSchemaOf(field.type)) })
+    text = "]"
+  }
+  parts.push(text === "" ? "{}" : `${text}}`)
+  return new StreamedJson(Stream.suspend(() => {
+    // Per run of the stream: the text not yet written, and whether an array has had its first item.
+    let pending = ""
+    const pieces = parts.map((part) => {
+      if (typeof part === "string") {
+        return Stream.suspend(() => {
+          pending += part
+          return Stream.empty
+        })
+      }
+      let first = true
+      return Stream.mapChunks(part.items, (items) => {
+        if (Chunk.isEmpty(items)) return Chunk.empty<string>()
+        const json = Chunk.toReadonlyArray(items).map((item) => JSON.stringify(part.encode(item))).join(",")
+        const chunk = `${pending}${first ? "" : ","}${json}`
+        pending = ""
+        first = false
+        return Chunk.of(chunk)
+      })
+    })
+    return Stream.concat(Stream.concatAll(Chunk.fromIterable(pieces)), Stream.suspend(() => Stream.succeed(pending)))
+  }))
+}
+
 /** Errors any implementation may fail with beside its declared ones; the registry answers them (a `SqlError` is 503). */
 export type CommonFailure = SqlError | InvalidRequest | ServiceUnavailable
 
@@ -49,7 +129,7 @@ export type Implementation<E extends HttpApiEndpoint.HttpApiEndpoint.Any, R> = (
   caller: CallerOf<E>,
   call: Call
 ) => Effect.Effect<
-  HttpApiEndpoint.HttpApiEndpoint.Success<E> | EncodedJson,
+  HttpApiEndpoint.HttpApiEndpoint.Success<E> | EncodedJson | StreamedJson<R>,
   HttpApiEndpoint.HttpApiEndpoint.Error<E> | CommonFailure,
   R
 >

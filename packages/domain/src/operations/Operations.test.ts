@@ -149,7 +149,7 @@ describe("the registry", () => {
     expect((await invoke("moderation.queue", session)).status).toBe(200)
   })
 
-  it("the public catalog is encoded once as JSON text, and a typed caller still gets the value", async () => {
+  it("the public catalog comes collected as JSON text to a caller that does not stream, and a typed caller still gets the value", async () => {
     const answer = await invoke("getCatalog", anonymous)
     expect(answer.body).toBeInstanceOf(EncodedJson)
     const value = await run(runOperation("getCatalog", anonymous, {}))

@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema, type SchemaAST, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { detailsOf, envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
@@ -16,7 +16,7 @@ import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } fro
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
 import { currentCommandPath } from "../store/Idempotency.js"
 import { currentRequestId, tracingOn } from "../kernel/Tracing.js"
-import { type AnyImplementation, type Call, EncodedJson, type Facts, type GroupImplementation } from "./Implementation.js"
+import { type AnyImplementation, type Call, type CommonFailure, EncodedJson, type Facts, type GroupImplementation, StreamedJson } from "./Implementation.js"
 import { type InputProblem, unsafeValueProblem } from "./InputSafety.js"
 import { firstViolation } from "./Violation.js"
 
@@ -34,12 +34,21 @@ export interface CallOptions {
    * for the key that prepared it.
    */
   readonly approved?: boolean
+  /**
+   * The transport writes an answer read as it is sent (`StreamedJson`, the catalog) chunk by chunk
+   * (HTTP); without it the registry collects the chunks into one `EncodedJson` first (MCP, the
+   * approval commit, automations, the CLI, tests).
+   */
+  readonly streamed?: boolean
 }
 
 /** A finished call in wire form: what every transport answers with (HTTP as is, MCP as tool result). */
 export interface Answer {
   readonly status: number
-  /** The encoded success, the error envelope, or JSON text already encoded; `undefined` for 204. */
+  /**
+   * The encoded success, the error envelope, JSON text already encoded (`EncodedJson`), or, for a
+   * `streamed` call, JSON text still to be read (`StreamedJson`); `undefined` for 204.
+   */
   readonly body: unknown
   readonly facts: Facts
   /** The error's code when the call failed (the body is then its envelope). */
@@ -440,9 +449,26 @@ const makeService = (
     return operation === undefined ? Effect.fail(unknownOperation(operationId)) : executeCompiled(operation, caller, raw, options, facts)
   }
 
+  /** A streamed answer's chunks with the registry's services, as an implementation's effect has them. */
+  const chunksOf = (value: StreamedJson<unknown>): Stream.Stream<string, CommonFailure> =>
+    Stream.provideContext(value.chunks as Stream.Stream<string, CommonFailure>, servicesOf())
+
+  /** A streamed answer read to its end: the same text in one piece. */
+  const collected = (value: StreamedJson<unknown>): Effect.Effect<EncodedJson, CommonFailure> =>
+    Effect.map(Stream.mkString(chunksOf(value)), (json) => new EncodedJson(json))
+
   /** The success in wire form: the compiled encoder, or the general one where it declines. */
-  const encoded = (operation: Compiled, value: unknown, facts: Facts): Effect.Effect<Answer> => {
+  const encoded = (operation: Compiled, value: unknown, facts: Facts, streamed: boolean): Effect.Effect<Answer> => {
     if (value instanceof EncodedJson) return Effect.succeed<Answer>({ status: 200, body: value, facts })
+    if (value instanceof StreamedJson) {
+      // A failure while collecting is answered like the implementation's own; once streaming, the transport's to handle.
+      return streamed
+        ? Effect.succeed<Answer>({ status: 200, body: new StreamedJson(chunksOf(value)), facts })
+        : Effect.matchCauseEffect(collected(value), {
+          onSuccess: (body) => Effect.succeed<Answer>({ status: 200, body, facts }),
+          onFailure: (cause) => answerOfCause(cause, facts, { operationId: operation.entry.id })
+        })
+    }
     const body = operation.encodeFast(value)
     if (body !== Unfit) return Effect.succeed<Answer>({ status: operation.entry.successStatus, body, facts })
     return Effect.matchCauseEffect(operation.encodeSuccess(value), {
@@ -456,7 +482,7 @@ const makeService = (
     const operation = compiled.get(operationId)
     if (operation === undefined) return answerOfCause(Cause.fail(unknownOperation(operationId)), facts, { operationId })
     const answered = Effect.matchCauseEffect(executeCompiled(operation, caller, raw, options, facts), {
-      onSuccess: (value) => encoded(operation, value, facts),
+      onSuccess: (value) => encoded(operation, value, facts, options.streamed === true),
       onFailure: (cause) => answerOfCause(cause, facts, { operationId })
     })
     // Decided per call from the fiber, so a host without tracing builds no span (kernel/Tracing.ts).
@@ -476,9 +502,10 @@ const makeService = (
         // A typed caller gets the value, not the text a transport would send.
         Effect.flatMap((value) => {
           const operation = compiled.get(operationId)
-          return value instanceof EncodedJson && operation !== undefined
-            ? Effect.orDie(Schema.decodeUnknown(Schema.make(operation.entry.schemas.success))(JSON.parse(value.json)))
-            : Effect.succeed(value)
+          if (operation === undefined) return Effect.succeed(value)
+          const decoded = (text: EncodedJson) => Effect.orDie(Schema.decodeUnknown(Schema.make(operation.entry.schemas.success))(JSON.parse(text.json)))
+          if (value instanceof StreamedJson) return Effect.flatMap(collected(value), decoded)
+          return value instanceof EncodedJson ? decoded(value) : Effect.succeed(value)
         })
       )
   }

@@ -164,6 +164,26 @@ export const findPublicPublication = (uuid: string): Effect.Effect<Option.Option
 export const findPublicPublicationWith = (read: PooledRead) => (uuid: string): Effect.Effect<Option.Option<PublicRow>, SqlError> =>
   Effect.flatMap(read(publicByUuid, [uuid]), firstPublic)
 
+const publicPageOrder = `ORDER BY p.approved_at DESC, p.uuid DESC LIMIT $1`
+const publicFirstPage = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE ${publiclyVisible} ${publicPageOrder}`
+// `approved_at <=` is what the index publications_public seeks to; the row comparison breaks ties.
+const publicPageAfter = `SELECT ${publicColumns} FROM ${publicationsJoin} WHERE ${publiclyVisible}
+  AND p.approved_at <= $2::timestamptz AND (p.approved_at, p.uuid) < ($2::timestamptz, $3::uuid) ${publicPageOrder}`
+
+/**
+ * Public publications, newest approval first: `limit` of them after a keyset position, through a
+ * pooled read (`makePooledRead`). The catalog reads every public publication this way, page by page.
+ */
+export const publicPublicationPageWith = (read: PooledRead) =>
+(after: Option.Option<CursorPosition>, limit: number): Effect.Effect<ReadonlyArray<PublicRow>, SqlError> =>
+  Effect.flatMap(
+    Option.match(after, {
+      onNone: () => read(publicFirstPage, [limit]),
+      onSome: (at) => read(publicPageAfter, [limit, at.key, at.uuid])
+    }),
+    decodePublicRows
+  )
+
 type Fragment = ReturnType<SqlClient.SqlClient["and"]>
 
 /**

@@ -1,11 +1,11 @@
 import type { SqlClient } from "@effect/sql"
-import { Deferred, Effect, FiberId, Option, Schema } from "effect"
+import { Effect, Option, type Schema } from "effect"
 import type { InvalidPublication, InvalidTask } from "../kernel/ApiError.js"
 import { NotFound } from "../kernel/ApiError.js"
 import type { Actor, SystemCaller } from "../kernel/Authentication.js"
-import { Catalog, ModerationApi, PublicApi } from "./PublicationsApi.js"
+import { ModerationApi, PublicApi } from "./PublicationsApi.js"
 import { requireScope } from "../keys/KeyAccess.js"
-import { EncodedJson, type GroupImplementation, type GroupImplementations, implement, implementWith } from "../operations/Implementation.js"
+import { type GroupImplementation, type GroupImplementations, implement, implementWith } from "../operations/Implementation.js"
 import { type Kinds, kindList, kinds } from "./Kinds.js"
 import { decideModeration, type Moderator, moderationQueue, moderatorOf } from "./Moderation.js"
 import type { PublicationKind } from "./Publication.js"
@@ -19,7 +19,7 @@ import {
   type SaveInput
 } from "./Publications.js"
 import { makePooledRead } from "../store/PooledReads.js"
-import { getCatalog, getPublicationWith, listProfiles, listPublications } from "./PublicReads.js"
+import { catalogAnswerWith, getPublicationWith, listProfiles, listPublications } from "./PublicReads.js"
 
 /**
  * The owner operations of a kind by their short names, over the kind's domain commands: typed in
@@ -78,61 +78,26 @@ const saveOfKind = <K extends PublicationKind>(
 ): Effect.Effect<{ readonly [P in K]: OwnRecord<DataOf<P>> }[K], SaveError<InvalidOf<K>>, SqlClient.SqlClient> =>
   byKind[kind].save(actor, input)
 
-/**
- * One build for every request that arrives while it runs: the catalog is one large public document
- * (26 MiB of JSON at 10k publications), so concurrent readers share the rows, the encoding and the
- * string instead of each holding a copy. Nothing is kept after the build: the next request reads
- * afresh, so an answer is never older than the requests it serves. A reader that leaves does not
- * stop the build for the others.
- */
-const sharedBuild = <A, E>(build: Effect.Effect<A, E>): Effect.Effect<A, E> => {
-  let current: Deferred.Deferred<A, E> | undefined
-  return Effect.suspend(() => {
-    if (current !== undefined) return Deferred.await(current)
-    const started = Deferred.unsafeMake<A, E>(FiberId.none)
-    current = started
-    return build.pipe(
-      Effect.exit,
-      Effect.flatMap((exit) => Deferred.done(started, exit)),
-      Effect.ensuring(Effect.sync(() => {
-        current = undefined
-      })),
-      Effect.forkDaemon,
-      Effect.zipRight(Deferred.await(started))
-    )
-  })
-}
-
 const PublicOperations = implementWith(
   PublicApi,
-  Effect.all([Effect.context<SqlClient.SqlClient>(), Effect.map(makePooledRead, getPublicationWith)])
-)(([context, getPublication]) => {
-  // The JSON the transport would send for the declared schema, built once per wave of readers.
-  const catalogJson = sharedBuild(
-    getCatalog.pipe(
-      Effect.flatMap((catalog) => Effect.orDie(Schema.encode(Catalog)(catalog))),
-      Effect.map((encoded) => new EncodedJson(JSON.stringify(encoded))),
-      Effect.provide(context)
-    )
-  )
-  return {
-    getCatalog: () => catalogJson,
-    listPublications: ({ urlParams }) => listPublications(urlParams),
-    getPublication: ({ path }) =>
-      Effect.flatMap(getPublication(path.uuid), Option.match({
-        onNone: () => Effect.fail(new NotFound({ message: "No such publication" })),
-        onSome: Effect.succeed
-      })),
-    listProfiles: ({ urlParams }) => listProfiles(urlParams),
-    "publications.create": ({ payload }, actor) =>
-      Effect.gen(function*() {
-        // The operation lists every kind's write scope; a key needs the one of this kind.
-        yield* requireScope(actor, kinds[payload.kind].scopes.write)
-        const { kind, ...input } = payload
-        return yield* saveOfKind(actor, kind, input)
-      })
-  }
-})
+  Effect.map(makePooledRead, (read) => ({ getPublication: getPublicationWith(read), catalog: catalogAnswerWith(read) }))
+)(({ catalog, getPublication }) => ({
+  getCatalog: () => Effect.succeed(catalog),
+  listPublications: ({ urlParams }) => listPublications(urlParams),
+  getPublication: ({ path }) =>
+    Effect.flatMap(getPublication(path.uuid), Option.match({
+      onNone: () => Effect.fail(new NotFound({ message: "No such publication" })),
+      onSome: Effect.succeed
+    })),
+  listProfiles: ({ urlParams }) => listProfiles(urlParams),
+  "publications.create": ({ payload }, actor) =>
+    Effect.gen(function*() {
+      // The operation lists every kind's write scope; a key needs the one of this kind.
+      yield* requireScope(actor, kinds[payload.kind].scopes.write)
+      const { kind, ...input } = payload
+      return yield* saveOfKind(actor, kind, input)
+    })
+}))
 
 /** The moderator a caller acts as: the operator at the CLI is recorded as `cli`. */
 const moderatorFor = (caller: Actor | SystemCaller) =>

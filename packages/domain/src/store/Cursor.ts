@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { InvalidRequest } from "../kernel/ApiError.js"
 
 /**
@@ -46,3 +46,20 @@ export const pageOf = <Row, Item>(
     ? { items: items.map(item), nextCursor: encodeCursor(position(last)) }
     : { items: items.map(item) }
 }
+
+/**
+ * Every row, read `pageSize` at a time in key order: each page a statement of its own after the
+ * last row of the page before (keyset), read only when the stream is pulled that far. No
+ * connection is held between pages, so a reader that drains slowly holds one page, not the pool.
+ */
+export const keysetPages = <Row, E, R>(
+  pageSize: number,
+  page: (after: Option.Option<CursorPosition>, limit: number) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+  position: (row: Row) => CursorPosition
+): Stream.Stream<Row, E, R> =>
+  Stream.paginateChunkEffect(Option.none<CursorPosition>(), (after) =>
+    Effect.map(page(after, pageSize), (rows) => {
+      const last = rows[rows.length - 1]
+      const next = rows.length < pageSize || last === undefined ? Option.none() : Option.some(Option.some(position(last)))
+      return [Chunk.unsafeFromArray(rows), next] as const
+    }))

@@ -224,7 +224,7 @@ describe("owner views and public reads", () => {
     expect(JSON.stringify(catalog.body)).not.toContain(owner.email)
   })
 
-  it("answers concurrent catalog readers with one shared build, and the next reader sees a change at once", async () => {
+  it("answers concurrent catalog readers the same document, and the next reader sees a change at once", async () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => fetch(`${host.url}/api/v1/catalog`)))
     for (const answer of answers) {
       expect(answer.status).toBe(200)
@@ -232,7 +232,7 @@ describe("owner views and public reads", () => {
     }
     const bodies = await Promise.all(answers.map((answer) => answer.text()))
     expect(new Set(bodies).size).toBe(1)
-    // Nothing is kept after a build: a publication approved now is in the very next answer.
+    // Nothing is kept between answers: a publication approved now is in the very next one.
     const { uuid } = await approvedTask({ title: "Сразу в каталоге" })
     const next = await call("GET", "/api/v1/catalog")
     expect((next.body!.publications as Array<{ uuid: string }>).some((p) => p.uuid === uuid)).toBe(true)
