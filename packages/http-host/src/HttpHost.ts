@@ -1,7 +1,8 @@
 import { envelope, NotFound, openApiDocument } from "@birzha/domain"
 import { answerOfCause, Operations, OperationsLive, PublicOrigin, SignInConfig } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+// By path: the package index also loads its HTTP client (undici), which the host does not use.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Deferred, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeAccessLog } from "./AccessLog.js"
@@ -31,16 +32,33 @@ const pageHeaders = {
   "referrer-policy": "no-referrer"
 }
 
+/**
+ * The OpenAPI document and the docs page, made on their first request (a few MB the host does not
+ * hold for a service nobody reads them from; bench/README.md, `memory`) and kept from then on.
+ */
+const documents = (() => {
+  let made: { readonly json: Uint8Array; readonly page: Uint8Array } | undefined
+  return () => {
+    if (made === undefined) {
+      const spec = openApiDocument()
+      made = { json: new TextEncoder().encode(JSON.stringify(spec)), page: new TextEncoder().encode(renderDocsPage(spec)) }
+    }
+    return made
+  }
+})()
+
 const DocumentRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const spec = openApiDocument()
-    const body = JSON.stringify(spec)
-    const page = renderDocsPage(spec)
     yield* router.get(
       "/api/v1/openapi.json",
-      Effect.succeed(HttpServerResponse.text(body, { contentType: "application/json", headers: { "x-content-type-options": "nosniff" } }))
+      Effect.sync(() =>
+        HttpServerResponse.uint8Array(documents().json, { contentType: "application/json", headers: { "x-content-type-options": "nosniff" } })
+      )
     )
-    yield* router.get("/api/docs", Effect.succeed(HttpServerResponse.html(page).pipe(HttpServerResponse.setHeaders(pageHeaders))))
+    yield* router.get(
+      "/api/docs",
+      Effect.sync(() => HttpServerResponse.uint8Array(documents().page, { contentType: "text/html", headers: pageHeaders }))
+    )
   })
 )
 

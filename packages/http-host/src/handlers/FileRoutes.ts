@@ -20,7 +20,8 @@ import {
   uploadTarget
 } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Option, Redacted, Stream } from "effect"

@@ -1,39 +1,20 @@
-import { catalog, type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
-import { actorForAccessToken, actorForKey, approvalOf, defaultAgentScopes, authorize, EncodedJson, inputOfArguments, Operations, PublicOrigin, ServerSecret } from "@birzha/domain/internal"
+import { type CatalogEntry, envelope, InvalidRequest, type KeyActor, KeyMcpDisabled, PayloadTooLarge, ServiceUnavailable, Unauthenticated } from "@birzha/domain"
+import { actorForAccessToken, actorForKey, defaultAgentScopes, authorize, inputOfArguments, Operations, PublicOrigin, ServerSecret } from "@birzha/domain/internal"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { SqlClient } from "@effect/sql"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Option, Redacted, Runtime } from "effect"
 import { structuralCeilings } from "../BodyLimits.js"
 import { answerAndDrain, readBody } from "../CompiledApi.js"
 import { clientAddress, HostSettings } from "../HostSettings.js"
 import { resourceMetadataUrlOf } from "./OAuthRoutes.js"
-import {
-  discoveryAnswer,
-  discoveryTool,
-  discoveryToolName,
-  entryOfTool,
-  listed,
-  runnable,
-  type Selection,
-  selectionOf,
-  serverFixed,
-  toolEntries,
-  toolNameOf,
-  toolOf,
-  toolsets
-} from "./McpTools.js"
+import { discoveryToolName, runnable, type Selection, selectionOf, toolEntries, toolNameOf, toolsets } from "./McpTools.js"
 
 /** The MCP endpoint (Streamable HTTP, stateless: one server and transport per request). */
 export const mcpRoutes = [{ method: "POST", path: "/mcp" }] as const
 
 const refuse = (cls: { readonly status: number; readonly code: string }, message: string) =>
   HttpServerResponse.unsafeJson(envelope(cls, message), { status: cls.status, headers: { "cache-control": "no-store" } })
-
-const prepareEntry = catalog.find((entry) => entry.id === "integrationCommands.prepare")
 
 /**
  * What the server tells an agent at initialize (MCP `instructions`): what the tools are, how to
@@ -62,14 +43,6 @@ export const instructionsFor = (selection: Selection) => [
 /** The operations the key may run as tools (approval aside: those go through prepare) on this connection. */
 export const toolsFor = (key: KeyActor, selection: Selection) =>
   toolEntries.filter((entry) => runnable(entry, selection) && Either.isRight(Effect.runSync(Effect.either(authorize(entry, key, true)))))
-
-/** A tool's answer: the JSON as text, and as `structuredContent` when the tool declares an `outputSchema`. */
-const resultOf = (status: number, body: unknown, structured: boolean): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body) }],
-  ...(status >= 400 ? { isError: true } : structured && typeof body === "object" && body !== null && !Array.isArray(body)
-    ? { structuredContent: body as Record<string, unknown> }
-    : {})
-})
 
 const bearerOf = (header: string | undefined) => {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
@@ -134,53 +107,12 @@ const handle = Effect.gen(function*() {
   const dispatch = (entry: CatalogEntry, args: Record<string, unknown>) =>
     Runtime.runPromise(runtime)(operations.invoke(entry.id, key, inputOfArguments(entry, args), { clientAddress: address }))
 
-  const server = new Server({ name: "birzha", version: "1" }, { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(selection) })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [discoveryTool, ...entries.filter((entry) => listed(entry, selection)).map(toolOf)]
-  }))
-  server.setRequestHandler(CallToolRequestSchema, async (call) => {
-    const name = call.params.name
-    if (name === discoveryToolName) {
-      const toolset = call.params.arguments?.["toolset"]
-      if (toolset !== undefined && (typeof toolset !== "string" || !toolsets.includes(toolset))) {
-        return resultOf(400, envelope(InvalidRequest, `toolset: no toolset ${String(toolset)}; known: ${toolsets.join(", ")}`), false)
-      }
-      return resultOf(200, discoveryAnswer(entries, selection, toolset), true)
-    }
-    const entry = entryOfTool(name)
-    if (entry === undefined || !runnableNames.has(entry.id)) {
-      const renamed = entryOfTool(toolNameOf(name))
-      const hint = entry === undefined && renamed !== undefined ? ` (tool names use underscores: ${toolNameOf(name)})` : ""
-      const why = entry !== undefined && !runnable(entry, selection)
-        ? "this connection is read-only and the tool changes data"
-        : `no such tool for this key${hint}; ${discoveryToolName} lists the tools`
-      return resultOf(404, envelope({ code: "unknown_tool" }, `No tool ${name}: ${why}`), false)
-    }
-    const structured = toolOf(entry).outputSchema !== undefined
-    const args: Record<string, unknown> = { ...call.params.arguments }
-    // Approval tools never run directly: they prepare the command, exactly as a bearer client would
-    // (so does a call whose flag widens it into one, tasks.save with submit: true).
-    if (approvalOf(entry, args, operations.entries).needed && prepareEntry !== undefined) {
-      // The server fixes these for a prepared command (a widened save's schema still lists requestUuid).
-      const fixedLeftOut = Object.fromEntries(Object.entries(args).filter(([field]) => !serverFixed.includes(field)))
-      const prepared = await dispatch(prepareEntry, { operationId: entry.id, arguments: fixedLeftOut })
-      return resultOf(prepared.status, prepared.body, structured)
-    }
-    const answer = await dispatch(entry, args)
-    return resultOf(answer.status, answer.body instanceof EncodedJson ? JSON.parse(answer.body.json) : answer.body, structured)
-  })
-  // Stateless: no sessionIdGenerator (omitted rather than `undefined`, same meaning), JSON answers.
-  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-  yield* Effect.promise(async () => {
-    const closed = new Promise<void>((resolve) => {
-      if (outgoing.writableEnded) resolve()
-      else outgoing.once("close", () => resolve())
-    })
-    await server.connect(transport)
-    await transport.handleRequest(incoming, outgoing, body.right)
-    await closed
-    await server.close()
-  })
+  // The MCP SDK (its server, zod and ajv) is loaded on the first MCP request, not at start
+  // (bench/README.md, `memory`); the import is Node's module cache from then on.
+  const session = yield* Effect.promise(() => import("./McpSession.js"))
+  yield* Effect.promise(() =>
+    session.answer({ instructions: instructionsFor(selection), selection, entries, runnableNames, operations, dispatch, incoming, outgoing, body: body.right })
+  )
   // The transport wrote the answer; the platform leaves an ended response alone.
   return HttpServerResponse.empty()
 }).pipe(

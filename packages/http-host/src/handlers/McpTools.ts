@@ -413,14 +413,36 @@ const buildTool = (entry: CatalogEntry): Tool => {
   }
 }
 
+/** Every tool, built once: on the first MCP request (`buildTools`), or one by one as asked (`toolOf`). */
+const tools = new Map<string, Tool>()
+let building: Promise<void> | undefined
+
 /**
- * Every tool, built once when the host loads: building them all takes a second or more of CPU on a
- * busy machine, which inside a request would hold the event loop (and every other connection).
+ * Builds every tool, once, before the first MCP exchange uses them (handlers/McpSession.ts), not
+ * when the host loads: a host that serves no agent does not hold them (bench/README.md, `memory`).
+ * Building them all takes a second or more of CPU on a busy machine, so it yields to the event
+ * loop every 10 ms and the other connections are answered meanwhile.
  */
-const tools: ReadonlyMap<string, Tool> = new Map(toolEntries.map((entry) => [entry.id, buildTool(entry)]))
+export const buildTools = (): Promise<void> =>
+  building ??= (async () => {
+    let slice = performance.now()
+    for (const entry of toolEntries) {
+      toolOf(entry)
+      if (performance.now() - slice > 10) {
+        await new Promise((resolve) => setImmediate(resolve))
+        slice = performance.now()
+      }
+    }
+  })()
 
 /** The tool of an operation. */
-export const toolOf = (entry: CatalogEntry): Tool => tools.get(entry.id) ?? buildTool(entry)
+export const toolOf = (entry: CatalogEntry): Tool => {
+  const built = tools.get(entry.id)
+  if (built !== undefined) return built
+  const tool = buildTool(entry)
+  tools.set(entry.id, tool)
+  return tool
+}
 
 // ---------------------------------------------------------------------------------------------
 // Discovery

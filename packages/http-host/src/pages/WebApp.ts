@@ -158,13 +158,21 @@ export const WebApplicationLive = Layer.effect(
       try: async () => JSON.parse(await readFile(file.value, "utf8")) as unknown,
       catch: (cause) => new Error(`BIRZHA_WEB_THEME: cannot read ${file.value} as JSON (${String(cause)})`)
     }).pipe(Effect.orDie)
-    const module = yield* Effect.tryPromise({
-      try: () => import(/* @vite-ignore */ webModule) as Promise<WebModule>,
-      catch: (cause) =>
-        new Error(`the web application is not built (${String(cause)}): run npx -y pnpm@10.34.9 build:js, or npx -y pnpm@10.34.9 start`)
-    }).pipe(Effect.orDie)
+    const notBuilt = (cause: unknown) =>
+      new Error(`the web application is not built (${String(cause)}): run npx -y pnpm@10.34.9 build:js, or npx -y pnpm@10.34.9 start`)
+    // At start only where the module is: loading its server renderer (React, the pages, their
+    // client and translations) is left to the first page, so a host that serves the API alone
+    // does not hold it (bench/README.md, `memory`). A missing build still stops the start.
+    // (`import.meta.resolve` is Node's; a test runner's module loader may not have it.)
+    if (typeof import.meta.resolve === "function") {
+      yield* Effect.try({ try: () => import.meta.resolve(webModule), catch: notBuilt }).pipe(Effect.orDie)
+    }
     const app = yield* Effect.cached(
       Effect.gen(function*() {
+        const module = yield* Effect.tryPromise({
+          try: () => import(/* @vite-ignore */ webModule) as Promise<WebModule>,
+          catch: notBuilt
+        }).pipe(Effect.orDie)
         const apiBaseUrl = yield* Deferred.await(loopback)
         const made = module.createWebApp({ apiBaseUrl, theme })
         for (const problem of made.themeProblems) yield* Effect.logWarning(`BIRZHA_WEB_THEME: ${problem}; its default is used`)

@@ -2,8 +2,6 @@ import { SqlClient } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Effect, Layer, Stream } from "effect"
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs"
@@ -79,7 +77,11 @@ export const makePgliteClient = (dataDir: string) =>
   Effect.gen(function*() {
     yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
-      wrap(() => PGlite.create(dataDir, { extensions: { pg_trgm }, parsers }), `Could not open the embedded database in ${dataDir}`),
+      // Loaded here, not with this module: a host on a Postgres server never loads PGlite (bench/README.md, `memory`).
+      wrap(async () => {
+        const [{ PGlite }, { pg_trgm }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm")])
+        return PGlite.create(dataDir, { extensions: { pg_trgm }, parsers })
+      }, `Could not open the embedded database in ${dataDir}`),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
 

@@ -1,6 +1,5 @@
 import { Mailer, MailNotAccepted } from "@birzha/domain/internal"
 import { Duration, Effect, Layer, Redacted } from "effect"
-import nodemailer from "nodemailer"
 
 export interface SmtpMailerSettings {
   /** `smtp://user:password@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
@@ -68,6 +67,8 @@ export const makeSmtpMailer = (settings: SmtpMailerSettings) =>
     const endpoint = endpointOf(url)
     const connectionTimeout = Duration.toMillis(settings.connectionTimeout ?? Duration.seconds(10))
     const socketTimeout = Duration.toMillis(settings.socketTimeout ?? Duration.seconds(20))
+    // Loaded with the SMTP mailer, not with this module: a host without BIRZHA_SMTP_URL never loads nodemailer.
+    const { default: nodemailer } = yield* Effect.promise(() => import("nodemailer"))
     const transport = yield* Effect.acquireRelease(
       Effect.sync(() =>
         nodemailer.createTransport({
