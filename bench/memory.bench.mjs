@@ -1,4 +1,4 @@
-// The host's resident memory (issue 38): RSS when readyz first answers 200 on Postgres, RSS after
+// The host's resident memory: RSS when readyz first answers 200 on Postgres, RSS after
 // an idle pause, and the peak during the `auth-session` load (GET /api/v1/auth/session with a real
 // session cookie, as bench/auth-session.bench.mjs), with the host's CPU per request in the same
 // run, for several young-generation settings of Node. Each setting is a fresh host on a fresh
@@ -22,7 +22,7 @@ export const name = "memory"
 export const description = "host RSS at ready, after idle and at the peak of the auth-session load, with CPU/request, per young-generation setting"
 export const pin = true
 
-/** Issue 38's targets: RSS at ready on Postgres. */
+/** The target: RSS at ready on Postgres. */
 const READY_TARGET_MB = 120
 const ORIGIN = "http://localhost:8080"
 const PATH = "/api/v1/auth/session"
