@@ -9,12 +9,13 @@ import { implementWith } from "../operations/Implementation.js"
 import { Readiness } from "../operations/Readiness.js"
 import { Mailer } from "../mail/Mailer.js"
 import { liveProfilesOfAccount } from "../profiles/ProfileRepository.js"
-import { grantModerator, isModerator, listModerators, revokeModerator } from "../publications/Moderation.js"
+import { grantModerator, listModerators, revokeModerator } from "../publications/Moderation.js"
 import type { AdminHealth, RoleName } from "./Admin.js"
 import { insertAdminAction, recentAdminActions } from "./AdminActionRepository.js"
 import { AdminApi } from "./AdminApi.js"
 import type { AccountRow } from "../auth/AccountRepository.js"
-import { grantOperator, isOperator, listOperators, type Operator, operatorOf, revokeOperator } from "./Operators.js"
+import { grantOperator, listOperators, type Operator, operatorOf, revokeOperator } from "./Operators.js"
+import { rolesOfAddress } from "../store/RoleGrants.js"
 import { failingEndpoints, mailboxMessages, readQueueState, suspendedCheckers } from "./ServiceState.js"
 
 const accountOf = (row: AccountRow) => ({ uuid: row.uuid, email: row.email, createdAt: row.created_at, deletedAt: row.deleted_at })
@@ -78,9 +79,8 @@ export const AdminOperations = implementWith(AdminApi, Effect.all([Readiness, Ma
       if (Option.isNone(found)) return yield* new NotFound({ message: "No such account" })
       const row = found.value
       const live = row.deleted_at === null
-      const [moderator, operator, profiles, sessions, keys] = yield* Effect.all([
-        isModerator(row.email),
-        isOperator(row.email),
+      const [{ moderator, operator }, profiles, sessions, keys] = yield* Effect.all([
+        rolesOfAddress(row.email.toLowerCase()),
         live ? liveProfilesOfAccount(row.uuid) : Effect.succeed([]),
         live ? liveSessionsOfAccount(row.uuid) : Effect.succeed([]),
         live ? keysOfAccount(row.uuid, 30) : Effect.succeed([])

@@ -6,8 +6,7 @@ import { actorForSession, authSessionOf } from "../auth/Sessions.js"
 import { SessionRequired } from "../keys/KeyErrors.js"
 import { allScopes, isGrantableScope } from "../keys/Scopes.js"
 import { implement } from "../operations/Implementation.js"
-import { isModerator } from "../publications/Moderation.js"
-import { isOperator } from "../admin/Operators.js"
+import { rolesOfAddress } from "../store/RoleGrants.js"
 import { createProfile, ownProfiles, profileIdOf, publicProfile, switchProfile, updateProfile } from "./Profiles.js"
 
 export const AccountOperations = implement(AccountApi)({
@@ -22,8 +21,7 @@ export const AccountOperations = implement(AccountApi)({
       // A session holds every scope on its own records (moderation ones only with the moderator role,
       // admin ones only with the operator role); a key only its own that still exist and may be held.
       if (actor.via === "session") {
-        const moderator = yield* isModerator(actor.email)
-        const operator = yield* isOperator(actor.email)
+        const { moderator, operator } = yield* rolesOfAddress(actor.email.toLowerCase())
         const scopes = allScopes.filter((scope) =>
           (moderator || !scope.startsWith("moderation:")) && (operator || !scope.startsWith("admin:")))
         return { ...base, authentication: actor.via, scopes }

@@ -48,3 +48,14 @@ export const roleGrants = (table: "moderators" | "operators") => ({
       SqlClient.SqlClient
     >
 })
+
+const decodeRoles = rowsDecoder(Schema.Struct({ moderator: Schema.Boolean, operator: Schema.Boolean }))
+
+/** The roles an address holds, both tables read in one statement (a session's scopes, an account in the admin area). */
+export const rolesOfAddress = (email: string): Effect.Effect<{ readonly moderator: boolean; readonly operator: boolean }, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`SELECT EXISTS (SELECT 1 FROM moderators WHERE email = ${email}) AS moderator,
+        EXISTS (SELECT 1 FROM operators WHERE email = ${email}) AS operator`,
+      decodeRoles
+    )).pipe(Effect.map((rows) => rows[0] ?? { moderator: false, operator: false }))
