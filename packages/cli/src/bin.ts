@@ -30,7 +30,16 @@ const quickAnswer = (): string | undefined => {
 const forwarded = async (): Promise<number | undefined> => {
   const dataDir = isForwardable(args) ? embeddedDataDirOf(process.env) : undefined
   const host = dataDir === undefined ? undefined : runningHostIn(dataDir, () => true)
-  return host === undefined ? undefined : sendToHost(host, args, writeToProcess)
+  if (host === undefined) return undefined
+  // Ctrl-C (or SIGTERM) ends the command as main.js would, with exit code 0: the closed connection
+  // interrupts it in the host (`events tail` runs until then).
+  const stop = () => process.exit(0)
+  process.once("SIGINT", stop)
+  process.once("SIGTERM", stop)
+  const exit = await sendToHost(host, args, writeToProcess)
+  process.off("SIGINT", stop)
+  process.off("SIGTERM", stop)
+  return exit
 }
 
 const answer = quickAnswer()
