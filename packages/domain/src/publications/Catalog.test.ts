@@ -81,8 +81,10 @@ const addProfiles = async (count: number) => {
   )
 }
 
+const decodeCount = Schema.decodeUnknownSync(Schema.Tuple(Schema.Struct({ count: Schema.Int })))
+
 const publicationCount = async () =>
-  Number((await m.sql<{ count: string }>("SELECT count(*) FROM publications WHERE approved IS NOT NULL AND NOT hidden AND deleted_at IS NULL"))[0]!.count)
+  decodeCount(await m.sql("SELECT count(*)::int AS count FROM publications WHERE approved IS NOT NULL AND NOT hidden AND deleted_at IS NULL"))[0].count
 
 describe("the catalog answer", () => {
   it("streams exactly the bytes of the whole catalog and of the collected answer: empty, one, a full page, several pages with ties", async () => {
