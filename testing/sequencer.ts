@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-/** A file that starts another process (the built CLI, npm, tsc), a browser or an embedded database. */
-const startsSomethingSlow = /\b(spawn|execFileSync|launchChromium|makePgliteClient|embeddedDataDir)\(/
+/** A file that starts another process (the built CLI, npm, tsc), a browser (a page journey) or an embedded database. */
+const startsSomethingSlow = /\b(spawn|execFileSync|launchChromium|openJourney|makePgliteClient|embeddedDataDir)\(/
 
 /**
  * Longest first, so that no slow file starts last while the other workers sit idle. Vitest orders

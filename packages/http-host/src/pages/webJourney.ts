@@ -7,11 +7,11 @@ import type Pg from "pg"
 import type { SqlClient } from "@effect/sql"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, expect, type ExpectStatic } from "vitest"
-import { axeViolations, launchChromium, screenshot, signInThroughPage } from "../../../../testing/browser.js"
+import { axeViolations, launchChromium, screenshot } from "../../../../testing/browser.js"
 import { startTestService, type TestService } from "../testService.js"
 
 // What the journeys through the web application's pages share (WebTaskJourney.test.ts,
-// WebProfileSettings.test.ts, …): people signed in through the pages, each in their own browser
+// WebProfileSettings.test.ts, …): people signed in, each in their own browser
 // context, and the check every page passes (axe-core, widths, languages, keyboard).
 
 /** Waits for what a page shows after a command (it loads itself again): a generous liveness bound. */
@@ -32,7 +32,7 @@ const englishWords = Object.entries(english)
   .filter((part) => part.length >= 5 && !/^[@\w/().-]*\(@birzha\/client\)$/.test(part))
 
 /**
- * A journey's browser and service: `person` signs someone in through the sign-in page in a
+ * A journey's browser and service: `person` signs someone in, in a
  * context of their own (an address of their own, so sign-in limits do not meet), `checkPage`
  * checks a page and takes its screenshots into the folder `shots` (when `BIRZHA_SCREENSHOTS` is set:
  * testing/browser.ts's `screenshot`).
@@ -41,6 +41,13 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
   const { browser, origin, db, shots } = options
   let ip = 0
 
+  /**
+   * Someone signed in, in a browser context of their own, with an empty tab. The sign-in is the
+   * API's (`auth.email.start`, the mailed code, `auth.email.verify`) sent by the context's own
+   * request client, so the session cookie lands in the context's cookie jar without a page load:
+   * the sign-in page has its own tests (WebPages.test.ts, IntegrationCommandsHandlers.test.ts);
+   * a journey's pages start after it.
+   */
   const person = async (email: string): Promise<Person> => {
     const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.${options.subnet}.${++ip}` }, locale: "en-GB" })
     // A machine that runs several suites at once loads a page in more than Playwright's default 30 s.
@@ -48,7 +55,20 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
     const tab = await context.newPage()
     const errors: Array<string> = []
     tab.on("pageerror", (error) => errors.push(error.message))
-    await signInThroughPage(tab, { origin, db, email })
+    const headers = { origin }
+    const started = await context.request.post(`${origin}/api/v1/auth/email/start`, { headers, data: { email } })
+    expect(started.status(), await started.text()).toBe(200)
+    const { challengeUuid } = (await started.json()) as { challengeUuid: string }
+    const { rows } = await db.query<{ text_body: string }>(
+      "SELECT text_body FROM development_mailbox WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1",
+      [email]
+    )
+    const verified = await context.request.post(`${origin}/api/v1/auth/email/verify`, {
+      headers,
+      data: { challengeUuid, code: rows[0]!.text_body.match(/\b(\d{6})\b/)![1]! }
+    })
+    expect(verified.status(), await verified.text()).toBe(200)
+    expect((await context.cookies(origin)).map((cookie) => cookie.name)).toContain("__Host-birzha_session")
     return { context, tab, errors }
   }
 
