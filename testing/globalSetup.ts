@@ -5,7 +5,7 @@ import { chromium } from "playwright-core"
 import type { TestProject } from "vitest/node"
 import { migrateDatabase } from "../packages/domain/test/migrateDatabase.js"
 import { chromiumOptions } from "./chromium.js"
-import { admin, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
+import { admin, holdTestRun, newRunToken, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +15,8 @@ declare module "vitest" {
     readonly chromiumEndpoint: string | undefined
     /** A database with every migration applied, which `createTestDatabase(label, { migrated: true })` copies (testing/postgres.ts). */
     readonly migratedDatabase: string
+    /** What the names of this run's databases end with (before their own 8 hex digits): the end of the run drops them all. */
+    readonly testRunToken: string
   }
 }
 
@@ -26,16 +28,21 @@ export default async function setup(project: TestProject) {
   // workers' files. Idle, it costs nothing measurable.
   const browserServer = existsSync(chromiumOptions.executablePath!) ? await chromium.launchServer(chromiumOptions) : undefined
   project.provide("chromiumEndpoint", browserServer?.wsEndpoint())
+  // Every database of the run carries its token, so that two runs on one server (a second copy of
+  // the suite beside the first) each drop their own at the end and nothing else.
+  const runToken = newRunToken()
+  const run = await holdTestRun(runToken)
+  project.provide("testRunToken", runToken)
   // The migrations applied once for the run; files copy the result. Nothing stays connected to
   // it (Postgres copies only a database nobody is connected to).
-  const migrated = testDatabaseName("migrated")
+  const migrated = testDatabaseName("migrated", runToken)
   await admin((client) => client.query(`CREATE DATABASE "${migrated}"`))
   const url = new URL(testPostgresUrl)
   url.pathname = `/${migrated}`
   await migrateDatabase(url.toString())
   project.provide("migratedDatabase", migrated)
   return async () => {
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${migrated}" WITH (FORCE)`))
+    await run.close()
     await browserServer?.close()
     rmSync(runDir, { recursive: true, force: true })
   }

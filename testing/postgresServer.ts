@@ -20,9 +20,50 @@ export const admin = async <A>(run: (client: Pg.Client) => Promise<A>): Promise<
   }
 }
 
-/** A database name on the test server for `label`, unique to this call. */
-export const testDatabaseName = (label: string): string => {
+/** A token for one run of the suite, which the names of its databases end with. */
+export const newRunToken = (): string => `r${randomBytes(3).toString("hex")}`
+
+/** A database name on the test server for `label`, unique to this call, ending with `_<run token><8 hex>`. */
+export const testDatabaseName = (label: string, runToken: string): string => {
   const base = new URL(testPostgresUrl).pathname.slice(1) || "postgres"
-  return `${base}_${label}_${randomBytes(4).toString("hex")}`.toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(-63)
+  return `${base}_${label}`.toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(-(63 - runToken.length - 9)) + `_${runToken}${randomBytes(4).toString("hex")}`
 }
 
+const runLock = (runToken: string) => `birzha test run ${runToken}`
+
+/** Drops every database whose name ends with `_<run token><8 hex>` for `runToken` (connections ended first). */
+const dropDatabasesOf = async (client: Pg.Client, runToken: string): Promise<void> => {
+  const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname ~ $1", [`_${runToken}[0-9a-f]{8}$`])
+  for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+}
+
+/**
+ * Marks the run `runToken` as alive for as long as the returned connection is open (an advisory
+ * lock on it), after dropping the databases of earlier runs that ended without dropping theirs
+ * (killed, say): those whose lock nobody holds. Closing the run drops its own databases, one
+ * after the other, when the checkpoint each drop forces has nothing else to wait for.
+ */
+export const holdTestRun = async (runToken: string): Promise<{ readonly close: () => Promise<void> }> => {
+  const client = new Pg.Client({ connectionString: testPostgresUrl })
+  await client.connect()
+  await client.query("SELECT pg_advisory_lock(hashtext($1))", [runLock(runToken)])
+  const { rows } = await client.query<{ token: string }>(
+    "SELECT DISTINCT substring(datname from '_(r[0-9a-f]{6})[0-9a-f]{8}$') AS token FROM pg_database WHERE datname ~ '_r[0-9a-f]{6}[0-9a-f]{8}$'"
+  )
+  for (const { token } of rows) {
+    if (token === runToken) continue
+    const { rows: [free] } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [runLock(token)])
+    if (free?.locked !== true) continue
+    await dropDatabasesOf(client, token)
+    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [runLock(token)])
+  }
+  return {
+    close: async () => {
+      try {
+        await dropDatabasesOf(client, runToken)
+      } finally {
+        await client.end()
+      }
+    }
+  }
+}
