@@ -73,8 +73,11 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
   }
 
   /**
-   * The page at `path` as it is now, in both languages at 1280 and 390 px: no serious or critical
-   * axe-core violation, nothing scrolling sideways, no English on the Russian page; screenshots.
+   * The page at `path` as it is now, in both languages at 1280 and 390 px: nothing scrolling
+   * sideways, no serious or critical axe-core violation, no English on the Russian page;
+   * screenshots. axe-core runs at both widths in Russian and at the narrow one in English: the two
+   * languages are the same elements with other words (a control's name, the page's language are
+   * checked in each), the two widths show and hide different ones.
    */
   const checkPage = async (tab: Page, name: string, path: string) => {
     // One load per language: the server's HTML does not depend on the width, so the other width
@@ -90,7 +93,7 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
           await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
         }
         expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} ${language} ${width}`).toBe(true)
-        expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
+        if (language === "ru" || at === 0) expect(await axeViolations(tab), `${name} ${language} ${width}`).toEqual([])
         if (language === "ru") {
           const text = await tab.evaluate(() => `${document.querySelector("header")?.textContent ?? ""} ${document.querySelector("main")?.innerText ?? ""}`)
           expect(englishWords.filter((words) => text.includes(words)), `${name}: English on the Russian page`).toEqual([])
