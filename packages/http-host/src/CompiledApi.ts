@@ -606,14 +606,17 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const url = req.url ?? "/"
       const at = url.indexOf("?")
       const path = at < 0 ? url : url.slice(0, at)
-      const method = req.method ?? "GET"
+      // HEAD is GET without the body (node writes none for a HEAD request): the same operation,
+      // status and headers, as every GET route of the host answers it.
+      const method = req.method === "HEAD" || req.method === undefined ? "GET" : req.method
       const match = routes.match(method, path)
       if (match === undefined) {
         if (routes.isOther(method, path)) return false
         const allowed = routes.allowedMethods(path)
-        if (allowed.length > 0) refuseUnread(req, res, expectsContinue, MethodNotAllowed, `${method} is not allowed on ${path}`, { allow: allowed.join(", ") })
-        else refuseUnread(req, res, expectsContinue, NotFound, `No operation at ${method} ${path}`)
-        accessLog.write(method, url, allowed.length > 0 ? 405 : 404, started, undefined, requestIdOf(req))
+        const asked = req.method ?? "GET"
+        if (allowed.length > 0) refuseUnread(req, res, expectsContinue, MethodNotAllowed, `${asked} is not allowed on ${path}`, { allow: allowed.join(", ") })
+        else refuseUnread(req, res, expectsContinue, NotFound, `No operation at ${asked} ${path}`)
+        accessLog.write(asked, url, allowed.length > 0 ? 405 : 404, started, undefined, requestIdOf(req))
         return true
       }
       const { entry } = match
@@ -623,13 +626,13 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const declared = Number(req.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > maxBytes) {
         refuseUnread(req, res, expectsContinue, PayloadTooLarge, `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes`)
-        accessLog.write(method, url, PayloadTooLarge.status, started, entry.id, requestIdOf(req))
+        accessLog.write(req.method ?? "GET", url, PayloadTooLarge.status, started, entry.id, requestIdOf(req))
         return true
       }
       if (entry.sameOrigin && req.headers.origin !== publicOrigin) {
         // Before the body is read or anything is looked up: nothing changes for a foreign page.
         refuseUnread(req, res, expectsContinue, ForbiddenOrigin, "This request must come from the service's own pages")
-        accessLog.write(method, url, ForbiddenOrigin.status, started, entry.id, requestIdOf(req))
+        accessLog.write(req.method ?? "GET", url, ForbiddenOrigin.status, started, entry.id, requestIdOf(req))
         return true
       }
       const query = queryOf(at < 0 ? "" : url.slice(at + 1))
@@ -647,7 +650,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       }
       if (refusesMediaType(req)) {
         refuseUnread(req, res, expectsContinue, UnsupportedMediaType, "Send the request body as JSON (Content-Type: application/json)")
-        accessLog.write(method, url, UnsupportedMediaType.status, started, entry.id, requestIdOf(req))
+        accessLog.write(req.method ?? "GET", url, UnsupportedMediaType.status, started, entry.id, requestIdOf(req))
         return true
       }
       if (expectsContinue) res.writeContinue()
@@ -659,7 +662,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
             ? { cls: PayloadTooLarge, message: `The request body exceeds ${maxBytes} bytes, the most ${entry.id} takes` }
             : { cls: malformed, message: `The request body is refused before parsing: ${read.problem}` }
           refuseRead(req, res, refusal.cls, refusal.message)
-          accessLog.write(method, url, refusal.cls.status, started, entry.id, requestIdOf(req))
+          accessLog.write(req.method ?? "GET", url, refusal.cls.status, started, entry.id, requestIdOf(req))
           return
         }
         let payload: unknown
@@ -667,7 +670,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
           payload = JSON.parse(read.bytes.toString("utf8"))
         } catch {
           writeEnvelope(res, malformed, "The request body is not valid JSON")
-          accessLog.write(method, url, malformed.status, started, entry.id, requestIdOf(req))
+          accessLog.write(req.method ?? "GET", url, malformed.status, started, entry.id, requestIdOf(req))
           return
         }
         run(req, res, entry, { path: match.path, urlParams: query, payload }, started)

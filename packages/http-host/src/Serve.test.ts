@@ -82,6 +82,21 @@ describe("the service on a Postgres server", () => {
     expect(eventTypes).toHaveLength(57)
   })
 
+  it("answers HEAD wherever it answers GET, with GET's status and headers and no body: an operation, a page, a script, healthz", async () => {
+    const page = await fetch(`${host.url}/catalog?lang=en`)
+    const script = /<script type="module" src="([^"]+)"/.exec(await page.text())![1]!
+    for (const path of ["/api/v1/event-types", "/api/v1/publications?limit=2", "/catalog?lang=en", script, "/api/healthz"]) {
+      const get = await fetch(`${host.url}${path}`)
+      const head = await fetch(`${host.url}${path}`, { method: "HEAD" })
+      expect([path, head.status]).toEqual([path, get.status])
+      expect(head.headers.get("content-type"), path).toBe(get.headers.get("content-type"))
+      expect(await head.text(), path).toBe("")
+    }
+    // A path with no GET stays 405, naming what it allows.
+    const head = await fetch(`${host.url}/api/v1/auth/email/start`, { method: "HEAD" })
+    expect([head.status, head.headers.get("allow")]).toEqual([405, "POST"])
+  })
+
   it("routes every operation of the catalog", async () => {
     for (const entry of catalog) {
       const path = entry.path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000")
