@@ -1,6 +1,15 @@
 import { BirzhaApi } from "@birzha/domain"
-import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import {
+  FetchHttpClient,
+  type HttpApi,
+  HttpApiClient,
+  type HttpApiEndpoint,
+  type HttpApiGroup,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest
+} from "@effect/platform"
+import { Context, Effect, Layer, type ParseResult } from "effect"
 import { type Groups, withGroups } from "./Groups.js"
 
 export interface BirzhaClientOptions {
@@ -19,12 +28,12 @@ export interface BirzhaClientOptions {
 type Api = typeof BirzhaApi
 type Parts = Api extends HttpApi.HttpApi<string, infer Groups, infer E, infer _R> ? { readonly groups: Groups; readonly error: E } : never
 
-/** The client as `@effect/platform` derives it from the catalog: one generic method per operation id. */
-type Derived = HttpApiClient.Client<Parts["groups"], Parts["error"], never>
-
-// The derived client can also answer `[value, response]` when asked `withResponse: true`; this
-// client never asks, so its methods answer the value alone.
-type Value<S> = Exclude<S, readonly [unknown, HttpClientResponse.HttpClientResponse]>
+/** Each endpoint of the catalog with the errors of its group, as `@effect/platform`'s derived client pairs them. */
+type EndpointsWithGroupError = Parts["groups"] extends infer Group
+  ? Group extends HttpApiGroup.HttpApiGroup<infer _Id, infer Endpoints, infer GroupError, infer _R, infer _TopLevel>
+    ? Endpoints extends infer Endpoint ? { readonly endpoint: Endpoint; readonly groupError: GroupError } : never
+  : never
+  : never
 
 /** What the derived client's method takes, `withResponse` aside. */
 type Declared<Request> = Omit<Exclude<Request, void>, "withResponse">
@@ -42,13 +51,40 @@ type Simplify<A> = { [K in keyof A]: A[K] } & {}
 /** Whether an operation may be called with no argument: nothing it takes is required. */
 export type TakesNothing<Input> = {} extends Input ? true : false
 
-type Method<F> = F extends (request: infer Request) => Effect.Effect<infer Success, infer E, infer R>
-  ? TakesNothing<OperationInput<Request>> extends true ? (request?: OperationInput<Request>) => Effect.Effect<Value<Success>, E, R>
-  : (request: OperationInput<Request>) => Effect.Effect<Value<Success>, E, R>
+type Call<Input, Result> = TakesNothing<Input> extends true ? (request?: Input) => Result : (request: Input) => Result
+
+/**
+ * One operation's method, spelled from its endpoint as the derived client's (`HttpApiClient.Client`)
+ * is: its request as that method takes it, and its value alone (the derived method can also answer
+ * `[value, response]` when asked `withResponse: true`; this client never asks). Spelled from the
+ * endpoint rather than inferred back from the derived client's generic method: the compiler then
+ * works it out once per operation instead of instantiating each generic method (docs/decisions.md,
+ * "Type check time").
+ */
+type Method<Endpoint, GroupError> = Endpoint extends HttpApiEndpoint.HttpApiEndpoint<
+  infer _Name,
+  infer _Method,
+  infer Path,
+  infer UrlParams,
+  infer Payload,
+  infer Headers,
+  infer Success,
+  infer Error,
+  infer _R,
+  infer _RE
+> ? Call<
+    OperationInput<HttpApiEndpoint.HttpApiEndpoint.ClientRequest<Path, UrlParams, Payload, Headers, boolean>>,
+    Effect.Effect<Success, Error | GroupError | Parts["error"] | HttpClientError.HttpClientError | ParseResult.ParseError, never>
+  >
   : never
 
 /** Every operation of the catalog by its id: `client["tasks.save"]`. */
-export type BirzhaOperations = { readonly [Id in keyof Derived]: Method<Derived[Id]> }
+export type BirzhaOperations = {
+  readonly [Operation in EndpointsWithGroupError as HttpApiEndpoint.HttpApiEndpoint.Name<Operation["endpoint"]>]: Method<
+    Operation["endpoint"],
+    Operation["groupError"]
+  >
+}
 
 /**
  * The client of the whole catalog, named: the catalog grew past what the compiler will write out

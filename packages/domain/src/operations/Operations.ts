@@ -595,9 +595,29 @@ export const answerOfCause = (
 /** The operation ids of the catalog, for typed calls. */
 type GroupsOf<Api> = Api extends HttpApi.HttpApi<infer _Id, infer Groups, infer _E, infer _R> ? Groups : never
 type Endpoints = HttpApiGroup.HttpApiGroup.Endpoints<GroupsOf<typeof BirzhaApi>>
-export type OperationId = HttpApiEndpoint.HttpApiEndpoint.Name<Endpoints>
-export type SuccessOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.SuccessWithName<Endpoints, Id>
-export type ErrorOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.ErrorWithName<Endpoints, Id>
+/** One part of an input: absent where the operation declares none, optional where every field of it is. */
+type InputPart<Name extends string, A> = [A] extends [never] ? {}
+  : {} extends A ? { readonly [K in Name]?: A }
+  : { readonly [K in Name]: A }
+/**
+ * Each operation's types by its id, worked out once for the whole catalog. Spelling `SuccessOf`
+ * and the rest as `Extract` of the catalog's union of endpoints made the compiler filter all of
+ * them again for every id and every generic use (docs/decisions.md, "Type check time").
+ */
+type OperationTable = {
+  readonly [Endpoint in Endpoints as HttpApiEndpoint.HttpApiEndpoint.Name<Endpoint>]: {
+    readonly success: HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint>
+    readonly error: HttpApiEndpoint.HttpApiEndpoint.Error<Endpoint>
+    readonly input:
+      & InputPart<"path", HttpApiEndpoint.HttpApiEndpoint.PathParsed<Endpoint>>
+      & InputPart<"urlParams", HttpApiEndpoint.HttpApiEndpoint.UrlParams<Endpoint>>
+      & InputPart<"payload", HttpApiEndpoint.HttpApiEndpoint.Payload<Endpoint>>
+  }
+}
+interface OperationTypes extends OperationTable {}
+export type OperationId = keyof OperationTypes
+export type SuccessOf<Id extends OperationId> = OperationTypes[Id]["success"]
+export type ErrorOf<Id extends OperationId> = OperationTypes[Id]["error"]
 
 /**
  * A typed call of one operation (input in its encoded form, as a client would send it): the CLI,
@@ -613,20 +633,11 @@ export const runOperation = <Id extends OperationId>(
     // `execute` answers exactly the implementation's success and failures, decoded by the same catalog types.
     operations.execute(operationId, caller, input, options) as Effect.Effect<SuccessOf<Id>, ErrorOf<Id> | AuthorizationFailure | InvalidRequest | SqlError>)
 
-type EndpointOf<Id extends OperationId> = HttpApiEndpoint.HttpApiEndpoint.WithName<Endpoints, Id>
-/** One part of an input: absent where the operation declares none, optional where every field of it is. */
-type InputPart<Name extends string, A> = [A] extends [never] ? {}
-  : {} extends A ? { readonly [K in Name]?: A }
-  : { readonly [K in Name]: A }
-
 /**
  * An operation's input typed from its declaration, in its decoded form (as `@birzha/client` takes
  * it): `path`, `urlParams` and `payload` where the operation declares them.
  */
-export type InputOf<Id extends OperationId> =
-  & InputPart<"path", HttpApiEndpoint.HttpApiEndpoint.PathParsed<EndpointOf<Id>>>
-  & InputPart<"urlParams", HttpApiEndpoint.HttpApiEndpoint.UrlParams<EndpointOf<Id>>>
-  & InputPart<"payload", HttpApiEndpoint.HttpApiEndpoint.Payload<EndpointOf<Id>>>
+export type InputOf<Id extends OperationId> = OperationTypes[Id]["input"]
 
 const encodePart = (ast: Option.Option<SchemaAST.AST>, value: unknown) =>
   Option.isNone(ast) || value === undefined ? Effect.succeed(undefined) : Effect.orDie(Schema.encodeUnknown(Schema.make(ast.value))(value))
