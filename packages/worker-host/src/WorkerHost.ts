@@ -16,8 +16,17 @@ import { DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop
 export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
 
 /**
- * The jobs of a worker process. The sequencer polls every 20 ms on a server; on the embedded
- * database every 50 ms, since each poll holds its single session for a moment.
+ * How long a polling job sleeps on the embedded database when nothing wakes it. There every write
+ * is this process's, and migration 0035 notifies the queue tables' new work (`DueSignalsLive`):
+ * the sleep is only the fallback for what no row announces (a checker's breaker cooling down,
+ * quiet hours ending), so an idle host runs next to no query.
+ */
+export const embeddedFallback = Duration.seconds(10)
+
+/**
+ * The jobs of a worker process. On a server the sequencer polls every 20 ms (a NOTIFY in every
+ * business transaction would serialize their commits); on the embedded database the polling
+ * jobs sleep `embeddedFallback` and are woken by the writes themselves.
  */
 export const WorkerJobsLive = Layer.scoped(
   WorkerJobs,
@@ -25,16 +34,18 @@ export const WorkerJobsLive = Layer.scoped(
     const database = yield* Database
     const migrated = Effect.map(database.readiness, (report) => report.migrations)
     const { webhookAllowHttpLoopback } = yield* ServiceConfig
+    const embedded = database.mode === "embedded"
+    const polling = (server: Duration.DurationInput) => embedded ? embeddedFallback : server
     return [
       // Newly numbered events go to the rules, to webhook endpoints and to the learning notifier at once, not at their next tick.
       {
-        ...(yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated })),
+        ...(yield* makeSequencerJob({ every: polling(Duration.millis(20)), ready: migrated })),
         wakes: sequencerWakes
       },
       // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
         allowHttpLoopback: webhookAllowHttpLoopback,
-        every: Duration.millis(database.mode === "embedded" ? 50 : 10),
+        every: polling(Duration.millis(10)),
         ready: migrated
       }),
       yield* makeRetentionJob({ ready: migrated }),
@@ -49,19 +60,19 @@ export const WorkerJobsLive = Layer.scoped(
       // Seat offers expire, pauses and withdrawal graces end, steps unlock, deadlines are near.
       yield* makeLearningEnrollmentsJob({ ready: migrated }),
       // Learning exports, imports and analytics exports.
-      yield* makeLearningJobsJob({ ready: migrated }),
+      yield* makeLearningJobsJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Overdue review claims (learning.review.overdue).
       yield* makeLearningReviewsJob({ ready: migrated }),
       // Learning corrections: regrade plan chunks, appeal closing, extension expiry.
-      yield* makeLearningCorrectionsJob({ ready: migrated }),
+      yield* makeLearningCorrectionsJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
-      yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
+      yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: polling(Duration.seconds(1)) }),
       // Learning events into the recipients' inboxes (rights and preferences at delivery).
-      yield* makeLearningNotifierJob({ ready: migrated }),
+      yield* makeLearningNotifierJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Learning grading: grade, regrade and preflight jobs, per-checker concurrency and the circuit breaker.
-      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: Duration.millis(250) }),
+      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: polling(Duration.millis(250)) }),
       // Automation rules: events fanned out into executions, executions run through the registry.
-      ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
+      ...(yield* makeAutomationsJobs({ every: polling(Duration.millis(20)), ready: migrated }))
     ]
   })
 )
