@@ -21,7 +21,7 @@ export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "web
  * the sleep is only the fallback for what no row announces (a checker's breaker cooling down,
  * quiet hours ending), so an idle host runs next to no query.
  */
-export const embeddedFallback = Duration.seconds(10)
+export const embeddedFallback = Duration.seconds(30)
 
 /**
  * The jobs of a worker process. On a server the sequencer polls every 20 ms (a NOTIFY in every
