@@ -16,12 +16,13 @@ import { DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop
 export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
 
 /**
- * How long a polling job sleeps on the embedded database when nothing wakes it. There every write
- * is this process's, and migration 0035 notifies the queue tables' new work (`DueSignalsLive`):
- * the sleep is only the fallback for what no row announces (a checker's breaker cooling down,
- * quiet hours ending), so an idle host runs next to no query.
+ * How long a polling job sleeps on the embedded database when nothing wakes it: a minute, as the
+ * time-driven jobs. There every write is this process's, and migration 0035 notifies the queue
+ * tables' new work (`DueSignalsLive`): the sleep is only the fallback for what no row announces (a
+ * checker's breaker cooling down, quiet hours ending, work left by a previous start), so an idle
+ * host runs its jobs' statements once a minute (bench/README.md, `idle`).
  */
-export const embeddedFallback = Duration.seconds(30)
+export const embeddedFallback = Duration.minutes(1)
 
 /**
  * The jobs of a worker process. On a server the sequencer polls every 20 ms (a NOTIFY in every

@@ -42,6 +42,14 @@ const embeddedOnly = statements(
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_deliveries_work_notify()`,
   `CREATE TRIGGER webhook_deliveries_work_update AFTER UPDATE ON webhook_deliveries
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_deliveries_work_notify()`,
+  // An endpoint that becomes active again makes its pending deliveries claimable.
+  `CREATE FUNCTION webhook_endpoints_work_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM birzha_notify_work('webhooks', (SELECT now() FROM new_rows WHERE state IN ('active', 'awaiting_test') LIMIT 1));
+      RETURN NULL;
+    END $$`,
+  `CREATE TRIGGER webhook_endpoints_work_update AFTER UPDATE ON webhook_endpoints
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_endpoints_work_notify()`,
   `CREATE FUNCTION automation_executions_work_notify() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM birzha_notify_work('automations-runner',
