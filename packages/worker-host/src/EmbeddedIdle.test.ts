@@ -5,6 +5,7 @@ import {
   approveWebhookEndpoint,
   createWebhookEndpoint,
   Mailer,
+  runMigrations,
   sendTestDelivery,
   ServerSecret,
   WebhookSettings
@@ -149,6 +150,47 @@ describe("the worker on the embedded database", () => {
       await until(async () => receiver.ids().includes(event), "the event was not delivered")
     } finally {
       await receiver.stop()
+    }
+  }, 180_000)
+})
+
+describe("the worker started on the embedded database before its migrations", () => {
+  it("looks at once when they are applied: events a previous start left are sequenced without waiting for the minute's fallback", async () => {
+    data = await embeddedDataDir("restart", initialise)
+    scope = await Effect.runPromise(Scope.make())
+    const settings = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BIRZHA_DATA_DIR", data.home]])))
+    const quiet = Logger.minimumLogLevel(LogLevel.None)
+    const database = await Effect.runPromise(Layer.buildWithScope(DatabaseLive.pipe(Layer.provide(settings)), scope))
+    const sql = <A extends object>(text: string, ...params: ReadonlyArray<unknown>) =>
+      Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(text, params as Array<unknown>)).pipe(Effect.provide(database)))
+    // Migrated by a previous start, which left events unnumbered; this start has not re-applied its settings yet (not ready).
+    await Effect.runPromise(Effect.provide(runMigrations, database))
+    const signedIn = await Effect.runPromise(Effect.provide(accountForVerifiedEmail("embedded.restart@example.com"), database))
+    await Effect.runPromise(Effect.provide(
+      Effect.flatMap(SqlClient.SqlClient, (client) =>
+        client.withTransaction(appendEvent({
+          type: "profile.updated",
+          aggregate: { kind: "profile", uuid: signedIn.profileUuid, revision: 2 },
+          data: { objectUuid: signedIn.profileUuid, status: "updated" },
+          context: { profileUuid: signedIn.profileUuid }
+        }))),
+      database
+    ))
+    const pending = async () => Number((await sql<{ n: string }>("SELECT count(*)::text AS n FROM outbox_events WHERE position IS NULL"))[0]!.n)
+    expect(await pending()).toBeGreaterThan(0)
+    await Effect.runPromise(Layer.buildWithScope(
+      WorkerHostLive.pipe(Layer.provide(Layer.succeedContext(database)), Layer.provide(settings), Layer.provide(quiet)),
+      scope
+    ))
+    // Its jobs looked once, found the database not ready, and sleep their minute.
+    await pause(1_000)
+    expect(await pending()).toBeGreaterThan(0)
+    await Effect.runPromise(Layer.buildWithScope(MigrationsAtStart.pipe(Layer.provide(Layer.succeedContext(database)), Layer.provide(settings), Layer.provide(quiet)), scope))
+    // A liveness bound well below the minute's fallback.
+    const end = Date.now() + 40_000
+    while ((await pending()) > 0) {
+      if (Date.now() > end) throw new Error("the events were not sequenced within 40 s of the migrations (the fallback is a minute)")
+      await pause(50)
     }
   }, 180_000)
 })

@@ -1,7 +1,7 @@
 import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/internal"
 import { WebhookSettings } from "@birzha/domain/internal"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, TracingLive, validateSettings } from "@birzha/infrastructure"
-import { Config, Duration, Effect, Layer, Predicate, Stream } from "effect"
+import { Config, Duration, Effect, Layer, Predicate, Schedule, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
@@ -10,7 +10,7 @@ import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJob
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
-import { DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { type DueSignal, DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 /** The jobs the sequencer wakes when it numbered events: the rules, webhook endpoints and the learning notifier. */
 export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
@@ -82,12 +82,42 @@ export const WorkerJobsLive = Layer.scoped(
 export const dueChannel = "birzha_due"
 
 /**
+ * The jobs that sleep `embeddedFallback` on the embedded database, woken by migration 0035's
+ * notifications (and the sequencer's wakes).
+ */
+export const embeddedPollingJobs: ReadonlyArray<string> = [
+  "sequencer",
+  "webhooks",
+  "automations-fanout",
+  "automations-runner",
+  "learning_grading",
+  "learning_checker_calls",
+  "learning_jobs",
+  "learning_notifier",
+  "learning_corrections"
+]
+
+/**
  * The due moments written by every process (a server's dedicated LISTEN connection) or by this
- * one (embedded), for the time-driven jobs' sleeps (`WorkerLoop.ts`).
+ * one (embedded), for the time-driven jobs' sleeps (`WorkerLoop.ts`). On the embedded database
+ * the polling jobs' first runs usually come before the migrations (`MigrationsAtStart` runs beside
+ * the worker): once migrated, they are signalled to look at once, for the work a previous start
+ * left, rather than after their minute's fallback.
  */
 export const DueSignalsLive = Layer.effect(
   DueSignals,
-  Effect.map(Database, (database) => database.listen(dueChannel).pipe(Stream.map(parseDueSignal), Stream.filter(Predicate.isNotUndefined)))
+  Effect.map(Database, (database) => {
+    const written = database.listen(dueChannel).pipe(Stream.map(parseDueSignal), Stream.filter(Predicate.isNotUndefined))
+    if (database.mode !== "embedded") return written
+    const migrated = Effect.repeat(Effect.map(database.readiness, (report) => report.migrations), {
+      until: (done) => done,
+      schedule: Schedule.spaced(Duration.millis(200))
+    })
+    const afterMigrations = Stream.fromEffect(migrated).pipe(
+      Stream.flatMap(() => Stream.fromIterable(embeddedPollingJobs.map((job): DueSignal => ({ job, at: Date.now() }))))
+    )
+    return Stream.merge(written, afterMigrations)
+  })
 )
 
 /**
