@@ -1,7 +1,7 @@
 import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/internal"
 import { WebhookSettings } from "@birzha/domain/internal"
 import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, TracingLive, validateSettings } from "@birzha/infrastructure"
-import { Config, Duration, Effect, Layer, Predicate, Stream } from "effect"
+import { Config, Duration, Effect, Layer, Predicate, Schedule, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
 import { makeLearningCheckerCallsJob } from "./learning/CheckerCallsJob.js"
@@ -10,14 +10,24 @@ import { makeLearningCorrectionsJob, makeLearningEnrollmentsJob, makeLearningJob
 import { makeDealsJob, makeReviewsJob } from "./marketplace/MarketplaceJobs.js"
 import { makeRetentionJob } from "./Retention.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
-import { DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { type DueSignal, DueSignals, parseDueSignal, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 
 /** The jobs the sequencer wakes when it numbered events: the rules, webhook endpoints and the learning notifier. */
 export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "webhooks", "learning_notifier"]
 
 /**
- * The jobs of a worker process. The sequencer polls every 20 ms on a server; on the embedded
- * database every 50 ms, since each poll holds its single session for a moment.
+ * How long a polling job sleeps on the embedded database when nothing wakes it: a minute, as the
+ * time-driven jobs. There every write is this process's, and migration 0035 notifies the queue
+ * tables' new work (`DueSignalsLive`): the sleep is only the fallback for what no row announces (a
+ * checker's breaker cooling down, quiet hours ending, work left by a previous start), so an idle
+ * host runs its jobs' statements once a minute (bench/README.md, `idle`).
+ */
+export const embeddedFallback = Duration.minutes(1)
+
+/**
+ * The jobs of a worker process. On a server the sequencer polls every 20 ms (a NOTIFY in every
+ * business transaction would serialize their commits); on the embedded database the polling
+ * jobs sleep `embeddedFallback` and are woken by the writes themselves.
  */
 export const WorkerJobsLive = Layer.scoped(
   WorkerJobs,
@@ -25,16 +35,18 @@ export const WorkerJobsLive = Layer.scoped(
     const database = yield* Database
     const migrated = Effect.map(database.readiness, (report) => report.migrations)
     const { webhookAllowHttpLoopback } = yield* ServiceConfig
+    const embedded = database.mode === "embedded"
+    const polling = (server: Duration.DurationInput) => embedded ? embeddedFallback : server
     return [
       // Newly numbered events go to the rules, to webhook endpoints and to the learning notifier at once, not at their next tick.
       {
-        ...(yield* makeSequencerJob({ every: Duration.millis(database.mode === "embedded" ? 50 : 20), ready: migrated })),
+        ...(yield* makeSequencerJob({ every: polling(Duration.millis(20)), ready: migrated })),
         wakes: sequencerWakes
       },
       // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
         allowHttpLoopback: webhookAllowHttpLoopback,
-        every: Duration.millis(database.mode === "embedded" ? 50 : 10),
+        every: polling(Duration.millis(10)),
         ready: migrated
       }),
       yield* makeRetentionJob({ ready: migrated }),
@@ -49,19 +61,19 @@ export const WorkerJobsLive = Layer.scoped(
       // Seat offers expire, pauses and withdrawal graces end, steps unlock, deadlines are near.
       yield* makeLearningEnrollmentsJob({ ready: migrated }),
       // Learning exports, imports and analytics exports.
-      yield* makeLearningJobsJob({ ready: migrated }),
+      yield* makeLearningJobsJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Overdue review claims (learning.review.overdue).
       yield* makeLearningReviewsJob({ ready: migrated }),
       // Learning corrections: regrade plan chunks, appeal closing, extension expiry.
-      yield* makeLearningCorrectionsJob({ ready: migrated }),
+      yield* makeLearningCorrectionsJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Learning sample runs and variant generations: signed calls to the steps' external checkers.
-      yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated }),
+      yield* makeLearningCheckerCallsJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: polling(Duration.seconds(1)) }),
       // Learning events into the recipients' inboxes (rights and preferences at delivery).
-      yield* makeLearningNotifierJob({ ready: migrated }),
+      yield* makeLearningNotifierJob({ ready: migrated, ...(embedded ? { every: embeddedFallback } : {}) }),
       // Learning grading: grade, regrade and preflight jobs, per-checker concurrency and the circuit breaker.
-      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: Duration.millis(250) }),
+      yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: polling(Duration.millis(250)) }),
       // Automation rules: events fanned out into executions, executions run through the registry.
-      ...(yield* makeAutomationsJobs({ every: Duration.millis(database.mode === "embedded" ? 100 : 20), ready: migrated }))
+      ...(yield* makeAutomationsJobs({ every: polling(Duration.millis(20)), ready: migrated }))
     ]
   })
 )
@@ -70,12 +82,42 @@ export const WorkerJobsLive = Layer.scoped(
 export const dueChannel = "birzha_due"
 
 /**
+ * The jobs that sleep `embeddedFallback` on the embedded database, woken by migration 0035's
+ * notifications (and the sequencer's wakes).
+ */
+export const embeddedPollingJobs: ReadonlyArray<string> = [
+  "sequencer",
+  "webhooks",
+  "automations-fanout",
+  "automations-runner",
+  "learning_grading",
+  "learning_checker_calls",
+  "learning_jobs",
+  "learning_notifier",
+  "learning_corrections"
+]
+
+/**
  * The due moments written by every process (a server's dedicated LISTEN connection) or by this
- * one (embedded), for the time-driven jobs' sleeps (`WorkerLoop.ts`).
+ * one (embedded), for the time-driven jobs' sleeps (`WorkerLoop.ts`). On the embedded database
+ * the polling jobs' first runs usually come before the migrations (`MigrationsAtStart` runs beside
+ * the worker): once migrated, they are signalled to look at once, for the work a previous start
+ * left, rather than after their minute's fallback.
  */
 export const DueSignalsLive = Layer.effect(
   DueSignals,
-  Effect.map(Database, (database) => database.listen(dueChannel).pipe(Stream.map(parseDueSignal), Stream.filter(Predicate.isNotUndefined)))
+  Effect.map(Database, (database) => {
+    const written = database.listen(dueChannel).pipe(Stream.map(parseDueSignal), Stream.filter(Predicate.isNotUndefined))
+    if (database.mode !== "embedded") return written
+    const migrated = Effect.repeat(Effect.map(database.readiness, (report) => report.migrations), {
+      until: (done) => done,
+      schedule: Schedule.spaced(Duration.millis(200))
+    })
+    const afterMigrations = Stream.fromEffect(migrated).pipe(
+      Stream.flatMap(() => Stream.fromIterable(embeddedPollingJobs.map((job): DueSignal => ({ job, at: Date.now() }))))
+    )
+    return Stream.merge(written, afterMigrations)
+  })
 )
 
 /**

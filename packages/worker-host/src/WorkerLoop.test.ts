@@ -90,3 +90,38 @@ describe("the worker loop's timed jobs", () => {
     expect(result.third).toBeGreaterThanOrEqual(result.signalled)
   })
 })
+
+describe("the worker loop's polling jobs woken by signals", () => {
+  it("a job without its own due-moment read, woken by a later moment (a retry its run wrote), runs again at that moment, not at its fallback", async () => {
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const runs: Array<number> = []
+      const job: WorkerJob = { name: "deliveries", every: Duration.hours(1), run: Effect.sync(() => runs.push(Date.now())) }
+      const signals = yield* Queue.unbounded<DueSignal>()
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(
+        WorkerLoop.pipe(
+          Layer.provide(Layer.succeed(WorkerJobs, [job])),
+          Layer.provide(Layer.succeed(DueSignals, Stream.fromQueue(signals))),
+          Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+        ),
+        scope
+      )
+      const until = (done: () => boolean) =>
+        Effect.repeat(Effect.sleep(Duration.millis(10)), { until: done }).pipe(Effect.timeout(Duration.seconds(30)))
+      yield* until(() => runs.length >= 1)
+      // Asleep for an hour: a moment 800 ms ahead wakes it to plan, and it runs again at that moment.
+      const at = Date.now() + 800
+      yield* Queue.offer(signals, { job: "deliveries", at })
+      yield* until(() => runs.some((run) => run >= at))
+      const atMoment = runs.length
+      // Then it sleeps its hour again.
+      yield* Effect.sleep(Duration.millis(300))
+      yield* Scope.close(scope, Exit.void)
+      return { runs: runs.length, atMoment, ranAt: runs.find((run) => run >= at)!, at }
+    })))
+    // Started, woken to plan (one run), then at the moment: three runs, no more afterwards.
+    expect(result.atMoment).toBe(3)
+    expect(result.runs).toBe(3)
+    expect(result.ranAt).toBeGreaterThanOrEqual(result.at)
+  })
+})

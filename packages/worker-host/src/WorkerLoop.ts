@@ -12,6 +12,10 @@ import { Context, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
  * answers `nextDue`: the earliest moment it has work, read from an index. After each run the loop
  * sleeps until that moment, or `every` if that comes first (the safety net for a lost wake-up),
  * and a `DueSignals` signal of an earlier moment written meanwhile wakes it.
+ *
+ * A job without `nextDue` is woken by signals too: at once for a moment already due, and for a
+ * later one (a retry written by its own run) its sleep ends at that moment. On the embedded
+ * database the polling jobs rely on this (migration 0035's notifications) and sleep long.
  */
 export interface WorkerJob {
   readonly name: string
@@ -72,10 +76,16 @@ export const WorkerLoop = Layer.scopedDiscard(
     for (const job of jobs) wakeups.set(job.name, yield* Queue.sliding<void>(1))
     // When each timed job's sleep ends; absent while it runs (a signal then means one more run).
     const sleepingUntil = new Map<string, number>()
+    // The earliest moment signalled for each job, until a run started at or after it.
+    const signalledAt = new Map<string, number>()
     for (const job of jobs) {
       const wakes = (job.wakes ?? []).flatMap((name) => wakeups.get(name) ?? [])
       const woken = wakeups.get(job.name)!
-      const once = job.run.pipe(
+      let startedAt = 0
+      const once = Effect.sync(() => {
+        startedAt = Date.now()
+      }).pipe(
+        Effect.zipRight(job.run),
         Effect.tap((worked) => worked === true ? Effect.forEach(wakes, (queue) => Queue.offer(queue, undefined), { discard: true }) : Effect.void),
         Effect.catchAllCause((cause) => Effect.logError(`job ${job.name} failed`, cause)),
         Effect.uninterruptible
@@ -93,7 +103,17 @@ export const WorkerLoop = Layer.scopedDiscard(
         stale = Math.min(stale + 1, 16)
         return Math.min(everyMs, retry, maxTimerMs)
       })
-      const pause = Effect.flatMap(pauseMs, (ms) =>
+      // A signalled moment the last run started too early for ends the sleep then (after its slack).
+      const untilSignalled = (ms: number) => {
+        const at = signalledAt.get(job.name)
+        if (at === undefined) return ms
+        if (at <= startedAt) {
+          signalledAt.delete(job.name)
+          return ms
+        }
+        return Math.min(ms, Math.max(0, Math.ceil(at - Date.now())) + slackMs)
+      }
+      const pause = Effect.flatMap(Effect.map(pauseMs, untilSignalled), (ms) =>
         Effect.sync(() => sleepingUntil.set(job.name, Date.now() + ms)).pipe(
           Effect.zipRight(Effect.raceFirst(Effect.sleep(Duration.millis(ms)), Queue.take(woken))),
           Effect.ensuring(Effect.sync(() => sleepingUntil.delete(job.name)))
@@ -103,15 +123,25 @@ export const WorkerLoop = Layer.scopedDiscard(
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)).pipe(Effect.withTracerEnabled(false)))
     }
     if (Option.isSome(signals)) {
-      const timed = jobs.filter((job) => job.nextDue !== undefined)
-      // A moment later than the job's planned wake-up changes nothing: its timer comes first.
+      // A moment later than the job's planned wake-up changes nothing: its timer comes first. A
+      // moment still ahead is kept for a job without its own `nextDue` read: the run it wakes
+      // plans its next sleep to end then.
       const onSignal = (signal: DueSignal) => {
         const queue = wakeups.get(signal.job)
         if (queue === undefined) return Effect.void
         const until = sleepingUntil.get(signal.job)
-        return until !== undefined && signal.at >= until ? Effect.void : Queue.offer(queue, undefined)
+        if (until !== undefined && signal.at >= until) return Effect.void
+        return Effect.suspend(() => {
+          const timed = jobs.find((job) => job.name === signal.job)?.nextDue !== undefined
+          if (!timed && signal.at > Date.now()) {
+            const earlier = signalledAt.get(signal.job)
+            if (earlier === undefined || signal.at < earlier) signalledAt.set(signal.job, signal.at)
+          }
+          return Queue.offer(queue, undefined)
+        })
       }
-      const wakeAll = Effect.forEach(timed, (job) => Queue.offer(wakeups.get(job.name)!, undefined), { discard: true })
+      // Every job: the polling ones may be sleeping long on the signals too (embedded database).
+      const wakeAll = Effect.forEach(jobs, (job) => Queue.offer(wakeups.get(job.name)!, undefined), { discard: true })
       let lost = false
       // A stream that ends or fails (connection lost) may have missed signals: every timed job
       // looks again, and the loop subscribes again a second later.

@@ -33,6 +33,7 @@ import { regradeCommitWakeup } from "./migrations/0031_regrade_commit_wakeup.js"
 import { outboxTrace } from "./migrations/0032_outbox_trace.js"
 import { operators } from "./migrations/0033_operators.js"
 import { oauth } from "./migrations/0034_oauth.js"
+import { embeddedWorkSignals } from "./migrations/0035_embedded_work_signals.js"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
@@ -74,7 +75,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [31, "regrade_commit_wakeup", regradeCommitWakeup],
   [32, "outbox_trace", outboxTrace],
   [33, "operators", operators],
-  [34, "oauth", oauth]
+  [34, "oauth", oauth],
+  [35, "embedded_work_signals", embeddedWorkSignals]
 ]
 
 /** The id readiness waits for: the host is ready only once this one is applied. */
