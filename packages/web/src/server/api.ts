@@ -46,7 +46,25 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
  * integration use) over `fetch` to `baseUrl`, the host's own listener on the loopback interface
  * (docs/decisions.md, "Web application"). Built once; the per-request cookie rides a FiberRef.
  */
-export const makeServerApi = (baseUrl: string, http: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer): ServerApi => {
+/**
+ * `fetch`, with a GET or HEAD that failed before any answer (a kept-alive connection the host
+ * closed as the call went out, a connection judged idle after the process was held up) sent once
+ * more on a new attempt, as browsers do for an idempotent request. Anything else fails as it came.
+ */
+export const fetchOnceMore: typeof globalThis.fetch = async (input, init) => {
+  try {
+    return await globalThis.fetch(input, init)
+  } catch (error) {
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase()
+    if ((method !== "GET" && method !== "HEAD") || init?.signal?.aborted === true) throw error
+    return globalThis.fetch(input, init)
+  }
+}
+
+export const makeServerApi = (
+  baseUrl: string,
+  http: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, fetchOnceMore)))
+): ServerApi => {
   const withCookie = Layer.effect(
     HttpClient.HttpClient,
     Effect.map(HttpClient.HttpClient, (client) =>
