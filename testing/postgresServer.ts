@@ -44,7 +44,11 @@ const dropDatabasesOf = async (client: Pg.Client, runToken: string): Promise<voi
  * after the other, when the checkpoint each drop forces has nothing else to wait for.
  */
 export const holdTestRun = async (runToken: string): Promise<{ readonly close: () => Promise<void> }> => {
-  const client = new Pg.Client({ connectionString: testPostgresUrl })
+  // Advisory locks belong to a database: every run takes its lock in the server's `postgres`
+  // database, whatever database the run is named after, so that runs of other names see it too.
+  const url = new URL(testPostgresUrl)
+  url.pathname = "/postgres"
+  const client = new Pg.Client({ connectionString: url.toString() })
   await client.connect()
   await client.query("SELECT pg_advisory_lock(hashtext($1))", [runLock(runToken)])
   const { rows } = await client.query<{ token: string }>(
