@@ -11,9 +11,26 @@ import { chromiumOptions } from "./chromium.js"
  * every test file connects to and works in with contexts of its own; closing the returned
  * browser disconnects this file only. Outside such a run (a bench, a script) a Chromium of its own.
  */
-export const launchChromium = (): Promise<Browser> => {
+export const launchChromium = async (): Promise<Browser> => {
   const endpoint = inject("chromiumEndpoint")
-  return endpoint === undefined ? chromium.launch(chromiumOptions) : chromium.connect(endpoint)
+  return generous(endpoint === undefined ? await chromium.launch(chromiumOptions) : await chromium.connect(endpoint))
+}
+
+/**
+ * How long a page action or navigation may take before a test fails: a liveness bound, not a speed
+ * limit (Playwright's own 30 s is exceeded by a page load on a machine running two suites at once).
+ */
+export const pageActionTimeoutMs = 90_000
+
+/** The browser whose every new context waits `pageActionTimeoutMs` by default. */
+const generous = (browser: Browser): Browser => {
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (options) => {
+    const context = await newContext(options)
+    context.setDefaultTimeout(pageActionTimeoutMs)
+    return context
+  }
+  return browser
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")

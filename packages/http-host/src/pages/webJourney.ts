@@ -50,8 +50,6 @@ export const journey = (options: { readonly browser: Browser; readonly origin: s
    */
   const person = async (email: string): Promise<Person> => {
     const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": `198.51.${options.subnet}.${++ip}` }, locale: "en-GB" })
-    // A machine that runs several suites at once loads a page in more than Playwright's default 30 s.
-    context.setDefaultTimeout(90_000)
     const tab = await context.newPage()
     const errors: Array<string> = []
     tab.on("pageerror", (error) => errors.push(error.message))
