@@ -187,10 +187,13 @@ describe("birzha serve", () => {
 
   it("serves on the embedded database, which keeps its data across restarts", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "birzha-serve-"))
+    const started: Array<ReturnType<typeof birzha>> = []
     try {
       const first = birzha(["serve"], { BIRZHA_PORT: "0", BIRZHA_DATA_DIR: dataDir })
-      // A new directory: PGlite's initdb first, seconds of CPU, while other test files run beside it.
-      const [, port] = await first.waitFor(listening)
+      started.push(first)
+      // A new directory: PGlite's initdb first, seconds of CPU, while other test files run beside
+      // it (and minutes with a second suite beside them): the test's own bound, not the default.
+      const [, port] = await first.waitFor(listening, 200_000)
       await first.waitFor(/migrations applied[\s\S]*1_foundation/)
       const ready = await fetch(`http://127.0.0.1:${port}/api/readyz`)
       expect(ready.status).toBe(200)
@@ -200,15 +203,19 @@ describe("birzha serve", () => {
       expect(first.output()).toContain("worker stopped")
 
       const second = birzha(["serve"], { BIRZHA_PORT: "0", BIRZHA_DATA_DIR: dataDir })
+      started.push(second)
       const [, port2] = await second.waitFor(listening)
       await second.waitFor(/migrations applied[\s\S]*none pending/)
       expect((await fetch(`http://127.0.0.1:${port2}/api/readyz`)).status).toBe(200)
       second.child.kill("SIGTERM")
       expect(await second.exited).toBe(0)
     } finally {
+      // A serve still running (a step above failed) writes into the directory: stopped first.
+      for (const run of started) run.child.kill("SIGKILL")
+      await Promise.all(started.map((run) => run.exited))
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 240_000)
+  }, 300_000)
 })
 
 describe("birzha openapi", () => {
