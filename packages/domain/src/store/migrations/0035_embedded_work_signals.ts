@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { statements } from "./statements.js"
 
 /**
@@ -98,8 +98,10 @@ const embeddedOnly = statements(
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION learning_jobs_work_notify()`
 )
 
+const ServerVersion = Schema.Array(Schema.Struct({ version: Schema.String }))
+
 export const embeddedWorkSignals = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ readonly version: string }>`SELECT version() AS version`
+  const [row] = yield* sql`SELECT version() AS version`.pipe(Effect.flatMap(Schema.decodeUnknown(ServerVersion)), Effect.orDie)
   if (row !== undefined && row.version.includes("PGlite")) yield* embeddedOnly
 })
