@@ -14,6 +14,26 @@ const runFor = (jobs: ReadonlyArray<WorkerJob>, ms: number) =>
     yield* Scope.close(scope, Exit.void)
   })
 
+/** Starts the loop over `job` with a queue of due-moment signals; closing `scope` stops it. */
+const signalledLoop = (job: WorkerJob) =>
+  Effect.gen(function*() {
+    const signals = yield* Queue.unbounded<DueSignal>()
+    const scope = yield* Scope.make()
+    yield* Layer.buildWithScope(
+      WorkerLoop.pipe(
+        Layer.provide(Layer.succeed(WorkerJobs, [job])),
+        Layer.provide(Layer.succeed(DueSignals, Stream.fromQueue(signals))),
+        Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+      ),
+      scope
+    )
+    return { signals, scope }
+  })
+
+/** Waits until `done` holds, checking every 10 ms (a liveness bound of `seconds`). */
+const until = (done: () => boolean, seconds = 10) =>
+  Effect.repeat(Effect.sleep(Duration.millis(10)), { until: done }).pipe(Effect.timeout(Duration.seconds(seconds)))
+
 describe("the worker loop", () => {
   it("runs the jobs a run wakes at once when it did work, and not when it did none", async () => {
     const counts = await Effect.runPromise(Effect.gen(function*() {
@@ -57,18 +77,7 @@ describe("the worker loop's timed jobs", () => {
           return runs.length < 2 ? new Date(due) : undefined
         })
       }
-      const signals = yield* Queue.unbounded<DueSignal>()
-      const scope = yield* Scope.make()
-      yield* Layer.buildWithScope(
-        WorkerLoop.pipe(
-          Layer.provide(Layer.succeed(WorkerJobs, [job])),
-          Layer.provide(Layer.succeed(DueSignals, Stream.fromQueue(signals))),
-          Layer.provide(Logger.minimumLogLevel(LogLevel.None))
-        ),
-        scope
-      )
-      const until = (done: () => boolean) =>
-        Effect.repeat(Effect.sleep(Duration.millis(10)), { until: done }).pipe(Effect.timeout(Duration.seconds(10)))
+      const { signals, scope } = yield* signalledLoop(job)
       yield* until(() => asked >= 1)
       yield* Effect.sleep(Duration.millis(50))
       // Later than its planned wake-up: no run.
@@ -96,23 +105,12 @@ describe("the worker loop's polling jobs woken by signals", () => {
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const runs: Array<number> = []
       const job: WorkerJob = { name: "deliveries", every: Duration.hours(1), run: Effect.sync(() => runs.push(Date.now())) }
-      const signals = yield* Queue.unbounded<DueSignal>()
-      const scope = yield* Scope.make()
-      yield* Layer.buildWithScope(
-        WorkerLoop.pipe(
-          Layer.provide(Layer.succeed(WorkerJobs, [job])),
-          Layer.provide(Layer.succeed(DueSignals, Stream.fromQueue(signals))),
-          Layer.provide(Logger.minimumLogLevel(LogLevel.None))
-        ),
-        scope
-      )
-      const until = (done: () => boolean) =>
-        Effect.repeat(Effect.sleep(Duration.millis(10)), { until: done }).pipe(Effect.timeout(Duration.seconds(30)))
-      yield* until(() => runs.length >= 1)
+      const { signals, scope } = yield* signalledLoop(job)
+      yield* until(() => runs.length >= 1, 30)
       // Asleep for an hour: a moment 800 ms ahead wakes it to plan, and it runs again at that moment.
       const at = Date.now() + 800
       yield* Queue.offer(signals, { job: "deliveries", at })
-      yield* until(() => runs.some((run) => run >= at))
+      yield* until(() => runs.some((run) => run >= at), 30)
       const atMoment = runs.length
       // Then it sleeps its hour again.
       yield* Effect.sleep(Duration.millis(300))
