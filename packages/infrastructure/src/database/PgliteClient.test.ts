@@ -38,6 +38,11 @@ describe("embedded PGlite database", () => {
     expect(again).toEqual([])
   })
 
+  it("opens with 16 MB of shared buffers, not Postgres's 128 MB", async () => {
+    const rows = await withEmbedded(Effect.flatMap(sql, (q) => q`SHOW shared_buffers`))
+    expect(rows).toEqual([{ shared_buffers: "16MB" }])
+  })
+
   it("rolls a failed transaction back", async () => {
     const result = await withEmbedded(Effect.flatMap(sql, (q) =>
       Effect.exit(q.withTransaction(Effect.zipRight(q`INSERT INTO notes (body) VALUES ('rolled back')`, Effect.fail("abort"))))))

@@ -9,6 +9,15 @@ import { readFileSync, unlinkSync, writeFileSync } from "node:fs"
 // Read int8 and numeric as text, as node-postgres does, so rows look the same on both stores.
 const parsers = { 20: (value: string) => value, 1700: (value: string) => value }
 
+/**
+ * The embedded database's shared buffers: 16 MB, not Postgres's 128 MB. PGlite allocates and clears
+ * them inside its WebAssembly memory at every open, which cost a one-shot command (`birzha mail
+ * list`) ~0.4 s and every embedded process ~110 MB of RSS it never gives back; pages beyond them are
+ * read from the data directory's files, which the operating system caches (bench/README.md, "The
+ * command's start").
+ */
+export const embeddedSharedBuffers = "16MB"
+
 const wrap = <A>(run: () => Promise<A>, message: string) =>
   Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
 
@@ -80,7 +89,11 @@ export const makePgliteClient = (dataDir: string) =>
       // Loaded here, not with this module: a host on a Postgres server never loads PGlite (bench/README.md, `memory`).
       wrap(async () => {
         const [{ PGlite }, { pg_trgm }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm")])
-        return PGlite.create(dataDir, { extensions: { pg_trgm }, parsers })
+        return PGlite.create(dataDir, {
+          extensions: { pg_trgm },
+          parsers,
+          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`]
+        })
       }, `Could not open the embedded database in ${dataDir}`),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
