@@ -65,7 +65,7 @@ const addBlock = async (tab: Page, kind: string) => {
   await tab.getByRole("button", { name: "Add a block" }).click()
 }
 
-describe("the content editor's journey through the pages", { timeout: 600_000 }, () => {
+describe("the content editor's journey through the pages", { timeout: 900_000 }, () => {
   it("an article with uploaded pictures in image, gallery, code and list blocks → a stale save explained → moderated → a visitor sees it with alt texts", async () => {
     const { origin, person, checkPage, browser } = world
     // One after the other: the sign-in page loads the client on demand, slow on a busy machine.

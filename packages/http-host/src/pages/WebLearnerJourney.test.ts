@@ -42,7 +42,7 @@ const act = async (who: SignedIn, id: string, args: Body = {}): Promise<Body> =>
 
 const day = 86_400_000
 
-describe("the learner's journey through the pages", { timeout: 600_000 }, () => {
+describe("the learner's journey through the pages", { timeout: 900_000 }, () => {
   it("catalog → course page → enroll (two learners) → text → quiz scored → assignment drafted and submitted → extension on the calendar → reviewed: the grade appears without a reload", async () => {
     const { origin, person, checkPage, service, db } = world
     const people = { url: service.host.url, origin, db }

@@ -11,7 +11,7 @@ const moderatorEmail = "moderator.web-service@example.com"
 
 const world = openJourney({ label: "web_service", moderators: [moderatorEmail], shots: "web-more", subnet: 103 })
 
-describe("the service journey through the pages", { timeout: 300_000 }, () => {
+describe("the service journey through the pages", { timeout: 900_000 }, () => {
   it("publish a service with a price → moderate → offer → declined → offer again → counter-offer → accepted → a deal on /deals", async () => {
     const { origin, person, checkPage } = world
     const [specialist, customer, moderator] = await Promise.all([

@@ -19,7 +19,7 @@ const pngs = [
 
 const world = openJourney({ label: "web_task", moderators: [moderatorEmail], shots, subnet: 100 })
 
-describe("the task journey through the pages", { timeout: 600_000 }, () => {
+describe("the task journey through the pages", { timeout: 900_000 }, () => {
   it("publish with pictures → moderate → find and respond → accept → messages both ways → results with a file → changes → accepted → sealed reviews → the rating", async () => {
     const { origin, person, checkPage } = world
     // One after another: three sign-ins at once strain a busy machine's page loads.

@@ -10,7 +10,7 @@ const moderatorEmail = "moderator.web-vacancy@example.com"
 
 const world = openJourney({ label: "web_vacancy", moderators: [moderatorEmail], shots: "web-more", subnet: 102 })
 
-describe("the vacancy journey through the pages", { timeout: 300_000 }, () => {
+describe("the vacancy journey through the pages", { timeout: 900_000 }, () => {
   it("publish a vacancy → moderate → find and respond → the employer accepts → both see it accepted", async () => {
     const { origin, person, checkPage } = world
     const [employer, seeker, moderator] = await Promise.all([

@@ -62,7 +62,7 @@ const verifies = (signingSecret: string, request: Received) => {
   }
 }
 
-describe("the webhook pages", { timeout: 600_000 }, () => {
+describe("the webhook pages", { timeout: 900_000 }, () => {
   it("create from the catalog, approve and test on the pages; replay a refused delivery from its row to 2xx; rotate the secret with both signatures verifying during the overlap", async () => {
     const person = await world.person(`hooks.${Date.now()}@example.com`)
     const { tab, context } = person
