@@ -197,6 +197,18 @@ export const answerClientError = (error: Error & { readonly code?: unknown; read
 }
 
 /**
+ * Closes `socket` unless it reads something beyond `read` bytes in the meantime, looked at after the
+ * event loop's poll phase. When the loop was held up (a long synchronous task, a process starved of
+ * CPU), a timer that ran out meanwhile runs before the poll phase reads what the peer sent in that
+ * time: closing at once would reset a connection whose request is already waiting in its socket
+ * (ConnectionLimits.test.ts). `setImmediate` runs after that poll phase.
+ */
+const closeIfStillSilent = (socket: Socket, read: number) =>
+  setImmediate(() => {
+    if (socket.bytesRead === read && !socket.destroyed) socket.destroy()
+  })
+
+/**
  * Counts each address's open connections and closes one over its cap on arrival, before any byte
  * is read (no answer: the client has asked nothing yet, and writing to a flood costs more than
  * dropping it). A connection that sends nothing within the first-byte timeout is closed the same
@@ -215,7 +227,7 @@ const capPerAddress = (server: Server, limits: ConnectionLimits) => {
     }
     open.set(key, held + 1)
     const firstByte = setTimeout(() => {
-      if (socket.bytesRead === 0) socket.destroy()
+      if (socket.bytesRead === 0) closeIfStillSilent(socket, 0)
     }, limits.firstByteTimeoutMs)
     firstByte.unref()
     socket.once("close", () => {
@@ -227,9 +239,16 @@ const capPerAddress = (server: Server, limits: ConnectionLimits) => {
   })
 }
 
-/** Applies the limits a listener enforces itself (the connection caps, the first byte), and answers parser refusals with the envelope. */
+/**
+ * Applies the limits a listener enforces itself (the connection caps, the first byte), and answers
+ * parser refusals with the envelope. The keep-alive timeout is node's (`serverOptions`), but its
+ * close goes through `closeIfStillSilent`: a listener of the server's `timeout` event replaces
+ * node's immediate close (the host sets no other socket timeout, so only the keep-alive one
+ * arrives here), and node clears that timer once a next request is read.
+ */
 export const applyConnectionLimits = (server: Server, limits: ConnectionLimits) => {
   server.maxConnections = limits.maxConnections
   capPerAddress(server, limits)
   server.on("clientError", answerClientError)
+  server.on("timeout", (socket: Socket) => closeIfStillSilent(socket, socket.bytesRead))
 }
