@@ -30,6 +30,8 @@ const LEARNERS = 100
 const CHUNK = 500
 const TARGET = 5000
 
+// BENCH_WORKER_NODE_OPTIONS: extra node flags for the worker (e.g. "--cpu-prof --cpu-prof-dir=DIR" for a profile of the commit).
+const workerFlags = (process.env.BENCH_WORKER_NODE_OPTIONS ?? "").split(" ").filter(Boolean)
 const call = hostCall(ORIGIN)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
@@ -102,7 +104,7 @@ export const run = async (ctx) => {
   // ---- the host: commit through the API, one worker process applies it -------------------------------------------------
   const logFile = join(ctx.workDir, "worker.log")
   const fd = openSync(logFile, "a")
-  const worker = spawn(process.execPath, [...commandFlags(), resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+  const worker = spawn(process.execPath, [...commandFlags(), ...workerFlags, resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
   closeSync(fd)
   const exited = new Promise((done) => worker.once("exit", done))
   ctx.defer(async () => {
