@@ -122,12 +122,16 @@ export const run = async (ctx) => {
   // The worker first sequences what is already in the outbox (the baseline's events), so that the
   // measured part is the commit with its own events, as a worker in production meets it.
   const settleDeadline = Date.now() + 120_000
-  while ((await q("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL"))[0].n > 0) {
-    if (Date.now() > settleDeadline) throw new Error(`the worker did not sequence the outbox within 120 s (log: ${logFile})`)
+  // Then the readers of those events (the learning notifier, the rules' fan-out) have caught up, so
+  // that none of the baseline's downstream work is left for the idle pause and the commit.
+  const behind = "SELECT (SELECT count(*) FROM outbox_events WHERE position IS NULL) + (SELECT count(*) FROM learning_notification_queue WHERE status = 'pending') " +
+    "+ (SELECT last_position FROM event_sequence) * 2 - (SELECT position FROM learning_notifier_cursor) - (SELECT position FROM automation_cursor) AS n"
+  while (Number((await q(behind))[0].n) > 0) {
+    if (Date.now() > settleDeadline) throw new Error(`the worker did not sequence the outbox and catch up within 120 s (log: ${logFile})`)
     await sleep(100)
   }
-  // The worker's idle CPU (its jobs' polls) over the pause, worker and Postgres, per second: the
-  // part of the CPU per item below that depends on how long the commit takes, not on the items.
+  // The worker's idle CPU (its jobs' polls) over the pause, worker and Postgres, per second: a cost
+  // that goes on while the commit runs, so its share of the CPU per item grows as the commit slows.
   const idleCpu = childCpuSeconds(worker.pid) ?? 0
   const idlePg = await backends.cpuSeconds()
   const idleStarted = performance.now()
@@ -162,7 +166,6 @@ export const run = async (ctx) => {
         `worker ${cpuNote(workerCpu, workerPg)}`)
       log(`  worker idle (its jobs' polls, the 3 s before the commit): ${(idleWorker * 1000).toFixed(0)} ms/s` +
         (idlePostgres === undefined ? "" : ` + Postgres ${(idlePostgres * 1000).toFixed(0)} ms/s`) +
-        `, i.e. ${cpuNote(idleWorker * windowSeconds, idlePostgres === undefined ? undefined : idlePostgres * windowSeconds)} of the figures above at this speed` +
         (pollerCpu === undefined ? "" : `; this script's progress polls (left out): Postgres ${(pollerCpu / ITEMS * 1e6).toFixed(0)} µs/item`))
       log(`  baseline (bare multi-row SQL from this script, chunks of ${CHUNK}): ${bare.toFixed(0)} items/s; ${cpuNote(bareProcessSeconds, barePgSeconds)}`)
       log(`  ratio worker/baseline items/s ${(applying / bare).toFixed(2)}` +
