@@ -30,6 +30,8 @@ const LEARNERS = 100
 const CHUNK = 500
 const TARGET = 5000
 
+// BENCH_WORKER_NODE_OPTIONS: extra node flags for the worker (e.g. "--cpu-prof --cpu-prof-dir=DIR" for a profile of the commit).
+const workerFlags = (process.env.BENCH_WORKER_NODE_OPTIONS ?? "").split(" ").filter(Boolean)
 const call = hostCall(ORIGIN)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
@@ -78,7 +80,13 @@ export const run = async (ctx) => {
   }
 
   // CPU per item, besides items/s: the machine may be shared, and CPU per item does not depend on who else runs.
-  const backends = await databaseBackends(database.url)
+  // The commit's progress is polled every 5 ms on a connection of its own, whose backend is left
+  // out of the worker's Postgres CPU (it is this script's, ~40 µs/item at 600 items/s) and counted apart.
+  const poller = new Pg.Client({ connectionString: database.url })
+  await poller.connect()
+  ctx.defer(() => poller.end())
+  const [{ pid: pollerPid }] = (await poller.query("SELECT pg_backend_pid() AS pid")).rows
+  const backends = await databaseBackends(database.url, new Set([pollerPid]))
   ctx.defer(() => backends.end())
   const cpuNote = (processSeconds, postgresSeconds) =>
     `CPU ${(processSeconds / ITEMS * 1e6).toFixed(0)} µs/item` + (postgresSeconds === undefined ? "" : ` + Postgres ${(postgresSeconds / ITEMS * 1e6).toFixed(0)} µs/item`)
@@ -102,7 +110,7 @@ export const run = async (ctx) => {
   // ---- the host: commit through the API, one worker process applies it -------------------------------------------------
   const logFile = join(ctx.workDir, "worker.log")
   const fd = openSync(logFile, "a")
-  const worker = spawn(process.execPath, [...commandFlags(), resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+  const worker = spawn(process.execPath, [...commandFlags(), ...workerFlags, resolve(repoRoot, "packages/cli/dist/bin.js"), "worker"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
   closeSync(fd)
   const exited = new Promise((done) => worker.once("exit", done))
   ctx.defer(async () => {
@@ -114,26 +122,41 @@ export const run = async (ctx) => {
   // The worker first sequences what is already in the outbox (the baseline's events), so that the
   // measured part is the commit with its own events, as a worker in production meets it.
   const settleDeadline = Date.now() + 120_000
-  while ((await q("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL"))[0].n > 0) {
-    if (Date.now() > settleDeadline) throw new Error(`the worker did not sequence the outbox within 120 s (log: ${logFile})`)
+  // Then the readers of those events (the learning notifier, the rules' fan-out) have caught up, so
+  // that none of the baseline's downstream work is left for the idle pause and the commit.
+  const behind = "SELECT (SELECT count(*) FROM outbox_events WHERE position IS NULL) + (SELECT count(*) FROM learning_notification_queue WHERE status = 'pending') " +
+    "+ (SELECT last_position FROM event_sequence) * 2 - (SELECT position FROM learning_notifier_cursor) - (SELECT position FROM automation_cursor) AS n"
+  while (Number((await q(behind))[0].n) > 0) {
+    if (Date.now() > settleDeadline) throw new Error(`the worker did not sequence the outbox and catch up within 120 s (log: ${logFile})`)
     await sleep(100)
   }
+  // The worker's idle CPU (its jobs' polls) over the pause, worker and Postgres, per second: a cost
+  // that goes on while the commit runs, so its share of the CPU per item grows as the commit slows.
+  const idleCpu = childCpuSeconds(worker.pid) ?? 0
+  const idlePg = await backends.cpuSeconds()
+  const idleStarted = performance.now()
   await sleep(3000)
+  const idleSeconds = (performance.now() - idleStarted) / 1000
+  const idleWorker = ((childCpuSeconds(worker.pid) ?? 0) - idleCpu) / idleSeconds
+  const idlePostgres = idlePg === undefined ? undefined : ((await backends.cpuSeconds()) - idlePg) / idleSeconds
   const committing = await call(host.url, cookie, "POST", `/api/v1/learning/courses/${course.uuid}/regrade-plans/${plans.w.uuid}/commit`, { requestUuid: randomUUID() })
   if (committing.status !== "committing") throw new Error(`the commit answered ${committing.status}, not committing`)
   const started = performance.now()
   const cpuStart = childCpuSeconds(worker.pid) ?? 0
   const pgStart = await backends.cpuSeconds()
+  const pollerStart = childCpuSeconds(pollerPid)
   // Polled every 5 ms: the first chunk seen applied starts the clock, the plan seen committed stops it.
   let first
   const deadline = Date.now() + Math.max(120_000, ITEMS * 20)
   for (;;) {
-    const [plan] = await q("SELECT cursor, status FROM learning_regrade_plans WHERE uuid = $1", [plans.w.uuid])
+    const { rows: [plan] } = await poller.query({ name: "plan-progress", text: "SELECT cursor, status FROM learning_regrade_plans WHERE uuid = $1", values: [plans.w.uuid] })
     const now = performance.now()
     if (first === undefined && plan.cursor > 0) first = { at: now, cursor: plan.cursor }
     if (plan.status === "committed") {
       const workerCpu = (childCpuSeconds(worker.pid) ?? 0) - cpuStart
       const workerPg = pgStart === undefined ? undefined : (await backends.cpuSeconds()) - pgStart
+      const pollerCpu = pollerStart === undefined ? undefined : (childCpuSeconds(pollerPid) ?? pollerStart) - pollerStart
+      const windowSeconds = (now - started) / 1000
       const applying = (ITEMS - first.cursor) / ((now - first.at) / 1000)
       const whole = ITEMS / ((now - started) / 1000)
       await verify(q, plans.w.uuid, "w", course.uuid)
@@ -141,6 +164,9 @@ export const run = async (ctx) => {
       log(`  worker (birzha worker, 1 process, chunks of ${CHUNK}): ${applying.toFixed(0)} items/s from its first chunk to the last ` +
         `(target ≥ ${TARGET}: ${applying >= TARGET ? "met" : "NOT met"}); ${whole.toFixed(0)} items/s from the commit's answer (the corrections job's pass every 2 s included); ` +
         `worker ${cpuNote(workerCpu, workerPg)}`)
+      log(`  worker idle (its jobs' polls, the 3 s before the commit): ${(idleWorker * 1000).toFixed(0)} ms/s` +
+        (idlePostgres === undefined ? "" : ` + Postgres ${(idlePostgres * 1000).toFixed(0)} ms/s`) +
+        (pollerCpu === undefined ? "" : `; this script's progress polls (left out): Postgres ${(pollerCpu / ITEMS * 1e6).toFixed(0)} µs/item`))
       log(`  baseline (bare multi-row SQL from this script, chunks of ${CHUNK}): ${bare.toFixed(0)} items/s; ${cpuNote(bareProcessSeconds, barePgSeconds)}`)
       log(`  ratio worker/baseline items/s ${(applying / bare).toFixed(2)}` +
         (workerPg === undefined || barePgSeconds === undefined ? "" : `; CPU per item baseline/worker ${((bareProcessSeconds + barePgSeconds) / (workerCpu + workerPg)).toFixed(2)}`))
@@ -148,7 +174,8 @@ export const run = async (ctx) => {
       await exited
       return {
         items: ITEMS, workerItemsPerSecond: applying, workerWholeItemsPerSecond: whole, baselineItemsPerSecond: bare, ratio: applying / bare,
-        workerCpuSeconds: workerCpu, workerPostgresCpuSeconds: workerPg, baselineCpuSeconds: bareProcessSeconds, baselinePostgresCpuSeconds: barePgSeconds
+        workerCpuSeconds: workerCpu, workerPostgresCpuSeconds: workerPg, baselineCpuSeconds: bareProcessSeconds, baselinePostgresCpuSeconds: barePgSeconds,
+        workerIdleCpuPerSecond: idleWorker, workerIdlePostgresCpuPerSecond: idlePostgres, commitSeconds: windowSeconds
       }
     }
     if (Date.now() > deadline) throw new Error(`the worker had applied ${plan.cursor} of ${ITEMS} items when the bench gave up (log: ${logFile})`)

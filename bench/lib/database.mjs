@@ -54,9 +54,10 @@ export const signInOnHost = async (hostUrl, databaseUrl, origin) => {
  * (from /proc, so only when the server runs on this machine; undefined otherwise). `cpuSeconds()`
  * is a running total that counts each backend from when it was first seen (or from zero when it
  * appeared later), so a backend that ends between two readings (an idle pool connection closing)
- * does not make the difference negative; what it used after the last reading is lost.
+ * does not make the difference negative; what it used after the last reading is lost. `except`:
+ * backend pids left out (a benchmark's own polling connection); it may be filled later.
  */
-export const databaseBackends = async (databaseUrl) => {
+export const databaseBackends = async (databaseUrl, except = new Set()) => {
   const client = new Pg.Client({ connectionString: databaseUrl })
   await client.connect()
   const last = new Map()
@@ -66,6 +67,7 @@ export const databaseBackends = async (databaseUrl) => {
     cpuSeconds: async () => {
       const { rows } = await client.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
       for (const { pid } of rows) {
+        if (except.has(pid)) continue
         const seconds = childCpuSeconds(pid)
         if (seconds === undefined) return undefined
         // A backend seen for the first time on the first reading is a starting point; later, all of its CPU is new.

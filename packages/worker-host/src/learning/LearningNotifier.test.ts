@@ -216,6 +216,28 @@ describe("the learning notifier", () => {
     expect((await inbox(learner.profile, "learning.deadline.changed")).length).toBe(1)
   })
 
+  it("queues an audience entry only when it is a profile's uuid as text: another spelling or a stray value matches nobody and fails nothing", async () => {
+    const c = await publishedCourse(m, owner)
+    const learner = await learnerOf(c)
+    const emit = (audience: ReadonlyArray<string>) =>
+      m.runtime.runPromise(appendEvent({
+        type: "learning.deadline.changed",
+        aggregate: { kind: "learning_enrollment", uuid: learner.enrollment, revision: 1 },
+        data: { objectUuid: learner.enrollment, status: "changed" },
+        context: { audience, courseUuid: c.uuid, runUuid: c.run, enrollmentUuid: learner.enrollment }
+      }))
+    const stray = await emit([learner.profile.profileUuid.toUpperCase(), `{${learner.profile.profileUuid}}`, "not-a-uuid", "42", ""])
+    const named = await emit(["not-a-uuid", learner.profile.profileUuid])
+    await deliver()
+    const queued = await m.sql<{ event_uuid: string }>(
+      "SELECT event_uuid FROM learning_notification_queue WHERE event_uuid IN ($1, $2)",
+      stray,
+      named
+    )
+    expect(queued.map((row) => row.event_uuid)).toEqual([named])
+    expect((await inbox(learner.profile, "learning.deadline.changed")).map((item) => item.eventUuid)).toEqual([named])
+  })
+
   it("holds a notification through the recipient's quiet hours and delivers it at their end", async () => {
     const c = await publishedCourse(m, owner)
     const quiet = await staffMember(c, "assistant")

@@ -76,6 +76,14 @@ export const notifiedBy: Readonly<Record<LearningEventType, NotifiedBy>> = {
   "learning.submission.graded": { learner: "enrolled" }
 }
 
+/**
+ * An audience entry names a profile when it is a profile's uuid as text (lowercase, hyphenated).
+ * Only such an entry is cast, so the join probes the profiles' key (a cast of the key to text
+ * compared every profile with every entry) and a stray entry still matches nothing. The actor is
+ * left out before the join: a regrade plan's events name their learner as both.
+ */
+const canonicalUuid = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+
 /** Positions one queueing transaction covers at most. */
 export const notifierWindow = 500
 
@@ -96,9 +104,9 @@ export const queueLearningNotifications: Effect.Effect<{ readonly covered: numbe
         FROM outbox_events e
         CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(e.context -> 'audience') = 'array'
           THEN e.context -> 'audience' ELSE '[]'::jsonb END) AS a(profile)
-        JOIN profiles p ON p.uuid::text = a.profile
+        JOIN profiles p ON p.uuid = CASE WHEN a.profile ~ ${canonicalUuid} THEN a.profile::uuid END
         WHERE e.position > ${after.toString()} AND e.position <= ${upto.toString()} AND e.type LIKE 'learning.%'
-          AND p.uuid::text IS DISTINCT FROM e.context ->> 'profileUuid'
+          AND a.profile IS DISTINCT FROM e.context ->> 'profileUuid'
         ORDER BY e.position
         ON CONFLICT (event_uuid, profile_uuid) DO NOTHING
         RETURNING event_uuid`
