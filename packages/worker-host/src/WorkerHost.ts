@@ -25,9 +25,19 @@ export const sequencerWakes: ReadonlyArray<string> = ["automations-fanout", "web
 export const embeddedFallback = Duration.minutes(1)
 
 /**
+ * How often, on a server, a job the sequencer (or the fan-out) wakes looks for work no wake
+ * announces: a retry falling due, a replay or test delivery the host wrote, a lease of a stopped
+ * worker, events another worker numbered. Polled every 10–20 ms, the webhook and automation jobs
+ * kept an idle worker at about a quarter of a core and its database at a seventh (five statements
+ * a poll for the webhooks alone; bench/README.md, `idle`); new events still reach them at once.
+ */
+export const wokenJobsFallback = Duration.millis(100)
+
+/**
  * The jobs of a worker process. On a server the sequencer polls every 20 ms (a NOTIFY in every
- * business transaction would serialize their commits); on the embedded database the polling
- * jobs sleep `embeddedFallback` and are woken by the writes themselves.
+ * business transaction would serialize their commits) and wakes the jobs that follow events; on
+ * the embedded database the polling jobs sleep `embeddedFallback` and are woken by the writes
+ * themselves.
  */
 export const WorkerJobsLive = Layer.scoped(
   WorkerJobs,
@@ -46,7 +56,7 @@ export const WorkerJobsLive = Layer.scoped(
       // Webhook delivery (its in-flight attempts live in this layer's scope), and the hourly retention cleanup.
       yield* makeWebhookJob({
         allowHttpLoopback: webhookAllowHttpLoopback,
-        every: polling(Duration.millis(10)),
+        every: polling(wokenJobsFallback),
         ready: migrated
       }),
       yield* makeRetentionJob({ ready: migrated }),
@@ -73,7 +83,7 @@ export const WorkerJobsLive = Layer.scoped(
       // Learning grading: grade, regrade and preflight jobs, per-checker concurrency and the circuit breaker.
       yield* makeLearningGradingJob({ allowHttpLoopback: webhookAllowHttpLoopback, ready: migrated, every: polling(Duration.millis(250)) }),
       // Automation rules: events fanned out into executions, executions run through the registry.
-      ...(yield* makeAutomationsJobs({ every: polling(Duration.millis(20)), ready: migrated }))
+      ...(yield* makeAutomationsJobs({ every: polling(wokenJobsFallback), ready: migrated }))
     ]
   })
 )
