@@ -1,3 +1,4 @@
+import type { LogLevel } from "effect"
 import Pg from "pg"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
@@ -42,6 +43,8 @@ export const startTestService = async (
     readonly publicOrigin?: string
     readonly connections?: ConnectionLimits
     readonly metricsPort?: number
+    /** The host's minimum log level: none unless asked. */
+    readonly logLevel?: LogLevel.LogLevel
   } = {}
 ): Promise<TestService> => {
   const database = await createTestDatabase(name, { migrated: true })
@@ -53,7 +56,8 @@ export const startTestService = async (
     publicOrigin: origin,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.connections === undefined ? {} : { connections: options.connections }),
-    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort })
+    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort }),
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel })
   })
   await untilReady(host)
   const db = new Pg.Client({ connectionString: database.url })

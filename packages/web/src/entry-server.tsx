@@ -9,11 +9,11 @@ import type { AppState } from "./model.js"
 import { pages } from "./pages/eager.js"
 import { pageSources } from "./pages/registry.js"
 import { safeNext } from "./safeNext.js"
-import { makeServerApi, type ServerApi } from "./server/api.js"
+import { makeServerApi, type ReadFailure, type ServerApi } from "./server/api.js"
 import { load, type Loaded, sessionOf } from "./server/loaders.js"
 
 export { defaultTheme, type Theme, themeOf } from "./config/theme.js"
-export { makeServerApi, type ServerApi } from "./server/api.js"
+export { makeServerApi, type ReadFailure, type ServerApi } from "./server/api.js"
 
 export interface PageRequest {
   /** The request's path, without the query. */
@@ -30,6 +30,11 @@ export interface RenderedPage {
   readonly html: string
   /** A 303's target (a signed-in page asked for without a session: to sign in). */
   readonly location?: string
+  /**
+   * A 503's failed read, for the host to log: this module may run on its own copy of `effect`
+   * (packages/cli/tsup.config.ts bundles the host's), so it hands the failure over rather than log it.
+   */
+  readonly failedRead?: ReadFailure
 }
 
 export interface WebApp {
@@ -172,7 +177,8 @@ ${tags.get(loaded.data.page) ?? ""}
       data
     })
     try {
-      return { status: page.status, html: document(state(page.data), page, session) }
+      const html = document(state(page.data), page, session)
+      return page.failure === undefined ? { status: page.status, html } : { status: page.status, html, failedRead: page.failure }
     } catch (error) {
       // A page that fails to render is a fault of this application: the visitor gets the
       // "temporarily unavailable" page with status 500, the host's log the error.

@@ -23,13 +23,30 @@ interface WebModule {
   readonly createWebApp: (options: { readonly apiBaseUrl: string; readonly theme?: unknown }) => WebApp
 }
 
+/** A page's read that failed (its page answered 503), as the application describes it: no header, body or query in it. */
+export interface FailedRead {
+  readonly operation: string
+  readonly kind: string
+  readonly message: string
+}
+
+/**
+ * One warning line for a page answered 503 by a failed read: which operation, how it failed and
+ * the page's path (not its query). The application hands the failure over and the host logs it:
+ * the application's module may hold its own copy of `effect`, whose logger is not the host's.
+ */
+export const logFailedRead = (path: string, failed: FailedRead) =>
+  Effect.logWarning("page read failed").pipe(
+    Effect.annotateLogs({ page: path, operation: failed.operation, failure: failed.kind, cause: failed.message })
+  )
+
 export interface WebApp {
   readonly render: (request: {
     readonly path: string
     readonly query: string
     readonly acceptLanguage?: string | undefined
     readonly cookie?: string | undefined
-  }) => Promise<{ readonly status: number; readonly html: string; readonly location?: string }>
+  }) => Promise<{ readonly status: number; readonly html: string; readonly location?: string; readonly failedRead?: FailedRead }>
   readonly clientDir: string
   readonly themeCss: string
   readonly themeProblems: ReadonlyArray<string>
@@ -272,7 +289,9 @@ export const WebAppRoutes = HttpApiBuilder.Router.use((router) =>
     const page = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const app = yield* web.app
-      const rendered = yield* Effect.promise(() => app.render(pageRequest(request.url, request.headers)))
+      const asked = pageRequest(request.url, request.headers)
+      const rendered = yield* Effect.promise(() => app.render(asked))
+      if (rendered.failedRead !== undefined) yield* logFailedRead(asked.path, rendered.failedRead)
       if (rendered.location !== undefined) return seeOther(rendered.location)
       return HttpServerResponse.html(rendered.html).pipe(
         HttpServerResponse.setStatus(rendered.status),

@@ -2,7 +2,7 @@ import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either } from "effect"
 import type { BlockView, Card, PageData, Picture, ProfileView, PublicationView, Reviews } from "../model.js"
 import { safeNext } from "../safeNext.js"
-import type { Refusal, ServerApi } from "./api.js"
+import type { ReadFailure, Refusal, ServerApi } from "./api.js"
 import { loadCourses } from "./learning.js"
 import { loadSignedIn } from "./signedIn.js"
 import { commentsOf, isFavorite, unreadCount } from "./social.js"
@@ -247,6 +247,8 @@ const viewerReads = async (
 export interface Loaded {
   readonly status: number
   readonly data: PageData
+  /** A 503's failed read, for the host's log. */
+  readonly failure?: ReadFailure
 }
 
 /** An address that stands for another (`/settings`): a 303 there, the page's language kept. */
@@ -262,7 +264,11 @@ export interface ToSignIn {
 const refused = (refusal: Refusal): Loaded => {
   // A public read never answers 401; should one, it is the service's fault, not the visitor's.
   const status = refusal.status === 401 ? 503 : refusal.status
-  return { status, data: { page: "error", status, ...(refusal.field === undefined ? {} : { field: refusal.field }) } }
+  return {
+    status,
+    data: { page: "error", status, ...(refusal.field === undefined ? {} : { field: refusal.field }) },
+    ...(status === 503 && refusal.failure !== undefined ? { failure: refusal.failure } : {})
+  }
 }
 
 const answer = (result: Either.Either<PageData, Refusal>): Loaded =>
