@@ -16,7 +16,7 @@ const parsers = { 20: (value: string) => value, 1700: (value: string) => value }
  * read from the data directory's files, which the operating system caches (bench/README.md, "The
  * command's start").
  */
-export const embeddedSharedBuffers = "16MB"
+const embeddedSharedBuffers = "16MB"
 
 const wrap = <A>(run: () => Promise<A>, message: string) =>
   Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
