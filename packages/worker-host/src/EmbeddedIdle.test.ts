@@ -1,4 +1,3 @@
-import { type Actor } from "@birzha/domain"
 import {
   accountForVerifiedEmail,
   appendEvent,
@@ -15,6 +14,7 @@ import { SqlClient, Statement } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Exit, Layer, Logger, LogLevel, Redacted, Scope } from "effect"
 import Pg from "pg"
 import { afterEach, describe, expect, it } from "vitest"
+import { sessionActor } from "../../../testing/actors.js"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase } from "../../../testing/postgres.js"
 import { startReceiver } from "../../../testing/webhookReceiver.js"
@@ -113,14 +113,7 @@ describe("the worker on the embedded database", () => {
       ))
       await pause(1_000)
       const signedIn = await run(accountForVerifiedEmail("embedded.idle@example.com"))
-      const actor: Actor = {
-        ...signedIn,
-        profileName: "embedded",
-        profileType: "Физлицо",
-        via: "session",
-        sessionUuid: crypto.randomUUID(),
-        expiresAt: new Date(Date.now() + 600_000)
-      }
+      const actor = sessionActor(signedIn, "embedded")
       const created = await run(createWebhookEndpoint(actor, { requestUuid: crypto.randomUUID(), url: receiver.url, eventTypes: ["profile.*"] }))
       const uuid = created.endpoint.uuid
       await run(approveWebhookEndpoint(actor, uuid, { url: created.endpoint.url, expectedRevision: 1 }))

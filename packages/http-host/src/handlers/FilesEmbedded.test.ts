@@ -1,4 +1,3 @@
-import type { Actor } from "@birzha/domain"
 import {
   accountForVerifiedEmail,
   completeFile,
@@ -14,6 +13,7 @@ import { makePgliteClient } from "@birzha/infrastructure"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sessionActor } from "../../../../testing/actors.js"
 import { sampleFiles } from "../../../../testing/files.js"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 
@@ -38,14 +38,7 @@ describe("files on the embedded database", () => {
       return yield* Effect.gen(function*() {
         yield* runMigrations
         const signedIn = yield* accountForVerifiedEmail("embedded@example.com")
-        const actor: Actor = {
-          ...signedIn,
-          profileName: "embedded",
-          profileType: "Физлицо",
-          via: "session",
-          sessionUuid: crypto.randomUUID(),
-          expiresAt: new Date(Date.now() + 60_000)
-        }
+        const actor = sessionActor(signedIn, "embedded")
         const prepared = yield* prepareFile(actor, {
           requestUuid: crypto.randomUUID(),
           name: "photo.webp",

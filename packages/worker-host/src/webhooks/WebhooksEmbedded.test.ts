@@ -1,4 +1,3 @@
-import { type Actor } from "@birzha/domain"
 import { Mailer, WebhookSettings } from "@birzha/domain/internal"
 import {
   accountForVerifiedEmail,
@@ -12,6 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sessionActor } from "../../../../testing/actors.js"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { startReceiver } from "../../../../testing/webhookReceiver.js"
 import { makePgliteClient } from "@birzha/infrastructure"
@@ -41,14 +41,7 @@ describe("webhooks on the embedded database", () => {
         return yield* Effect.gen(function*() {
           yield* runMigrations
           const signedIn = yield* accountForVerifiedEmail("embedded.webhooks@example.com")
-          const actor: Actor = {
-            ...signedIn,
-            profileName: "embedded",
-            profileType: "Физлицо",
-            via: "session",
-            sessionUuid: crypto.randomUUID(),
-            expiresAt: new Date(Date.now() + 60_000)
-          }
+          const actor = sessionActor(signedIn, "embedded")
           const created = yield* createWebhookEndpoint(actor, { requestUuid: crypto.randomUUID(), url: receiver.url, eventTypes: ["profile.*"] })
           const uuid = created.endpoint.uuid
           yield* approveWebhookEndpoint(actor, uuid, { url: created.endpoint.url, expectedRevision: 1 })
