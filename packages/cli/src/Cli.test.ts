@@ -228,6 +228,42 @@ describe("birzha openapi", () => {
   })
 })
 
+describe("birzha mail, its own program", () => {
+  // bin.ts loads mail.js for `birzha mail ...` instead of main.js: the same command, built apart.
+  const program = (file: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
+    spawnSync(process.execPath, [join(dirname(bin), file), ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ...env }, encoding: "utf8" })
+
+  it("answers every form of the command as the whole command does: help, refusals and the mailbox", async () => {
+    const database = await createTestDatabase("cli_mail_program", { migrated: true })
+    try {
+      const client = new Pg.Client({ connectionString: database.url })
+      await client.connect()
+      await client.query(
+        "INSERT INTO development_mailbox (to_address, subject, text_body, html_body) VALUES ('kept@example.com', 'Your code', 'Code: 123456', '<p>Code: 123456</p>')"
+      )
+      await client.end()
+      const env = { DATABASE_URL: database.url, NO_COLOR: "1" }
+      const forms = [["mail"], ["mail", "--help"], ["mail", "list", "--help"], ["mail", "list", "--limit", "0"], ["mail", "list", "--nope"], ["mail", "list", "--to", "kept@example.com"], [
+        "mail",
+        "list",
+        "--to",
+        "nobody@example.com"
+      ]]
+      for (const args of forms) {
+        const alone = program("mail.js", args, env)
+        const whole = program("main.js", args, env)
+        expect({ args, status: alone.status, stdout: alone.stdout, stderr: alone.stderr }).toEqual({ args, status: whole.status, stdout: whole.stdout, stderr: whole.stderr })
+      }
+      const kept = spawnSync(process.execPath, [bin, "mail", "list"], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ...env }, encoding: "utf8" })
+      expect(kept.status).toBe(0)
+      expect(kept.stdout).toContain("to kept@example.com")
+      expect(kept.stdout).toContain("Code: 123456")
+    } finally {
+      await database.drop()
+    }
+  })
+})
+
 describe("birzha beside a running host on the embedded database", () => {
   it("runs mail list, moderation queue and approve inside the host, on the data the host serves", async () => {
     // Initialised (PGlite's initdb done) but empty; `birzha serve` on a new directory is tested above.
@@ -287,6 +323,12 @@ describe("birzha beside a running host on the embedded database", () => {
       const empty = birzha(["moderation", "queue"], env)
       expect(await empty.exited).toBe(0)
       expect(empty.output()).toContain("No publications are waiting for moderation.")
+      // The operator role too (the admin area's), granted on the host's database.
+      const operator = birzha(["operators", "grant", "boss@example.com"], env)
+      expect(await operator.exited, operator.output()).toBe(0)
+      const operators = birzha(["operators", "list"], env)
+      expect(await operators.exited, operators.output()).toBe(0)
+      expect(operators.output()).toMatch(/^boss@example\.com {2}cli {2}granted /m)
 
       // Without the token of admin.json the endpoint runs nothing.
       const { url } = JSON.parse(readFileSync(join(dataDir, "admin.json"), "utf8")) as { url: string }

@@ -1,16 +1,17 @@
 import { openApiDocument } from "@birzha/domain"
 import { deleteAccount, liveAccountByEmail } from "@birzha/domain/internal"
-import { DevelopmentMailbox, DevelopmentMailboxLive, migrate, ServiceConfig, validateSettings } from "@birzha/infrastructure"
-import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
-import { Console, Effect, Layer, Option } from "effect"
+import { migrate, validateSettings } from "@birzha/infrastructure"
+import { Args, type CliApp, Command, type ValidationError } from "@effect/cli"
+import { Console, Effect } from "effect"
 import { demoCommand } from "./DemoCommand.js"
 import { eventsCommand } from "./EventsCommand.js"
+import { mailCommand } from "./MailCommand.js"
 import { CommandDatabase, HostCommandsLive, setExitCode } from "./HostLink.js"
 import { webhooksCommand } from "./WebhooksCommand.js"
 import { moderationCommand } from "./Moderation.js"
 import { operatorsCommand } from "./Operators.js"
 import { overview } from "./Overview.js"
-import { databaseProblem, reportingConfigErrors } from "./Reporting.js"
+import { reportingConfigErrors } from "./Reporting.js"
 import { version } from "./version.js"
 
 // On the embedded database the host runs the CLI's database commands for a CLI beside it (HostLink).
@@ -32,49 +33,6 @@ const workerCommand = Command.make("worker", {}, () =>
 
 const migrateCommand = Command.make("migrate", {}, () => reportingConfigErrors(migrate)).pipe(
   Command.withDescription("Apply the database migrations and exit.")
-)
-
-/** `birzha mail list`: what the development mailbox kept, newest first, so a developer can read a sign-in code. */
-const listMail = (query: { readonly to: Option.Option<string>; readonly limit: number }) =>
-  Effect.gen(function*() {
-    yield* validateSettings
-    const { smtpUrl } = yield* ServiceConfig
-    if (Option.isSome(smtpUrl)) yield* Console.error("BIRZHA_SMTP_URL is set: new mail goes to the SMTP server; this lists what the development mailbox kept before.")
-    const messages = yield* Effect.flatMap(DevelopmentMailbox, (mailbox) =>
-      mailbox.list({ limit: query.limit, ...(Option.isSome(query.to) ? { to: query.to.value } : {}) })
-    ).pipe(
-      Effect.provide(DevelopmentMailboxLive.pipe(Layer.provide(CommandDatabase))),
-      Effect.catchTag("SqlError", (error) =>
-        Console.error(`birzha: ${databaseProblem("could not read the development mailbox", error)}`).pipe(
-          Effect.zipRight(setExitCode(1)),
-          Effect.as(undefined)
-        ))
-    )
-    if (messages === undefined) return
-    if (messages.length === 0) return yield* Console.log("The development mailbox is empty.")
-    for (const message of messages) {
-      yield* Console.log(`── ${message.createdAt.toISOString()}  to ${message.to}\n   ${message.subject}\n\n${message.text.trimEnd()}\n`)
-    }
-  })
-
-const mailListCommand = Command.make(
-  "list",
-  {
-    to: Options.text("to").pipe(Options.withDescription("Only messages to this address."), Options.optional),
-    limit: Options.integer("limit").pipe(
-      Options.withDescription("How many messages, newest first (1 to 1000)."),
-      Options.withDefault(20)
-    )
-  },
-  ({ limit, to }) =>
-    limit < 1 || limit > 1000
-      ? Console.error("birzha: --limit must be between 1 and 1000").pipe(Effect.zipRight(setExitCode(1)))
-      : reportingConfigErrors(listMail({ to, limit }))
-).pipe(Command.withDescription("Print the messages the development mailbox kept (sign-in codes included), newest first."))
-
-const mailCommand = Command.make("mail").pipe(
-  Command.withDescription("The development mailbox: mail sent while BIRZHA_SMTP_URL is not set."),
-  Command.withSubcommands([mailListCommand])
 )
 
 /** `birzha accounts delete <email>`: the operator's way to delete an account (same effect as `accounts.delete`). */

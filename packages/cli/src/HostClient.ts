@@ -10,7 +10,7 @@ import { join, resolve } from "node:path"
  */
 
 /** The commands a host runs for the CLI: those that need the database. */
-export const forwardedCommands: ReadonlySet<string> = new Set(["moderation", "mail", "accounts", "webhooks", "events", "demo"])
+export const forwardedCommands: ReadonlySet<string> = new Set(["moderation", "operators", "mail", "accounts", "webhooks", "events", "demo"])
 
 /** Help, the wizard and the version are answered by the CLI itself. */
 const localFlags = new Set(["--help", "-h", "--wizard", "--version", "--completions"])

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -8,8 +8,8 @@ import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
 // The built `birzha serve` on Postgres, with a module loader hook that writes down every module
-// Node loads: what a request to the API does not need is not loaded at start, and is loaded by the
-// first request that needs it (bench/README.md, `memory`).
+// Node loads (to the file named by BIRZHA_LOADED_LOG): what a request to the API does not need is
+// not loaded at start, and is loaded by the first request that needs it (bench/README.md, `memory`).
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
 const work = mkdtempSync(join(tmpdir(), "birzha-lazy-"))
 const loadedLog = join(work, "loaded.txt")
@@ -19,7 +19,7 @@ writeFileSync(
   hooks,
   `import { appendFileSync } from "node:fs"
 export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(loadedLog)}, url + "\\n")
+  appendFileSync(process.env.BIRZHA_LOADED_LOG, url + "\\n")
   return next(url, context)
 }
 `
@@ -46,7 +46,7 @@ beforeAll(async () => {
   port = await freePort()
   child = spawn(process.execPath, ["--import", pathToFileURL(register).href, bin, "serve"], {
     cwd: work,
-    env: { PATH: process.env["PATH"] ?? "", DATABASE_URL: database.url, BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1", BIRZHA_DATA_DIR: work, BIRZHA_PUBLIC_ORIGIN: "http://localhost:8080" },
+    env: { PATH: process.env["PATH"] ?? "", BIRZHA_LOADED_LOG: loadedLog, DATABASE_URL: database.url, BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1", BIRZHA_DATA_DIR: work, BIRZHA_PUBLIC_ORIGIN: "http://localhost:8080" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()))
@@ -69,7 +69,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-const loaded = () => readFileSync(loadedLog, "utf8").split("\n").filter((line) => line !== "")
+const loaded = (log = loadedLog) => readFileSync(log, "utf8").split("\n").filter((line) => line !== "")
 
 describe("birzha serve on Postgres", () => {
   it("is ready without the web renderer, the MCP SDK, PGlite, nodemailer or undici loaded", () => {
@@ -98,4 +98,20 @@ describe("birzha serve on Postgres", () => {
     expect(refused.status).toBe(401)
     expect(loaded().some((url) => /McpSession-|@modelcontextprotocol/.test(url))).toBe(false)
   }, 60_000)
+})
+
+describe("birzha mail list", () => {
+  it("loads its own program (mail.js), not the whole command with the service's operations", () => {
+    const log = join(work, "mail-loaded.txt")
+    const run = spawnSync(process.execPath, ["--import", pathToFileURL(register).href, bin, "mail", "list"], {
+      cwd: work,
+      env: { PATH: process.env["PATH"] ?? "", BIRZHA_LOADED_LOG: log, DATABASE_URL: database.url },
+      encoding: "utf8"
+    })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain("The development mailbox is empty.")
+    const modules = loaded(log)
+    expect(modules.some((url) => url.endsWith("/cli/dist/mail.js"))).toBe(true)
+    expect(modules.filter((url) => /\/cli\/dist\/(main|chunk-)/.test(url))).toEqual([])
+  })
 })

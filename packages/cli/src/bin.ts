@@ -3,6 +3,7 @@
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). bench/run.mjs starts the host with the flags of this line.
 import { readFileSync } from "node:fs"
+import { setFlagsFromString } from "node:v8"
 import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"
 import { version } from "./version.js"
 
@@ -10,8 +11,8 @@ import { version } from "./version.js"
 // service: the overview is the text main.js prints for `--help` (Overview.ts), written next to it at
 // build time (tsup.config.ts), so it is the same text without compiling the whole command. A
 // database command beside a host that holds the embedded database goes to that host from here
-// (HostClient.ts), as main.js would send it. Any other command loads main.js, built as one module
-// with its dependencies inside.
+// (HostClient.ts), as main.js would send it. `birzha mail` loads mail.js, the rest main.js, each
+// built as one module with its dependencies inside.
 const args = process.argv.slice(2)
 const asked = args.length === 0 ? "--help" : args.length === 1 ? args[0] : undefined
 
@@ -42,10 +43,20 @@ const forwarded = async (): Promise<number | undefined> => {
   return exit
 }
 
+/**
+ * A command that ends by itself (all but `serve` and `worker`) has V8 compile the embedded
+ * database's WebAssembly with its baseline compiler alone: optimising it in the background cost a
+ * one-shot command more CPU than it saved (bench/README.md, "The command's start").
+ */
+const runsUntilStopped = new Set(["serve", "worker"])
+
 const answer = quickAnswer()
 if (answer !== undefined) process.stdout.write(answer)
 else {
   const exit = await forwarded()
-  if (exit === undefined) await import("./main.js")
-  else process.exitCode = exit
+  if (exit !== undefined) process.exitCode = exit
+  else {
+    if (!runsUntilStopped.has(args[0] ?? "")) setFlagsFromString("--liftoff-only")
+    await (args[0] === "mail" ? import("./mail.js") : import("./main.js"))
+  }
 }
