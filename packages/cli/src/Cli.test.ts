@@ -187,6 +187,22 @@ describe("birzha serve", () => {
     }
   }, 120_000)
 
+  it("stops as gracefully when the Ctrl-C arrives twice at once, the terminal's and a package manager's copy", async () => {
+    const database = await createTestDatabase("cli_sigint_twice")
+    try {
+      const run = birzha(["serve"], { BIRZHA_PORT: "0", DATABASE_URL: database.url })
+      await run.waitFor(listening)
+      await run.waitFor(/migrations applied/)
+      // What pnpm does on Ctrl-C: the terminal signals the whole group, and pnpm sends its child one more.
+      run.child.kill("SIGINT")
+      run.child.kill("SIGINT")
+      expect(await run.exited).toBe(0)
+      expect(run.child.signalCode).toBeNull()
+    } finally {
+      await database.drop()
+    }
+  }, 120_000)
+
   it("serves on the embedded database, which keeps its data across restarts", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "birzha-serve-"))
     const started: Array<ReturnType<typeof birzha>> = []

@@ -7,6 +7,27 @@ import { processConsole } from "./CommandConsole.js"
 import { besideRunningHost, setExitCode } from "./HostLink.js"
 
 /**
+ * A terminal's Ctrl-C reaches every process of the foreground group, and a package manager between
+ * the terminal and Node (`npx -y pnpm@10.34.9 start`) forwards its own copy at once: runMain listens
+ * for the first signal only, so the copy killed Node in the middle of its shutdown and the package
+ * manager reported the script failed. A signal within a second of the first is taken for the same
+ * keypress; a later one ends the process at once, as Node would without a listener.
+ */
+const absorbingEchoedSignals = (): void => {
+  let first: number | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (first === undefined) first = Date.now()
+    else if (Date.now() - first > 1_000) {
+      process.removeListener("SIGINT", onSignal)
+      process.removeListener("SIGTERM", onSignal)
+      process.kill(process.pid, signal)
+    }
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+}
+
+/**
  * Runs a command tree (`run`, argv as `process.argv` gives it) as this process's command: main.js
  * with the whole tree, mail.js with `birzha mail` alone (bin.ts).
  *
@@ -16,7 +37,8 @@ import { besideRunningHost, setExitCode } from "./HostLink.js"
  * A database command while `birzha serve` holds the embedded database runs in that host
  * (HostLink); help and output carry colour only on a terminal without NO_COLOR.
  */
-export const runProgram = <E>(run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, CliApp.CliApp.Environment>): void =>
+export const runProgram = <E>(run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, CliApp.CliApp.Environment>): void => {
+  absorbingEchoedSignals()
   besideRunningHost(
     process.argv.slice(2),
     run(process.argv).pipe(
@@ -28,3 +50,4 @@ export const runProgram = <E>(run: (argv: ReadonlyArray<string>) => Effect.Effec
     Effect.provide(NodeContext.layer),
     NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: process.stdout.isTTY !== true })
   )
+}
