@@ -76,6 +76,53 @@ describe("the metrics endpoint", () => {
     for (const status of ["queued", "running", "succeeded", "failed", "cancelled"]) {
       expect(sampleValue(after, "birzha_grading_jobs", { status })).toBe(0)
     }
+    for (const status of ["pending", "running", "succeeded", "failed", "cancelled", "skipped_limit", "skipped_chain"]) {
+      expect(sampleValue(after, "birzha_automation_executions", { status })).toBe(0)
+    }
+    expect(sampleValue(after, "birzha_webhook_delivery_lag_seconds")).toBe(0)
+  })
+
+  it("reports how long the most overdue webhook attempt has waited, as the database holds it", async () => {
+    const user = await signIn({ url: service.host.url, origin: service.origin, db: service.db })
+    const { rows: [profile] } = await service.db.query<{ uuid: string }>(
+      "SELECT p.uuid FROM profiles p JOIN accounts a ON a.uuid = p.account_uuid WHERE a.email = $1 LIMIT 1",
+      [user.email]
+    )
+    // This service runs no worker: a delivery due a minute ago stays overdue.
+    const { rows: [endpoint] } = await service.db.query<{ uuid: string }>(
+      `INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at)
+       VALUES (gen_random_uuid(), $1, 'https://receiver.example/hook', '["publication.*"]', 'reference', 'sealed', now(), now()) RETURNING uuid`,
+      [profile!.uuid]
+    )
+    await service.db.query(
+      `INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version, next_attempt_at)
+       VALUES ($1, 'event', gen_random_uuid(), 'publication.submitted', 1, now() - interval '60 seconds')`,
+      [endpoint!.uuid]
+    )
+    const after = await scrape()
+    expect(sampleValue(after, "birzha_webhook_delivery_lag_seconds")).toBeGreaterThanOrEqual(60)
+    expect(sampleValue(after, "birzha_webhook_deliveries", { status: "pending" })).toBe(1)
+  })
+
+  it("reports the process: CPU time that only grows, memory, the heap and the event loop's delay", async () => {
+    const before = await scrape()
+    // Work for the CPU counter to see, holding this process's event loop (the service's) for 100 ms.
+    let spin = 0
+    for (const started = Date.now(); Date.now() - started < 100;) spin++
+    expect(spin).toBeGreaterThan(0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const after = await scrape()
+    expect(after.get("process_cpu_seconds_total")?.type).toBe("counter")
+    expect(sampleValue(after, "process_cpu_seconds_total")!).toBeGreaterThan(sampleValue(before, "process_cpu_seconds_total")!)
+    expect(sampleValue(after, "process_resident_memory_bytes")!).toBeGreaterThan(10 * 1024 * 1024)
+    expect(sampleValue(after, "nodejs_heap_size_used_bytes")!).toBeLessThanOrEqual(sampleValue(after, "nodejs_heap_size_total_bytes")!)
+    expect(Math.abs(sampleValue(after, "process_start_time_seconds")! - (Date.now() / 1000 - process.uptime()))).toBeLessThan(5)
+    for (const name of ["nodejs_eventloop_lag_p50_seconds", "nodejs_eventloop_lag_p99_seconds", "nodejs_eventloop_lag_max_seconds"]) {
+      expect(after.get(name)?.type).toBe("gauge")
+      expect(sampleValue(after, name)!).toBeGreaterThanOrEqual(0)
+    }
+    expect(sampleValue(after, "nodejs_eventloop_lag_max_seconds")!).toBeGreaterThanOrEqual(0.05)
+    expect(sampleValue(after, "nodejs_eventloop_lag_max_seconds")!).toBeGreaterThanOrEqual(sampleValue(after, "nodejs_eventloop_lag_p99_seconds")!)
   })
 
   it("serves nothing but GET /metrics on its port", async () => {

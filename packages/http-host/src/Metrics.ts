@@ -1,7 +1,8 @@
-import { deliveryStatuses, gradingJobStatuses, readQueueState } from "@birzha/domain/internal"
+import { automationExecutionStatuses, deliveryStatuses, gradingJobStatuses, readQueueState } from "@birzha/domain/internal"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Metric, MetricBoundaries, MetricKeyType, MetricLabel, MetricState, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { type IntervalHistogram, monitorEventLoopDelay } from "node:perf_hooks"
 import type { AccessLog } from "./AccessLog.js"
 
 /**
@@ -77,12 +78,14 @@ interface Family {
   readonly samples: Array<string>
 }
 
-/** A gauge read from the database at a scrape: one sample per label set. */
+/** A value read at a scrape (from the database, from the process): one sample per label set. */
 export interface GaugeSample {
   readonly name: string
   readonly help: string
   readonly labels: ReadonlyArray<readonly [string, string]>
   readonly value: number
+  /** A total that only grows (the process's CPU time); a gauge otherwise. */
+  readonly type?: "counter"
 }
 
 /** The Prometheus text of Effect's metrics (counters, gauges, histograms) and the given gauges. */
@@ -125,7 +128,7 @@ export const renderMetrics = (gauges: ReadonlyArray<GaugeSample>): string => {
     }
     // Frequencies and summaries: none recorded by the service.
   }
-  for (const gauge of gauges) family(gauge.name, "gauge", gauge.help).samples.push(`${gauge.name}${labelText(gauge.labels)} ${number(gauge.value)}`)
+  for (const gauge of gauges) family(gauge.name, gauge.type ?? "gauge", gauge.help).samples.push(`${gauge.name}${labelText(gauge.labels)} ${number(gauge.value)}`)
   let text = ""
   for (const [name, { help, samples, type }] of families) {
     text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n${samples.join("\n")}\n`
@@ -141,8 +144,9 @@ const gauge = (name: string, help: string, value: number, labels: ReadonlyArray<
 /**
  * The queues' state from the database (`readQueueState`, the same reads the admin area's health
  * view shows): events waiting for a position and the age of the oldest, webhook deliveries by
- * status, grading jobs by status. A database that does not answer gives `birzha_database_up 0`
- * and nothing else.
+ * status and how long the most overdue attempt has waited, automation executions by outcome (the
+ * daily quota's refusals as `skipped_limit`), grading jobs by status. A database that does not
+ * answer gives `birzha_database_up 0` and nothing else.
  */
 export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, SqlClient.SqlClient> = Effect.map(readQueueState, (state) => [
   gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 1),
@@ -152,6 +156,19 @@ export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, S
   ...deliveryStatuses.map((status) =>
     gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried).", state.webhookDeliveries[status], [["status", status]])
   ),
+  gauge(
+    "birzha_webhook_delivery_lag_seconds",
+    "How long the most overdue webhook attempt has been due (0 when none is overdue).",
+    state.webhookDeliveryLagSeconds
+  ),
+  ...automationExecutionStatuses.map((status) =>
+    gauge(
+      "birzha_automation_executions",
+      "Automation executions kept in the database, by status (skipped_limit: refused by the daily quota).",
+      state.automationExecutions[status],
+      [["status", status]]
+    )
+  ),
   ...gradingJobStatuses.map((status) =>
     gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status.", state.gradingJobs[status], [["status", status]])
   )
@@ -160,6 +177,38 @@ export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, S
     Effect.succeed([gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 0)])
   )
 )
+
+// ---------------------------------------------------------------------------------------------
+// The process, under the names the Prometheus clients give their default metrics
+
+const startTimeSeconds = Math.round(Date.now() / 1000 - process.uptime())
+const loopResolutionMs = 20
+
+/**
+ * The process at a scrape: CPU time, resident memory, the V8 heap and memory outside it, and the
+ * event loop's delay since the metrics listener opened. Not reset at each scrape: Node's histogram
+ * records nothing for the first interval after a reset, so a stall that began just after a scrape
+ * would be lost.
+ */
+const readProcessSamples = (loop: IntervalHistogram): ReadonlyArray<GaugeSample> => {
+  const cpu = process.cpuUsage()
+  const memory = process.memoryUsage()
+  // Node records each interval of its timer whole: the delay is what exceeds the resolution.
+  const seconds = (nanoseconds: number) => (loop.count === 0 ? 0 : Math.max(0, nanoseconds / 1e9 - loopResolutionMs / 1000))
+  return [
+    { ...gauge("process_cpu_user_seconds_total", "User CPU time spent, in seconds.", cpu.user / 1e6), type: "counter" as const },
+    { ...gauge("process_cpu_system_seconds_total", "System CPU time spent, in seconds.", cpu.system / 1e6), type: "counter" as const },
+    { ...gauge("process_cpu_seconds_total", "User and system CPU time spent, in seconds.", (cpu.user + cpu.system) / 1e6), type: "counter" as const },
+    gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", startTimeSeconds),
+    gauge("process_resident_memory_bytes", "Resident memory size, in bytes.", memory.rss),
+    gauge("nodejs_heap_size_total_bytes", "V8's heap size, in bytes.", memory.heapTotal),
+    gauge("nodejs_heap_size_used_bytes", "V8's heap in use, in bytes.", memory.heapUsed),
+    gauge("nodejs_external_memory_bytes", "Memory of objects outside V8's heap that it tracks (buffers among them), in bytes.", memory.external),
+    gauge("nodejs_eventloop_lag_p50_seconds", "Median delay of the event loop since the metrics listener opened, in seconds.", seconds(loop.percentile(50))),
+    gauge("nodejs_eventloop_lag_p99_seconds", "99th percentile of the event loop's delay since the metrics listener opened, in seconds.", seconds(loop.percentile(99))),
+    gauge("nodejs_eventloop_lag_max_seconds", "Longest delay of the event loop since the metrics listener opened, in seconds.", seconds(loop.max))
+  ]
+}
 
 // ---------------------------------------------------------------------------------------------
 // The listener
@@ -187,6 +236,15 @@ export interface MetricsAddress {
 export const MetricsServerLive = (settings: { readonly host: string; readonly port: number }, onListening?: (address: MetricsAddress) => void) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
+    // Sampled every 20 ms while the listener is open (a timer of libuv's, no JavaScript per sample).
+    const loop = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const histogram = monitorEventLoopDelay({ resolution: loopResolutionMs })
+        histogram.enable()
+        return histogram
+      }),
+      (histogram) => Effect.sync(() => histogram.disable())
+    )
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? "/").split("?")[0]
       if ((req.method !== "GET" && req.method !== "HEAD") || path !== "/metrics") {
@@ -195,7 +253,7 @@ export const MetricsServerLive = (settings: { readonly host: string; readonly po
       }
       Runtime.runPromise(
         runtime,
-        Effect.map(readQueueGauges, renderMetrics).pipe(Effect.tapErrorCause((cause) => Effect.logError("metrics scrape failed", cause)))
+        Effect.map(readQueueGauges, (queues) => renderMetrics([...queues, ...readProcessSamples(loop)])).pipe(Effect.tapErrorCause((cause) => Effect.logError("metrics scrape failed", cause)))
       ).then((body) => {
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" })
         res.end(req.method === "HEAD" ? undefined : body)

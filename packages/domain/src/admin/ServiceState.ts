@@ -10,6 +10,8 @@ import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
  */
 export const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"] as const
 export const gradingJobStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const
+/** An automation execution's outcomes (`skipped_limit`: refused by the daily quota). */
+export const automationExecutionStatuses = ["pending", "running", "succeeded", "failed", "cancelled", "skipped_limit", "skipped_chain"] as const
 
 export interface QueueState {
   /** Committed events waiting for the sequencer to number them. */
@@ -17,10 +19,14 @@ export interface QueueState {
   /** Age of the oldest event waiting for a position, in seconds (0 when none waits). */
   readonly sequencingLagSeconds: number
   readonly webhookDeliveries: { readonly [S in (typeof deliveryStatuses)[number]]: number }
+  /** How long the most overdue webhook attempt has been due, in seconds (0 when none is overdue). */
+  readonly webhookDeliveryLagSeconds: number
+  readonly automationExecutions: { readonly [S in (typeof automationExecutionStatuses)[number]]: number }
   readonly gradingJobs: { readonly [S in (typeof gradingJobStatuses)[number]]: number }
 }
 
 const decodeOutbox = rowsDecoder(Schema.Struct({ depth: Int8Text, lag: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)) }))
+const decodeLag = rowsDecoder(Schema.Struct({ lag: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)) }))
 const decodeCounts = rowsDecoder(Schema.Struct({ status: Schema.String, count: Int8Text }))
 
 const countsBy = <const S extends ReadonlyArray<string>>(statuses: S, rows: ReadonlyArray<{ readonly status: string; readonly count: string }>) => {
@@ -35,11 +41,19 @@ export const readQueueState: Effect.Effect<QueueState, SqlError, SqlClient.SqlCl
     SELECT count(*) AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at)) AS lag
     FROM outbox_events WHERE position IS NULL`)
   const deliveries = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`)
+  // Attempts due and not in a worker's hands (a lease still running is an attempt in flight).
+  const [deliveryLag] = yield* decodeLag(yield* sql`
+    SELECT extract(epoch FROM clock_timestamp() - min(next_attempt_at)) AS lag
+    FROM webhook_deliveries
+    WHERE status = 'pending' AND next_attempt_at <= clock_timestamp() AND (lease_until IS NULL OR lease_until < clock_timestamp())`)
+  const executions = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM automation_executions GROUP BY status`)
   const jobs = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM learning_grading_jobs GROUP BY status`)
   return {
     outboxDepth: Number(outbox?.depth ?? 0),
     sequencingLagSeconds: Number(outbox?.lag ?? 0),
     webhookDeliveries: countsBy(deliveryStatuses, deliveries),
+    webhookDeliveryLagSeconds: Number(deliveryLag?.lag ?? 0),
+    automationExecutions: countsBy(automationExecutionStatuses, executions),
     gradingJobs: countsBy(gradingJobStatuses, jobs)
   }
 })
