@@ -143,6 +143,60 @@ describe("retention (the hourly cleanup of what the service keeps only for a whi
     expect(await exists("sign_in_challenges", "uuid", youngChallenge)).toBe(true)
   })
 
+  it("removes MCP authorization codes, tokens and requests a day after they expired; the connection, its client and live tokens stay", async () => {
+    const { rows: [key] } = await db.query<{ uuid: string }>(
+      `INSERT INTO api_keys (account_uuid, profile_uuid, kind, name, scopes, http_enabled, mcp_enabled, lifetime_days)
+       VALUES ($1, $2, 'agent', 'agent', '["publications:read"]'::jsonb, false, true, 90) RETURNING uuid`,
+      [actor.accountUuid, actor.profileUuid]
+    )
+    await db.query("INSERT INTO oauth_clients (client_id, kind, name, redirect_uris) VALUES ('retention-client', 'registered', 'Agent', '[\"http://127.0.0.1/cb\"]')")
+    await db.query("INSERT INTO oauth_agent_clients (key_uuid, client_id) VALUES ($1, 'retention-client')", [key!.uuid])
+    const request = (expires: Date) =>
+      db.query<{ uuid: string }>(
+        `INSERT INTO oauth_requests (client_id, redirect_uri, scopes, resource, code_challenge, expires_at)
+         VALUES ('retention-client', 'http://127.0.0.1/cb', '[]', 'http://localhost/mcp', 'c', $1) RETURNING uuid`,
+        [expires]
+      ).then((result) => result.rows[0]!.uuid)
+    const code = (hash: string, requestUuid: string, expires: Date) =>
+      db.query(
+        `INSERT INTO oauth_codes (code_hash, request_uuid, client_id, account_uuid, profile_uuid, scopes, redirect_uri, resource, code_challenge, expires_at, key_uuid)
+         VALUES ($1, $2, 'retention-client', $3, $4, '[]', 'http://127.0.0.1/cb', 'http://localhost/mcp', 'c', $5, $6)`,
+        [hash, requestUuid, actor.accountUuid, actor.profileUuid, expires, key!.uuid]
+      )
+    const token = (hash: string, kind: "access" | "refresh", expires: Date) =>
+      db.query(
+        "INSERT INTO oauth_tokens (token_hash, kind, key_uuid, client_id, resource, expires_at) VALUES ($1, $2, $3, 'retention-client', 'http://localhost/mcp', $4)",
+        [hash, kind, key!.uuid, expires]
+      )
+    // Old: expired 1.1 days ago. Young: expired 0.9 days ago (a used code, a refresh token reuse detection still reads).
+    const oldRequest = await request(daysAgo(1.1))
+    const youngRequest = await request(daysAgo(0.9))
+    // An old request whose code expired recently: kept while its code is.
+    const heldRequest = await request(daysAgo(1.1))
+    const orphanRequest = await request(daysAgo(1.1))
+    await code("old-code", oldRequest, daysAgo(1.1))
+    await code("young-code", youngRequest, daysAgo(0.9))
+    await code("held-code", heldRequest, daysAgo(0.9))
+    await token("old-access", "access", daysAgo(1.1))
+    await token("old-refresh", "refresh", daysAgo(1.1))
+    await token("young-refresh", "refresh", daysAgo(0.9))
+    await token("live-access", "access", new Date(Date.now() + 900_000))
+
+    const removed = await run(cleanExpired)
+    expect(removed).toMatchObject({ oauthCodes: 1, oauthTokens: 2, oauthRequests: 2 })
+    expect(await exists("oauth_codes", "code_hash", "old-code")).toBe(false)
+    expect(await exists("oauth_codes", "code_hash", "young-code")).toBe(true)
+    expect(await exists("oauth_codes", "code_hash", "held-code")).toBe(true)
+    expect(await exists("oauth_requests", "uuid", oldRequest)).toBe(false)
+    expect(await exists("oauth_requests", "uuid", orphanRequest)).toBe(false)
+    expect(await exists("oauth_requests", "uuid", youngRequest)).toBe(true)
+    expect(await exists("oauth_requests", "uuid", heldRequest)).toBe(true)
+    for (const gone of ["old-access", "old-refresh"]) expect(await exists("oauth_tokens", "token_hash", gone)).toBe(false)
+    for (const kept of ["young-refresh", "live-access"]) expect(await exists("oauth_tokens", "token_hash", kept)).toBe(true)
+    expect(await exists("oauth_clients", "client_id", "retention-client")).toBe(true)
+    expect(await exists("api_keys", "uuid", key!.uuid)).toBe(true)
+  })
+
   it("removes an export's file at its expiresAt, not at the next hourly pass (the real loop sleeps until that moment)", async () => {
     const fileUuid = await file("ready", daysAgo(7), daysAgo(7))
     const job = randomUUID()

@@ -3,6 +3,7 @@ import {
   cleanAbandonedFiles,
   cleanAutomationHistory,
   cleanExpiredJobFiles,
+  cleanExpiredOAuthRecords,
   cleanNotifierQueue,
   cleanSignInRecords,
   cleanWebhookHistory,
@@ -25,6 +26,7 @@ import type { WorkerJob } from "./WorkerLoop.js"
  * - idempotency keys: 30 days (`idempotencyRetentionDays`);
  * - files that never became ready: 31 days and no key naming them, with their bytes (`cleanAbandonedFiles`);
  * - rate-limit hits and expired sign-in challenges: 1 day;
+ * - MCP authorization codes, tokens and requests: 1 day after they expired (`cleanExpiredOAuthRecords`);
  * - finished automation executions: 30 days; notifications: 90 days (`automationRetention`);
  * - learning export files: 7 days after the export finished (`jobFileDays`; the job stays);
  * - the learning notifier's decisions: 90 days after the decision (`notifierQueueDays`; pending rows stay).
@@ -37,6 +39,10 @@ export const retentionRules: ReadonlyArray<{
   { name: "idempotency keys", clean: Effect.map(cleanIdempotencyKeys, (keys) => ({ keys })) },
   { name: "abandoned files", clean: Effect.map(cleanAbandonedFiles, (files) => ({ files })) },
   { name: "sign-in records", clean: cleanSignInRecords },
+  {
+    name: "MCP authorization records",
+    clean: Effect.map(cleanExpiredOAuthRecords, (removed) => ({ oauthCodes: removed.codes, oauthTokens: removed.tokens, oauthRequests: removed.requests }))
+  },
   { name: "automation history", clean: cleanAutomationHistory },
   { name: "learning export files", clean: Effect.map(cleanExpiredJobFiles, (files) => ({ exportFiles: files })) },
   { name: "learning notifier decisions", clean: cleanNotifierQueue }

@@ -275,3 +275,31 @@ export const agentsOfAccount = (
         ORDER BY k.created_at DESC, k.uuid`,
       decodeAgents
     ))
+
+/** A day after its expiry nothing reads a code, a token or an authorization request again. */
+const expiredKeptDays = 1
+
+const decodeRemoved = rowsDecoder(Schema.Struct({ codes: Schema.Number, tokens: Schema.Number, requests: Schema.Number }))
+
+/**
+ * Retention (worker-host `Retention.ts`): codes, tokens and authorization requests expired more
+ * than a day ago. Reuse detection reads used codes and refresh tokens only while they could still
+ * be presented as valid; after their expiry a presented one is refused as unknown either way. A
+ * request goes once no code names it. Clients stay: an agent keeps its client id.
+ */
+export const cleanExpiredOAuthRecords: Effect.Effect<{ readonly codes: number; readonly tokens: number; readonly requests: number }, SqlError, SqlClient.SqlClient> =
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      sql`WITH codes AS (
+          DELETE FROM oauth_codes WHERE expires_at < now() - make_interval(days => ${expiredKeptDays}) RETURNING 1
+        ), tokens AS (
+          DELETE FROM oauth_tokens WHERE expires_at < now() - make_interval(days => ${expiredKeptDays}) RETURNING 1
+        ), requests AS (
+          -- The statement's parts see the table as it was: a code that stays is one this statement keeps.
+          DELETE FROM oauth_requests r WHERE r.expires_at < now() - make_interval(days => ${expiredKeptDays})
+            AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.request_uuid = r.uuid AND c.expires_at >= now() - make_interval(days => ${expiredKeptDays}))
+          RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM codes)::int AS codes, (SELECT count(*) FROM tokens)::int AS tokens, (SELECT count(*) FROM requests)::int AS requests`,
+      decodeRemoved
+    )).pipe(Effect.map((rows) => rows[0] ?? { codes: 0, tokens: 0, requests: 0 }))
