@@ -10,6 +10,8 @@ import { taskDraft } from "../../../testing/drafts.js"
 import { sampleFiles } from "../../../testing/files.js"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { parsePrometheusText, sampleValue } from "../../../testing/prometheus.js"
+import { signIn } from "../../../testing/signIn.js"
 import { type Receiver, startReceiver } from "../../../testing/webhookReceiver.js"
 
 // The built command, as an operator runs it: `birzha serve` and `birzha worker` on one Postgres,
@@ -51,6 +53,7 @@ let receiver: Receiver
 let host: ReturnType<typeof start>
 let worker: ReturnType<typeof start>
 let url: string
+let metricsUrl: string
 const secret = "secrets in logs: a server secret of at least 32 characters"
 
 beforeAll(async () => {
@@ -58,9 +61,11 @@ beforeAll(async () => {
   database = await createTestDatabase("secrets_in_logs", { migrated: true })
   receiver = await startReceiver()
   const port = await freePort()
+  const metricsPort = await freePort()
   url = `http://localhost:${port}`
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
   const env = { DATABASE_URL: database.url, BIRZHA_SECRET: secret, BIRZHA_PORT: String(port), BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" }
-  host = start(["serve"], env)
+  host = start(["serve"], { ...env, BIRZHA_METRICS_PORT: String(metricsPort) })
   worker = start(["worker"], env)
   await until(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready", 150_000)
   db = new Pg.Client({ connectionString: database.url })
@@ -87,6 +92,34 @@ const call = async (method: string, path: string, who: { cookie?: string; bearer
   const text = await response.text()
   return { status: response.status, headers: response.headers, body: (text === "" ? {} : JSON.parse(text)) as Record<string, any> }
 }
+
+describe("the host's metrics beside a worker", () => {
+  it("count the webhook delivery the worker made, as the database holds it, and the requests that asked for it", async () => {
+    const scrape = async () => parsePrometheusText(await (await fetch(metricsUrl)).text())
+    const owner = await signIn({ url, origin: url, db })
+    const before = await scrape()
+    const succeeded = sampleValue(before, "birzha_webhook_deliveries", { status: "succeeded" }) ?? 0
+
+    const endpoint = await call("POST", "/api/v1/webhook-endpoints", owner, { requestUuid: randomUUID(), url: receiver.url, eventTypes: ["profile.updated"] })
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200)
+    const { uuid, url: endpointUrl, revision } = endpoint.body["endpoint"]
+    expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/approve`, owner, { url: endpointUrl, expectedRevision: revision })).status).toBe(200)
+    expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/test`, owner, { requestUuid: randomUUID() })).status).toBe(200)
+    await until(
+      async () => (await db.query<{ status: string }>("SELECT status FROM webhook_deliveries WHERE endpoint_uuid = $1", [uuid])).rows[0]?.status,
+      (status) => status === "succeeded",
+      "the test delivery succeeded"
+    )
+
+    const after = await scrape()
+    expect(sampleValue(after, "birzha_webhook_deliveries", { status: "succeeded" })).toBe(succeeded + 1)
+    expect(sampleValue(after, "birzha_webhook_deliveries", { status: "pending" })).toBe(0)
+    expect(sampleValue(after, "birzha_webhook_delivery_lag_seconds")).toBe(0)
+    const requests = after.get("birzha_http_requests_total")!.samples
+    const answered = (prefix: string) => requests.filter((sample) => sample.labels["operation"]!.startsWith(prefix) && sample.labels["status"] === "200")
+    expect(answered("webhooks.").length, JSON.stringify(requests.map((sample) => sample.labels))).toBeGreaterThanOrEqual(3)
+  }, 120_000)
+})
 
 describe("logs", () => {
   it("hold none of the codes, tokens, keys, secrets and mail bodies that sign-in, keys, webhooks, approvals and uploads create", async () => {
