@@ -88,6 +88,13 @@ describe("configuration errors", () => {
     expect(run.output()).not.toMatch(/\n\s+at /)
   })
 
+  it("stop a worker at a bad BIRZHA_METRICS_PORT too, named once", async () => {
+    const run = birzha(["worker"], { DATABASE_URL: "postgres://127.0.0.1:1/none", BIRZHA_METRICS_PORT: "70000" })
+    expect(await run.exited).toBe(1)
+    const lines = run.output().trim().split("\n")
+    expect(lines).toEqual(["birzha: invalid configuration", "BIRZHA_METRICS_PORT: expected a TCP port, an integer from 0 to 65535"])
+  })
+
   it("rejects a short BIRZHA_SECRET by name", async () => {
     const run = birzha(["migrate"], { BIRZHA_SECRET: "short" })
     expect(await run.exited).toBe(1)

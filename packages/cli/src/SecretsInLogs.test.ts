@@ -54,6 +54,7 @@ let host: ReturnType<typeof start>
 let worker: ReturnType<typeof start>
 let url: string
 let metricsUrl: string
+let workerMetricsUrl: string
 const secret = "secrets in logs: a server secret of at least 32 characters"
 
 beforeAll(async () => {
@@ -62,11 +63,14 @@ beforeAll(async () => {
   receiver = await startReceiver()
   const port = await freePort()
   const metricsPort = await freePort()
+  const workerMetricsPort = await freePort()
   url = `http://localhost:${port}`
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`
   const env = { DATABASE_URL: database.url, BIRZHA_SECRET: secret, BIRZHA_PORT: String(port), BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" }
   host = start(["serve"], { ...env, BIRZHA_METRICS_PORT: String(metricsPort) })
-  worker = start(["worker"], env)
+  // Each process its own page, as on two machines.
+  worker = start(["worker"], { ...env, BIRZHA_METRICS_PORT: String(workerMetricsPort) })
   await until(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready", 150_000)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
@@ -94,11 +98,15 @@ const call = async (method: string, path: string, who: { cookie?: string; bearer
 }
 
 describe("the host's metrics beside a worker", () => {
-  it("count the webhook delivery the worker made, as the database holds it, and the requests that asked for it", async () => {
-    const scrape = async () => parsePrometheusText(await (await fetch(metricsUrl)).text())
+  it("count the webhook delivery the worker made, as the database holds it, and the requests that asked for it; the worker's own page its attempt", async () => {
+    const scrapeOf = async (page: string) => parsePrometheusText(await (await fetch(page)).text())
+    const scrape = () => scrapeOf(metricsUrl)
     const owner = await signIn({ url, origin: url, db })
     const before = await scrape()
     const succeeded = sampleValue(before, "birzha_webhook_deliveries", { status: "succeeded" }) ?? 0
+    await until(() => fetch(workerMetricsUrl).then((r) => r.status, () => 0), (status) => status === 200, "the worker's metrics page")
+    const workerBefore = await scrapeOf(workerMetricsUrl)
+    const attempts = sampleValue(workerBefore, "birzha_webhook_attempts_total", { result: "succeeded" }) ?? 0
 
     const endpoint = await call("POST", "/api/v1/webhook-endpoints", owner, { requestUuid: randomUUID(), url: receiver.url, eventTypes: ["profile.updated"] })
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200)
@@ -118,6 +126,16 @@ describe("the host's metrics beside a worker", () => {
     const requests = after.get("birzha_http_requests_total")!.samples
     const answered = (prefix: string) => requests.filter((sample) => sample.labels["operation"]!.startsWith(prefix) && sample.labels["status"] === "200")
     expect(answered("webhooks.").length, JSON.stringify(requests.map((sample) => sample.labels))).toBeGreaterThanOrEqual(3)
+
+    // The worker counted the attempt it made and its time; the host, which made none, has no such series.
+    const workerAfter = await scrapeOf(workerMetricsUrl)
+    expect(sampleValue(workerAfter, "birzha_webhook_attempts_total", { result: "succeeded" })).toBe(attempts + 1)
+    expect(sampleValue(workerAfter, "birzha_webhook_attempt_duration_seconds_count")).toBeGreaterThanOrEqual(1)
+    expect(sampleValue(after, "birzha_webhook_attempts_total", { result: "succeeded" })).toBeUndefined()
+    // Its statements and its pool, beside the same queue gauges the host shows.
+    expect(sampleValue(workerAfter, "birzha_db_statement_duration_seconds_count")).toBeGreaterThan(0)
+    expect(sampleValue(workerAfter, "birzha_db_pool_max_connections")).toBe(10)
+    expect(sampleValue(workerAfter, "birzha_webhook_deliveries", { status: "succeeded" })).toBe(succeeded + 1)
   }, 120_000)
 })
 

@@ -1,4 +1,4 @@
-import { booleanFlag, invalidSetting, requireSetting } from "@birzha/infrastructure"
+import { booleanFlag, invalidSetting, MetricsPortConfig, requireSetting } from "@birzha/infrastructure"
 import { Config, Either, Option } from "effect"
 import { type ConnectionLimits, ConnectionLimitsConfig } from "./ConnectionLimits.js"
 
@@ -19,7 +19,7 @@ export interface HttpSettings {
   readonly redirectLoopbackNavigations?: boolean
   /** Timeouts for slow and silent clients, the connection caps (global and per address); absent: `defaultConnectionLimits`. */
   readonly connections?: ConnectionLimits
-  /** `BIRZHA_METRICS_PORT`: Prometheus text at `GET /metrics` on this port of `host` (Metrics.ts); absent: no metrics listener. */
+  /** `BIRZHA_METRICS_PORT`: Prometheus text at `GET /metrics` on this port of `host` (`MetricsServerLive` of @birzha/infrastructure); absent: no metrics listener. */
   readonly metricsPort?: number
 }
 
@@ -52,14 +52,7 @@ export const HttpConfig: Config.Config<HttpSettings> = Config.all({
   ),
   trustProxy: booleanFlag("BIRZHA_TRUST_PROXY"),
   connections: ConnectionLimitsConfig,
-  // Checked outside `Config.option`: inside it the variable's name would be doubled in the message.
-  metricsPort: Config.option(Config.integer("BIRZHA_METRICS_PORT")).pipe(
-    requireSetting(
-      "BIRZHA_METRICS_PORT",
-      "expected a TCP port, an integer from 0 to 65535",
-      (port: Option.Option<number>) => Option.isNone(port) || (port.value >= 0 && port.value <= 65535)
-    )
-  )
+  metricsPort: MetricsPortConfig
 }).pipe(
   Config.map(({ metricsPort, publicOrigin, ...rest }) => ({
     ...rest,

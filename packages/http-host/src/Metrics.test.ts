@@ -125,6 +125,30 @@ describe("the metrics endpoint", () => {
     expect(sampleValue(after, "nodejs_eventloop_lag_max_seconds")!).toBeGreaterThanOrEqual(sampleValue(after, "nodejs_eventloop_lag_p99_seconds")!)
   })
 
+  it("reports the database pool's connections and times every statement the host runs", async () => {
+    const before = await scrape()
+    const statements = sampleValue(before, "birzha_db_statement_duration_seconds_count")!
+    expect(statements).toBeGreaterThan(0)
+    // A signed-in read (the session lookup goes to the pool directly) and a write (a transaction).
+    const user = await signIn({ url: service.host.url, origin: service.origin, db: service.db })
+    expect((await service.call("GET", "/api/v1/auth/session", user)).status).toBe(200)
+    const saved = await service.call("POST", "/api/v1/commands/tasks.save", user, { requestUuid: crypto.randomUUID(), data: taskDraft })
+    expect(saved.status).toBe(200)
+    const after = await scrape()
+    expect(after.get("birzha_db_statement_duration_seconds")?.type).toBe("histogram")
+    // The sign-in, the read and the save ran several statements each (the scrapes' own reads come on top).
+    expect(sampleValue(after, "birzha_db_statement_duration_seconds_count")!).toBeGreaterThanOrEqual(statements + 6)
+    expect(sampleValue(after, "birzha_db_pool_max_connections")).toBe(10)
+    const inUse = sampleValue(after, "birzha_db_pool_connections", { state: "in_use" })!
+    const idle = sampleValue(after, "birzha_db_pool_connections", { state: "idle" })!
+    expect(inUse).toBeGreaterThanOrEqual(0)
+    expect(idle).toBeGreaterThanOrEqual(0)
+    // The scrape's reads opened at least one connection, and none is ever past the limit.
+    expect(inUse + idle).toBeGreaterThanOrEqual(1)
+    expect(inUse + idle).toBeLessThanOrEqual(10)
+    expect(sampleValue(after, "birzha_db_pool_waiting_requests")).toBe(0)
+  })
+
   it("serves nothing but GET /metrics on its port", async () => {
     const other = await fetch(metricsUrl.replace("/metrics", "/api/healthz"))
     expect(other.status).toBe(404)

@@ -1,13 +1,12 @@
 import { PostgresBlobStore } from "@birzha/domain/internal"
 import type { PooledReads } from "@birzha/domain/server"
-import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, TracingLive } from "@birzha/infrastructure"
+import { Database, DatabaseLive, MailerLive, MetricsServerLive, MigrationsAtStart, ServerSecretLive, TracingLive } from "@birzha/infrastructure"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type ConfigError, Context, Effect, Layer } from "effect"
 import { BirzhaHandler, type HandlerSettings, HttpHandlerLive } from "./HttpHandler.js"
 import type { HttpSettings } from "./HttpConfig.js"
 import { HttpServerLive, Operations } from "./HttpHost.js"
-import { MetricsServerLive } from "./Metrics.js"
 import { Readiness } from "./Readiness.js"
 
 const ReadinessLive = Layer.effect(Readiness, Effect.map(Database, (database) => ({ check: database.readiness })))

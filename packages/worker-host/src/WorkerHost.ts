@@ -1,6 +1,16 @@
 import { OperationsLive, PostgresBlobStore, PublicOrigin, Readiness, SignInConfig } from "@birzha/domain/internal"
 import { WebhookSettings } from "@birzha/domain/internal"
-import { Database, DatabaseLive, MailerLive, MigrationsAtStart, ServerSecretLive, ServiceConfig, TracingLive, validateSettings } from "@birzha/infrastructure"
+import {
+  Database,
+  DatabaseLive,
+  MailerLive,
+  MetricsFromSettings,
+  MigrationsAtStart,
+  ServerSecretLive,
+  ServiceConfig,
+  TracingLive,
+  validateSettings
+} from "@birzha/infrastructure"
 import { Config, Duration, Effect, Layer, Predicate, Schedule, Stream } from "effect"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
@@ -160,8 +170,13 @@ export const WorkerHostLive = WorkerLoop.pipe(
   Layer.provide(Layer.mergeAll(ServerSecretLive, MailerLive, PostgresBlobStore))
 )
 
-/** `birzha worker`: the workers alone, until SIGTERM. */
+/**
+ * `birzha worker`: the workers alone, until SIGTERM, with their Prometheus page when
+ * `BIRZHA_METRICS_PORT` is set (the attempts, grading calls and time-driven runs this process made).
+ */
 export const work = Effect.gen(function*() {
   yield* validateSettings
-  return yield* Layer.launch(Layer.mergeAll(WorkerHostLive, MigrationsAtStart).pipe(Layer.provide(DatabaseLive), Layer.provide(TracingLive)))
+  return yield* Layer.launch(
+    Layer.mergeAll(WorkerHostLive, MigrationsAtStart, MetricsFromSettings).pipe(Layer.provide(DatabaseLive), Layer.provide(TracingLive))
+  )
 })

@@ -1,6 +1,7 @@
-import { Duration, Effect, Exit, Layer, Logger, LogLevel, Queue, Ref, Scope, Stream } from "effect"
+import { Duration, Effect, Exit, Layer, Logger, LogLevel, Metric, Queue, Ref, Scope, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { type DueSignal, DueSignals, type WorkerJob, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { timeDrivenDelay } from "./WorkerMetrics.js"
 
 /** Runs the loop over `jobs` for `ms`, then stops it. */
 const runFor = (jobs: ReadonlyArray<WorkerJob>, ms: number) =>
@@ -97,6 +98,37 @@ describe("the worker loop's timed jobs", () => {
     expect(result.afterLate).toBe(1)
     expect(result.second).toBeGreaterThanOrEqual(result.due)
     expect(result.third).toBeGreaterThanOrEqual(result.signalled)
+  })
+})
+
+describe("the worker loop's time-driven delay (birzha_time_driven_delay_seconds)", () => {
+  it("counts how late each run began after the moment it was for, once per moment, by job", async () => {
+    const delays = Metric.tagged(timeDrivenDelay, "job", "late-clock")
+    const before = Effect.runSync(Metric.value(delays))
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      let runs = 0
+      // A moment two seconds past, reported after three runs (rows another worker holds, say): counted once.
+      const overdue = new Date(Date.now() - 2_000)
+      const job: WorkerJob = {
+        name: "late-clock",
+        every: Duration.hours(1),
+        run: Effect.sync(() => runs++),
+        nextDue: Effect.sync(() => (runs < 4 ? overdue : undefined))
+      }
+      const { signals, scope } = yield* signalledLoop(job)
+      yield* until(() => runs >= 4)
+      yield* Effect.sleep(Duration.millis(100))
+      // Asleep for an hour now; a moment written half a second ago wakes it.
+      yield* Queue.offer(signals, { job: "late-clock", at: Date.now() - 500 })
+      yield* until(() => runs >= 5)
+      yield* Scope.close(scope, Exit.void)
+      return Effect.runSync(Metric.value(delays))
+    })))
+    expect(result.count - before.count).toBe(2)
+    const added = result.sum - before.sum
+    // At least the 2 s and the 0.5 s; a loaded machine's timers add to them, never take away.
+    expect(added).toBeGreaterThanOrEqual(2.5)
+    expect(added).toBeLessThan(60)
   })
 })
 

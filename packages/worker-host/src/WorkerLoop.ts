@@ -1,4 +1,5 @@
 import { Context, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
+import { recordTimeDrivenDelay } from "./WorkerMetrics.js"
 
 /**
  * One kind of background work: run every `every` until the worker stops.
@@ -78,12 +79,23 @@ export const WorkerLoop = Layer.scopedDiscard(
     const sleepingUntil = new Map<string, number>()
     // The earliest moment signalled for each job, until a run started at or after it.
     const signalledAt = new Map<string, number>()
+    // The moment each timed job's next run is for (its `nextDue`, or an earlier one signalled):
+    // how late the run begins is the job's time-driven delay (WorkerMetrics.ts).
+    const dueOf = new Map<string, number>()
     for (const job of jobs) {
       const wakes = (job.wakes ?? []).flatMap((name) => wakeups.get(name) ?? [])
       const woken = wakeups.get(job.name)!
       let startedAt = 0
+      // A moment reported again after a run (rows another worker holds) is counted once.
+      let lastCounted: number | undefined
       const once = Effect.sync(() => {
         startedAt = Date.now()
+        const due = dueOf.get(job.name)
+        if (due !== undefined && due <= startedAt && due !== lastCounted) {
+          recordTimeDrivenDelay(job.name, startedAt - due)
+          lastCounted = due
+        }
+        dueOf.delete(job.name)
       }).pipe(
         Effect.zipRight(job.run),
         Effect.tap((worked) => worked === true ? Effect.forEach(wakes, (queue) => Queue.offer(queue, undefined), { discard: true }) : Effect.void),
@@ -94,6 +106,7 @@ export const WorkerLoop = Layer.scopedDiscard(
       let stale = 0
       const pauseMs: Effect.Effect<number> = job.nextDue === undefined ? Effect.succeed(everyMs) : Effect.map(job.nextDue, (due) => {
         if (due === undefined) return Math.min(everyMs, maxTimerMs)
+        dueOf.set(job.name, due.getTime())
         const until = due.getTime() - Date.now()
         if (until >= 0) {
           stale = 0
@@ -133,6 +146,10 @@ export const WorkerLoop = Layer.scopedDiscard(
         if (until !== undefined && signal.at >= until) return Effect.void
         return Effect.suspend(() => {
           const timed = jobs.find((job) => job.name === signal.job)?.nextDue !== undefined
+          if (timed) {
+            const planned = dueOf.get(signal.job)
+            if (planned === undefined || signal.at < planned) dueOf.set(signal.job, signal.at)
+          }
           if (!timed && signal.at > Date.now()) {
             const earlier = signalledAt.get(signal.job)
             if (earlier === undefined || signal.at < earlier) signalledAt.set(signal.job, signal.at)

@@ -18,6 +18,25 @@ export interface ReadinessReport {
   readonly migrations: boolean
 }
 
+/** A connection pool's state at a moment: its size limit, its connections and the callers waiting for one. */
+export interface PoolUse {
+  /** The most connections the pool opens. */
+  readonly max: number
+  /** Connections open now, idle or in use. */
+  readonly total: number
+  /** Open connections no statement or transaction holds. */
+  readonly idle: number
+  /** Callers waiting for a connection. */
+  readonly waiting: number
+}
+
+const poolUseOf = (pool: Pg.Pool) => (): PoolUse => ({
+  max: pool.options.max ?? 10,
+  total: pool.totalCount,
+  idle: pool.idleCount,
+  waiting: pool.waitingCount
+})
+
 /** Which store this process uses, and whether it can serve. */
 export class Database extends Context.Tag("@birzha/infrastructure/Database")<Database, {
   readonly mode: "server" | "embedded"
@@ -37,6 +56,8 @@ export class Database extends Context.Tag("@birzha/infrastructure/Database")<Dat
    * after resubscribing.
    */
   readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  /** The pool's connections now, on a server (the Prometheus page, `Metrics.ts`); the embedded database has no pool. */
+  readonly poolUse?: () => PoolUse
 }>() {}
 
 const readinessOf = (sql: SqlClient.SqlClient): Effect.Effect<ReadinessReport> => Store.migrationReadiness(sql)
@@ -68,7 +89,7 @@ const serverClient = (url: Redacted.Redacted<string>) =>
     )
     const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "birzha" })
     // The per-request reads before any transaction go to the pool directly (PooledReads).
-    return { sql, pooled: Store.pooledReadsOf(pool), listen: serverListen(url) }
+    return { sql, pooled: Store.pooledReadsOf(pool), listen: serverListen(url), poolUse: poolUseOf(pool) }
   })
 
 /** A connection of its own for LISTEN, and how to give it back (end it, or release it to its pool destroyed). */
@@ -137,6 +158,7 @@ const databaseContext = (database: {
   readonly sql: SqlClient.SqlClient
   readonly listen: (channel: string) => Stream.Stream<string, SqlError>
   readonly pooled: Context.Tag.Service<Store.PooledReads> | undefined
+  readonly poolUse?: (() => PoolUse) | undefined
 }) =>
   Effect.gen(function*() {
     const { sql } = database
@@ -153,7 +175,8 @@ const databaseContext = (database: {
         location: database.location,
         readiness,
         markStarted: Ref.set(started, true),
-        listen: database.listen
+        listen: database.listen,
+        ...(database.poolUse === undefined ? {} : { poolUse: database.poolUse })
       }),
       Context.add(
         Store.PooledReads,
@@ -181,6 +204,7 @@ export const DatabaseFromPool = (
           : `${pool.options.host ?? "localhost"}:${pool.options.port ?? 5432}/${pool.options.database ?? ""}`),
         sql,
         pooled: Store.pooledReadsOf(pool),
+        poolUse: poolUseOf(pool),
         listen: listenOn(async () => {
           const client = await pool.connect()
           // Destroyed rather than reused: a LISTEN must not stay on a connection others get.
@@ -221,7 +245,7 @@ export const DatabaseLive = Layer.unwrapEffect(
         const sql: SqlClient.SqlClient = server !== undefined ? server.sql : embeddedClient!
         const listen = server !== undefined ? server.listen : embeddedClient!.listen
         const location = Option.isSome(settings.url) ? describeServer(Redacted.value(settings.url.value)) : dataDir
-        return yield* databaseContext({ mode: embedded ? "embedded" : "server", location, sql, listen, pooled: server?.pooled })
+        return yield* databaseContext({ mode: embedded ? "embedded" : "server", location, sql, listen, pooled: server?.pooled, poolUse: server?.poolUse })
       })
     ).pipe(Layer.provide(Reactivity.layer))
   })

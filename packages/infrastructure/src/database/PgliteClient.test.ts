@@ -1,11 +1,12 @@
 import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Exit, Metric, Schema } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { makePgliteClient } from "./PgliteClient.js"
+import { statementDuration } from "./StatementMetrics.js"
 
 /** PGlite's initdb, run once per test run for the template data directory. */
 const initialise = (dir: string) => Effect.runPromise(Effect.scoped(makePgliteClient(dir)))
@@ -41,6 +42,18 @@ describe("embedded PGlite database", () => {
   it("opens with 16 MB of shared buffers, not Postgres's 128 MB", async () => {
     const rows = await withEmbedded(Effect.flatMap(sql, (q) => q`SHOW shared_buffers`))
     expect(rows).toEqual([{ shared_buffers: "16MB" }])
+  })
+
+  it("times each statement it runs, as a server's client does (birzha_db_statement_duration_seconds)", async () => {
+    const count = () => Effect.runSync(Metric.value(statementDuration)).count
+    const before = count()
+    const slept = await withEmbedded(Effect.flatMap(sql, (q) => Effect.zipRight(q`SELECT 1`, q<{ ok: number }>`SELECT 1 AS ok FROM pg_sleep(0.05)`)))
+    expect(slept).toEqual([{ ok: 1 }])
+    const after = Effect.runSync(Metric.value(statementDuration))
+    expect(after.count).toBeGreaterThanOrEqual(before + 2)
+    // The sleeping statement's 50 ms fell in the buckets above 25 ms.
+    const upTo25ms = after.buckets.find(([bound]) => bound === 0.025)![1]
+    expect(after.count - upTo25ms).toBeGreaterThanOrEqual(1)
   })
 
   it("rolls a failed transaction back", async () => {

@@ -5,6 +5,7 @@ import { makeCompiler } from "@effect/sql-pg/PgClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Effect, Layer, Stream } from "effect"
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs"
+import { recordStatement } from "./StatementMetrics.js"
 
 // Read int8 and numeric as text, as node-postgres does, so rows look the same on both stores.
 const parsers = { 20: (value: string) => value, 1700: (value: string) => value }
@@ -20,6 +21,13 @@ const embeddedSharedBuffers = "16MB"
 
 const wrap = <A>(run: () => Promise<A>, message: string) =>
   Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ cause, message }) })
+
+/** A statement, timed from its call to its result (`StatementMetrics.ts`). */
+const statement = <A>(run: () => Promise<A>) =>
+  wrap(() => {
+    const started = performance.now()
+    return run().finally(() => recordStatement(started))
+  }, "Failed to execute statement")
 
 /** Whether a process with this pid is running (EPERM: it is, as another user). */
 export const isProcessRunning = (pid: number): boolean => {
@@ -100,25 +108,25 @@ export const makePgliteClient = (dataDir: string) =>
 
     const connection: Connection = {
       execute: (sql, params, transformRows) =>
-        wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+        statement(() => db.query<Record<string, unknown>>(sql, [...params])).pipe(
           Effect.map((result) => (transformRows ? transformRows(result.rows) : result.rows))
         ),
-      executeRaw: (sql, params) => wrap(() => db.query(sql, [...params]), "Failed to execute statement"),
+      executeRaw: (sql, params) => statement(() => db.query(sql, [...params])),
       executeValues: (sql, params) =>
-        wrap(() => db.query<Array<unknown>>(sql, [...params], { rowMode: "array" }), "Failed to execute statement").pipe(
+        statement(() => db.query<Array<unknown>>(sql, [...params], { rowMode: "array" })).pipe(
           Effect.map((result) => result.rows)
         ),
       executeUnprepared: (sql, params, transformRows) =>
         (params.length === 0
-          ? wrap(() => db.exec(sql), "Failed to execute statement").pipe(
+          ? statement(() => db.exec(sql)).pipe(
             Effect.map((results) => (results.at(-1)?.rows ?? []) as ReadonlyArray<Record<string, unknown>>)
           )
-          : wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+          : statement(() => db.query<Record<string, unknown>>(sql, [...params])).pipe(
             Effect.map((result) => result.rows)
           )).pipe(Effect.map((rows) => (transformRows ? transformRows(rows) : rows))),
       executeStream: (sql, params, transformRows) =>
         Stream.fromIterableEffect(
-          wrap(() => db.query<Record<string, unknown>>(sql, [...params]), "Failed to execute statement").pipe(
+          statement(() => db.query<Record<string, unknown>>(sql, [...params])).pipe(
             Effect.map((result) => (transformRows ? transformRows(result.rows) : result.rows))
           )
         )

@@ -1,4 +1,5 @@
 import Pg from "pg"
+import { recordStatement } from "./StatementMetrics.js"
 
 /** A connection keeps at most this many statements prepared; the rest run unnamed, as before. */
 export const maxPreparedPerConnection = 200
@@ -82,14 +83,30 @@ const runNamed = (client: PreparingClient, name: string, text: string, values: A
 // `query(text, values, callback)` (how @effect/sql-pg and pg's pool call it) and `query(text, values)`.
 function preparingQuery(this: PreparingClient, ...args: Array<unknown>): unknown {
   const [text, values, callback] = args
+  // Every statement given a callback (all of @effect/sql-pg's and the pool's) is timed to its answer.
+  const last = args.length - 1
+  if (typeof args[last] === "function") {
+    const started = performance.now()
+    const done = args[last] as Callback
+    args[last] = (error: Error | null, result: unknown) => {
+      recordStatement(started)
+      done(error, result)
+    }
+  }
   const callbackOk = args.length === 2 || (args.length === 3 && typeof callback === "function")
   if (!callbackOk || typeof text !== "string" || !Array.isArray(values) || values.length === 0) {
     return Reflect.apply(unnamedQuery, this, args)
   }
   const name = this.statementName(text)
   if (name === undefined) return Reflect.apply(unnamedQuery, this, args)
-  if (args.length === 3) return void runNamed(this, name, text, values, callback as Callback)
-  return new Promise((resolve, reject) => runNamed(this, name, text, values, (error, result) => (error === null ? resolve(result) : reject(error))))
+  if (args.length === 3) return void runNamed(this, name, text, values, args[2] as Callback)
+  const started = performance.now()
+  return new Promise((resolve, reject) =>
+    runNamed(this, name, text, values, (error, result) => {
+      recordStatement(started)
+      return error === null ? resolve(result) : reject(error)
+    })
+  )
 }
 
 // pg's `query` has a dozen overloads that an override cannot restate usefully; the function above

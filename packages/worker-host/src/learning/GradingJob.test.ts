@@ -1,11 +1,13 @@
 import { appendScoreLayer, signingKey } from "@birzha/domain/internal"
-import { Effect, Fiber } from "effect"
+import { MetricsServerLive } from "@birzha/infrastructure"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runningCourse } from "../../../domain/test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../../domain/test/marketplace.js"
+import { parsePrometheusText, sampleValue } from "../../../../testing/prometheus.js"
 import { makeLearningGradingJob } from "./GradingJob.js"
 
 /**
@@ -249,6 +251,42 @@ describe("the learning grading worker", () => {
     expect(grade).toMatchObject({ calls: 8, verdicts: 5, platformErrors: 3, errorRate: 0.375 })
     expect(usage.items.find((item) => item.kind === "preflight")).toMatchObject({ calls: 2, verdicts: 2 })
     expect(badSignatures).toBe(0)
+  })
+
+  it("moves the metrics page as it grades: calls by kind and outcome, their time, each job's time from queue to verdict", async () => {
+    // The page a worker serves with BIRZHA_METRICS_PORT (`birzha worker`), here on this test's database.
+    let metricsUrl = ""
+    const scope = Effect.runSync(Scope.make())
+    await m.runtime.runPromise(Layer.buildWithScope(MetricsServerLive({ host: "127.0.0.1", port: 0 }, (address) => (metricsUrl = address.url)), scope))
+    try {
+      const scrape = async () => parsePrometheusText(await (await fetch(metricsUrl)).text())
+      const s = await setup()
+      behaviour = byReply
+      const before = await scrape()
+      const value = (families: typeof before, name: string, labels: Record<string, string> = {}) => sampleValue(families, name, labels) ?? 0
+      const made = await Promise.all(["correct", "wrong", "boom"].map((reply) => s.submit(reply)))
+      await runWorker()
+      expect([await statusOf(made[0]!.uuid), await statusOf(made[1]!.uuid)]).toEqual(["accepted", "graded"])
+      const after = await scrape()
+      expect(after.get("birzha_grading_calls_total")?.type).toBe("counter")
+      expect(after.get("birzha_grading_job_duration_seconds")?.type).toBe("histogram")
+      // Two verdicts, one platform error queued again (other tests' jobs falling due may add to these).
+      const graded = { kind: "grade", outcome: "graded" }
+      expect(value(after, "birzha_grading_calls_total", graded)).toBeGreaterThanOrEqual(value(before, "birzha_grading_calls_total", graded) + 2)
+      const retried = { kind: "grade", outcome: "queued" }
+      expect(value(after, "birzha_grading_calls_total", retried)).toBeGreaterThanOrEqual(value(before, "birzha_grading_calls_total", retried) + 1)
+      const calls = { checker_kind: "http" }
+      expect(value(after, "birzha_grading_call_duration_seconds_count", calls)).toBeGreaterThanOrEqual(value(before, "birzha_grading_call_duration_seconds_count", calls) + 3)
+      // Only the two graded jobs ended: the retried one is still open.
+      const jobs = { kind: "grade" }
+      expect(value(after, "birzha_grading_job_duration_seconds_count", jobs)).toBeGreaterThanOrEqual(value(before, "birzha_grading_job_duration_seconds_count", jobs) + 2)
+      expect(value(after, "birzha_grading_job_duration_seconds_sum", jobs)).toBeGreaterThan(value(before, "birzha_grading_job_duration_seconds_sum", jobs))
+      // The queue gauges, read from the database at the scrape: two more jobs succeeded, one waits.
+      expect(value(after, "birzha_grading_jobs", { status: "succeeded" })).toBeGreaterThanOrEqual(value(before, "birzha_grading_jobs", { status: "succeeded" }) + 2)
+      expect(value(after, "birzha_grading_jobs", { status: "queued" })).toBeGreaterThanOrEqual(1)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   })
 
   it("applies the answers still coming back when it is stopped: no job is left running for another worker to grade again", async () => {

@@ -15,6 +15,7 @@ import type { JobOptions } from "../marketplace/MarketplaceJobs.js"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
 import { makeAddressGuard, type Resolver } from "../webhooks/AddressGuard.js"
 import { makeWebhookSender, type WebhookSender } from "../webhooks/WebhookSender.js"
+import { recordGradingCall, recordGradingOutcome } from "../WorkerMetrics.js"
 import type { WorkerJob } from "../WorkerLoop.js"
 import { callOnce } from "./CheckerCallsJob.js"
 
@@ -72,6 +73,34 @@ const keyOf = (serverSecret: Redacted.Redacted<string>, call: GradingCall, cache
 
 const redact = (text: string, secret: string | undefined) => (secret === undefined || secret === "" ? text : text.split(secret).join("[redacted]"))
 
+/** Applies answered calls in one transaction, counting each outcome (WorkerMetrics.ts). */
+const finishCounted = (batch: ReadonlyArray<Answered>) =>
+  Effect.flatMap(finishGradingCalls(batch), (outcomes) =>
+    Effect.sync(() => {
+      const now = Date.now()
+      outcomes.forEach((outcome, index) => {
+        const { call } = batch[index]!
+        recordGradingOutcome(call.kind, outcome, call.queuedAt, now)
+      })
+    }))
+
+/**
+ * Applies a batch of answered calls; a batch that fails as a whole (a deadlock with another
+ * worker, say) is applied again one call at a time, and a call that still fails is logged (its
+ * lease runs out and it is graded again).
+ */
+const applyBatch = (batch: ReadonlyArray<Answered>) =>
+  finishCounted(batch).pipe(
+    Effect.catchAllCause(() =>
+      Effect.forEach(batch, (one) =>
+        finishCounted([one]).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.zipRight(Effect.sync(() => recordGradingOutcome(one.call.kind, "error", one.call.queuedAt, Date.now())), Effect.logWarning("learning grading call not applied", cause))
+          )
+        ), { discard: true })
+    )
+  )
+
 export const gradeCall = (
   sender: WebhookSender,
   serverSecret: Redacted.Redacted<string>,
@@ -127,29 +156,14 @@ export const makeLearningGradingJob = (
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           const left = (yield* Effect.forEach(answered, (queue) => Queue.takeAll(queue))).flatMap((chunk) => Chunk.toReadonlyArray(chunk))
-          for (let start = 0; start < left.length; start += finishBatch) {
-            const batch = left.slice(start, start + finishBatch)
-            // As a finisher does: a batch that fails as a whole is applied again one call at a time.
-            yield* finishGradingCalls(batch).pipe(
-              Effect.catchAllCause(() =>
-                Effect.forEach(batch, (one) =>
-                  finishGradingCalls([one]).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading call not applied", cause)))))
-            )
-          }
+          for (let start = 0; start < left.length; start += finishBatch) yield* applyBatch(left.slice(start, start + finishBatch))
         }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading calls not applied at shutdown", cause))))
       for (let i = 0; i < finishers; i++) {
         const queue = yield* Queue.unbounded<Answered>()
         answered.push(queue)
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const batch = Chunk.toReadonlyArray(yield* Effect.interruptible(Queue.takeBetween(queue, 1, finishBatch)))
-          // A batch that fails as a whole (a deadlock with another worker, say) is applied again one call at a time.
-          yield* finishGradingCalls(batch).pipe(
-            Effect.catchAllCause(() =>
-              Effect.forEach(batch, (one) =>
-                finishGradingCalls([one]).pipe(Effect.catchAllCause((cause) => Effect.logWarning("learning grading call not applied", cause))))
-            ),
-            Effect.ensuring(Queue.offer(applied, batch.length))
-          )
+          yield* applyBatch(batch).pipe(Effect.ensuring(Queue.offer(applied, batch.length)))
         })))
       }
       const finisherOf = (call: GradingCall) => answered[hashOf(call.enrollmentUuid ?? call.jobUuid) % finishers]!
@@ -160,7 +174,10 @@ export const makeLearningGradingJob = (
         for (const call of calls) {
           inFlight++
           yield* Effect.forkScoped(
-            gradeCall(sender, serverSecret, call, keys).pipe(
+            Effect.suspend(() => {
+              const started = performance.now()
+              return Effect.tap(gradeCall(sender, serverSecret, call, keys), () => Effect.sync(() => recordGradingCall(call.checkerKind, performance.now() - started)))
+            }).pipe(
               jobSpan("learning.grading.call", {
                 attributes: {
                   "birzha.grading.job_uuid": call.jobUuid,

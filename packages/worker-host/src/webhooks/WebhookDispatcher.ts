@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"
 import type { WorkerJob } from "../WorkerLoop.js"
+import { recordWebhookAttempt } from "../WorkerMetrics.js"
 import { makeAddressGuard, type Resolver } from "./AddressGuard.js"
 import { honoursRetryAfter, maxRetryAfter, nextRetryDelay, retryAfterMillis } from "./RetrySchedule.js"
 import { eventBody, testBody, visibleEnvelopes, type WireEnvelope } from "./WebhookPayload.js"
@@ -191,10 +192,9 @@ export const makeWebhookJob = (
           }
         })
         const finished = yield* Clock.currentTimeMillis
-        return outcomeOf(delivery, {
-          ...classifyAttempt(delivery.kind, delivery.round_attempts, result, finished, Math.random()),
-          attempt: { attemptedAt: new Date(now), result, url: delivery.url }
-        })
+        const classified = classifyAttempt(delivery.kind, delivery.round_attempts, result, finished, Math.random())
+        recordWebhookAttempt(classified.result, finished - now)
+        return outcomeOf(delivery, { ...classified, attempt: { attemptedAt: new Date(now), result, url: delivery.url } })
       })
 
     /** Rights at send time (the events each endpoint's profile may see now, one query per profile), then one fiber per attempt. */

@@ -46,6 +46,8 @@ export interface GradingCall {
   readonly enrollmentUuid: string | null
   readonly kind: "grade" | "regrade" | "preflight"
   readonly tries: number
+  /** When the job was queued (the worker's metrics time a job from here to its end). */
+  readonly queuedAt: Date
   readonly checkerUuid: string
   readonly checkerKind: "declarative" | "http"
   readonly rules: DeclarativeRule | null
@@ -121,6 +123,7 @@ export const claimGradingCalls = (limit: number): Effect.Effect<ReadonlyArray<Gr
           enrollmentUuid: row.enrollment_uuid,
           kind: row.kind,
           tries: row.tries,
+          queuedAt: row.created_at,
           checkerUuid: row.checker_uuid,
           checkerKind: row.checker_kind,
           rules: row.rules,

@@ -168,7 +168,8 @@ const GradingClaim = Schema.Struct({
   secret_sealed: Schema.NullOr(Schema.String),
   reply: Schema.Unknown,
   clue: Schema.Unknown,
-  attempt_no: Schema.NullOr(Schema.Number)
+  attempt_no: Schema.NullOr(Schema.Number),
+  created_at: Timestamp
 })
 const decodeGradingClaims = rowsDecoder(GradingClaim)
 
@@ -201,7 +202,7 @@ export const claimGradingJobs = (limit: number) =>
           UPDATE learning_grading_jobs j SET status = 'running', tries = j.tries + 1, updated_at = now(), started_at = coalesce(j.started_at, now()),
             lease_until = now() + make_interval(secs => 60 + ceil(due.timeout_ms / 1000.0) * greatest(1, coalesce(jsonb_array_length(j.input->'cases'), 1)))
           FROM due WHERE j.uuid = due.uuid
-          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.enrollment_uuid, j.input, j.checker_uuid
+          RETURNING j.uuid, j.kind, j.tries, j.course_uuid, j.node_key, j.submission_uuid, j.enrollment_uuid, j.input, j.checker_uuid, j.created_at
         )
         SELECT claimed.*, c.kind AS checker_kind, c.rules, c.url, c.timeout_ms, c.secret_sealed, s.reply, v.clue, s.attempt_no
         FROM claimed JOIN learning_checkers c ON c.uuid = claimed.checker_uuid
