@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option, Schema } from "effect"
 import type { AutomationActor } from "../kernel/Authentication.js"
-import { lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
+import { cursorBehind, lockCursorWindow, moveCursor } from "../events/ConsumerCursor.js"
 import { eventDescription } from "../events/EventCatalog.js"
 import { eventVisibleToColumn } from "../events/EventVisibility.js"
 import { eventCauses } from "../events/OutboxEventRepository.js"
@@ -86,6 +86,8 @@ export const fanOutAutomations: Effect.Effect<
 > =
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // The idle poll: one statement, no transaction, while no event waits.
+    if (!(yield* cursorBehind("automation_cursor"))) return { covered: 0, created: 0, queued: 0 }
     return yield* sql.withTransaction(Effect.gen(function*() {
       const next = yield* lockCursorWindow("automation_cursor", fanOutWindow)
       if (next === undefined) return { covered: 0, created: 0, queued: 0 }

@@ -31,6 +31,19 @@ export const lockCursorWindow = (
     return { after, upto: last - after > BigInt(window) ? after + BigInt(window) : last }
   })
 
+const decodeBehind = rowsDecoder(Schema.Struct({ behind: Schema.Boolean }))
+
+/**
+ * Whether a consumer has sequenced events to read: one statement outside a transaction, no lock
+ * (the idle poll; `lockCursorWindow` then takes the window in the consumer's transaction).
+ */
+export const cursorBehind = (table: ConsumerCursor): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* decodeBehind(yield* sql`SELECT c.position < s.last_position AS behind FROM ${sql(table)} c, event_sequence s`)
+    return row?.behind === true
+  })
+
 /** Sets a consumer's cursor (in the transaction that consumed up to it). */
 export const moveCursor = (table: ConsumerCursor, position: bigint): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`UPDATE ${sql(table)} SET position = ${position.toString()}`))

@@ -316,6 +316,34 @@ const fanOutColumns = selectList(FanOutEndpoint, "w", {
 })
 const decodeFanOut = rowsDecoder(FanOutEndpoint)
 
+const decodeWork = rowsDecoder(Schema.Struct({ work: Schema.Boolean }))
+
+/**
+ * Whether a delivery cycle could find anything: an active endpoint behind the last position, or a
+ * pending delivery due and not in a worker's hands on a live endpoint. One statement outside a
+ * transaction, no lock — the idle poll, so a worker with nothing to deliver runs one statement a
+ * tick instead of a transaction of five. Broader than what a cycle leases (it ignores the owner's
+ * account and the attempts in flight), never narrower. Each endpoint's deliveries are read
+ * through their `(endpoint_uuid, next_attempt_at)` index, as `leaseDueDeliveries` reads them, so
+ * a backlog scheduled for later is not scanned.
+ */
+export const hasWebhookWork: Effect.Effect<boolean, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* decodeWork(
+    yield* sql`SELECT EXISTS (
+        SELECT 1 FROM webhook_endpoints w, event_sequence s
+        WHERE w.state = 'active' AND w.deleted_at IS NULL AND w.after_position < s.last_position
+      ) OR EXISTS (
+        SELECT 1 FROM webhook_endpoints w
+        WHERE w.deleted_at IS NULL AND w.state IN ('active', 'awaiting_test') AND EXISTS (
+          SELECT 1 FROM webhook_deliveries d
+          WHERE d.endpoint_uuid = w.uuid AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.lease_until IS NULL OR d.lease_until < now()))
+      ) AS work`
+  )
+  return row?.work === true
+})
+
 /**
  * Up to 100 active endpoints behind the last position, locked with `SKIP LOCKED` so workers share
  * them: `FOR NO KEY UPDATE` (what the position's UPDATE takes anyway), so an automation rule's or

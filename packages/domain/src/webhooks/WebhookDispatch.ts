@@ -7,6 +7,7 @@ import {
   type ClaimedDelivery,
   createEventDeliveries,
   type DeliveryKind,
+  hasWebhookWork,
   insertAttempts,
   lockEndpointsBehind,
   leaseDueDeliveries,
@@ -60,6 +61,9 @@ export interface DeliveryOutcome {
 
 /** Leases due deliveries (retries, replays, tests, leases of a dead worker), oldest due first. */
 export const leaseDue = leaseDueDeliveries
+
+/** Whether a delivery cycle could find anything (the idle poll: one statement, no transaction). */
+export const hasDeliveryWork = hasWebhookWork
 
 /**
  * Creates the deliveries of newly sequenced events for active endpoints behind the last position

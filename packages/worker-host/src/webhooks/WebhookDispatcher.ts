@@ -4,6 +4,7 @@ import {
   type DeliveryOutcome,
   type DisabledEndpoint,
   fanOutEvents,
+  hasDeliveryWork,
   leaseDue,
   openSecret,
   recordOutcomes,
@@ -308,6 +309,9 @@ export const makeWebhookJob = (
 
     /** Cycles until there is nothing to do (or 250 ms passed). */
     const deliveryRun = Effect.gen(function*() {
+      // Nothing of this process's to write or wait for, and nothing in the database to do: one
+      // statement instead of a cycle's transaction (the poll of an idle worker).
+      if (finished.length === 0 && unwritten.length === 0 && inFlight.count === 0 && !(yield* withSql(hasDeliveryWork))) return
       const started = yield* Clock.currentTimeMillis
       for (;;) {
         const { claimed, more, written } = yield* cycle({ claim: true })

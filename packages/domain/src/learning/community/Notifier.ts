@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
-import { lockCursorWindow, moveCursor } from "../../events/ConsumerCursor.js"
+import { cursorBehind, lockCursorWindow, moveCursor } from "../../events/ConsumerCursor.js"
 import { eventDescription } from "../../events/EventCatalog.js"
 import type { EventType } from "../../events/EventType.js"
 import { eventVisibleToColumn } from "../../events/EventVisibility.js"
@@ -95,6 +95,8 @@ export const notifierWindow = 500
 export const queueLearningNotifications: Effect.Effect<{ readonly covered: number; readonly queued: number }, SqlError, SqlClient.SqlClient> =
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // The idle poll: one statement, no transaction, while no event waits.
+    if (!(yield* cursorBehind("learning_notifier_cursor"))) return { covered: 0, queued: 0 }
     return yield* sql.withTransaction(Effect.gen(function*() {
       const next = yield* lockCursorWindow("learning_notifier_cursor", notifierWindow)
       if (next === undefined) return { covered: 0, queued: 0 }
