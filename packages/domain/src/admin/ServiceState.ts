@@ -41,11 +41,16 @@ export const readQueueState: Effect.Effect<QueueState, SqlError, SqlClient.SqlCl
     SELECT count(*) AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at)) AS lag
     FROM outbox_events WHERE position IS NULL`)
   const deliveries = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`)
-  // Attempts due and not in a worker's hands (a lease still running is an attempt in flight).
+  // Attempts due and not in a worker's hands (a lease still running is an attempt in flight), read
+  // per endpoint through the `(endpoint_uuid, next_attempt_at)` index, bounded by `now()` (the
+  // statement's start; `clock_timestamp()` could not bound an index scan): a backlog of retries
+  // scheduled for later is not scanned at every scrape.
   const [deliveryLag] = yield* decodeLag(yield* sql`
-    SELECT extract(epoch FROM clock_timestamp() - min(next_attempt_at)) AS lag
-    FROM webhook_deliveries
-    WHERE status = 'pending' AND next_attempt_at <= clock_timestamp() AND (lease_until IS NULL OR lease_until < clock_timestamp())`)
+    SELECT extract(epoch FROM clock_timestamp() - min(d.due)) AS lag
+    FROM webhook_endpoints w CROSS JOIN LATERAL (
+      SELECT min(next_attempt_at) AS due FROM webhook_deliveries
+      WHERE endpoint_uuid = w.uuid AND status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+    ) d`)
   const executions = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM automation_executions GROUP BY status`)
   const jobs = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM learning_grading_jobs GROUP BY status`)
   return {
