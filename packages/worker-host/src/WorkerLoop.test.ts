@@ -1,6 +1,6 @@
 import { Duration, Effect, Exit, Layer, Logger, LogLevel, Metric, Queue, Ref, Scope, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { type DueSignal, DueSignals, type WorkerJob, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { type DueSignal, DueSignals, lookAgainAt, type WorkerJob, WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 import { timeDrivenDelay } from "./WorkerMetrics.js"
 
 /** Runs the loop over `jobs` for `ms`, then stops it. */
@@ -102,12 +102,13 @@ describe("the worker loop's timed jobs", () => {
 })
 
 describe("the worker loop's time-driven delay (birzha_time_driven_delay_seconds)", () => {
-  it("counts how late each run began after the moment it was for, once per moment, by job", async () => {
+  it("counts how late the run that did each moment began, once per moment, by job", async () => {
     const delays = Metric.tagged(timeDrivenDelay, "job", "late-clock")
     const before = Effect.runSync(Metric.value(delays))
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       let runs = 0
-      // A moment two seconds past, reported after three runs (rows another worker holds, say): counted once.
+      // A moment two seconds past when the loop starts, still reported after three runs (runs that
+      // failed, or rows another worker holds): counted once, when the fourth run did it.
       const overdue = new Date(Date.now() - 2_000)
       const job: WorkerJob = {
         name: "late-clock",
@@ -129,6 +130,27 @@ describe("the worker loop's time-driven delay (birzha_time_driven_delay_seconds)
     // At least the 2 s and the 0.5 s; a loaded machine's timers add to them, never take away.
     expect(added).toBeGreaterThanOrEqual(2.5)
     expect(added).toBeLessThan(60)
+  })
+
+  it("counts nothing against a moment that only says when to look again (a database not migrated yet)", async () => {
+    const delays = Metric.tagged(timeDrivenDelay, "job", "not-migrated")
+    const before = Effect.runSync(Metric.value(delays)).count
+    const runs = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      let runs = 0
+      const job: WorkerJob = {
+        name: "not-migrated",
+        every: Duration.hours(1),
+        run: Effect.sync(() => runs++),
+        nextDue: Effect.sync(() => (runs < 4 ? lookAgainAt(Date.now() + 30) : undefined))
+      }
+      const { scope } = yield* signalledLoop(job)
+      yield* until(() => runs >= 4)
+      yield* Effect.sleep(Duration.millis(100))
+      yield* Scope.close(scope, Exit.void)
+      return runs
+    })))
+    expect(runs).toBe(4)
+    expect(Effect.runSync(Metric.value(delays)).count).toBe(before)
   })
 })
 

@@ -46,6 +46,18 @@ export interface DueSignal {
  */
 export class DueSignals extends Context.Tag("@birzha/worker-host/DueSignals")<DueSignals, Stream.Stream<DueSignal, unknown>>() {}
 
+const provisional = new WeakSet<Date>()
+
+/**
+ * A `nextDue` answer that knows no moment yet (the database is not migrated): look again at `at`.
+ * The loop sleeps until then as for a moment, but counts no delay against it.
+ */
+export const lookAgainAt = (at: number): Date => {
+  const date = new Date(at)
+  provisional.add(date)
+  return date
+}
+
 /** `"<job> <epoch ms>"`, the payload of migration 0030's `birzha_notify_due`; anything else is no signal. */
 export const parseDueSignal = (payload: string): DueSignal | undefined => {
   const match = /^([a-z0-9_-]+) (-?\d+)$/.exec(payload)
@@ -79,23 +91,22 @@ export const WorkerLoop = Layer.scopedDiscard(
     const sleepingUntil = new Map<string, number>()
     // The earliest moment signalled for each job, until a run started at or after it.
     const signalledAt = new Map<string, number>()
-    // The moment each timed job's next run is for (its `nextDue`, or an earlier one signalled):
-    // how late the run begins is the job's time-driven delay (WorkerMetrics.ts).
-    const dueOf = new Map<string, number>()
+    // Each timed job's earliest due moment not yet seen done (its `nextDue`, or an earlier one
+    // signalled). A moment is done when the job's next read no longer reports it; how late the
+    // run that did it began is the job's time-driven delay (WorkerMetrics.ts). A run that failed,
+    // or rows another worker holds, leave the moment reported: it counts when it is done, with
+    // all its lateness.
+    const pendingOf = new Map<string, number>()
+    const learn = (name: string, at: number) => {
+      const known = pendingOf.get(name)
+      if (known === undefined || at < known) pendingOf.set(name, at)
+    }
     for (const job of jobs) {
       const wakes = (job.wakes ?? []).flatMap((name) => wakeups.get(name) ?? [])
       const woken = wakeups.get(job.name)!
       let startedAt = 0
-      // A moment reported again after a run (rows another worker holds) is counted once.
-      let lastCounted: number | undefined
       const once = Effect.sync(() => {
         startedAt = Date.now()
-        const due = dueOf.get(job.name)
-        if (due !== undefined && due <= startedAt && due !== lastCounted) {
-          recordTimeDrivenDelay(job.name, startedAt - due)
-          lastCounted = due
-        }
-        dueOf.delete(job.name)
       }).pipe(
         Effect.zipRight(job.run),
         Effect.tap((worked) => worked === true ? Effect.forEach(wakes, (queue) => Queue.offer(queue, undefined), { discard: true }) : Effect.void),
@@ -105,8 +116,16 @@ export const WorkerLoop = Layer.scopedDiscard(
       const everyMs = Duration.toMillis(job.every)
       let stale = 0
       const pauseMs: Effect.Effect<number> = job.nextDue === undefined ? Effect.succeed(everyMs) : Effect.map(job.nextDue, (due) => {
+        if (due === undefined || !provisional.has(due)) {
+          // The earliest moment known before the run, now gone (or later): the run did it.
+          const pending = pendingOf.get(job.name)
+          if (pending !== undefined && pending <= startedAt && (due === undefined || due.getTime() > pending)) {
+            recordTimeDrivenDelay(job.name, startedAt - pending)
+            pendingOf.delete(job.name)
+          }
+          if (due !== undefined) learn(job.name, due.getTime())
+        }
         if (due === undefined) return Math.min(everyMs, maxTimerMs)
-        dueOf.set(job.name, due.getTime())
         const until = due.getTime() - Date.now()
         if (until >= 0) {
           stale = 0
@@ -133,7 +152,11 @@ export const WorkerLoop = Layer.scopedDiscard(
         ))
       // Without spans: the service installs no tracer, and a span per SQL statement was built and
       // dropped (as the HTTP host's request runtime, `CompiledApi.ts`).
-      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(once, pause)).pipe(Effect.withTracerEnabled(false)))
+      // A timed job's moments due before this process started count from their moment too.
+      const seed = job.nextDue === undefined ? Effect.void : Effect.map(job.nextDue, (due) => {
+        if (due !== undefined && !provisional.has(due)) learn(job.name, due.getTime())
+      })
+      yield* Effect.forkScoped(Effect.zipRight(seed, Effect.forever(Effect.zipRight(once, pause))).pipe(Effect.withTracerEnabled(false)))
     }
     if (Option.isSome(signals)) {
       // A moment later than the job's planned wake-up changes nothing: its timer comes first. A
@@ -146,10 +169,7 @@ export const WorkerLoop = Layer.scopedDiscard(
         if (until !== undefined && signal.at >= until) return Effect.void
         return Effect.suspend(() => {
           const timed = jobs.find((job) => job.name === signal.job)?.nextDue !== undefined
-          if (timed) {
-            const planned = dueOf.get(signal.job)
-            if (planned === undefined || signal.at < planned) dueOf.set(signal.job, signal.at)
-          }
+          if (timed) learn(signal.job, signal.at)
           if (!timed && signal.at > Date.now()) {
             const earlier = signalledAt.get(signal.job)
             if (earlier === undefined || signal.at < earlier) signalledAt.set(signal.job, signal.at)

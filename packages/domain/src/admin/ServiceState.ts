@@ -5,7 +5,7 @@ import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
 
 /**
  * The state of the service's queues, read from the database: what the Prometheus endpoint exports
- * at each scrape (packages/http-host/src/Metrics.ts) and the admin area's health view shows, read
+ * at each scrape (packages/infrastructure/src/Metrics.ts) and the admin area's health view shows, read
  * by these queries only. Each is a count over a partial index or a small table.
  */
 export const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"] as const

@@ -324,8 +324,9 @@ const decodeWork = rowsDecoder(Schema.Struct({ work: Schema.Boolean }))
  * transaction, no lock — the idle poll, so a worker with nothing to deliver runs one statement a
  * tick instead of a transaction of five. Broader than what a cycle leases (it ignores the owner's
  * account and the attempts in flight), never narrower. Each endpoint's deliveries are read
- * through their `(endpoint_uuid, next_attempt_at)` index, as `leaseDueDeliveries` reads them, so
- * a backlog scheduled for later is not scanned.
+ * through their `(endpoint_uuid, next_attempt_at)` index, bounded by `now()`, as
+ * `leaseDueDeliveries` reads them: a lateral subquery with `LIMIT 1`, which the planner cannot
+ * turn into a semi-join over the whole index, so a backlog scheduled for later is not scanned.
  */
 export const hasWebhookWork: Effect.Effect<boolean, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -334,11 +335,13 @@ export const hasWebhookWork: Effect.Effect<boolean, SqlError, SqlClient.SqlClien
         SELECT 1 FROM webhook_endpoints w, event_sequence s
         WHERE w.state = 'active' AND w.deleted_at IS NULL AND w.after_position < s.last_position
       ) OR EXISTS (
-        SELECT 1 FROM webhook_endpoints w
-        WHERE w.deleted_at IS NULL AND w.state IN ('active', 'awaiting_test') AND EXISTS (
+        SELECT 1 FROM webhook_endpoints w CROSS JOIN LATERAL (
           SELECT 1 FROM webhook_deliveries d
           WHERE d.endpoint_uuid = w.uuid AND d.status = 'pending' AND d.next_attempt_at <= now()
-            AND (d.lease_until IS NULL OR d.lease_until < now()))
+            AND (d.lease_until IS NULL OR d.lease_until < now())
+          LIMIT 1
+        ) due
+        WHERE w.deleted_at IS NULL AND w.state IN ('active', 'awaiting_test')
       ) AS work`
   )
   return row?.work === true

@@ -4,7 +4,6 @@ import {
   claimGradingCalls,
   finishGradingCalls,
   type GradingCall,
-  hasGradingWork,
   jobSpan,
   openSecret,
   ServerSecret
@@ -145,8 +144,6 @@ export const makeLearningGradingJob = (
     yield* Effect.addFinalizer(() => sender.close)
     const keys = new Map<string, Key | null>()
     const drain = Effect.scoped(Effect.gen(function*() {
-      // The idle poll: one statement, no transaction, while no job is due.
-      if (!(yield* hasGradingWork)) return false
       // Calls answered, waiting to be applied: `finishers` fibers apply them in batches (one commit per batch). An
       // enrollment's answers always go to the same finisher, so two batches never lock one learner's rows in opposite orders.
       // The worker loop runs this uninterruptibly: only the finishers' wait (and the main loop's) may be interrupted, so the

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect } from "effect"
 import { whenReady, withFailureBackoff } from "../webhooks/WebhookDispatcher.js"
-import type { WorkerJob } from "../WorkerLoop.js"
+import { lookAgainAt, type WorkerJob } from "../WorkerLoop.js"
 
 export interface JobOptions {
   readonly every?: Duration.DurationInput
@@ -20,7 +20,7 @@ export const dueMoment = (ready: Effect.Effect<boolean> | undefined, next: Effec
   let known = ready === undefined
   return Effect.gen(function*() {
     if (!known) known = yield* ready!
-    if (!known) return new Date(Date.now() + 1_000)
+    if (!known) return lookAgainAt(Date.now() + 1_000)
     return yield* next
   }).pipe(Effect.orElseSucceed(() => undefined))
 }

@@ -9,12 +9,9 @@ import { countCheckerError, resetErrorStreak } from "./CheckerRepository.js"
 import { courseFor } from "../courses/Courses.js"
 import { type CheckResult, type DeclarativeRule, Verdict } from "./Declarative.js"
 import { DiagnosticTry } from "./GradingModel.js"
-import { appendDiagnostics, claimGradingJobs, failJob, hasDueGradingJobs, requeueUnspent, retryJob, succeedJob } from "./GradingJobRepository.js"
+import { appendDiagnostics, claimGradingJobs, failJob, requeueUnspent, retryJob, succeedJob } from "./GradingJobRepository.js"
 import { finishRegradeJob } from "../corrections/Regrades.js"
 import { dispatchSubmissions, finishGradeJob, lockJobEnrollments } from "../steps/Submissions.js"
-
-/** Whether any grading job is due (the worker's idle poll: one statement, no transaction). */
-export const hasGradingWork = hasDueGradingJobs
 
 /**
  * The grading worker's domain side:

@@ -211,23 +211,6 @@ export const claimGradingJobs = (limit: number) =>
       decodeGradingClaims
     ))
 
-const decodeDue = rowsDecoder(Schema.Struct({ due: Schema.Boolean }))
-
-/**
- * Whether a grade, regrade or preflight job is due or its lease ran out: one statement on the
- * `learning_grading_jobs_due` index, outside a transaction (the grading worker's idle poll).
- * Broader than a claim (a suspended checker's queue counts), never narrower.
- */
-export const hasDueGradingJobs: Effect.Effect<boolean, SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    Effect.flatMap(
-      sql`SELECT EXISTS (SELECT 1 FROM learning_grading_jobs WHERE kind IN ${sql.in(graded)} AND status IN ('queued', 'running')
-        AND ((status = 'queued' AND next_try_at <= now()) OR (status = 'running' AND lease_until < now()))) AS due`,
-      decodeDue
-    ),
-    ([row]) => row?.due === true
-  ))
-
 const decodeGradeClaims = rowsDecoder(Schema.Struct({ uuid: Schema.String, submission_uuid: Schema.String }))
 
 /** Claims up to `limit` queued grade jobs, oldest first, with a 5-minute lease (`Submissions.claimGradeJobs`). */
