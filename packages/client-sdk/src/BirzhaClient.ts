@@ -97,22 +97,40 @@ export interface BirzhaClient extends BirzhaOperations, Groups<BirzhaOperations>
 // (and `payload`, `headers`) whenever the operation declares them.
 const omittable = { urlParams: {}, payload: {}, headers: {} }
 
-/** Creates the Effect client of the whole catalog: one method per operation id. */
+/** The catalog as the platform's functions take any API: its groups and endpoints by name. */
+const catalogApi = BirzhaApi as unknown as HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, never, never>
+
+/**
+ * Creates the Effect client of the whole catalog: one method per operation id. Each method is
+ * derived (`HttpApiClient.endpoint`: its path, payload, success and error codecs) on its first call,
+ * not all of them when the client is made: deriving every operation's codecs costs about half a
+ * second of CPU, which a page that calls one operation paid at every load (bench/README.md,
+ * "The browser's client").
+ */
 export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<BirzhaClient, never, HttpClient.HttpClient> =>
-  Effect.map(HttpApiClient.make(BirzhaApi, {
-    baseUrl: options.baseUrl,
-    transformClient: (client) => {
-      const withHeaders = options.headers === undefined
-        ? client
-        : HttpClient.mapRequest(client, HttpClientRequest.setHeaders(options.headers))
-      return options.apiKey === undefined
-        ? withHeaders
-        : HttpClient.mapRequest(withHeaders, HttpClientRequest.bearerToken(options.apiKey))
-    }
-  }), (derived) => {
+  Effect.map(Effect.context<HttpClient.HttpClient>(), (context) => {
+    const given = Context.get(context, HttpClient.HttpClient)
+    const withHeaders = options.headers === undefined ? given : HttpClient.mapRequest(given, HttpClientRequest.setHeaders(options.headers))
+    const httpClient = options.apiKey === undefined
+      ? withHeaders
+      : HttpClient.mapRequest(withHeaders, HttpClientRequest.bearerToken(options.apiKey))
     const operations: Record<string, (request?: object) => unknown> = {}
-    for (const [id, method] of Object.entries(derived as Record<string, (request: object) => unknown>)) {
-      operations[id] = (request) => method({ ...omittable, ...request })
+    for (const group of Object.values(catalogApi.groups)) {
+      // Every group of the catalog is top-level: an operation is `client[id]`, never `client[group][id]`.
+      if (!group.topLevel) throw new Error(`The group ${group.identifier} is not top-level`)
+      for (const name of Object.keys(group.endpoints)) {
+        let method: ((request: object) => Effect.Effect<unknown, unknown>) | undefined
+        operations[name] = (request) => {
+          // Derived in the context the client was made in, as the whole-catalog derivation does.
+          method ??= Effect.runSync(Effect.provide(
+            HttpApiClient.endpoint(catalogApi, { group: group.identifier, endpoint: name, httpClient, baseUrl: options.baseUrl }) as Effect.Effect<
+              (request: object) => Effect.Effect<unknown, unknown>
+            >,
+            context
+          ))
+          return method({ ...omittable, ...request })
+        }
+      }
     }
     return withGroups(operations) as unknown as BirzhaClient
   })
