@@ -181,7 +181,8 @@ export class BirzhaApi extends HttpApi.make("birzha")
   )
 {}
 
-export const catalog = catalogOf(BirzhaApi)
+// Marked pure: a bundle that does not read the catalog (the browser's client) leaves the work out.
+export const catalog = /* @__PURE__ */ catalogOf(BirzhaApi)
 
 /** The OpenAPI 3.1 document of the catalog (served at /api/v1/openapi.json, printed by `birzha openapi`). */
 export const openApiDocument = (): OpenApi.OpenAPISpec => OpenApi.fromApi(BirzhaApi)
