@@ -1,6 +1,6 @@
-import { catalog, eventTypes, NotReady, RateLimited } from "@birzha/domain"
+import { BirzhaApi, catalog, eventTypes, NotReady, RateLimited } from "@birzha/domain"
 import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host/internal"
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpApiClient } from "@effect/platform"
 import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../testing/net.js"
@@ -38,6 +38,13 @@ describe("the SDK", () => {
     const effectClient = Effect.runSync(makeBirzhaClient({ baseUrl: host.url }).pipe(Effect.provide(FetchHttpClient.layer)))
     expect(Object.keys(effectClient).sort()).toEqual(ids)
     expect(Object.keys(createBirzhaClient({ baseUrl: host.url })).sort()).toEqual(ids)
+  })
+
+  // The client derives a method on its first call; every operation's must still derive.
+  it("derives every operation's method from the catalog's declaration, as the client's methods are named", () => {
+    const derived = Effect.runSync(HttpApiClient.make(BirzhaApi, { baseUrl: host.url }).pipe(Effect.provide(FetchHttpClient.layer)))
+    expect(Object.keys(derived).sort()).toEqual(ids)
+    expect(Object.values(derived).every((method) => typeof method === "function")).toBe(true)
   })
 
   it("calls the running host through the Effect client", async () => {

@@ -105,7 +105,7 @@ const catalogApi = BirzhaApi as unknown as HttpApi.HttpApi<string, HttpApiGroup.
  * derived (`HttpApiClient.endpoint`: its path, payload, success and error codecs) on its first call,
  * not all of them when the client is made: deriving every operation's codecs costs about half a
  * second of CPU, which a page that calls one operation paid at every load (bench/README.md,
- * "The browser's client").
+ * `client-start`).
  */
 export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<BirzhaClient, never, HttpClient.HttpClient> =>
   Effect.map(Effect.context<HttpClient.HttpClient>(), (context) => {
@@ -120,16 +120,18 @@ export const makeBirzhaClient = (options: BirzhaClientOptions): Effect.Effect<Bi
       if (!group.topLevel) throw new Error(`The group ${group.identifier} is not top-level`)
       for (const name of Object.keys(group.endpoints)) {
         let method: ((request: object) => Effect.Effect<unknown, unknown>) | undefined
-        operations[name] = (request) => {
-          // Derived in the context the client was made in, as the whole-catalog derivation does.
-          method ??= Effect.runSync(Effect.provide(
-            HttpApiClient.endpoint(catalogApi, { group: group.identifier, endpoint: name, httpClient, baseUrl: options.baseUrl }) as Effect.Effect<
-              (request: object) => Effect.Effect<unknown, unknown>
-            >,
-            context
-          ))
-          return method({ ...omittable, ...request })
-        }
+        // Derived when the first call runs (calling a method still does nothing until its effect
+        // runs), in the context the client was made in, as the whole-catalog derivation was.
+        operations[name] = (request) =>
+          Effect.suspend(() => {
+            method ??= Effect.runSync(Effect.provide(
+              HttpApiClient.endpoint(catalogApi, { group: group.identifier, endpoint: name, httpClient, baseUrl: options.baseUrl }) as Effect.Effect<
+                (request: object) => Effect.Effect<unknown, unknown>
+              >,
+              context
+            ))
+            return method({ ...omittable, ...request })
+          })
       }
     }
     return withGroups(operations) as unknown as BirzhaClient
