@@ -79,11 +79,29 @@ export interface ApiErrorClass<Self extends { readonly message: string }> {
 }
 
 /**
+ * One wire schema per class, shared by every endpoint that declares the class: the catalog names
+ * the common ones (`NotFound`, `RequestConflict`, `InvalidState`) hundreds of times, and building
+ * each anew was about a third of loading the declaration (the hosts' start, every page that loads
+ * the browser's client). Schemas are immutable values, so one instance serves every union.
+ */
+const wired = new WeakMap<object, Schema.Schema.Any>()
+
+/**
  * The HTTP encoding of a domain error: the envelope with the class's own literal code and its own
  * members of the vocabulary, so a client decodes the envelope back into the same typed error with
  * the same fields (several codes may share a status).
  */
 export const wire = <Self extends { readonly message: string }>(
+  cls: ApiErrorClass<Self> & Schema.Schema<Self, any, never>
+): Schema.Schema<Self, { readonly error: { readonly code: string; readonly message: string } }> => {
+  const made = wired.get(cls)
+  if (made !== undefined) return made as Schema.Schema<Self, { readonly error: { readonly code: string; readonly message: string } }>
+  const schema = wireOf(cls)
+  wired.set(cls, schema)
+  return schema
+}
+
+const wireOf = <Self extends { readonly message: string }>(
   cls: ApiErrorClass<Self> & Schema.Schema<Self, any, never>
 ): Schema.Schema<Self, { readonly error: { readonly code: string; readonly message: string } }> => {
   const { _tag: _, message: __, ...members } = cls.fields

@@ -102,24 +102,33 @@ type Required<F extends Record<FieldName, Schema.Schema.All>, R extends FieldNam
   [K in FieldName]: K extends R ? F[K] : Schema.optional<F[K]>
 }
 
-const build = <F extends Record<FieldName, Schema.Schema.All>, const R extends FieldName>(fields: F, required: ReadonlyArray<R>) => {
+/**
+ * Each field of a set as a required and as an optional property, made once: the 27 operations
+ * share them (only which are required differs), and they are built when the declaration loads.
+ */
+const signaturesOf = (fields: Record<FieldName, Schema.Schema.All>) =>
+  Object.fromEntries(fieldNames.map((name) => [name, {
+    required: Schema.propertySignature(fields[name]).annotations({ description: fieldMeanings[name] }),
+    optional: Schema.optional(fields[name]).annotations({ description: fieldMeanings[name] })
+  }])) as unknown as Record<FieldName, { readonly required: Schema.Struct.Field; readonly optional: Schema.Struct.Field }>
+
+const build = <F extends Record<FieldName, Schema.Schema.All>, const R extends FieldName>(
+  signatures: ReturnType<typeof signaturesOf>,
+  required: ReadonlyArray<R>
+) => {
   const all = required as ReadonlyArray<FieldName>
-  const struct = Object.fromEntries(
-    fieldNames.map((name) => [
-      name,
-      all.includes(name)
-        ? Schema.propertySignature(fields[name]).annotations({ description: fieldMeanings[name] })
-        : Schema.optional(fields[name]).annotations({ description: fieldMeanings[name] })
-    ])
-  )
+  const struct = Object.fromEntries(fieldNames.map((name) => [name, all.includes(name) ? signatures[name].required : signatures[name].optional]))
   return Schema.Struct(struct as unknown as Required<F, R>).annotations(strict)
 }
 
+const bodySignatures = signaturesOf(bodyFields)
+const querySignatures = signaturesOf(queryFields)
+
 /** The body of a POST operation: the whole shared set, `required` as the operation requires. */
-export const commandFields = <const R extends FieldName>(required: ReadonlyArray<R>) => build(bodyFields, required)
+export const commandFields = <const R extends FieldName>(required: ReadonlyArray<R>) => build<typeof bodyFields, R>(bodySignatures, required)
 
 /** The query of a GET operation: the whole shared set, `required` as the operation requires. */
-export const queryFieldsOf = <const R extends FieldName>(required: ReadonlyArray<R>) => build(queryFields, required)
+export const queryFieldsOf = <const R extends FieldName>(required: ReadonlyArray<R>) => build<typeof queryFields, R>(querySignatures, required)
 
 /**
  * The fields of the shared set an operation uses, declared with it (`RelationsApi.ts`'s `command`
