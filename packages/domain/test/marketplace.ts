@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { expect } from "vitest"
@@ -27,6 +26,7 @@ import { runMigrations } from "../src/store/Migrations.js"
 import { WebhookSettings } from "../src/webhooks/WebhookSettings.js"
 import type { Caller } from "../src/kernel/Authentication.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { testPgLayer } from "./pgLayer.js"
 
 /**
  * One migrated database and the operation registry over it, for a marketplace test file: profiles
@@ -61,7 +61,7 @@ export interface MarketplaceOptions {
 export const openMarketplace = async (label: string, options: MarketplaceOptions = {}): Promise<Marketplace> => {
   const database = await createTestDatabase(label, { migrated: true })
   const services = Layer.mergeAll(
-    PgClient.layer({ url: Redacted.make(database.url), maxConnections: 24 }),
+    testPgLayer(database.url, 24),
     Layer.succeed(ServerSecret, Redacted.make("marketplace-test-secret-of-32-characters")),
     Layer.succeed(Mailer, { send: (message) => Effect.sync(() => options.mail?.(message)) }),
     options.log === undefined

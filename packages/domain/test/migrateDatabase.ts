@@ -1,6 +1,6 @@
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { runMigrations } from "../src/store/Migrations.js"
+import { testPgLayer } from "./pgLayer.js"
 
 /**
  * Applies every migration to the Postgres database at `url` and closes its connection: the run's
@@ -8,4 +8,4 @@ import { runMigrations } from "../src/store/Migrations.js"
  * in testing/, because this package has Effect and its Postgres client as its own dependencies.
  */
 export const migrateDatabase = (url: string): Promise<unknown> =>
-  Effect.runPromise(Effect.provide(runMigrations, PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
+  Effect.runPromise(Effect.provide(runMigrations, testPgLayer(url, 1)))

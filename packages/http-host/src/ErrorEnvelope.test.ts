@@ -11,7 +11,6 @@ import {
 } from "@birzha/domain"
 import { implement, Operations, ServerSecret } from "@birzha/domain/internal"
 import { HttpApi, HttpApiGroup } from "@effect/platform"
-import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { request as httpRequest } from "node:http"
@@ -21,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../../../testing/postgres
 import { compileRoutes } from "./CompiledApi.js"
 import { makeHttpServer } from "./HttpHost.js"
 import { type RunningHost, startHost } from "./testing.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 // A small API declared with the same `operation` helper and served by the same host adapter,
 // so each failure the envelope must cover (including a defect) can be provoked on purpose.
@@ -71,7 +71,7 @@ beforeAll(async () => {
   host = await startHost(
     makeHttpServer({ port: 0, host: "127.0.0.1", maxBodyBytes, publicOrigin, trustProxy: false }).pipe(
       Layer.provide(Operations.layer(catalogOf(ProbeApi), [ProbeOperations])),
-      Layer.provide(PgClient.layer({ url: Redacted.make(database.url) })),
+      Layer.provide(testPgLayer(database.url)),
       Layer.provide(Layer.succeed(ServerSecret, Redacted.make("probe-secret-of-at-least-32-characters")))
     )
   )

@@ -1,8 +1,7 @@
 import { catalog } from "@birzha/domain"
 import { advanceRuns } from "@birzha/domain/internal"
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+import { ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import type Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,6 +11,7 @@ import { toolNameOf, toolOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 /**
  * The hidden learning flow end to end, twice: over HTTP with
@@ -43,7 +43,7 @@ beforeAll(async () => {
     trustProxy: true
   })
   ;({ host, db, origin } = service)
-  worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 2 }))
+  worker = ManagedRuntime.make(testPgLayer(service.database.url, 2))
   moderator = await signIn({ url: host.url, origin, db, email: moderatorEmail })
 }, 60_000)
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { sequencePending } from "@birzha/worker-host/internal"
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+import { ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import type Pg from "pg"
 import type { Browser, BrowserContext } from "playwright-core"
@@ -12,6 +11,7 @@ import { toolNameOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
 import { Client, StreamableHTTPClientTransport } from "./testMcp.js"
 import { type Caller, startTestService, type TestService } from "./testService.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 
 const moderatorEmail = "moderator.relations@example.com"
@@ -30,7 +30,7 @@ beforeAll(async () => {
   })
   ;({ host, db, origin } = service)
   browser = await launchChromium()
-  worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 2 }))
+  worker = ManagedRuntime.make(testPgLayer(service.database.url, 2))
   moderator = await signIn({ url: host.url, origin, db, email: moderatorEmail })
 }, 60_000)
 afterAll(async () => {

@@ -1,13 +1,13 @@
 import { catalogOf, InternalError, operation, PayloadTooLarge } from "@birzha/domain"
 import { implement, Operations, ServerSecret } from "@birzha/domain/internal"
 import { HttpApi, HttpApiGroup } from "@effect/platform"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, HashMap, Layer, Logger, Redacted, Schema } from "effect"
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { makeHttpServer } from "./HttpHost.js"
 import { type RunningHost, startHost } from "./testing.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 // A small API served by the host's own adapter: an answer, a defect, a body bound.
 const Probe = HttpApiGroup.make("probe", { topLevel: true })
@@ -55,7 +55,7 @@ beforeAll(async () => {
   host = await startHost(
     makeHttpServer({ port: 0, host: "127.0.0.1", maxBodyBytes: 1024, publicOrigin: "http://localhost:8080", trustProxy: false }).pipe(
       Layer.provide(Operations.layer(catalogOf(ProbeApi), [ProbeOperations])),
-      Layer.provide(PgClient.layer({ url: Redacted.make(database.url) })),
+      Layer.provide(testPgLayer(database.url)),
       Layer.provide(Layer.succeed(ServerSecret, Redacted.make("probe-secret-of-at-least-32-characters"))),
       Layer.provide(Logger.replace(Logger.defaultLogger, logged))
     )

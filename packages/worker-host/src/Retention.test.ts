@@ -2,7 +2,6 @@ import type { Actor } from "@birzha/domain"
 import { BlobStore, cleanAbandonedFiles, PostgresBlobStore, prepareFile, ServerSecret } from "@birzha/domain/internal"
 import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { cleanExpired, makeRetentionJob } from "./Retention.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 let database: TestDatabase
 let db: Pg.Client
@@ -20,7 +20,7 @@ let actor: Actor
 
 beforeAll(async () => {
   database = await createTestDatabase("retention", { migrated: true })
-  const sql = PgClient.layer({ url: Redacted.make(database.url), maxConnections: 5 })
+  const sql = testPgLayer(database.url, 5)
   runtime = ManagedRuntime.make(Layer.mergeAll(
     PostgresBlobStore,
     Layer.succeed(ServerSecret, Redacted.make("retention tests: a server secret of 32+ characters"))

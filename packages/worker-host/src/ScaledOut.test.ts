@@ -1,6 +1,5 @@
 import { Mailer, WebhookSettings } from "@birzha/domain/internal"
 import { newSigningSecret, OperationsLive, PublicOrigin, Readiness, sealSecret, ServerSecret, SignInConfig } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
@@ -16,6 +15,7 @@ import { makeLearningGradingJob } from "./learning/GradingJob.js"
 import { makeWebhookJob } from "./webhooks/WebhookDispatcher.js"
 import { WorkerJobs, WorkerLoop } from "./WorkerLoop.js"
 import { sequencerWakes } from "./WorkerHost.js"
+import { testPgLayer } from "../../domain/test/pgLayer.js"
 
 /**
  * Scaled out (docs/decisions.md "Lock order"): three worker processes' loops — each its own
@@ -44,7 +44,7 @@ afterAll(async () => {
 /** One worker process: its own pool, the jobs that share rows, run by the worker loop as `birzha worker` does. */
 const startWorker = async (url: string) => {
   const services = Layer.mergeAll(
-    PgClient.layer({ url: Redacted.make(url), maxConnections: 6 }),
+    testPgLayer(url, 6),
     Layer.succeed(ServerSecret, Redacted.make(secret)),
     Layer.succeed(Mailer, { send: () => Effect.void }),
     Layer.succeed(SignInConfig, { publicOrigin: origin }),

@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Either, Exit, ManagedRuntime, Redacted, TestClock, TestContext } from "effect"
+import { Duration, Effect, Either, Exit, ManagedRuntime, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { ResyncRequired } from "../kernel/ApiError.js"
@@ -10,13 +9,14 @@ import { decodeEventCursor, encodeEventCursor } from "./EventCursor.js"
 import { listEvents } from "./EventLog.js"
 import { eventTypes } from "./EventType.js"
 import { expandTypePatterns, parseTypeList } from "./TypePattern.js"
+import { testPgLayer } from "../../test/pgLayer.js"
 
 let database: TestDatabase
 let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
 
 beforeAll(async () => {
   database = await createTestDatabase("eventlog", { migrated: true })
-  runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 2 }))
+  runtime = ManagedRuntime.make(testPgLayer(database.url, 2))
   await runtime.runPromise(runMigrations)
 })
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -21,6 +20,7 @@ import { type Answer, callOperation, Operations, runOperation } from "./Operatio
 import { PublicOrigin } from "./PublicOrigin.js"
 import { Readiness } from "./Readiness.js"
 import { OperationsLive, serviceImplementations } from "./ServiceOperations.js"
+import { testPgLayer } from "../../test/pgLayer.js"
 
 // Every area's operations run here through the registry alone: no HTTP, no request, real Postgres.
 const origin = "http://localhost:8080"
@@ -31,7 +31,7 @@ let runtime: ManagedRuntime.ManagedRuntime<Operations | SqlClient.SqlClient | Se
 beforeAll(async () => {
   database = await createTestDatabase("operations", { migrated: true })
   const services = Layer.mergeAll(
-    PgClient.layer({ url: Redacted.make(database.url) }),
+    testPgLayer(database.url),
     Layer.succeed(ServerSecret, Redacted.make("operations-test-secret-of-32-characters")),
     // Sign-in mail kept in the process: these tests read the code the way a person reads their mail.
     Layer.succeed(Mailer, { send: (message) => Effect.sync(() => void mailbox.push(message)) }),

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Exit, FiberRef, HashMap, ManagedRuntime, Redacted, Schema } from "effect"
+import { Context, Effect, Exit, FiberRef, HashMap, ManagedRuntime, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { NotFound, RequestConflict, RevisionConflict } from "../kernel/ApiError.js"
@@ -10,6 +9,7 @@ import { idempotent, idempotentBatch, requestHash } from "./Idempotency.js"
 import { latestMigrationId, migrations, migrationsTable, runMigrations } from "./Migrations.js"
 import { appendEvent } from "./Outbox.js"
 import { updateAtRevision } from "./Revision.js"
+import { testPgLayer } from "../../test/pgLayer.js"
 
 let database: TestDatabase
 let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
@@ -20,7 +20,7 @@ const failure = <A, E>(result: Exit.Exit<A, E>): unknown =>
 
 beforeAll(async () => {
   database = await createTestDatabase("store", { migrated: true })
-  runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 30 }))
+  runtime = ManagedRuntime.make(testPgLayer(database.url, 30))
   await run(runMigrations)
   await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -48,7 +48,7 @@ const widget = (uuid: string) =>
 describe("migrations", () => {
   it("apply once even when several hosts start at the same time", async () => {
     const fresh = await createTestDatabase("migrate")
-    const rt = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(fresh.url), maxConnections: 5 }))
+    const rt = ManagedRuntime.make(testPgLayer(fresh.url, 5))
     try {
       const results = await rt.runPromise(Effect.all([runMigrations, runMigrations, runMigrations], { concurrency: "unbounded" }))
       const all = migrations.map(([id]) => id)

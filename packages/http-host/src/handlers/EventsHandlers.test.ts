@@ -1,14 +1,14 @@
 import { EventEnvelope, eventTypes } from "@birzha/domain"
 import { sequencePending } from "@birzha/worker-host/internal"
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted, Schema } from "effect"
+import { ManagedRuntime, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 const origin = "http://localhost:8080"
 let database: TestDatabase
@@ -22,7 +22,7 @@ beforeAll(async () => {
   await untilReady(host)
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
-  worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 2 }))
+  worker = ManagedRuntime.make(testPgLayer(database.url, 2))
 })
 afterAll(async () => {
   await worker?.dispose()

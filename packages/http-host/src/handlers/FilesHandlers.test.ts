@@ -1,7 +1,6 @@
 import { type FileMimeType, fileMimeTypes, type FilePurpose } from "@birzha/domain"
 import { unusableFiles } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,6 +9,7 @@ import type { TestDatabase } from "../../../../testing/postgres.js"
 import { type SignedIn, signIn } from "../../../../testing/signIn.js"
 import { type RunningHost } from "../testing.js"
 import { startTestService, type TestService } from "../testService.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 const origin = "http://localhost:8080"
 let service: TestService
@@ -445,7 +445,7 @@ describe("files", () => {
     const bobs = await readyFile(bob)
     const unusable = (profileUuid: string, purpose: FilePurpose, uuids: ReadonlyArray<string>) =>
       Effect.runPromise(unusableFiles(profileUuid, purpose, uuids).pipe(
-        Effect.provide(PgClient.layer({ url: Redacted.make(database.url) }))
+        Effect.provide(testPgLayer(database.url))
       ))
     expect(await unusable(alice.profileUuid, "publication_asset", [])).toEqual([])
     expect(await unusable(alice.profileUuid, "publication_asset", [asset.uuid, asset.uuid.toUpperCase()])).toEqual([])

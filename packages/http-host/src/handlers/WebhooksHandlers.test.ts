@@ -1,8 +1,7 @@
 import { cleanWebhookHistory } from "@birzha/domain/internal"
 import { DatabaseLive, MigrationsAtStart } from "@birzha/infrastructure"
 import { defaultPerEndpoint, WorkerHostLive } from "@birzha/worker-host/internal"
-import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Redacted, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
 import { Webhook } from "standardwebhooks"
@@ -12,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "../../../../testing/postg
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { type Receiver, startReceiver } from "../../../../testing/webhookReceiver.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 let origin: string
 let database: TestDatabase
@@ -713,7 +713,7 @@ describe("history retention", () => {
     const kept = await old("failed", "6 days 23 hours")
     const unfinished = await old("pending", "9 days")
     const removed = await Effect.runPromise(cleanWebhookHistory.pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 1 }))
+      Effect.provide(testPgLayer(database.url, 1))
     ))
     expect(removed.deliveries).toBeGreaterThanOrEqual(2)
     const left = new Set((await db.query<{ uuid: string }>("SELECT uuid FROM webhook_deliveries WHERE endpoint_uuid = $1", [uuid])).rows.map((row) => row.uuid))

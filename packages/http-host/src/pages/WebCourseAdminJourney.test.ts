@@ -1,13 +1,13 @@
 import { catalog } from "@birzha/domain"
 import { advanceRuns, PostgresBlobStore, runLearningJobs } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { signIn } from "../../../../testing/signIn.js"
 import type { Caller } from "../testService.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // Course administration through the web application's pages (packages/web): an owner, whose
 // course is set up through the API, saves a module to the library, copies the course, exports it
@@ -54,7 +54,7 @@ const day = 86_400_000
 describe("course administration through the pages", { timeout: 900_000 }, () => {
   it("library → copy → package export and import → bundle → groups → exports → ownership transfer accepted", async () => {
     const { origin, person, checkPage, service, db } = world
-    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 1 }))
+    const worker = ManagedRuntime.make(testPgLayer(service.database.url, 1))
     /** The worker's step for learning jobs (exports, imports), as `birzha worker` runs it. */
     const work = () => worker.runPromise(Effect.provide(runLearningJobs(), PostgresBlobStore))
     /** A job's page, after the worker has done the job: the page reads it again by itself and shows the result. */

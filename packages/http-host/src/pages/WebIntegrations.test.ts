@@ -1,10 +1,10 @@
 import { sequencePending } from "@birzha/worker-host/internal"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+import { ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, poll } from "./webJourney.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // The integrations page of the web application (packages/web, IntegrationsPage) in real headless
 // Chromium: keys made, changed, reissued and revoked through the page; a secret shown once, never
@@ -138,7 +138,7 @@ describe("the integrations page", { timeout: 300_000 }, () => {
     const second = await world.service.call("POST", "/api/v1/commands/tasks.save", { cookie }, { requestUuid: randomUUID(), data: { ...task, title: "Вторая задача" } })
     expect(second.status, JSON.stringify(second.body)).toBe(200)
     // What the worker's sequencer does (this journey runs no worker), then what the API gives the same person, oldest first.
-    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 1 }))
+    const worker = ManagedRuntime.make(testPgLayer(world.service.database.url, 1))
     const unsequenced = async () => (await world.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL")).rows[0]!.n
     await poll(async () => {
       await worker.runPromise(sequencePending(1000))

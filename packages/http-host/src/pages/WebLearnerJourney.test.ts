@@ -1,12 +1,12 @@
 import { catalog } from "@birzha/domain"
 import { advanceRuns } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+import { ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { screenshot } from "../../../../testing/browser.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { openJourney, poll } from "./webJourney.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // The learner's journey through the web application's pages (packages/web): an author, set up
 // through the API, publishes a course with a text step, a quiz and a reviewed assignment and opens
@@ -88,7 +88,7 @@ describe("the learner's journey through the pages", { timeout: 900_000 }, () => 
     })
     await act(author, "learning.runs.update", { run: created.uuid, expectedRevision: created.revision, publish: true })
     // The run clock (the worker's learning_runs job; the test host runs no workers) starts it.
-    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 1 }))
+    const worker = ManagedRuntime.make(testPgLayer(service.database.url, 1))
     try {
       expect(await worker.runPromise(advanceRuns(new Date()))).toBeGreaterThanOrEqual(1)
     } finally {

@@ -1,10 +1,10 @@
 import { advanceRuns, type CallReport, checkReply, claimGradingCalls, finishGradingCalls } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { screenshot } from "../../../../testing/browser.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // The learning flow from end to end, through the web application's pages only (the learning
 // area's whole journey). Each person signs in through the sign-in page in a browser context of their
@@ -52,7 +52,7 @@ const mailedLink = async (to: string, path: string) => {
  * worker host's learning_runs and learning_grading jobs do. Stopped by the function it answers.
  */
 const startWorkers = (databaseUrl: string) => {
-  const runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 }))
+  const runtime = ManagedRuntime.make(testPgLayer(databaseUrl, 1))
   const once = Effect.gen(function*() {
     yield* advanceRuns(new Date())
     const calls = yield* claimGradingCalls(16)

@@ -1,6 +1,5 @@
 import { PostgresBlobStore, seedDemoData } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import Pg from "pg"
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { axeViolations, launchChromium, screenshot, signInThroughPage } from "../../../../testing/browser.js"
 import { signIn } from "../../../../testing/signIn.js"
 import { startTestService, type TestService } from "../testService.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // The web application (packages/web) served by the host, over the demo marketplace: its HTML as
 // fetched (no JavaScript), and in real headless Chromium (one browser, contexts in parallel).
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await Effect.runPromise(
     seedDemoData({ publications: 120, seed: 3, profilesPerType: 3, reset: false }).pipe(
       Effect.provide(PostgresBlobStore),
-      Effect.provide(Layer.orDie(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 2 })))
+      Effect.provide(Layer.orDie(testPgLayer(service.database.url, 2)))
     )
   )
   const { rows } = await db.query<{ uuid: string; title: string; owner: string; owner_name: string }>(

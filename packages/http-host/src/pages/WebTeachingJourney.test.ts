@@ -1,7 +1,6 @@
 import { catalog } from "@birzha/domain"
 import { advanceRuns } from "@birzha/domain/internal"
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+import { ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -9,6 +8,7 @@ import { screenshot } from "../../../../testing/browser.js"
 import { signIn } from "../../../../testing/signIn.js"
 import type { Caller } from "../testService.js"
 import { openJourney, type Person, poll } from "./webJourney.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // The teachers' journey through the web application's pages (packages/web, /teaching): an owner,
 // set up through the API, publishes a course with a quiz and a staff-reviewed assignment whose
@@ -103,7 +103,7 @@ describe("the teachers' journey through the pages", { timeout: 900_000 }, () => 
       extensionPolicy: { autoApproveDays: 0, maxDays: 30, maxCount: 3, windowDays: 7 }
     })
     await act(owner, "learning.runs.update", { run: created.uuid, expectedRevision: created.revision, publish: true })
-    const worker = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(service.database.url), maxConnections: 1 }))
+    const worker = ManagedRuntime.make(testPgLayer(service.database.url, 1))
     try {
       expect(await worker.runPromise(advanceRuns(new Date()))).toBeGreaterThanOrEqual(1)
     } finally {

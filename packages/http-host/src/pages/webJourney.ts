@@ -1,7 +1,6 @@
 import { fanOutAutomations } from "@birzha/domain/internal"
 import { sequencePending } from "@birzha/worker-host/internal"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import type Pg from "pg"
 import type { SqlClient } from "@effect/sql"
@@ -9,6 +8,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, expect, type ExpectStatic } from "vitest"
 import { axeViolations, launchChromium, screenshot } from "../../../../testing/browser.js"
 import { startTestService, type TestService } from "../testService.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 // What the journeys through the web application's pages share (WebTaskJourney.test.ts,
 // WebProfileSettings.test.ts, …): people signed in, each in their own browser
@@ -189,7 +189,7 @@ export const eventWorker = (world: JourneyWorld): () => Promise<void> => {
     await worker?.dispose()
   })
   return async () => {
-    worker ??= ManagedRuntime.make(PgClient.layer({ url: Redacted.make(world.service.database.url), maxConnections: 2 }))
+    worker ??= ManagedRuntime.make(testPgLayer(world.service.database.url, 2))
     await worker.runPromise(Effect.gen(function*() {
       for (;;) {
         const sequenced = yield* sequencePending(1000)

@@ -11,6 +11,7 @@ import Pg from "pg"
 import { ModeratorsConfig, OperatorsConfig } from "../Settings.js"
 import { DatabaseConfig } from "./DatabaseConfig.js"
 import { makePgliteClient } from "./PgliteClient.js"
+import { PatientPool } from "./PatientPool.js"
 import { PreparingClient } from "./PreparingClient.js"
 
 export interface ReadinessReport {
@@ -67,7 +68,8 @@ const serverClient = (url: Redacted.Redacted<string>) =>
     // A lazy pool: the host starts while the server is down and answers readyz 503 until it is up.
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new Pg.Pool({
+        // A server whose connection slots are all taken is waited for, up to the connection timeout (PatientPool).
+        const pool = new PatientPool({
           // Parameterised statements are prepared per connection: Postgres plans them once (see PreparingClient).
           Client: PreparingClient,
           connectionString: Redacted.value(url),

@@ -1,12 +1,12 @@
 import { listProfiles, listPublications } from "@birzha/domain/internal"
 import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { makePgliteClient } from "./PgliteClient.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 /** Titles that put a word at every boundary the rule names; each gets its own public publication. */
 const titles = {
@@ -54,7 +54,7 @@ const database = (name: string, layer: Layer.Layer<SqlClient.SqlClient, unknown>
 
 const postgres = async (): Promise<Database> => {
   const made: TestDatabase = await createTestDatabase("word_search")
-  return database("Postgres", PgClient.layer({ url: Redacted.make(made.url), maxConnections: 2 }), () => made.drop())
+  return database("Postgres", testPgLayer(made.url, 2), () => made.drop())
 }
 
 const pglite = async (): Promise<Database> => {

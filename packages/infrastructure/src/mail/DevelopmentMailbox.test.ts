@@ -1,11 +1,11 @@
 import { Mailer, type MailMessage, MailNotAccepted } from "@birzha/domain/internal"
 import { runMigrations } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { DevelopmentMailbox, DevelopmentMailboxLive, DevelopmentMailer } from "./DevelopmentMailbox.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 type Services = SqlClient.SqlClient | Mailer | DevelopmentMailbox
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   database = await createTestDatabase("mailbox")
   runtime = ManagedRuntime.make(
     Layer.mergeAll(DevelopmentMailer, DevelopmentMailboxLive).pipe(
-      Layer.provideMerge(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 5 }))
+      Layer.provideMerge(testPgLayer(database.url, 5))
     )
   )
   await run(runMigrations)
@@ -65,7 +65,7 @@ describe("development mailbox", () => {
 
   it("refuses the message with MailNotAccepted when the database does not keep it", async () => {
     const broken = ManagedRuntime.make(
-      Layer.mergeAll(DevelopmentMailer).pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 1 })))
+      Layer.mergeAll(DevelopmentMailer).pipe(Layer.provideMerge(testPgLayer(database.url, 1)))
     )
     try {
       await broken.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE development_mailbox RENAME TO development_mailbox_gone`))

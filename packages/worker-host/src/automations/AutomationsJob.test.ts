@@ -14,7 +14,6 @@ import {
 } from "@birzha/domain/internal"
 import { runMigrations } from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { Webhook } from "standardwebhooks"
@@ -25,6 +24,7 @@ import { sequencePending } from "../events/Sequencer.js"
 import { makeWebhookJob } from "../webhooks/WebhookDispatcher.js"
 import type { WorkerJob } from "../WorkerLoop.js"
 import { makeAutomationsJob } from "./AutomationsJob.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 const origin = "http://localhost:8080"
 let database: TestDatabase
@@ -35,7 +35,7 @@ let scope: Scope.CloseableScope
 beforeAll(async () => {
   database = await createTestDatabase("automations_job", { migrated: true })
   const services = Layer.mergeAll(
-    PgClient.layer({ url: Redacted.make(database.url), maxConnections: 8 }),
+    testPgLayer(database.url, 8),
     Layer.succeed(ServerSecret, Redacted.make("automations-job-test-secret-of-32-chars")),
     Layer.succeed(Mailer, { send: () => Effect.void }),
     Layer.succeed(SignInConfig, { publicOrigin: origin }),

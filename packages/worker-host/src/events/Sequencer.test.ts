@@ -1,8 +1,7 @@
 import { readSequencedEvents } from "@birzha/domain/internal"
 import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Exit, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Redacted, Ref, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Ref, Scope } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type EmbeddedDataDir, embeddedDataDir } from "../../../../testing/pglite.js"
@@ -10,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "../../../../testing/postg
 import { makePgliteClient } from "@birzha/infrastructure"
 import { WorkerJobs, WorkerLoop } from "../WorkerLoop.js"
 import { makeSequencerJob, sequenceBatch, sequencerLockKey } from "./Sequencer.js"
+import { testPgLayer } from "../../../domain/test/pgLayer.js"
 
 let database: TestDatabase
 let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
@@ -17,7 +17,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => runtime.
 
 beforeAll(async () => {
   database = await createTestDatabase("sequencer", { migrated: true })
-  runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 30 }))
+  runtime = ManagedRuntime.make(testPgLayer(database.url, 30))
   await run(Store.runMigrations)
 })
 afterAll(async () => {
@@ -160,7 +160,7 @@ describe("the sequencer", () => {
       })
 
     // A second process: its own pool, competing for the same lock.
-    const second = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(database.url), maxConnections: 3 }))
+    const second = ManagedRuntime.make(testPgLayer(database.url, 3))
     const numberedBy = [0, 0]
     const failures: Array<unknown> = []
     const sequencer = (index: number) =>
@@ -249,7 +249,7 @@ describe("the sequencer", () => {
 
   it("logs a database that is not migrated once, not on every poll, and recovers", async () => {
     const empty = await createTestDatabase("sequencer_empty")
-    const rt = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(empty.url), maxConnections: 2 }))
+    const rt = ManagedRuntime.make(testPgLayer(empty.url, 2))
     try {
       const warnings = await rt.runPromise(Effect.gen(function*() {
         const lines = yield* Ref.make<Array<string>>([])

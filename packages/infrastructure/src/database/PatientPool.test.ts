@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto"
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { admin } from "../../../../testing/postgresServer.js"
+import { PatientPool } from "./PatientPool.js"
+
+// A role allowed one connection: the server refuses its second with 53300 `too_many_connections`,
+// as it refuses anyone once every slot of `max_connections` is taken (superusers are exempt from
+// a role's limit, so the test connects as this role).
+const role = `birzha_one_slot_${randomBytes(4).toString("hex")}`
+let database: TestDatabase
+let roleUrl: string
+
+beforeAll(async () => {
+  database = await createTestDatabase("patient_pool")
+  await admin((client) => client.query(`CREATE ROLE "${role}" LOGIN CONNECTION LIMIT 1`))
+  const url = new URL(database.url)
+  url.username = role
+  roleUrl = url.toString()
+})
+afterAll(async () => {
+  await database?.drop()
+  await admin((client) => client.query(`DROP ROLE IF EXISTS "${role}"`))
+})
+
+/** The role's one slot, taken by a client of its own until `release`. */
+const takeTheSlot = async () => {
+  const holder = new Pg.Client({ connectionString: roleUrl })
+  await holder.connect()
+  return { release: () => holder.end() }
+}
+
+const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as { readonly code?: string })
+
+describe("the service's connection pool on a full server", () => {
+  it("waits for a slot the server refused and runs the statement once one frees, where node-postgres's pool fails at once", async () => {
+    const slot = await takeTheSlot()
+    const plain = new Pg.Pool({ connectionString: roleUrl, max: 2 })
+    const patient = new PatientPool({ connectionString: roleUrl, max: 2, slotWaitMillis: 30_000 })
+    try {
+      expect((await failureOf(plain.query("SELECT 1")))?.code).toBe("53300")
+      const answered = patient.query<{ one: number }>("SELECT 1 AS one")
+      let settled = false
+      void answered.finally(() => (settled = true))
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(settled).toBe(false)
+      await slot.release()
+      expect((await answered).rows).toEqual([{ one: 1 }])
+    } finally {
+      await plain.end()
+      await patient.end()
+    }
+  })
+
+  it("gives up with the server's refusal once its wait is over", async () => {
+    const slot = await takeTheSlot()
+    const patient = new PatientPool({ connectionString: roleUrl, max: 2, slotWaitMillis: 600 })
+    try {
+      expect((await failureOf(patient.connect()))?.code).toBe("53300")
+    } finally {
+      await slot.release()
+      await patient.end()
+    }
+  }, 30_000)
+
+  it("fails at once on any other refusal to connect", async () => {
+    const url = new URL(roleUrl)
+    url.pathname = `/${database.name}_absent`
+    // Asked again, it would fail only after ten minutes: past this test's time.
+    const patient = new PatientPool({ connectionString: url.toString(), max: 1, slotWaitMillis: 600_000 })
+    try {
+      // 3D000 invalid_catalog_name: asking again would not help.
+      expect((await failureOf(patient.query("SELECT 1")))?.code).toBe("3D000")
+    } finally {
+      await patient.end()
+    }
+  }, 30_000)
+})
