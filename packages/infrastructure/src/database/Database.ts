@@ -35,7 +35,8 @@ const poolUseOf = (pool: Pg.Pool) => (): PoolUse => ({
   max: pool.options.max ?? 10,
   total: pool.totalCount,
   idle: pool.idleCount,
-  waiting: pool.waitingCount
+  // Those waiting to ask a full server again hold no place in the pool's queue (PatientPool).
+  waiting: pool.waitingCount + (pool instanceof PatientPool ? pool.retrying : 0)
 })
 
 /** Which store this process uses, and whether it can serve. */
@@ -87,7 +88,8 @@ const serverClient = (url: Redacted.Redacted<string>) =>
         pool.on("error", () => {})
         return pool
       }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(2)))
+      // A release is uninterruptible: without `interruptible` the timeout could not cut a pool whose client is never given back.
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(Duration.seconds(2)))
     )
     const sql = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "birzha" })
     // The per-request reads before any transaction go to the pool directly (PooledReads).

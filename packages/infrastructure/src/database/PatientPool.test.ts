@@ -24,8 +24,18 @@ afterAll(async () => {
   await admin((client) => client.query(`DROP ROLE IF EXISTS "${role}"`))
 })
 
-/** The role's one slot, taken by a client of its own until `release`. */
+/**
+ * The role's one slot, taken by a client of its own until `release`, once the connections of the
+ * test before have closed (a pool's `end` resolves before its connections are gone).
+ */
 const takeTheSlot = async () => {
+  await admin(async (client) => {
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1", [role])
+      if (rows[0]?.n === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })
   const holder = new Pg.Client({ connectionString: roleUrl })
   await holder.connect()
   return { release: () => holder.end() }
@@ -53,11 +63,14 @@ describe("the service's connection pool on a full server", () => {
     }
   })
 
-  it("gives up with the server's refusal once its wait is over", async () => {
+  it("asks again until its wait is over, then fails with the server's refusal", async () => {
     const slot = await takeTheSlot()
     const patient = new PatientPool({ connectionString: roleUrl, max: 2, slotWaitMillis: 600 })
     try {
+      const started = Date.now()
       expect((await failureOf(patient.connect()))?.code).toBe("53300")
+      // Its last attempt is made once the 600 ms are over, never before.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(600)
     } finally {
       await slot.release()
       await patient.end()
