@@ -310,7 +310,9 @@ describe("the learning grading worker", () => {
   })
 
   it("fails a grade after 3 platform errors: check_failed, the attempt refunded, learning.checker.failed; a 4xx is not retried", async () => {
-    const s = await setup()
+    // The grader answers at once; a timeout far above the default 500 ms keeps a busy machine's late
+    // answer from being another platform error (a timeout) than the one this test counts.
+    const s = await setup({ timeoutMs: 10_000 })
     behaviour = byReply
     const boom = await s.submit("boom")
     for (let i = 0; i < 3; i++) {
@@ -330,7 +332,9 @@ describe("the learning grading worker", () => {
   })
 
   it("suspends the checker after five platform errors in a row; resume drains the queue and no attempt is lost", async () => {
-    const s = await setup()
+    // As above: with 500 ms, a call the worker gave up on under load reached the grader after
+    // `calls` was emptied below, as if a suspended checker had been called.
+    const s = await setup({ timeoutMs: 10_000 })
     behaviour = () => ({ status: 503, body: "{}" })
     const first = await Promise.all([1, 2, 3, 4, 5].map(() => s.submit("boom")))
     await runWorker()
