@@ -9,10 +9,28 @@ import Pg from "pg"
  */
 export const testPostgresUrl = process.env["BIRZHA_TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
+/**
+ * A connection to the test server's own database. A server whose every slot is taken (two copies
+ * of the suite on one server) refuses it with 53300 `too_many_connections`: asked again for up to
+ * a minute, as the service's pool does (packages/infrastructure/src/database/PatientPool.ts).
+ */
+const connected = async (): Promise<Pg.Client> => {
+  const until = Date.now() + 60_000
+  for (let delay = 20; ; delay = Math.min(500, delay * 2)) {
+    const client = new Pg.Client({ connectionString: testPostgresUrl })
+    try {
+      await client.connect()
+      return client
+    } catch (error) {
+      if ((error as { readonly code?: string }).code !== "53300" || Date.now() > until) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay))
+  }
+}
+
 /** Runs `run` on a connection to the test server's own database, closed afterwards. */
 export const admin = async <A>(run: (client: Pg.Client) => Promise<A>): Promise<A> => {
-  const client = new Pg.Client({ connectionString: testPostgresUrl })
-  await client.connect()
+  const client = await connected()
   try {
     return await run(client)
   } finally {

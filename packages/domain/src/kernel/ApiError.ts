@@ -81,7 +81,7 @@ export interface ApiErrorClass<Self extends { readonly message: string }> {
 /**
  * One wire schema per class, shared by every endpoint that declares the class: the catalog names
  * the common ones (`NotFound`, `RequestConflict`, `InvalidState`) hundreds of times, and building
- * each anew was about a third of loading the declaration (the hosts' start, every page that loads
+ * each anew was about a quarter of loading the declaration (the hosts' start, every page that loads
  * the browser's client). Schemas are immutable values, so one instance serves every union.
  */
 const wired = new WeakMap<object, Schema.Schema.Any>()
