@@ -50,7 +50,8 @@ const deliveryView = (row: DeliveryRow, attempts: ReadonlyArray<AttemptRow>): We
   status: row.status,
   attemptCount: row.attempt_count,
   ...(row.next_attempt_at === null || (row.status !== "pending" && row.status !== "delivering") ? {} : { nextAttemptAt: row.next_attempt_at }),
-  ...(row.cancel_reason === null ? {} : { cancelReason: row.cancel_reason }),
+  // A delivery cancelled while its attempt is out keeps its reason until the attempt is recorded.
+  ...(row.cancel_reason === null || row.status !== "cancelled" ? {} : { cancelReason: row.cancel_reason }),
   createdAt: row.created_at,
   ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
   attempts: attempts.map(attemptView)

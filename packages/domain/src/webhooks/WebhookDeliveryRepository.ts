@@ -179,16 +179,23 @@ export const requeueFailedEventDeliveries = (
 /**
  * Pending attempts of the endpoint end as `cancelled` (spec: pause and disable cancel pending
  * attempts). One a worker is sending right now finishes its request (it cannot be recalled) and is
- * not retried.
+ * not retried: it keeps its lease and gets the reason, which `recordDeliveryResults` turns into
+ * `cancelled` instead of a retry. Writing that row (not only the free ones) matters when the
+ * attempt comes back before this transaction commits: the worker's statement then waits for the
+ * row and reads the reason, where reading the endpoint would still have shown it active. Returns
+ * how many were cancelled now.
  */
 export const cancelPendingDeliveries = (endpointUuid: string, reason: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', cancel_reason = ${reason},
-        next_attempt_at = NULL, finished_at = now(), updated_at = now()
-      WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
-      RETURNING uuid`
-    return rows.length
+    const free = sql`(lease_until IS NULL OR lease_until < now())`
+    const rows = yield* sql`UPDATE webhook_deliveries SET cancel_reason = ${reason},
+        status = CASE WHEN ${free} THEN 'cancelled' ELSE status END,
+        next_attempt_at = CASE WHEN ${free} THEN NULL ELSE next_attempt_at END,
+        finished_at = CASE WHEN ${free} THEN now() END, updated_at = now()
+      WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending'
+      RETURNING status`
+    return rows.filter((row) => row["status"] === "cancelled").length
   })
 
 const Gone = Schema.Struct({ n: Schema.Int })
@@ -452,8 +459,9 @@ export interface DeliveryResult {
 
 /**
  * Writes the results of leased deliveries (only while the lease is still theirs) and releases the
- * leases. A retry for an endpoint that is no longer active (paused, disabled, changed, deleted) is
- * cancelled instead.
+ * leases. A retry for an endpoint that is no longer active (paused, disabled, changed, deleted),
+ * or of a delivery cancelled while its attempt was out (`cancelPendingDeliveries` left the reason),
+ * is cancelled instead.
  */
 export const recordDeliveryResults = (results: ReadonlyArray<DeliveryResult>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   results.length === 0 ? Effect.void : Effect.flatMap(SqlClient.SqlClient, (sql) => {
@@ -465,17 +473,19 @@ export const recordDeliveryResults = (results: ReadonlyArray<DeliveryResult>): E
       cancel_reason: o.cancelReason,
       attempted: o.attempted
     }))
+    const retried = sql`o.result = 'retry' AND d.cancel_reason IS NULL AND w.state = 'active' AND w.deleted_at IS NULL`
     return sql`UPDATE webhook_deliveries d SET
         status = CASE
           WHEN o.result <> 'retry' THEN o.result
-          WHEN w.state = 'active' AND w.deleted_at IS NULL THEN 'pending'
+          WHEN ${retried} THEN 'pending'
           ELSE 'cancelled' END,
-        next_attempt_at = CASE WHEN o.result = 'retry' AND w.state = 'active' AND w.deleted_at IS NULL THEN o.retry_at END,
+        next_attempt_at = CASE WHEN ${retried} THEN o.retry_at END,
         cancel_reason = CASE
           WHEN o.result = 'cancelled' THEN o.cancel_reason
+          WHEN o.result = 'retry' AND d.cancel_reason IS NOT NULL THEN d.cancel_reason
           WHEN o.result = 'retry' AND w.deleted_at IS NOT NULL THEN 'endpoint deleted'
           WHEN o.result = 'retry' AND w.state <> 'active' THEN 'endpoint ' || w.state END,
-        finished_at = CASE WHEN o.result = 'retry' AND w.state = 'active' AND w.deleted_at IS NULL THEN NULL ELSE now() END,
+        finished_at = CASE WHEN ${retried} THEN NULL ELSE now() END,
         attempt_count = d.attempt_count + o.attempted::int,
         round_attempts = d.round_attempts + o.attempted::int,
         lease_until = NULL, lease_token = NULL, updated_at = now()

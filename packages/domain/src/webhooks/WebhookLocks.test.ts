@@ -7,6 +7,7 @@ import { only } from "../../test/learning.js"
 import { cancelPendingDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
 import { recordOutcomes } from "./WebhookDispatch.js"
 import { findOwnEndpoint } from "./WebhookEndpointRepository.js"
+import { updateWebhookEndpoint } from "./WebhookEndpoints.js"
 
 /**
  * The webhook tables' lock order (docs/decisions.md "Lock order") on real Postgres, interleaved
@@ -90,6 +91,53 @@ describe("webhook lock order", () => {
     expect(endpoint!.failing).toBe(true)
     const [attempts] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_uuid = $1", delivery!.uuid)
     expect(attempts!.n).toBe(1)
+  })
+
+  it("an attempt out while the owner pauses, recorded before the pause commits: the delivery ends cancelled, not pending behind a paused endpoint", async () => {
+    const { owner, uuid } = await activeEndpoint()
+    // Its failing streak already started: recording another failure takes no lock on the endpoint.
+    await m.sql("UPDATE webhook_endpoints SET failing_since = now() WHERE uuid = $1", uuid)
+    const token = randomUUID()
+    const [delivery] = await m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
+        next_attempt_at, lease_until, lease_token)
+      VALUES ($1, 'event', $2, 'profile.updated', 1, now(), now() + interval '1 minute', $3) RETURNING uuid`, uuid, randomUUID(), token)
+    const [revision] = await m.sql<{ revision: number }>("SELECT revision FROM webhook_endpoints WHERE uuid = $1", uuid)
+    const outcome = await m.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const paused = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      // The owner's pause (webhooks.update), done but not yet committed: the attempt is out, so its delivery is not cancelled now.
+      const ownerSide = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+        const updated = yield* updateWebhookEndpoint(owner, uuid, { requestUuid: randomUUID(), expectedRevision: revision!.revision, paused: true })
+        yield* Deferred.succeed(paused, undefined)
+        yield* Deferred.await(go)
+        return updated.endpoint.state
+      })))
+      yield* Effect.raceFirst(Deferred.await(paused), Fiber.join(ownerSide))
+      // The attempt comes back 500: the worker records a retry while the pause is still uncommitted.
+      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([{
+        deliveryUuid: delivery!.uuid,
+        leaseToken: token,
+        endpointUuid: uuid,
+        kind: "event",
+        configVersion: 1,
+        result: "retry",
+        retryAt: new Date(Date.now() + 60_000),
+        attempt: { attemptedAt: new Date(), url: "https://receiver.example/hook", result: { statusCode: 500, excerpt: "", durationMs: 3 } },
+        endpointFailing: true
+      }])))
+      // The worker either waits for the owner (then reads the pause) or is done before the commit.
+      yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1 || workerSide.unsafePoll() !== null, "the worker to wait or finish"))
+      yield* Deferred.succeed(go, undefined)
+      return { owner: yield* Fiber.await(ownerSide), worker: yield* Fiber.await(workerSide) }
+    }))
+    expect(Exit.isSuccess(outcome.owner), causeOf(outcome.owner)).toBe(true)
+    expect(Exit.isSuccess(outcome.worker), causeOf(outcome.worker)).toBe(true)
+    const [row] = await m.sql<{ status: string; cancel_reason: string | null; next: boolean; finished: boolean }>(
+      "SELECT status, cancel_reason, next_attempt_at IS NOT NULL AS next, finished_at IS NOT NULL AS finished FROM webhook_deliveries WHERE uuid = $1",
+      delivery!.uuid
+    )
+    expect(row).toEqual({ status: "cancelled", cancel_reason: "endpoint paused", next: false, finished: true })
   })
 
   it("a delivery an automation rule queues is inserted while a worker's fan-out holds the endpoint", async () => {
