@@ -8,6 +8,7 @@ import { cancelPendingDeliveries, lockEndpointsBehind, queueEventDelivery } from
 import { recordOutcomes } from "./WebhookDispatch.js"
 import { findOwnEndpoint } from "./WebhookEndpointRepository.js"
 import { updateWebhookEndpoint } from "./WebhookEndpoints.js"
+import { WebhookSettings } from "./WebhookSettings.js"
 
 /**
  * The webhook tables' lock order (docs/decisions.md "Lock order") on real Postgres, interleaved
@@ -109,6 +110,7 @@ describe("webhook lock order", () => {
       // The owner's pause (webhooks.update), done but not yet committed: the attempt is out, so its delivery is not cancelled now.
       const ownerSide = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
         const updated = yield* updateWebhookEndpoint(owner, uuid, { requestUuid: randomUUID(), expectedRevision: revision!.revision, paused: true })
+          .pipe(Effect.provideService(WebhookSettings, { publicOrigin: "https://birzha.test", allowHttpLoopback: false }))
         yield* Deferred.succeed(paused, undefined)
         yield* Deferred.await(go)
         return updated.endpoint.state
