@@ -9,7 +9,7 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/*.test.ts", "examples/*/src/**/*.test.ts", "scripts/*.test.ts", "scripts/*.test.mjs"],
+    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/*.test.ts", "examples/*/src/**/*.test.ts", "scripts/*.test.ts", "scripts/*.test.mjs", "testing/*.test.ts"],
     // The packed-client example runs in the release checks (`pnpm test:release`,
     // scripts/release-dry-run.mjs) on the tarball the dry run packed, not in the test command.
     exclude: ["**/node_modules/**", ...(process.env["BIRZHA_RELEASE_CHECKS"] === "1" ? [] : ["examples/packed-client/**"])],

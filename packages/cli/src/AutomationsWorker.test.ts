@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { untilDone } from "../../../testing/progress.js"
 import { runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running the tests.
@@ -42,13 +43,10 @@ afterAll(async () => {
 const count = async (text: string, params: ReadonlyArray<unknown> = []) =>
   (await db.query<{ n: number }>(text, params as Array<unknown>)).rows[0]!.n
 
-const until = async (check: () => Promise<boolean>, what: string, timeoutMs: number) => {
-  const end = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** Executions in each state, for waiting on the worker: a liveness bound (testing/progress.ts), not a speed one. */
+const executions = async () =>
+  (await db.query<{ finished: number; succeeded: number }>(`SELECT count(*) FILTER (WHERE status IN ('succeeded', 'failed', 'cancelled'))::int AS finished,
+    count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded FROM automation_executions`)).rows[0]!
 
 describe("automation rules in the worker process", () => {
   it("kill -9 in the middle of 1,000 matching events: one execution per (rule, event), no action twice", async () => {
@@ -79,7 +77,7 @@ describe("automation rules in the worker process", () => {
            jsonb_build_object('profileUuid', $1::text)
          FROM generate_series(1, 1000) g`, [profile!.uuid]
       )
-      await until(async () => (await count("SELECT count(*)::int AS n FROM automation_executions WHERE status = 'succeeded'")) >= 100, "the first runs", 60_000)
+      await untilDone(executions, (now) => now.succeeded >= 100, (now) => now, "the first runs", { stallMs: 120_000 })
       first.child.kill("SIGKILL")
       expect(await first.exited).toBe(null)
       const atKill = await count("SELECT count(*)::int AS n FROM automation_executions WHERE status = 'succeeded'")
@@ -89,11 +87,7 @@ describe("automation rules in the worker process", () => {
       // instead of waiting for it.
       await db.query("UPDATE automation_executions SET lease_until = now() - interval '1 second' WHERE status = 'running'")
       second = birzha(["worker"], env)
-      await until(
-        async () => (await count("SELECT count(*)::int AS n FROM automation_executions WHERE status IN ('succeeded', 'failed', 'cancelled')")) === 2000,
-        "every execution to finish",
-        150_000
-      )
+      await untilDone(executions, (now) => now.finished === 2000, (now) => now, "every execution to finish", { stallMs: 120_000 })
       expect(await count("SELECT count(*)::int AS n FROM automation_executions")).toBe(2000)
       expect(await count("SELECT count(*)::int AS n FROM automation_executions WHERE status = 'succeeded'")).toBe(2000)
       expect(await count("SELECT count(DISTINCT (rule_uuid, event_uuid))::int AS n FROM automation_executions")).toBe(2000)
@@ -106,5 +100,5 @@ describe("automation rules in the worker process", () => {
       await second?.exited
     }
     expect(second!.stderr()).not.toMatch(/uncaught|unhandled/i)
-  }, 240_000)
+  }, 1_800_000)
 })

@@ -8,6 +8,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runningCourse } from "../../domain/test/learning.js"
 import { bodyOf, type Marketplace, openMarketplace } from "../../domain/test/marketplace.js"
+import { untilDone } from "../../../testing/progress.js"
 
 /**
  * A regrade plan of 10,000 items committed through the real worker process (`birzha worker`, the
@@ -90,14 +91,11 @@ describe("regrade plan commits in the worker process", () => {
       await blocker.query("BEGIN")
       await blocker.query("SELECT 1 FROM learning_regrade_plan_items WHERE plan_uuid = $1 AND n = 5001 FOR UPDATE", [plan.uuid])
       const first = worker()
-      // Generous liveness bounds only: they stop a hung run, they do not measure anything.
-      const deadline = Date.now() + 150_000
+      // Liveness bounds only (testing/progress.ts): they stop a run that stopped moving, they do not measure anything.
       const waiting = async () => (await m.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%learning_regrade_plan_items%'`))[0]!.n
-      while ((await state()).cursor < 5000 || await waiting() === 0) {
-        if (Date.now() > deadline) throw new Error(`the worker did not reach item 5001; its output:\n${first.output()}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
+      await untilDone(async () => ({ ...(await state()), waiting: await waiting() }), (now) => now.cursor >= 5000 && now.waiting > 0,
+        (now) => [now.cursor, now.layers, now.waiting], () => `the worker to reach item 5001; its output:\n${first.output()}`, { everyMs: 50, stallMs: 120_000 })
       first.child.kill("SIGKILL")
       expect(await first.exited).toBe("SIGKILL")
     } finally {
@@ -110,14 +108,9 @@ describe("regrade plan commits in the worker process", () => {
 
     // A new worker resumes after the last committed chunk.
     const second = worker()
-    const resumeDeadline = Date.now() + 150_000
     try {
-      let now = await state()
-      while (now.status !== "committed") {
-        if (Date.now() > resumeDeadline) throw new Error(`the second worker did not finish the commit; its output:\n${second.output()}`)
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        now = await state()
-      }
+      const now = await untilDone(state, (now) => now.status === "committed", (now) => [now.cursor, now.layers],
+        () => `the second worker to finish the commit; its output:\n${second.output()}`, { stallMs: 120_000 })
       expect(now).toEqual({ cursor: items, status: "committed", done: items, layers: items, audit: items })
     } finally {
       second.child.kill("SIGTERM")
@@ -130,5 +123,5 @@ describe("regrade plan commits in the worker process", () => {
     const applied = await m.sql<{ n: number }>(`SELECT count(*)::int AS n FROM learning_regrade_plan_items i JOIN learning_score_layers l ON l.uuid = i.applied_layer_uuid
       WHERE i.plan_uuid = $1 AND l.points = 10 AND l.source_uuid = $1`, plan.uuid)
     expect(applied).toEqual([{ n: items }])
-  }, 600_000)
+  }, 1_800_000)
 })
