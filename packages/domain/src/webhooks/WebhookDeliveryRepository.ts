@@ -185,17 +185,19 @@ export const requeueFailedEventDeliveries = (
  * row and reads the reason, where reading the endpoint would still have shown it active. Returns
  * how many were cancelled now.
  */
+const decodeStatuses = rowsDecoder(Schema.Struct({ status: DeliveryStatus }))
+
 export const cancelPendingDeliveries = (endpointUuid: string, reason: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const free = sql`(lease_until IS NULL OR lease_until < now())`
-    const rows = yield* sql`UPDATE webhook_deliveries SET cancel_reason = ${reason},
+    const rows = yield* Effect.flatMap(sql`UPDATE webhook_deliveries SET cancel_reason = ${reason},
         status = CASE WHEN ${free} THEN 'cancelled' ELSE status END,
         next_attempt_at = CASE WHEN ${free} THEN NULL ELSE next_attempt_at END,
         finished_at = CASE WHEN ${free} THEN now() END, updated_at = now()
       WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending'
-      RETURNING status`
-    return rows.filter((row) => row["status"] === "cancelled").length
+      RETURNING status`, decodeStatuses)
+    return rows.filter((row) => row.status === "cancelled").length
   })
 
 const Gone = Schema.Struct({ n: Schema.Int })

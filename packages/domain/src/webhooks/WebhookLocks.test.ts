@@ -33,6 +33,19 @@ const activeEndpoint = async () => {
   return { owner, uuid }
 }
 
+/** A leased event delivery's attempt answered 500: the worker's outcome, due again in a minute. */
+const answered500 = (deliveryUuid: string, leaseToken: string, endpointUuid: string, options: { readonly endpointFailing: boolean }) => ({
+  deliveryUuid,
+  leaseToken,
+  endpointUuid,
+  kind: "event" as const,
+  configVersion: 1,
+  result: "retry" as const,
+  retryAt: new Date(Date.now() + 60_000),
+  attempt: { attemptedAt: new Date(), url: "https://receiver.example/hook", result: { statusCode: 500, excerpt: "", durationMs: 3 } },
+  endpointFailing: options.endpointFailing
+})
+
 const until = async (check: () => Promise<boolean>, what: string) => {
   const end = Date.now() + 30_000
   while (!(await check())) {
@@ -71,17 +84,7 @@ describe("webhook lock order", () => {
       })))
       yield* Deferred.await(held)
       // The worker: a 500 starts the endpoint's failing streak, and the delivery is due again.
-      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([{
-        deliveryUuid: delivery!.uuid,
-        leaseToken: token,
-        endpointUuid: uuid,
-        kind: "event",
-        configVersion: 1,
-        result: "retry",
-        retryAt: new Date(Date.now() + 60_000),
-        attempt: { attemptedAt: new Date(), url: "https://receiver.example/hook", result: { statusCode: 500, excerpt: "", durationMs: 3 } },
-        endpointFailing: false
-      }])))
+      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, token, uuid, { endpointFailing: false })])))
       yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1, "the worker to wait for the owner"))
       yield* Deferred.succeed(go, undefined)
       return { owner: yield* Fiber.await(ownerSide), worker: yield* Fiber.await(workerSide) }
@@ -117,17 +120,7 @@ describe("webhook lock order", () => {
       })))
       yield* Effect.raceFirst(Deferred.await(paused), Fiber.join(ownerSide))
       // The attempt comes back 500: the worker records a retry while the pause is still uncommitted.
-      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([{
-        deliveryUuid: delivery!.uuid,
-        leaseToken: token,
-        endpointUuid: uuid,
-        kind: "event",
-        configVersion: 1,
-        result: "retry",
-        retryAt: new Date(Date.now() + 60_000),
-        attempt: { attemptedAt: new Date(), url: "https://receiver.example/hook", result: { statusCode: 500, excerpt: "", durationMs: 3 } },
-        endpointFailing: true
-      }])))
+      const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, token, uuid, { endpointFailing: true })])))
       // The worker either waits for the owner (then reads the pause) or is done before the commit.
       yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1 || workerSide.unsafePoll() !== null, "the worker to wait or finish"))
       yield* Deferred.succeed(go, undefined)
