@@ -176,26 +176,38 @@ export const requeueFailedEventDeliveries = (
       sql`d.created_at >= ${since}`
     ]), configVersion)
 
+const decodeStatuses = rowsDecoder(Schema.Struct({ status: DeliveryStatus }))
+
 /**
  * Pending attempts of the endpoint end as `cancelled` (spec: pause and disable cancel pending
  * attempts). One a worker is sending right now finishes its request (it cannot be recalled) and is
  * not retried: it keeps its lease and gets the reason, which `recordDeliveryResults` turns into
  * `cancelled` instead of a retry. Writing that row (not only the free ones) matters when the
  * attempt comes back before this transaction commits: the worker's statement then waits for the
- * row and reads the reason, where reading the endpoint would still have shown it active. Returns
- * how many were cancelled now.
+ * row and reads the reason, where reading the endpoint would still have shown it active.
+ *
+ * `skipLocked` is for a worker disabling endpoints while it holds its own batch's deliveries: it
+ * leaves the rows another transaction holds (another worker recording its batch) instead of
+ * waiting for them, since that worker may be waiting for this one's rows in turn. Such a row is
+ * recorded as that worker's statement saw the endpoint. Returns how many were cancelled now.
  */
-const decodeStatuses = rowsDecoder(Schema.Struct({ status: DeliveryStatus }))
-
-export const cancelPendingDeliveries = (endpointUuid: string, reason: string): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+export const cancelPendingDeliveries = (
+  endpointUuid: string,
+  reason: string,
+  options: { readonly skipLocked?: boolean } = {}
+): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const free = sql`(lease_until IS NULL OR lease_until < now())`
+    const lockable = options.skipLocked === true
+      ? sql`AND uuid IN (SELECT uuid FROM webhook_deliveries WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending'
+          FOR NO KEY UPDATE SKIP LOCKED)`
+      : sql``
     const rows = yield* Effect.flatMap(sql`UPDATE webhook_deliveries SET cancel_reason = ${reason},
         status = CASE WHEN ${free} THEN 'cancelled' ELSE status END,
         next_attempt_at = CASE WHEN ${free} THEN NULL ELSE next_attempt_at END,
         finished_at = CASE WHEN ${free} THEN now() END, updated_at = now()
-      WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending'
+      WHERE endpoint_uuid = ${endpointUuid} AND status = 'pending' ${lockable}
       RETURNING status`, decodeStatuses)
     return rows.filter((row) => row.status === "cancelled").length
   })
@@ -268,7 +280,9 @@ export interface LeaseLimits {
 /**
  * Leases due deliveries (retries, replays, tests, deliveries whose lease ran out) with
  * `FOR NO KEY UPDATE SKIP LOCKED` (the lease columns are no key: attempts referencing a delivery
- * need not wait), oldest due first, at most `perEndpoint` in flight per endpoint.
+ * need not wait), oldest due first, at most `perEndpoint` in flight per endpoint. A reason left by
+ * `cancelPendingDeliveries` on an attempt that was never recorded (its worker died) is dropped:
+ * the endpoint is active again, and this is a new attempt.
  */
 export const leaseDueDeliveries = (limits: LeaseLimits): Effect.Effect<ReadonlyArray<ClaimedDelivery>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -289,7 +303,8 @@ export const leaseDueDeliveries = (limits: LeaseLimits): Effect.Effect<ReadonlyA
           ORDER BY c.next_attempt_at
           LIMIT ${limits.free}
         )
-        UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${limits.leaseSeconds}), lease_token = gen_random_uuid()
+        UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${limits.leaseSeconds}), lease_token = gen_random_uuid(),
+          cancel_reason = NULL
         FROM picked, webhook_endpoints w
         WHERE d.uuid = picked.uuid AND w.uuid = d.endpoint_uuid
         RETURNING ${sql.literal(claimedColumns)}`

@@ -183,7 +183,7 @@ export const recordOutcomes = (
       ...(yield* disableEndpoints(only(gone, same), "gone")),
       ...(yield* disableEndpoints(only(failing, same), "failing"))
     ]
-    for (const endpoint of disabled) yield* cancelPendingDeliveries(endpoint.uuid, "endpoint disabled")
+    for (const endpoint of disabled) yield* cancelPendingDeliveries(endpoint.uuid, "endpoint disabled", { skipLocked: true })
     yield* verifyTestedEndpoints(only(tested, (t) => t.uuid))
     return disabled
   })

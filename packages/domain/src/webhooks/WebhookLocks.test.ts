@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import { only } from "../../test/learning.js"
-import { cancelPendingDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
+import { cancelPendingDeliveries, leaseDueDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
 import { recordOutcomes } from "./WebhookDispatch.js"
 import { findOwnEndpoint } from "./WebhookEndpointRepository.js"
 import { updateWebhookEndpoint } from "./WebhookEndpoints.js"
@@ -133,6 +133,59 @@ describe("webhook lock order", () => {
       delivery!.uuid
     )
     expect(row).toEqual({ status: "cancelled", cancel_reason: "endpoint paused", next: false, finished: true })
+  })
+
+  it("a worker disabling an endpoint (410) does not wait for a delivery of it another worker is recording: no crosswise wait", async () => {
+    const { uuid } = await activeEndpoint()
+    const insert = (token: string) =>
+      m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
+          next_attempt_at, lease_until, lease_token)
+        VALUES ($1, 'event', $2, 'profile.updated', 1, now(), now() + interval '1 minute', $3) RETURNING uuid`, uuid, randomUUID(), token)
+    const goneToken = randomUUID()
+    const [gone] = await insert(goneToken)
+    const [other] = await insert(randomUUID())
+    const outcome = await m.runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      // Another worker's uncommitted record of the other delivery (it holds that row).
+      const otherWorker = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+        yield* sql`UPDATE webhook_deliveries SET updated_at = now() WHERE uuid = ${other!.uuid}`
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(go)
+      })))
+      yield* Deferred.await(held)
+      // This worker's 410: the endpoint disabled and its pending deliveries cancelled, within a bound on waiting.
+      const recorded = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
+        sql`SET LOCAL lock_timeout = '10s'`,
+        recordOutcomes([{ ...answered500(gone!.uuid, goneToken, uuid, { endpointFailing: false }), result: "failed", disable: "gone" }])
+      )))
+      yield* Deferred.succeed(go, undefined)
+      yield* Fiber.join(otherWorker)
+      return recorded
+    }))
+    expect(Exit.isSuccess(outcome), causeOf(outcome)).toBe(true)
+    const rows = await m.sql<{ uuid: string; status: string }>("SELECT uuid, status FROM webhook_deliveries WHERE endpoint_uuid = $1 ORDER BY uuid", uuid)
+    expect(new Map(rows.map((row) => [row.uuid, row.status]))).toEqual(new Map([[gone!.uuid, "failed"], [other!.uuid, "pending"]]))
+    const [endpoint] = await m.sql<{ state: string }>("SELECT state FROM webhook_endpoints WHERE uuid = $1", uuid)
+    expect(endpoint!.state).toBe("disabled")
+  })
+
+  it("a delivery whose worker died during a cancelled attempt is a new attempt once leased again: its failure is retried", async () => {
+    const { uuid } = await activeEndpoint()
+    // Paused while the attempt was out, the worker killed, the endpoint resumed: pending, the lease run out, the reason left.
+    const [delivery] = await m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
+        next_attempt_at, lease_until, lease_token, cancel_reason)
+      VALUES ($1, 'event', $2, 'profile.updated', 1, now() - interval '1 hour', now() - interval '1 second', $3, 'endpoint paused') RETURNING uuid`,
+      uuid, randomUUID(), randomUUID())
+    const leased = await m.runtime.runPromise(leaseDueDeliveries({ free: 50, perEndpoint: 4, leaseSeconds: 60 }))
+    const mine = leased.find((claimed) => claimed.uuid === delivery!.uuid)
+    expect(mine).toBeDefined()
+    await m.runtime.runPromise(SqlClient.SqlClient.pipe(Effect.flatMap((sql) =>
+      sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, mine!.lease_token, uuid, { endpointFailing: false })])))))
+    const [row] = await m.sql<{ status: string; cancel_reason: string | null; next: boolean }>(
+      "SELECT status, cancel_reason, next_attempt_at IS NOT NULL AS next FROM webhook_deliveries WHERE uuid = $1", delivery!.uuid)
+    expect(row).toEqual({ status: "pending", cancel_reason: null, next: true })
   })
 
   it("a delivery an automation rule queues is inserted while a worker's fan-out holds the endpoint", async () => {
