@@ -180,7 +180,7 @@ describe("webhook lock order", () => {
       uuid, randomUUID(), randomUUID())
     const leased = await m.runtime.runPromise(leaseDueDeliveries({ free: 50, perEndpoint: 4, leaseSeconds: 60 }))
     const mine = leased.find((claimed) => claimed.uuid === delivery!.uuid)
-    expect(mine).toBeDefined()
+    expect(mine?.uuid).toBe(delivery!.uuid)
     await m.runtime.runPromise(SqlClient.SqlClient.pipe(Effect.flatMap((sql) =>
       sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, mine!.lease_token, uuid, { endpointFailing: false })])))))
     const [row] = await m.sql<{ status: string; cancel_reason: string | null; next: boolean }>(
