@@ -8,7 +8,7 @@
 //
 // BENCH_MEMORY_FLAGS: the settings to compare, separated by `;` (each a list of node flags added
 // after the command's own first line; `shipped` is that line alone). Default:
-// "shipped;--max-semi-space-size=16;--max-semi-space-size=32;--max-semi-space-size=64;--max-semi-space-size=64 --min-semi-space-size=16".
+// "shipped;--max-semi-space-size=64 --min-semi-space-size=1;--max-semi-space-size=16 --min-semi-space-size=1;--max-semi-space-size=32 --min-semi-space-size=32".
 // BENCH_MEMORY_IDLE: seconds the host stays idle after ready before the load (default 10), long
 // enough for V8's memory reducer (which starts 8 s after a full collection) to shrink the heap of
 // an idle host, as a host that waited for traffic has.
@@ -36,7 +36,7 @@ const memoryOf = (pid) => {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const settings = () =>
-  (process.env.BENCH_MEMORY_FLAGS ?? "shipped;--max-semi-space-size=16;--max-semi-space-size=32;--max-semi-space-size=64;--max-semi-space-size=64 --min-semi-space-size=16")
+  (process.env.BENCH_MEMORY_FLAGS ?? "shipped;--max-semi-space-size=64 --min-semi-space-size=1;--max-semi-space-size=16 --min-semi-space-size=1;--max-semi-space-size=32 --min-semi-space-size=32")
     .split(";")
     .map((text) => text.trim())
     .filter((text) => text !== "")

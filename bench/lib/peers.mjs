@@ -25,20 +25,21 @@ const entry = join(dirname(fileURLToPath(import.meta.url)), "peer-server.mjs")
 /**
  * Starts bare, Fastify and Hono with one answer configuration (see makeAnswers in
  * bench/lib/headline-answers.mjs), each a process of its own on the servers' core, stopped when
- * the benchmark ends; `env` for what the configuration does not hold (the server secret).
+ * the benchmark ends; `env` for what the configuration does not hold (the server secret);
+ * `nodeOptions` in place of the runner's (`--cpu-prof` when it profiles), `only` for some of them.
  */
-export const startPeers = async (ctx, config, { env = {} } = {}) => {
+export const startPeers = async (ctx, config, { env = {}, nodeOptions = ctx.profileNodeOptions, only = peerNames } = {}) => {
   const configFile = join(ctx.workDir, `peers-${config.answer}-${await freePort()}.json`)
   writeFileSync(configFile, JSON.stringify(config))
   const peers = {}
-  for (const name of peerNames) {
+  for (const name of only) {
     const port = await freePort()
     const handle = await startProcess({
       label: `${name}-${config.answer}`,
       entry,
       args: [name, String(port), "127.0.0.1", configFile],
       env,
-      nodeOptions: ctx.profileNodeOptions,
+      nodeOptions,
       port,
       readyPath: "/__ready",
       readyTimeoutMs: 15_000,
@@ -49,7 +50,7 @@ export const startPeers = async (ctx, config, { env = {} } = {}) => {
       const outcome = await handle.stop()
       if (outcome.forced) ctx.log(`  warning: ${handle.label} ignored SIGTERM and was killed`)
     })
-    handle.profiled = ctx.profileNodeOptions.length > 0
+    handle.profiled = nodeOptions.includes("--cpu-prof")
     peers[name] = handle
   }
   return peers

@@ -79,6 +79,14 @@ describe("birzha serve on Postgres", () => {
     for (const [what, pattern] of notAtStart) expect(modules.filter((url) => pattern.test(url)), what).toEqual([])
   })
 
+  it("has freed what starting left behind before readyz said ready (StartupMemory.ts)", () => {
+    const line = output.split("\n").find((entry) => entry.includes("start-up garbage collected"))
+    expect(line, output).toBeDefined()
+    expect(line).toMatch(/youngMiB="\d+ -> \d+"/)
+    const [before, after] = /heapMiB="(\d+) -> (\d+)"/.exec(line!)!.slice(1).map(Number)
+    expect(after).toBeLessThan(before!)
+  })
+
   it("loads each on the first request that needs it and answers it", async () => {
     const page = await fetch(`http://127.0.0.1:${port}/catalog`, { headers: { accept: "text/html" } })
     expect(page.status).toBe(200)

@@ -6,6 +6,7 @@ import {
   MailerLive,
   MetricsFromSettings,
   MigrationsAtStart,
+  StartupMemoryLive,
   ServerSecretLive,
   ServiceConfig,
   TracingLive,
@@ -177,6 +178,11 @@ export const WorkerHostLive = WorkerLoop.pipe(
 export const work = Effect.gen(function*() {
   yield* validateSettings
   return yield* Layer.launch(
-    Layer.mergeAll(WorkerHostLive, MigrationsAtStart, MetricsFromSettings).pipe(Layer.provide(DatabaseLive), Layer.provide(TracingLive))
+    Layer.mergeAll(WorkerHostLive, MigrationsAtStart, MetricsFromSettings).pipe(
+      Layer.provide(DatabaseLive),
+      Layer.provide(TracingLive),
+      // This process is the workers' own: what starting left behind is freed before they start (StartupMemory.ts).
+      Layer.provide(StartupMemoryLive)
+    )
   )
 })

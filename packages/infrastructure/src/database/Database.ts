@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import Pg from "pg"
 import { ModeratorsConfig, OperatorsConfig } from "../Settings.js"
+import { StartupMemory } from "../StartupMemory.js"
 import { DatabaseConfig } from "./DatabaseConfig.js"
 import { makePgliteClient } from "./PgliteClient.js"
 import { PatientPool } from "./PatientPool.js"
@@ -289,7 +290,9 @@ export const migrateNow = Effect.gen(function*() {
 
 /**
  * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the
- * database is unreachable, and keeps retrying until the migrations are applied.
+ * database is unreachable, and keeps retrying until the migrations are applied. Then, where the
+ * process provides `StartupMemory` (`birzha serve`, `birzha worker`), the start-up collection runs
+ * before readiness says ready, so no request waits on its pause.
  */
 export const MigrationsAtStart = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -308,15 +311,21 @@ export const MigrationsAtStart = Layer.scopedDiscard(
           })
         )
       ),
-      Effect.zipLeft(database.markStarted),
       Effect.catchAllCause((cause) =>
         Effect.logWarning("migrations failed; retrying").pipe(
           Effect.annotateLogs({ reason: describeFailure(Cause.squash(cause)) })
         ).pipe(Effect.zipRight(Effect.failCause(cause)))
       )
     )
+    // A process that owns its Node frees what starting left behind before it says ready (StartupMemory.ts).
+    const startupMemory = yield* Effect.serviceOption(StartupMemory)
+    const beforeReady = Option.match(startupMemory, { onNone: () => Effect.void, onSome: (memory) => memory.release })
     yield* Effect.forkScoped(
-      Effect.retry(attempt, Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))).pipe(Effect.ignore)
+      Effect.retry(attempt, Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))).pipe(
+        Effect.zipRight(beforeReady),
+        Effect.zipRight(database.markStarted),
+        Effect.ignore
+      )
     )
   })
 )
