@@ -13,7 +13,7 @@ import { benchDatabase, signInOnHost } from "./lib/database.mjs"
 import { allocationsByFrame } from "./lib/allocation-summary.mjs"
 import { checkRequestId, startPeers } from "./lib/peers.mjs"
 import { get, repoRoot } from "./lib/processes.mjs"
-import { replayableHeaders } from "./lib/responses.mjs"
+import { assertSameAnswer, replayableHeaders } from "./lib/responses.mjs"
 
 export const name = "allocations"
 export const description = "bytes allocated per GET /api/v1/auth/session request: host against Fastify (sampling heap profiler), and where the host's go"
@@ -25,6 +25,16 @@ const sampler = resolve(repoRoot, "bench/lib/allocation-sampler.cjs")
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 
+/** The sampler's marker `<file><suffix>` (bench/lib/allocation-sampler.cjs), once it is there; throws unless it says `expected`. */
+const marker = async (label, file, suffix, expected) => {
+  for (let waited = 0; !existsSync(`${file}${suffix}`); waited += 20) {
+    if (waited > 30_000) throw new Error(`${label}: no ${file}${suffix} after 30 s`)
+    await sleep(20)
+  }
+  const text = readFileSync(`${file}${suffix}`, "utf8")
+  if (text !== expected) throw new Error(`${label}: the sampler failed: ${text}`)
+}
+
 /** Warm-up, then the measured run between the sampler's two signals; the profile and the requests answered. */
 const sampled = async (ctx, label, handle, file, headers) => {
   const { options, log } = ctx
@@ -32,16 +42,11 @@ const sampled = async (ctx, label, handle, file, headers) => {
   log(`  ${label}: warm-up ${options.warmupSeconds} s`)
   await load(options.warmupSeconds)
   process.kill(handle.pid, "SIGUSR2")
-  await sleep(200)
+  await marker(label, file, ".started", "started")
   log(`  ${label}: measuring ${options.durationSeconds} s`)
   const result = await load(options.durationSeconds)
   process.kill(handle.pid, "SIGUSR2")
-  for (let waited = 0; !existsSync(`${file}.done`); waited += 50) {
-    if (waited > 30_000) throw new Error(`${label}: no allocation profile after 30 s (${file})`)
-    await sleep(50)
-  }
-  const done = readFileSync(`${file}.done`, "utf8")
-  if (done !== "written") throw new Error(`${label}: the sampler failed: ${done}`)
+  await marker(label, file, ".done", "written")
   if (result["2xx"] === 0 || result.non2xx > 0) throw new Error(`${label}: ${result["2xx"]} × 2xx, ${result.non2xx} other answers`)
   return { profile: JSON.parse(readFileSync(file, "utf8")), requests: result["2xx"] }
 }
@@ -67,6 +72,8 @@ export const run = async (ctx) => {
     { answer: "session", path: PATH, databaseUrl: database.url, cookieName: cookie.slice(0, cookie.indexOf("=")), headers: replayableHeaders(sample) },
     { env: { BENCH_SERVER_SECRET: secret, BENCH_ALLOCATION_PROFILE: fastifyFile }, nodeOptions: ["-r", sampler], only: ["fastify"] }
   )
+  // The same work: Fastify answers the host's cookie with the host's bytes and headers.
+  assertSameAnswer("session", sample, await get(peers.fastify.url + PATH, { headers: { ...headers, "x-request-id": checkRequestId } }), log, { name: "Fastify" })
 
   const hostRun = await sampled(ctx, "host", host, hostFile, headers)
   const fastifyRun = await sampled(ctx, "Fastify", peers.fastify, fastifyFile, headers)

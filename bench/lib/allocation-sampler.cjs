@@ -1,9 +1,16 @@
-// Preloaded into a host by bench/lib/allocation-profile.mjs (`node -r`): the first SIGUSR2 starts
+// Preloaded into a server by bench/allocations.bench.mjs (`node -r`): the first SIGUSR2 starts
 // V8's sampling heap profiler, counting objects that garbage collections already freed too (what a
-// request allocates, not what stays); the second stops it and writes the profile to the file named
-// by BENCH_ALLOCATION_PROFILE, then "written" to that file's name + ".done".
-const { writeFileSync } = require("node:fs")
+// request allocates, not what stays), and writes `<file>.started`; the second stops it, writes the
+// profile to the file named by BENCH_ALLOCATION_PROFILE and then `<file>.done` ("written" or the
+// error), each marker renamed into place whole.
+const { renameSync, writeFileSync } = require("node:fs")
 const { Session } = require("node:inspector")
+
+const file = process.env.BENCH_ALLOCATION_PROFILE
+const mark = (suffix, text) => {
+  writeFileSync(`${file}${suffix}.tmp`, text)
+  renameSync(`${file}${suffix}.tmp`, `${file}${suffix}`)
+}
 
 let session
 process.on("SIGUSR2", () => {
@@ -15,15 +22,14 @@ process.on("SIGUSR2", () => {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true
-      }))
+      }, (error) => mark(".started", error === null ? "started" : String(error.message))))
     return
   }
   const current = session
   session = undefined
   current.post("HeapProfiler.stopSampling", (error, result) => {
-    const file = process.env.BENCH_ALLOCATION_PROFILE
     if (error === null && result !== undefined) writeFileSync(file, JSON.stringify(result.profile))
-    writeFileSync(`${file}.done`, error === null ? "written" : String(error.message))
+    mark(".done", error === null ? "written" : String(error.message))
     current.disconnect()
   })
 })

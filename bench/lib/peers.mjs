@@ -26,7 +26,8 @@ const entry = join(dirname(fileURLToPath(import.meta.url)), "peer-server.mjs")
  * Starts bare, Fastify and Hono with one answer configuration (see makeAnswers in
  * bench/lib/headline-answers.mjs), each a process of its own on the servers' core, stopped when
  * the benchmark ends; `env` for what the configuration does not hold (the server secret);
- * `nodeOptions` in place of the runner's (`--cpu-prof` when it profiles), `only` for some of them.
+ * `nodeOptions` in place of the runner's (`--cpu-prof` when it profiles); `only` for some of them
+ * (the others are then absent: `measurePeers`, `reportPeers` and `assertPeersAnswerAsHost` need all).
  */
 export const startPeers = async (ctx, config, { env = {}, nodeOptions = ctx.profileNodeOptions, only = peerNames } = {}) => {
   const configFile = join(ctx.workDir, `peers-${config.answer}-${await freePort()}.json`)

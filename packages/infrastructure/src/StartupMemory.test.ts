@@ -1,3 +1,5 @@
+import * as Store from "@birzha/domain/internal"
+import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Deferred, Effect, Layer } from "effect"
 import { getHeapSpaceStatistics } from "node:v8"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,15 +24,13 @@ describe("the start-up collection", () => {
     // generation and fill the old one; then they are dropped, as start-up's are.
     let kept: Array<Array<number>> | undefined = []
     for (let i = 0; i < 400_000; i++) kept.push([i, i + 1, i + 2, i + 3])
-    const grown = youngGeneration()
+    expect(youngGeneration()).toBeGreaterThan(0)
     expect(kept.length).toBe(400_000)
     kept = undefined
 
     const report = await Effect.runPromise(collectStartupGarbage)
 
-    expect(report.youngBefore).toBe(grown)
     expect(report.youngAfter).toBeLessThan(report.youngBefore)
-    expect(report.youngAfter).toBe(youngGeneration())
     expect(report.heapAfter).toBeLessThan(report.heapBefore)
     expect(report.pauseMs).toBeGreaterThanOrEqual(0)
   })
@@ -48,9 +48,11 @@ describe("the start-up collection", () => {
         )
       )
       const { readiness } = yield* Effect.provide(Database, service)
+      const sql = yield* Effect.provide(SqlClient.SqlClient, service)
 
       yield* Deferred.await(entered)
-      // The migrations are applied (the step runs only after them), and readiness still waits.
+      // The step runs only once the migrations are applied, and readiness waits for it.
+      expect(yield* Store.migrationReadiness(sql)).toEqual({ database: true, migrations: true })
       expect(yield* readiness).toEqual({ database: true, migrations: false })
 
       yield* Deferred.succeed(gate, undefined)

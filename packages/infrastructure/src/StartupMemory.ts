@@ -1,8 +1,6 @@
-import { Session } from "node:inspector"
 import { getHeapSpaceStatistics } from "node:v8"
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer } from "effect"
 
-/** What the start-up collection gave back: the heap V8 held before and after it, in bytes, and how long the process paused. */
 export interface StartupMemoryReport {
   readonly heapBefore: number
   readonly heapAfter: number
@@ -14,7 +12,8 @@ export interface StartupMemoryReport {
 /**
  * A step a process that owns its Node runs once, after its migrations and before readiness says
  * ready (`MigrationsAtStart`). Absent in a program that embeds the service: its process and its
- * heap are the program's.
+ * heap are the program's. Readiness waits for `release`; a failure or defect in it is logged and
+ * passed over.
  */
 export class StartupMemory extends Context.Tag("@birzha/infrastructure/StartupMemory")<StartupMemory, {
   readonly release: Effect.Effect<void>
@@ -32,46 +31,65 @@ const heapSpaces = () => {
 
 /**
  * One memory-reducing full collection of this process's heap, as V8 does when the system is low on
- * memory: what loading the code and starting left behind is freed, and the young generation,
- * which start-up's survivors grew to its largest (`--max-semi-space-size`), is shrunk; V8 grows it
- * again under load. Through the inspector's `HeapProfiler.collectGarbage`, the one way Node offers
- * without `--expose-gc` (which cannot ask for a memory-reducing collection). Never fails: an
- * inspector that refuses leaves the heap as it was.
+ * memory: what loading the code and starting left behind is freed, and the young generation, which
+ * start-up's survivors grew to its largest (`--max-semi-space-size`), is shrunk to its floor
+ * (`--min-semi-space-size`; its pages are resident again only once written). Through the
+ * inspector's `HeapProfiler.collectGarbage`, the one way Node offers without `--expose-gc` (which
+ * cannot ask for a memory-reducing collection); `node:inspector` is imported here, so a Node built
+ * without it fails only this step. Fails when the inspector refuses; the heap is then as it was.
  */
-export const collectStartupGarbage: Effect.Effect<StartupMemoryReport> = Effect.async<StartupMemoryReport>((resume) => {
-  const before = heapSpaces()
-  const started = performance.now()
-  const session = new Session()
-  const done = () => {
-    const after = heapSpaces()
-    // Disconnected on the next turn: the inspector answers from within its own dispatch.
-    setImmediate(() => session.disconnect())
-    resume(Effect.succeed({
-      heapBefore: before.heap,
-      heapAfter: after.heap,
-      youngBefore: before.young,
-      youngAfter: after.young,
-      pauseMs: Math.round(performance.now() - started)
-    }))
-  }
-  try {
-    session.connect()
-    session.post("HeapProfiler.collectGarbage", done)
-  } catch {
-    done()
-  }
-})
+export const collectStartupGarbage: Effect.Effect<StartupMemoryReport, Error> = Effect.flatMap(
+  Effect.tryPromise({ try: () => import("node:inspector"), catch: (cause) => new Error("node:inspector is not available", { cause }) }),
+  ({ Session }) =>
+    Effect.async<StartupMemoryReport, Error>((resume) => {
+      const before = heapSpaces()
+      const started = performance.now()
+      let session: InstanceType<typeof Session> | undefined
+      const done = (error: Error | null) => {
+        const after = heapSpaces()
+        // Disconnected on a later turn, not from within the inspector's own callback.
+        const connected = session
+        if (connected !== undefined) setImmediate(() => connected.disconnect())
+        resume(
+          error !== null ? Effect.fail(error) : Effect.succeed({
+            heapBefore: before.heap,
+            heapAfter: after.heap,
+            youngBefore: before.young,
+            youngAfter: after.young,
+            pauseMs: Math.round(performance.now() - started)
+          })
+        )
+      }
+      try {
+        session = new Session()
+        session.connect()
+        session.post("HeapProfiler.collectGarbage", done)
+      } catch (error) {
+        done(error instanceof Error ? error : new Error(String(error)))
+      }
+    })
+)
 
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
-/** `StartupMemory` for `birzha serve` and `birzha worker`: the collection, and one log line of what it gave back. */
+/**
+ * `StartupMemory` for `birzha serve` and `birzha worker`: the collection, and one log line of what
+ * it gave back. A collection that fails or has not answered within ten seconds is logged and
+ * passed over: readiness does not wait on it.
+ */
 export const StartupMemoryLive = Layer.succeed(StartupMemory, {
-  release: Effect.flatMap(collectStartupGarbage, (report) =>
-    Effect.logInfo("start-up garbage collected").pipe(
-      Effect.annotateLogs({
-        heapMiB: `${mib(report.heapBefore)} -> ${mib(report.heapAfter)}`,
-        youngMiB: `${mib(report.youngBefore)} -> ${mib(report.youngAfter)}`,
-        pauseMs: report.pauseMs
-      })
-    ))
+  release: collectStartupGarbage.pipe(
+    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("no answer within 10 s") }),
+    Effect.matchCauseEffect({
+      onSuccess: (report) =>
+        Effect.logInfo("start-up garbage collected").pipe(
+          Effect.annotateLogs({
+            heapMiB: `${mib(report.heapBefore)} -> ${mib(report.heapAfter)}`,
+            youngMiB: `${mib(report.youngBefore)} -> ${mib(report.youngAfter)}`,
+            pauseMs: report.pauseMs
+          })
+        ),
+      onFailure: (cause) => Effect.logWarning("start-up garbage not collected").pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
+    })
+  )
 })

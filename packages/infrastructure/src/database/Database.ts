@@ -319,7 +319,11 @@ export const MigrationsAtStart = Layer.scopedDiscard(
     )
     // A process that owns its Node frees what starting left behind before it says ready (StartupMemory.ts).
     const startupMemory = yield* Effect.serviceOption(StartupMemory)
-    const beforeReady = Option.match(startupMemory, { onNone: () => Effect.void, onSome: (memory) => memory.release })
+    // Whatever the step does, readiness follows it: a defect in it is logged, not left to hold readyz at 503.
+    const beforeReady = Option.match(startupMemory, {
+      onNone: () => Effect.void,
+      onSome: (memory) => Effect.catchAllCause(memory.release, (cause) => Effect.logWarning("start-up step failed", cause))
+    })
     yield* Effect.forkScoped(
       Effect.retry(attempt, Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))).pipe(
         Effect.zipRight(beforeReady),
