@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=16
 // A young generation of 64 MB semi-spaces (Node's default: 16): the host allocates per request, and
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). bench/run.mjs starts the host with the flags of this line.
