@@ -82,8 +82,7 @@ describe("birzha serve on Postgres", () => {
   // That it runs before readiness says ready is StartupMemory.test.ts's; here, that the command runs it.
   it("frees what starting left behind once the migrations are applied (StartupMemory.ts)", () => {
     const line = output.split("\n").find((entry) => entry.includes("start-up garbage collected"))
-    expect(line, output).toBeDefined()
-    expect(line).toMatch(/youngMiB="\d+ -> \d+"/)
+    expect(line, output).toMatch(/youngMiB="\d+ -> \d+"/)
     const [before, after] = /heapMiB="(\d+) -> (\d+)"/.exec(line!)!.slice(1).map(Number)
     expect(after).toBeLessThan(before!)
   })

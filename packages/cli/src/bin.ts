@@ -1,7 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=16
 // A young generation of 64 MB semi-spaces (Node's default: 16): the host allocates per request, and
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
-// (bench/README.md, `auth-session`). bench/run.mjs starts the host with the flags of this line.
+// (bench/README.md, `auth-session`). The floor of 16 MB keeps the start-up collection
+// (infrastructure's StartupMemory.ts) from leaving it at 1 MB to regrow under load
+// (docs/decisions.md, "Node's young generation"). bench/run.mjs starts the host with the flags of this line.
 import { readFileSync } from "node:fs"
 import { setFlagsFromString } from "node:v8"
 import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"

@@ -1,6 +1,7 @@
 import { getHeapSpaceStatistics } from "node:v8"
 import { Cause, Context, Effect, Layer } from "effect"
 
+/** What the start-up collection gave back: V8's heap and its young generation before and after (bytes committed), and the pause. */
 export interface StartupMemoryReport {
   readonly heapBefore: number
   readonly heapAfter: number

@@ -292,7 +292,8 @@ export const migrateNow = Effect.gen(function*() {
  * Migrations in the background at start: the host serves (healthz 200, readyz 503) while the
  * database is unreachable, and keeps retrying until the migrations are applied. Then, where the
  * process provides `StartupMemory` (`birzha serve`, `birzha worker`), the start-up collection runs
- * before readiness says ready, so no request waits on its pause.
+ * before readiness says ready, so a load balancer that waits for readyz sends nothing during its
+ * pause.
  */
 export const MigrationsAtStart = Layer.scopedDiscard(
   Effect.gen(function*() {
