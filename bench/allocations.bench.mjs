@@ -77,19 +77,19 @@ export const run = async (ctx) => {
 
   const hostRun = await sampled(ctx, "host", host, hostFile, headers)
   const fastifyRun = await sampled(ctx, "Fastify", peers.fastify, fastifyFile, headers)
-  const host_ = allocationsByFrame(hostRun.profile, repoRoot)
-  const fastify = allocationsByFrame(fastifyRun.profile, repoRoot)
-  const hostPerRequest = host_.total / hostRun.requests
-  const fastifyPerRequest = fastify.total / fastifyRun.requests
+  const hostBytes = allocationsByFrame(hostRun.profile, repoRoot)
+  const fastifyBytes = allocationsByFrame(fastifyRun.profile, repoRoot)
+  const hostPerRequest = hostBytes.total / hostRun.requests
+  const fastifyPerRequest = fastifyBytes.total / fastifyRun.requests
 
   log("")
   log(`  allocated per request: host ${kb(hostPerRequest)} KiB (${hostRun.requests} requests), Fastify ${kb(fastifyPerRequest)} KiB (${fastifyRun.requests})`)
   log(`  host/Fastify bytes allocated per request: ${(hostPerRequest / fastifyPerRequest).toFixed(2)}×`)
   log("")
   log("  the host's by package (bytes per request, share):")
-  for (const [what, bytes] of host_.byPackage.slice(0, 12)) log(`    ${String(Math.round(bytes / hostRun.requests)).padStart(7)}  ${(100 * bytes / host_.total).toFixed(1).padStart(5)} %  ${what}`)
+  for (const [what, bytes] of hostBytes.byPackage.slice(0, 12)) log(`    ${String(Math.round(bytes / hostRun.requests)).padStart(7)}  ${(100 * bytes / hostBytes.total).toFixed(1).padStart(5)} %  ${what}`)
   log("  the host's by function:")
-  for (const [what, bytes] of host_.byFunction.slice(0, 25)) log(`    ${String(Math.round(bytes / hostRun.requests)).padStart(7)}  ${(100 * bytes / host_.total).toFixed(1).padStart(5)} %  ${what}`)
+  for (const [what, bytes] of hostBytes.byFunction.slice(0, 25)) log(`    ${String(Math.round(bytes / hostRun.requests)).padStart(7)}  ${(100 * bytes / hostBytes.total).toFixed(1).padStart(5)} %  ${what}`)
   return {
     host: { bytesPerRequest: hostPerRequest, requests: hostRun.requests },
     fastify: { bytesPerRequest: fastifyPerRequest, requests: fastifyRun.requests },
