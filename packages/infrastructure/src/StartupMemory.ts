@@ -3,10 +3,15 @@ import { Cause, Context, Effect, Layer } from "effect"
 
 /** What the start-up collection gave back: V8's heap and its young generation before and after (bytes committed), and the pause. */
 export interface StartupMemoryReport {
+  /** Bytes committed to the whole heap before the collection. */
   readonly heapBefore: number
+  /** Bytes committed to it after. */
   readonly heapAfter: number
+  /** Bytes committed to the young generation (`new_space`) before the collection. */
   readonly youngBefore: number
+  /** Bytes committed to it after. */
   readonly youngAfter: number
+  /** How long the process stood still for it, in milliseconds. */
   readonly pauseMs: number
 }
 
