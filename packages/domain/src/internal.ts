@@ -80,3 +80,4 @@ export { type CallReport, claimGradingCalls, finishGradingCalls, type GradingCal
 export { checkReply } from "./learning/grading/Declarative.js"
 export { appendScoreLayer } from "./learning/grading/Layers.js"
 export * from "./kernel/Tracing.js"
+export { callStartRefs } from "./operations/Operations.js"

@@ -16,6 +16,7 @@ import {
   answerOfCause,
   authorize,
   type Answer,
+  callStartRefs,
   EncodedJson,
   makeSessionLookup,
   Operations,
@@ -505,12 +506,13 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
           return Effect.sync(() => res.off("drain", drained))
         })
       const requestId = requestIdOf(req)
-      const annotated = <A>(effect: Effect.Effect<A, unknown>) => requestId === undefined ? effect : Effect.annotateLogs(effect, "requestId", requestId)
+      const refs = callStartRefs(entry, requestId)
       const logged = () => accessLog.write(req.method ?? "", req.url ?? "", answer.status, started, entry.id, requestId)
       const left = () => {
         if (!res.writableFinished) cancel()
       }
-      const cancel = Runtime.runCallback(runtime)(annotated(Stream.runForEach(body.chunks, write)), {
+      const cancel = Runtime.runCallback(runtime)(Stream.runForEach(body.chunks, write), {
+        updateRefs: refs,
         onExit: (exit) => {
           res.off("close", left)
           if (Exit.isSuccess(exit)) {
@@ -519,7 +521,8 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
             return logged()
           }
           if (Exit.isInterrupted(exit)) return logged()
-          Runtime.runCallback(runtime)(annotated(answerOfCause(exit.cause, answer.facts, { operationId: entry.id })), {
+          Runtime.runCallback(runtime)(answerOfCause(exit.cause, answer.facts, { operationId: entry.id }), {
+            updateRefs: refs,
             onExit: (failed) => {
               if (!Exit.isSuccess(failed)) return
               if (!res.headersSent) return respond(req, res, entry, failed.value, started)
@@ -561,10 +564,11 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
           Effect.catchAllCause((cause) => answerOfCause(cause, {}, { operationId: entry.id }))
         )
         : invoke(caller)
-      // Every log line of the call (a defect's, the database's) names the request (RequestId.ts).
+      // Every log line of the call (a defect's, the database's) names the request (RequestId.ts):
+      // the fiber starts with it and with its operation (`callStartRefs`).
       const requestId = requestIdOf(req)
-      const traced = tracing ? withRequestSpan(req, entry, program, requestId) : program
-      Runtime.runCallback(runtime)(requestId === undefined ? traced : Effect.annotateLogs(traced, "requestId", requestId), {
+      Runtime.runCallback(runtime)(tracing ? withRequestSpan(req, entry, program, requestId) : program, {
+        updateRefs: callStartRefs(entry, requestId),
         onExit: (exit) => Exit.isSuccess(exit) && respond(req, res, entry, exit.value, started)
       })
     }

@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema, type SchemaAST, Stream } from "effect"
+import { Cause, Context, Effect, type FiberId, FiberRef, FiberRefs, HashMap, Layer, Option, ParseResult, Schema, type SchemaAST, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { detailsOf, envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
@@ -378,6 +378,27 @@ export type ServicesOf<Impls extends ReadonlyArray<GroupImplementation<unknown>>
   Operations
 >
 
+/**
+ * The fiber refs a transport's fiber for one call starts with (`Runtime.runCallback`'s
+ * `updateRefs`): the call's operation as `currentOperation`, which `invoke` then finds set, and
+ * the request's id as the `requestId` log annotation every log line of the call carries
+ * (`currentRequestId`). Set once as the fiber is made instead of around the call: each change of a
+ * fiber ref copies all the fiber's refs, and a scoped change (`locally`, `annotateLogs`) makes two.
+ */
+export const callStartRefs = (entry: CatalogEntry, requestId: string | undefined) =>
+(refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs =>
+  FiberRefs.updateManyAs(refs, {
+    entries: requestId === undefined
+      ? [[currentOperation, [[fiberId, entry]]]]
+      : [
+        [currentOperation, [[fiberId, entry]]],
+        [
+          FiberRef.currentLogAnnotations,
+          [[fiberId, HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "requestId", requestId)]]
+        ]
+      ]
+  })
+
 const unknownOperation = (operationId: string) =>
   new InvalidRequest({ message: `operationId: no operation ${operationId} in the catalog` })
 
@@ -391,18 +412,6 @@ const makeService = (
 ): OperationsService => {
   let services: Context.Context<never> | undefined
   const servicesOf = () => (services ??= makeContext())
-
-  /**
-   * The implementation's effect with the registry's services: nothing to do in a fiber started
-   * with them (a transport's), merged into the caller's context otherwise (MCP, the CLI, tests).
-   */
-  const withServices = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
-    Effect.withFiberRuntime((fiber) => {
-      const context = servicesOf()
-      return fiber.currentContext === context
-        ? effect as Effect.Effect<A, E>
-        : Effect.provide(effect as Effect.Effect<A, E>, context)
-    })
 
   /** A command on a record named by its path runs with that path known to `idempotent` (its request hash). */
   const withCommandPath = <A, E, R>(input: unknown, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
@@ -419,8 +428,18 @@ const makeService = (
     if (problem !== undefined) {
       return Effect.fail(inputErrorOf(operation.entry, [{ _tag: "Type", path: problem.path, message: problem.message }], raw.payload, problem.rule))
     }
-    // The running operation is known to the rules it calls (its declared policy: `currentOperation`).
-    const running = (input: unknown) => Effect.locally(withServices(withCommandPath(input, run(input, actor, call))), currentOperation, operation.entry)
+    // With the registry's services: nothing to do in a fiber started with them (a transport's),
+    // merged into the caller's context otherwise (MCP, the CLI, tests). The running operation is
+    // known to the rules it calls (its declared policy: `currentOperation`), set here unless the
+    // fiber started with it (a transport's, `callStartRefs`): each change of a fiber ref copies all
+    // the fiber's refs, and `locally` makes two.
+    const running = (input: unknown) =>
+      Effect.withFiberRuntime<unknown, unknown>((fiber) => {
+        const context = servicesOf()
+        const effect = withCommandPath(input, run(input, actor, call)) as Effect.Effect<unknown, unknown>
+        const provided = fiber.currentContext === context ? effect : Effect.provide(effect, context)
+        return fiber.getFiberRef(currentOperation) === operation.entry ? provided : Effect.locally(provided, currentOperation, operation.entry)
+      })
     const input = decodeInputFast(operation, raw)
     if (input !== Unfit) return running(input)
     return Effect.flatMap(decodeSafeInput(operation, raw), running)
