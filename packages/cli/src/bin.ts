@@ -1,9 +1,13 @@
-#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=64 --min-semi-space-size=16 --heap-growing-percent=100
 // A young generation of 64 MB semi-spaces (Node's default: 16): the host allocates per request, and
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). The floor of 16 MB keeps the start-up collection
 // (infrastructure's StartupMemory.ts) from leaving it at 1 MB to regrow under load
-// (docs/decisions.md, "Node's young generation"). bench/run.mjs starts the host with the flags of this line.
+// (docs/decisions.md, "Node's young generation"). The old generation may grow to twice what the
+// last full collection kept before it is collected again (V8 chooses up to four times by itself):
+// what requests leave there is garbage, and a busy host's RSS peaked ~80 MB lower for it at the
+// same CPU per request (docs/decisions.md, "The old generation's growth"). bench/run.mjs starts the
+// host with the flags of this line.
 import { readFileSync } from "node:fs"
 import { setFlagsFromString } from "node:v8"
 import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"
