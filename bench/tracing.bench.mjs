@@ -58,7 +58,7 @@ export const run = async (ctx) => {
       label: "before",
       entry,
       args: ["serve"],
-      nodeOptions: ["--max-semi-space-size=64", "--min-semi-space-size=16", "--heap-growing-percent=100", ...options.hostNodeOptions],
+      nodeOptions: ["--max-semi-space-size=64", "--min-semi-space-size=16", ...options.hostNodeOptions],
       env: { ...env, BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1" },
       port,
       readyPath: "/api/readyz",

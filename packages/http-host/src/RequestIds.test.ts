@@ -1,7 +1,7 @@
-import { catalogOf, InternalError, operation, PayloadTooLarge } from "@birzha/domain"
-import { implement, Operations, ServerSecret } from "@birzha/domain/internal"
+import { catalogOf, currentOperation, InternalError, operation, PayloadTooLarge } from "@birzha/domain"
+import { currentRequestId, implement, Operations, ServerSecret, StreamedJson } from "@birzha/domain/internal"
 import { HttpApi, HttpApiGroup } from "@effect/platform"
-import { Effect, HashMap, Layer, Logger, Redacted, Schema } from "effect"
+import { Effect, FiberRef, HashMap, Layer, Logger, Redacted, Schema, Stream } from "effect"
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
@@ -17,12 +17,25 @@ const Probe = HttpApiGroup.make("probe", { topLevel: true })
       .addSuccess(Schema.Struct({ name: Schema.String }))
   )
   .add(operation("GET", "probe.defect", "/api/v1/probe/defect", {}).addSuccess(Schema.Void))
+  .add(
+    operation("GET", "probe.whoami", "/api/v1/probe/whoami", {})
+      .addSuccess(Schema.Struct({ requestId: Schema.NullOr(Schema.String), operation: Schema.NullOr(Schema.String) }))
+  )
+  .add(operation("GET", "probe.stream", "/api/v1/probe/stream", {}).addSuccess(Schema.Array(Schema.Number)))
 
 class ProbeApi extends HttpApi.make("probe").add(Probe).addError(InternalError).addError(PayloadTooLarge) {}
 
 const ProbeOperations = implement(Probe)({
   "probe.echo": ({ payload }) => Effect.succeed({ name: payload.name }),
-  "probe.defect": () => Effect.die(new Error("boom"))
+  "probe.defect": () => Effect.die(new Error("boom")),
+  // What the running call knows of itself: its request id and its operation.
+  "probe.whoami": () =>
+    Effect.map(Effect.all([currentRequestId, FiberRef.get(currentOperation)]), ([requestId, entry]) => ({ requestId, operation: entry?.id ?? null })),
+  // An answer streamed while it is read that fails after its first chunk, logging as it goes.
+  "probe.stream": () =>
+    Effect.succeed(
+      new StreamedJson(Stream.concat(Stream.make("[1"), Stream.fromEffect(Effect.zipRight(Effect.logInfo("streaming"), Effect.die(new Error("stream boom"))))))
+    )
 })
 
 interface LogEntry {
@@ -131,6 +144,35 @@ describe("request ids", () => {
     const lines = await accessLines()
     expect(lines).toContainEqual(expect.objectContaining({ status: 413, op: "probe.echo", requestId: "too-large-1" }))
     expect(lines).toContainEqual(expect.objectContaining({ status: 404, requestId: "missing-1" }))
+  })
+
+  it("runs the operation knowing its request id and its operation, as the fiber starts with them", async () => {
+    const response = await fetch(`${host.url}/api/v1/probe/whoami`, { headers: { "x-request-id": "whoami-1" } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ requestId: "whoami-1", operation: "probe.whoami" })
+    const anonymous = await fetch(`${host.url}/api/v1/probe/whoami`)
+    expect(await anonymous.json()).toEqual({ requestId: anonymous.headers.get("x-request-id"), operation: "probe.whoami" })
+  })
+
+  it("names the request on the log lines of an answer streamed while it is read, and of its failure after the first chunk", async () => {
+    // Broken either way: the status and the first chunk arrive and the answer stops short, or the
+    // connection is gone before the client read them.
+    const complete = await new Promise<boolean>((resolve) => {
+      const req = httpRequest(`${host.url}/api/v1/probe/stream`, { headers: { "x-request-id": "stream-1" } }, (res) => {
+        res.on("data", () => {})
+        res.on("error", () => {})
+        res.on("close", () => resolve(res.complete))
+      })
+      req.on("error", () => resolve(false))
+      req.end()
+    })
+    expect(complete).toBe(false)
+    await vi.waitFor(() => {
+      expect(logs).toContainEqual(expect.objectContaining({ message: ["streaming"], annotations: expect.objectContaining({ requestId: "stream-1" }) }))
+      expect(logs).toContainEqual(
+        expect.objectContaining({ level: "ERROR", annotations: expect.objectContaining({ requestId: "stream-1", operationId: "probe.stream" }) })
+      )
+    })
   })
 
   it("puts the id on the error's log line beside the correlation id the client gets", async () => {

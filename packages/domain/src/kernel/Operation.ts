@@ -213,8 +213,9 @@ export interface CatalogEntry extends OperationPolicy {
 
 /**
  * The operation the current call runs, set by the registry (operations/Operations.ts) around every
- * implementation: a rule shared by many operations reads the running one's declared policy from it
- * instead of each caller naming its own id.
+ * implementation, or already in the fiber's refs from its start for a transport's fiber of one call
+ * (`callStartRefs`): a rule shared by many operations reads the running one's declared policy from
+ * it instead of each caller naming its own id.
  */
 export const currentOperation: FiberRef.FiberRef<CatalogEntry | undefined> = FiberRef.unsafeMake<CatalogEntry | undefined>(undefined)
 

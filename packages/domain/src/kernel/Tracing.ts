@@ -21,7 +21,7 @@ export const isTracing: Effect.Effect<boolean> = Effect.withFiberRuntime((fiber)
   Effect.succeed(fiber.getFiberRef(tracingOn) && fiber.getFiberRef(FiberRef.currentTracerEnabled))
 )
 
-/** The request id the fiber's log lines carry (`requestId`, annotated by the HTTP host: RequestId.ts). */
+/** The request id the fiber's log lines carry (`requestId`: an operation's fiber starts with it, `callStartRefs` in operations/Operations.ts; the host's other routes annotate it). */
 export const currentRequestId: Effect.Effect<string | null> = Effect.map(Effect.logAnnotations, (annotations) => {
   const id = HashMap.get(annotations, "requestId")
   return Option.isSome(id) && typeof id.value === "string" ? id.value : null

@@ -165,9 +165,12 @@ describe("the sequencer", () => {
     const failures: Array<unknown> = []
     const sequencer = (index: number) =>
       Effect.forever(Effect.gen(function*() {
-        numberedBy[index]! += yield* sequenceBatch(50).pipe(
-          Effect.catchAllCause((cause) => Effect.sync(() => failures.push(cause)).pipe(Effect.as(0)))
-        )
+        // A batch and its count as one step: a sequencer stopped below never leaves a committed
+        // batch uncounted (the reader may see its events before the count is added).
+        yield* Effect.uninterruptible(sequenceBatch(50).pipe(
+          Effect.catchAllCause((cause) => Effect.sync(() => failures.push(cause)).pipe(Effect.as(0))),
+          Effect.tap((numbered) => Effect.sync(() => numberedBy[index]! += numbered))
+        ))
         yield* Effect.sleep(Duration.millis(3))
       }))
     const expected = writers * transactionsPerWriter * 2
@@ -196,6 +199,8 @@ describe("the sequencer", () => {
         yield* Fiber.interrupt(first)
         return all.flat()
       }))
+      // Both stopped, each after its last batch is counted.
+      await Effect.runPromise(Fiber.interrupt(secondFiber))
       const uuids = written.flat()
       expect(uuids).toHaveLength(expected)
       expect(seen).toHaveLength(expected)
