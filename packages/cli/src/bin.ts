@@ -5,7 +5,7 @@
 // (infrastructure's StartupMemory.ts) from leaving it at 1 MB to regrow under load
 // (docs/decisions.md, "Node's young generation"). bench/run.mjs starts the host with the flags of this line.
 import { readFileSync } from "node:fs"
-import { getHeapStatistics, setFlagsFromString } from "node:v8"
+import { setFlagsFromString } from "node:v8"
 import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"
 import { version } from "./version.js"
 
@@ -52,35 +52,13 @@ const forwarded = async (): Promise<number | undefined> => {
  */
 const runsUntilStopped = new Set(["serve", "worker"])
 
-/** Whether Node was started with the V8 flag `name` (either spelling), which then stands. */
-const givenToNode = (name: string) =>
-  process.execArgv.some((arg) => {
-    const flag = arg.replaceAll("_", "-")
-    return flag === name || flag.startsWith(`${name}=`)
-  })
-
-/**
- * `birzha serve` and `birzha worker` collect the old generation once it has grown to twice what
- * the last full collection kept. V8 chooses up to four times on a heap limit of 2 GiB or more
- * (less below it, where this would allow more, so it is left to V8): what requests leave there is
- * garbage, and a busy host's RSS peaked ~70 MB lower for it (docs/decisions.md, "The old
- * generation's growth"). Set while running, so a V8 without the flag only says so on stderr, and
- * `node --heap-growing-percent=N …/bin.js` keeps N.
- */
-const boundOldGenerationGrowth = () => {
-  if (getHeapStatistics().heap_size_limit >= 2 * 1024 ** 3 && !givenToNode("--heap-growing-percent")) {
-    setFlagsFromString("--heap-growing-percent=100")
-  }
-}
-
 const answer = quickAnswer()
 if (answer !== undefined) process.stdout.write(answer)
 else {
   const exit = await forwarded()
   if (exit !== undefined) process.exitCode = exit
   else {
-    if (runsUntilStopped.has(args[0] ?? "")) boundOldGenerationGrowth()
-    else setFlagsFromString("--liftoff-only")
+    if (!runsUntilStopped.has(args[0] ?? "")) setFlagsFromString("--liftoff-only")
     await (args[0] === "mail" ? import("./mail.js") : import("./main.js"))
   }
 }
