@@ -3,7 +3,8 @@
 // scavenging four times less often cut its CPU per session-authenticated read by about a fifth
 // (bench/README.md, `auth-session`). The floor of 16 MB keeps the start-up collection
 // (infrastructure's StartupMemory.ts) from leaving it at 1 MB to regrow under load
-// (docs/decisions.md, "Node's young generation"). bench/run.mjs starts the host with the flags of this line.
+// (docs/decisions.md, "Node's young generation"). `serve` on a Postgres server then holds it at that
+// floor (infrastructure's StartupMemory.ts, StartupMemoryRequestsLive). bench/run.mjs starts the host with the flags of this line.
 import { readFileSync } from "node:fs"
 import { setFlagsFromString } from "node:v8"
 import { embeddedDataDirOf, isForwardable, runningHostIn, sendToHost, writeToProcess } from "./HostClient.js"

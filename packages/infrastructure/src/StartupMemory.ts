@@ -106,8 +106,8 @@ const boundOldGenerationGrowth = Effect.sync(() => {
  * process that only answers requests: a request leaves nothing alive for the young generation to
  * hold, and since a request allocates ~45 KiB a host scavenging four times as often costs no CPU
  * that `bench/` can separate from its noise, while its RSS under load is ~80 MB lower and the
- * catalog's rise ~90 MB lower (docs/decisions.md, "Node's young generation"). The worker keeps the
- * growth: its deliveries keep more alive at once and ran ~12 % slower held. Set while running, as
+ * catalog's rise ~90 MB lower (docs/decisions.md, "The request host's young generation held at its
+ * floor"). The worker keeps the growth: its deliveries ran ~13 % slower held. Set while running, as
  * the old generation's bound; `node --semi-space-growth-factor=N …` keeps N.
  */
 const holdYoungGeneration = Effect.sync(() => {
