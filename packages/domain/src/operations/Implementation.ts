@@ -110,11 +110,16 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
       let first = true
       return Stream.mapChunks(part.items, (items) => {
         if (Chunk.isEmpty(items)) return Chunk.empty<string>()
-        const json = Chunk.toReadonlyArray(items).map((item) => JSON.stringify(part.encode(item))).join(",")
-        const chunk = `${pending}${first ? "" : ","}${json}`
+        // One JSON.stringify of the encoded items and its text without the brackets: a slice shares
+        // the text, where the items' texts joined and then prefixed made the same text twice more
+        // (the join, and flattening the prefixed text for its byte length). The text before the
+        // items is a chunk of its own for the same reason.
+        const encoded = Chunk.toReadonlyArray(items).map((item) => part.encode(item))
+        const json = JSON.stringify(encoded).slice(1, -1)
+        const prefix = `${pending}${first ? "" : ","}`
         pending = ""
         first = false
-        return Chunk.of(chunk)
+        return prefix === "" ? Chunk.of(json) : Chunk.make(prefix, json)
       })
     })
     return Stream.concat(Stream.concatAll(Chunk.fromIterable(pieces)), Stream.suspend(() => Stream.succeed(pending)))
