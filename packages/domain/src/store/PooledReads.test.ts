@@ -1,0 +1,50 @@
+import { Effect } from "effect"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { describe, expect, it } from "vitest"
+
+setFlagsFromString("--expose-gc")
+const collectGarbage = runInNewContext("gc") as () => void
+
+/** A turn of the event loop: a `WeakRef`'s target is kept until the turn that made it has ended. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+describe("Effect.async, as the pooled reads use it", () => {
+  // node-postgres keeps a query's callback after it answered (the client's last query), and with
+  // it the `resume` that `pooledReadsOf` gave it. effect 3.22.4 kept the resumed fiber reachable
+  // from that `resume`: each request's whole fiber lived until the next full collection.
+  // patches/effect@3.22.4.patch drops the reference once used (docs/decisions.md).
+  it("leaves a finished fiber collectable while its register callback still holds resume", async () => {
+    const kept: Array<unknown> = []
+    let fiber: WeakRef<object> | undefined
+    const read = Effect.async<number>((resume) => {
+      kept.push(resume)
+      setImmediate(() => resume(Effect.succeed(1)))
+    })
+    const value = await new Promise<number>((done) => {
+      const running = Effect.runFork(read)
+      fiber = new WeakRef(running)
+      running.addObserver((exit) => done(exit._tag === "Success" ? exit.value : -1))
+    })
+    await nextTurn()
+    collectGarbage()
+    await nextTurn()
+    collectGarbage()
+    expect([value, kept.length]).toEqual([1, 1])
+    expect(fiber?.deref()).toBeUndefined()
+  })
+
+  it("still answers a resume called inside register, before the fiber waits", async () => {
+    expect(await Effect.runPromise(Effect.async<string>((resume) => resume(Effect.succeed("at once"))))).toBe("at once")
+    expect(await Effect.runPromise(Effect.async<string>((resume) => {
+      resume(Effect.succeed("first"))
+      resume(Effect.succeed("second"))
+    }))).toBe("first")
+    expect(await Effect.runPromise(Effect.async<string>((resume) => {
+      setImmediate(() => {
+        resume(Effect.succeed("first"))
+        resume(Effect.succeed("second"))
+      })
+    }))).toBe("first")
+  })
+})
