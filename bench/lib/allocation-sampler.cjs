@@ -21,7 +21,8 @@ process.on("SIGUSR2", () => {
       session.post("HeapProfiler.startSampling", {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true
+        // BENCH_ALLOCATION_PROMOTED=1: only what no young collection freed (what went to the old generation).
+        includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOCATION_PROMOTED !== "1"
       }, (error) => mark(".started", error === null ? "started" : String(error.message))))
     return
   }

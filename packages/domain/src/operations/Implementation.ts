@@ -72,9 +72,10 @@ const itemSchemaOf = (ast: SchemaAST.AST): Schema.Schema<unknown, unknown> => {
  * The JSON text of a struct whose array fields come as streams of their items (read page by page),
  * in chunks: byte for byte `JSON.stringify(Schema.encodeSync(schema)(value))` of the collected
  * value. Fields are written in the schema's order; each item is encoded with the array's item
- * schema (the declared schema stays the allowlist), one chunk per chunk of items. The text between
- * items (`{"schemaVersion":1,"profiles":[`) goes out with the next items, so nothing is written
- * before the first page has been read: a failure there is still answered in the envelope.
+ * schema (the declared schema stays the allowlist), one piece of text per chunk of items. The text
+ * between items (`{"schemaVersion":1,"profiles":[`) is held until the next items are read and goes
+ * out just before them, so nothing is written before the first page has been read: a failure there
+ * is still answered in the envelope.
  */
 export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
   schema: Schema.Struct<Fields>,
@@ -110,10 +111,10 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
       let first = true
       return Stream.mapChunks(part.items, (items) => {
         if (Chunk.isEmpty(items)) return Chunk.empty<string>()
-        // One JSON.stringify of the encoded items and its text without the brackets: a slice shares
-        // the text, where the items' texts joined and then prefixed made the same text twice more
-        // (the join, and flattening the prefixed text for its byte length). The text before the
-        // items is a chunk of its own for the same reason.
+        // One JSON.stringify of the encoded items and its text without the brackets (the slice is
+        // the one flat copy the socket needs anyway), where the items' texts joined and then
+        // prefixed made two more (the join, and flattening the prefixed text for its byte length).
+        // The text before the items is a chunk of its own for the same reason.
         const encoded = Chunk.toReadonlyArray(items).map((item) => part.encode(item))
         const json = JSON.stringify(encoded).slice(1, -1)
         const prefix = `${pending}${first ? "" : ","}`

@@ -10,10 +10,9 @@ const collectGarbage = runInNewContext("gc") as () => void
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 describe("Effect.async, as the pooled reads use it", () => {
-  // node-postgres keeps a query's callback after it answered (the client's last query), and with
-  // it the `resume` that `pooledReadsOf` gave it. effect 3.22.4 kept the resumed fiber reachable
-  // from that `resume`: each request's whole fiber lived until the next full collection.
-  // patches/effect@3.22.4.patch drops the reference once used (docs/decisions.md).
+  // `pooledReadsOf` hands its `resume` to node-postgres's callback; whatever keeps that callback
+  // after the answer kept, with effect 3.22.4, the resumed fiber and all it reached, until V8's next
+  // full collection. patches/effect@3.22.4.patch drops the reference once used (docs/decisions.md).
   it("leaves a finished fiber collectable while its register callback still holds resume", async () => {
     const kept: Array<unknown> = []
     let fiber: WeakRef<object> | undefined
@@ -34,7 +33,7 @@ describe("Effect.async, as the pooled reads use it", () => {
     expect(fiber?.deref()).toBeUndefined()
   })
 
-  it("still answers a resume called inside register, before the fiber waits", async () => {
+  it("answers the first resume, called inside register or later, and ignores a second", async () => {
     expect(await Effect.runPromise(Effect.async<string>((resume) => resume(Effect.succeed("at once"))))).toBe("at once")
     expect(await Effect.runPromise(Effect.async<string>((resume) => {
       resume(Effect.succeed("first"))
