@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { untilDone } from "./progress.js"
+import { eventually, untilDone } from "./progress.js"
 
 describe("waiting on progress", () => {
   it("waits as long as the work keeps moving, however long that is", async () => {
@@ -20,5 +20,18 @@ describe("waiting on progress", () => {
 
   it("answers at once when the work is already done", async () => {
     expect(await untilDone(async () => "done", (s) => s === "done", (s) => s, "nothing", { stallMs: 0 })).toBe("done")
+  })
+})
+
+describe("waiting for a condition", () => {
+  it("returns the value that met the condition, read again until it does", async () => {
+    let reads = 0
+    expect(await eventually(() => ++reads, (n) => n === 4, "the fourth read", { everyMs: 1 })).toBe(4)
+    expect(reads).toBe(4)
+  })
+
+  it("fails after its bound, naming what it waited for and the last value read", async () => {
+    await expect(eventually(async () => ({ state: "pending" }), (row) => row.state === "active", () => "the endpoint active", { timeoutMs: 30, everyMs: 5 }))
+      .rejects.toThrow('the endpoint active: not within 0.03 s (last read: {"state":"pending"})')
   })
 })

@@ -36,3 +36,38 @@ export const untilDone = async <A>(
   }
   return state
 }
+
+export interface EventuallyOptions {
+  /**
+   * How long the condition may take before the wait fails (default 100 s, under vitest's 120 s per
+   * test, so this message is the one a failing test shows). A liveness bound, not a speed limit: a
+   * busy machine only waits longer. A test of how long something may take states its own bound.
+   */
+  readonly timeoutMs?: number
+  /** Pause between reads (default 50 ms). */
+  readonly everyMs?: number
+}
+
+/**
+ * Waiting for what another fiber, process or worker does: reads until `check` holds for what `read`
+ * gave and returns it; fails after `timeoutMs` naming `what` (by default the check's own text) and
+ * the last value read.
+ */
+export const eventually = async <A>(
+  read: () => A | Promise<A>,
+  check: (value: A) => boolean,
+  what: string | (() => string) = String(check),
+  options: EventuallyOptions = {}
+): Promise<A> => {
+  const timeoutMs = options.timeoutMs ?? 100_000
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (check(value)) return value
+    if (Date.now() > deadline) {
+      const last = JSON.stringify(value) ?? String(value)
+      throw new Error(`${typeof what === "string" ? what : what()}: not within ${timeoutMs / 1000} s (last read: ${last.length > 500 ? `${last.slice(0, 500)}…` : last})`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 50))
+  }
+}

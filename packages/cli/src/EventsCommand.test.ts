@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running the tests.
@@ -23,13 +24,8 @@ const birzha = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   // A liveness bound, not a speed limit: the command's start took over 20 s with the machine's load at 23.
-  const until = async (check: () => boolean, what: string, timeoutMs = 240_000) => {
-    const end = Date.now() + timeoutMs
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; stdout:\n${stdout}\nstderr:\n${stderr}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
+  const until = (check: () => boolean, what: string) =>
+    eventually(check, Boolean, () => `${what}; stdout:\n${stdout}\nstderr:\n${stderr}`, { timeoutMs: 240_000, everyMs: 20 })
   return { child, exited, stdout: () => stdout, stderr: () => stderr, until }
 }
 

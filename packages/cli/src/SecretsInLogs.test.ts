@@ -10,6 +10,7 @@ import { taskDraft } from "../../../testing/drafts.js"
 import { sampleFiles } from "../../../testing/files.js"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { parsePrometheusText, sampleValue } from "../../../testing/prometheus.js"
 import { signIn } from "../../../testing/signIn.js"
 import { type Receiver, startReceiver } from "../../../testing/webhookReceiver.js"
@@ -37,15 +38,6 @@ const start = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   return { child, output: () => output, exited }
 }
 
-const until = async <A>(read: () => A | Promise<A>, check: (value: A) => boolean, what: string, timeoutMs = 60_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (check(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 let database: TestDatabase
 let db: Pg.Client
@@ -71,7 +63,7 @@ beforeAll(async () => {
   host = start(["serve"], { ...env, BIRZHA_METRICS_PORT: String(metricsPort) })
   // Each process its own page, as on two machines.
   worker = start(["worker"], { ...env, BIRZHA_METRICS_PORT: String(workerMetricsPort) })
-  await until(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready", 150_000)
+  await eventually(() => fetch(`${url}/api/readyz`).then((r) => r.status, () => 0), (status) => status === 200, "the host ready", { timeoutMs: 150_000 })
   db = new Pg.Client({ connectionString: database.url })
   await db.connect()
 })
@@ -104,7 +96,7 @@ describe("the host's metrics beside a worker", () => {
     const owner = await signIn({ url, origin: url, db })
     const before = await scrape()
     const succeeded = sampleValue(before, "birzha_webhook_deliveries", { status: "succeeded" }) ?? 0
-    await until(() => fetch(workerMetricsUrl).then((r) => r.status, () => 0), (status) => status === 200, "the worker's metrics page")
+    await eventually(() => fetch(workerMetricsUrl).then((r) => r.status, () => 0), (status) => status === 200, "the worker's metrics page")
     const workerBefore = await scrapeOf(workerMetricsUrl)
     const attempts = sampleValue(workerBefore, "birzha_webhook_attempts_total", { result: "succeeded" }) ?? 0
 
@@ -113,7 +105,7 @@ describe("the host's metrics beside a worker", () => {
     const { uuid, url: endpointUrl, revision } = endpoint.body["endpoint"]
     expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/approve`, owner, { url: endpointUrl, expectedRevision: revision })).status).toBe(200)
     expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/test`, owner, { requestUuid: randomUUID() })).status).toBe(200)
-    await until(
+    await eventually(
       async () => (await db.query<{ status: string }>("SELECT status FROM webhook_deliveries WHERE endpoint_uuid = $1", [uuid])).rows[0]?.status,
       (status) => status === "succeeded",
       "the test delivery succeeded"
@@ -151,7 +143,7 @@ describe("logs", () => {
     const email = `secrets.${randomUUID()}@example.com`
     const started = await call("POST", "/api/v1/auth/email/start", {}, { email })
     expect(started.status).toBe(200)
-    const mail = await until(
+    const mail = await eventually(
       async () => (await db.query<{ subject: string; text_body: string; html_body: string }>(
         "SELECT subject, text_body, html_body FROM development_mailbox WHERE to_address = $1", [email])).rows[0],
       (row) => row !== undefined,
@@ -185,7 +177,7 @@ describe("logs", () => {
     const { uuid, url: endpointUrl, revision } = endpoint.body["endpoint"]
     expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/approve`, owner, { url: endpointUrl, expectedRevision: revision })).status).toBe(200)
     expect((await call("POST", `/api/v1/webhook-endpoints/${uuid}/test`, owner, { requestUuid: randomUUID() })).status).toBe(200)
-    await until(() => receiver.received.length, (n) => n >= 1, "the signed test delivery")
+    await eventually(() => receiver.received.length, (n) => n >= 1, "the signed test delivery")
 
     // A command that needs approval: prepared by the key, approved by the owner, committed by the key.
     const saved = await call("POST", "/api/v1/commands/tasks.save", agent, { requestUuid: randomUUID(), data: taskDraft })

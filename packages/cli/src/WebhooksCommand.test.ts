@@ -9,6 +9,7 @@ import Pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { type Receiver, startReceiver } from "../../../testing/webhookReceiver.js"
 import { runCli } from "./testCli.js"
 
@@ -71,13 +72,6 @@ const emit = async (profileUuid: string, count: number) => {
   return rows.map((row) => row.uuid)
 }
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs: number) => {
-  const end = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe("webhook delivery by the worker process", () => {
   it("loses nothing when the worker is killed (kill -9) in the middle of deliveries; repeats keep their webhook-id", async () => {
@@ -106,11 +100,11 @@ describe("webhook delivery by the worker process", () => {
         const got = new Set(all.map((x) => String(x.headers["webhook-id"])))
         return events.every((id) => got.has(id))
       }, 90_000)
-      await until(async () => {
+      await eventually(async () => {
         const { rows } = await db.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_uuid = $1 AND status = 'succeeded'", [uuid])
-        return rows[0]!.n === 300
-      }, "every delivery to succeed", 120_000)
+        return rows[0]!.n
+      }, (n) => n === 300, "every delivery to succeed", { timeoutMs: 120_000 })
       // Every message, first or repeated, is genuine: the independent library verifies each one.
       const verifier = new Webhook(signingSecret)
       for (const request of receiver.received) {
@@ -135,10 +129,10 @@ describe("webhook delivery by the worker process", () => {
     const worker = birzha(["worker"], { DATABASE_URL: database.url, BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" })
     try {
       await emit(profileUuid, 1)
-      await until(async () => {
+      await eventually(async () => {
         const { rows } = await db.query<{ n: number }>("SELECT attempt_count AS n FROM webhook_deliveries WHERE endpoint_uuid = $1", [uuid])
-        return rows[0]?.n === 1
-      }, "the first attempt", 120_000)
+        return rows[0]?.n
+      }, (n) => n === 1, "the first attempt", { timeoutMs: 120_000 })
     } finally {
       worker.child.kill("SIGTERM")
       expect(await worker.exited).toBe(0)

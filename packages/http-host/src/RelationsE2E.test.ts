@@ -6,6 +6,7 @@ import type Pg from "pg"
 import type { Browser, BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchChromium } from "../../../testing/browser.js"
+import { eventually } from "../../../testing/progress.js"
 import { signIn } from "../../../testing/signIn.js"
 import { toolNameOf } from "./handlers/McpTools.js"
 import { type RunningHost } from "./testing.js"
@@ -125,13 +126,11 @@ describe("a deal end to end over HTTP", () => {
       return (listed.body.items ?? []).map((event: { type: string; data: { status: string } }) => `${event.type}:${event.data.status}`)
     }
     // What the worker's sequencer does, on demand (the test host runs without in-process workers).
-    const until = Date.now() + 10_000
-    while ((await dealEvents(customer)).length < 3 && Date.now() < until) {
-      await worker.runPromise(sequencePending(1000))
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
     const expected = ["deal.started:active", "deal.status_changed:results_submitted", "deal.status_changed:completed"]
-    expect(await dealEvents(customer)).toEqual(expected)
+    expect(await eventually(async () => {
+      await worker.runPromise(sequencePending(1000))
+      return dealEvents(customer)
+    }, (events) => events.length >= 3, "the deal's three events", { everyMs: 20 })).toEqual(expected)
     expect(await dealEvents(contractor)).toEqual(expected)
     expect(await dealEvents(stranger)).toEqual([])
   })

@@ -5,6 +5,7 @@ import { createServer, type Server, Socket as NetSocket, type Socket } from "nod
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { ServiceLive } from "./Serve.js"
 import { type RunningHost, startHost } from "./testing.js"
 
@@ -24,14 +25,6 @@ const getJson = async (url: string) => {
   return { status: response.status, body: (await response.json()) as unknown, headers: response.headers }
 }
 
-const eventually = async <A>(probe: () => Promise<A>, done: (a: A) => boolean, timeoutMs = 15_000): Promise<A> => {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (done(value) || Date.now() > until) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 describe("the service on a Postgres server", () => {
   let database: TestDatabase

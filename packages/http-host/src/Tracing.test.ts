@@ -8,6 +8,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { signIn } from "../../../testing/signIn.js"
 import { type Receiver, startReceiver } from "../../../testing/webhookReceiver.js"
 import { type RunningHost, startService, untilReady } from "./testing.js"
@@ -129,15 +130,6 @@ const call = async (method: string, path: string, cookie: string, body?: unknown
   return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
-const until = async <A>(read: () => A | Promise<A>, check: (value: A) => boolean, what: string, timeoutMs = 20_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (check(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe("traces over OTLP/HTTP", () => {
   it("an operation's request, its SQL and the webhook attempt it caused arrive as one trace, named and attributed", async () => {
@@ -151,8 +143,8 @@ describe("traces over OTLP/HTTP", () => {
     const endpoint = created.body["endpoint"]
     expect((await call("POST", `/api/v1/webhook-endpoints/${endpoint.uuid}/approve`, owner.cookie, { url: endpoint.url, expectedRevision: endpoint.revision })).status).toBe(200)
     expect((await call("POST", `/api/v1/webhook-endpoints/${endpoint.uuid}/test`, owner.cookie, { requestUuid: randomUUID() })).status).toBe(200)
-    await until(() => webhooks.received.length, (n) => n >= 1, "the test delivery")
-    await until(
+    await eventually(() => webhooks.received.length, (n) => n >= 1, "the test delivery")
+    await eventually(
       async () => (await db.query<{ state: string }>("SELECT state FROM webhook_endpoints WHERE uuid = $1", [endpoint.uuid])).rows[0]?.state,
       (state) => state === "active",
       "the endpoint active"
@@ -174,12 +166,12 @@ describe("traces over OTLP/HTTP", () => {
     })
     expect(refused.status).toBe(409)
 
-    const operation = await until(
+    const operation = await eventually(
       () => collector.spans.find((span) => span.name === "profiles.update" && attribute(span, "birzha.request_id") === requestId),
       (span) => span !== undefined,
       "the operation's span"
     )
-    const attempt = await until(
+    const attempt = await eventually(
       () => collector.spans.find((span) => span.name === "webhooks.attempt" && span.traceId === operation!.traceId),
       (span) => span !== undefined,
       "the webhook attempt's span in the operation's trace"
@@ -211,7 +203,7 @@ describe("traces over OTLP/HTTP", () => {
     expect(attribute(attempt!, "http.response.status_code")).toBe(200)
 
     // The refused call: status and code on its span.
-    const conflict = await until(
+    const conflict = await eventually(
       () => collector.spans.find((span) => span.name === "profiles.update" && attribute(span, "birzha.status") === 409),
       (span) => span !== undefined,
       "the refused call's span"
@@ -219,7 +211,7 @@ describe("traces over OTLP/HTTP", () => {
     expect(attribute(conflict!, "birzha.error.code")).toBe("revision_conflict")
 
     // The sequencer's numbering, as its own span.
-    await until(() => collector.spans.find((span) => span.name === "events.sequence"), (span) => span !== undefined, "a sequencing span")
+    await eventually(() => collector.spans.find((span) => span.name === "events.sequence"), (span) => span !== undefined, "a sequencing span")
 
     // Nothing secret in any span: the session token, the email, the endpoint's signing secret.
     const exported = JSON.stringify(collector.spans)

@@ -52,13 +52,16 @@ export const startService = async (
   )
 }
 
-/** Polls readyz until the migrations are applied (they run in the background at start). */
-export const untilReady = async (host: RunningHost, timeoutMs = 20_000): Promise<void> => {
+/**
+ * Polls readyz until the migrations are applied (they run in the background at start); a liveness
+ * bound, not a speed limit: a busy machine only waits longer.
+ */
+export const untilReady = async (host: RunningHost, timeoutMs = 100_000): Promise<void> => {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const response = await fetch(`${host.url}/api/readyz`).catch(() => undefined)
     if (response?.status === 200) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  throw new Error("the host did not become ready")
+  throw new Error(`the host did not become ready within ${timeoutMs / 1000} s`)
 }

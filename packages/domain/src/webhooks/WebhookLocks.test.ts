@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../../../testing/progress.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import { only } from "../../test/learning.js"
 import { cancelPendingDeliveries, leaseDueDeliveries, lockEndpointsBehind, queueEventDelivery } from "./WebhookDeliveryRepository.js"
@@ -46,13 +47,6 @@ const answered500 = (deliveryUuid: string, leaseToken: string, endpointUuid: str
   endpointFailing: options.endpointFailing
 })
 
-const until = async (check: () => Promise<boolean>, what: string) => {
-  const end = Date.now() + 30_000
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 const lockWaiters = async () =>
   only(await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).n
 
@@ -85,7 +79,7 @@ describe("webhook lock order", () => {
       yield* Deferred.await(held)
       // The worker: a 500 starts the endpoint's failing streak, and the delivery is due again.
       const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, token, uuid, { endpointFailing: false })])))
-      yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1, "the worker to wait for the owner"))
+      yield* Effect.promise(() => eventually(async () => (await lockWaiters()) >= 1, Boolean, "the worker to wait for the owner", { everyMs: 20 }))
       yield* Deferred.succeed(go, undefined)
       return { owner: yield* Fiber.await(ownerSide), worker: yield* Fiber.await(workerSide) }
     }))
@@ -122,7 +116,7 @@ describe("webhook lock order", () => {
       // The attempt comes back 500: the worker records a retry while the pause is still uncommitted.
       const workerSide = yield* Effect.fork(sql.withTransaction(recordOutcomes([answered500(delivery!.uuid, token, uuid, { endpointFailing: true })])))
       // The worker either waits for the owner (then reads the pause) or is done before the commit.
-      yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1 || workerSide.unsafePoll() !== null, "the worker to wait or finish"))
+      yield* Effect.promise(() => eventually(async () => (await lockWaiters()) >= 1 || workerSide.unsafePoll() !== null, Boolean, "the worker to wait or finish", { everyMs: 20 }))
       yield* Deferred.succeed(go, undefined)
       return { owner: yield* Fiber.await(ownerSide), worker: yield* Fiber.await(workerSide) }
     }))

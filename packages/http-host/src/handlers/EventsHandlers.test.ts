@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { eventually } from "../../../../testing/progress.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
 import { testPgLayer } from "../../../domain/test/pgLayer.js"
@@ -36,16 +37,12 @@ afterAll(async () => {
  * repeats until this database has nothing left to number: xmin is cluster-wide, so a transaction
  * of another test's database can hold numbering back for a moment.
  */
-const sequence = async () => {
-  const until = Date.now() + 10_000
-  for (;;) {
+const sequence = () =>
+  eventually(async () => {
     await worker.runPromise(sequencePending(1000))
     const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox_events WHERE position IS NULL")
-    if (rows[0]!.n === 0) return
-    if (Date.now() > until) throw new Error("events stayed unsequenced")
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+    return rows[0]!.n
+  }, (unsequenced) => unsequenced === 0, "every event numbered", { everyMs: 10 })
 
 const get = (path: string, cookie?: string) =>
   fetch(`${host.url}${path}`, { headers: cookie === undefined ? {} : { cookie } })

@@ -2,6 +2,7 @@ import { simpleParser } from "mailparser"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { eventually } from "../../../../testing/progress.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
 
 // Sign-in through real mail: the host sends over SMTP to a real server in this process, the test
@@ -114,9 +115,7 @@ describe("a slow mail provider", () => {
           headers: { "content-type": "application/json", origin },
           body: JSON.stringify({ email: `slow.${i}.${Date.now()}@example.com` })
         }))
-      const deadline = Date.now() + 15_000
-      while (waiting.length < 12 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(waiting.length).toBe(12)
+      await eventually(() => waiting.length, (n) => n === 12, "twelve starts waiting on the provider")
       // Every connection would be taken if a start held one while its mail is out: readyz (2 s limit) would say 503.
       const ready = await fetch(`${busy.url}/api/readyz`)
       expect(ready.status).toBe(200)

@@ -8,6 +8,7 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
+import { eventually } from "../../../../testing/progress.js"
 import { signIn, type SignedIn } from "../../../../testing/signIn.js"
 import { type Receiver, startReceiver } from "../../../../testing/webhookReceiver.js"
 import { type RunningHost, startService, untilReady } from "../testing.js"
@@ -82,15 +83,6 @@ const endpointOf = async (who: SignedIn, uuid: string): Promise<Json> => {
   return (list.body["items"] as Array<Json>).find((e) => e["uuid"] === uuid)!
 }
 
-const until = async <A>(read: () => Promise<A>, check: (value: A) => boolean, timeoutMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (check(value)) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 const deliveries = async (who: SignedIn, uuid: string, query = ""): Promise<Array<Json>> =>
   (await call("GET", `/api/v1/webhook-endpoints/${uuid}/deliveries${query}`, who)).body["items"] as Array<Json>
@@ -117,7 +109,7 @@ const activeEndpoint = async (r: Receiver, input: Json = {}, who?: SignedIn) => 
   const before = r.received.length
   expect((await sendTest(owner, created.body["endpoint"]["uuid"])).status).toBe(200)
   await r.until((all) => all.length > before)
-  const endpoint = await until(() => endpointOf(owner, created.body["endpoint"]["uuid"]), (e) => e["state"] === "active")
+  const endpoint = await eventually(() => endpointOf(owner, created.body["endpoint"]["uuid"]), (e) => e["state"] === "active")
   return { owner, endpoint, secret: created.body["secret"] as string }
 }
 
@@ -178,7 +170,7 @@ describe("the webhook endpoint state table", () => {
     expect(verify(created.body["secret"], test)).toEqual(body)
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString("base64")}`, test)).toThrow()
 
-    const active = await until(() => endpointOf(owner, endpoint["uuid"]), (e) => e["state"] === "active")
+    const active = await eventually(() => endpointOf(owner, endpoint["uuid"]), (e) => e["state"] === "active")
     // Verified by this test delivery, just now.
     expect(Math.abs(Date.parse(active["verifiedAt"]) - Date.now())).toBeLessThan(60_000)
     // The event emitted before activation is not sent; one after is, as the exact envelope.
@@ -194,7 +186,7 @@ describe("the webhook endpoint state table", () => {
       data: { objectUuid: owner.profileUuid, status: "updated" },
       context: { profileUuid: owner.profileUuid }
     })
-    const history = await until(() => deliveries(owner, endpoint["uuid"]), (items) => items[0]?.["status"] === "succeeded")
+    const history = await eventually(() => deliveries(owner, endpoint["uuid"]), (items) => items[0]?.["status"] === "succeeded")
     expect(history.map((d) => d["kind"])).toEqual(["event", "test"])
     expect(history[0]!["attempts"]).toHaveLength(1)
     expect(history[0]!["attempts"][0]).toMatchObject({ statusCode: 200, responseExcerpt: "ok", succeeded: true, url: r.url })
@@ -211,7 +203,7 @@ describe("the webhook endpoint state table", () => {
     await approve(owner, created.body["endpoint"])
     const uuid = created.body["endpoint"]["uuid"]
     await sendTest(owner, uuid)
-    const [failed] = await until(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "failed")
+    const [failed] = await eventually(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "failed")
     expect(failed!["attempts"]).toHaveLength(1)
     expect(failed!["attempts"][0]).toMatchObject({ statusCode: 503, responseExcerpt: "maintenance", succeeded: false })
     expect(r.received).toHaveLength(1)
@@ -223,11 +215,11 @@ describe("the webhook endpoint state table", () => {
       res.end()
     })
     await sendTest(owner, uuid)
-    await until(() => deliveries(owner, uuid), (items) => items.length === 2 && items[0]!["status"] === "failed")
+    await eventually(() => deliveries(owner, uuid), (items) => items.length === 2 && items[0]!["status"] === "failed")
     expect((await endpointOf(owner, uuid))["state"]).toBe("awaiting_test")
     r.answerWith((_req, res) => res.end())
     await sendTest(owner, uuid)
-    await until(() => endpointOf(owner, uuid), (e) => e["state"] === "active")
+    await eventually(() => endpointOf(owner, uuid), (e) => e["state"] === "active")
   })
 
   it("a change of URL, events or payload mode needs a new approval and a new test; a description does not", async () => {
@@ -253,7 +245,7 @@ describe("the webhook endpoint state table", () => {
       const approved = await approve(owner, changed.body["endpoint"])
       expect(approved.body["endpoint"]["state"]).toBe("awaiting_test")
       await sendTest(owner, uuid)
-      const active = await until(() => endpointOf(owner, uuid), (e) => e["state"] === "active")
+      const active = await eventually(() => endpointOf(owner, uuid), (e) => e["state"] === "active")
       revision = active["revision"]
     }
     const [event] = await emit(owner)
@@ -270,7 +262,7 @@ describe("the webhook endpoint state table", () => {
     })
     const [event] = await emit(owner)
     // The first attempt fails; the next one waits about 5 s.
-    const [pending] = await until(() => deliveries(owner, uuid, "?status=pending"), (items) => items.length === 1 && items[0]!["attemptCount"] === 1)
+    const [pending] = await eventually(() => deliveries(owner, uuid, "?status=pending"), (items) => items.length === 1 && items[0]!["attemptCount"] === 1)
     expect(pending!["eventUuid"]).toBe(event)
     expect(Date.parse(pending!["nextAttemptAt"]) - Date.now()).toBeGreaterThan(2_000)
     const paused = await call("PATCH", `/api/v1/webhook-endpoints/${uuid}`, owner, { requestUuid: randomUUID(), expectedRevision: endpoint["revision"], paused: true })
@@ -308,12 +300,12 @@ describe("delivery failures", () => {
       res.end("gone")
     })
     const [first] = await emit(owner)
-    const disabled = await until(() => endpointOf(owner, uuid), (e) => e["state"] === "disabled")
+    const disabled = await eventually(() => endpointOf(owner, uuid), (e) => e["state"] === "disabled")
     expect(disabled).toMatchObject({ disabledReason: "gone", revision: endpoint["revision"] + 1 })
     const [failed] = await deliveries(owner, uuid, "?status=failed")
     expect(failed).toMatchObject({ eventUuid: first, attemptCount: 1 })
     expect(failed!["attempts"][0]).toMatchObject({ statusCode: 410, succeeded: false })
-    const mails = await until(() => mailTo(owner.email), (rows) => rows.length > 0)
+    const mails = await eventually(() => mailTo(owner.email), (rows) => rows.length > 0)
     expect(mails[0]!.subject).toBe("Вебхук отключён · Webhook disabled")
     expect(mails[0]!.text_body).toContain(r.url)
     expect(mails[0]!.text_body).toContain("410 Gone")
@@ -336,14 +328,14 @@ describe("delivery failures", () => {
       res.end()
     })
     await emit(owner)
-    const failing = await until(() => endpointOf(owner, uuid), (e) => e["failingSince"] !== undefined)
+    const failing = await eventually(() => endpointOf(owner, uuid), (e) => e["failingSince"] !== undefined)
     expect(failing["state"]).toBe("active")
     // Five days pass (the clock of the rows moves back), and the next attempt fails too.
     await db.query("UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE uuid = $1", [uuid])
     await db.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_uuid = $1 AND status = 'pending'", [uuid])
-    const disabled = await until(() => endpointOf(owner, uuid), (e) => e["state"] === "disabled")
+    const disabled = await eventually(() => endpointOf(owner, uuid), (e) => e["state"] === "disabled")
     expect(disabled["disabledReason"]).toBe("failing")
-    const mails = await until(() => mailTo(owner.email), (rows) => rows.length > 0)
+    const mails = await eventually(() => mailTo(owner.email), (rows) => rows.length > 0)
     expect(mails[0]!.text_body).toContain("5")
     expect((await deliveries(owner, uuid, "?status=pending"))).toHaveLength(0)
   })
@@ -357,7 +349,7 @@ describe("delivery failures", () => {
       res.end()
     })
     await emit(owner)
-    await until(() => endpointOf(owner, uuid), (e) => e["failingSince"] !== undefined)
+    await eventually(() => endpointOf(owner, uuid), (e) => e["failingSince"] !== undefined)
     await db.query("UPDATE webhook_endpoints SET failing_since = now() - interval '4 days 23 hours' WHERE uuid = $1", [uuid])
     const before = r.received.length
     await db.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_uuid = $1 AND status = 'pending'", [uuid])
@@ -366,7 +358,7 @@ describe("delivery failures", () => {
     expect((await endpointOf(owner, uuid))["state"]).toBe("active")
     r.answerWith((_req, res) => res.end())
     await emit(owner)
-    await until(() => endpointOf(owner, uuid), (e) => e["failingSince"] === undefined)
+    await eventually(() => endpointOf(owner, uuid), (e) => e["failingSince"] === undefined)
   })
 
   it("a receiver that is down and comes back receives every event", async () => {
@@ -374,13 +366,13 @@ describe("delivery failures", () => {
     const { owner, endpoint } = await activeEndpoint(r)
     await r.stop()
     const events = await emit(owner, 20)
-    await until(() => deliveries(owner, endpoint["uuid"], "?status=pending&limit=100"), (items) => items.length === 20 && items.every((d) => d["attemptCount"] === 1))
+    await eventually(() => deliveries(owner, endpoint["uuid"], "?status=pending&limit=100"), (items) => items.length === 20 && items.every((d) => d["attemptCount"] === 1))
     const [refused] = await deliveries(owner, endpoint["uuid"], "?status=pending&limit=1")
     expect(refused!["attempts"][0]["error"]).toMatch(/ECONNREFUSED/)
     expect(refused!["attempts"][0]["statusCode"]).toBeUndefined()
     await r.start()
     await r.until((all) => events.every((id) => all.some((x) => x.headers["webhook-id"] === id)), 15_000)
-    await until(() => deliveries(owner, endpoint["uuid"], "?status=succeeded&limit=100"), (items) => items.length === 21)
+    await eventually(() => deliveries(owner, endpoint["uuid"], "?status=succeeded&limit=100"), (items) => items.length === 21)
   }, 30_000)
 
   it("Retry-After on 429 pushes the next attempt back; on 500 it is not honoured", async () => {
@@ -392,7 +384,7 @@ describe("delivery failures", () => {
       res.end()
     })
     await emit(owner)
-    const [limited] = await until(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
+    const [limited] = await eventually(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
     const wait = Date.parse(limited!["nextAttemptAt"]) - Date.now()
     expect(wait).toBeGreaterThan(110_000)
     expect(wait).toBeLessThan(125_000)
@@ -402,7 +394,7 @@ describe("delivery failures", () => {
       res.end()
     })
     const [second] = await emit(owner)
-    const [plain] = await until(() => deliveries(owner, endpoint["uuid"], "?status=pending"),
+    const [plain] = await eventually(() => deliveries(owner, endpoint["uuid"], "?status=pending"),
       (items) => items.some((d) => d["eventUuid"] === second && d["attemptCount"] === 1))
     expect(Date.parse(plain!["nextAttemptAt"]) - Date.now()).toBeLessThan(7_000)
   })
@@ -432,8 +424,8 @@ describe("delivery failures", () => {
       expect(Date.now() - sent).toBeLessThan(10_000)
       await new Promise((resolve) => setTimeout(resolve, 1_000))
     }
-    const timedOut = await until(() => deliveries(owner, hanging.endpoint["uuid"], "?limit=100"),
-      (items) => items.some((d) => d["attempts"].length > 0 && d["kind"] === "event"), 25_000)
+    const timedOut = await eventually(() => deliveries(owner, hanging.endpoint["uuid"], "?limit=100"),
+      (items) => items.some((d) => d["attempts"].length > 0 && d["kind"] === "event"), "the hanging attempt given up", { timeoutMs: 25_000 })
     const attempt = timedOut.find((d) => d["kind"] === "event" && d["attempts"].length > 0)!["attempts"][0]
     expect(attempt["error"]).toBe("no complete answer within 15 s")
     expect(attempt["durationMs"]).toBeGreaterThanOrEqual(14_900)
@@ -498,7 +490,7 @@ describe("history, replay and recovery", () => {
       res.end("Ошибка ".repeat(1000))
     })
     await emit(owner)
-    const [pending] = await until(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
+    const [pending] = await eventually(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
     const [attempt] = pending!["attempts"]
     expect(attempt).toMatchObject({ statusCode: 500, succeeded: false, url: r.url })
     expect(Buffer.byteLength(attempt["responseExcerpt"])).toBeLessThanOrEqual(1024)
@@ -529,12 +521,12 @@ describe("history, replay and recovery", () => {
     const uuid = endpoint["uuid"]
     const [delivered] = await emit(owner)
     await r.until((all) => all.some((x) => x.headers["webhook-id"] === delivered))
-    const [done] = await until(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded")
+    const [done] = await eventually(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded")
     const replayed = await call("POST", `/api/v1/webhook-endpoints/deliveries/${done!["uuid"]}/replay`, owner, { requestUuid: randomUUID() })
     expect(replayed.status, JSON.stringify(replayed.body)).toBe(200)
     expect(replayed.body["delivery"]).toMatchObject({ uuid: done!["uuid"], status: "pending" })
     await r.until((all) => all.filter((x) => x.headers["webhook-id"] === delivered).length === 2)
-    const again = await until(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded" && items[0]["attempts"].length === 2)
+    const again = await eventually(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded" && items[0]["attempts"].length === 2)
     expect(again[0]!["attemptCount"]).toBe(2)
     const stranger = await signIn({ url: host.url, origin, db })
     expect((await call("POST", `/api/v1/webhook-endpoints/deliveries/${done!["uuid"]}/replay`, stranger, { requestUuid: randomUUID() })).status).toBe(404)
@@ -546,14 +538,14 @@ describe("history, replay and recovery", () => {
       res.end()
     })
     const lost = await emit(owner, 3)
-    await until(() => deliveries(owner, uuid, "?status=pending"), (items) => items.filter((d) => lost.includes(d["eventUuid"]) && d["attemptCount"] === 1).length === 3)
+    await eventually(() => deliveries(owner, uuid, "?status=pending"), (items) => items.filter((d) => lost.includes(d["eventUuid"]) && d["attemptCount"] === 1).length === 3)
     await db.query("UPDATE webhook_deliveries SET round_attempts = 10, next_attempt_at = now() WHERE endpoint_uuid = $1 AND status = 'pending'", [uuid])
-    await until(() => deliveries(owner, uuid, "?status=failed"), (items) => items.length === 3)
+    await eventually(() => deliveries(owner, uuid, "?status=failed"), (items) => items.length === 3)
     r.answerWith((_req, res) => res.end())
     const recovered = await call("POST", `/api/v1/webhook-endpoints/${uuid}/recover`, owner, { requestUuid: randomUUID(), since })
     expect(recovered.body).toEqual({ queued: 3 })
     await r.until((all) => lost.every((id) => all.filter((x) => x.headers["webhook-id"] === id && x.at > Date.parse(since)).length >= 3))
-    await until(() => deliveries(owner, uuid, "?status=failed"), (items) => items.length === 0)
+    await eventually(() => deliveries(owner, uuid, "?status=failed"), (items) => items.length === 0)
     const future = await call("POST", `/api/v1/webhook-endpoints/${uuid}/recover`, owner, { requestUuid: randomUUID(), since: new Date().toISOString() })
     expect(future.body).toEqual({ queued: 0 })
     // A pending delivery cannot be replayed; it is already queued.
@@ -562,7 +554,7 @@ describe("history, replay and recovery", () => {
       res.end()
     })
     const [queued] = await emit(owner)
-    const [waiting] = await until(() => deliveries(owner, uuid, "?status=pending"), (items) => items.some((d) => d["eventUuid"] === queued))
+    const [waiting] = await eventually(() => deliveries(owner, uuid, "?status=pending"), (items) => items.some((d) => d["eventUuid"] === queued))
     const refused = await call("POST", `/api/v1/webhook-endpoints/deliveries/${waiting!["uuid"]}/replay`, owner, { requestUuid: randomUUID() })
     expect(refused.body["error"]["code"]).toBe("invalid_state")
   })
@@ -575,12 +567,12 @@ describe("history, replay and recovery", () => {
       res.end()
     })
     const [event] = await emit(owner)
-    await until(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
+    await eventually(() => deliveries(owner, endpoint["uuid"], "?status=pending"), (items) => items[0]?.["attemptCount"] === 1)
     // The profile loses sight of the event (as when a record changes hands) before the retry.
     await db.query("UPDATE outbox_events SET context = '{}'::jsonb, aggregate_uuid = gen_random_uuid() WHERE uuid = $1", [event])
     r.answerWith((_req, res) => res.end())
     await db.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_uuid = $1 AND status = 'pending'", [endpoint["uuid"]])
-    const [cancelled] = await until(() => deliveries(owner, endpoint["uuid"], "?status=cancelled"), (items) => items.length === 1)
+    const [cancelled] = await eventually(() => deliveries(owner, endpoint["uuid"], "?status=cancelled"), (items) => items.length === 1)
     expect(cancelled).toMatchObject({ eventUuid: event, attemptCount: 1, cancelReason: "the event is no longer visible to the endpoint's profile" })
     expect(r.received.filter((x) => x.headers["webhook-id"] === event)).toHaveLength(1)
   })
@@ -696,7 +688,7 @@ describe("history retention", () => {
     const uuid = endpoint["uuid"]
     const [recent] = await emit(owner)
     await r.until((all) => all.some((x) => x.headers["webhook-id"] === recent))
-    await until(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded")
+    await eventually(() => deliveries(owner, uuid), (items) => items[0]?.["status"] === "succeeded")
     const old = async (status: string, age: string) => {
       const { rows } = await db.query<{ uuid: string }>(
         `INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version, status, created_at, updated_at, finished_at, next_attempt_at)

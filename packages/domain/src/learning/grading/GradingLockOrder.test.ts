@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ok, only } from "../../../test/learning.js"
 import { type Marketplace, openMarketplace } from "../../../test/marketplace.js"
 import type { SessionActor } from "../../kernel/Authentication.js"
+import { eventually } from "../../../../../testing/progress.js"
 import { loadEnrollment } from "../enrollments/EnrollmentRepository.js"
 import type { CourseAuthor, Run } from "../courses/Model.js"
 import { advanceRuns } from "../courses/Runs.js"
@@ -74,13 +75,6 @@ const causeOf = (exit: Exit.Exit<unknown, unknown>) => {
   return `${error.cause?.code ?? ""} ${Cause.pretty(exit.cause)}`
 }
 
-const until = async (check: () => Promise<boolean>, what: string) => {
-  const end = Date.now() + 30_000
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 describe("grading and a learner's command take the enrollment before its step states", () => {
   it("a verdict that completes a step while the learner holds the enrollment and then locks that step: both commit, no deadlock", async () => {
@@ -107,7 +101,7 @@ describe("grading and a learner's command take the enrollment before its step st
       yield* Deferred.await(held)
       const workerSide = yield* Effect.fork(sql.withTransaction(finishGradeJob(jobOf(submitted[0]!), accepted)))
       // The worker runs until it waits for a lock the learner holds.
-      yield* Effect.promise(() => until(async () => (await lockWaiters()) >= 1, "the worker to wait for the learner"))
+      yield* Effect.promise(() => eventually(async () => (await lockWaiters()) >= 1, Boolean, "the worker to wait for the learner", { everyMs: 20 }))
       yield* Deferred.succeed(go, undefined)
       return { learner: yield* Fiber.await(learnerSide), worker: yield* Fiber.await(workerSide) }
     }))

@@ -11,6 +11,7 @@ import type { CourseAuthor, CourseNode, Run } from "../courses/Model.js"
 import { announceOverdueReviews, type AssignmentActor, assignmentAllows, assignmentTransitions, type AssignmentTrigger } from "./ReviewAssignments.js"
 import type { AutomaticOverride, ReviewAssignment, ReviewWorkspace } from "./ReviewModel.js"
 import { advanceRuns } from "../courses/Runs.js"
+import { eventually } from "../../../../../testing/progress.js"
 import type { Submission } from "../steps/StepModel.js"
 import { claimGradeJobs, finishGradeJob } from "../steps/Submissions.js"
 import { loadSubmission } from "../steps/SubmissionViews.js"
@@ -325,13 +326,7 @@ describe("staff review: claim, draft, decide, release", () => {
       yield* Deferred.await(held)
       const release = yield* Effect.fork(Effect.promise(() =>
         m.invoke("learning.reviews.release", reviewer.profile, { path: { submission: submission.uuid }, payload: command({ expectedRevision: assignmentRevision }) })))
-      yield* Effect.promise(async () => {
-        const end = Date.now() + 30_000
-        while ((await waiting()) < 1) {
-          if (Date.now() > end) throw new Error("the release never waited for the learner")
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        }
-      })
+      yield* Effect.promise(() => eventually(waiting, (n) => n >= 1, "the release waiting for the learner", { everyMs: 20 }))
       yield* Deferred.succeed(go, undefined)
       return { learner: yield* Fiber.await(learnerSide), release: yield* Fiber.join(release) }
     }))
