@@ -12,6 +12,12 @@ const mark = (suffix, text) => {
   renameSync(`${file}${suffix}.tmp`, `${file}${suffix}`)
 }
 
+const promotedOnly = process.env.BENCH_ALLOCATION_PROMOTED === "1"
+const collectYoung = () => {
+  require("node:v8").setFlagsFromString("--expose-gc")
+  require("node:vm").runInNewContext("gc")({ type: "minor" })
+}
+
 let session
 process.on("SIGUSR2", () => {
   if (session === undefined) {
@@ -22,12 +28,15 @@ process.on("SIGUSR2", () => {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
         // BENCH_ALLOCATION_PROMOTED=1: only what no young collection freed (what went to the old generation).
-        includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOCATION_PROMOTED !== "1"
+        includeObjectsCollectedByMinorGC: !promotedOnly
       }, (error) => mark(".started", error === null ? "started" : String(error.message))))
     return
   }
   const current = session
   session = undefined
+  // Promoted mode: a young collection first, so what the young generation still holds, dead or
+  // not, is not counted as promoted (up to a semi-space's worth otherwise).
+  if (promotedOnly) collectYoung()
   current.post("HeapProfiler.stopSampling", (error, result) => {
     if (error === null && result !== undefined) writeFileSync(file, JSON.stringify(result.profile))
     mark(".done", error === null ? "written" : String(error.message))
