@@ -106,8 +106,9 @@ const gauge = (name: string, help: string, value: number, labels: ReadonlyArray<
  * The queues' state from the database (`readQueueState`, the same reads the admin area's health
  * view shows): events waiting for a position and the age of the oldest, webhook deliveries by
  * status and how long the most overdue attempt has waited, automation executions by outcome (the
- * daily quota's refusals as `skipped_limit`), grading jobs by status. A database that does not
- * answer gives `birzha_database_up 0` and nothing else.
+ * daily quota's refusals as `skipped_limit`), grading jobs by status; finished rows of a table above
+ * 100,000 rows as Postgres estimates them (`exactCountRows`). A database that does not answer gives
+ * `birzha_database_up 0` and nothing else.
  */
 export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, SqlClient.SqlClient> = Effect.map(readQueueState, (state) => [
   gauge("birzha_database_up", "1 when the database answered this scrape's queries, 0 when it did not.", 1),
@@ -115,7 +116,7 @@ export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, S
   gauge("birzha_event_sequencing_lag_seconds", "Age of the oldest event waiting for a position (0 when none waits).", state.sequencingLagSeconds),
   // Every status, zero included, so a series exists before its first delivery or job.
   ...deliveryStatuses.map((status) =>
-    gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried).", state.webhookDeliveries[status], [["status", status]])
+    gauge("birzha_webhook_deliveries", "Webhook deliveries kept in the database, by status (pending: still to be delivered or retried; finished ones estimated above 100,000 rows).", state.webhookDeliveries[status], [["status", status]])
   ),
   gauge(
     "birzha_webhook_delivery_lag_seconds",
@@ -125,13 +126,13 @@ export const readQueueGauges: Effect.Effect<ReadonlyArray<GaugeSample>, never, S
   ...automationExecutionStatuses.map((status) =>
     gauge(
       "birzha_automation_executions",
-      "Automation executions kept in the database, by status (skipped_limit: refused by the daily quota).",
+      "Automation executions kept in the database, by status (skipped_limit: refused by the daily quota; finished ones estimated above 100,000 rows).",
       state.automationExecutions[status],
       [["status", status]]
     )
   ),
   ...gradingJobStatuses.map((status) =>
-    gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status.", state.gradingJobs[status], [["status", status]])
+    gauge("birzha_grading_jobs", "Grading jobs kept in the database, by status (finished ones estimated above 100,000 rows).", state.gradingJobs[status], [["status", status]])
   )
 ]).pipe(
   Effect.catchAllCause(() =>

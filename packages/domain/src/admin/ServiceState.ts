@@ -6,7 +6,9 @@ import { Int8Text, rowsDecoder, Timestamp } from "../store/Rows.js"
 /**
  * The state of the service's queues, read from the database: what the Prometheus endpoint exports
  * at each scrape (packages/infrastructure/src/Metrics.ts) and the admin area's health view shows, read
- * by these queries only. Each is a count over a partial index or a small table.
+ * by these queries only. None reads a whole large table: what is still to be done is counted over
+ * partial indexes, finished rows (which only retention removes) exactly while a table is small and
+ * from Postgres's statistics once it is not (`rowsByStatus`).
  */
 export const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"] as const
 export const gradingJobStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const
@@ -29,18 +31,54 @@ const decodeOutbox = rowsDecoder(Schema.Struct({ depth: Int8Text, lag: Schema.Nu
 const decodeLag = rowsDecoder(Schema.Struct({ lag: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)) }))
 const decodeCounts = rowsDecoder(Schema.Struct({ status: Schema.String, count: Int8Text }))
 
-const countsBy = <const S extends ReadonlyArray<string>>(statuses: S, rows: ReadonlyArray<{ readonly status: string; readonly count: string }>) => {
-  const found = new Map(rows.map((row) => [row.status, Number(row.count)]))
-  // Every status, zero included, so a series exists before its first delivery or job.
-  return Object.fromEntries(statuses.map((status) => [status, found.get(status) ?? 0])) as { readonly [K in S[number]]: number }
-}
+const decodeSize = rowsDecoder(Schema.Struct({ rows: Schema.Number }))
+
+const countsOf = (rows: ReadonlyArray<{ readonly status: string; readonly count: string }>) => new Map(rows.map((row) => [row.status, Number(row.count)]))
+
+/**
+ * Rows a table may hold, by Postgres's own estimate (`pg_class.reltuples`), before its finished rows
+ * are estimated rather than counted: an exact count then reads at most about this many rows
+ * (docs/decisions.md, "Queue gauges without whole-table counts").
+ */
+export const exactCountRows = 100_000
+
+/**
+ * A table's rows by status, every status present (zero included, so a series exists before its
+ * first row). Exact while the table is small by Postgres's estimate, or has never been analysed (the
+ * embedded database, which runs no autovacuum). Above `exactCountRows`, the statuses still in
+ * flight are counted exactly over their partial index (`inFlight`: a backlog, however long, is
+ * what an operator acts on), and the finished ones are Postgres's estimate of the table's rows
+ * times each status's share in its statistics (`pg_stats`, which autovacuum's analyse keeps within
+ * about a tenth of the table's changes): what the planner would estimate for `WHERE status = …`.
+ */
+const rowsByStatus = <const S extends ReadonlyArray<string>>(table: string, statuses: S, inFlight: ReadonlyArray<S[number]>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [size] = yield* decodeSize(yield* sql`SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = to_regclass(${table})`)
+    let counts: ReadonlyMap<string, number>
+    if (size === undefined || size.rows < 0 || size.rows <= exactCountRows) {
+      counts = countsOf(yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM ${sql(table)} GROUP BY status`))
+    } else {
+      const exact = countsOf(yield* decodeCounts(yield* sql`
+        SELECT status, count(*) AS count FROM ${sql(table)} WHERE ${sql.in("status", inFlight)} GROUP BY status`))
+      const estimated = countsOf(yield* decodeCounts(yield* sql`
+        SELECT v.status, round(c.reltuples * v.share)::int8 AS count
+        FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = 'status'
+        CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS v(status, share)
+        WHERE c.oid = to_regclass(${table})`))
+      counts = new Map(statuses.map((status) => [status, ((inFlight as ReadonlyArray<string>).includes(status) ? exact : estimated).get(status) ?? 0]))
+    }
+    return Object.fromEntries(statuses.map((status) => [status, counts.get(status) ?? 0])) as { readonly [K in S[number]]: number }
+  })
 
 export const readQueueState: Effect.Effect<QueueState, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [outbox] = yield* decodeOutbox(yield* sql`
     SELECT count(*) AS depth, extract(epoch FROM clock_timestamp() - min(occurred_at)) AS lag
     FROM outbox_events WHERE position IS NULL`)
-  const deliveries = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`)
+  const webhookDeliveries = yield* rowsByStatus("webhook_deliveries", deliveryStatuses, ["pending"])
   // Attempts due and not in a worker's hands (a lease still running is an attempt in flight), read
   // per endpoint through the `(endpoint_uuid, next_attempt_at)` index, bounded by `now()` (the
   // statement's start; `clock_timestamp()` could not bound an index scan): a backlog of retries
@@ -51,15 +89,15 @@ export const readQueueState: Effect.Effect<QueueState, SqlError, SqlClient.SqlCl
       SELECT min(next_attempt_at) AS due FROM webhook_deliveries
       WHERE endpoint_uuid = w.uuid AND status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
     ) d`)
-  const executions = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM automation_executions GROUP BY status`)
-  const jobs = yield* decodeCounts(yield* sql`SELECT status, count(*) AS count FROM learning_grading_jobs GROUP BY status`)
+  const automationExecutions = yield* rowsByStatus("automation_executions", automationExecutionStatuses, ["pending", "running"])
+  const gradingJobs = yield* rowsByStatus("learning_grading_jobs", gradingJobStatuses, ["queued", "running"])
   return {
     outboxDepth: Number(outbox?.depth ?? 0),
     sequencingLagSeconds: Number(outbox?.lag ?? 0),
-    webhookDeliveries: countsBy(deliveryStatuses, deliveries),
+    webhookDeliveries,
     webhookDeliveryLagSeconds: Number(deliveryLag?.lag ?? 0),
-    automationExecutions: countsBy(automationExecutionStatuses, executions),
-    gradingJobs: countsBy(gradingJobStatuses, jobs)
+    automationExecutions,
+    gradingJobs
   }
 })
 
