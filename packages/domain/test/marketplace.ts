@@ -47,6 +47,12 @@ export interface Marketplace {
   readonly sql: <A extends object = Record<string, unknown>>(text: string, ...params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
   readonly profile: (options?: { readonly public?: boolean; readonly name?: string }) => Promise<SessionActor>
   readonly publication: (owner: SessionActor, kind: string, options?: { readonly title?: string; readonly closed?: boolean; readonly visible?: boolean }) => Promise<string>
+  /**
+   * An approved, verified endpoint of a new profile for `profile.*` events, written as a row (no
+   * operation, no test message), behind the event sequence's position `afterPosition` (-1: every
+   * event is new to it).
+   */
+  readonly webhookEndpoint: (afterPosition?: number | string) => Promise<{ readonly owner: SessionActor; readonly uuid: string }>
   readonly close: () => Promise<void>
 }
 
@@ -77,7 +83,7 @@ export const openMarketplace = async (label: string, options: MarketplaceOptions
   const sql = <A extends object>(text: string, ...params: ReadonlyArray<unknown>) =>
     runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(text, params as Array<unknown>)))
   let n = 0
-  return {
+  const marketplace: Marketplace = {
     database,
     runtime,
     sql,
@@ -111,11 +117,19 @@ export const openMarketplace = async (label: string, options: MarketplaceOptions
       )
       return row!.uuid
     },
+    webhookEndpoint: async (afterPosition = -1) => {
+      const owner = await marketplace.profile()
+      const uuid = randomUUID()
+      await sql(`INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at, after_position)
+        VALUES ($1, $2, 'https://receiver.example/hook', '["profile.*"]'::jsonb, 'reference', 'sealed', now(), now(), $3::bigint)`, uuid, owner.profileUuid, afterPosition)
+      return { owner, uuid }
+    },
     close: async () => {
       await runtime.dispose()
       await database.drop()
     }
   }
+  return marketplace
 }
 
 /** The answer's body; one already encoded as JSON text (a public read's) parsed, as a client sees it. */

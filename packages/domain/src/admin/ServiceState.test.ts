@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../../../../testing/progress.js"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
@@ -16,14 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await m?.close()
 })
-
-const endpoint = async () => {
-  const owner = await m.profile()
-  const uuid = randomUUID()
-  await m.sql(`INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at, after_position)
-    VALUES ($1, $2, 'https://receiver.example/hook', '["profile.*"]'::jsonb, 'reference', 'sealed', now(), now(), -1)`, uuid, owner.profileUuid)
-  return uuid
-}
 
 /** `n` deliveries to `endpointUuid` in `status`. */
 const deliveries = (endpointUuid: string, status: string, n: number) =>
@@ -56,7 +47,7 @@ const markerScans = async () => Number(only(await m.sql<{ n: string }>("SELECT s
 
 describe("the queues' state read at each scrape", () => {
   it("counts each status exactly while a table is small, every status present", async () => {
-    const uuid = await endpoint()
+    const { uuid } = await m.webhookEndpoint()
     const before = (await readState()).webhookDeliveries
     await deliveries(uuid, "succeeded", 3)
     await deliveries(uuid, "failed", 2)
@@ -71,7 +62,7 @@ describe("the queues' state read at each scrape", () => {
   })
 
   it(`reads no whole table above ${exactCountRows.toLocaleString("en")} rows: in-flight rows counted exactly, finished ones from Postgres's statistics`, async () => {
-    const uuid = await endpoint()
+    const { uuid } = await m.webhookEndpoint()
     await deliveries(uuid, "succeeded", 118_000)
     await deliveries(uuid, "failed", 2_000)
     await deliveries(uuid, "pending", 3)

@@ -24,12 +24,8 @@ const lastPosition = async () => (await m.sql<{ last: string }>("SELECT last_pos
 describe("the webhook worker's idle poll", () => {
   it("says no while nothing is due or behind, and yes exactly when a cycle has something to lease or fan out", async () => {
     expect(await probe()).toBe(false)
-    const owner = await m.profile()
-    const endpoint = randomUUID()
     // Caught up with the sequence: nothing to fan out.
-    await m.sql(`INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at, after_position)
-      VALUES ($1, $2, 'https://receiver.example/hook', '["profile.*"]'::jsonb, 'reference', 'sealed', now(), now(), $3::bigint)`,
-      endpoint, owner.profileUuid, await lastPosition())
+    const { uuid: endpoint } = await m.webhookEndpoint(await lastPosition())
     expect(await probe()).toBe(false)
 
     const delivery = (due: string, leasedFor: string | null) =>

@@ -25,14 +25,6 @@ afterAll(async () => {
   await m?.close()
 })
 
-/** An active endpoint of a new profile, behind the last event position (after_position -1). */
-const activeEndpoint = async () => {
-  const owner = await m.profile()
-  const uuid = randomUUID()
-  await m.sql(`INSERT INTO webhook_endpoints (uuid, profile_uuid, url, event_types, payload_mode, secret_sealed, approved_at, verified_at, after_position)
-    VALUES ($1, $2, 'https://receiver.example/hook', '["profile.*"]'::jsonb, 'reference', 'sealed', now(), now(), -1)`, uuid, owner.profileUuid)
-  return { owner, uuid }
-}
 
 /** A leased event delivery's attempt answered 500: the worker's outcome, due again in a minute. */
 const answered500 = (deliveryUuid: string, leaseToken: string, endpointUuid: string, options: { readonly endpointFailing: boolean }) => ({
@@ -59,7 +51,7 @@ const causeOf = (exit: Exit.Exit<unknown, unknown>) => {
 
 describe("webhook lock order", () => {
   it("a worker recording a failed attempt while the owner pauses the endpoint: the endpoint first for both, no deadlock", async () => {
-    const { owner, uuid } = await activeEndpoint()
+    const { owner, uuid } = await m.webhookEndpoint()
     // A delivery the worker leased, whose lease ran out while the attempt was out (a slow receiver): the owner's cancel reaches it too.
     const token = randomUUID()
     const [delivery] = await m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
@@ -92,7 +84,7 @@ describe("webhook lock order", () => {
   })
 
   it("an attempt out while the owner pauses, recorded before the pause commits: the delivery ends cancelled, not pending behind a paused endpoint", async () => {
-    const { owner, uuid } = await activeEndpoint()
+    const { owner, uuid } = await m.webhookEndpoint()
     // Its failing streak already started: recording another failure takes no lock on the endpoint.
     await m.sql("UPDATE webhook_endpoints SET failing_since = now() WHERE uuid = $1", uuid)
     const token = randomUUID()
@@ -130,7 +122,7 @@ describe("webhook lock order", () => {
   })
 
   it("a worker disabling an endpoint (410) does not wait for a delivery of it another worker is recording: no crosswise wait", async () => {
-    const { uuid } = await activeEndpoint()
+    const { uuid } = await m.webhookEndpoint()
     const insert = (token: string) =>
       m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
           next_attempt_at, lease_until, lease_token)
@@ -166,7 +158,7 @@ describe("webhook lock order", () => {
   })
 
   it("a delivery whose worker died during a cancelled attempt is a new attempt once leased again: its failure is retried", async () => {
-    const { uuid } = await activeEndpoint()
+    const { uuid } = await m.webhookEndpoint()
     // Paused while the attempt was out, the worker killed, the endpoint resumed: pending, the lease run out, the reason left.
     const [delivery] = await m.sql<{ uuid: string }>(`INSERT INTO webhook_deliveries (endpoint_uuid, kind, event_uuid, event_type, config_version,
         next_attempt_at, lease_until, lease_token, cancel_reason)
@@ -183,7 +175,7 @@ describe("webhook lock order", () => {
   })
 
   it("a delivery an automation rule queues is inserted while a worker's fan-out holds the endpoint", async () => {
-    const { uuid } = await activeEndpoint()
+    const { uuid } = await m.webhookEndpoint()
     const result = await m.runtime.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const held = yield* Deferred.make<ReadonlyArray<string>>()
