@@ -33,6 +33,27 @@ describe("Effect.async, as the pooled reads use it", () => {
     expect(fiber?.deref()).toBeUndefined()
   })
 
+  it("keeps nothing of a second resume's effect while the register callback still holds resume", async () => {
+    const kept: Array<unknown> = []
+    let second: WeakRef<object> | undefined
+    const read = Effect.async<object>((resume) => {
+      kept.push(resume)
+      setImmediate(() => {
+        resume(Effect.succeed({ first: true }))
+        const late = { second: true }
+        second = new WeakRef(late)
+        resume(Effect.succeed(late))
+      })
+    })
+    expect(await Effect.runPromise(read)).toEqual({ first: true })
+    await nextTurn()
+    collectGarbage()
+    await nextTurn()
+    collectGarbage()
+    expect(kept.length).toBe(1)
+    expect(second?.deref()).toBeUndefined()
+  })
+
   it("answers the first resume, called inside register or later, and ignores a second", async () => {
     expect(await Effect.runPromise(Effect.async<string>((resume) => resume(Effect.succeed("at once"))))).toBe("at once")
     expect(await Effect.runPromise(Effect.async<string>((resume) => {
