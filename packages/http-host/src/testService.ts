@@ -2,7 +2,7 @@ import type { LogLevel } from "effect"
 import Pg from "pg"
 import { freePort } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
-import type { ConnectionLimits } from "./ConnectionLimits.js"
+import { type ConnectionLimits, defaultConnectionLimits } from "./ConnectionLimits.js"
 import { type RunningHost, startService, untilReady } from "./testing.js"
 
 // Test-only (not exported by the package, unlike testing.ts): it needs pg and the repository's test database helpers.
@@ -31,6 +31,17 @@ export interface JsonAnswer<T> {
 }
 
 /**
+ * The connection limits of a test's service unless it passes its own: the defaults, except that a
+ * connection may stay silent for two minutes before its first byte (the default is 5 s). A test's
+ * clients share the machine with the suite's other files, and a client starved of CPU between
+ * connecting and writing its request (the Playwright server in vitest's main process, busy
+ * transforming modules as four files start at once) had its connection closed as silent: a
+ * journey's first sign-in failed with `ECONNRESET`. What that timeout does is tested with limits of
+ * the tests' own (FairConnections.test.ts, ConnectionLimits.test.ts).
+ */
+export const testConnectionLimits: ConnectionLimits = { ...defaultConnectionLimits, firstByteTimeoutMs: 120_000 }
+
+/**
  * A test file's service: its own database, the service on a free port whose public origin is
  * `http://localhost:<port>` unless given (so a browser on that origin satisfies the Origin rule),
  * ready, and a database connection.
@@ -55,7 +66,7 @@ export const startTestService = async (
     port,
     publicOrigin: origin,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
-    ...(options.connections === undefined ? {} : { connections: options.connections }),
+    connections: options.connections ?? testConnectionLimits,
     ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel })
   })
