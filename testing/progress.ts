@@ -39,8 +39,8 @@ export const untilDone = async <A>(
 
 export interface EventuallyOptions {
   /**
-   * How long the condition may take before the wait fails (default 100 s, under vitest's 120 s per
-   * test, so this message is the one a failing test shows). A liveness bound, not a speed limit: a
+   * How long the condition may take before the wait fails (default 500 s, under vitest's 600 s per
+   * test, vitest.config.ts, so this message is the one a failing test shows). A liveness bound, not a speed limit: a
    * busy machine only waits longer. A test of how long something may take states its own bound.
    */
   readonly timeoutMs?: number
@@ -59,7 +59,7 @@ export const eventually = async <A>(
   what: string | (() => string) = String(check),
   options: EventuallyOptions = {}
 ): Promise<A> => {
-  const timeoutMs = options.timeoutMs ?? 100_000
+  const timeoutMs = options.timeoutMs ?? 500_000
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await read()

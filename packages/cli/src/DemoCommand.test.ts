@@ -19,15 +19,13 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { patientHostEnv } from "../../../testing/net.js"
 import { embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { type Finished, runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-// Filling a database takes seconds; per suite, because `vi.setConfig` does not reach a worker that
-// runs several files (isolate: false).
-const slow = { timeout: 300_000 }
 
 let database: TestDatabase
 let db: Pg.Client
@@ -126,7 +124,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe("birzha demo", slow, () => {
+describe("birzha demo", () => {
   it("fills a fresh database with approved, schema-valid publications of every kind, profiles of every type and pictures", async () => {
     const run = await birzha(["demo"])
     expect(run.stderr).toBe("")
@@ -293,7 +291,7 @@ describe("birzha demo", slow, () => {
 
       const serve = spawn(process.execPath, [bin, "serve"], {
         cwd: tmpdir(),
-        env: { PATH: process.env["PATH"] ?? "", ...env, BIRZHA_PORT: "0" },
+        env: { PATH: process.env["PATH"] ?? "", ...patientHostEnv, ...env, BIRZHA_PORT: "0" },
         stdio: ["ignore", "pipe", "pipe"]
       })
       try {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freePort } from "../../../testing/net.js"
+import { freePort, patientHostEnv } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
 // The built `birzha serve` on Postgres, with a module loader hook that writes down every module
@@ -46,7 +46,7 @@ beforeAll(async () => {
   port = await freePort()
   child = spawn(process.execPath, ["--import", pathToFileURL(register).href, bin, "serve"], {
     cwd: work,
-    env: { PATH: process.env["PATH"] ?? "", BIRZHA_LOADED_LOG: loadedLog, DATABASE_URL: database.url, BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1", BIRZHA_DATA_DIR: work, BIRZHA_PUBLIC_ORIGIN: "http://localhost:8080" },
+    env: { PATH: process.env["PATH"] ?? "", ...patientHostEnv, BIRZHA_LOADED_LOG: loadedLog, DATABASE_URL: database.url, BIRZHA_PORT: String(port), BIRZHA_HOST: "127.0.0.1", BIRZHA_DATA_DIR: work, BIRZHA_PUBLIC_ORIGIN: "http://localhost:8080" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (chunk: Buffer) => (output += chunk.toString()))
@@ -58,7 +58,7 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error(`not ready after 120 s:\n${output}`)
-}, 180_000)
+})
 
 afterAll(async () => {
   if (child !== undefined && child.exitCode === null) {

@@ -5,13 +5,12 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { patientHostEnv } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { type Finished, runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
-// Per suite, because `vi.setConfig` does not reach a worker that runs several files (isolate: false).
-const slow = { timeout: 120_000 }
 
 let database: TestDatabase
 let db: Pg.Client
@@ -26,7 +25,7 @@ const spawned = (args: ReadonlyArray<string>, env: Record<string, string> = {}):
   new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: tmpdir(),
-      env: { PATH: process.env["PATH"] ?? "", DATABASE_URL: database.url, ...env },
+      env: { PATH: process.env["PATH"] ?? "", ...patientHostEnv, DATABASE_URL: database.url, ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -80,7 +79,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe("birzha moderation grant, list and revoke", slow, () => {
+describe("birzha moderation grant, list and revoke", () => {
   it("grants the role to an address lower-cased, lists it with its source, and revokes it", async () => {
     expect((await birzha(["moderation", "list"])).stdout).toContain("There are no moderators.")
     const granted = await birzha(["moderation", "grant", "Mod.One@Example.com"])
@@ -120,7 +119,7 @@ describe("birzha moderation grant, list and revoke", slow, () => {
   })
 })
 
-describe("birzha moderation queue", slow, () => {
+describe("birzha moderation queue", () => {
   it("prints the pending publications oldest first with uuid, kind, revision, owner and title, filtered by --kind", async () => {
     const task = await pending("task", "Сделать сайт", 120)
     const service = await pending("service", "Вёрстка лендинга", 60)
@@ -149,7 +148,7 @@ describe("birzha moderation queue", slow, () => {
   })
 })
 
-describe("birzha moderation approve, return and reject", slow, () => {
+describe("birzha moderation approve, return and reject", () => {
   it("approves a pending publication at its current revision as moderator cli, and refuses it once decided", async () => {
     const uuid = await pending("task", "Одобрить меня", 10)
     const approved = await birzha(["moderation", "approve", uuid])
@@ -224,7 +223,7 @@ describe("birzha moderation approve, return and reject", slow, () => {
   })
 })
 
-describe("BIRZHA_MODERATORS at start", slow, () => {
+describe("BIRZHA_MODERATORS at start", () => {
   const configured = async () =>
     (await db.query<{ email: string }>("SELECT email FROM moderators WHERE source = 'config' ORDER BY email")).rows.map((row) => row.email)
 
@@ -258,7 +257,7 @@ describe("BIRZHA_MODERATORS at start", slow, () => {
   })
 })
 
-describe("birzha moderation complaints, complaint and review", slow, () => {
+describe("birzha moderation complaints, complaint and review", () => {
   it("upholds a complaint with remove_review and restores the review, through the same operations as HTTP", async () => {
     const other = await db.query<{ uuid: string }>("INSERT INTO accounts (email) VALUES ('customer-cli@example.com') RETURNING uuid")
     const customer = (await db.query<{ uuid: string }>(

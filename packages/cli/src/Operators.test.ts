@@ -21,7 +21,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe("birzha operators", { timeout: 120_000 }, () => {
+describe("birzha operators", () => {
   it("grants, lists and revokes the operator role by address; BIRZHA_OPERATORS is applied at each start and a grant by hand outlives it", async () => {
     expect((await birzha(["migrate"], { BIRZHA_OPERATORS: " Boss@Example.com ,, " })).code).toBe(0)
     expect(await operators()).toEqual([{ email: "boss@example.com", source: "config" }])

@@ -154,5 +154,5 @@ describe("webhook delivery by the worker process", () => {
     const badStatus = await runCli(["webhooks", "deliveries", uuid, "--status", "lost"], env)
     expect(badStatus.code).toBe(1)
     expect(badStatus.stderr).toContain("--status must be")
-  }, 120_000)
+  })
 })

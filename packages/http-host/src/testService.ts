@@ -1,6 +1,6 @@
 import type { LogLevel } from "effect"
 import Pg from "pg"
-import { freePort } from "../../../testing/net.js"
+import { freePort, patientConnections } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { type ConnectionLimits, defaultConnectionLimits } from "./ConnectionLimits.js"
 import { type RunningHost, startService, untilReady } from "./testing.js"
@@ -31,15 +31,12 @@ export interface JsonAnswer<T> {
 }
 
 /**
- * The connection limits of a test's service unless it passes its own: the defaults, except that a
- * connection may stay silent for two minutes before its first byte (the default is 5 s). A test's
- * clients share the machine with the suite's other files, and a client starved of CPU between
- * connecting and writing its request (the Playwright server in vitest's main process, busy
- * transforming modules as four files start at once) had its connection closed as silent: a
- * journey's first sign-in failed with `ECONNRESET`. What that timeout does is tested with limits of
- * the tests' own (FairConnections.test.ts, ConnectionLimits.test.ts).
+ * The connection limits of a test's service unless it passes its own: the defaults with patient
+ * timeouts (`patientConnections`, testing/net.ts). A journey's first sign-in was reset when its
+ * request client (the Playwright server in vitest's main process, busy transforming modules as four
+ * files started at once) wrote its request more than the default 5 s after connecting.
  */
-export const testConnectionLimits: ConnectionLimits = { ...defaultConnectionLimits, firstByteTimeoutMs: 120_000 }
+export const testConnectionLimits: ConnectionLimits = { ...defaultConnectionLimits, ...patientConnections }
 
 /**
  * A test file's service: its own database, the service on a free port whose public origin is

@@ -106,5 +106,5 @@ describe("the young generation after start-up", () => {
     // Two semi-spaces of the 16 MiB floor: the requests' host never grows past them.
     expect(youngAfterSurvivors("StartupMemoryRequestsLive")).toBeLessThanOrEqual(40 * MiB)
     expect(youngAfterSurvivors("StartupMemoryLive")).toBeGreaterThanOrEqual(48 * MiB)
-  }, 120_000)
+  })
 })

@@ -84,7 +84,7 @@ describe("the worker on the embedded database", () => {
     const settled = statements
     await pause(5_000)
     expect(statements - settled).toBe(0)
-  }, 180_000)
+  })
 
   it("an event written while the worker sleeps is sequenced and delivered without waiting for the long sleep", async () => {
     const { database, quiet, scope, sql } = await openEmbedded("wakeup")
@@ -144,7 +144,7 @@ describe("the worker on the embedded database", () => {
     } finally {
       await receiver.stop()
     }
-  }, 180_000)
+  })
 })
 
 describe("the worker started on the embedded database before its migrations", () => {
@@ -185,7 +185,7 @@ describe("the worker started on the embedded database before its migrations", ()
       if (Date.now() > end) throw new Error("the events were not sequenced within 40 s of the migrations (the fallback is a minute)")
       await pause(50)
     }
-  }, 180_000)
+  })
 })
 
 describe("the worker on a Postgres server", () => {

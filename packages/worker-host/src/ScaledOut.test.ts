@@ -208,5 +208,5 @@ describe("three workers on one database", () => {
       for (const worker of workers) await worker.dispose()
       await receiver.stop()
     }
-  }, 180_000)
+  })
 })

@@ -100,7 +100,7 @@ describe("time-driven worker jobs", () => {
     } finally {
       await worker.stop()
     }
-  }, 180_000)
+  })
 
   it("wake when a new earlier moment is written while the worker sleeps (NOTIFY birzha_due)", async () => {
     const worker = await startWorker(true)
@@ -115,7 +115,7 @@ describe("time-driven worker jobs", () => {
     } finally {
       await worker.stop()
     }
-  }, 180_000)
+  })
 
   it("continue a regrade plan's commit at once when it starts committing, not at the corrections job's next tick", async () => {
     const owner = await m.profile()
@@ -152,7 +152,7 @@ describe("time-driven worker jobs", () => {
     } finally {
       await worker.stop()
     }
-  }, 180_000)
+  })
 
   it("on the embedded database too: a deal handed over while the worker sleeps completes at its moment (PGlite's in-process NOTIFY)", async () => {
     const data = await embeddedDataDir("time-driven", (dir) => Effect.runPromise(Effect.scoped(makePgliteClient(dir))))
@@ -193,5 +193,5 @@ describe("time-driven worker jobs", () => {
       await Effect.runPromise(Scope.close(scope, Exit.void))
       data.remove()
     }
-  }, 180_000)
+  })
 })

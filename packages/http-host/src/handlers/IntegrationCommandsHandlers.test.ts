@@ -17,7 +17,7 @@ beforeAll(async () => {
   service = await startTestService("integration_commands", { env: { BIRZHA_SECRET: "integration command tests: a server secret of 32+ characters" }, trustProxy: true })
   ;({ host, db, origin } = service)
   browser = await launchChromium()
-}, 120_000)
+})
 afterAll(async () => {
   await browser?.close()
   await service?.close()

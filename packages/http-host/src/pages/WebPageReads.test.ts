@@ -14,7 +14,7 @@ beforeAll(async () => {
     lines.push(args.map(String).join(" "))
   })
   service = await startTestService("web_page_reads", { trustProxy: true, logLevel: LogLevel.Warning })
-}, 120_000)
+})
 afterAll(async () => {
   await service?.close()
   vi.restoreAllMocks()

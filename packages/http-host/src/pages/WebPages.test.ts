@@ -69,7 +69,7 @@ beforeAll(async () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
   }
   browser = await launchChromium()
-}, 120_000)
+})
 afterAll(async () => {
   await browser?.close()
   await service?.close()
@@ -93,7 +93,7 @@ const page = async (path: string, headers: Record<string, string> = {}) => {
 const mainText = (html: string) =>
   (html.match(/<main[^>]*>([\s\S]*)<\/main>/)?.[1] ?? "").replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&amp;/g, "&").replace(/&quot;/g, "\"").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ")
 
-describe("the web application's HTML, without JavaScript", { timeout: 120_000 }, () => {
+describe("the web application's HTML, without JavaScript", () => {
   it("renders every public page on the server: content readable in the HTML, no inline script, a strict CSP", async () => {
     const home = await page("/?lang=en")
     expect(home.response.status).toBe(200)
@@ -224,7 +224,7 @@ const texts = {
   ru: { catalog: "Каталог", search: "Слова для поиска", kind: "Вид", find: "Найти", price: "Цена", reviews: "Отзывы", rated: "Оценка 4 из 5" }
 } as const
 
-describe("the web application in a browser", { timeout: 180_000 }, () => {
+describe("the web application in a browser", () => {
   it("the visitor's journey, in Russian and in English: home, catalog search, a publication with its pictures, its author's profile with reviews", async () => {
     await Promise.all((["ru", "en"] as const).map(async (language) => {
       const t = texts[language]

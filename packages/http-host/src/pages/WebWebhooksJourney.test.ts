@@ -40,7 +40,7 @@ beforeAll(async () => {
   receiver = await startReceiver()
   browser = await launchChromium()
   world = journey({ browser, origin: service.origin, db: service.db, shots, subnet: 140 })
-}, 120_000)
+})
 
 afterAll(async () => {
   await browser?.close()

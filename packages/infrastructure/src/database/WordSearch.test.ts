@@ -70,7 +70,7 @@ describe.each([["Postgres", postgres], ["PGlite", pglite]] as const)("search by 
     db = await open()
     await db.run(Store.runMigrations)
     ;({ uuids, owner } = await db.run(seed))
-  }, 120_000)
+  })
   afterAll(async () => {
     await db?.close()
   })

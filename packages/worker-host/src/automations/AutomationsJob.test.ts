@@ -96,7 +96,7 @@ const rule = (actor: SessionActor, action: Record<string, unknown>) =>
     return (answer.body as { rule: { uuid: string } }).rule.uuid
   })
 
-describe("automation rules with the worker running", { timeout: 120_000 }, () => {
+describe("automation rules with the worker running", () => {
   it("one saved draft: a notification in the inbox, a signed webhook to a real receiver, a draft saved through the registry", async () => {
     const receiver = await startReceiver()
     try {

@@ -312,5 +312,5 @@ describe("the sequencer on embedded PGlite", () => {
     expect(result.again).toBe(0)
     expect(result.order).toEqual(result.expected)
     expect(result.positions).toEqual(["1", "2", "3"])
-  }, 180_000)
+  })
 })

@@ -209,7 +209,7 @@ describe("the enrollment state machine (every transition of the table and every 
       }
     }
     expect(checked.length).toBeGreaterThan(150)
-  }, 120_000)
+  })
 
   it("answers by role from the rule table: strangers 404, the learner or staff without the right 403", async () => {
     const { course, run } = await runningRun({ capacity: 1000 })
@@ -267,7 +267,7 @@ describe("the enrollment state machine (every transition of the table and every 
         await retire(uuid)
       }
     }
-  }, 120_000)
+  })
 })
 
 // ---- admission -----------------------------------------------------------------------------------------
@@ -382,7 +382,7 @@ describe("seats under concurrency", () => {
     expect(taken.status).toBe("active")
     const [{ n }] = await m.sql<{ n: number }>("SELECT count(*)::int AS n FROM learning_enrollments WHERE run_uuid = $1 AND status = 'active'", run.uuid) as [{ n: number }]
     expect(n).toBe(10)
-  }, 120_000)
+  })
 })
 
 // ---- dates -------------------------------------------------------------------------------------------
