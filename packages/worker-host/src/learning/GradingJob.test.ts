@@ -122,7 +122,9 @@ const createHttpChecker = async (owner: Awaited<ReturnType<typeof m.profile>>, c
       kind: "http",
       url: `http://127.0.0.1:${port}/grade`,
       secret,
-      timeoutMs: 500,
+      // Far above the grader's immediate answers: on a loaded machine a late answer would be a
+      // platform error (a timeout) the test did not ask for. The test of a slow grader sets 500 ms.
+      timeoutMs: 10_000,
       referenceCases: [{ name: "right", reply: "correct", expected: "correct" }, { name: "off by one", reply: "wrong", expected: "wrong" }],
       ...extra
     }
@@ -192,7 +194,8 @@ describe("the learning grading worker", () => {
   })
 
   it("maps correct and wrong answers to verdicts and slow, 500 and garbage answers to platform errors; retried, no attempt lost", async () => {
-    const s = await setup()
+    // 500 ms: the slow reply (1.5 s) times out.
+    const s = await setup({ timeoutMs: 500 })
     behaviour = byReply
     const replies = ["correct", "wrong", "slow", "boom", "garbage"] as const
     const made = Object.fromEntries(await Promise.all(replies.map(async (reply) => [reply, await s.submit(reply)] as const)))
@@ -310,7 +313,7 @@ describe("the learning grading worker", () => {
   })
 
   it("fails a grade after 3 platform errors: check_failed, the attempt refunded, learning.checker.failed; a 4xx is not retried", async () => {
-    // The grader answers at once; a timeout far above the default 500 ms keeps a busy machine's late
+    // The grader answers at once; a timeout far above it keeps a busy machine's late
     // answer from being another platform error (a timeout) than the one this test counts.
     const s = await setup({ timeoutMs: 10_000 })
     behaviour = byReply
@@ -451,7 +454,7 @@ describe("the learning grading worker", () => {
     const v2 = ok<CheckerView & { replaces: string }>(await m.invoke("learning.checkers.create", s.owner, {
       path: { course: s.course },
       payload: {
-        requestUuid: randomUUID(), name: "SQL grader v2", kind: "http", url: `http://127.0.0.1:${port}/grade`, timeoutMs: 500, replaces: s.checker.uuid,
+        requestUuid: randomUUID(), name: "SQL grader v2", kind: "http", url: `http://127.0.0.1:${port}/grade`, timeoutMs: 10_000, replaces: s.checker.uuid,
         referenceCases: [{ reply: "correct", expected: "correct" }, { reply: "wrong", expected: "wrong" }]
       }
     }))
