@@ -105,7 +105,7 @@ describe("birzha serve on Postgres", () => {
     const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
     expect(refused.status).toBe(401)
     expect(loaded().some((url) => /McpSession-|@modelcontextprotocol/.test(url))).toBe(false)
-  }, 60_000)
+  })
 })
 
 describe("birzha mail list", () => {

@@ -73,7 +73,7 @@ beforeAll(async () => {
     [account.rows[0]!.uuid]
   )
   ownerProfile = profile.rows[0]!.uuid
-}, 60_000)
+})
 afterAll(async () => {
   await db?.end()
   await database?.drop()

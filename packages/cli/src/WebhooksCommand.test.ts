@@ -117,7 +117,7 @@ describe("webhook delivery by the worker process", () => {
       await second?.exited
     }
     expect(second!.stderr()).not.toMatch(/uncaught|unhandled/i)
-  }, 300_000)
+  })
 
   it("birzha webhooks deliveries prints an endpoint's deliveries and attempts, newest first", async () => {
     const signingSecret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`

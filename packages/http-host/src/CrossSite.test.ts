@@ -45,7 +45,7 @@ beforeAll(async () => {
     </script>`)
   })
   await new Promise<void>((resolve) => attacker.listen(port, "127.0.0.1", resolve))
-}, 60_000)
+})
 afterAll(async () => {
   await browser?.close()
   await new Promise((resolve) => attacker?.close(resolve))

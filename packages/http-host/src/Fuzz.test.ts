@@ -130,7 +130,7 @@ beforeAll(async () => {
   service = await startTestService("fuzz", { trustProxy: true })
   await recordWrites()
   await newIdentities()
-}, 60_000)
+})
 afterAll(async () => {
   agent.destroy()
   await service?.close()

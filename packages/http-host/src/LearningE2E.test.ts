@@ -45,7 +45,7 @@ beforeAll(async () => {
   ;({ host, db, origin } = service)
   worker = ManagedRuntime.make(testPgLayer(service.database.url, 2))
   moderator = await signIn({ url: host.url, origin, db, email: moderatorEmail })
-}, 60_000)
+})
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()))
   await worker?.dispose()

@@ -18,7 +18,7 @@ let origin: string
 beforeAll(async () => {
   service = await startTestService("mcp", { env: { BIRZHA_SECRET: "mcp tests: a server secret of 32+ characters long" }, trustProxy: true })
   ;({ host, db, origin } = service)
-}, 60_000)
+})
 afterAll(async () => {
   await service?.close()
 })

@@ -12,7 +12,7 @@ let owner: SignedIn
 beforeAll(async () => {
   service = await startTestService("oauth", { env: { BIRZHA_SECRET: "oauth tests: a server secret of 32+ characters long" } })
   owner = await signIn({ url: service.host.url, origin: service.origin, db: service.db })
-}, 60_000)
+})
 afterAll(async () => {
   await service?.close()
 })

@@ -27,7 +27,7 @@ beforeAll(async () => {
     env: { BIRZHA_SECRET: "oauth metadata documents: a secret of 32+ characters", BIRZHA_WEBHOOK_ALLOW_HTTP_LOOPBACK: "1" }
   })
   owner = await signIn({ url: service.host.url, origin: service.origin, db: service.db })
-}, 60_000)
+})
 afterAll(async () => {
   await service?.close()
   await new Promise<void>((resolve) => documents.close(() => resolve()))

@@ -33,7 +33,7 @@ beforeAll(async () => {
   browser = await launchChromium()
   worker = ManagedRuntime.make(testPgLayer(service.database.url, 2))
   moderator = await signIn({ url: host.url, origin, db, email: moderatorEmail })
-}, 60_000)
+})
 afterAll(async () => {
   await worker?.dispose()
   await browser?.close()

@@ -33,7 +33,7 @@ beforeAll(async () => {
   })
   expect(mcp.status).toBe(200)
   mcpBearer = mcp.body.secret
-}, 60_000)
+})
 afterAll(async () => {
   await service?.close()
 })
@@ -269,7 +269,7 @@ describe("request bodies over MCP", () => {
     const list = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
     const listed = await exchange(requestHead("/mcp", { ...headers, "Content-Length": list.length }), [list])
     expect(listed.status).toBe(200)
-  }, 60_000)
+  })
 })
 
 describe("request bodies: a 413 that arrives", () => {

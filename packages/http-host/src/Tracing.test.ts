@@ -219,5 +219,5 @@ describe("traces over OTLP/HTTP", () => {
     expect(exported).not.toContain(owner.email)
     expect(exported).not.toContain(created.body["secret"])
     expect(collector.paths.every((path) => path.startsWith("POST /v1/traces application/json"))).toBe(true)
-  }, 60_000)
+  })
 })

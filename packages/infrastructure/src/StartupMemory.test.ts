@@ -67,7 +67,7 @@ describe("the start-up collection", () => {
       expect(report).toEqual({ database: true, migrations: true })
     })
     await Effect.runPromise(Effect.scoped(program))
-  }, 60_000)
+  })
 })
 
 // In a process of its own, started as `birzha` starts (64 MiB semi-spaces at most, 16 at least),

@@ -127,5 +127,5 @@ describe("a slow mail provider", () => {
       await busy.close()
       await new Promise<void>((resolve) => slow.close(() => resolve()))
     }
-  }, 60_000)
+  })
 })

@@ -281,7 +281,7 @@ describe("the webhook endpoint state table", () => {
     const [after] = await emit(owner)
     await r.until((all) => all.some((x) => x.headers["webhook-id"] === after))
     expect(r.ids().filter((id) => id === event)).toHaveLength(1)
-  }, 30_000)
+  })
 })
 
 const mailTo = async (email: string) => {
@@ -373,7 +373,7 @@ describe("delivery failures", () => {
     await r.start()
     await r.until((all) => events.every((id) => all.some((x) => x.headers["webhook-id"] === id)), 15_000)
     await eventually(() => deliveries(owner, endpoint["uuid"], "?status=succeeded&limit=100"), (items) => items.length === 21)
-  }, 30_000)
+  })
 
   it("Retry-After on 429 pushes the next attempt back; on 500 it is not honoured", async () => {
     const r = await receiver()

@@ -15,7 +15,7 @@ beforeAll(async () => {
   service = await startTestService("pages")
   ;({ db, origin } = service)
   browser = await launchChromium()
-}, 60_000)
+})
 afterAll(async () => {
   await browser?.close()
   await service?.close()

@@ -18,7 +18,7 @@ beforeAll(async () => {
     colors: { primary: "#0f766e", text: "red; } body { display: none" }
   }))
   service = await startTestService("web_theme", { env: { BIRZHA_WEB_THEME: file } })
-}, 60_000)
+})
 afterAll(async () => {
   await service?.close()
   rmSync(dir, { recursive: true, force: true })

@@ -170,7 +170,7 @@ export const openJourney = (options: {
     })
     const browser = await launchChromium()
     Object.assign(world, { service, db: service.db, origin: service.origin, browser }, journey({ browser, origin: service.origin, db: service.db, shots: options.shots, subnet: options.subnet }))
-  }, 120_000)
+  })
   afterAll(async () => {
     await world.browser?.close()
     await world.service?.close()

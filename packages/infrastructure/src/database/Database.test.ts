@@ -78,5 +78,5 @@ describe("the database's LISTEN facility", () => {
     } finally {
       data.remove()
     }
-  }, 60_000)
+  })
 })

@@ -75,7 +75,7 @@ describe("the service's connection pool on a full server", () => {
       await slot.release()
       await patient.end()
     }
-  }, 30_000)
+  })
 
   it("fails at once on any other refusal to connect", async () => {
     const url = new URL(roleUrl)
@@ -88,5 +88,5 @@ describe("the service's connection pool on a full server", () => {
     } finally {
       await patient.end()
     }
-  }, 30_000)
+  })
 })

@@ -125,5 +125,5 @@ describe("one process at a time on an embedded database", () => {
     // Closed: the lock is released.
     expect(existsSync(`${data}.lock`)).toBe(false)
     locked.remove()
-  }, 60_000)
+  })
 })

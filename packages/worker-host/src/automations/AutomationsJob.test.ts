@@ -49,7 +49,7 @@ beforeAll(async () => {
   jobs = await runtime.runPromise(Effect.gen(function*() {
     return [yield* makeAutomationsJob(), yield* makeWebhookJob({ allowHttpLoopback: true })]
   }).pipe(Scope.extend(scope)) as Effect.Effect<ReadonlyArray<WorkerJob>, never, Operations | SqlClient.SqlClient>)
-}, 60_000)
+})
 afterAll(async () => {
   if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   await runtime?.dispose()

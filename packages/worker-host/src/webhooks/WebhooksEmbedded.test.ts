@@ -76,5 +76,5 @@ describe("webhooks on the embedded database", () => {
     } finally {
       await receiver.stop()
     }
-  }, 60_000)
+  })
 })

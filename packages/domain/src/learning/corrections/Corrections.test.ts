@@ -566,5 +566,5 @@ describe("appeals and regrade plans", () => {
     const view = ok<RegradePlanT>(await m.invoke("learning.regrade_plans.get", owner, { path: { course: course.courseUuid, plan: plan.uuid }, urlParams: { limit: "100" } }))
     expect([view.status, view.progress, view.items.every((item) => item.appliedLayerUuid !== undefined)]).toEqual(["committed", 10000, true])
     expect(refused(await m.invoke("learning.regrade_plans.get", owner, { path: { course: course.courseUuid, plan: plan.uuid }, urlParams: { limit: "101" } }))[0]).toBe(400)
-  }, 300_000)
+  })
 })

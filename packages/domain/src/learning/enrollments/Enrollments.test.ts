@@ -336,7 +336,7 @@ describe("admission: open, approval, invitation, capacity", () => {
     }))
     expect(roster.items.map((e) => [e.uuid, e.progress])).toEqual([[accepted.uuid, { completedSteps: 0, totalSteps: 3 }]])
     expect(refused(await m.invoke("learning.enrollments.course_list", profiles[0]!, { path: { course: run.courseUuid } }))).toEqual([404, "not_found"])
-  }, 60_000)
+  })
 })
 
 describe("seats under concurrency", () => {

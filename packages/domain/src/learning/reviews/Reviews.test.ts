@@ -768,5 +768,5 @@ describe("the review assignment state machine (generated from its table × roles
     }
     expect(mismatches).toEqual([])
     expect(cases).toBe(triggers.length * states.length * persons.length)
-  }, 240_000)
+  })
 })
