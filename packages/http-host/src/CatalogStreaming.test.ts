@@ -93,6 +93,37 @@ describe("GET /api/v1/catalog", () => {
     }
   })
 
+  it("sends a reader that reads slowly the same bytes: each page is read once the socket has written the one before", async () => {
+    // 16 MB in pages of ~2 MB, more than the socket's buffers take while the reader waits: a page
+    // is still being written when the reading could go on, and the next page's bytes would be
+    // encoded where this one's are (`JsonPiece`).
+    await addPublications(4000, 2000, "slow-")
+    try {
+      const slowly = await new Promise<Received>((resolve, reject) => {
+        const req = request(`${host.url}/api/v1/catalog`, { agent: false }, (res) => {
+          const chunks: Array<Buffer> = []
+          // Nothing read for a while (the socket's buffers fill), then a little at a time.
+          res.pause()
+          setTimeout(() => res.resume(), 300)
+          res.on("data", (chunk: Buffer) => {
+            chunks.push(chunk)
+            res.pause()
+            setTimeout(() => res.resume(), 1)
+          })
+          res.on("close", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), complete: res.complete }))
+        })
+        req.on("error", reject)
+        req.end()
+      })
+      expect([slowly.status, slowly.complete]).toEqual([200, true])
+      const expected = await collected()
+      expect(slowly.body.length).toBe(expected.length)
+      expect(slowly.body === expected, "the bytes sent are the catalog's").toBe(true)
+    } finally {
+      await m.sql("DELETE FROM publications WHERE id LIKE 'slow-%'")
+    }
+  })
+
   it("answers a database failure before the first byte in the envelope", async () => {
     const answer = await withoutPublications(() => get("/api/v1/catalog"))
     expect([answer.status, answer.complete]).toEqual([503, true])

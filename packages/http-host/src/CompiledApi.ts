@@ -18,6 +18,8 @@ import {
   type Answer,
   callStartRefs,
   EncodedJson,
+  forEachPiece,
+  type JsonPiece,
   makeSessionLookup,
   Operations,
   type RawInput,
@@ -28,7 +30,7 @@ import {
 } from "@birzha/domain/internal"
 import { Cookies } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags, Stream } from "effect"
+import { type Context, Duration, Effect, Exit, FiberId, FiberRef, FiberRefs, Option, Redacted, Runtime, RuntimeFlags } from "effect"
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AccessLog } from "./AccessLog.js"
 import { type BodyLimits, bodyLimitsOf, minBodyBytes } from "./BodyLimits.js"
@@ -489,21 +491,20 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
 
     /**
      * Writes an answer read while it is sent (`StreamedJson`, the catalog): the headers with the
-     * first chunk, each next chunk once the socket has taken the one before, so the process holds
-     * about one chunk per reader whatever the document's size. A failure before the first chunk is
+     * first piece, each next piece once the socket has written the one before, so the process holds
+     * about one page per reader whatever the document's size. A failure before the first piece is
      * answered like any failure (the envelope); after it the connection is destroyed, so the client
      * sees a broken answer, never a short one that looks complete. A client that leaves stops the reading.
      */
     const respondStreamed = (req: IncomingMessage, res: ServerResponse, entry: CatalogEntry, answer: Answer, body: StreamedJson, started: number) => {
       const headers = () =>
         answerHeaders("chunked", entry.noStore, answer.facts.session === undefined ? undefined : sessionCookieHeader(answer.facts.session), undefined)
-      const write = (chunk: string) =>
+      // The next piece is read once the socket has written this one (its callback): a piece of
+      // bytes may be written over by the next page (`JsonPiece`).
+      const write = (piece: JsonPiece) =>
         Effect.async<void>((resume) => {
           if (!res.headersSent) res.writeHead(answer.status, headers())
-          if (res.write(chunk)) return resume(Effect.void)
-          const drained = () => resume(Effect.void)
-          res.once("drain", drained)
-          return Effect.sync(() => res.off("drain", drained))
+          res.write(piece, () => resume(Effect.void))
         })
       const requestId = requestIdOf(req)
       const refs = callStartRefs(entry, requestId)
@@ -511,7 +512,7 @@ export const makeCompiledApi = (settings: CompiledApiSettings, extraRoutes: Read
       const left = () => {
         if (!res.writableFinished) cancel()
       }
-      const cancel = Runtime.runCallback(runtime)(Stream.runForEach(body.chunks, write), {
+      const cancel = Runtime.runCallback(runtime)(forEachPiece(body, write), {
         updateRefs: refs,
         onExit: (exit) => {
           res.off("close", left)

@@ -1,7 +1,7 @@
 import { catalogOf, currentOperation, InternalError, operation, PayloadTooLarge } from "@birzha/domain"
 import { currentRequestId, implement, Operations, ServerSecret, StreamedJson } from "@birzha/domain/internal"
 import { HttpApi, HttpApiGroup } from "@effect/platform"
-import { Effect, FiberRef, HashMap, Layer, Logger, Redacted, Schema, Stream } from "effect"
+import { Effect, FiberRef, HashMap, Layer, Logger, Redacted, Schema } from "effect"
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
@@ -34,7 +34,10 @@ const ProbeOperations = implement(Probe)({
   // An answer streamed while it is read that fails after its first chunk, logging as it goes.
   "probe.stream": () =>
     Effect.succeed(
-      new StreamedJson(Stream.concat(Stream.make("[1"), Stream.fromEffect(Effect.zipRight(Effect.logInfo("streaming"), Effect.die(new Error("stream boom"))))))
+      new StreamedJson(() => {
+        let read = 0
+        return Effect.suspend(() => read++ === 0 ? Effect.succeed("[1") : Effect.zipRight(Effect.logInfo("streaming"), Effect.die(new Error("stream boom"))))
+      })
     )
 })
 

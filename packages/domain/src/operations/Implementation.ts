@@ -1,8 +1,9 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Chunk, Effect, Schema, SchemaAST, Stream } from "effect"
+import { Effect, Schema, SchemaAST } from "effect"
 import type { InvalidRequest, ServiceUnavailable } from "../kernel/ApiError.js"
 import type { Actor, Authentication, OperatorAccess, SystemCaller } from "../kernel/Authentication.js"
+import { Paged } from "../store/Cursor.js"
 
 /**
  * What one operation's implementation receives: the decoded path, query and body of its
@@ -42,40 +43,68 @@ export const encodedOnce = <A, I>(schema: Schema.Schema<A, I>, value: A): Encode
   new EncodedJson(JSON.stringify(Schema.encodeSync(schema)(value)))
 
 /**
+ * A piece of a streamed answer's JSON text: text, or its UTF-8 bytes. Bytes are valid only until
+ * the next piece is asked for: a reading may write its next page's bytes over them.
+ */
+export type JsonPiece = string | Uint8Array
+
+const utf8Text = new TextDecoder()
+
+/** A piece as text (bytes decoded: they are valid only until the next piece). */
+export const pieceText = (piece: JsonPiece): string => typeof piece === "string" ? piece : utf8Text.decode(piece)
+
+/**
  * An answer written while it is read (the public catalog: 26 MiB of JSON at 10k publications): its
- * JSON text in chunks, pulled only as fast as the transport sends them, so no process holds the
- * whole document. HTTP writes the chunks to the socket with backpressure; every other caller gets
- * them collected into one `EncodedJson` (`Operations.invoke`). The registry provides the stream
- * with its services (`R`), as it does an implementation's effect.
+ * JSON text in pieces, read only as fast as the transport sends them, so no process holds the
+ * whole document. `read()` starts a reading from the beginning; each run of the effect it returns
+ * gives the next piece, `undefined` after the last (`forEachPiece` runs them in order). HTTP writes
+ * each piece once the socket has written the one before; every other caller gets them collected
+ * into one `EncodedJson` (`Operations.invoke`). The registry provides the reading with its
+ * services (`R`), as it does an implementation's effect.
+ *
+ * What it keeps while answering is a page, its text and one buffer of its UTF-8, whatever the
+ * catalog's size (bench/README.md, `catalog`). A pull, not an Effect `Stream`: a stream's stages
+ * keep the last chunk they emitted until they emit the next, so each page's rows and text lived
+ * through the next page's read and were promoted to the old generation. A page's JSON text kept as
+ * a string for the socket was promoted at almost every page; as a new `Uint8Array` for each page,
+ * the buffers waited for V8 to free them (~40 MB at a time). So a reading encodes each page into
+ * the same buffer (docs/decisions.md, "The catalog is streamed").
  */
 export class StreamedJson<R = never> {
-  constructor(readonly chunks: Stream.Stream<string, CommonFailure, R>) {}
+  constructor(readonly read: () => Effect.Effect<JsonPiece | undefined, CommonFailure, R>) {}
 }
 
-/** A struct's value with any of its array fields given as a stream of the array's items. */
+/** Runs `use` on each piece of a streamed answer in order; the next piece is asked for once `use` has finished with the one before. */
+export const forEachPiece = <R, E2, R2>(json: StreamedJson<R>, use: (piece: JsonPiece) => Effect.Effect<void, E2, R2>): Effect.Effect<void, CommonFailure | E2, R | R2> =>
+  Effect.suspend(() => {
+    const next = json.read()
+    const loop: Effect.Effect<void, CommonFailure | E2, R | R2> = Effect.flatMap(next, (piece) => piece === undefined ? Effect.void : Effect.zipRight(use(piece), loop))
+    return loop
+  })
+
+/** A struct's value with any of its array fields given as pages of the array's items. */
 export type StreamedFields<Fields extends Schema.Struct.Fields, R> = {
   readonly [K in keyof Schema.Struct.Type<Fields>]: Schema.Struct.Type<Fields>[K] extends ReadonlyArray<infer A>
-    ? Schema.Struct.Type<Fields>[K] | Stream.Stream<A, CommonFailure, R>
+    ? Schema.Struct.Type<Fields>[K] | Paged<A, CommonFailure, R>
     : Schema.Struct.Type<Fields>[K]
 }
-
-const isStream = (value: unknown): value is Stream.Stream<unknown, unknown, unknown> =>
-  typeof value === "object" && value !== null && Stream.StreamTypeId in value
 
 /** The item schema of an array field (`Schema.Array(item)`); anything else cannot be streamed. */
 const itemSchemaOf = (ast: SchemaAST.AST): Schema.Schema<unknown, unknown> => {
   if (SchemaAST.isTupleType(ast) && ast.elements.length === 0 && ast.rest.length === 1) return Schema.make(ast.rest[0]!.type)
-  throw new Error("only an array field of a struct can be given as a stream")
+  throw new Error("only an array field of a struct can be given as pages")
 }
 
+const utf8 = new TextEncoder()
+
 /**
- * The JSON text of a struct whose array fields come as streams of their items (read page by page),
- * in chunks: byte for byte `JSON.stringify(Schema.encodeSync(schema)(value))` of the collected
- * value. Fields are written in the schema's order; each item is encoded with the array's item
- * schema (the declared schema stays the allowlist), one piece of text per chunk of items. The text
- * between items (`{"schemaVersion":1,"profiles":[`) is held until the next items are read and goes
- * out just before them, so nothing is written before the first page has been read: a failure there
- * is still answered in the envelope.
+ * The JSON text of a struct whose array fields come as pages of their items, in pieces: byte for
+ * byte `JSON.stringify(Schema.encodeSync(schema)(value))` of the collected value. Fields are
+ * written in the schema's order; each item is encoded with the array's item schema (the declared
+ * schema stays the allowlist), one piece of text per page. The text between items
+ * (`{"schemaVersion":1,"profiles":[`) is held until the next items are read and given as a piece of
+ * its own just before them, so nothing is given before the first page has been read: a failure
+ * there is still answered in the envelope.
  */
 export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
   schema: Schema.Struct<Fields>,
@@ -84,47 +113,74 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
   const ast = schema.ast
   if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) throw new Error("streamedStruct takes a struct of plain fields")
   const fields = value as Readonly<Record<PropertyKey, unknown>>
-  const parts: Array<string | { readonly items: Stream.Stream<unknown, CommonFailure, R>; readonly encode: (item: unknown) => unknown }> = []
+  const parts: Array<string | { readonly items: Paged<unknown, CommonFailure, R>; readonly encode: (item: unknown) => unknown }> = []
   let text = ""
   for (const field of ast.propertySignatures) {
     const given = fields[field.name]
     if (given === undefined) continue
     text += `${text === "" ? "{" : ","}${JSON.stringify(field.name)}:`
-    if (!isStream(given)) {
+    if (!(given instanceof Paged)) {
       text += JSON.stringify(Schema.encodeSync(Schema.make(field.type))(given))
       continue
     }
-    parts.push(`${text}[`, { items: given as Stream.Stream<unknown, CommonFailure, R>, encode: Schema.encodeSync(itemSchemaOf(field.type)) })
+    parts.push(`${text}[`, { items: given as Paged<unknown, CommonFailure, R>, encode: Schema.encodeSync(itemSchemaOf(field.type)) })
     text = "]"
   }
   parts.push(text === "" ? "{}" : `${text}}`)
-  return new StreamedJson(Stream.suspend(() => {
-    // Per run of the stream: the text not yet written, and whether an array has had its first item.
+  return new StreamedJson(() => {
+    // Per reading: the text not yet given, the part being read, and a page's text waiting behind
+    // the piece before it.
     let pending = ""
-    const pieces = parts.map((part) => {
-      if (typeof part === "string") {
-        return Stream.suspend(() => {
+    let index = 0
+    let reading: { readonly next: Effect.Effect<ReadonlyArray<unknown> | undefined, CommonFailure, R>; readonly encode: (item: unknown) => unknown; first: boolean } | undefined
+    let waiting: Uint8Array | undefined
+    // Each page's UTF-8 is written over the page before's (see `StreamedJson`).
+    let scratch = new Uint8Array(0)
+    const utf8Into = (text: string): Uint8Array => {
+      for (;;) {
+        const { read, written } = utf8.encodeInto(text, scratch)
+        if (read === text.length) return scratch.subarray(1, written - 1)
+        scratch = new Uint8Array(Math.max(scratch.length * 2, Math.ceil(text.length * 1.5)))
+      }
+    }
+    const next: Effect.Effect<JsonPiece | undefined, CommonFailure, R> = Effect.suspend(() => {
+      if (waiting !== undefined) {
+        const piece = waiting
+        waiting = undefined
+        return Effect.succeed(piece)
+      }
+      for (; index < parts.length; index++) {
+        const part = parts[index]!
+        if (typeof part === "string") {
           pending += part
-          return Stream.empty
+          continue
+        }
+        const current = reading ??= { next: part.items.start(), encode: part.encode, first: true }
+        return Effect.flatMap(current.next, (page) => {
+          if (page === undefined) {
+            reading = undefined
+            index++
+            return next
+          }
+          if (page.length === 0) return next
+          // One JSON.stringify of the page's encoded items, as UTF-8 without its brackets. The text
+          // before them is a piece of its own, so the page is not copied again to prefix it.
+          const json = utf8Into(JSON.stringify(page.map(current.encode)))
+          const prefix = `${pending}${current.first ? "" : ","}`
+          pending = ""
+          current.first = false
+          if (prefix === "") return Effect.succeed(json)
+          waiting = json
+          return Effect.succeed(prefix)
         })
       }
-      let first = true
-      return Stream.mapChunks(part.items, (items) => {
-        if (Chunk.isEmpty(items)) return Chunk.empty<string>()
-        // One JSON.stringify of the encoded items and its text without the brackets (the slice is
-        // the one flat copy the socket needs anyway), where the items' texts joined and then
-        // prefixed made two more (the join, and flattening the prefixed text for its byte length).
-        // The text before the items is a chunk of its own for the same reason.
-        const encoded = Chunk.toReadonlyArray(items).map((item) => part.encode(item))
-        const json = JSON.stringify(encoded).slice(1, -1)
-        const prefix = `${pending}${first ? "" : ","}`
-        pending = ""
-        first = false
-        return prefix === "" ? Chunk.of(json) : Chunk.make(prefix, json)
-      })
+      if (pending === "") return Effect.succeed(undefined)
+      const last = pending
+      pending = ""
+      return Effect.succeed(last)
     })
-    return Stream.concat(Stream.concatAll(Chunk.fromIterable(pieces)), Stream.suspend(() => Stream.succeed(pending)))
-  }))
+    return next
+  })
 }
 
 /** Errors any implementation may fail with beside its declared ones; the registry answers them (a `SqlError` is 503). */

@@ -1,6 +1,6 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Effect, type FiberId, FiberRef, FiberRefs, HashMap, Layer, Option, ParseResult, Schema, type SchemaAST, Stream } from "effect"
+import { Cause, Context, Effect, type FiberId, FiberRef, FiberRefs, HashMap, Layer, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
 import { detailsOf, envelope, InternalError, InvalidRequest, ServiceUnavailable, Unauthenticated } from "../kernel/ApiError.js"
 import {
@@ -16,7 +16,7 @@ import { ApprovalRequired, InsufficientScope, KeyRequired, SessionRequired } fro
 import { type FastParser, fastDecoder, fastEncoder, Unfit } from "../store/FastParse.js"
 import { currentCommandPath } from "../store/Idempotency.js"
 import { currentRequestId, tracingOn } from "../kernel/Tracing.js"
-import { type AnyImplementation, type Call, type CommonFailure, EncodedJson, type Facts, type GroupImplementation, StreamedJson } from "./Implementation.js"
+import { type AnyImplementation, type Call, type CommonFailure, EncodedJson, type Facts, forEachPiece, type GroupImplementation, type JsonPiece, pieceText, StreamedJson } from "./Implementation.js"
 import { type InputProblem, unsafeValueProblem } from "./InputSafety.js"
 import { firstViolation } from "./Violation.js"
 
@@ -35,8 +35,8 @@ export interface CallOptions {
    */
   readonly approved?: boolean
   /**
-   * The transport writes an answer read as it is sent (`StreamedJson`, the catalog) chunk by chunk
-   * (HTTP); without it the registry collects the chunks into one `EncodedJson` first (MCP, the
+   * The transport writes an answer read as it is sent (`StreamedJson`, the catalog) piece by piece
+   * (HTTP); without it the registry collects the pieces into one `EncodedJson` first (MCP, the
    * approval commit, automations, the CLI, tests).
    */
   readonly streamed?: boolean
@@ -468,13 +468,16 @@ const makeService = (
     return operation === undefined ? Effect.fail(unknownOperation(operationId)) : executeCompiled(operation, caller, raw, options, facts)
   }
 
-  /** A streamed answer's chunks with the registry's services, as an implementation's effect has them. */
-  const chunksOf = (value: StreamedJson<unknown>): Stream.Stream<string, CommonFailure> =>
-    Stream.provideContext(value.chunks as Stream.Stream<string, CommonFailure>, servicesOf())
+  /** A streamed answer read with the registry's services, as an implementation's effect has them. */
+  const provided = (value: StreamedJson<unknown>): StreamedJson =>
+    new StreamedJson(() => Effect.provide(value.read() as Effect.Effect<JsonPiece | undefined, CommonFailure>, servicesOf()))
 
-  /** A streamed answer read to its end: the same text in one piece. */
+  /** A streamed answer read to its end: the same text in one piece (bytes decoded as they come: they are valid until the next piece). */
   const collected = (value: StreamedJson<unknown>): Effect.Effect<EncodedJson, CommonFailure> =>
-    Effect.map(Stream.mkString(chunksOf(value)), (json) => new EncodedJson(json))
+    Effect.suspend(() => {
+      const pieces: Array<string> = []
+      return Effect.map(forEachPiece(provided(value), (piece) => Effect.sync(() => void pieces.push(pieceText(piece)))), () => new EncodedJson(pieces.join("")))
+    })
 
   /** The success in wire form: the compiled encoder, or the general one where it declines. */
   const encoded = (operation: Compiled, value: unknown, facts: Facts, streamed: boolean): Effect.Effect<Answer> => {
@@ -482,7 +485,7 @@ const makeService = (
     if (value instanceof StreamedJson) {
       // A failure while collecting is answered like the implementation's own; once streaming, the transport's to handle.
       return streamed
-        ? Effect.succeed<Answer>({ status: 200, body: new StreamedJson(chunksOf(value)), facts })
+        ? Effect.succeed<Answer>({ status: 200, body: provided(value), facts })
         : Effect.matchCauseEffect(collected(value), {
           onSuccess: (body) => Effect.succeed<Answer>({ status: 200, body, facts }),
           onFailure: (cause) => answerOfCause(cause, facts, { operationId: operation.entry.id })

@@ -1,6 +1,7 @@
-import { Chunk, Effect, Schema, Stream } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { streamedStruct } from "./Implementation.js"
+import { keysetPages, Paged } from "../store/Cursor.js"
+import { forEachPiece, pieceText, type StreamedJson, streamedStruct } from "./Implementation.js"
 
 const Item = Schema.Struct({ at: Schema.DateFromString, name: Schema.String, note: Schema.optional(Schema.String) })
 const Document = Schema.Struct({
@@ -12,10 +13,21 @@ const Document = Schema.Struct({
 
 const item = (n: number) => ({ at: new Date(Date.UTC(2026, 0, n)), name: `item "${n}" ё`, ...(n % 2 === 0 ? { note: `n${n}` } : {}) })
 
-/** A stream of `pages`, each page one chunk (as keysetPages reads them), empty pages included. */
-const paged = <A>(pages: ReadonlyArray<ReadonlyArray<A>>) => Stream.fromChunks(...pages.map((page) => Chunk.fromIterable(page)))
+/** `pages` given one at a time (as keysetPages reads them), empty pages included; then `end` (no more, or a failure). */
+const paged = <A>(pages: ReadonlyArray<ReadonlyArray<A>>, end: Effect.Effect<undefined, string> = Effect.succeed(undefined)) =>
+  new Paged(() => {
+    let read = 0
+    return Effect.suspend(() => (read < pages.length ? Effect.succeed(pages[read++]!) : end))
+  }) as unknown as Paged<A>
 
-const text = <R>(chunks: Stream.Stream<string, unknown, R>) => Effect.runPromise(Stream.mkString(chunks) as Effect.Effect<string>)
+/** Every piece of a reading, in order. */
+const piecesOf = (json: StreamedJson<unknown>) =>
+  Effect.suspend(() => {
+    const pieces: Array<string> = []
+    return Effect.as(forEachPiece(json as StreamedJson<never>, (piece) => Effect.sync(() => void pieces.push(pieceText(piece)))), pieces)
+  })
+
+const text = async (json: StreamedJson<unknown>) => (await Effect.runPromise(piecesOf(json))).join("")
 
 describe("streamedStruct", () => {
   it("writes JSON.stringify of the encoded value, in the schema's field order, whatever the pages", async () => {
@@ -25,28 +37,57 @@ describe("streamedStruct", () => {
       const expected = JSON.stringify(Schema.encodeSync(Document)(value))
       // The value's own key order differs from the schema's: the schema's is what is written.
       const streamed = streamedStruct(Document, { tags: paged([["a"], ["b"]]), items: paged(items), title: "Каталог", version: 2 })
-      expect(await text(streamed.chunks)).toBe(expected)
+      expect(await text(streamed)).toBe(expected)
     }
   })
 
-  it("starts again from the beginning on every run of the stream", async () => {
+  it("gives a page's text as one piece, the text before it as a piece of its own", async () => {
+    const streamed = streamedStruct(Document, { version: 2, title: "x", items: paged([[item(1), item(2)], [item(3)]]), tags: [] })
+    const pieces = await Effect.runPromise(piecesOf(streamed))
+    const encoded = (n: number) => JSON.stringify(Schema.encodeSync(Item)(item(n)))
+    expect(pieces).toEqual([`{"version":2,"title":"x","items":[`, `${encoded(1)},${encoded(2)}`, ",", encoded(3), `],"tags":[]}`])
+  })
+
+  it("starts again from the beginning on every reading", async () => {
     const streamed = streamedStruct(Document, { version: 2, title: "x", items: paged([[item(1)], [item(2)]]), tags: [] })
-    const first = await text(streamed.chunks)
-    expect(await text(streamed.chunks)).toBe(first)
+    const first = await text(streamed)
+    expect(await text(streamed)).toBe(first)
     expect(JSON.parse(first).items).toHaveLength(2)
   })
 
-  it("writes nothing before the first items are read, and fails with the stream's failure after the chunks already read", async () => {
-    const early = streamedStruct(Document, { version: 2, title: "x", items: Stream.fail("database down") as unknown as Stream.Stream<typeof Item.Type, never, never>, tags: [] })
+  it("gives nothing before the first items are read, and fails with the reading's failure after the pieces already given", async () => {
+    const early = streamedStruct(Document, { version: 2, title: "x", items: paged([], Effect.fail("database down")), tags: [] })
     const before: Array<string> = []
-    const failed = await Effect.runPromiseExit(Stream.runForEach(early.chunks as Stream.Stream<string, unknown>, (chunk) => Effect.sync(() => before.push(chunk))))
+    const failed = await Effect.runPromiseExit(forEachPiece(early as StreamedJson<never>, (piece) => Effect.sync(() => void before.push(pieceText(piece)))))
     expect([failed._tag, before]).toEqual(["Failure", []])
 
-    const failing = Stream.concat(paged([[item(1)]]), Stream.fail("database down"))
-    const streamed = streamedStruct(Document, { version: 2, title: "x", items: failing as unknown as Stream.Stream<typeof Item.Type, never, never>, tags: [] })
+    const streamed = streamedStruct(Document, { version: 2, title: "x", items: paged([[item(1)]], Effect.fail("database down")), tags: [] })
     const seen: Array<string> = []
-    const exit = await Effect.runPromiseExit(Stream.runForEach(streamed.chunks as Stream.Stream<string, unknown>, (chunk) => Effect.sync(() => seen.push(chunk))))
-    expect(exit._tag).toBe("Failure")
+    const exit = await Effect.runPromiseExit(forEachPiece(streamed as StreamedJson<never>, (piece) => Effect.sync(() => void seen.push(pieceText(piece)))))
+    expect(Exit.isFailure(exit)).toBe(true)
     expect(seen.join("")).toBe(`{"version":2,"title":"x","items":[${JSON.stringify(Schema.encodeSync(Item)(item(1)))}`)
+  })
+
+  it("reads the next page only when the piece before has been used", async () => {
+    const reads: Array<string> = []
+    const pages = keysetPages(2, (after: Option.Option<{ key: string; uuid: string }>) => Effect.sync(() => {
+      const from = Option.match(after, { onNone: () => 0, onSome: (at) => Number(at.key) })
+      reads.push(`page from ${from}`)
+      return [from + 1, from + 2].filter((n) => n <= 5)
+    }), (n) => ({ key: String(n), uuid: "" }))
+    const streamed = streamedStruct(Document, { version: 2, title: "x", items: pages.map(item), tags: [] })
+    await Effect.runPromise(forEachPiece(streamed as StreamedJson<never>, (piece) => Effect.sync(() => void reads.push(`used ${pieceText(piece).length > 40 ? "items" : pieceText(piece)}`))))
+    expect(reads).toEqual([
+      "page from 0",
+      `used {"version":2,"title":"x","items":[`,
+      "used items",
+      "page from 2",
+      "used ,",
+      "used items",
+      "page from 4",
+      "used ,",
+      "used items",
+      `used ],"tags":[]}`
+    ])
   })
 })

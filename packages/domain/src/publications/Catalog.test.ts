@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Effect, Schema, Stream } from "effect"
+import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Marketplace, openMarketplace } from "../../test/marketplace.js"
 import { anonymous } from "../kernel/Authentication.js"
-import { EncodedJson, StreamedJson } from "../operations/Implementation.js"
+import { EncodedJson, forEachPiece, pieceText, StreamedJson } from "../operations/Implementation.js"
 import { Operations } from "../operations/Operations.js"
 import { decodeProfileRows, publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
 import { publicView } from "../profiles/Profiles.js"
@@ -40,13 +40,15 @@ const wholeCatalog = () =>
     }))
   }))
 
-/** The chunks HTTP writes (`streamed`). */
-const streamedChunks = () =>
+/** The pieces HTTP writes (`streamed`). */
+const streamedPieces = () =>
   m.runtime.runPromise(Effect.gen(function*() {
     const operations = yield* Operations
     const answer = yield* operations.invoke("getCatalog", anonymous, {}, { streamed: true })
     expect(answer.body).toBeInstanceOf(StreamedJson)
-    return Chunk.toReadonlyArray(yield* Stream.runCollect((answer.body as StreamedJson).chunks))
+    const pieces: Array<string> = []
+    yield* forEachPiece(answer.body as StreamedJson, (piece) => Effect.sync(() => void pieces.push(pieceText(piece))))
+    return pieces
   }))
 
 /** The text every other caller gets (collected by the registry). */
@@ -93,16 +95,16 @@ describe("the catalog answer", () => {
       if (add > 0) await addPublications(add)
       if (add === 700) await addProfiles(1100)
       const whole = await wholeCatalog()
-      const chunks = await streamedChunks()
-      expect(chunks.join("")).toBe(whole)
+      const pieces = await streamedPieces()
+      expect(pieces.join("")).toBe(whole)
       expect(await collected()).toBe(whole)
       const catalog = JSON.parse(whole) as { publications: Array<unknown>; profiles: Array<unknown> }
       expect(catalog.publications.length).toBe(await publicationCount())
       sizes.push(catalog.publications.length)
       if (add === 700) {
-        // Read in pages: more than one chunk per list, so the joins between pages are exercised.
+        // Read in pages: more than one piece per list, so the joins between pages are exercised.
         expect(catalog.profiles.length).toBeGreaterThan(1000)
-        expect(chunks.length).toBeGreaterThan(6)
+        expect(pieces.length).toBeGreaterThan(6)
       }
     }
     expect(sizes).toEqual([0, 1, 500, 1200])

@@ -1,4 +1,4 @@
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { InvalidRequest } from "../kernel/ApiError.js"
 
 /**
@@ -48,18 +48,36 @@ export const pageOf = <Row, Item>(
 }
 
 /**
+ * Items read a page at a time (`keysetPages`): `start()` starts a reading from the first page;
+ * each run of the effect it returns gives the next page, `undefined` after the last.
+ */
+export class Paged<A, E = never, R = never> {
+  constructor(readonly start: () => Effect.Effect<ReadonlyArray<A> | undefined, E, R>) {}
+  /** The same pages with each item mapped. */
+  map<B>(f: (item: A) => B): Paged<B, E, R> {
+    return new Paged(() => Effect.map(this.start(), (page) => page === undefined ? undefined : page.map(f)))
+  }
+}
+
+/**
  * Every row, read `pageSize` at a time in key order: each page a statement of its own after the
- * last row of the page before (keyset), read only when the stream is pulled that far. No
+ * last row of the page before (keyset), read only when the reading is pulled that far. No
  * connection is held between pages, so a reader that drains slowly holds one page, not the pool.
  */
 export const keysetPages = <Row, E, R>(
   pageSize: number,
   page: (after: Option.Option<CursorPosition>, limit: number) => Effect.Effect<ReadonlyArray<Row>, E, R>,
   position: (row: Row) => CursorPosition
-): Stream.Stream<Row, E, R> =>
-  Stream.paginateChunkEffect(Option.none<CursorPosition>(), (after) =>
-    Effect.map(page(after, pageSize), (rows) => {
-      const last = rows[rows.length - 1]
-      const next = rows.length < pageSize || last === undefined ? Option.none() : Option.some(Option.some(position(last)))
-      return [Chunk.unsafeFromArray(rows), next] as const
-    }))
+): Paged<Row, E, R> =>
+  new Paged(() => {
+    // The position after the last page read; `undefined` once a short page has ended the rows.
+    let after: Option.Option<CursorPosition> | undefined = Option.none()
+    return Effect.suspend(() => {
+      if (after === undefined) return Effect.succeed(undefined)
+      return Effect.map(page(after, pageSize), (rows) => {
+        const last = rows[rows.length - 1]
+        after = rows.length < pageSize || last === undefined ? undefined : Option.some(position(last))
+        return rows
+      })
+    })
+  })
