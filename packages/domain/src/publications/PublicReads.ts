@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, type Types } from "effect"
 import type { InvalidRequest } from "../kernel/ApiError.js"
 import { ProfileRow, publicProfileColumns, publiclyVisibleProfile } from "../profiles/ProfileRepository.js"
 import { publicView } from "../profiles/Profiles.js"
@@ -24,7 +24,7 @@ import {
  * A public row's fields of the spec's Publication but `draft` (what the catalog sends of it), with
  * `approved` as given: no history, no reason.
  */
-const publicFields = (row: PublicRow, approved: Publication["approved"]): { -readonly [K in keyof CatalogPublication]: CatalogPublication[K] } => ({
+const publicFields = (row: PublicRow, approved: Publication["approved"]): Types.Mutable<CatalogPublication> => ({
   uuid: row.uuid,
   id: row.id,
   ownerId: row.owner_id,
@@ -41,8 +41,17 @@ const publicFields = (row: PublicRow, approved: Publication["approved"]): { -rea
   updatedAt: row.approved_at
 })
 
-/** The spec's Publication: approved data only; `draft` equals `approved`. */
-const publication = (row: PublicRow): Publication => ({ ...publicFields(row, row.approved), draft: row.approved })
+/**
+ * The spec's Publication: approved data only; `draft` equals `approved`. Added to the object, not
+ * spread into a new one: a literal that spreads an object and adds a key the object lacks
+ * (`{ ...fields, draft }`) ended in the old generation with all it referenced (docs/decisions.md,
+ * "The catalog is streamed").
+ */
+const publication = (row: PublicRow): Publication => {
+  const item = publicFields(row, row.approved) as Types.Mutable<Publication>
+  item.draft = row.approved
+  return item
+}
 
 const isArray = (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value)
 const isObject = (value: unknown): value is Record<string, unknown> =>
