@@ -166,10 +166,10 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
           // One JSON.stringify of the page's encoded items, as UTF-8 without its brackets. The text
           // before them is a piece of its own, so the page is not copied again to prefix it.
           const json = utf8Into(JSON.stringify(page.map(current.encode)))
+          // Never empty: the struct's text before the array, or the comma after the page before.
           const prefix = `${pending}${current.first ? "" : ","}`
           pending = ""
           current.first = false
-          if (prefix === "") return Effect.succeed(json)
           waiting = json
           return Effect.succeed(prefix)
         })
