@@ -48,10 +48,10 @@ export const encodedOnce = <A, I>(schema: Schema.Schema<A, I>, value: A): Encode
  */
 export type JsonPiece = string | Uint8Array
 
-const utf8Text = new TextDecoder()
+const utf8Decoder = new TextDecoder()
 
 /** A piece as text (bytes decoded: they are valid only until the next piece). */
-export const pieceText = (piece: JsonPiece): string => typeof piece === "string" ? piece : utf8Text.decode(piece)
+export const pieceText = (piece: JsonPiece): string => typeof piece === "string" ? piece : utf8Decoder.decode(piece)
 
 /**
  * An answer written while it is read (the public catalog: 26 MiB of JSON at 10k publications): its
@@ -95,7 +95,7 @@ const itemSchemaOf = (ast: SchemaAST.AST): Schema.Schema<unknown, unknown> => {
   throw new Error("only an array field of a struct can be given as pages")
 }
 
-const utf8 = new TextEncoder()
+const utf8Encoder = new TextEncoder()
 
 /**
  * The JSON text of a struct whose array fields come as pages of their items, in pieces: byte for
@@ -138,7 +138,7 @@ export const streamedStruct = <Fields extends Schema.Struct.Fields, R>(
     let scratch = new Uint8Array(0)
     const utf8Into = (text: string): Uint8Array => {
       for (;;) {
-        const { read, written } = utf8.encodeInto(text, scratch)
+        const { read, written } = utf8Encoder.encodeInto(text, scratch)
         if (read === text.length) return scratch.subarray(1, written - 1)
         scratch = new Uint8Array(Math.max(scratch.length * 2, Math.ceil(text.length * 1.5)))
       }

@@ -1,7 +1,7 @@
 import { Effect, Exit, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { keysetPages, Paged } from "../store/Cursor.js"
-import { forEachPiece, pieceText, type StreamedJson, streamedStruct } from "./Implementation.js"
+import { forEachPiece, type JsonPiece, pieceText, type StreamedJson, streamedStruct } from "./Implementation.js"
 
 const Item = Schema.Struct({ at: Schema.DateFromString, name: Schema.String, note: Schema.optional(Schema.String) })
 const Document = Schema.Struct({
@@ -76,7 +76,10 @@ describe("streamedStruct", () => {
       return [from + 1, from + 2].filter((n) => n <= 5)
     }), (n) => ({ key: String(n), uuid: "" }))
     const streamed = streamedStruct(Document, { version: 2, title: "x", items: pages.map(item), tags: [] })
-    await Effect.runPromise(forEachPiece(streamed as StreamedJson<never>, (piece) => Effect.sync(() => void reads.push(`used ${pieceText(piece).length > 40 ? "items" : pieceText(piece)}`))))
+    // Each piece is used a while after it is given: a page read ahead would be read meanwhile.
+    const use = (piece: JsonPiece) =>
+      Effect.zipRight(Effect.sleep("5 millis"), Effect.sync(() => void reads.push(`used ${pieceText(piece).length > 40 ? "items" : pieceText(piece)}`)))
+    await Effect.runPromise(forEachPiece(streamed as StreamedJson<never>, use))
     expect(reads).toEqual([
       "page from 0",
       `used {"version":2,"title":"x","items":[`,

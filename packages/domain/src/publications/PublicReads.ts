@@ -69,9 +69,10 @@ export const catalogPublication = (row: PublicRow): CatalogPublication => {
   const approved = canonical && isObject(portfolio)
     ? { ...row.approved, portfolio: { ...portfolio, assets: [], blocks: [] } }
     : row.approved
-  // One object literal: copies made with rest and spread (`{ ...rest, approved }`) all ended in the
-  // old generation, ~4 MB per catalog answer kept until the next full collection (bench/README.md,
-  // `catalog`).
+  // One object literal, `demo` assigned after: a copy spread from the fields with a key they lack
+  // (`{ ...rest, approved, ...(row.demo ? { demo: true } : {}) }`) ended in the old generation with
+  // what it referenced, ~4 MB per catalog answer kept until the next full collection
+  // (docs/decisions.md, "The catalog is streamed").
   const item = publicFields(row, approved)
   if (row.demo) item.demo = true
   return item
