@@ -4,13 +4,18 @@ import { fileURLToPath } from "node:url"
 import { renderToString } from "react-dom/server"
 import { App } from "./App.js"
 import { type Theme, themeCss, themeOf } from "./config/theme.js"
-import { languageOf, textsOf } from "./i18n.js"
+import { type Language, languageOf, provideCatalogs, textsOf } from "./i18n.js"
 import type { AppState } from "./model.js"
 import { pages } from "./pages/eager.js"
 import { pageSources } from "./pages/registry.js"
 import { safeNext } from "./safeNext.js"
 import { makeServerApi, type ReadFailure, type ServerApi } from "./server/api.js"
 import { load, type Loaded, sessionOf } from "./server/loaders.js"
+import en from "./translations/en.json" with { type: "json" }
+import ru from "./translations/ru.json" with { type: "json" }
+
+// The server renders in either language; the browser loads its page's own (entry-client.tsx).
+provideCatalogs({ ru, en })
 
 export { defaultTheme, type Theme, themeOf } from "./config/theme.js"
 export { makeServerApi, type ReadFailure, type ServerApi } from "./server/api.js"
@@ -108,6 +113,15 @@ const assetTags = (manifest: Readonly<Record<string, ManifestChunk>>, inlineStyl
   return tags
 }
 
+/** The `<head>` tag preloading a language's messages, which the browser loads before hydrating (entry-client.tsx). */
+const catalogTags = (manifest: Readonly<Record<string, ManifestChunk>>): Readonly<Record<Language, string>> => {
+  const tag = (language: Language) => {
+    const chunk = manifest[`src/translations/${language}.json`]
+    return chunk === undefined ? "" : `<link rel="modulepreload" href="/app/${chunk.file}">`
+  }
+  return { ru: tag("ru"), en: tag("en") }
+}
+
 /** The web application as the HTTP host uses it: one instance per host, made at its start. */
 export const createWebApp = (options: WebAppOptions): WebApp => {
   const { theme, problems } = themeOf(options.theme)
@@ -123,6 +137,7 @@ export const createWebApp = (options: WebAppOptions): WebApp => {
     : undefined
   const inlined = inlineStyle !== undefined && !/<\/style/i.test(inlineStyle) ? inlineStyle : undefined
   const tags = assetTags(manifest, inlined)
+  const catalogTag = catalogTags(manifest)
   const styleSources = inlined === undefined ? [] : [`'sha256-${createHash("sha256").update(inlined, "utf8").digest("base64")}'`]
 
   const document = (state: AppState, loaded: Loaded, session: AppState["session"]): string => {
@@ -140,6 +155,7 @@ export const createWebApp = (options: WebAppOptions): WebApp => {
 <title>${escapeHtml(pageTitle)}</title>
 <link rel="icon" href="/app/favicon.svg" type="image/svg+xml">
 ${tags.get(loaded.data.page) ?? ""}
+${catalogTag[state.language]}
 </head>
 <body>
 <div id="root">${body}</div>

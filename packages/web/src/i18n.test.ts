@@ -2,9 +2,11 @@ import { catalog, scopeCatalog } from "@birzha/domain"
 import { describe, expect, it } from "vitest"
 import { factsOf, keyNameOf, operationSummary, profileTypeLabel } from "./components/format.js"
 import { presets, scopeGroups, scopeSentence } from "./pages/IntegrationsPage/keyPresets.js"
-import { languageOf, textsOf } from "./i18n.js"
+import { languageOf, provideCatalogs, textsOf } from "./i18n.js"
 import en from "./translations/en.json" with { type: "json" }
 import ru from "./translations/ru.json" with { type: "json" }
+
+provideCatalogs({ ru, en })
 
 describe("the translations", () => {
   it("have the same keys in both languages, and every placeholder of one in the other", () => {

@@ -1,10 +1,19 @@
-import en from "./translations/en.json" with { type: "json" }
-import ru from "./translations/ru.json" with { type: "json" }
-
 export type Language = "ru" | "en"
-export type MessageKey = keyof typeof ru
+export type MessageKey = keyof typeof import("./translations/ru.json", { with: { type: "json" } })
+/** One language's messages. */
+export type Catalog = Readonly<Record<MessageKey, string>>
 
-const catalogs: Record<Language, Record<MessageKey, string>> = { ru, en }
+/**
+ * The languages' messages known to this process, given before `textsOf` is called: the server's
+ * renderer (and a test) gives both (entry-server.tsx); the browser loads only its page's language,
+ * as a chunk of its own, before hydrating (entry-client.tsx), so a page does not carry the other
+ * language's text (the two catalogs, ~300 KB of JSON, were most of the entry chunk).
+ */
+const catalogs: Partial<Record<Language, Catalog>> = {}
+
+export const provideCatalogs = (given: Readonly<Partial<Record<Language, Catalog>>>): void => {
+  Object.assign(catalogs, given)
+}
 
 /** `?lang=` first, then the browser's preference; Russian by default. */
 export const languageOf = (search: URLSearchParams, acceptLanguage: string | undefined): Language => {
@@ -40,6 +49,7 @@ export const textsOf = (language: Language): Texts => {
   const known = cache.get(language)
   if (known !== undefined) return known
   const catalog = catalogs[language]
+  if (catalog === undefined) throw new Error(`The ${language} messages are not loaded (provideCatalogs first)`)
   const locale = locales[language]
   const rules = new Intl.PluralRules(locale)
   const numbers = new Intl.NumberFormat(locale)

@@ -231,8 +231,16 @@ describe("the web application in a browser", () => {
       const context = await browser.newContext({ locale: language === "ru" ? "ru-RU" : "en-GB" })
       const tab = await context.newPage()
       const errors = watchErrors(tab)
+      // The messages a page loads: its own language's chunk only (entry-client.tsx).
+      const messages = new Set<string>()
+      tab.on("request", (request) => {
+        const chunk = /\/app\/assets\/(ru|en)-[\w-]+\.js$/.exec(request.url())
+        if (chunk !== null) messages.add(chunk[1]!)
+      })
+      const hydrated = () => expect.poll(() => tab.evaluate(() => performance.getEntriesByName("birzha:hydrated").length)).toBe(1)
       await tab.goto(`${origin}/`)
       expect(await tab.getAttribute("html", "lang")).toBe(language)
+      await hydrated()
       await tab.getByRole("navigation").getByRole("link", { name: t.catalog, exact: true }).click()
       await tab.waitForURL(`${origin}/catalog?lang=${language}`)
       expect(await tab.locator("ul.cards > li").count()).toBe(20)
@@ -266,8 +274,10 @@ describe("the web application in a browser", () => {
       expect(await tab.getByRole("heading", { name: t.reviews }).count()).toBe(1)
       expect(await tab.locator(".reviews").textContent()).toContain(customerName)
       expect(await tab.getByRole("img", { name: t.rated, exact: true }).count()).toBe(1)
-      // Hydrated without a mismatch or a failing script.
+      // Hydrated without a mismatch or a failing script, with the messages of its language alone.
+      await hydrated()
       expect(errors).toEqual([])
+      expect([...messages]).toEqual([language])
       await context.close()
     }))
   })
