@@ -1,5 +1,11 @@
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { defineConfig } from "tsup"
+
+// The four configurations below run at once and write their shared chunks into one folder, so none
+// of them may clean it (each would delete the others' output, and tsup's per-configuration `clean`
+// patterns left every earlier build's chunks behind, which a pack from this folder would carry).
+// The folder is emptied once here, as tsup loads this file, before any of them starts.
+rmSync(new URL("./dist", import.meta.url), { recursive: true, force: true })
 
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { version: string }
 
@@ -24,7 +30,7 @@ const command = {
 export default defineConfig([
   // The library entry keeps its dependencies external: a program that imports it shares their
   // single copies (one `effect`).
-  { ...common, entry: ["src/index.ts"], dts: { entry: "src/index.ts" }, clean: ["**/*", "!bin.js", "!bin.js.map", "!main.js", "!main.js.map", "!mail.js", "!mail.js.map", "!help.txt", "!chunk-*", "!Dates-*"] },
+  { ...common, entry: ["src/index.ts"], dts: { entry: "src/index.ts" } },
   // `birzha` itself: a small module that answers the overview and the version from text written at
   // build time, and loads mail.js or main.js for every other command (bin.ts).
   { ...common, entry: ["src/bin.ts"], external: ["./main.js", "./mail.js"] },
