@@ -45,7 +45,8 @@ describe("root fibers, as every transport starts one per call", () => {
     const first = Effect.runFork(waiting)
     const second = Effect.runFork(waiting)
     const third = Effect.runFork(waiting)
-    const listed = () => Effect.runSync(Fiber.roots).filter((fiber) => [first, second, third].includes(fiber))
+    const ours: ReadonlyArray<unknown> = [first, second, third]
+    const listed = () => Effect.runSync(Fiber.roots).filter((fiber) => ours.includes(fiber))
     expect(listed()).toEqual([first, second, third])
     await Effect.runPromise(Fiber.interrupt(second))
     expect(listed()).toEqual([first, third])
