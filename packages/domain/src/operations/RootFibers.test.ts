@@ -10,8 +10,9 @@ const effectPath = createRequire(import.meta.url).resolve("effect")
 const garbageBytes = 94 * 1024
 
 /**
- * In a process of its own (a test worker's old generation holds whatever the files before this one
- * left; a run of the suite read 13 MB there while this test alone reads 0.2 MB): `fibers` root
+ * In a process of its own (in a test worker, after other files, a run of the suite read 13 MB, for a
+ * reason not found, where this test alone reads 0.2 MB; the host's own figures are in bench/README.md,
+ * `allocations`): `fibers` root
  * fibers registered at once, as a transport starts one per call, each yielding once, then making its
  * garbage and ending; then three young collections. Answers how much the old generation grew.
  */
