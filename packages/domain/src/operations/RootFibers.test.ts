@@ -42,7 +42,8 @@ const oldGenerationGrowth = (fibers: number): number => {
       })
     })`
   const run = spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8" })
-  if (run.status !== 0) throw new Error(`the measuring process failed: ${run.stderr}`)
+  // An empty answer (the rounds never ended) must fail, not read as 0.
+  if (run.status !== 0 || !/^\d+$/.test(run.stdout)) throw new Error(`the measuring process failed: ${run.stdout}${run.stderr}`)
   return Number(run.stdout)
 }
 
