@@ -293,9 +293,9 @@ describe("the learning grading worker", () => {
   })
 
   it("applies the answers still coming back when it is stopped: no job is left running for another worker to grade again", async () => {
-    // A timeout far above the grader's 300 ms: on a loaded machine an answer that came back late
-    // would be a platform error (queued again), which is not what this test is about.
-    const s = await setup({ concurrency: 16, timeoutMs: 10_000 })
+    // The setup's timeout is far above the grader's 300 ms: on a loaded machine an answer that came
+    // back late would be a platform error (queued again), which is not what this test is about.
+    const s = await setup({ concurrency: 16 })
     behaviour = () => ({ ...ok200({ verdict: "accepted", score: 1 }), delayMs: 300 })
     const made = await Promise.all(Array.from({ length: 12 }, () => s.submit("correct")))
     const jobs = await Promise.all(made.map((submission) => jobOf(submission.uuid)))
@@ -313,9 +313,9 @@ describe("the learning grading worker", () => {
   })
 
   it("fails a grade after 3 platform errors: check_failed, the attempt refunded, learning.checker.failed; a 4xx is not retried", async () => {
-    // The grader answers at once; a timeout far above it keeps a busy machine's late
+    // The grader answers at once; the setup's timeout far above it keeps a busy machine's late
     // answer from being another platform error (a timeout) than the one this test counts.
-    const s = await setup({ timeoutMs: 10_000 })
+    const s = await setup()
     behaviour = byReply
     const boom = await s.submit("boom")
     for (let i = 0; i < 3; i++) {
@@ -335,10 +335,10 @@ describe("the learning grading worker", () => {
   })
 
   it("suspends the checker after five platform errors in a row; resume drains the queue and no attempt is lost", async () => {
-    // A timeout far above the grader's immediate answer, as above. Counted for this test's course:
-    // the metrics test leaves a job queued for a retry 5 s later, which comes due (and reaches the
-    // grader) while this test runs on a loaded machine.
-    const s = await setup({ timeoutMs: 10_000 })
+    // The setup's timeout, far above the grader's immediate answer, as above. Counted for this
+    // test's course: the metrics test leaves a job queued for a retry 5 s later, which comes due (and
+    // reaches the grader) while this test runs on a loaded machine.
+    const s = await setup()
     behaviour = () => ({ status: 503, body: "{}" })
     const first = await Promise.all([1, 2, 3, 4, 5].map(() => s.submit("boom")))
     await runWorker()

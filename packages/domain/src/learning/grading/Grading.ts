@@ -359,8 +359,8 @@ export const finishGradingCalls = (
         if (outcome !== "error") mergeUsage(usage, own)
         outcomes[index] = outcome
       }
-      // In key order, so two batches never wait for each other's usage rows.
-      yield* recordUsage([...usage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry))
+      // In key order (code units, as above), so two batches never wait for each other's usage rows.
+      yield* recordUsage([...usage.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry))
       return outcomes
     })))
 
