@@ -38,6 +38,7 @@ import { clientAddressOf } from "./HostSettings.js"
 import { jsonBody } from "./JsonBody.js"
 import { JsonShapeScanner } from "./JsonShape.js"
 import { requestIdHeader, requestIdOf } from "./RequestId.js"
+import { sharedScheduler } from "./SharedScheduler.js"
 
 /**
  * The catalog served straight from `node:http`: the route table, decoders and encoders are
@@ -392,18 +393,18 @@ export const answerAndDrain = (
  * The runtime each request's fiber starts on: the registry's services as its context, so no call
  * merges a context; without Effect's fiber metrics (counters and a lifetime histogram per fiber)
  * and with the tracer off (spans of every SQL statement built and dropped) unless the service
- * exports traces (`tracingOn`, kernel/Tracing.ts). Logging is the host's own, unchanged.
+ * exports traces (`tracingOn`, kernel/Tracing.ts); its tasks in one shared queue
+ * (`sharedScheduler`). Logging is the host's own, unchanged.
  */
-const requestRuntime = (host: Runtime.Runtime<never>, context: Context.Context<never>): Runtime.Runtime<never> =>
-  Runtime.make({
-    context,
-    fiberRefs: FiberRefs.updateAs(host.fiberRefs, {
-      fiberId: FiberId.none,
-      fiberRef: FiberRef.currentTracerEnabled,
-      value: FiberRefs.getOrDefault(host.fiberRefs, tracingOn)
-    }),
-    runtimeFlags: RuntimeFlags.disable(host.runtimeFlags, RuntimeFlags.RuntimeMetrics)
+const requestRuntime = (host: Runtime.Runtime<never>, context: Context.Context<never>): Runtime.Runtime<never> => {
+  const fiberRefs = FiberRefs.updateManyAs(host.fiberRefs, {
+    entries: [
+      [FiberRef.currentTracerEnabled, [[FiberId.none, FiberRefs.getOrDefault(host.fiberRefs, tracingOn)]]],
+      [FiberRef.currentScheduler, [[FiberId.none, sharedScheduler()]]]
+    ]
   })
+  return Runtime.make({ context, fiberRefs, runtimeFlags: RuntimeFlags.disable(host.runtimeFlags, RuntimeFlags.RuntimeMetrics) })
+}
 
 /**
  * The request as the trace's server span (`POST /api/v1/…` by its declared route), continuing a
