@@ -1,7 +1,7 @@
 import { makePgliteClient } from "@birzha/infrastructure"
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
@@ -9,6 +9,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runToEnd } from "../../../testing/childProcess.js"
 import { taskDraft } from "../../../testing/drafts.js"
 import { freePort, patientHostEnv } from "../../../testing/net.js"
 import { embeddedDataDir } from "../../../testing/pglite.js"
@@ -406,7 +407,7 @@ describe("birzha --help", () => {
     expect(expected).toContain("moderation complaint uphold")
 
     const script = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "birzha")
-    const help = spawnSync(script, ["--help"], { env: { PATH: process.env["PATH"] ?? "" }, encoding: "utf8" })
+    const help = await runToEnd(script, ["--help"], { env: { PATH: process.env["PATH"] ?? "" } })
     expect(help.status).toBe(0)
     const lines = help.stdout.split("\n")
     const listed = lines.slice(lines.indexOf("Commands:") + 1, lines.indexOf("", lines.indexOf("Commands:")))
@@ -421,7 +422,7 @@ describe("birzha --help", () => {
     expect([...column]).toEqual([Math.max(...paths.map((path) => path.length)) + 2])
     for (const row of rows) expect(row![3]).not.toMatch(/[.;:]\s/)
 
-    const detailed = spawnSync(script, ["moderation", "approve", "--help"], { env: { PATH: process.env["PATH"] ?? "" }, encoding: "utf8" })
+    const detailed = await runToEnd(script, ["moderation", "approve", "--help"], { env: { PATH: process.env["PATH"] ?? "" } })
     expect(detailed.status).toBe(0)
     expect(detailed.stdout).toContain("--reason")
     expect(detailed.stdout).toContain("Approve a pending publication: its draft becomes the public data.")

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runToEnd } from "../../../testing/childProcess.js"
 import { freePort, patientHostEnv } from "../../../testing/net.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 
@@ -109,12 +110,11 @@ describe("birzha serve on Postgres", () => {
 })
 
 describe("birzha mail list", () => {
-  it("loads its own program (mail.js), not the whole command with the service's operations", () => {
+  it("loads its own program (mail.js), not the whole command with the service's operations", async () => {
     const log = join(work, "mail-loaded.txt")
-    const run = spawnSync(process.execPath, ["--import", pathToFileURL(register).href, bin, "mail", "list"], {
+    const run = await runToEnd(process.execPath, ["--import", pathToFileURL(register).href, bin, "mail", "list"], {
       cwd: work,
-      env: { PATH: process.env["PATH"] ?? "", BIRZHA_LOADED_LOG: log, DATABASE_URL: database.url },
-      encoding: "utf8"
+      env: { PATH: process.env["PATH"] ?? "", BIRZHA_LOADED_LOG: log, DATABASE_URL: database.url }
     })
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain("The development mailbox is empty.")

@@ -1,11 +1,11 @@
 import * as Store from "@birzha/domain/internal"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Deferred, Effect, Layer } from "effect"
-import { spawnSync } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { getHeapSpaceStatistics } from "node:v8"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runToEnd } from "../../../testing/childProcess.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
 import { Database, DatabaseLive, MigrationsAtStart } from "./database/Database.js"
 import { collectStartupGarbage, StartupMemory } from "./StartupMemory.js"
@@ -74,7 +74,7 @@ describe("the start-up collection", () => {
 // with the built package (the README's test command builds every package first; `vitest run`
 // alone tests the last build): V8's flags are the process's, so they are not set in the test runner.
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
-const youngAfterSurvivors = (layer: "StartupMemoryLive" | "StartupMemoryRequestsLive") => {
+const youngAfterSurvivors = async (layer: "StartupMemoryLive" | "StartupMemoryRequestsLive") => {
   const script = `
 import { Effect } from "effect"
 import { getHeapSpaceStatistics } from "node:v8"
@@ -87,11 +87,7 @@ for (let i = 0; i < 600000; i++) kept.push([i, i + 1, i + 2, i + 3])
 const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size
 console.log(JSON.stringify({ afterCollection, young, kept: kept.length }))
 `
-  const child = spawnSync(process.execPath, ["--max-semi-space-size=64", "--min-semi-space-size=16", "--input-type=module", "-e", script], {
-    cwd: packageDir,
-    encoding: "utf8",
-    timeout: 60_000
-  })
+  const child = await runToEnd(process.execPath, ["--max-semi-space-size=64", "--min-semi-space-size=16", "--input-type=module", "-e", script], { cwd: packageDir })
   expect(child.status, child.stderr).toBe(0)
   const report = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as { afterCollection: number; young: number; kept: number }
   expect(report.kept).toBe(600_000)
@@ -102,9 +98,9 @@ console.log(JSON.stringify({ afterCollection, young, kept: kept.length }))
 
 describe("the young generation after start-up", () => {
   const MiB = 1024 * 1024
-  it("stays at its floor in a process that only answers requests, and grows in one that also runs the workers", () => {
+  it("stays at its floor in a process that only answers requests, and grows in one that also runs the workers", async () => {
     // Two semi-spaces of the 16 MiB floor: the requests' host never grows past them.
-    expect(youngAfterSurvivors("StartupMemoryRequestsLive")).toBeLessThanOrEqual(40 * MiB)
-    expect(youngAfterSurvivors("StartupMemoryLive")).toBeGreaterThanOrEqual(48 * MiB)
+    expect(await youngAfterSurvivors("StartupMemoryRequestsLive")).toBeLessThanOrEqual(40 * MiB)
+    expect(await youngAfterSurvivors("StartupMemoryLive")).toBeGreaterThanOrEqual(48 * MiB)
   })
 })

@@ -1,7 +1,7 @@
 import { Effect, Fiber } from "effect"
-import { spawnSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { describe, expect, it } from "vitest"
+import { runToEnd } from "../../../../testing/childProcess.js"
 
 /** effect as this package resolves it (its CommonJS build: patches/effect@3.22.4.patch patches both). */
 const effectPath = createRequire(import.meta.url).resolve("effect")
@@ -16,7 +16,7 @@ const garbageBytes = 94 * 1024
  * fibers registered at once, as a transport starts one per call, each yielding once, then making its
  * garbage and ending; then three young collections. Answers how much the old generation grew.
  */
-const oldGenerationGrowth = (fibers: number): number => {
+const oldGenerationGrowth = async (fibers: number): Promise<number> => {
   const script = `
     const { Effect } = require(${JSON.stringify(effectPath)})
     const { getHeapSpaceStatistics } = require("node:v8")
@@ -41,7 +41,7 @@ const oldGenerationGrowth = (fibers: number): number => {
         process.stdout.write(String(oldSpaceUsed() - before))
       })
     })`
-  const run = spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8" })
+  const run = await runToEnd(process.execPath, ["--expose-gc", "-e", script])
   // An empty answer (the rounds never ended) must fail, not read as 0.
   if (run.status !== 0 || !/^\d+$/.test(run.stdout)) throw new Error(`the measuring process failed: ${run.stdout}${run.stderr}`)
   return Number(run.stdout)
@@ -55,10 +55,10 @@ const oldGenerationGrowth = (fibers: number): number => {
 // promoted to the old generation. patches/effect@3.22.4.patch keeps the roots in a list whose nodes
 // are emptied as their fibers end (docs/decisions.md).
 describe("root fibers, as every transport starts one per call", () => {
-  it("leave nothing they made to the old generation once they have ended", () => {
+  it("leave nothing they made to the old generation once they have ended", async () => {
     const fibers = 100
     // Kept, it would be about 100 × 94 KiB (effect as published: 14.6 MB); patched, under 0.1 MB.
-    expect(oldGenerationGrowth(fibers)).toBeLessThan(fibers * garbageBytes / 4)
+    expect(await oldGenerationGrowth(fibers)).toBeLessThan(fibers * garbageBytes / 4)
   })
 
   it("are listed by Fiber.roots while they run, in the order they started, and not once they have ended", async () => {
