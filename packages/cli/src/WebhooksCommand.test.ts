@@ -147,7 +147,11 @@ describe("webhook delivery by the worker process", () => {
     const json = await runCli(["webhooks", "deliveries", uuid, "--json", "--status", "pending"], env)
     expect(json.code).toBe(0)
     const [line] = json.stdout.trim().split("\n").map((text) => JSON.parse(text) as { status: string; attempts: Array<{ statusCode: number }> })
-    expect(line).toMatchObject({ status: "pending", attempts: [{ statusCode: 503 }] })
+    expect(line?.status).toBe("pending")
+    // The retry 4–6 s after the first attempt (RetrySchedule.ts) may come before the worker has
+    // stopped on a busy machine: one attempt or more, every one refused.
+    expect(line?.attempts.length).toBeGreaterThanOrEqual(1)
+    expect(line?.attempts.map((attempt) => attempt.statusCode)).toEqual(line?.attempts.map(() => 503))
     const unknown = await runCli(["webhooks", "deliveries", crypto.randomUUID()], env)
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain("birzha: no webhook endpoint")
