@@ -46,7 +46,10 @@ environment:
   BENCH_WEBHOOK_RATE           webhooks: the offered events/s of the target run (default 2000)
   BENCH_WEBHOOK_LIGHT_RATE     webhooks: the offered events/s of the latency run (default 200)
   BENCH_WEBHOOK_ENDPOINTS      webhooks: endpoints subscribed to every event (default 1)
-  BENCH_PLAN_CACHE_MODE        search: plan_cache_mode of its database (experiment; default the server's)`
+  BENCH_PLAN_CACHE_MODE        search: plan_cache_mode of its database (experiment; default the server's)
+  BENCH_AB_PATH, BENCH_AB_ROUNDS, BENCH_AB_ENTRY_A/B, BENCH_AB_FLAGS_A/B
+                               host-ab: the path, the rounds, and each variant's build and node flags
+                               (bench/host-ab.bench.mjs)`
 
 const parseArgs = (argv) => {
   const options = {
@@ -213,9 +216,12 @@ const makeContext = (options, workDir, profileDir, pinned) => {
     /** Prints the headline: server CPU per request baseline/host against the target. */
     cpuVerdict: (args) => cpuVerdict({ log, ...args }),
 
-    /** Starts the Birzha host (`cli serve`) on a free loopback port with a fresh data dir. */
-    startHost: async ({ env = {}, nodeOptions = [], readyPath = "/api/readyz" } = {}) => {
-      const entry = resolve(repoRoot, process.env.BENCH_HOST_ENTRY ?? "packages/cli/dist/bin.js")
+    /**
+     * Starts the Birzha host (`cli serve`) on a free loopback port with a fresh data dir; `entry` in
+     * place of BENCH_HOST_ENTRY (another build, bench/host-ab.bench.mjs).
+     */
+    startHost: async ({ env = {}, nodeOptions = [], readyPath = "/api/readyz", entry: given } = {}) => {
+      const entry = resolve(repoRoot, given ?? process.env.BENCH_HOST_ENTRY ?? "packages/cli/dist/bin.js")
       if (!existsSync(entry)) {
         throw new Error(`${displayPath(entry)} does not exist: build first (npx -y pnpm@10.34.9 -r build)`)
       }
