@@ -3,7 +3,7 @@ import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /** A file that starts another process (the built CLI, npm, tsc), a browser (a page journey) or an embedded database. */
-const startsSomethingSlow = /\b(spawn|runToEnd|execFileSync|launchChromium|openJourney|makePgliteClient|embeddedDataDir)\(/
+const startsSomethingSlow = /\b(spawn|runToEnd|launchChromium|openJourney|makePgliteClient|embeddedDataDir)\(/
 
 /**
  * Longest first, so that no slow file starts last while the other workers sit idle. Vitest orders

@@ -1,9 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { runToEnd } from "../../../testing/childProcess.js"
 import { freePort } from "../../../testing/net.js"
 
 // What a newcomer does: clone the repository, run the README's first command, open the service;
@@ -76,7 +77,7 @@ describe("a fresh clone", () => {
     const command = readmeFirstCommand(readFileSync(join(root, "README.md"), "utf8"))
     expect(command).toBe("npx -y pnpm@10.34.9 start")
     const clone = join(work, "birzha")
-    execFileSync("git", ["clone", "--quiet", root, clone], { stdio: "ignore" })
+    expect((await runToEnd("git", ["clone", "--quiet", root, clone])).status).toBe(0)
     const port = await freePort()
     const env = { BIRZHA_PORT: String(port), BIRZHA_DATA_DIR: join(work, "data"), npm_config_fund: "false", npm_config_audit: "false" }
 
