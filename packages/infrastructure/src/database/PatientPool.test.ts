@@ -90,3 +90,96 @@ describe("the service's connection pool on a full server", () => {
     }
   })
 })
+
+describe("the service's connection pool's idle timeout", () => {
+  /** The pool's connections on the server, by the application name only this pool uses. */
+  const openOnServer = (applicationName: string) =>
+    admin(async (client) =>
+      (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName])).rows[0]!.n
+    )
+
+  const until = async (done: () => Promise<boolean> | boolean) => {
+    while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+
+  it("closes each connection once it has been idle for the timeout, never sooner, and keeps the one in use", async () => {
+    const applicationName = `birzha_idle_${randomBytes(4).toString("hex")}`
+    const idleTimeoutMillis = 400
+    const pool = new PatientPool({ connectionString: database.url, application_name: applicationName, max: 3, idleTimeoutMillis })
+    const releasedAt = new Map<Pg.PoolClient, number>()
+    const idleFor: Array<number> = []
+    pool.on("remove", (client) => idleFor.push(Date.now() - releasedAt.get(client)!))
+    try {
+      const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
+      expect(await openOnServer(applicationName)).toBe(3)
+      const [held, ...given] = clients
+      for (const client of given) {
+        releasedAt.set(client, Date.now())
+        client.release()
+      }
+      // A connection is counted once the server has seen it close.
+      await until(() => idleFor.length === 2)
+      // Which connection the pool closes first is its own choice; each closed one had been idle that long.
+      expect(pool.totalCount).toBe(1)
+      for (const idle of idleFor) expect(idle).toBeGreaterThanOrEqual(idleTimeoutMillis)
+      await until(async () => (await openOnServer(applicationName)) === 1)
+      expect((await held!.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+
+      releasedAt.set(held!, Date.now())
+      held!.release()
+      await until(() => idleFor.length === 3)
+      expect(pool.totalCount).toBe(0)
+      expect(idleFor[2]).toBeGreaterThanOrEqual(idleTimeoutMillis)
+      // The pool still serves: a new connection is opened.
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it("keeps its `min` connections however long they are idle", async () => {
+    const applicationName = `birzha_idle_min_${randomBytes(4).toString("hex")}`
+    const pool = new PatientPool({ connectionString: database.url, application_name: applicationName, max: 3, min: 1, idleTimeoutMillis: 200 })
+    try {
+      const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
+      for (const client of clients) client.release()
+      await until(() => pool.totalCount === 1)
+      // Four more idle timeouts: the last connection stays.
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      expect(pool.totalCount).toBe(1)
+      expect(await openOnServer(applicationName)).toBe(1)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it("arms no timer for a statement on an idle connection: neither an idle timer per release nor a connection timer per checkout", async () => {
+    const pool = new PatientPool({ connectionString: database.url, max: 2, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 })
+    const original = globalThis.setTimeout
+    let armed = 0
+    try {
+      await pool.query("SELECT 1")
+      globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+        armed++
+        return original(...args)
+      }) as typeof setTimeout
+      for (let i = 0; i < 50; i++) await pool.query("SELECT 1")
+      expect(armed).toBe(0)
+    } finally {
+      globalThis.setTimeout = original
+      await pool.end()
+    }
+  })
+
+  it("still gives up on a full pool after the connection timeout", async () => {
+    const pool = new PatientPool({ connectionString: database.url, max: 1, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 300 })
+    try {
+      const held = await pool.connect()
+      expect(String(await failureOf(pool.connect()))).toContain("timeout exceeded when trying to connect")
+      held.release()
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+})

@@ -10,6 +10,11 @@ const refusedAsFull = (error: unknown): boolean =>
 const firstRetryDelayMs = 20
 const maxRetryDelayMs = 500
 
+/** An open connection a caller holds (`#idleSince`). */
+const inUse = -1
+/** How often an idle timeout the sweep looks for connections idle for that long. */
+const sweepsPerTimeout = 4
+
 /**
  * A node-postgres pool that waits when the server is full. A connection the server refuses with
  * `too_many_connections` (every slot of its `max_connections` taken by other processes: hosts and
@@ -27,10 +32,64 @@ const maxRetryDelayMs = 500
 export class PatientPool extends Pg.Pool {
   readonly #slotWaitMillis: number
   #retrying = 0
+  /** When each open connection went idle; `inUse` while a caller holds it (see `#sweep`). */
+  readonly #idleSince = new Map<Pg.PoolClient, number>()
+  readonly #idleMillis: number
+  #sweeping: ReturnType<typeof setInterval> | undefined
 
   constructor(config: Pg.PoolConfig & { readonly slotWaitMillis?: number } = {}) {
-    super(config)
+    // The idle timeout is this pool's own sweep (below); node-postgres's would arm a timer on every
+    // release and clear it on the next checkout, two timer-list operations per statement.
+    super({ ...config, idleTimeoutMillis: 0 })
     this.#slotWaitMillis = config.slotWaitMillis ?? (config.connectionTimeoutMillis || 5_000)
+    // node-postgres's default when the setting is absent; 0 keeps idle connections open.
+    this.#idleMillis = config.idleTimeoutMillis ?? 10_000
+    if (this.#idleMillis > 0) {
+      this.on("acquire", (client) => void this.#idleSince.set(client, inUse))
+      this.on("release", (error, client) => void (error ? this.#idleSince.delete(client) : this.#idleSince.set(client, Date.now())))
+      this.on("remove", (client) => void this.#idleSince.delete(client))
+      this.#sweeping = setInterval(() => this.#sweep(), Math.max(1, Math.floor(this.#idleMillis / sweepsPerTimeout)))
+      this.#sweeping.unref()
+    }
+  }
+
+  /**
+   * Closes as many connections as have been idle for `idleTimeoutMillis` (never below the pool's
+   * `min`), so a connection is closed between one and 1¼ idle timeouts after its last use. Only
+   * the pool's public calls: a connection is taken from the idle ones (which one is the pool's
+   * choice) and released destroyed; when that was not one of the long-idle connections, one of
+   * those takes over its idle time, so each closed connection counts one long-idle connection off.
+   */
+  #sweep(): void {
+    const due = Date.now() - this.#idleMillis
+    // Idle times as they are now: a connection taken below is in use by the time it is given.
+    const idle = new Map<Pg.PoolClient, number>()
+    const longIdle = new Set<Pg.PoolClient>()
+    for (const [client, since] of this.#idleSince) {
+      if (since === inUse) continue
+      idle.set(client, since)
+      if (since <= due) longIdle.add(client)
+    }
+    for (let closing = Math.min(longIdle.size, this.totalCount - (this.options.min ?? 0), this.idleCount); closing > 0; closing--) {
+      this.#checkOut((error, client) => {
+        if (error || client === undefined) return
+        if (!longIdle.delete(client)) {
+          const [standIn] = longIdle
+          if (standIn !== undefined) {
+            longIdle.delete(standIn)
+            if (this.#idleSince.get(standIn) !== inUse) this.#idleSince.set(standIn, idle.get(client) ?? Date.now())
+          }
+        }
+        client.release(true)
+      })
+    }
+  }
+
+  override end(): Promise<void>
+  override end(callback: () => void): void
+  override end(callback?: () => void): Promise<void> | void {
+    clearInterval(this.#sweeping)
+    return callback === undefined ? super.end() : super.end(callback)
   }
 
   /** Callers waiting to ask the server again for a connection it refused as full. */
@@ -51,7 +110,7 @@ export class PatientPool extends Pg.Pool {
     const deadline = Date.now() + this.#slotWaitMillis
     let delay = firstRetryDelayMs
     const attempt = () =>
-      super.connect((error, client, release) => {
+      this.#checkOut((error, client, release) => {
         const left = deadline - Date.now()
         if (!refusedAsFull(error) || this.ending || left <= 0) return callback(error ?? undefined, client, release)
         // Never past the deadline: the last attempt is made when the time is up.
@@ -66,5 +125,23 @@ export class PatientPool extends Pg.Pool {
         }, sleep)
       })
     attempt()
+  }
+
+  /**
+   * node-postgres's `connect`, without its connection timer where an idle connection is there for
+   * every caller already waiting: the pool gives this caller one on its next tick (in the order
+   * callers came), so the timer it would arm and clear for every checkout bounds nothing. The pool
+   * reads the setting while `connect` runs, so it is left unset for that call alone. Should the
+   * idle connection close within that tick, the caller gets a new connection (whose connecting the
+   * timeout bounds) or, when the pool is full, the next one released.
+   */
+  #checkOut(callback: (error: Error | undefined, client: Pg.PoolClient | undefined, release: (release?: unknown) => void) => void): void {
+    const timeout = this.options.connectionTimeoutMillis
+    if (this.idleCount > this.waitingCount) this.options.connectionTimeoutMillis = 0
+    try {
+      super.connect(callback)
+    } finally {
+      this.options.connectionTimeoutMillis = timeout
+    }
   }
 }
