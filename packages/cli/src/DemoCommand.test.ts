@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { patientHostEnv } from "../../../testing/net.js"
 import { embeddedDataDir } from "../../../testing/pglite.js"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { type Finished, runCli } from "./testCli.js"
 
 // The built command, as an operator runs it; `pnpm test` builds before running these.
@@ -307,11 +308,7 @@ describe("birzha demo", () => {
             }
           })
         })
-        let ready = 0
-        for (let i = 0; i < 200 && ready !== 200; i++) {
-          ready = (await fetch(`http://127.0.0.1:${port}/api/readyz`)).status
-          if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 100))
-        }
+        await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/readyz`)).status, (status) => status === 200, "serve answers readyz 200")
         const catalog = (await (await fetch(`http://127.0.0.1:${port}/api/v1/catalog`)).json()) as { publications: ReadonlyArray<{ kind: string }> }
         expect(catalog.publications).toHaveLength(30)
         expect(new Set(catalog.publications.map((p) => p.kind))).toEqual(new Set(kinds))

@@ -83,9 +83,12 @@ describe("birzha events tail", { timeout: 600_000 }, () => {
     const worker = birzha(["worker"], { DATABASE_URL: database.url })
     try {
       // Wait until the old event is numbered, so "the end" lies after it.
-      for (let i = 0; i < 500 && (await db.query("SELECT 1 FROM outbox_events WHERE uuid = $1 AND position IS NOT NULL", [old.uuid])).rowCount === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 10))
-      }
+      // However long the worker takes to start: on a machine running two suites it took over five seconds.
+      await eventually(
+        async () => (await db.query("SELECT 1 FROM outbox_events WHERE uuid = $1 AND position IS NOT NULL", [old.uuid])).rowCount,
+        (numbered) => numbered === 1,
+        "the worker numbers the old event"
+      )
       const tail = birzha(["events", "tail", "--poll-ms", "20"], { DATABASE_URL: database.url })
       try {
         await tail.until(() => tail.stderr().includes("Following events after position"), "the start line")

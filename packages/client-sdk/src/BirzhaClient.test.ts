@@ -1,5 +1,5 @@
 import { BirzhaApi, catalog, eventTypes, NotReady, RateLimited } from "@birzha/domain"
-import { type RunningHost, ServiceLive, startHost } from "@birzha/http-host/internal"
+import { type RunningHost, ServiceLive, startHost, untilReady } from "@birzha/http-host/internal"
 import { FetchHttpClient, HttpApiClient } from "@effect/platform"
 import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,9 +22,7 @@ beforeAll(async () => {
   database = await createTestDatabase("client", { migrated: true })
   host = await startService(database.url)
   // Migrations run in the background at start; wait until the host says it is ready.
-  for (let i = 0; i < 150 && (await fetch(`${host.url}/api/readyz`)).status !== 200; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await untilReady(host)
 })
 afterAll(async () => {
   await host?.close()

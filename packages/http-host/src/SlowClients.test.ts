@@ -2,6 +2,7 @@ import { ConfigProvider, Effect, Either } from "effect"
 import { connect, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { describeConfigError } from "@birzha/infrastructure"
+import { eventually } from "../../../testing/progress.js"
 import { ConnectionLimitsConfig, defaultConnectionLimits, parserRefusal } from "./ConnectionLimits.js"
 import { startTestService, type TestService } from "./testService.js"
 
@@ -102,7 +103,7 @@ describe("slow and idle clients", () => {
     // All at once, well within the headers timeout that would close the held ones.
     const held = await Promise.all(Array.from({ length: limits.maxConnections + extra }, open))
     // The ones past the cap are dropped on arrival without a word (a timeout would answer 408 first).
-    for (let i = 0; i < 100 && held.filter(({ closed }) => closed()).length < extra; i++) await new Promise((wait) => setTimeout(wait, 20))
+    await eventually(() => held.filter(({ closed }) => closed()).length, (closed) => closed >= extra, "the connections past the cap are closed")
     const dropped = held.filter(({ closed }) => closed())
     expect(dropped.length).toBeGreaterThanOrEqual(extra)
     expect(dropped.every(({ received }) => received() === 0)).toBe(true)

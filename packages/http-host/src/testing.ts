@@ -54,9 +54,10 @@ export const startService = async (
 
 /**
  * Polls readyz until the migrations are applied (they run in the background at start); a liveness
- * bound, not a speed limit: a busy machine only waits longer.
+ * bound, not a speed limit: a busy machine only waits longer. 500 s by default, under vitest's 600 s
+ * per test (vitest.config.ts), as `eventually` (testing/progress.ts).
  */
-export const untilReady = async (host: RunningHost, timeoutMs = 100_000): Promise<void> => {
+export const untilReady = async (host: RunningHost, timeoutMs = 500_000): Promise<void> => {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const response = await fetch(`${host.url}/api/readyz`).catch(() => undefined)

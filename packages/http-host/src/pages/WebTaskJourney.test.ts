@@ -130,13 +130,13 @@ describe("the task journey through the pages", { timeout: 900_000 }, () => {
     await k.locator(".messages", { hasText: "Hello! Start whenever you are ready." }).waitFor()
     await k.getByLabel("Your message").fill("Thanks, starting today.")
     await k.getByRole("button", { name: "Send", exact: true }).click()
-    // The customer's open page shows the reply by itself (no reload).
+    // The customer's open page shows the reply by itself (no reload), within the page's liveness bound (testing/browser.ts).
     const before = c.url()
-    await c.locator(".messages", { hasText: "Thanks, starting today." }).waitFor({ timeout: 20_000 })
+    await c.locator(".messages", { hasText: "Thanks, starting today." }).waitFor()
     expect(c.url()).toBe(before)
     await c.getByLabel("Your message").fill("Great.")
     await c.getByRole("button", { name: "Send", exact: true }).click()
-    await k.locator(".messages", { hasText: "Great." }).waitFor({ timeout: 20_000 })
+    await k.locator(".messages", { hasText: "Great." }).waitFor()
     await checkPage(k, "thread", new URL(k.url()).pathname)
 
     // The contractor hands over the work with a file.
