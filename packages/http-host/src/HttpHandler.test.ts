@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../testing/postgres.js"
+import { eventually } from "../../../testing/progress.js"
 import { type RunningHandler, ServiceHandlerLive, startHandler } from "./index.js"
 
 const origin = "http://app.test"
@@ -29,11 +30,11 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   plainNode = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  for (const until = Date.now() + 60_000; Date.now() < until;) {
-    if ((await handler.fetch(new Request(`${origin}/birzha/api/readyz`))).status === 200) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error("the mounted handler did not become ready")
+  await eventually(
+    async () => (await handler.fetch(new Request(`${origin}/birzha/api/readyz`))).status,
+    (status) => status === 200,
+    "the mounted handler becomes ready"
+  )
 })
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve))
