@@ -28,6 +28,9 @@ const sweepsPerTimeout = 4
  * `pool.query`, `@effect/sql-pg`'s statements and transactions all take their connection through
  * `connect`. A caller waiting between two attempts holds no place in the pool's queue:
  * `retrying` counts them (`waitingCount` does not).
+ *
+ * It also keeps `idleTimeoutMillis` and `connectionTimeoutMillis` without node-postgres's two timers
+ * per statement (`#sweep`, `#checkOut`; docs/decisions.md, "The pool arms no timer per statement").
  */
 export class PatientPool extends Pg.Pool {
   readonly #slotWaitMillis: number
