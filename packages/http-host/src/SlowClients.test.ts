@@ -105,7 +105,6 @@ describe("slow and idle clients", () => {
     // The ones past the cap are dropped on arrival without a word (a timeout would answer 408 first).
     await eventually(() => held.filter(({ closed }) => closed()).length, (closed) => closed >= extra, "the connections past the cap are closed")
     const dropped = held.filter(({ closed }) => closed())
-    expect(dropped.length).toBeGreaterThanOrEqual(extra)
     expect(dropped.every(({ received }) => received() === 0)).toBe(true)
     expect(held.length - dropped.length).toBeLessThanOrEqual(limits.maxConnections)
     for (const { socket } of held) socket.destroy()
