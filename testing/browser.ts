@@ -5,6 +5,7 @@ import type Pg from "pg"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { inject } from "vitest"
 import { chromiumOptions } from "./chromium.js"
+import "./provided.js"
 
 /**
  * The run's one Chromium (started by testing/globalSetup.ts when the machine has it), which

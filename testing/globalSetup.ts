@@ -6,19 +6,7 @@ import type { TestProject } from "vitest/node"
 import { migrateDatabase } from "../packages/domain/test/migrateDatabase.js"
 import { chromiumOptions } from "./chromium.js"
 import { admin, holdTestRun, newRunToken, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** A directory for this run's shared test fixtures (the PGlite template), removed at the end. */
-    readonly runDir: string
-    /** The run's one Chromium, which page tests connect to (testing/browser.ts); absent when the run has none. */
-    readonly chromiumEndpoint: string | undefined
-    /** A database with every migration applied, which `createTestDatabase(label, { migrated: true })` copies (testing/postgres.ts). */
-    readonly migratedDatabase: string
-    /** What the names of this run's databases end with (before their own 8 hex digits): the end of the run drops them all. */
-    readonly testRunToken: string
-  }
-}
+import "./provided.js"
 
 export default async function setup(project: TestProject) {
   const runDir = mkdtempSync(join(tmpdir(), "birzha-test-run-"))

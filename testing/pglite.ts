@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inject } from "vitest"
+import "./provided.js"
 
 /**
  * Creating an embedded database runs PGlite's initdb, many seconds of CPU; opening one that exists

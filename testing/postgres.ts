@@ -1,5 +1,6 @@
 import { inject } from "vitest"
 import { admin, testDatabaseName, testPostgresUrl } from "./postgresServer.js"
+import "./provided.js"
 
 export { testPostgresUrl }
 
