@@ -144,7 +144,7 @@ describe("the webhook pages", { timeout: 900_000 }, () => {
     }).toBeGreaterThan(0)
     expect(await eventRow.locator(".row__title").textContent()).toBe("A draft was saved publication.draft_saved")
     // (An attempt before it may have found no answer: a connection the receiver closed as it went out.)
-    expect(await eventRow.locator("li.attempt[data-code='500']").first().textContent()).toMatch(/answered 500 · \d+ ms · down for maintenance/)
+    expect(await eventRow.locator("li.attempt[data-code='500']").first().textContent()).toMatch(/answered 500 · \d{1,3}(,\d{3})* ms · down for maintenance/)
     await poll(async () => {
       await tab.locator("#refresh").click()
       return eventRow.locator(".next-attempt").count()
