@@ -3,6 +3,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, type TestDatabase } from "../../../../testing/postgres.js"
 import { admin } from "../../../../testing/postgresServer.js"
+import { eventually } from "../../../../testing/progress.js"
 import { PatientPool } from "./PatientPool.js"
 
 // A role allowed one connection: the server refuses its second with 53300 `too_many_connections`,
@@ -98,10 +99,6 @@ describe("the service's connection pool's idle timeout", () => {
       (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName])).rows[0]!.n
     )
 
-  const until = async (done: () => Promise<boolean> | boolean) => {
-    while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-
   it("closes each connection once it has been idle for the timeout, never sooner, and keeps the one in use", async () => {
     const applicationName = `birzha_idle_${randomBytes(4).toString("hex")}`
     const idleTimeoutMillis = 400
@@ -118,16 +115,16 @@ describe("the service's connection pool's idle timeout", () => {
         client.release()
       }
       // A connection is counted once the server has seen it close.
-      await until(() => idleFor.length === 2)
+      await eventually(() => idleFor.length, (closed) => closed === 2, "the two released connections close")
       // Which connection the pool closes first is its own choice; each closed one had been idle that long.
       expect(pool.totalCount).toBe(1)
       for (const idle of idleFor) expect(idle).toBeGreaterThanOrEqual(idleTimeoutMillis)
-      await until(async () => (await openOnServer(applicationName)) === 1)
+      await eventually(() => openOnServer(applicationName), (open) => open === 1, "one connection left on the server")
       expect((await held!.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
 
       releasedAt.set(held!, Date.now())
       held!.release()
-      await until(() => idleFor.length === 3)
+      await eventually(() => idleFor.length, (closed) => closed === 3, "the last connection closes")
       expect(pool.totalCount).toBe(0)
       expect(idleFor[2]).toBeGreaterThanOrEqual(idleTimeoutMillis)
       // The pool still serves: a new connection is opened.
@@ -143,7 +140,7 @@ describe("the service's connection pool's idle timeout", () => {
     try {
       const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
       for (const client of clients) client.release()
-      await until(() => pool.totalCount === 1)
+      await eventually(() => pool.totalCount, (open) => open === 1, "the pool is down to its min")
       // Four more idle timeouts: the last connection stays.
       await new Promise((resolve) => setTimeout(resolve, 800))
       expect(pool.totalCount).toBe(1)
