@@ -88,7 +88,9 @@ export class PatientPool extends Pg.Pool {
     }
   }
 
+  /** Ends the pool as `pg` does, and stops the idle sweep first. */
   override end(): Promise<void>
+  /** Ends the pool as `pg` does, and stops the idle sweep first; calls `callback` when it has. */
   override end(callback: () => void): void
   override end(callback?: () => void): Promise<void> | void {
     clearInterval(this.#sweeping)
