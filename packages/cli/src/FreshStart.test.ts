@@ -5,6 +5,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { runToEnd } from "../../../testing/childProcess.js"
+import { eventually } from "../../../testing/progress.js"
 import { freePort } from "../../../testing/net.js"
 
 // What a newcomer does: clone the repository, run the README's first command, open the service;
@@ -62,15 +63,13 @@ const startUntilReady = async (command: string, cwd: string, env: Record<string,
 }
 
 /** The shell ends at once on SIGTERM; the service drains first: wait until it no longer answers. */
-const untilClosed = async (port: number) => {
-  const until = Date.now() + 30_000
-  while (Date.now() < until) {
-    const answered = await fetch(`http://127.0.0.1:${port}/api/healthz`).then(() => true, () => false)
-    if (!answered) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`the service on port ${port} still answers 30 s after SIGTERM`)
-}
+const untilClosed = (port: number) =>
+  eventually(
+    () => fetch(`http://127.0.0.1:${port}/api/healthz`).then(() => true, () => false),
+    (answered) => !answered,
+    `the service on port ${port} closes after SIGTERM`,
+    { timeoutMs: restartLimitMs, everyMs: 100 }
+  )
 
 describe("a fresh clone", () => {
   it("serves after the README's first command, and a restart serves without building again", async () => {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http"
 import { connect, type Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
+import { eventually } from "../../../testing/progress.js"
 import { applyConnectionLimits, type ConnectionLimits, defaultConnectionLimits, serverOptions } from "./ConnectionLimits.js"
 
 // A listener set up as HttpHost.ts sets up the host's (the same options and limits), answering
@@ -47,11 +48,8 @@ const holdTheLoop = (ms: number) => {
   }
 }
 
-const until = async (done: () => boolean) => {
-  const deadline = Date.now() + 30_000
-  while (!done() && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 10))
-  return done()
-}
+/** Waits until `done` holds (a liveness bound only: testing/progress.ts); fails naming it. */
+const until = (done: () => boolean) => eventually(done, (held) => held, String(done), { everyMs: 10 })
 
 describe("a connection whose request waits while the event loop is held up", () => {
   it("is answered, not reset, when the held-up time outlasts the keep-alive timeout", async () => {

@@ -8,6 +8,7 @@ import { advanceRuns } from "../../domain/src/learning/courses/Runs.js"
 import { ok } from "../../domain/test/learning.js"
 import { type Marketplace, openMarketplace } from "../../domain/test/marketplace.js"
 import { testPostgresUrl } from "../../../testing/postgres.js"
+import { untilDone } from "../../../testing/progress.js"
 import { startReceiver } from "../../../testing/webhookReceiver.js"
 import { makeAutomationsJobs } from "./automations/AutomationsJob.js"
 import { makeSequencerJob } from "./events/Sequencer.js"
@@ -173,12 +174,15 @@ describe("three workers on one database", () => {
         }
       }))
       await Promise.all([events, submitting])
-      // Everything queued is graded once the load stops (a grade rolled back by a deadlock would wait for its lease instead).
-      const waitUntil = Date.now() + 60_000
-      while (await count("SELECT count(*)::int AS n FROM learning_grading_jobs WHERE status IN ('queued', 'running')") > 0) {
-        if (Date.now() > waitUntil) break
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      // Everything queued is graded once the load stops (a grade rolled back by a deadlock would wait for its lease instead):
+      // the wait fails only if grading stands still (testing/progress.ts), however slow the machine.
+      await untilDone(
+        () => count("SELECT count(*)::int AS n FROM learning_grading_jobs WHERE status IN ('queued', 'running')"),
+        (left) => left === 0,
+        (left) => left,
+        (left) => `${left} grading jobs left`,
+        { everyMs: 200 }
+      )
       for (const worker of workers.splice(0)) await worker.dispose()
       disposed = true
       await m.runtime.dispose()

@@ -14,8 +14,12 @@ import { testPgLayer } from "../../../domain/test/pgLayer.js"
 // WebProfileSettings.test.ts, …): people signed in, each in their own browser
 // context, and the check every page passes (axe-core, widths, languages, keyboard).
 
-/** Waits for what a page shows after a command (it loads itself again): a generous liveness bound. */
-export const poll: <T>(read: () => Promise<T>) => ReturnType<ExpectStatic["poll"]> = (read) => expect.poll(read, { timeout: 30_000 })
+/**
+ * Waits for what a page shows after a command (it loads itself again): a liveness bound only, as
+ * generous as the journeys' other waits (a machine running a second copy of the suite only waits
+ * longer).
+ */
+export const poll: <T>(read: () => Promise<T>) => ReturnType<ExpectStatic["poll"]> = (read) => expect.poll(read, { timeout: 90_000 })
 
 export interface Person {
   readonly context: BrowserContext
