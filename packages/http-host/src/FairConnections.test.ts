@@ -1,6 +1,7 @@
 import { request } from "node:http"
 import { connect, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../../testing/progress.js"
 import { addressCap, addressKey, defaultConnectionLimits } from "./ConnectionLimits.js"
 import { startTestService, type TestService } from "./testService.js"
 
@@ -56,12 +57,8 @@ const get = (url: string, path: string, localAddress: string): Promise<number | 
     req.end()
   })
 
-/** Polls `done` every 50 ms for at most `withinMs` (a liveness bound, not a speed claim). */
-const until = async (done: () => boolean, withinMs: number) => {
-  const deadline = Date.now() + withinMs
-  while (!done() && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50))
-  return done()
-}
+/** Waits until `done` holds (a liveness bound only: testing/progress.ts); fails naming it. */
+const until = (done: () => boolean) => eventually(done, (held) => held, String(done))
 
 describe("one address cannot take every connection", () => {
   it("serves another address, healthz, readyz and an API read, while one address holds 1,000 idle connections, and closes the idle ones after the first-byte timeout", async () => {
@@ -69,7 +66,7 @@ describe("one address cannot take every connection", () => {
     const held = await Promise.all(Array.from({ length: 1_000 }, () => idle(url, greedy)))
     const open = () => held.filter(({ closed }) => !closed())
     // Those over the address's cap are closed on arrival, before a byte and without an answer.
-    const capped = await until(() => open().length <= addressCap(fair), 20_000)
+    const capped = await until(() => open().length <= addressCap(fair))
     const answers = await Promise.all([
       ...Array.from({ length: 5 }, () => get(url, "/api/healthz", other)),
       get(url, "/api/readyz", other),
@@ -81,7 +78,7 @@ describe("one address cannot take every connection", () => {
 
     // The rest sent nothing: closed by the first-byte timeout, silently (the headers timeout, two
     // minutes away, would have answered 408).
-    expect(await until(() => open().length === 0, 30_000)).toBe(true)
+    expect(await until(() => open().length === 0)).toBe(true)
     expect(held.every(({ received }) => received() === 0)).toBe(true)
     // The address's slots are free again.
     expect(await get(url, "/api/healthz", greedy)).toBe(200)
@@ -90,7 +87,7 @@ describe("one address cannot take every connection", () => {
   it("keeps a reserve of the global cap that one address never takes, even when its own cap is higher", async () => {
     const url = small.host.url
     const held = await Promise.all(Array.from({ length: reserved.maxConnections }, () => idle(url, greedy)))
-    const capped = await until(() => held.filter(({ closed }) => !closed()).length <= addressCap(reserved), 10_000)
+    const capped = await until(() => held.filter(({ closed }) => !closed()).length <= addressCap(reserved))
     // One at a time: the reserve is shared with whatever else is connected (readiness polling's kept-alive connection).
     expect(await get(url, "/api/healthz", other)).toBe(200)
     expect(await get(url, "/api/readyz", other)).toBe(200)

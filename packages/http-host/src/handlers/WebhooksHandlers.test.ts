@@ -371,7 +371,7 @@ describe("delivery failures", () => {
     expect(refused!["attempts"][0]["error"]).toMatch(/ECONNREFUSED/)
     expect(refused!["attempts"][0]["statusCode"]).toBeUndefined()
     await r.start()
-    await r.until((all) => events.every((id) => all.some((x) => x.headers["webhook-id"] === id)), 15_000)
+    await r.until((all) => events.every((id) => all.some((x) => x.headers["webhook-id"] === id)))
     await eventually(() => deliveries(owner, endpoint["uuid"], "?status=succeeded&limit=100"), (items) => items.length === 21)
   })
 
@@ -600,7 +600,7 @@ describe("payload mode current", () => {
       data: { title: "Сделать сайт", category: "Сайты", description: "Нужен лендинг для кофейни с меню и картой", budget: "до 30 000 ₽", deadline: "две недели", files: [] }
     }, { origin })
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
-    await r.until((all) => all.some((x) => JSON.parse(x.body).type === "publication.draft_saved"), 10_000)
+    await r.until((all) => all.some((x) => JSON.parse(x.body).type === "publication.draft_saved"))
     const request = r.received.find((x) => JSON.parse(x.body).type === "publication.draft_saved")!
     const body = verify(signing, request) as Json
     expect(body["data"]).toMatchObject({ objectUuid: saved.body["uuid"], resourceStatus: "available" })

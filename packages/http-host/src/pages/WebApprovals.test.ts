@@ -23,7 +23,7 @@ const createEndpoint = async (cookie: string, url: string) => {
 
 const stateOf = async (uuid: string) => (await world.db.query<{ state: string }>("SELECT state FROM webhook_endpoints WHERE uuid = $1", [uuid])).rows[0]!.state
 
-describe("the webhook URL approval page", { timeout: 400_000 }, () => {
+describe("the webhook URL approval page", { timeout: 900_000 }, () => {
   it("shows the exact URL to its owner only; the page's button approves it, the API only from the service's own origin", async () => {
     const owner = await world.person(`hook.owner.${Date.now()}@example.com`)
     const stranger = await world.person(`hook.stranger.${Date.now()}@example.com`)
@@ -114,7 +114,7 @@ describe("the webhook URL approval page", { timeout: 400_000 }, () => {
   })
 })
 
-describe("an agent's request, approved on its page", { timeout: 400_000 }, () => {
+describe("an agent's request, approved on its page", { timeout: 900_000 }, () => {
   it("a key made from the agent preset prepares tasks.submit; the page says in Russian which key asks, what happens to which task, when it expires; the owner approves before the JSON; the commit succeeds and the page shows who decided and when", async () => {
     const email = `approvals.agent.${Date.now()}@example.com`
     const owner = await world.person(email)

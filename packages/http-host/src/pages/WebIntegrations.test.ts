@@ -16,7 +16,7 @@ const secretPattern = /birzha_pk_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}/
 const bearerGet = (path: string, secret: string) => fetch(`${world.origin}${path}`, { headers: { authorization: `Bearer ${secret}` } })
 const ageSessions = "UPDATE sessions SET created_at = now() - $2::interval WHERE account_uuid = (SELECT uuid FROM accounts WHERE email = $1 AND deleted_at IS NULL)"
 
-describe("the integrations page", { timeout: 300_000 }, () => {
+describe("the integrations page", { timeout: 900_000 }, () => {
   it("creates a key from a preset said in words, narrowed one by one; reveals its secret once with a copy button; the page never holds it again; HTTP off and revoke apply at once", async () => {
     const person = await world.person(`keys.${Date.now()}@example.com`)
     const { tab, context } = person

@@ -34,7 +34,7 @@ afterAll(async () => {
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
   JSON.parse((result.content as ReadonlyArray<{ text?: string }>)[0]?.text ?? "null") as Record<string, any>
 
-describe("an agent signs in with the official SDK's OAuth client", { timeout: 400_000 }, () => {
+describe("an agent signs in with the official SDK's OAuth client", { timeout: 900_000 }, () => {
   it("discovers, registers, the person signs in and allows on the consent page, the agent lists and runs tools, an approval goes through, disconnecting stops it", async () => {
     const email = `oauth.agent.${Date.now()}@example.com`
     const context = await world.browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "198.51.142.200" }, locale: "en-GB" })

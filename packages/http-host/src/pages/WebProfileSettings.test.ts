@@ -7,7 +7,7 @@ import { openJourney, poll } from "./webJourney.js"
 
 const world = openJourney({ label: "web_profile", shots: "web-more", subnet: 101 })
 
-describe("profile settings through the pages", { timeout: 300_000 }, () => {
+describe("profile settings through the pages", { timeout: 900_000 }, () => {
   it("edit the acting profile → public page shows it → a stale save is refused → another profile, switched to", async () => {
     const { origin, person, checkPage } = world
     const [owner, visitor] = await Promise.all([
