@@ -5,8 +5,8 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { runToEnd } from "../../../testing/childProcess.js"
-import { eventually } from "../../../testing/progress.js"
 import { freePort } from "../../../testing/net.js"
+import { eventually } from "../../../testing/progress.js"
 
 // What a newcomer does: clone the repository, run the README's first command, open the service;
 // stop it and start it again. The clone installs from the machine's pnpm store (as a second clone
