@@ -17,12 +17,12 @@ export default defineConfig(({ isSsrBuild }) => ({
     // The browser's stand-ins for Node's built-ins (src/nodeShim.ts); the server keeps the real ones.
     alias: isSsrBuild === true ? [] : [{ find: /^node:(crypto|fs|zlib)$/, replacement: nodeShim }]
   },
-  esbuild: { jsx: "automatic" },
+  oxc: { jsx: { runtime: "automatic" } },
   build: {
     outDir: "dist/client",
     manifest: true,
     target: "es2022",
-    rollupOptions: { input: "src/entry-client.tsx" }
+    rolldownOptions: { input: "src/entry-client.tsx" }
   },
   ssr: {
     noExternal: true,

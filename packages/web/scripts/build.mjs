@@ -14,5 +14,5 @@ await build({
   // React's production build in the server bundle too: Vite replaces NODE_ENV in the browser's
   // build only, and the host runs without it set (the development build rendered 3× slower).
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
-  build: { ssr: "src/entry-server.tsx", outDir: "dist/server", emptyOutDir: true, target: "node20", rollupOptions: { output: { format: "es" } } }
+  build: { ssr: "src/entry-server.tsx", outDir: "dist/server", emptyOutDir: true, target: "node20", rolldownOptions: { output: { format: "es" } } }
 })
