@@ -792,7 +792,7 @@ const callRolledBack = (id: string, caller: Caller, input: RawInput, before?: st
     const operations = yield* Operations
     return yield* sql.withTransaction(
       Effect.zipRight(
-        before === undefined ? Effect.void : sql.unsafe(before),
+        before === undefined ? Effect.void : Effect.asVoid(sql.unsafe(before)),
         Effect.flatMap(operations.invoke(id, caller, input), (answer) => Effect.fail(new Rollback({ answer })))
       )
     ).pipe(
