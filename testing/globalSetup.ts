@@ -30,8 +30,7 @@ export default async function setup(project: TestProject) {
   await migrateDatabase(url.toString())
   project.provide("migratedDatabase", migrated)
   return async () => {
-    await run.close()
-    await browserServer?.close()
+    await Promise.all([run.close(), browserServer?.close()])
     rmSync(runDir, { recursive: true, force: true })
   }
 }

@@ -49,17 +49,26 @@ export const testDatabaseName = (label: string, runToken: string): string => {
 
 const runLock = (runToken: string) => `birzha test run ${runToken}`
 
-/** Drops every database whose name ends with `_<run token><8 hex>` for `runToken` (connections ended first). */
+/**
+ * Drops every database whose name ends with `_<run token><8 hex>` for `runToken` (connections ended
+ * first), from up to 12 connections at once: a drop waits mostly on its files and the checkpoint
+ * it forces, which drops at once share (24 copies of a 13 MB database: 115 ms each one after the
+ * other, 64 ms each from 12 connections, on an idle 2-core machine).
+ */
 const dropDatabasesOf = async (client: Pg.Client, runToken: string): Promise<void> => {
   const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname ~ $1", [`_${runToken}[0-9a-f]{8}$`])
-  for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+  const names = rows.map((row) => row.datname)
+  const dropAll = async (connection: Pg.Client) => {
+    for (let name = names.pop(); name !== undefined; name = names.pop()) await connection.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  }
+  await Promise.all([dropAll(client), ...Array.from({ length: Math.min(11, names.length - 1) }, () => admin(dropAll))])
 }
 
 /**
  * Marks the run `runToken` as alive for as long as the returned connection is open (an advisory
  * lock on it), after dropping the databases of earlier runs that ended without dropping theirs
- * (killed, say): those whose lock nobody holds. Closing the run drops its own databases, one
- * after the other, when the checkpoint each drop forces has nothing else to wait for.
+ * (killed, say): those whose lock nobody holds. Closing the run drops its own databases, when the
+ * checkpoint each drop forces has nothing else to wait for.
  */
 export const holdTestRun = async (runToken: string): Promise<{ readonly close: () => Promise<void> }> => {
   // Advisory locks belong to a database: every run takes its lock in the server's `postgres`
