@@ -1,7 +1,7 @@
-// The README's test command (`pnpm test`): builds the JavaScript the tests run (the CLI and the
-// web application's bundles), then type-checks the whole repository while vitest runs every test.
-// The two overlap instead of one after the other: the type check is seconds of CPU against the
-// suite's minutes, and the suite starts at once. Both always run to the end; the command fails
+// The README's test command (`pnpm test`): type-checks the whole repository while it builds the
+// JavaScript the tests run (the CLI and the web application's bundles) and then vitest runs every
+// test. The two overlap instead of one after the other: the type check is seconds of CPU against
+// the suite's minutes. Both always run to the end; the command fails
 // when either failed, and says which. Arguments go to vitest.
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
@@ -27,27 +27,32 @@ const run = (command, args, options = {}) =>
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 
+// The type check's output is held and printed after vitest's, so the two do not interleave. It is
+// TypeScript 7's checker (`typescript-7`; the `typescript` package, 5.9, stays the library the
+// builds and the release checks use), on one thread: the suite keeps every core busy, and one
+// checker does the least work (17 CPU-s where TypeScript 5.9 spent 55; docs/decisions.md). It needs
+// nothing built, so it starts at once, beside the build, which keeps about one core busy.
+const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc")
+const typecheck = run(process.execPath, [tsc7, "-p", "tsconfig.json", "--singleThreaded"], { stdio: ["ignore", "pipe", "pipe"] })
+  .then((result) => ({ ...result, at: seconds() }))
+const reportTypecheck = (checked) => {
+  process.stdout.write(`\ntypecheck (TypeScript 7, tsc -p tsconfig.json): ${checked.code === 0 ? "passed" : "FAILED"} after ${checked.at}\n`)
+  if (checked.output.trim() !== "") process.stdout.write(checked.output)
+}
+
 // The JavaScript of every package, as `build:js` builds it. Under pnpm (`pnpm test`) its own command
 // is on the PATH; otherwise the pinned one through npx (each npx costs about a second).
 const underPnpm = (process.env["npm_config_user_agent"] ?? "").startsWith("pnpm/")
 const [pnpm, pnpmArgs] = underPnpm ? ["pnpm", []] : ["npx", ["-y", "pnpm@10.34.9"]]
 const built = await run(pnpm, [...pnpmArgs, "-r", "--filter", "./packages/*", "run", "build", "--no-dts"])
 if (built.code !== 0) {
+  reportTypecheck(await typecheck)
   process.stderr.write(`\npnpm test: the build failed (exit code ${built.code}); no test ran\n`)
   process.exit(built.code)
 }
 
-// The type check's output is held and printed after vitest's, so the two do not interleave. It is
-// TypeScript 7's checker (`typescript-7`; the `typescript` package, 5.9, stays the library the
-// builds and the release checks use), on one thread: the suite keeps every core busy, and one
-// checker does the least work (17 CPU-s where TypeScript 5.9 spent 55; docs/decisions.md).
-const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc")
-const typecheck = run(process.execPath, [tsc7, "-p", "tsconfig.json", "--singleThreaded"], { stdio: ["ignore", "pipe", "pipe"] })
-  .then((result) => ({ ...result, at: seconds() }))
 const tests = await run(bin("vitest"), ["run", ...process.argv.slice(2)])
 const checked = await typecheck
-
-process.stdout.write(`\ntypecheck (TypeScript 7, tsc -p tsconfig.json): ${checked.code === 0 ? "passed" : "FAILED"} after ${checked.at}\n`)
-if (checked.output.trim() !== "") process.stdout.write(checked.output)
+reportTypecheck(checked)
 process.stdout.write(`tests (vitest run): ${tests.code === 0 ? "passed" : "FAILED"}; all done after ${seconds()}\n`)
 process.exit(checked.code !== 0 ? checked.code : tests.code)
