@@ -1,8 +1,8 @@
 // The README's test command (`pnpm test`): type-checks the whole repository while it builds the
 // JavaScript the tests run (the CLI and the web application's bundles) and then vitest runs every
 // test. The two overlap instead of one after the other: the type check is seconds of CPU against
-// the suite's minutes. Both always run to the end; the command fails
-// when either failed, and says which. Arguments go to vitest.
+// the suite's minutes. Both always run to the end; the command fails when either failed, and says
+// which. Arguments go to vitest.
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"

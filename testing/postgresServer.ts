@@ -61,7 +61,8 @@ const dropDatabasesOf = async (client: Pg.Client, runToken: string): Promise<voi
   const dropAll = async (connection: Pg.Client) => {
     for (let name = names.pop(); name !== undefined; name = names.pop()) await connection.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   }
-  await Promise.all([dropAll(client), ...Array.from({ length: Math.min(11, names.length - 1) }, () => admin(dropAll))])
+  const others = Math.min(11, names.length - 1)
+  await Promise.all([dropAll(client), ...Array.from({ length: others }, () => admin(dropAll))])
 }
 
 /**
