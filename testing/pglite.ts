@@ -1,8 +1,30 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inject } from "vitest"
 import "./provided.js"
+
+/**
+ * The contents of `pidFile` when the process whose id it holds has ended; undefined while that
+ * process runs or the file is not written yet.
+ */
+const endedMaker = (pidFile: string): string | undefined => {
+  let written: string
+  try {
+    written = readFileSync(pidFile, "utf8")
+  } catch {
+    return undefined
+  }
+  const pid = Number(written)
+  if (!Number.isInteger(pid) || pid <= 0) return undefined
+  try {
+    process.kill(pid, 0)
+    return undefined
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM" ? undefined : written
+  }
+}
 
 /**
  * Creating an embedded database runs PGlite's initdb, many seconds of CPU; opening one that exists
@@ -11,13 +33,15 @@ import "./provided.js"
  * the migrations and everything after still run in the test. Creating a database from nothing
  * stays covered by the CLI tests (`birzha serve` and `birzha demo` on a fresh data directory).
  */
-const template = async (initialise: (dir: string) => Promise<unknown>): Promise<string> => {
-  const root = inject("runDir")
+export const template = async (root: string, initialise: (dir: string) => Promise<unknown>): Promise<string> => {
   const dir = join(root, "pglite-template")
   const done = join(root, "pglite-template.done")
   // A directory, made by one process only; not `<dir>.lock`, which the client takes while open.
+  // It holds the maker's process id: the others wait as long as that process lives, however slow
+  // the machine (the test's own liveness bound, vitest.config.ts, still applies), and one of them
+  // takes over if it died without finishing.
   const making = join(root, "pglite-template.making")
-  const until = Date.now() + 180_000
+  const maker = join(making, "pid")
   for (;;) {
     if (existsSync(done)) return dir
     let mine = false
@@ -29,6 +53,7 @@ const template = async (initialise: (dir: string) => Promise<unknown>): Promise<
     }
     if (mine) {
       try {
+        writeFileSync(maker, String(process.pid))
         rmSync(dir, { recursive: true, force: true })
         await initialise(dir)
         writeFileSync(done, "")
@@ -38,7 +63,7 @@ const template = async (initialise: (dir: string) => Promise<unknown>): Promise<
         if (!existsSync(done)) rmSync(making, { recursive: true, force: true })
       }
     }
-    if (Date.now() > until) throw new Error("the PGlite template was not made within 180 s")
+    if (endedMaker(maker) !== undefined) rmSync(making, { recursive: true, force: true })
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
@@ -59,6 +84,6 @@ export interface EmbeddedDataDir {
 export const embeddedDataDir = async (label: string, initialise: (dir: string) => Promise<unknown>): Promise<EmbeddedDataDir> => {
   const home = mkdtempSync(join(tmpdir(), `birzha-${label}-`))
   const dir = join(home, "pgdata")
-  cpSync(await template(initialise), dir, { recursive: true })
+  cpSync(await template(inject("runDir"), initialise), dir, { recursive: true })
   return { dir, home, remove: () => rmSync(home, { recursive: true, force: true }) }
 }
