@@ -40,11 +40,10 @@ const reportTypecheck = (checked) => {
   if (checked.output.trim() !== "") process.stdout.write(checked.output)
 }
 
-// The JavaScript of every package, as `build:js` builds it. Under pnpm (`pnpm test`) its own command
-// is on the PATH; otherwise the pinned one through npx (each npx costs about a second).
-const underPnpm = (process.env["npm_config_user_agent"] ?? "").startsWith("pnpm/")
-const [pnpm, pnpmArgs] = underPnpm ? ["pnpm", []] : ["npx", ["-y", "pnpm@10.34.9"]]
-const built = await run(pnpm, [...pnpmArgs, "-r", "--filter", "./packages/*", "run", "build", "--no-dts"])
+// The JavaScript of every package whose inputs changed since its last build here, as `pnpm start`
+// builds it (scripts/build-changed.mjs): all of them on a clean clone, in dependency order with
+// independent packages at once, without pnpm's recursive run around each (3 s less on a clean clone).
+const built = await run(process.execPath, [join(root, "scripts", "build-changed.mjs")])
 if (built.code !== 0) {
   reportTypecheck(await typecheck)
   process.stderr.write(`\npnpm test: the build failed (exit code ${built.code}); no test ran\n`)
