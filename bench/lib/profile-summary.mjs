@@ -5,8 +5,8 @@
 //                                           [--pid=PID] [--between=START,END] [--requests=N]
 //   A directory means every .cpuprofile in it (--pid: only the profile of that process, from
 //   node's file name CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile). --by=package groups by
-//   the package (node_modules name, the workspace package, or "node:" internals) instead of by
-//   function. --between keeps the samples between two instants of the monotonic clock in µs (the
+//   the package (node_modules name, the workspace package, node's internals or V8) instead of by
+//   function; a bundle's frames are mapped to their original source first. --between keeps the samples between two instants of the monotonic clock in µs (the
 //   clock of V8's profiles; bench/run.mjs --cpu-prof prints the window of each measured host run),
 //   so start-up and warm-up are left out. --requests=N (the requests answered in that window) adds
 //   CPU µs per request to every row.
@@ -16,7 +16,9 @@
 // percentages, which are of the busy time.
 
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { basename, join } from "node:path"
+import { basename, dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { packageOf, sourceFrames } from "./source-frames.mjs"
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => {
@@ -48,26 +50,17 @@ if (files.length === 0) {
   process.exit(1)
 }
 
-/** Where a frame's code lives, shortened: `pkg/path:line` for node_modules, repo-relative otherwise. */
-const place = (url, line) => {
-  if (url === "") return ""
-  const path = url.replace(/^file:\/\//, "")
-  const inModules = path.lastIndexOf("node_modules/")
-  const short = inModules >= 0 ? path.slice(inModules + "node_modules/".length).replace(/^\.pnpm\/[^/]+\/node_modules\//, "") : path.replace(/^.*\/packages\//, "packages/")
-  return `${short}:${line + 1}`
-}
-
-const packageOf = (url) => {
-  if (url === "") return "(native / V8)"
-  if (url.startsWith("node:")) return "node: internals"
-  const path = url.replace(/^file:\/\//, "")
-  const inModules = path.lastIndexOf("node_modules/")
-  if (inModules >= 0) {
-    const rest = path.slice(inModules + "node_modules/".length).split("/")
-    return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]
+// A bundle's frames are named by their original source (its source map), so the host's bundled
+// code shows as the package it came from.
+const { frameOf } = sourceFrames(join(dirname(fileURLToPath(import.meta.url)), "..", ".."))
+const named = new Map()
+const nameOf = (callFrame) => {
+  const key = `${callFrame.url}:${callFrame.lineNumber}:${callFrame.columnNumber}:${callFrame.functionName}`
+  if (!named.has(key)) {
+    const frame = frameOf(callFrame)
+    named.set(key, by === "package" ? packageOf(frame.source) : `${frame.name}  ${frame.source === "" ? "" : `${frame.source}:${frame.line}`}`.trim())
   }
-  const workspace = path.match(/\/packages\/([^/]+)\//)
-  return workspace ? `@birzha/${workspace[1]}` : path
+  return named.get(key)
 }
 
 const self = new Map()
@@ -88,9 +81,7 @@ for (const file of files) {
       continue
     }
     busy += micros
-    const key = by === "package"
-      ? packageOf(frame.url)
-      : `${frame.functionName || "(anonymous)"}  ${place(frame.url, frame.lineNumber)}`.trim()
+    const key = nameOf(frame)
     self.set(key, (self.get(key) ?? 0) + micros)
   }
 }
