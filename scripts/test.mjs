@@ -30,7 +30,7 @@ const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 // The type check's output is held and printed after vitest's, so the two do not interleave. It is
 // TypeScript 7's checker (`typescript-7`; the `typescript` package, 5.9, stays the library the
 // builds and the release checks use), on one thread: the suite keeps every core busy, and one
-// checker does the least work (17 CPU-s where TypeScript 5.9 spent 55; docs/decisions.md). It needs
+// checker does the least work (17 CPU-s where TypeScript 5.9 spent 55; docs/test-suite.md). It needs
 // nothing built, so it starts at once, beside the build, which keeps about one core busy.
 const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc")
 const typecheck = run(process.execPath, [tsc7, "-p", "tsconfig.json", "--singleThreaded"], { stdio: ["ignore", "pipe", "pipe"] })

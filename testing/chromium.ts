@@ -6,7 +6,7 @@ import type { LaunchOptions } from "playwright-core"
  * (`chromium-headless-shell`, which `.ci/run` installs beside `chromium`): the same Chromium built
  * without the desktop browser's layers, which spent 417 ms of CPU per page load where
  * `chromium --headless` spent 1,141, and 1.0 s where it spent 1.9 with axe-core's run
- * (docs/decisions.md, "Page tests run Chromium's headless shell"); else Debian's `chromium`.
+ * (docs/test-suite.md, "Page tests run Chromium's headless shell"); else Debian's `chromium`.
  */
 const executablePath = process.env["BIRZHA_CHROMIUM"] ?? ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].find((path) => existsSync(path)) ?? "/usr/bin/chromium"
 
@@ -23,7 +23,7 @@ export const chromiumOptions: LaunchOptions = {
     "--disable-site-isolation-trials", "--disable-features=site-per-process,IsolateOrigins", "--process-per-site",
     // V8 without its optimizing compiler: a test's page lives for seconds, too short for TurboFan's
     // background compilations to pay for themselves. Chromium spent about 8 % less CPU over signed-in
-    // page loads that run a command and axe-core (docs/decisions.md, "The suite's CPU").
+    // page loads that run a command and axe-core (docs/test-suite.md, "The suite's CPU: the browser's client, …").
     "--js-flags=--no-opt"
   ]
 }

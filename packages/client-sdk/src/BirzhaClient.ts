@@ -58,8 +58,8 @@ type Call<Input, Result> = TakesNothing<Input> extends true ? (request?: Input) 
  * is: its request as that method takes it, and its value alone (the derived method can also answer
  * `[value, response]` when asked `withResponse: true`; this client never asks). Spelled from the
  * endpoint rather than inferred back from the derived client's generic method: the compiler then
- * works it out once per operation instead of instantiating each generic method (docs/decisions.md,
- * "Type check time").
+ * works it out once per operation instead of instantiating each generic method
+ * (docs/test-suite.md, "Type check time").
  */
 type Method<Endpoint, GroupError> = Endpoint extends HttpApiEndpoint.HttpApiEndpoint<
   infer _Name,

@@ -624,7 +624,7 @@ type InputPart<Name extends string, A> = [A] extends [never] ? {}
 /**
  * Each operation's types by its id, worked out once for the whole catalog. Spelling `SuccessOf`
  * and the rest as `Extract` of the catalog's union of endpoints made the compiler filter all of
- * them again for every id and every generic use (docs/decisions.md, "Type check time").
+ * them again for every id and every generic use (docs/test-suite.md, "Type check time").
  */
 type OperationTable = {
   readonly [Endpoint in Endpoints as HttpApiEndpoint.HttpApiEndpoint.Name<Endpoint>]: {
