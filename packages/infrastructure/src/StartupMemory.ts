@@ -43,6 +43,9 @@ const heapSpaces = () => {
  * inspector's `HeapProfiler.collectGarbage`, the one way Node offers without `--expose-gc` (which
  * cannot ask for a memory-reducing collection); `node:inspector` is imported here, so a Node built
  * without it fails only this step. Fails when the inspector refuses; the heap is then as it was.
+ * Its price: an object literal with a computed key, in code that ran before it, is dearer for the
+ * rest of the process's life (node's `process.nextTick` makes one per call); measured within the
+ * host's noise (bench/README.md, "the start-up collection makes warm computed-key literals dear").
  */
 export const collectStartupGarbage: Effect.Effect<StartupMemoryReport, Error> = Effect.flatMap(
   Effect.tryPromise({ try: () => import("node:inspector"), catch: (cause) => new Error("node:inspector is not available", { cause }) }),
