@@ -6,7 +6,8 @@
 //   A directory means every .cpuprofile in it (--pid: only the profile of that process, from
 //   node's file name CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile). --by=package groups by
 //   the package (node_modules name, the workspace package, node's internals or V8) instead of by
-//   function; a bundle's frames are mapped to their original source first. --between keeps the samples between two instants of the monotonic clock in µs (the
+//   function; a bundle's frames are mapped to their original source first. --between keeps the
+//   samples between two instants of the monotonic clock in µs (the
 //   clock of V8's profiles; bench/run.mjs --cpu-prof prints the window of each measured host run),
 //   so start-up and warm-up are left out. --requests=N (the requests answered in that window) adds
 //   CPU µs per request to every row.
