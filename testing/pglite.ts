@@ -4,26 +4,45 @@ import { join } from "node:path"
 import { inject } from "vitest"
 import "./provided.js"
 
-/**
- * The contents of `pidFile` when the process whose id it holds has ended; undefined while that
- * process runs or the file is not written yet.
- */
-const endedMaker = (pidFile: string): string | undefined => {
-  let written: string
+/** The process id `pidFile` holds; undefined while it is not written yet. */
+const pidIn = (pidFile: string): number | undefined => {
   try {
-    written = readFileSync(pidFile, "utf8")
+    const pid = Number(readFileSync(pidFile, "utf8"))
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
   } catch {
     return undefined
   }
-  const pid = Number(written)
-  if (!Number.isInteger(pid) || pid <= 0) return undefined
+}
+
+const hasEnded = (pid: number) => {
   try {
     process.kill(pid, 0)
-    return undefined
+    return false
   } catch (error) {
     // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM" ? undefined : written
+    return (error as NodeJS.ErrnoException).code !== "EPERM"
   }
+}
+
+/**
+ * Removes the making directory `making` when the maker it names has ended, for one waiter only:
+ * the waiter claims that directory (`taken-over` inside it, made by one process only), then checks
+ * that the process id it holds is still the ended one. A directory made meanwhile by a new maker
+ * (after another waiter removed the ended one) holds the new maker's id, or none yet, and is left.
+ */
+const takeOverFromEndedMaker = (making: string) => {
+  const pidFile = join(making, "pid")
+  const pid = pidIn(pidFile)
+  if (pid === undefined || !hasEnded(pid)) return
+  const claim = join(making, "taken-over")
+  try {
+    mkdirSync(claim)
+  } catch {
+    // Another waiter took it over, or the directory is gone.
+    return
+  }
+  if (pidIn(pidFile) === pid) rmSync(making, { recursive: true, force: true })
+  else rmSync(claim, { recursive: true, force: true })
 }
 
 /**
@@ -63,7 +82,7 @@ export const template = async (root: string, initialise: (dir: string) => Promis
         if (!existsSync(done)) rmSync(making, { recursive: true, force: true })
       }
     }
-    if (endedMaker(maker) !== undefined) rmSync(making, { recursive: true, force: true })
+    takeOverFromEndedMaker(making)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
