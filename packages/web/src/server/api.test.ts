@@ -1,8 +1,8 @@
-import { Either } from "effect"
+import { Either, Option } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { fetchOnceMore, makeServerApi, type Refusal } from "./api.js"
+import { fetchOnceMore, makeServerApi, type Refusal, unlessRefused } from "./api.js"
 
 // A server that drops the first connection of each request without answering (as a host closing a
 // kept-alive connection the moment a call goes out), then answers.
@@ -28,6 +28,12 @@ beforeAll(async () => {
     received.push(`${req.method} ${req.url} ${req.headers.cookie ?? ""}`)
     if (req.url?.startsWith("/api/v1/learning/teaching/") === true) {
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "internal_error", message: "Internal error" } }))
+    } else if (req.url?.endsWith("/review-workspace") === true) {
+      // A submission whose uuid ends in 4 is refused (404), in 3 the service is unavailable (503).
+      const refused = req.url.includes("4/review-workspace")
+      res.writeHead(refused ? 404 : 503, { "content-type": "application/json" }).end(JSON.stringify({
+        error: refused ? { code: "not_found", message: "Not found" } : { code: "unavailable", message: "The service is temporarily unavailable" }
+      }))
     } else if (req.url?.startsWith("/api/v1/publications") === true) {
       res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad gateway</h1>")
     } else {
@@ -81,6 +87,18 @@ describe("a page's failed read", () => {
     expect(refusal.failure?.kind).toBe("answer")
     expect(refusal.failure?.message).toMatch(/^502 /)
     expect(JSON.stringify(refusal)).not.toMatch(/secret|a-session-token/)
+  })
+
+  it("is none when the service refuses a read the page may lack (404), and fails the page when the service is unavailable (503)", async () => {
+    const api = makeServerApi(failingUrl)
+    const workspace = (submission: string) =>
+      api.run((client) => unlessRefused(client["learning.reviews.workspace"]({ path: { submission } })), cookie)
+    expect(await workspace("0b6f3a1e-6a43-4c1f-9a57-3c1d2e4f5a64")).toEqual(Either.right(Option.none()))
+    const refusal = await refusalOf(workspace("0b6f3a1e-6a43-4c1f-9a57-3c1d2e4f5a63"))
+    expect(refusal).toEqual({
+      status: 503,
+      failure: { operation: "learning.reviews.workspace", kind: "ServiceUnavailable 503", message: "The service is temporarily unavailable" }
+    })
   })
 
   it("names a call that got no answer (tried twice, as a GET is) as a transport failure with its cause", async () => {

@@ -133,6 +133,19 @@ const readFailureOf = (cause: Cause.Cause<unknown>): ReadFailure => {
   return { operation: "unknown", kind: "interrupted", message: "the read was interrupted" }
 }
 
+/** The HTTP status the API's error carries (its class's `status`), if it is one. */
+const statusOf = (error: unknown): unknown =>
+  typeof error === "object" && error !== null && "constructor" in error ? (error.constructor as { readonly status?: unknown }).status : undefined
+
+/**
+ * A read the service may refuse to this visitor (403 or 404: a review's workspace before its claim)
+ * as an `Option`. Any other failure (the service unavailable, a rate limit, an answer not the API's)
+ * fails the page as every read does: a page that showed such a read as absent would look like an
+ * empty record, and a form on it would save over what the service holds.
+ */
+export const unlessRefused = <A, E, R>(read: Effect.Effect<A, E, R>): Effect.Effect<Option.Option<A>, E, R> =>
+  Effect.catchIf(Effect.asSome(read), (error) => statusOf(error) === 403 || statusOf(error) === 404, () => Effect.succeedNone)
+
 const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
   const failure = Cause.failureOption(cause)
   if (Option.isNone(failure)) return { status: 503, failure: readFailureOf(cause) }
@@ -145,7 +158,7 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
     const field = path.filter((key) => typeof key === "string" && !["path", "urlParams", "payload"].includes(key)).join(".")
     return field === "" ? { status: 400 } : { status: 400, field }
   }
-  const status = typeof error === "object" && error !== null && "constructor" in error ? (error.constructor as { readonly status?: unknown }).status : undefined
+  const status = statusOf(error)
   // A record the visitor may not act on (a teaching list without its right) reads as not there, not as an outage.
   if (status === 404 || status === 403) return { status: 404 }
   if (status === 400) return { status: 400 }

@@ -10,7 +10,7 @@ import type {
   TeachingCourseItem,
   TeachingHead
 } from "../model.js"
-import type { Refusal, ServerApi } from "./api.js"
+import { type Refusal, type ServerApi, unlessRefused } from "./api.js"
 import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
 /**
@@ -226,7 +226,8 @@ export const loadTeaching = (
           client["learning.submissions.get"]({ path: { submission } }),
           client["learning.reviews.assignment"]({ path: { submission } }),
           // The workspace opens to the holder and to owners and instructors; before a claim the page shows the submission only.
-          Effect.option(client["learning.reviews.workspace"]({ path: { submission } })),
+          // Only a refusal means that: a failed read fails the page, or the form would start empty and save over the draft.
+          unlessRefused(client["learning.reviews.workspace"]({ path: { submission } })),
           staffOf(client, course),
           stepTitles(client, course)
         ], { concurrency: "unbounded" })
