@@ -2,19 +2,19 @@ import type { BirzhaClient } from "@birzha/client"
 import { Effect, Either, Option } from "effect"
 import { authoringCourseOf, checkerOf, headOf, invitationOf, preflightOf, runOf, staffOf } from "../components/authoringViews.js"
 import type { PageData } from "../model.js"
-import type { Refusal, ServerApi } from "./api.js"
+import { type Refusal, type ServerApi, unlessRefused } from "./api.js"
 import { type Json, plain, uuidPattern } from "../components/json.js"
 
 /** The decoded answer as plain JSON (dates as ISO strings). */
 
-/** The course's checkers, each with its latest preflight (a failed read of one leaves its results out). */
+/** The course's checkers, each with its latest preflight (one the service no longer shows leaves its results out). */
 const checkersOf = (client: BirzhaClient, course: string) =>
   Effect.flatMap(client["learning.checkers.list"]({ path: { course }, urlParams: { limit: 100 } }), (page) =>
     Effect.forEach(page.items, (checker) =>
       checker.lastPreflightUuid === undefined
         ? Effect.succeed(checkerOf(checker))
         : Effect.map(
-          Effect.option(client["learning.preflights.get"]({ path: { course, job: checker.lastPreflightUuid } })),
+          unlessRefused(client["learning.preflights.get"]({ path: { course, job: checker.lastPreflightUuid } })),
           (found) => checkerOf(checker, Option.getOrUndefined(Option.map(found, preflightOf)))
         ), { concurrency: 4 }))
 

@@ -4,7 +4,7 @@ import { headOf as authoringHeadOf } from "../components/authoringViews.js"
 import { jobOf, libraryItemOf, ownershipOf } from "../components/courseAdmin.js"
 import { type Json, optional, plain, uuidPattern } from "../components/json.js"
 import type { PageData } from "../model.js"
-import type { Refusal, ServerApi } from "./api.js"
+import { type Refusal, type ServerApi, unlessRefused } from "./api.js"
 import { courseItemOf, headOf, unnamed } from "./teaching.js"
 
 /**
@@ -46,7 +46,7 @@ export const loadCourseAdmin = (
         library: client["learning.library.list"]({ urlParams: { limit: 100 } }),
         mine: client["learning.courses.author_list"]({ urlParams: { limit: 100 } }),
         // Only the owner reads who may take the course over; anyone else is offered no transfer.
-        candidates: Effect.option(client["learning.ownership.candidates"]({ path: { course }, urlParams: { limit: 50 } })),
+        candidates: unlessRefused(client["learning.ownership.candidates"]({ path: { course }, urlParams: { limit: 50 } })),
         transfers: client["learning.ownership.invitations"]({ urlParams: { direction: "out", limit: 50 } })
       }, { concurrency: "unbounded" }).pipe(
         Effect.map(({ found, library, mine, candidates, transfers }): PageData => {
@@ -86,7 +86,7 @@ export const loadCourseAdmin = (
         runs: runsOf(client),
         groups: client["learning.groups.list"]({ path: { course }, urlParams: { limit: 100 } }),
         enrollments: client["learning.enrollments.course_list"]({ path: { course }, urlParams: { limit: 100, status: "active" } }),
-        staff: Effect.option(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } }))
+        staff: unlessRefused(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } }))
       }, { concurrency: "unbounded" }).pipe(
         Effect.map(({ item, runs, groups, enrollments, staff }): PageData => {
           const people = Option.match(staff, { onNone: () => [], onSome: (page) => page.items.filter((s) => s.status === "active" && s.role !== "owner") })

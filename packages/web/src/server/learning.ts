@@ -10,7 +10,7 @@ import type {
   StepData
 } from "../model.js"
 import { appealable, completionOf, stepDataOf, treeWithProgress } from "../components/learning.js"
-import type { Refusal, ServerApi } from "./api.js"
+import { type Refusal, type ServerApi, unlessRefused } from "./api.js"
 import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
 const enrollmentOf = (enrollment: unknown): EnrollmentView => {
@@ -68,7 +68,7 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
     // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
     Effect.flatMap(({ step, history }) => {
       const latest = history.items[0]
-      return (latest === undefined || !appealable(latest) ? Effect.succeed(Option.none()) : Effect.option(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
+      return (latest === undefined || !appealable(latest) ? Effect.succeed(Option.none()) : unlessRefused(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
         .pipe(Effect.map((appeals) => ({ step, history, appeals })))
     }),
     Effect.map(({ step, history, appeals }): StepData => stepDataOf(step, history.items, Option.getOrUndefined(appeals)))
@@ -132,7 +132,7 @@ export const loadCourses = (
         const page = yield* client["learning.enrollments.list"]({ urlParams: { limit: 100 } })
         const enrollment = page.items.find((e) => e.courseUuid === course && !["withdrawn", "declined", "expired", "rejected", "cancelled"].includes(e.status))
         if (enrollment === undefined) return { staff: [] } satisfies Mine as Mine
-        const staff = yield* Effect.option(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } }))
+        const staff = yield* unlessRefused(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } }))
         return {
           enrollment: { uuid: enrollment.uuid, status: enrollment.status },
           staff: Option.match(staff, {
@@ -177,9 +177,9 @@ export const loadLearning = (
         Effect.flatMap((page) =>
           Effect.forEach(page.items, (enrollment) =>
             Effect.all({
-              course: Effect.option(client["learning.courses.get"]({ path: { course: enrollment.courseUuid } })),
-              completion: Effect.option(client["learning.completion.get"]({ path: { enrollment: enrollment.uuid } })),
-              calendar: Effect.option(client["learning.calendar.get"]({ path: { enrollment: enrollment.uuid }, urlParams: {} }))
+              course: unlessRefused(client["learning.courses.get"]({ path: { course: enrollment.courseUuid } })),
+              completion: unlessRefused(client["learning.completion.get"]({ path: { enrollment: enrollment.uuid } })),
+              calendar: unlessRefused(client["learning.calendar.get"]({ path: { enrollment: enrollment.uuid }, urlParams: {} }))
             }, { concurrency: "unbounded" }).pipe(
               Effect.map(({ course, completion, calendar }): LearningItem => {
                 const entries = Option.match(calendar, { onNone: () => [], onSome: calendarOf })
@@ -229,7 +229,7 @@ export const loadLearning = (
         client["learning.courses.get"]({ path: { course: found.courseUuid } }),
         client["learning.calendar.get"]({ path: { enrollment }, urlParams: {} }),
         client["learning.completion.get"]({ path: { enrollment } }),
-        Effect.option(client["learning.course_reviews.own"]({ path: { enrollment } }))
+        unlessRefused(client["learning.course_reviews.own"]({ path: { enrollment } }))
       ], { concurrency: "unbounded" })
       const tree = treeWithProgress(courseOf(course).outline, calendar)
       const steps = tree.filter((node) => node.kind === "step")

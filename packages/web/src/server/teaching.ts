@@ -37,7 +37,7 @@ const namesOf = (uuids: Iterable<string>, known: ReadonlyMap<string, string> = n
 
 /** The course's staff by profile, with the names the staff list gives its members (staff are named to each other). */
 const staffOf = (client: BirzhaClient, course: string) =>
-  Effect.option(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } })).pipe(
+  unlessRefused(client["learning.staff.list"]({ path: { course }, urlParams: { limit: 100 } })).pipe(
     Effect.map((found) => Option.match(found, { onNone: () => [], onSome: (page) => page.items.filter((s) => s.status === "active") }))
   )
 const staffNames = (staff: ReadonlyArray<{ readonly profileUuid: string; readonly profileName: string }>) =>
@@ -45,7 +45,7 @@ const staffNames = (staff: ReadonlyArray<{ readonly profileUuid: string; readonl
 
 /** Step titles of the course's published outline; a course not yet published answers none (the keys show). */
 const stepTitles = (client: BirzhaClient, course: string) =>
-  Effect.option(client["learning.courses.get"]({ path: { course } })).pipe(
+  unlessRefused(client["learning.courses.get"]({ path: { course } })).pipe(
     Effect.map((found) => Option.match(found, {
       onNone: () => ({ titles: new Map<string, string>(), steps: [] as ReadonlyArray<{ readonly nodeKey: string; readonly title: string; readonly stepType?: string }> }),
       onSome: (c) => {
@@ -127,10 +127,10 @@ const planOf = (client: BirzhaClient, course: string, planUuid: string, titles: 
     const plan = plain(yield* client["learning.regrade_plans.get"]({ path: { course, plan: planUuid }, urlParams: { limit: 100 } }))
     const items = plan["items"] as ReadonlyArray<Json>
     const submissions = yield* Effect.forEach(items, (item) =>
-      Effect.option(client["learning.submissions.get"]({ path: { submission: item["submissionUuid"] } })), { concurrency: 8 })
+      unlessRefused(client["learning.submissions.get"]({ path: { submission: item["submissionUuid"] } })), { concurrency: 8 })
     const enrollments = [...new Set(submissions.flatMap((found) => Option.match(found, { onNone: () => [], onSome: (s) => [s.enrollmentUuid] })))]
     const learners = yield* Effect.forEach(enrollments, (enrollment) =>
-      Effect.option(client["learning.enrollments.get"]({ path: { enrollment } })), { concurrency: 8 })
+      unlessRefused(client["learning.enrollments.get"]({ path: { enrollment } })), { concurrency: 8 })
     const learnerOf = new Map(learners.flatMap((found) => Option.match(found, { onNone: () => [], onSome: (e) => [[e.uuid, e.profileUuid] as const] })))
     const names = namesOf(learnerOf.values())
     const view: RegradePlanView = {
@@ -232,7 +232,7 @@ export const loadTeaching = (
           stepTitles(client, course)
         ], { concurrency: "unbounded" })
         const w = Option.map(workspace, plain)
-        const enrollment = yield* Effect.option(client["learning.enrollments.get"]({ path: { enrollment: found.enrollmentUuid } }))
+        const enrollment = yield* unlessRefused(client["learning.enrollments.get"]({ path: { enrollment: found.enrollmentUuid } }))
         const learnerUuid = Option.match(w, { onNone: () => undefined, onSome: (ws) => ws["learner"]?.profileUuid as string | undefined }) ??
           Option.getOrUndefined(Option.map(enrollment, (e) => e.profileUuid))
         const people = assignments.flatMap((a) => [a.reviewerProfileUuid, ...(a.history ?? []).flatMap((h) => [h.byProfileUuid, h.toProfileUuid])])
@@ -271,9 +271,9 @@ export const loadTeaching = (
         const found = appeals.items.map(plain)
         const [options, enrollments] = yield* Effect.all([
           Effect.forEach(found, (appeal) => appeal["status"] === "open" || appeal["status"] === "escalated"
-            ? Effect.option(client["learning.appeals.replacements"]({ path: { appeal: appeal["uuid"] } }))
+            ? unlessRefused(client["learning.appeals.replacements"]({ path: { appeal: appeal["uuid"] } }))
             : Effect.succeedNone, { concurrency: 8 }),
-          Effect.forEach(found, (appeal) => Effect.option(client["learning.enrollments.get"]({ path: { enrollment: appeal["enrollmentUuid"] } })), { concurrency: 8 })
+          Effect.forEach(found, (appeal) => unlessRefused(client["learning.enrollments.get"]({ path: { enrollment: appeal["enrollmentUuid"] } })), { concurrency: 8 })
         ])
         const profiles = enrollments.map((e) => Option.getOrUndefined(Option.map(e, (x) => x.profileUuid)))
         const names = namesOf(profiles.filter((u): u is string => u !== undefined))
@@ -324,13 +324,13 @@ export const loadTeaching = (
         const [item, page, runs] = yield* Effect.all([
           head(client),
           client["learning.enrollments.course_list"]({ path: { course }, urlParams: { limit: 100, ...(status === "" ? {} : { status: status as "active" }) } }),
-          Effect.option(client["learning.runs.list"]({ path: { course } }))
+          unlessRefused(client["learning.runs.list"]({ path: { course } }))
         ], { concurrency: "unbounded" })
         const titles = new Map(Option.match(runs, { onNone: () => [], onSome: (r) => plain(r)["items"] as ReadonlyArray<Json> }).map((r) => [r["uuid"] as string, r["title"] as string]))
         const names = namesOf(page.items.map((e) => e.profileUuid))
         // The application's answers of those waiting for a decision (roster_manage).
         const applications = yield* Effect.forEach(page.items, (e) => e.status === "requested" || e.status === "waitlisted"
-          ? Effect.option(client["learning.applications.get"]({ path: { enrollment: e.uuid } }))
+          ? unlessRefused(client["learning.applications.get"]({ path: { enrollment: e.uuid } }))
           : Effect.succeedNone, { concurrency: 8 })
         return {
           page: "teachingRoster",
