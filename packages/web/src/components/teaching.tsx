@@ -4,7 +4,7 @@ import type { TeachingHead } from "../model.js"
 import { href } from "./Layout.js"
 import { labelOf } from "./learning.js"
 
-/** A course's teaching sections and the right each needs (docs/decisions.md, "Teaching pages"): a section the caller's rights do not open is not offered. */
+/** A course's teaching sections and the right each needs (docs/web.md, "Teaching pages"): a section the caller's rights do not open is not offered. */
 export const teachingSections = [
   { section: "", label: "teaching.nav.dashboard", needs: [] },
   { section: "reviews", label: "teaching.nav.reviews", needs: ["review", "grades_release"] },

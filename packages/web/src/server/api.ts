@@ -170,7 +170,7 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
 /**
  * The server's client of the service: `@birzha/client` (the same one the browser and any
  * integration use) over `fetch` to `baseUrl`, the host's own listener on the loopback interface
- * (docs/decisions.md, "Web application"). Built once; the per-request cookie rides a FiberRef.
+ * (docs/web.md, "Web application"). Built once; the per-request cookie rides a FiberRef.
  */
 /**
  * `fetch`, with a GET or HEAD that failed before any answer (a kept-alive connection the host

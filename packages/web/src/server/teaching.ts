@@ -15,7 +15,7 @@ import { type Json, plain, optional, uuidPattern } from "../components/json.js"
 
 /**
  * A learner as the teaching pages show them: a short label from their profile's uuid, the same on
- * every page. Names are personal data (`pii_read`, docs/decisions.md "Teaching pages"), and a
+ * every page. Names are personal data (`pii_read`, docs/web.md "Teaching pages"), and a
  * read of each learner's profile would cost a call per row.
  */
 export const unnamed = (profileUuid: string) => `#${profileUuid.slice(0, 8)}`
