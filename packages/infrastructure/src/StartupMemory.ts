@@ -44,8 +44,10 @@ const heapSpaces = () => {
  * cannot ask for a memory-reducing collection); `node:inspector` is imported here, so a Node built
  * without it fails only this step. Fails when the inspector refuses; the heap is then as it was.
  * Its price: an object literal with a computed key, in code that ran before it, is dearer for the
- * rest of the process's life (node's `process.nextTick` makes one per call); measured within the
- * host's noise (bench/README.md, "the start-up collection makes warm computed-key literals dear").
+ * rest of the process's life (node's `process.nextTick` makes one per call), and the young
+ * generation's pages fault in again; a start without it cost 3–4 % less CPU per request but held
+ * 124–133 MB at ready (bench/README.md, "the start-up collection makes warm computed-key literals
+ * dear" and "what makes node's calls dear in the host, taken apart").
  */
 export const collectStartupGarbage: Effect.Effect<StartupMemoryReport, Error> = Effect.flatMap(
   Effect.tryPromise({ try: () => import("node:inspector"), catch: (cause) => new Error("node:inspector is not available", { cause }) }),
