@@ -168,11 +168,6 @@ const refusalOf = (cause: Cause.Cause<unknown>): Refusal => {
 }
 
 /**
- * The server's client of the service: `@birzha/client` (the same one the browser and any
- * integration use) over `fetch` to `baseUrl`, the host's own listener on the loopback interface
- * (docs/web.md, "Web application"). Built once; the per-request cookie rides a FiberRef.
- */
-/**
  * `fetch`, with a GET or HEAD that failed before any answer (a kept-alive connection the host
  * closed as the call went out, a connection judged idle after the process was held up) sent once
  * more on a new attempt, as browsers do for an idempotent request. Anything else fails as it came.
@@ -187,6 +182,11 @@ export const fetchOnceMore: typeof globalThis.fetch = async (input, init) => {
   }
 }
 
+/**
+ * The server's client of the service: `@birzha/client` (the same one the browser and any
+ * integration use) over `fetch` to `baseUrl`, the host's own listener on the loopback interface
+ * (docs/web.md, "Web application"). Built once; the per-request cookie rides a FiberRef.
+ */
 export const makeServerApi = (
   baseUrl: string,
   http: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, fetchOnceMore)))

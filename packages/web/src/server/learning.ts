@@ -65,7 +65,7 @@ const stepOf = (client: BirzhaClient, enrollment: string, node: string) =>
     step: client["learning.steps.get"]({ path: { enrollment, node } }),
     history: client["learning.submissions.history"]({ path: { enrollment, node }, urlParams: { limit: 20 } })
   }, { concurrency: "unbounded" }).pipe(
-    // The latest attempt's appeals, when it has a reviewer's grade to appeal (a failed read leaves them out, not the step).
+    // The latest attempt's appeals, when it has a reviewer's grade to appeal (refused: left out, not the step).
     Effect.flatMap(({ step, history }) => {
       const latest = history.items[0]
       return (latest === undefined || !appealable(latest) ? Effect.succeed(Option.none()) : unlessRefused(client["learning.appeals.list_for_submission"]({ path: { submission: latest.uuid } })))
